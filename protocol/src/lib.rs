@@ -1,0 +1,1 @@
+//! The wire protocol. Filled in by the server issue.

@@ -1,0 +1,1 @@
+pub mod hide_and_eeek;

@@ -1,0 +1,157 @@
+//! The five games behind one enum (not `Box<dyn>`), with a JSON boundary for the server.
+//!
+//! The server stores configurations, actions and events as JSON and sends views as JSON; this module is the one
+//! place that turns those into each engine's typed values and back. Adding a game is one line in `games!`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::model::{
+    Actor, Deadline, Event, Game, GameInfo, Millis, Outcome, RejectKind, Rejection, Seat, SetupError, Status,
+    Viewer,
+};
+
+fn parse_config<C: serde::de::DeserializeOwned>(config: &Value) -> Result<C, SetupError> {
+    let config = if config.is_null() {
+        Value::Object(Default::default())
+    } else {
+        config.clone()
+    };
+    serde_json::from_value(config).map_err(|e| SetupError::BadOption {
+        option: "options".into(),
+        message: e.to_string(),
+    })
+}
+
+fn parse_action<A: serde::de::DeserializeOwned>(action: &Value) -> Result<A, Rejection> {
+    serde_json::from_value(action.clone()).map_err(|e| Rejection {
+        kind: RejectKind::IllegalAction,
+        message: format!("not an action of this game: {e}"),
+    })
+}
+
+fn to_json<T: Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).expect("engine values serialise to JSON")
+}
+
+macro_rules! games {
+    ($($variant:ident => $ty:ty),+ $(,)?) => {
+        /// A game in progress, of any of the games the server hosts.
+        #[derive(Clone, Debug, Serialize, Deserialize)]
+        #[serde(tag = "game", content = "state", rename_all = "snake_case")]
+        pub enum AnyGame {
+            $($variant(Box<$ty>)),+
+        }
+
+        impl AnyGame {
+            /// Every hosted game, in the order `GET /api/games` lists them.
+            pub fn catalogue() -> Vec<GameInfo> {
+                vec![$(<$ty as Game>::info()),+]
+            }
+
+            /// Sets up `game_id` from a JSON object of options (`null` or `{}` for the defaults).
+            pub fn new(game_id: &str, config: &Value, players: u8, seed: u64) -> Result<AnyGame, SetupError> {
+                $(
+                    if game_id == <$ty as Game>::info().id {
+                        let config: <$ty as Game>::Config = parse_config(config)?;
+                        return Ok(AnyGame::$variant(Box::new(<$ty as Game>::new(&config, players, seed)?)));
+                    }
+                )+
+                Err(SetupError::UnknownGame(game_id.to_string()))
+            }
+
+            /// Checks a JSON configuration and returns it with every default filled in.
+            pub fn normalise_config(game_id: &str, config: &Value) -> Result<Value, SetupError> {
+                $(
+                    if game_id == <$ty as Game>::info().id {
+                        let config: <$ty as Game>::Config = parse_config(config)?;
+                        return Ok(to_json(&config));
+                    }
+                )+
+                Err(SetupError::UnknownGame(game_id.to_string()))
+            }
+
+            pub fn info(&self) -> GameInfo {
+                match self { $(AnyGame::$variant(_) => <$ty as Game>::info()),+ }
+            }
+
+            pub fn players(&self) -> u8 {
+                match self { $(AnyGame::$variant(g) => g.players()),+ }
+            }
+
+            pub fn status(&self) -> Status {
+                match self { $(AnyGame::$variant(g) => g.status()),+ }
+            }
+
+            pub fn legal_actions(&self, seat: Seat) -> Vec<Value> {
+                match self { $(AnyGame::$variant(g) => g.legal_actions(seat).iter().map(to_json).collect()),+ }
+            }
+
+            /// Applies a JSON action. A value that is not an action of this game is refused like an illegal one.
+            pub fn apply(&mut self, actor: Actor, action: &Value, now: Millis) -> Result<Vec<Event<Value>>, Rejection> {
+                match self {
+                    $(AnyGame::$variant(g) => {
+                        let action = parse_action(action)?;
+                        let events = g.apply(actor, &action, now).map_err(Rejection::from)?;
+                        Ok(events.into_iter().map(|e| Event { audience: e.audience, body: to_json(&e.body) }).collect())
+                    })+
+                }
+            }
+
+            pub fn view(&self, viewer: Viewer) -> Value {
+                match self { $(AnyGame::$variant(g) => to_json(&g.view(viewer))),+ }
+            }
+
+            pub fn deadline(&self) -> Option<Deadline<Value>> {
+                match self {
+                    $(AnyGame::$variant(g) => g.deadline().map(|d| Deadline { at: d.at, action: to_json(&d.action) })),+
+                }
+            }
+
+            pub fn outcome(&self) -> Option<Outcome> {
+                match self { $(AnyGame::$variant(g) => g.outcome()),+ }
+            }
+        }
+    };
+}
+
+games! {
+    HideAndEeek => crate::games::hide_and_eeek::HideAndEeek,
+}
+
+impl AnyGame {
+    /// The whole state, hidden information included: for admins and snapshots only, never for players.
+    pub fn full_state(&self) -> Value {
+        to_json(self)
+    }
+
+    /// Restores a game from [`AnyGame::full_state`].
+    pub fn from_full_state(state: &Value) -> Result<AnyGame, serde_json::Error> {
+        serde_json::from_value(state.clone())
+    }
+
+    /// Rebuilds a game from its configuration, seed and action log.
+    pub fn replay<'a>(
+        game_id: &str,
+        config: &Value,
+        players: u8,
+        seed: u64,
+        log: impl IntoIterator<Item = (Actor, &'a Value, Millis)>,
+    ) -> Result<AnyGame, ReplayError> {
+        let mut game = AnyGame::new(game_id, config, players, seed).map_err(ReplayError::Setup)?;
+        for (index, (actor, action, at)) in log.into_iter().enumerate() {
+            game.apply(actor, action, at)
+                .map_err(|rejection| ReplayError::Refused { index, rejection })?;
+        }
+        Ok(game)
+    }
+}
+
+/// A stored match that does not replay (a corrupted log, or rules changed without a new rules version).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ReplayError {
+    #[error("setup failed: {0}")]
+    Setup(SetupError),
+    #[error("action {index} of the log was refused: {rejection}")]
+    Refused { index: usize, rejection: Rejection },
+}
