@@ -254,6 +254,8 @@ pub struct Client {
     pub state: Option<Value>,
     /// The latest lobby push.
     pub lobby: Option<Value>,
+    /// Every state push received, in order.
+    pub states: Vec<Value>,
 }
 
 impl Client {
@@ -267,6 +269,7 @@ impl Client {
             pushes: VecDeque::new(),
             state: None,
             lobby: None,
+            states: Vec::new(),
         }
     }
 
@@ -302,6 +305,7 @@ impl Client {
                         .unwrap_or_else(|e| panic!("not a protocol message: {e}: {value}"));
                     if value["type"] == "state" {
                         self.state = Some(value.clone());
+                        self.states.push(value.clone());
                     }
                     if value["type"] == "lobby" {
                         self.lobby = Some(value.clone());
@@ -460,6 +464,17 @@ pub enum Time {
 /// acknowledged. Checks on every step that each client's state version only grows, that every client sees the
 /// same version, and that seats only ever receive legal actions that the server then accepts.
 pub async fn play(players: &mut [Player], time: &Time, seed: u64, max_actions: usize) -> Played {
+    play_until(players, time, seed, max_actions, |_| false).await
+}
+
+/// Like [`play`], but also stops (before acting) as soon as the state satisfies `stop`.
+pub async fn play_until(
+    players: &mut [Player],
+    time: &Time,
+    seed: u64,
+    max_actions: usize,
+    stop: impl Fn(&Value) -> bool,
+) -> Played {
     let mut rng = Rng::from_seed(seed);
     let mut acknowledged = Vec::new();
     let mut version = players[0].client.state.as_ref().expect("a first state")["version"]
@@ -480,7 +495,7 @@ pub async fn play(players: &mut [Player], time: &Time, seed: u64, max_actions: u
             continue;
         }
         let state = players[0].client.state.clone().unwrap();
-        if state["status"]["kind"] == "over" || acknowledged.len() >= max_actions {
+        if state["status"]["kind"] == "over" || acknowledged.len() >= max_actions || stop(&state) {
             return Played {
                 acknowledged,
                 last_state: state,
@@ -493,8 +508,10 @@ pub async fn play(players: &mut [Player], time: &Time, seed: u64, max_actions: u
             })
             .collect();
         let engine_deadline = state["deadline"].as_u64();
-        // With a claim window open, sometimes let it close instead of claiming.
-        if movers.is_empty() || (engine_deadline.is_some() && rng.below(3) == 0) {
+        // With a claim window open, sometimes let it close instead of claiming (on a manual clock only: on the
+        // wall clock that would only slow the test down).
+        let manual = matches!(time, Time::Manual(_));
+        if movers.is_empty() || (manual && engine_deadline.is_some() && rng.below(3) == 0) {
             if let Time::Manual(clock) = time {
                 match (engine_deadline, state["turn_deadline"].as_u64()) {
                     (Some(at), _) | (None, Some(at)) => clock.set(at),
