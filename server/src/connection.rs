@@ -177,11 +177,10 @@ where
                         Message::Close(_) => break,
                         Message::Ping(_) | Message::Pong(_) => None,
                     };
-                    if let Some(reply) = reply {
-                        if send(&mut sink, &reply).await.is_err() {
+                    if let Some(reply) = reply
+                        && send(&mut sink, &reply).await.is_err() {
                             break;
                         }
-                    }
                 }
                 pushed = outbox.recv() => {
                     // The session holds a sender, so the outbox never ends while we are here.

@@ -39,6 +39,15 @@ pub struct TableSettings {
     pub history: usize,
 }
 
+/// What every table is given: the database, the clock, the metrics and the shared settings.
+#[derive(Clone, Debug)]
+pub struct TableDeps {
+    pub store: Store,
+    pub clock: SharedClock,
+    pub metrics: Arc<Metrics>,
+    pub settings: TableSettings,
+}
+
 /// The sending side of one WebSocket connection, as a table sees it.
 #[derive(Clone, Debug)]
 pub struct Conn {
@@ -214,11 +223,14 @@ impl Table {
         host_name: String,
         host_token_hash: String,
         host_conn: Conn,
-        store: Store,
-        clock: SharedClock,
-        metrics: Arc<Metrics>,
-        settings: TableSettings,
+        deps: TableDeps,
     ) -> Table {
+        let TableDeps {
+            store,
+            clock,
+            metrics,
+            settings,
+        } = deps;
         let mut seats: Vec<Occupant> = (0..lobby.seat_count).map(|_| Occupant::Empty).collect();
         seats[lobby.host_seat as usize] = Occupant::Human {
             name: host_name,
@@ -245,13 +257,13 @@ impl Table {
 
     /// Rebuilds a table from the database: the lobby, its seats, and its match from the latest snapshot plus
     /// the actions logged after it.
-    pub fn recover(
-        stored: StoredLobby,
-        store: Store,
-        clock: SharedClock,
-        metrics: Arc<Metrics>,
-        settings: TableSettings,
-    ) -> Result<Table, RecoverError> {
+    pub fn recover(stored: StoredLobby, deps: TableDeps) -> Result<Table, RecoverError> {
+        let TableDeps {
+            store,
+            clock,
+            metrics,
+            settings,
+        } = deps;
         let lobby = stored.lobby;
         let mut seats: Vec<Occupant> = (0..lobby.seat_count).map(|_| Occupant::Empty).collect();
         for seat in stored.seats {
@@ -480,10 +492,10 @@ impl Table {
         // seat (if any) matched.
         let mut found = None;
         for (i, occupant) in self.seats.iter().enumerate() {
-            if let Occupant::Human { token_hash, .. } = occupant {
-                if secrets::token_matches(token, token_hash) {
-                    found = Some(i);
-                }
+            if let Occupant::Human { token_hash, .. } = occupant
+                && secrets::token_matches(token, token_hash)
+            {
+                found = Some(i);
             }
         }
         let Some(seat) = found else {
@@ -492,15 +504,15 @@ impl Table {
                 "this seat token does not belong to this lobby",
             ));
         };
-        if let Occupant::Human { conn: slot, .. } = &mut self.seats[seat] {
-            if let Some(older) = slot.replace(conn.clone()) {
-                info!(seat, "seat taken over by a newer connection");
-                older.push(ServerMessage::Push(Push::Closing(ErrorBody::new(
-                    ErrorCode::SessionReplaced,
-                    "this seat was resumed by a newer connection",
-                ))));
-                older.close.notify_one();
-            }
+        if let Occupant::Human { conn: slot, .. } = &mut self.seats[seat]
+            && let Some(older) = slot.replace(conn.clone())
+        {
+            info!(seat, "seat taken over by a newer connection");
+            older.push(ServerMessage::Push(Push::Closing(ErrorBody::new(
+                ErrorCode::SessionReplaced,
+                "this seat was resumed by a newer connection",
+            ))));
+            older.close.notify_one();
         }
         let seat = Seat(seat as u8);
         self.push_lobby_to_all();
@@ -664,13 +676,13 @@ impl Table {
         let Some(running) = &self.running else {
             return Err(err(ErrorCode::NotStarted, "the match has not started"));
         };
-        if let Some(v) = version {
-            if v != running.version {
-                return Err(err(
-                    ErrorCode::StaleVersion,
-                    format!("the state is at version {}, not {v}", running.version),
-                ));
-            }
+        if let Some(v) = version
+            && v != running.version
+        {
+            return Err(err(
+                ErrorCode::StaleVersion,
+                format!("the state is at version {}, not {v}", running.version),
+            ));
         }
         self.apply(Actor::Seat(Seat(seat)), action).await
     }
@@ -930,10 +942,10 @@ impl Table {
                 .filter(|e| e.audience.includes(viewer))
                 .map(|e| e.body.clone())
                 .collect();
-            if let Some(message) = self.state_for(viewer, since, visible) {
-                if !conn.push(message) {
-                    failed.push(conn.id);
-                }
+            if let Some(message) = self.state_for(viewer, since, visible)
+                && !conn.push(message)
+            {
+                failed.push(conn.id);
             }
         }
         self.drop_connections(&failed);
@@ -960,10 +972,10 @@ impl Table {
             }
             _ => (running.version, Vec::new()),
         };
-        if let Some(message) = self.state_for(viewer, since, events) {
-            if !conn.push(message) {
-                self.drop_connections(&[conn.id]);
-            }
+        if let Some(message) = self.state_for(viewer, since, events)
+            && !conn.push(message)
+        {
+            self.drop_connections(&[conn.id]);
         }
     }
 
@@ -972,10 +984,10 @@ impl Table {
             return;
         }
         for o in &mut self.seats {
-            if let Occupant::Human { conn, .. } = o {
-                if conn.as_ref().is_some_and(|c| ids.contains(&c.id)) {
-                    *conn = None;
-                }
+            if let Occupant::Human { conn, .. } = o
+                && conn.as_ref().is_some_and(|c| ids.contains(&c.id))
+            {
+                *conn = None;
             }
         }
         self.spectators.retain(|c| !ids.contains(&c.id));

@@ -368,10 +368,11 @@ impl Client {
 
     /// Waits until this client has seen state `version` (or later) and returns that state.
     pub async fn wait_version(&mut self, version: u64) -> Value {
-        if let Some(s) = &self.state {
-            if s["version"].as_u64().unwrap() >= version && self.pushes.is_empty() {
-                return s.clone();
-            }
+        if let Some(s) = &self.state
+            && s["version"].as_u64().unwrap() >= version
+            && self.pushes.is_empty()
+        {
+            return s.clone();
         }
         self.wait_push("state", |s| s["version"].as_u64().unwrap() >= version)
             .await
