@@ -24,6 +24,27 @@ pub enum RequestId {
     Text(String),
 }
 
+/// A seat token: the secret that gives a seat back. Its `Debug` form is redacted so that it cannot reach a log
+/// by accident; read it with [`SeatToken::expose`].
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SeatToken(String);
+
+impl SeatToken {
+    pub fn new(token: String) -> Self {
+        SeatToken(token)
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for SeatToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SeatToken(<redacted>)")
+    }
+}
+
 /// One client frame: an optional request id and the request itself.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClientMessage {
@@ -65,7 +86,7 @@ pub enum Request {
     /// Takes a seat back with its seat token (after a dropped connection or a server restart).
     Resume {
         code: String,
-        token: String,
+        token: SeatToken,
         /// The last state version this client saw, to receive the events it missed.
         #[serde(default)]
         last_version: Option<u64>,
@@ -155,7 +176,7 @@ pub enum Reply {
     Seated {
         code: String,
         seat: Seat,
-        seat_token: String,
+        seat_token: SeatToken,
         host: bool,
     },
     /// The sender has its seat back.
@@ -492,6 +513,14 @@ mod tests {
             let again = parse_client_message(&serde_json::to_string(&message).unwrap()).unwrap();
             assert_eq!(again, message);
         }
+    }
+
+    #[test]
+    fn seat_tokens_never_show_in_debug_output() {
+        let message =
+            parse_client_message(r#"{"type": "resume", "code": "ABC234", "token": "s3cr3t"}"#).unwrap();
+        assert!(!format!("{message:?}").contains("s3cr3t"));
+        assert!(serde_json::to_string(&message).unwrap().contains("s3cr3t"));
     }
 
     #[test]

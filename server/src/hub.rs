@@ -216,7 +216,7 @@ impl Hub {
             handle,
             Seated {
                 seat: Seat(0),
-                seat_token: token,
+                seat_token: protocol::SeatToken::new(token),
                 host: true,
             },
         ))

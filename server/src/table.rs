@@ -10,8 +10,8 @@
 use std::{collections::VecDeque, sync::Arc, time::Instant};
 
 use protocol::{
-    ErrorBody, ErrorCode, LobbyInfo, LobbyPhase, Occupant as WireOccupant, Push, SeatInfo, ServerMessage,
-    StateUpdate,
+    ErrorBody, ErrorCode, LobbyInfo, LobbyPhase, Occupant as WireOccupant, Push, SeatInfo, SeatToken,
+    ServerMessage, StateUpdate,
 };
 use rules::{Actor, AnyGame, Event, Millis, Rng, Seat, Status, Viewer};
 use serde_json::Value;
@@ -83,7 +83,7 @@ impl Conn {
 #[derive(Debug)]
 pub struct Seated {
     pub seat: Seat,
-    pub seat_token: String,
+    pub seat_token: SeatToken,
     pub host: bool,
 }
 
@@ -102,7 +102,7 @@ pub enum Command {
         reply: Respond<()>,
     },
     Resume {
-        token: String,
+        token: SeatToken,
         last_version: Option<u64>,
         conn: Conn,
         reply: Respond<(Seat, bool)>,
@@ -394,7 +394,7 @@ impl Table {
                 conn,
                 reply,
             } => {
-                let result = self.resume(&token, last_version, conn);
+                let result = self.resume(token.expose(), last_version, conn);
                 let _ = reply.send(result);
             }
             Command::Leave { conn_id, reply } => {
@@ -477,7 +477,7 @@ impl Table {
         self.push_lobby_to_all();
         Ok(Seated {
             seat: Seat(seat as u8),
-            seat_token: token,
+            seat_token: SeatToken::new(token),
             host: false,
         })
     }

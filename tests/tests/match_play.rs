@@ -44,6 +44,15 @@ async fn complete_matches_between_clients_end_with_an_outcome() {
                     (action, rules::Actor::Seat(rules::Seat(*seat)))
                 );
             }
+            // The seed never reaches a player: no message any client received contains it.
+            let stored = store.load_lobby(&code).await.unwrap().unwrap();
+            let seed = stored.game.unwrap().record.seed;
+            for p in &players {
+                for state in &p.client.states {
+                    let text = state.to_string();
+                    assert!(!text.contains(&seed.to_string()) && !text.contains(&(seed as i64).to_string()));
+                }
+            }
             store.close().await;
             // The spectator saw the same end, with no seat and no legal actions.
             let seen = spectator.wait_version(version).await;
