@@ -117,7 +117,9 @@ impl Hub {
 
     async fn load(&self, code: &str) -> Result<Option<TableHandle>, RecoverError> {
         let _guard = self.loading.lock().await;
-        if let Some(handle) = self.tables.lock().expect("table map lock").get(code) {
+        if let Some(handle) = self.tables.lock().expect("table map lock").get(code)
+            && !handle.tx.is_closed()
+        {
             return Ok(Some(handle.clone()));
         }
         let Some(stored) = self.store.load_lobby(code).await? else {
