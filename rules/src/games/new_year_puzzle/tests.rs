@@ -1042,3 +1042,101 @@ fn a_failed_reveal_is_told_to_everyone_and_then_hidden_again() {
         assert_eq!(view["board"][9], json!(null));
     }
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Memory: what the public events let a player know
+
+/// A player's perfect memory, built only from the events it receives: which card lies at which face-down place.
+#[derive(Default)]
+struct Memory {
+    known: std::collections::BTreeMap<u8, u8>,
+}
+
+impl Memory {
+    fn observe(&mut self, event: &PuzzleEvent) {
+        match *event {
+            PuzzleEvent::Failed { position, card, .. } => {
+                self.known.insert(position, card);
+            }
+            PuzzleEvent::Placed {
+                from, card, swapped, ..
+            } => {
+                self.known.remove(&from);
+                // The face-down card that lay in the placed card's place slid to `from`.
+                if let Some(displaced) = self.known.remove(&card).filter(|_| swapped) {
+                    self.known.insert(from, displaced);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A remembered card that fits now; else an unremembered place; stops an extra move before a losing card.
+    fn choose(&self, view: &PuzzleView, rng: &mut Rng) -> PuzzleAction {
+        let up = |p: u8| view.board[p as usize].is_some();
+        if view.extra_move && view.pile_top.as_ref().is_some_and(|t| t.card.points < 0) {
+            return PuzzleAction::Stop;
+        }
+        if let Some((position, _)) = self
+            .known
+            .iter()
+            .find(|(_, card)| data::side_neighbours(**card).any(up))
+        {
+            return reveal(*position);
+        }
+        let fresh: Vec<u8> = (0..CARDS as u8)
+            .filter(|p| !up(*p) && !self.known.contains_key(p))
+            .collect();
+        let pool: Vec<u8> = if fresh.is_empty() {
+            self.known.keys().copied().collect()
+        } else {
+            fresh
+        };
+        reveal(pool[rng.index(pool.len())])
+    }
+}
+
+#[test]
+fn the_events_let_a_memory_follow_every_card_and_memory_wins() {
+    // Seat 0 remembers everything it is told; seat 1 reveals at random. The memory must always be right (the
+    // events are enough to follow a remembered card when a success displaces it), and it should win clearly:
+    // in a measured 400 games it won 96 %. About 0.2 s.
+    let mut memory_wins = 0.0;
+    let games = 100;
+    for seed in 0..games {
+        let mut g = NewYearPuzzle::new(&NewYearPuzzleConfig::default(), 2, seed).unwrap();
+        let mut memory = Memory::default();
+        let mut rng = Rng::from_seed(seed + 1_000);
+        while g.status() != Status::Over {
+            let seat = g.turn;
+            let action = if seat == Seat(0) {
+                memory.choose(&g.view(Viewer::Seat(seat)), &mut rng)
+            } else {
+                let actions = g.legal_actions(seat);
+                actions[rng.index(actions.len())]
+            };
+            for event in g.apply(Actor::Seat(seat), &action, T).unwrap() {
+                assert!(event.audience.includes(Viewer::Seat(Seat(0))));
+                memory.observe(&event.body);
+            }
+            for (position, card) in &memory.known {
+                assert!(
+                    !g.face_up[*position as usize],
+                    "remembered place {position} is face up"
+                );
+                assert_eq!(
+                    g.board[*position as usize], *card,
+                    "the memory of place {position} is wrong"
+                );
+            }
+        }
+        let outcome = g.outcome().unwrap();
+        if outcome.winners.contains(&Seat(0)) {
+            memory_wins += 1.0 / outcome.winners.len() as f64;
+        }
+    }
+    assert!(
+        memory_wins > 0.8 * games as f64,
+        "memory won only {memory_wins} of {games}"
+    );
+}
