@@ -144,13 +144,6 @@ impl Reject for PuzzleReject {
     }
 }
 
-/// The top card of the reward pile, which lies face up (GAPS Q4): its kind and full text.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct TopCard {
-    pub reward: Reward,
-    pub card: &'static RewardCard,
-}
-
 /// What one viewer may know. The same for every viewer: everything in it is public.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PuzzleView {
@@ -165,8 +158,8 @@ pub struct PuzzleView {
     /// belongs there), or null for a face-down card.
     pub board: Vec<Option<u8>>,
     pub face_down: usize,
-    /// The face-up top card of the reward pile, or null when the pile is empty.
-    pub pile_top: Option<TopCard>,
+    /// The top card of the reward pile, which lies face up (GAPS Q4), with its full text; null when empty.
+    pub pile_top: Option<&'static RewardCard>,
     /// Cards left in the reward pile, the top one included.
     pub pile_left: usize,
     /// Each seat's points, by seat index.
@@ -540,10 +533,7 @@ impl Game for NewYearPuzzle {
                 .map(|(card, up)| up.then_some(*card))
                 .collect(),
             face_down: self.face_down_count(),
-            pile_top: self.pile.last().map(|reward| TopCard {
-                reward: *reward,
-                card: reward.card(),
-            }),
+            pile_top: self.pile.last().map(|reward| reward.card()),
             pile_left: self.pile.len(),
             scores: self.scores.clone(),
             placed: self.placed.clone(),

@@ -741,7 +741,7 @@ fn the_registry_speaks_json() {
     let view = g.view(Viewer::Spectator);
     assert_eq!(view["board"].as_array().unwrap().len(), 64);
     assert_eq!(view["board"][0], json!(0));
-    assert!(view["pile_top"]["card"]["name"].is_string());
+    assert!(view["pile_top"]["name"].is_string());
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -911,7 +911,7 @@ impl Memory {
     /// A remembered card that fits now; else an unremembered place; stops an extra move before a losing card.
     fn choose(&self, view: &PuzzleView, rng: &mut Rng) -> PuzzleAction {
         let up = |p: u8| view.board[p as usize].is_some();
-        if view.extra_move && view.pile_top.as_ref().is_some_and(|t| t.card.points < 0) {
+        if view.extra_move && view.pile_top.as_ref().is_some_and(|t| t.points < 0) {
             return PuzzleAction::Stop;
         }
         if let Some((position, _)) = self
