@@ -742,6 +742,9 @@ fn the_registry_speaks_json() {
     assert_eq!(view["board"].as_array().unwrap().len(), 64);
     assert_eq!(view["board"][0], json!(0));
     assert!(view["pile_top"]["name"].is_string());
+    let restored = AnyGame::from_full_state(&g.full_state()).expect("a snapshot restores");
+    assert_eq!(restored.full_state(), g.full_state());
+    assert_eq!(restored.view(Viewer::Seat(seat)), g.view(Viewer::Seat(seat)));
 }
 
 // ---------------------------------------------------------------------------------------------------------
