@@ -363,7 +363,7 @@ pub struct MolehillsView {
     pub turn_order: Vec<Seat>,
     pub players: Vec<PlayerView>,
     pub rock: Option<Pos>,
-    /// The surface, row by row: each mountain bottom piece first.
+    /// The surface, row-major (`surface[row * grid + col]`): each mountain bottom piece first.
     pub surface: Vec<Vec<Seat>>,
     pub display: Vec<CardView>,
     pub deck_size: usize,

@@ -1019,3 +1019,20 @@ fn actions_and_events_read_as_json() {
         r#"{"id":0,"kind":"move","steps":1}"#
     );
 }
+
+#[test]
+fn snapshots_restore_mid_game_through_the_registry() {
+    // Stop a random game in every phase it passes through and restore it from its full state.
+    let mut phases = std::collections::BTreeSet::new();
+    walk(4, 5, |g| {
+        let any = crate::AnyGame::Molehills(Box::new(g.clone()));
+        let back = crate::AnyGame::from_full_state(&any.full_state()).expect("restores");
+        let crate::AnyGame::Molehills(back) = back else {
+            panic!("another game")
+        };
+        assert_eq!(fingerprint(&*back), fingerprint(g));
+        phases.insert(serde_json::to_value(&g.phase).expect("json")["phase"].to_string());
+    });
+    assert!(phases.len() >= 5, "{phases:?}");
+    assert!(crate::AnyGame::catalogue().iter().any(|i| i.id == "molehills"));
+}
