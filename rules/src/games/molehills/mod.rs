@@ -373,7 +373,7 @@ pub struct MolehillsView {
 }
 
 /// The whole state of a match, hidden information included (never sent to players: see [`Game::view`]).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Molehills {
     config: MolehillsConfig,
     players: u8,
