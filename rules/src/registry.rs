@@ -117,6 +117,7 @@ macro_rules! games {
 
 games! {
     HideAndEeek => crate::games::hide_and_eeek::HideAndEeek,
+    Quacks => crate::games::quacks::Quacks,
 }
 
 impl AnyGame {

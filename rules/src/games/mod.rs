@@ -1,1 +1,2 @@
 pub mod hide_and_eeek;
+pub mod quacks;
