@@ -69,6 +69,7 @@ fn table(players: u8, round: u8, card: Card) -> Quacks {
     g.round = round;
     g.card = Some(card);
     g.phase = Phase::Brewing;
+    g.start_player = Seat(0);
     g
 }
 
@@ -294,5 +295,414 @@ fn random_playouts_2_3_4_players() {
             assert_eq!(outcome.scores.len(), usize::from(players));
             assert_eq!(p.state.round, ROUNDS);
         }
+    }
+}
+
+/// Reseeds the generator so that the next roll of the bonus die shows `face`.
+fn rig_die(g: &mut Quacks, face: DieFace) {
+    let k = (0..)
+        .find(|k| BONUS_DIE[Rng::from_seed(*k).index(BONUS_DIE.len())] == face)
+        .expect("every face can come up");
+    g.rng = Rng::from_seed(k);
+}
+
+/// Reveals `card` as the card of round `g.round + 1` (players' boards as the caller prepared them).
+fn reveal(g: &mut Quacks, card: Card) -> Vec<Event<QuacksEvent>> {
+    g.deck.push(card);
+    let mut events = Vec::new();
+    g.start_round(&mut events);
+    g.advance(&mut events);
+    events
+}
+
+fn die_rolls(events: &[Event<QuacksEvent>]) -> Vec<Seat> {
+    events
+        .iter()
+        .filter_map(|e| match e.body {
+            QuacksEvent::DieRolled { seat, .. } => Some(seat),
+            _ => None,
+        })
+        .collect()
+}
+
+fn bag_count(g: &Quacks, seat: Seat, chip: Chip) -> usize {
+    g.players[seat.index()].bag.iter().filter(|c| **c == chip).count()
+}
+
+fn choose(g: &mut Quacks, seat: Seat, choice: FortuneChoice) -> Vec<Event<QuacksEvent>> {
+    act(g, seat, Action::Fortune { choice })
+}
+
+const W1: Chip = WHITE_1;
+const W2: Chip = WHITE_2;
+const W3: Chip = WHITE_3;
+const O1: Chip = ORANGE_1;
+const G1: Chip = GREEN_1;
+
+// ----- brewing -----
+
+#[test]
+fn chips_move_by_their_value_from_the_last_one_and_score_the_next_space() {
+    let mut g = table(2, 1, QUIET);
+    brew(&mut g, s(0), &[W1, O1, W2, G1, W3]);
+    assert_eq!(spaces(&g, s(0)), vec![1, 2, 4, 5, 8]);
+    assert_eq!(g.players[0].whites, 6);
+    assert_eq!(g.players[0].brew, Brew::Brewing);
+    g.players[1].droplet = 20; // seat 1 goes further and takes the die
+    let events = stop_all(&mut g);
+    assert!(events.iter().any(|e| e.body
+        == QuacksEvent::Scoring {
+            seat: s(0),
+            space: 9,
+            coins: 9,
+            points: 1,
+            exploded: false
+        }));
+    assert_eq!(die_rolls(&events), vec![s(1)]);
+    assert_eq!(
+        rubies_from(&events, s(0), Reason::Spider),
+        1,
+        "green next-to-last"
+    );
+    assert_eq!(
+        rubies_from(&events, s(0), Reason::RubySpace),
+        1,
+        "space 9 has a ruby"
+    );
+    assert_eq!(points_from(&events, s(0), Reason::ScoringSpace), 1);
+    assert_eq!(g.players[0].score, 1);
+    assert_eq!(g.players[0].rubies, STARTING_RUBIES + 2);
+    assert_eq!(g.players[0].coins, 9);
+    assert_eq!(g.players[0].shop, Shop::Buying);
+}
+
+#[test]
+fn the_pot_explodes_at_8_white_points_not_at_7_and_the_chip_stays() {
+    let mut g = table(2, 1, QUIET);
+    brew(&mut g, s(0), &[W3, W2, W2]);
+    assert_eq!(g.players[0].whites, 7);
+    assert_eq!(g.players[0].brew, Brew::Brewing);
+    assert!(g.legal_actions(s(0)).contains(&Action::Draw));
+    let events = {
+        let mut bag = g.players[0].bag.clone();
+        bag.push(W1);
+        set_bag(&mut g, s(0), &bag);
+        draw(&mut g, s(0), W1)
+    };
+    assert!(
+        events
+            .iter()
+            .any(|e| e.body == QuacksEvent::Exploded { seat: s(0) })
+    );
+    assert_eq!(g.players[0].whites, 8);
+    assert_eq!(spaces(&g, s(0)), vec![3, 5, 7, 8], "the exploding chip is placed");
+    assert_eq!(g.players[0].brew, Brew::Exploded);
+    assert!(
+        g.legal_actions(s(0)).is_empty(),
+        "an exploded pot takes no more chips"
+    );
+    assert!(!g.legal_actions(s(0)).contains(&Action::UseFlask));
+
+    // Evaluation: seat 1 (not exploded, nearer) rolls; seat 0 chooses points or buying.
+    let events = stop_all(&mut g);
+    assert_eq!(die_rolls(&events), vec![s(1)]);
+    assert_eq!(g.players[0].shop, Shop::PointsOrBuying);
+    assert_eq!(g.players[0].scoring_space, 9);
+    let legal = g.legal_actions(s(0));
+    assert_eq!(legal[0], Action::TakePoints);
+    assert!(legal.contains(&Action::Buy { chips: vec![O1] }));
+    let before = g.players[0].score;
+    act(&mut g, s(0), Action::TakePoints);
+    assert_eq!(g.players[0].score, before + 1);
+    assert!(
+        !g.legal_actions(s(0))
+            .iter()
+            .any(|a| matches!(a, Action::Buy { .. })),
+        "points or buying, not both"
+    );
+}
+
+#[test]
+fn living_in_luxury_raises_the_limit_to_9() {
+    let mut g = table(2, 1, Card::LivingInLuxury);
+    brew(&mut g, s(0), &[W3, W3, W3]);
+    assert_eq!((g.players[0].whites, g.players[0].brew), (9, Brew::Brewing));
+    brew(&mut g, s(0), &[W1]);
+    assert_eq!((g.players[0].whites, g.players[0].brew), (10, Brew::Exploded));
+}
+
+#[test]
+fn the_flask_returns_a_white_just_placed_once() {
+    let mut g = table(2, 1, QUIET);
+    brew(&mut g, s(0), &[O1, W3]);
+    assert!(g.legal_actions(s(0)).contains(&Action::UseFlask));
+    let w_before = bag_count(&g, s(0), W3);
+    act(&mut g, s(0), Action::UseFlask);
+    assert_eq!(spaces(&g, s(0)), vec![1]);
+    assert_eq!(g.players[0].whites, 0);
+    assert_eq!(bag_count(&g, s(0), W3), w_before + 1);
+    assert!(!g.players[0].flask_full);
+    brew(&mut g, s(0), &[W2]);
+    assert_eq!(
+        spaces(&g, s(0)),
+        vec![1, 3],
+        "the next chip counts from the last one left"
+    );
+    assert!(
+        !g.legal_actions(s(0)).contains(&Action::UseFlask),
+        "the flask is empty"
+    );
+    assert_eq!(g.explain(s(0), &Action::UseFlask), QuacksReject::FlaskEmpty);
+    // A full flask does not return a chip that is not white.
+    let mut g = table(2, 1, QUIET);
+    brew(&mut g, s(0), &[W1, O1]);
+    assert!(!g.legal_actions(s(0)).contains(&Action::UseFlask));
+}
+
+#[test]
+fn pumpkin_moves_its_value_and_one_more_at_the_pumpkin_patch_party() {
+    let mut g = table(2, 1, QUIET);
+    brew(&mut g, s(0), &[O1, O1]);
+    assert_eq!(spaces(&g, s(0)), vec![1, 2]);
+    let mut g = table(2, 1, Card::PumpkinPatchParty);
+    brew(&mut g, s(0), &[O1, W1, O1]);
+    assert_eq!(spaces(&g, s(0)), vec![2, 3, 5]);
+}
+
+#[test]
+fn toadstool_counts_the_pumpkins_already_in_the_pot() {
+    let r1 = c(Colour::Red, 1);
+    let r2 = c(Colour::Red, 2);
+    let mut g = table(2, 1, QUIET);
+    brew(&mut g, s(0), &[r1]);
+    assert_eq!(spaces(&g, s(0)), vec![1], "no pumpkin: +0");
+    let mut g = table(2, 1, QUIET);
+    brew(&mut g, s(0), &[O1, O1, r1]);
+    assert_eq!(spaces(&g, s(0)), vec![1, 2, 4], "2 pumpkins: +1");
+    let mut g = table(2, 1, QUIET);
+    brew(&mut g, s(0), &[O1, O1, O1, r2]);
+    assert_eq!(spaces(&g, s(0)), vec![1, 2, 3, 7], "3 pumpkins: +2");
+}
+
+#[test]
+fn crow_skull_lets_its_owner_alone_look_at_its_value_in_chips_and_place_one() {
+    let b2 = c(Colour::Blue, 2);
+    let mut g = table(2, 1, QUIET);
+    set_bag(&mut g, s(0), &[b2, G1, O1]);
+    let events = draw(&mut g, s(0), b2);
+    assert_eq!(spaces(&g, s(0)), vec![2]);
+    assert_eq!(g.players[0].aside, vec![O1, G1]);
+    assert!(g.players[0].bag.is_empty());
+    for e in &events {
+        if let QuacksEvent::LookingAt { seat, chips } = &e.body {
+            assert_eq!(*seat, s(0));
+            assert_eq!(chips, &vec![O1, G1]);
+            assert_eq!(e.audience, Audience::only(s(0)), "the chips looked at are secret");
+        } else if let QuacksEvent::DrewToLookAt { count, .. } = e.body {
+            assert_eq!(count, 2);
+        } else {
+            assert_eq!(e.audience, Audience::Everyone);
+        }
+    }
+    assert_eq!(
+        g.legal_actions(s(0)),
+        vec![
+            Action::Place { chip: O1 },
+            Action::Place { chip: G1 },
+            Action::PlaceNone
+        ]
+    );
+    act(&mut g, s(0), Action::Place { chip: G1 });
+    assert_eq!(spaces(&g, s(0)), vec![2, 3]);
+    assert_eq!(g.players[0].bag, vec![O1]);
+    assert!(g.players[0].aside.is_empty());
+
+    // Putting them all back.
+    let mut g = table(2, 1, QUIET);
+    set_bag(&mut g, s(0), &[b2, G1, O1]);
+    draw(&mut g, s(0), b2);
+    act(&mut g, s(0), Action::PlaceNone);
+    assert_eq!(spaces(&g, s(0)), vec![2]);
+    assert_eq!(g.players[0].bag, vec![O1, G1]);
+
+    // The chip placed acts: a toadstool counts the pumpkins, a white can explode the pot, a blue chains.
+    let b1 = c(Colour::Blue, 1);
+    let r1 = c(Colour::Red, 1);
+    let mut g = table(2, 1, QUIET);
+    brew(&mut g, s(0), &[O1]);
+    set_bag(&mut g, s(0), &[b1, r1]);
+    draw(&mut g, s(0), b1);
+    act(&mut g, s(0), Action::Place { chip: r1 });
+    assert_eq!(spaces(&g, s(0)), vec![1, 2, 4]);
+    let mut g = table(2, 1, QUIET);
+    brew(&mut g, s(0), &[W3, W3]);
+    set_bag(&mut g, s(0), &[b1, W2]);
+    draw(&mut g, s(0), b1);
+    act(&mut g, s(0), Action::Place { chip: W2 });
+    assert_eq!(g.players[0].brew, Brew::Exploded);
+    let mut g = table(2, 1, QUIET);
+    set_bag(&mut g, s(0), &[b1, b1, O1]);
+    draw(&mut g, s(0), b1);
+    let looked = g.players[0].aside[0];
+    act(&mut g, s(0), Action::Place { chip: looked });
+    if looked == b1 {
+        assert_eq!(
+            g.players[0].aside,
+            vec![O1],
+            "the second skull looks at the last chip"
+        );
+    }
+}
+
+#[test]
+fn mandrake_may_send_back_the_white_placed_just_before_it() {
+    let y1 = c(Colour::Yellow, 1);
+    let mut g = table(2, 2, QUIET);
+    brew(&mut g, s(0), &[W2, y1]);
+    assert_eq!(spaces(&g, s(0)), vec![2, 3]);
+    assert!(g.legal_actions(s(0)).contains(&Action::ReturnWhiteBeforeMandrake));
+    let before = bag_count(&g, s(0), W2);
+    act(&mut g, s(0), Action::ReturnWhiteBeforeMandrake);
+    assert_eq!(g.players[0].whites, 0);
+    assert_eq!(
+        spaces(&g, s(0)),
+        vec![3],
+        "the yellow stays, the white's space is empty"
+    );
+    assert_eq!(bag_count(&g, s(0), W2), before + 1);
+    brew(&mut g, s(0), &[O1]);
+    assert_eq!(spaces(&g, s(0)), vec![3, 4]);
+    // Not after a chip that is not white, and only right after the mandrake.
+    let mut g = table(2, 2, QUIET);
+    brew(&mut g, s(0), &[O1, y1]);
+    assert!(!g.legal_actions(s(0)).contains(&Action::ReturnWhiteBeforeMandrake));
+    let mut g = table(2, 2, QUIET);
+    brew(&mut g, s(0), &[W1, y1, O1]);
+    assert!(!g.legal_actions(s(0)).contains(&Action::ReturnWhiteBeforeMandrake));
+}
+
+#[test]
+fn spider_gives_a_ruby_for_each_green_among_the_last_two_chips() {
+    for (pot, rubies) in [
+        (vec![G1], 1),
+        (vec![G1, O1], 1),
+        (vec![G1, O1, O1], 0),
+        (vec![O1, G1, G1], 2),
+    ] {
+        let mut g = table(2, 1, QUIET);
+        brew(&mut g, s(0), &pot);
+        let events = stop_all(&mut g);
+        assert_eq!(rubies_from(&events, s(0), Reason::Spider), rubies, "{pot:?}");
+    }
+}
+
+#[test]
+fn ghosts_breath_pays_by_the_number_of_purples() {
+    for (purples, points, rubies, steps) in [(1, 1, 0, 0), (2, 1, 1, 0), (3, 2, 0, 1), (4, 2, 0, 1)] {
+        let mut g = table(2, 3, QUIET);
+        brew(&mut g, s(0), &vec![PURPLE_1; purples]);
+        let events = stop_all(&mut g);
+        assert_eq!(points_from(&events, s(0), Reason::GhostsBreath), points);
+        assert_eq!(rubies_from(&events, s(0), Reason::GhostsBreath), rubies);
+        assert_eq!(droplet_from(&events, s(0), Reason::GhostsBreath), steps);
+    }
+}
+
+#[test]
+fn moths_with_two_players() {
+    for (mine, theirs, steps, rubies) in [
+        (1, 0, 1, 1),
+        (1, 1, 1, 0),
+        (0, 0, 0, 0),
+        (0, 2, 0, 0),
+        (3, 2, 1, 1),
+    ] {
+        let mut g = table(2, 1, QUIET);
+        brew(&mut g, s(0), &vec![BLACK_1; mine]);
+        brew(&mut g, s(1), &vec![BLACK_1; theirs]);
+        let droplet = g.players[0].droplet;
+        let events = stop_all(&mut g);
+        assert_eq!(
+            droplet_from(&events, s(0), Reason::Moth),
+            steps,
+            "{mine} v {theirs}"
+        );
+        assert_eq!(
+            rubies_from(&events, s(0), Reason::Moth),
+            rubies,
+            "{mine} v {theirs}"
+        );
+        assert!(g.players[0].droplet >= droplet + steps);
+    }
+}
+
+#[test]
+fn moths_with_three_and_four_players_compare_both_neighbours() {
+    // (blacks per seat, expected (droplet steps, rubies) per seat)
+    let cases: [(Vec<usize>, Vec<(u8, u32)>); 3] = [
+        (vec![2, 1, 3, 0], vec![(1, 1), (0, 0), (1, 1), (0, 0)]),
+        (vec![1, 1, 0], vec![(1, 0), (1, 0), (0, 0)]),
+        (vec![1, 1, 1, 1], vec![(0, 0); 4]),
+    ];
+    for (blacks, expected) in cases {
+        let n = blacks.len() as u8;
+        let mut g = table(n, 1, QUIET);
+        for (i, b) in blacks.iter().enumerate() {
+            brew(&mut g, s(i as u8), &vec![BLACK_1; *b]);
+        }
+        let events = stop_all(&mut g);
+        for (i, (steps, rubies)) in expected.iter().enumerate() {
+            assert_eq!(
+                droplet_from(&events, s(i as u8), Reason::Moth),
+                *steps,
+                "{blacks:?} seat {i}"
+            );
+            assert_eq!(
+                rubies_from(&events, s(i as u8), Reason::Moth),
+                *rubies,
+                "{blacks:?} seat {i}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bonus_die_goes_to_every_furthest_unexploded_pot() {
+    let mut g = table(3, 1, QUIET);
+    brew(&mut g, s(0), &[O1, O1]);
+    brew(&mut g, s(1), &[c(Colour::Red, 2)]);
+    brew(&mut g, s(2), &[O1, O1, O1, W3, W3, W2]); // exploded, furthest
+    assert_eq!(g.players[2].brew, Brew::Exploded);
+    let events = stop_all(&mut g);
+    assert_eq!(
+        die_rolls(&events),
+        vec![s(0), s(1)],
+        "a tie: both roll, in start-player order"
+    );
+    // The Pot Is Full: each roller rolls twice.
+    let mut g = table(2, 1, Card::ThePotIsFull);
+    brew(&mut g, s(0), &[O1]);
+    let events = stop_all(&mut g);
+    assert_eq!(die_rolls(&events), vec![s(0), s(0)]);
+}
+
+#[test]
+fn every_die_face_pays_what_it_shows() {
+    for (face, points, rubies, droplet, pumpkins) in [
+        (DieFace::OnePoint, 1, 0, 0, 0),
+        (DieFace::TwoPoints, 2, 0, 0, 0),
+        (DieFace::Ruby, 0, 1, 0, 0),
+        (DieFace::Droplet, 0, 0, 1, 0),
+        (DieFace::Pumpkin, 0, 0, 0, 1),
+    ] {
+        let mut g = table(2, 1, QUIET);
+        brew(&mut g, s(0), &[G1, G1]);
+        let oranges = bag_count(&g, s(0), O1);
+        rig_die(&mut g, face);
+        let events = stop_all(&mut g);
+        assert_eq!(points_from(&events, s(0), Reason::BonusDie), points);
+        assert_eq!(rubies_from(&events, s(0), Reason::BonusDie), rubies);
+        assert_eq!(droplet_from(&events, s(0), Reason::BonusDie), droplet);
+        assert_eq!(bag_count(&g, s(0), O1), oranges + pumpkins);
     }
 }
