@@ -706,3 +706,333 @@ fn every_die_face_pays_what_it_shows() {
         assert_eq!(bag_count(&g, s(0), O1), oranges + pumpkins);
     }
 }
+
+// ----- evaluation steps E and F, books, special rounds -----
+
+#[test]
+fn buying_one_or_two_chips_of_different_colours_from_open_books() {
+    let mut g = table(2, 1, QUIET);
+    g.players[0].droplet = 12; // an empty pot scores space 13: 13 coins and a ruby
+    g.players[0].rubies = 2;
+    rig_die(&mut g, DieFace::OnePoint);
+    stop_all(&mut g);
+    assert_eq!(g.players[0].rubies, 3);
+    assert_eq!(g.players[0].coins, 13);
+    let legal = g.legal_actions(s(0));
+    let b2 = c(Colour::Blue, 2);
+    let b1 = c(Colour::Blue, 1);
+    assert!(
+        legal.contains(&Action::Buy { chips: vec![O1, b2] }),
+        "3 + 10 = 13"
+    );
+    assert!(!legal.contains(&Action::Buy { chips: vec![b1, b2] }));
+    let probe = |g: &Quacks, chips: Vec<Chip>| {
+        let mut g = g.clone();
+        g.apply(Actor::Seat(s(0)), &Action::Buy { chips }, 0).unwrap_err()
+    };
+    assert_eq!(probe(&g, vec![b1, b2]), QuacksReject::SameColour);
+    assert_eq!(
+        probe(&g, vec![c(Colour::Blue, 4)]),
+        QuacksReject::CannotAfford { cost: 19, coins: 13 }
+    );
+    assert_eq!(
+        probe(&g, vec![c(Colour::Yellow, 1)]),
+        QuacksReject::BookNotInPlay {
+            colour: Colour::Yellow
+        }
+    );
+    assert_eq!(
+        probe(&g, vec![PURPLE_1]),
+        QuacksReject::BookNotInPlay {
+            colour: Colour::Purple
+        }
+    );
+    assert!(
+        !legal
+            .iter()
+            .any(|a| matches!(a, Action::Buy { chips } if chips.contains(&WHITE_1)))
+    );
+    let supply = g.in_supply(b2);
+    // Either order is accepted.
+    act(&mut g, s(0), Action::Buy { chips: vec![b2, O1] });
+    assert_eq!(g.in_supply(b2), supply - 1);
+    assert_eq!(bag_count(&g, s(0), b2), 1);
+    assert_eq!(g.players[0].coins, 0, "leftover coins are lost");
+    // Step F: 3 rubies buy one droplet step (or the flask, which is full).
+    assert_eq!(g.players[0].shop, Shop::Spending);
+    assert_eq!(
+        g.legal_actions(s(0)),
+        vec![Action::MoveDroplet, Action::FinishRound]
+    );
+    act(&mut g, s(0), Action::MoveDroplet);
+    assert_eq!((g.players[0].droplet, g.players[0].rubies), (13, 1));
+    assert_eq!(g.players[0].shop, Shop::Done, "nothing left to spend");
+
+    // Yellow from round 2, purple from round 3.
+    for (round, yellow, purple) in [(1, false, false), (2, true, false), (3, true, true)] {
+        let mut g = table(2, round, QUIET);
+        g.players[0].droplet = 14;
+        stop_all(&mut g);
+        let legal = g.legal_actions(s(0));
+        let has = |chip: Chip| legal.contains(&Action::Buy { chips: vec![chip] });
+        assert_eq!(has(c(Colour::Yellow, 1)), yellow, "round {round}");
+        assert_eq!(has(PURPLE_1), purple, "round {round}");
+    }
+}
+
+#[test]
+fn a_sold_out_chip_cannot_be_bought() {
+    let mut g = table(2, 1, QUIET);
+    g.players[0].droplet = 12;
+    stop_all(&mut g);
+    for entry in &mut g.supply {
+        if entry.0 == BLACK_1 {
+            entry.1 = 0;
+        }
+    }
+    assert!(
+        !g.legal_actions(s(0))
+            .contains(&Action::Buy { chips: vec![BLACK_1] })
+    );
+    assert_eq!(
+        g.clone()
+            .apply(Actor::Seat(s(0)), &Action::Buy { chips: vec![BLACK_1] }, 0)
+            .unwrap_err(),
+        QuacksReject::SoldOut { chip: BLACK_1 }
+    );
+}
+
+#[test]
+fn rubies_refill_the_flask() {
+    let mut g = table(2, 1, QUIET);
+    g.players[0].flask_full = false;
+    g.players[0].rubies = 4;
+    stop_all(&mut g);
+    act(&mut g, s(0), Action::BuyNothing);
+    assert_eq!(
+        g.legal_actions(s(0)),
+        vec![Action::MoveDroplet, Action::RefillFlask, Action::FinishRound]
+    );
+    act(&mut g, s(0), Action::RefillFlask);
+    assert!(g.players[0].flask_full);
+    assert_eq!(
+        g.legal_actions(s(0)),
+        vec![Action::MoveDroplet, Action::FinishRound]
+    );
+    act(&mut g, s(0), Action::FinishRound);
+    assert_eq!(g.players[0].rubies, 2);
+}
+
+#[test]
+fn rats_start_the_pot_past_the_droplet_from_round_2() {
+    let mut g = table(3, 1, QUIET);
+    g.players[0].score = 10;
+    g.players[1].score = 2;
+    g.players[2].score = 1;
+    g.players[2].droplet = 1;
+    for p in &mut g.players {
+        p.reset_for_round();
+    }
+    reveal(&mut g, Card::PumpkinPatchParty);
+    assert_eq!(g.round, 2);
+    let tails: Vec<u32> = g.players.iter().map(|p| p.rat_tails).collect();
+    assert_eq!(tails, vec![0, 2, 3]);
+    brew(&mut g, s(2), &[W1]);
+    assert_eq!(
+        spaces(&g, s(2)),
+        vec![1 + 3 + 1],
+        "droplet 1, rat 3 further, then the chip"
+    );
+    // The droplet stays; the rat goes back after the round.
+    g.players[2].reset_for_round();
+    assert_eq!((g.players[2].droplet, g.players[2].rat_tails), (1, 0));
+    // No rats in round 1.
+    let mut g = table(2, 0, QUIET);
+    g.players[0].score = 10;
+    reveal(&mut g, Card::PumpkinPatchParty);
+    assert_eq!(g.players[1].rat_tails, 0);
+}
+
+#[test]
+fn round_6_adds_a_white_1_to_every_bag_and_the_start_player_moves_left() {
+    let mut g = table(3, 5, QUIET);
+    let whites: Vec<usize> = (0..3).map(|i| bag_count(&g, s(i), W1)).collect();
+    let mut events = Vec::new();
+    g.phase = Phase::Evaluation;
+    for p in &mut g.players {
+        p.shop = Shop::Done;
+    }
+    g.deck.push(Card::PumpkinPatchParty);
+    g.advance(&mut events);
+    assert_eq!(g.round, 6);
+    assert_eq!(g.start_player, s(1));
+    for i in 0..3 {
+        assert_eq!(bag_count(&g, s(i), W1), whites[usize::from(i)] + 1);
+    }
+    assert!(events.iter().any(|e| e.body
+        == QuacksEvent::RoundStarted {
+            round: 6,
+            start_player: s(1)
+        }));
+}
+
+#[test]
+fn books_open_in_rounds_2_and_3() {
+    let mut g = table(2, 1, QUIET);
+    let events = reveal(&mut g, Card::PumpkinPatchParty);
+    assert!(events.iter().any(|e| e.body
+        == QuacksEvent::BookOpened {
+            colour: Colour::Yellow
+        }));
+    let events = reveal(&mut g, Card::LuckyDevil);
+    assert!(events.iter().any(|e| e.body
+        == QuacksEvent::BookOpened {
+            colour: Colour::Purple
+        }));
+    assert_eq!(
+        g.view(Viewer::Spectator).books,
+        vec![
+            Colour::Orange,
+            Colour::Green,
+            Colour::Blue,
+            Colour::Red,
+            Colour::Yellow,
+            Colour::Purple,
+            Colour::Black
+        ]
+    );
+}
+
+// ----- round 9 and the end -----
+
+#[test]
+fn round_9_draws_in_lockstep_with_secret_commitments() {
+    let mut g = table(3, 9, QUIET);
+    assert_eq!(
+        g.status(),
+        Status::Simultaneous {
+            seats: vec![s(0), s(1), s(2)],
+            secret: true
+        }
+    );
+    set_bag(&mut g, s(0), &[O1]);
+    set_bag(&mut g, s(2), &[G1]);
+    let events = act(&mut g, s(0), Action::Draw);
+    assert!(g.players[0].pot.is_empty(), "nothing is drawn before the stir");
+    assert!(g.legal_actions(s(0)).is_empty(), "a commitment is final");
+    for e in &events {
+        match e.body {
+            QuacksEvent::CommittedTo { .. } => assert_eq!(e.audience, Audience::only(s(0))),
+            _ => assert_eq!(e.audience, Audience::Everyone),
+        }
+    }
+    // Others cannot tell a draw from a stop before the stir.
+    let mut other = g.clone();
+    other.players[0].commitment = Some(Commitment::Stop);
+    for viewer in [Viewer::Seat(s(1)), Viewer::Seat(s(2)), Viewer::Spectator] {
+        assert_eq!(fingerprint(&g.view(viewer)), fingerprint(&other.view(viewer)));
+    }
+    assert_ne!(
+        fingerprint(&g.view(Viewer::Seat(s(0)))),
+        fingerprint(&other.view(Viewer::Seat(s(0))))
+    );
+    act(&mut g, s(1), Action::Stop);
+    assert!(
+        g.players[1].brew == Brew::Brewing,
+        "the stop waits for the stir too"
+    );
+    let events = act(&mut g, s(2), Action::Draw);
+    assert!(events.iter().any(|e| e.body
+        == QuacksEvent::Stirred {
+            draw: vec![s(0), s(2)],
+            stop: vec![s(1)]
+        }));
+    assert_eq!(spaces(&g, s(0)), vec![1]);
+    assert_eq!(spaces(&g, s(2)), vec![1]);
+    assert_eq!(g.players[1].brew, Brew::Stopped);
+    // Only the two still brewing continue; bags are empty now, so they can only stop.
+    assert_eq!(g.legal_actions(s(0)), vec![Action::Stop]);
+    assert!(g.legal_actions(s(1)).is_empty());
+}
+
+#[test]
+fn the_end_converts_coins_and_rubies_into_points() {
+    let mut g = table(2, 9, QUIET);
+    g.players[0].droplet = 22; // scoring space 23: 19 coins, 5 points, no ruby
+    g.players[0].rubies = 5;
+    g.players[1].rubies = 1;
+    rig_die(&mut g, DieFace::OnePoint);
+    let events = stop_all(&mut g);
+    assert_eq!(g.status(), Status::Over);
+    assert!(events.iter().any(|e| e.body
+        == QuacksEvent::Converted {
+            seat: s(0),
+            coins: 19,
+            rubies: 0,
+            points: 3
+        }));
+    assert!(events.iter().any(|e| e.body
+        == QuacksEvent::Converted {
+            seat: s(0),
+            coins: 0,
+            rubies: 4,
+            points: 2
+        }));
+    // 5 (space 23) + 1 (die) + 3 (19 coins) + 2 (4 of 5 rubies)
+    assert_eq!(g.players[0].score, 11);
+    assert_eq!(g.players[0].rubies, 1);
+    // Seat 1: space 1 (1 coin, 0 points) and 1 ruby: nothing to convert.
+    assert_eq!(g.players[1].score, 0);
+    let outcome = g.outcome().expect("over");
+    assert_eq!(outcome.scores, vec![11, 0]);
+    assert_eq!(outcome.winners, vec![s(0)]);
+    assert!(g.legal_actions(s(0)).is_empty());
+    assert_eq!(
+        g.clone().apply(Actor::Seat(s(0)), &Action::Stop, 0).unwrap_err(),
+        QuacksReject::GameOver
+    );
+}
+
+#[test]
+fn an_exploded_pot_in_round_9_takes_points_or_converts_its_coins() {
+    for (action, points) in [(Action::TakePoints, 7), (Action::ConvertCoins, 4)] {
+        let mut g = table(2, 9, QUIET);
+        g.players[0].droplet = 21; // chips at 24, 25, 27, 29: scoring space 30 = 22 coins, 7 points, ruby
+        g.players[0].rubies = 0;
+        set_bag(&mut g, s(0), &[W3, W1, W2, W2]);
+        for chip in [W3, W1, W2] {
+            draw(&mut g, s(0), chip);
+            act(&mut g, s(1), Action::Draw);
+            assert_eq!(g.players[0].brew, Brew::Brewing);
+        }
+        draw(&mut g, s(0), W2);
+        act(&mut g, s(1), Action::Stop);
+        assert_eq!(spaces(&g, s(0)), vec![24, 25, 27, 29]);
+        assert_eq!(g.players[0].brew, Brew::Exploded);
+        assert_eq!(g.players[0].scoring_space, 30);
+        assert_eq!(
+            g.legal_actions(s(0)),
+            vec![Action::TakePoints, Action::ConvertCoins]
+        );
+        act(&mut g, s(0), action);
+        assert_eq!(g.status(), Status::Over);
+        // space 30's ruby (1) is converted with nothing else: 0 points from rubies.
+        assert_eq!(g.players[0].score, points, "7 points, or 22 coins / 5 = 4");
+    }
+}
+
+#[test]
+fn ties_go_to_the_furthest_pot_of_the_last_round_then_are_shared() {
+    let mut g = table(3, 9, QUIET);
+    g.phase = Phase::Over;
+    for (i, (score, space)) in [(40, 20), (40, 25), (38, 30)].into_iter().enumerate() {
+        g.players[i].score = score;
+        g.players[i].scoring_space = space;
+    }
+    let o = g.outcome().expect("over");
+    assert_eq!(o.placings, vec![2, 1, 3]);
+    g.players[0].scoring_space = 25;
+    let o = g.outcome().expect("over");
+    assert_eq!(o.placings, vec![1, 1, 3]);
+    assert_eq!(o.winners, vec![s(0), s(1)]);
+}
