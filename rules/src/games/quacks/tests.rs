@@ -1036,3 +1036,431 @@ fn ties_go_to_the_furthest_pot_of_the_last_round_then_are_shared() {
     assert_eq!(o.placings, vec![1, 1, 3]);
     assert_eq!(o.winners, vec![s(0), s(1)]);
 }
+
+// ----- the fortune-teller cards: purple -----
+
+fn fortune(card: Card) -> Reason {
+    Reason::Fortune { card }
+}
+
+#[test]
+fn card_roll_the_die_every_player_rolls_once() {
+    let mut g = table(3, 0, QUIET);
+    let events = reveal(&mut g, Card::RollTheDie);
+    assert_eq!(die_rolls(&events), vec![s(0), s(1), s(2)]);
+    for i in 0..3 {
+        assert_eq!(gains(&events, s(i), fortune(Card::RollTheDie)).len(), 1);
+    }
+}
+
+#[test]
+fn card_the_pot_is_filling_up_moves_every_droplet() {
+    let mut g = table(3, 0, QUIET);
+    g.players[1].droplet = 4;
+    reveal(&mut g, Card::ThePotIsFillingUp);
+    let droplets: Vec<u8> = g.players.iter().map(|p| p.droplet).collect();
+    assert_eq!(droplets, vec![1, 5, 1]);
+}
+
+#[test]
+fn card_charity_gives_a_ruby_to_all_with_fewest() {
+    let mut g = table(3, 0, QUIET);
+    for (i, r) in [1, 0, 0].into_iter().enumerate() {
+        g.players[i].rubies = r;
+    }
+    reveal(&mut g, Card::Charity);
+    let rubies: Vec<u32> = g.players.iter().map(|p| p.rubies).collect();
+    assert_eq!(rubies, vec![1, 1, 1]);
+}
+
+#[test]
+fn card_beginners_bonus_gives_a_green_1_to_all_with_fewest_points() {
+    let mut g = table(3, 0, QUIET);
+    for (i, score) in [3, 1, 1].into_iter().enumerate() {
+        g.players[i].score = score;
+    }
+    let greens: Vec<usize> = (0..3).map(|i| bag_count(&g, s(i), G1)).collect();
+    reveal(&mut g, Card::BeginnersBonus);
+    let after: Vec<usize> = (0..3).map(|i| bag_count(&g, s(i), G1)).collect();
+    assert_eq!(after, vec![greens[0], greens[1] + 1, greens[2] + 1]);
+}
+
+#[test]
+fn card_rat_infestation_doubles_the_rat_tails() {
+    let mut g = table(2, 1, QUIET);
+    g.players[0].score = 10;
+    g.players[1].score = 2;
+    reveal(&mut g, Card::RatInfestation);
+    assert_eq!(g.players[1].rat_tails, 4);
+    assert_eq!(g.players[1].start_space(), 4);
+}
+
+#[test]
+fn card_rats_are_your_friends_a_4_chip_or_a_point_per_rat_tail() {
+    let mut g = table(2, 1, QUIET);
+    g.players[0].score = 10;
+    g.players[1].score = 2;
+    reveal(&mut g, Card::RatsAreYourFriends);
+    let legal = g.legal_actions(s(1));
+    let expected: Vec<Action> = [Colour::Green, Colour::Blue, Colour::Red, Colour::Yellow]
+        .into_iter()
+        .map(|colour| FortuneChoice::TakeChip { chip: c(colour, 4) })
+        .chain([FortuneChoice::PointsForRatTails])
+        .map(|choice| Action::Fortune { choice })
+        .collect();
+    assert_eq!(legal, expected);
+    assert!(
+        !legal.contains(&Action::Draw),
+        "the card is answered before brewing"
+    );
+    choose(&mut g, s(1), FortuneChoice::PointsForRatTails);
+    assert_eq!(g.players[1].score, 4);
+    assert_eq!(g.players[1].rat_tails, 2, "the rat is still placed");
+    // Seat 1 brews while seat 0 has not answered yet.
+    assert!(g.legal_actions(s(1)).contains(&Action::Draw));
+    let b4 = c(Colour::Blue, 4);
+    choose(&mut g, s(0), FortuneChoice::TakeChip { chip: b4 });
+    assert_eq!(bag_count(&g, s(0), b4), 1);
+}
+
+#[test]
+fn card_a_good_start_trades_up_to_3_rat_tails_for_rubies() {
+    let mut g = table(2, 1, QUIET);
+    g.players[0].score = 10;
+    g.players[1].score = 2;
+    g.players[1].rubies = 0;
+    reveal(&mut g, Card::AGoodStart);
+    assert!(
+        g.legal_actions(s(0)).contains(&Action::Draw),
+        "no rat tails, nothing to choose"
+    );
+    assert_eq!(
+        g.legal_actions(s(1)),
+        vec![
+            Action::Fortune {
+                choice: FortuneChoice::KeepRatTails
+            },
+            Action::Fortune {
+                choice: FortuneChoice::TradeRatTails { tails: 1 }
+            },
+            Action::Fortune {
+                choice: FortuneChoice::TradeRatTails { tails: 2 }
+            },
+        ]
+    );
+    choose(&mut g, s(1), FortuneChoice::TradeRatTails { tails: 2 });
+    assert_eq!((g.players[1].rubies, g.players[1].rat_tails), (2, 0));
+    let mut g = table(2, 1, QUIET);
+    g.players[0].score = 20;
+    reveal(&mut g, Card::AGoodStart);
+    assert_eq!(g.players[1].rat_tails, 8);
+    assert_eq!(g.legal_actions(s(1)).len(), 4, "keep, or trade 1, 2 or 3");
+}
+
+#[test]
+fn card_just_in_time_four_points_or_a_white_1_out_of_the_bag() {
+    let mut g = table(2, 0, QUIET);
+    reveal(&mut g, Card::JustInTime);
+    let whites = bag_count(&g, s(1), W1);
+    let supply = g.in_supply(W1);
+    choose(&mut g, s(0), FortuneChoice::FourPoints);
+    choose(&mut g, s(1), FortuneChoice::RemoveWhite);
+    assert_eq!(g.players[0].score, 4);
+    assert_eq!(bag_count(&g, s(1), W1), whites - 1);
+    assert_eq!(g.in_supply(W1), supply + 1);
+    assert_chips_conserved(&g);
+}
+
+#[test]
+fn card_you_only_get_to_choose_one_black_a_2_chip_or_3_rubies() {
+    let mut g = table(2, 0, QUIET);
+    reveal(&mut g, Card::YouOnlyGetToChooseOne);
+    let legal = g.legal_actions(s(0));
+    let take = |chip| Action::Fortune {
+        choice: FortuneChoice::TakeChip { chip },
+    };
+    assert_eq!(
+        legal,
+        vec![
+            take(BLACK_1),
+            take(c(Colour::Green, 2)),
+            take(c(Colour::Blue, 2)),
+            take(c(Colour::Red, 2)),
+            Action::Fortune {
+                choice: FortuneChoice::ThreeRubies
+            },
+        ],
+        "no yellow in round 1"
+    );
+    choose(&mut g, s(0), FortuneChoice::ThreeRubies);
+    choose(
+        &mut g,
+        s(1),
+        FortuneChoice::TakeChip {
+            chip: c(Colour::Red, 2),
+        },
+    );
+    assert_eq!(g.players[0].rubies, STARTING_RUBIES + 3);
+    assert_eq!(bag_count(&g, s(1), c(Colour::Red, 2)), 1);
+}
+
+#[test]
+fn card_choose_wisely_two_droplet_steps_or_a_purple_once_its_book_is_open() {
+    let mut g = table(2, 1, QUIET);
+    reveal(&mut g, Card::ChooseWisely);
+    assert_eq!(
+        g.legal_actions(s(0)),
+        vec![Action::Fortune {
+            choice: FortuneChoice::DropletSteps
+        }]
+    );
+    choose(&mut g, s(0), FortuneChoice::DropletSteps);
+    assert_eq!(g.players[0].droplet, 2);
+    let mut g = table(2, 2, QUIET);
+    reveal(&mut g, Card::ChooseWisely);
+    choose(&mut g, s(1), FortuneChoice::TakeChip { chip: PURPLE_1 });
+    assert_eq!(bag_count(&g, s(1), PURPLE_1), 1);
+}
+
+#[test]
+fn card_wheel_and_deal_a_ruby_for_a_1_chip() {
+    let mut g = table(2, 0, QUIET);
+    g.players[1].rubies = 0;
+    reveal(&mut g, Card::WheelAndDeal);
+    assert!(
+        g.legal_actions(s(1)).contains(&Action::Draw),
+        "no ruby, nothing to trade"
+    );
+    let take = |chip| Action::Fortune {
+        choice: FortuneChoice::TakeChip { chip },
+    };
+    assert_eq!(
+        g.legal_actions(s(0)),
+        vec![
+            take(O1),
+            take(G1),
+            take(c(Colour::Blue, 1)),
+            take(c(Colour::Red, 1)),
+            Action::Fortune {
+                choice: FortuneChoice::Decline
+            },
+        ],
+        "never purple or black"
+    );
+    choose(
+        &mut g,
+        s(0),
+        FortuneChoice::TakeChip {
+            chip: c(Colour::Red, 1),
+        },
+    );
+    assert_eq!(g.players[0].rubies, 0);
+    assert_eq!(bag_count(&g, s(0), c(Colour::Red, 1)), 1);
+}
+
+#[test]
+fn card_an_opportunistic_moment_trades_one_of_four_chips_up_or_gives_a_green() {
+    let g2 = c(Colour::Green, 2);
+    let mut g = table(2, 0, QUIET);
+    set_bag(&mut g, s(0), &[G1, g2, O1, W1]);
+    set_bag(&mut g, s(1), &[O1, W1, W2, W3]);
+    let (greens, green_2s) = (g.in_supply(G1), g.in_supply(g2));
+    let events = reveal(&mut g, Card::AnOpportunisticMoment);
+    for e in &events {
+        if let QuacksEvent::LookingAt { seat, .. } = e.body {
+            assert_eq!(e.audience, Audience::only(seat));
+        }
+    }
+    assert_eq!(
+        g.legal_actions(s(0)),
+        vec![
+            Action::Fortune {
+                choice: FortuneChoice::TradeUp { chip: G1 }
+            },
+            Action::Fortune {
+                choice: FortuneChoice::TradeUp { chip: g2 }
+            },
+            Action::Fortune {
+                choice: FortuneChoice::Decline
+            },
+        ]
+    );
+    // Seat 1 could trade nothing up: a green 1 instead, and all chips back.
+    assert_eq!(g.players[1].bag, vec![W1, W2, W3, O1, G1]);
+    assert!(g.players[1].pending.is_none());
+    choose(&mut g, s(0), FortuneChoice::TradeUp { chip: G1 });
+    assert_eq!(g.players[0].bag, vec![W1, O1, g2, g2]);
+    assert!(g.players[0].aside.is_empty());
+    // Seat 1's green 1 left the box, seat 0's came back; a green 2 left it.
+    assert_eq!((g.in_supply(G1), g.in_supply(g2)), (greens, green_2s - 1));
+}
+
+#[test]
+fn card_less_is_more_blue_2_for_the_lowest_five_a_ruby_for_the_others() {
+    let mut g = table(2, 0, QUIET);
+    set_bag(&mut g, s(0), &[W1, W1, W1, W1, W1]);
+    set_bag(&mut g, s(1), &[W3, W2, W2, O1, G1]);
+    let events = reveal(&mut g, Card::LessIsMore);
+    assert_eq!(bag_count(&g, s(0), BLUE_2), 1);
+    assert_eq!(rubies_from(&events, s(1), fortune(Card::LessIsMore)), 1);
+    assert_eq!(rubies_from(&events, s(0), fortune(Card::LessIsMore)), 0);
+    assert!(events.iter().any(|e| e.body
+        == QuacksEvent::Showed {
+            seat: s(1),
+            chips: vec![W2, W2, W3, O1, G1]
+        }));
+    // Ties all take the blue.
+    let mut g = table(2, 0, QUIET);
+    set_bag(&mut g, s(0), &[W1, W1, W1, W1, W1]);
+    set_bag(&mut g, s(1), &[W1, W1, W1, W1, O1]);
+    reveal(&mut g, Card::LessIsMore);
+    assert_eq!((bag_count(&g, s(0), BLUE_2), bag_count(&g, s(1), BLUE_2)), (1, 1));
+}
+
+// ----- the fortune-teller cards: blue -----
+
+#[test]
+fn card_lucky_devil_two_points_on_a_ruby_space_even_exploded() {
+    let mut g = table(2, 1, Card::LuckyDevil);
+    g.players[0].droplet = 8; // empty pot: space 9, a ruby
+    g.players[1].droplet = 4;
+    brew(&mut g, s(1), &[W3, W3, W2]); // 7, 10, 12: exploded, space 13, a ruby
+    assert_eq!(g.players[1].brew, Brew::Exploded);
+    let events = stop_all(&mut g);
+    for seat in [s(0), s(1)] {
+        assert_eq!(points_from(&events, seat, fortune(Card::LuckyDevil)), 2);
+        assert_eq!(rubies_from(&events, seat, Reason::RubySpace), 1);
+    }
+}
+
+#[test]
+fn card_its_shining_extra_bright_one_more_ruby_on_a_ruby_space() {
+    let mut g = table(2, 1, Card::ItsShiningExtraBright);
+    g.players[0].droplet = 8;
+    let events = stop_all(&mut g);
+    assert_eq!(rubies_from(&events, s(0), Reason::RubySpace), 1);
+    assert_eq!(
+        rubies_from(&events, s(0), fortune(Card::ItsShiningExtraBright)),
+        1
+    );
+    assert_eq!(
+        rubies_from(&events, s(1), fortune(Card::ItsShiningExtraBright)),
+        0
+    );
+}
+
+#[test]
+fn card_magic_potion_refills_every_flask() {
+    let mut g = table(2, 1, Card::MagicPotion);
+    g.players[1].flask_full = false;
+    let events = stop_all(&mut g);
+    assert!(g.players.iter().all(|p| p.flask_full));
+    assert!(
+        events
+            .iter()
+            .any(|e| e.body == QuacksEvent::FlaskRefilled { seat: s(1) })
+    );
+}
+
+#[test]
+fn card_seasoned_perfectly_a_droplet_step_for_exactly_7_whites() {
+    for (pot, steps) in [(vec![W3, W2, W2], 1), (vec![W3, W2, W1], 0)] {
+        let mut g = table(2, 1, Card::SeasonedPerfectly);
+        brew(&mut g, s(0), &pot);
+        let events = stop_all(&mut g);
+        assert_eq!(
+            droplet_from(&events, s(0), fortune(Card::SeasonedPerfectly)),
+            steps
+        );
+    }
+}
+
+#[test]
+fn card_well_stirred_returns_the_first_white_without_the_flask() {
+    let mut g = table(2, 1, Card::WellStirred);
+    brew(&mut g, s(0), &[O1, W2]);
+    assert!(g.legal_actions(s(0)).contains(&Action::ReturnFirstWhite));
+    act(&mut g, s(0), Action::ReturnFirstWhite);
+    assert_eq!(spaces(&g, s(0)), vec![1]);
+    assert_eq!(g.players[0].whites, 0);
+    assert!(g.players[0].flask_full);
+    brew(&mut g, s(0), &[W1]);
+    assert!(
+        !g.legal_actions(s(0)).contains(&Action::ReturnFirstWhite),
+        "only the first"
+    );
+    assert!(g.legal_actions(s(0)).contains(&Action::UseFlask));
+}
+
+#[test]
+fn card_strong_ingredient_one_last_chip_after_stopping_without_its_effect() {
+    let r1 = c(Colour::Red, 1);
+    let mut g = table(2, 1, Card::StrongIngredient);
+    brew(&mut g, s(0), &[O1, W3, W3]);
+    brew(&mut g, s(1), &[W3, W3, W2]);
+    set_bag(&mut g, s(0), &[r1, W2]);
+    act(&mut g, s(0), Action::Stop);
+    assert!(
+        g.players[1].pending.is_none(),
+        "an exploded pot gets no last chip"
+    );
+    assert_eq!(g.players[0].pending, Some(Pending::StrongIngredient));
+    assert_eq!(g.players[0].aside, vec![W2, r1]);
+    let mut white = g.clone();
+    act(&mut white, s(0), Action::Place { chip: W2 });
+    assert_eq!(white.players[0].whites, 8);
+    assert_eq!(
+        white.players[0].brew,
+        Brew::Stopped,
+        "a card's chip cannot explode the pot"
+    );
+    act(&mut g, s(0), Action::Place { chip: r1 });
+    assert_eq!(spaces(&g, s(0)), vec![1, 4, 7, 8], "no toadstool bonus");
+    assert_eq!(g.players[0].bag, vec![W2]);
+    assert_eq!(g.phase, Phase::Evaluation);
+}
+
+#[test]
+fn card_schadenfreude_the_left_neighbour_of_an_exploded_pot_takes_a_2_chip() {
+    let mut g = table(3, 1, Card::Schadenfreude);
+    brew(&mut g, s(0), &[W3, W3, W2]);
+    stop_all(&mut g);
+    assert_eq!(g.players[1].pending, Some(Pending::Schadenfreude));
+    assert!(g.players[2].pending.is_none());
+    let take = |chip| Action::Fortune {
+        choice: FortuneChoice::TakeChip { chip },
+    };
+    assert_eq!(
+        g.legal_actions(s(1)),
+        vec![take(c(Colour::Green, 2)), take(BLUE_2), take(c(Colour::Red, 2))]
+    );
+    act(&mut g, s(1), take(BLUE_2));
+    assert_eq!(bag_count(&g, s(1), BLUE_2), 1);
+    assert_eq!(g.phase, Phase::Evaluation);
+}
+
+#[test]
+fn card_a_second_chance_after_five_chips_or_an_early_explosion() {
+    let mut g = table(2, 1, Card::ASecondChance);
+    brew(&mut g, s(0), &[O1, O1, G1, W1]);
+    assert!(g.players[0].pending.is_none());
+    brew(&mut g, s(0), &[W2]);
+    assert_eq!(g.legal_actions(s(0)), vec![Action::StartOver, Action::KeepPotion]);
+    let mut keep = g.clone();
+    act(&mut keep, s(0), Action::KeepPotion);
+    assert_eq!(keep.players[0].pot.len(), 5);
+    assert!(keep.legal_actions(s(0)).contains(&Action::Draw));
+    let bag = g.players[0].bag.len();
+    act(&mut g, s(0), Action::StartOver);
+    assert!(g.players[0].pot.is_empty());
+    assert_eq!(g.players[0].whites, 0);
+    assert_eq!(g.players[0].bag.len(), bag + 5);
+    brew(&mut g, s(0), &[O1, O1, G1, W1, W1]);
+    assert!(g.players[0].pending.is_none(), "only once");
+    // An explosion within the first five chips may also be undone.
+    let mut g = table(2, 1, Card::ASecondChance);
+    brew(&mut g, s(0), &[W3, W3, W2]);
+    assert_eq!(g.players[0].brew, Brew::Exploded);
+    act(&mut g, s(0), Action::StartOver);
+    assert_eq!(g.players[0].brew, Brew::Brewing);
+}
