@@ -1464,3 +1464,140 @@ fn card_a_second_chance_after_five_chips_or_an_early_explosion() {
     act(&mut g, s(0), Action::StartOver);
     assert_eq!(g.players[0].brew, Brew::Brewing);
 }
+
+// ----- hidden information, determinism, the registry -----
+
+fn all_viewers(n: u8) -> Vec<Viewer> {
+    Seat::all(n)
+        .map(Viewer::Seat)
+        .chain([Viewer::Spectator])
+        .collect()
+}
+
+/// The same state with different hidden information for `seat`: one chip being looked at swapped with a
+/// different chip of the bag (what the others know, the chips not in the pot, is unchanged).
+fn swap_looked_at(g: &Quacks, seat: Seat) -> Option<Quacks> {
+    let p = &g.players[seat.index()];
+    let looked = *p.aside.first()?;
+    let other = *p.bag.iter().find(|c| **c != looked)?;
+    let mut v = g.clone();
+    let q = &mut v.players[seat.index()];
+    q.aside[0] = other;
+    q.aside.sort();
+    q.remove_from_bag(other);
+    q.put_in_bag(looked);
+    Some(v)
+}
+
+#[test]
+fn hidden_information_never_reaches_a_view_or_a_foreign_event() {
+    let mut looked_at_states = 0;
+    let mut committed_states = 0;
+    for game in 0..24u64 {
+        let players = 2 + (game % 3) as u8;
+        let mut g = Quacks::new(&CFG, players, game).expect("setup");
+        let mut driver = Rng::from_seed(game + 1000);
+        while g.status() != Status::Over {
+            let viewers = all_viewers(players);
+            // The generator and the order of the fortune deck are never visible.
+            let mut v = g.clone();
+            v.rng = Rng::from_seed(driver.next_u64());
+            driver.shuffle(&mut v.deck);
+            for viewer in &viewers {
+                assert_eq!(fingerprint(&g.view(*viewer)), fingerprint(&v.view(*viewer)));
+            }
+            for seat in Seat::all(players) {
+                // Chips looked at are seen by their owner only.
+                if let Some(v) = swap_looked_at(&g, seat) {
+                    looked_at_states += 1;
+                    for viewer in &viewers {
+                        let same = fingerprint(&g.view(*viewer)) == fingerprint(&v.view(*viewer));
+                        assert_eq!(
+                            same,
+                            *viewer != Viewer::Seat(seat),
+                            "{viewer:?} looking at {seat}"
+                        );
+                    }
+                }
+                // A round-9 commitment is seen by its owner only until the stir.
+                if let Some(commitment) = g.players[seat.index()].commitment {
+                    committed_states += 1;
+                    let mut v = g.clone();
+                    v.players[seat.index()].commitment = Some(match commitment {
+                        Commitment::Draw => Commitment::Stop,
+                        Commitment::Stop => Commitment::Draw,
+                    });
+                    for viewer in &viewers {
+                        let same = fingerprint(&g.view(*viewer)) == fingerprint(&v.view(*viewer));
+                        assert_eq!(same, *viewer != Viewer::Seat(seat));
+                    }
+                }
+            }
+            let movers: Vec<(Seat, Vec<Action>)> = Seat::all(players)
+                .map(|s| (s, g.legal_actions(s)))
+                .filter(|(_, a)| !a.is_empty())
+                .collect();
+            let (seat, actions) = &movers[driver.index(movers.len())];
+            // Draw more often than stop, so that pots grow and skulls come up.
+            let action = if actions.contains(&Action::Draw) && driver.below(4) > 0 {
+                Action::Draw
+            } else {
+                actions[driver.index(actions.len())].clone()
+            };
+            for e in act(&mut g, *seat, action) {
+                match &e.body {
+                    QuacksEvent::LookingAt { seat, .. } | QuacksEvent::CommittedTo { seat, .. } => {
+                        assert_eq!(e.audience, Audience::only(*seat), "{:?}", e.body)
+                    }
+                    _ => assert_eq!(e.audience, Audience::Everyone, "{:?}", e.body),
+                }
+            }
+        }
+    }
+    assert!(
+        looked_at_states > 20,
+        "the test must see chips being looked at ({looked_at_states})"
+    );
+    assert!(
+        committed_states > 20,
+        "the test must see round-9 commitments ({committed_states})"
+    );
+}
+
+#[test]
+fn the_same_seed_and_actions_give_the_same_game() {
+    let a = Quacks::new(&CFG, 3, 42).expect("setup");
+    let b = Quacks::new(&CFG, 3, 42).expect("setup");
+    assert_eq!(fingerprint(&a), fingerprint(&b));
+    let decks: std::collections::BTreeSet<String> = (0..20)
+        .map(|seed| fingerprint(&Quacks::new(&CFG, 3, seed).expect("setup").deck))
+        .collect();
+    assert!(decks.len() > 15, "seeds shuffle the fortune deck");
+    let p = random_playout::<Quacks>(&CFG, 4, 5, 6, 20_000, |_| {});
+    let q = random_playout::<Quacks>(&CFG, 4, 5, 6, 20_000, |_| {});
+    assert_eq!(fingerprint(&p.state), fingerprint(&q.state));
+    assert_eq!(p.state.outcome(), q.state.outcome());
+}
+
+#[test]
+fn the_registry_hosts_quacks_behind_json() {
+    use crate::registry::AnyGame;
+    use serde_json::json;
+    assert!(AnyGame::catalogue().iter().any(|i| i.id == "quacks"));
+    assert!(
+        AnyGame::new("quacks", &json!({"variant": 2}), 2, 1).is_err(),
+        "no options"
+    );
+    let mut g = AnyGame::new("quacks", &serde_json::Value::Null, 2, 3).expect("setup");
+    let seat = Seat::all(2)
+        .find(|s| g.legal_actions(*s).contains(&json!({"type": "stop"})))
+        .expect("someone may stop");
+    g.apply(Actor::Seat(seat), &json!({"type": "stop"}), 0)
+        .expect("stop");
+    let r = g
+        .apply(Actor::Seat(seat), &json!({"type": "draw"}), 0)
+        .expect_err("already stopped");
+    assert_eq!(r.kind, RejectKind::NotYourTurn);
+    let restored = AnyGame::from_full_state(&g.full_state()).expect("snapshot");
+    assert_eq!(restored.view(Viewer::Spectator), g.view(Viewer::Spectator));
+}
