@@ -1291,7 +1291,7 @@ impl Quacks {
     }
 
     /// After buying: go on to spending rubies, or finish when there is nothing to spend.
-    fn to_spending(&mut self, seat: Seat, events: &mut Vec<Event<QuacksEvent>>) {
+    fn go_spending(&mut self, seat: Seat, events: &mut Vec<Event<QuacksEvent>>) {
         if self.spend_options(seat).is_empty() {
             self.players[seat.index()].shop = Shop::Done;
             events.push(Event::public(QuacksEvent::FinishedRound { seat }));
@@ -1462,7 +1462,7 @@ impl Quacks {
                     self.players[i].shop = Shop::Done;
                 } else {
                     self.players[i].coins = 0;
-                    self.to_spending(seat, events);
+                    self.go_spending(seat, events);
                 }
             }
             Action::ConvertCoins => {
@@ -1480,12 +1480,12 @@ impl Quacks {
                     seat,
                     chips: chips.clone(),
                 }));
-                self.to_spending(seat, events);
+                self.go_spending(seat, events);
             }
             Action::BuyNothing => {
                 self.players[i].coins = 0;
                 events.push(Event::public(QuacksEvent::BoughtNothing { seat }));
-                self.to_spending(seat, events);
+                self.go_spending(seat, events);
             }
             Action::MoveDroplet => {
                 let p = &mut self.players[i];
@@ -1495,14 +1495,14 @@ impl Quacks {
                     seat,
                     space: p.droplet,
                 }));
-                self.to_spending(seat, events);
+                self.go_spending(seat, events);
             }
             Action::RefillFlask => {
                 let p = &mut self.players[i];
                 p.rubies -= RUBIES_PER_FLASK_REFILL;
                 p.flask_full = true;
                 events.push(Event::public(QuacksEvent::FlaskRefilled { seat }));
-                self.to_spending(seat, events);
+                self.go_spending(seat, events);
             }
             Action::FinishRound => {
                 self.players[i].shop = Shop::Done;
@@ -1607,10 +1607,10 @@ impl Quacks {
             Action::UseFlask => QuacksReject::FlaskNotNow,
             Action::MoveDroplet | Action::RefillFlask if p.rubies < 2 => QuacksReject::NotEnoughRubies,
             Action::Buy { chips } if matches!(p.shop, Shop::Buying | Shop::PointsOrBuying) => {
-                if let [a, b] = chips.as_slice() {
-                    if a.colour == b.colour {
-                        return QuacksReject::SameColour;
-                    }
+                if let [a, b] = chips.as_slice()
+                    && a.colour == b.colour
+                {
+                    return QuacksReject::SameColour;
                 }
                 for chip in chips {
                     if !self.book_open(chip.colour) {
