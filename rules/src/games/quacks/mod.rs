@@ -132,7 +132,7 @@ impl Player {
     }
 
     /// The first free space after the last chip.
-    fn scoring_space(&self) -> u8 {
+    fn next_free_space(&self) -> u8 {
         self.last_space() + 1
     }
 
@@ -908,7 +908,9 @@ impl Quacks {
             out.push(Action::Buy { chips: vec![*a] });
             for (b, pb) in &sellable[i + 1..] {
                 if a.colour != b.colour && pa + pb <= coins {
-                    out.push(Action::Buy { chips: vec![*a, *b] });
+                    let mut chips = vec![*a, *b];
+                    chips.sort();
+                    out.push(Action::Buy { chips });
                 }
             }
         }
@@ -1158,7 +1160,7 @@ impl Quacks {
         let last_round = self.round == ROUNDS;
         for &seat in &order {
             let p = &mut self.players[seat.index()];
-            p.scoring_space = p.scoring_space().min(POT_TRACK.len() as u8 - 1);
+            p.scoring_space = p.next_free_space().min(POT_TRACK.len() as u8 - 1);
             let s = pot_space(p.scoring_space);
             p.coins = s.coins;
             events.push(Event::public(QuacksEvent::Scoring {
@@ -1811,7 +1813,7 @@ impl Game for Quacks {
                     pot: p.pot.clone(),
                     whites: p.whites,
                     brew: p.brew,
-                    scoring_space: p.scoring_space().min(POT_TRACK.len() as u8 - 1),
+                    scoring_space: p.next_free_space().min(POT_TRACK.len() as u8 - 1),
                     not_in_pot: counts(&not_in_pot),
                     looking_at_count: p.aside.len(),
                     looking_at: own.then(|| p.aside.clone()),
