@@ -1602,3 +1602,51 @@ fn the_registry_hosts_quacks_behind_json() {
     let restored = AnyGame::from_full_state(&g.full_state()).expect("snapshot");
     assert_eq!(restored.view(Viewer::Spectator), g.view(Viewer::Spectator));
 }
+
+#[test]
+fn a_fast_brewer_waits_for_nobody_until_evaluation() {
+    let mut g = table(3, 1, QUIET);
+    brew(&mut g, s(0), &[O1, G1, W1]);
+    act(&mut g, s(0), Action::Stop);
+    assert_eq!(g.phase, Phase::Brewing);
+    assert_eq!(
+        g.status(),
+        Status::Simultaneous {
+            seats: vec![s(1), s(2)],
+            secret: false
+        }
+    );
+    // Another seat's pot is public as it fills.
+    brew(&mut g, s(1), &[O1]);
+    assert_eq!(g.view(Viewer::Seat(s(0))).players[1].pot, g.players[1].pot);
+    stop_all(&mut g);
+    assert_eq!(g.phase, Phase::Evaluation);
+}
+
+#[test]
+fn actions_have_readable_json() {
+    use serde_json::json;
+    let cases = [
+        (Action::Draw, json!({"type": "draw"})),
+        (
+            Action::Buy {
+                chips: vec![O1, BLUE_2],
+            },
+            json!({"type": "buy", "chips": [{"colour": "orange", "value": 1}, {"colour": "blue", "value": 2}]}),
+        ),
+        (
+            Action::Fortune {
+                choice: FortuneChoice::TradeRatTails { tails: 2 },
+            },
+            json!({"type": "fortune", "choice": {"option": "trade_rat_tails", "tails": 2}}),
+        ),
+        (
+            Action::Place { chip: W3 },
+            json!({"type": "place", "chip": {"colour": "white", "value": 3}}),
+        ),
+    ];
+    for (action, wire) in cases {
+        assert_eq!(serde_json::to_value(&action).expect("serialises"), wire);
+        assert_eq!(serde_json::from_value::<Action>(wire).expect("parses"), action);
+    }
+}
