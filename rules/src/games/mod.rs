@@ -1,2 +1,3 @@
 pub mod hide_and_eeek;
+pub mod new_year_puzzle;
 pub mod quacks;
