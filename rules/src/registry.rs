@@ -119,6 +119,7 @@ games! {
     HideAndEeek => crate::games::hide_and_eeek::HideAndEeek,
     Molehills => crate::games::molehills::Molehills,
     NewYearPuzzle => crate::games::new_year_puzzle::NewYearPuzzle,
+    Quacks => crate::games::quacks::Quacks,
 }
 
 impl AnyGame {
