@@ -35,17 +35,20 @@ async fn graceful_restart_tells_clients_and_rearms_deadlines() {
         config.snapshot_every = 3;
         let server = TestServer::start(&db, config.clone()).await;
         let time = Time::Manual(server.clock.clone());
-        // A long game, played until a claim window is open (a mouse card face up), so that the engine's own
-        // deadline is pending when the server stops.
-        let (code, mut players) = start_match(
-            server.addr,
-            GAME,
-            json!({"target": 20, "claim_window_ms": 4000}),
-            3,
-            3,
-        )
-        .await;
-        let played = play_until(&mut players, &time, 5, 10_000, |s| s["deadline"].is_u64()).await;
+        // Play until a claim window is open (a mouse card face up), so that the engine's own deadline is pending
+        // when the server stops. Short games; if one ends without a mouse showing, start another (the match
+        // seed comes from the OS, so each is different).
+        let mut attempt = 0;
+        let (code, mut players, played) = loop {
+            let (code, mut players) =
+                start_match(server.addr, GAME, json!({"target": 6, "claim_window_ms": 4000}), 3, 3).await;
+            let played = play_until(&mut players, &time, 5 + attempt, 10_000, |s| s["deadline"].is_u64()).await;
+            if played.last_state["deadline"].is_u64() {
+                break (code, players, played);
+            }
+            attempt += 1;
+            assert!(attempt < 30, "no mouse card showed in 30 games");
+        };
         let before = played.last_state.clone();
         let deadline = before["deadline"]
             .as_u64()
