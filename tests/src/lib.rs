@@ -147,10 +147,13 @@ pub struct TestServer {
     task: Option<JoinHandle<Result<(), server::RunError>>>,
 }
 
-/// The configuration tests start from: the defaults with bots acting at once.
+/// The configuration tests start from: the defaults with bots acting at once, and no rate limit (test clients
+/// play far faster than people; the rate limit has its own test).
 pub fn test_config() -> Config {
     let mut config = Config::defaults();
     config.bot_delay_ms = 0;
+    config.rate_limit_per_sec = 1e9;
+    config.rate_limit_burst = 1e9;
     config
 }
 
@@ -260,7 +263,8 @@ pub struct Client {
 
 impl Client {
     pub async fn connect(addr: SocketAddr) -> Client {
-        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
+        // No Nagle delay on the client side either, as a real-time client would set it.
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(format!("ws://{addr}/ws"), None, true)
             .await
             .expect("WebSocket connects");
         Client {

@@ -40,9 +40,18 @@ async fn graceful_restart_tells_clients_and_rearms_deadlines() {
         // seed comes from the OS, so each is different).
         let mut attempt = 0;
         let (code, mut players, played) = loop {
-            let (code, mut players) =
-                start_match(server.addr, GAME, json!({"target": 6, "claim_window_ms": 4000}), 3, 3).await;
-            let played = play_until(&mut players, &time, 5 + attempt, 10_000, |s| s["deadline"].is_u64()).await;
+            let (code, mut players) = start_match(
+                server.addr,
+                GAME,
+                json!({"target": 6, "claim_window_ms": 4000}),
+                3,
+                3,
+            )
+            .await;
+            let played = play_until(&mut players, &time, 5 + attempt, 10_000, |s| {
+                s["deadline"].is_u64()
+            })
+            .await;
             if played.last_state["deadline"].is_u64() {
                 break (code, players, played);
             }
@@ -127,7 +136,11 @@ async fn graceful_restart_tells_clients_and_rearms_deadlines() {
 async fn sigkill_mid_match_loses_no_acknowledged_action() {
     for backend in backends() {
         let db = TestDb::new(backend).await;
-        let env = [("SNAPSHOT_EVERY", "4"), ("BOT_DELAY_MS", "0")];
+        let env = [
+            ("SNAPSHOT_EVERY", "4"),
+            ("BOT_DELAY_MS", "0"),
+            ("RATE_LIMIT_BURST", "1000000"),
+        ];
         let process = ServerProcess::start(SERVER_BINARY, &db, &env).await;
         let (code, mut players) = start_match(
             process.addr,
