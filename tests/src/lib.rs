@@ -244,6 +244,21 @@ impl ServerProcess {
     pub async fn kill(mut self) {
         self.child.kill().await.unwrap();
     }
+
+    /// SIGTERM, then waits for the process to exit; returns whether it exited successfully.
+    pub async fn terminate(mut self) -> bool {
+        let pid = self.child.id().expect("running").to_string();
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        tokio::time::timeout(TIMEOUT, self.child.wait())
+            .await
+            .expect("exits in time")
+            .unwrap()
+            .success()
+    }
 }
 
 /// A WebSocket client speaking the protocol with JSON values, as a third-party program would.

@@ -209,3 +209,26 @@ async fn sigkill_mid_match_loses_no_acknowledged_action() {
         db.drop_db().await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_tells_clients_and_exits_cleanly() {
+    let db = TestDb::new("sqlite").await;
+    let process = ServerProcess::start(SERVER_BINARY, &db, &[]).await;
+    let (code, mut players) = start_match(process.addr, GAME, json!({"target": 3}), 2, 1).await;
+    assert!(
+        process.terminate().await,
+        "the server exits with success after SIGTERM"
+    );
+    let last = players[0].client.until_closed().await.expect("a closing message");
+    assert_eq!(
+        (last["type"].as_str(), last["code"].as_str()),
+        (Some("closing"), Some("shutting_down"))
+    );
+    // And it comes back with the match.
+    let process = ServerProcess::start(SERVER_BINARY, &db, &[]).await;
+    resume_all(process.addr, &code, &mut players, None).await;
+    let s = players[0].client.wait_version(0).await;
+    assert_eq!(s["code"], code.as_str());
+    process.kill().await;
+    db.drop_db().await;
+}
