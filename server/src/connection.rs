@@ -19,13 +19,13 @@ use protocol::{
     ClientMessage, ErrorBody, ErrorCode, Push, Reply, Request, SUPPORTED_VERSIONS, ServerMessage,
     parse_client_message,
 };
-use tokio::sync::{Notify, mpsc, oneshot, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use tracing::{Instrument, debug, info_span};
 
 use crate::{
     hub::Hub,
     metrics::Metrics,
-    table::{Command, Conn, Respond, TableHandle},
+    table::{Closer, Command, Conn, Respond, TableHandle},
 };
 
 /// Limits applied to every connection.
@@ -131,13 +131,13 @@ where
 {
     let id = shared.next_id.fetch_add(1, Relaxed);
     let (tx, mut outbox) = mpsc::channel(shared.limits.outbox);
-    let close = Arc::new(Notify::new());
+    let closer = Arc::new(Closer::default());
     let mut session = Session {
         shared: shared.clone(),
         conn: Conn {
             id,
             tx,
-            close: close.clone(),
+            closer: closer.clone(),
         },
         greeted: false,
         bound: None,
@@ -189,12 +189,15 @@ where
                         break;
                     }
                 }
-                () = close.notified() => {
-                    // The table dropped us: deliver what it queued (ending with the reason), then close.
+                () = closer.notify.notified() => {
+                    // The table dropped us: deliver what it queued, then the reason, then close.
                     while let Ok(message) = outbox.try_recv() {
                         if send(&mut sink, &message).await.is_err() {
                             break;
                         }
+                    }
+                    if let Some(reason) = closer.reason() {
+                        let _ = send(&mut sink, &ServerMessage::Push(Push::Closing(reason.clone()))).await;
                     }
                     session.bound = None;
                     break;

@@ -53,12 +53,27 @@ pub struct TableDeps {
 pub struct Conn {
     pub id: u64,
     pub tx: mpsc::Sender<ServerMessage>,
-    /// Told when the table drops this connection (replaced by a newer one, or too slow to read).
-    pub close: Arc<Notify>,
+    /// How the table drops this connection (replaced by a newer one, too slow to read, lobby closed).
+    pub closer: Arc<Closer>,
+}
+
+/// A request to close a connection, with the reason it is told last. Kept outside the outbox so the reason
+/// reaches the client even when the outbox is full.
+#[derive(Debug, Default)]
+pub struct Closer {
+    pub notify: Notify,
+    reason: std::sync::OnceLock<ErrorBody>,
+}
+
+impl Closer {
+    /// The reason given by the first call to [`Conn::close`].
+    pub fn reason(&self) -> Option<&ErrorBody> {
+        self.reason.get()
+    }
 }
 
 impl Conn {
-    /// Queues a message; false if the connection is gone or too slow (it is then told to close).
+    /// Queues a message; false if the connection is gone or too slow (it is then closed).
     fn push(&self, message: ServerMessage) -> bool {
         match self.tx.try_send(message) {
             Ok(()) => true,
@@ -67,15 +82,17 @@ impl Conn {
                     conn = self.id,
                     "connection too slow to read its messages; closing it"
                 );
-                let _ = self.tx.try_send(ServerMessage::Push(Push::Closing(ErrorBody::new(
-                    ErrorCode::Overloaded,
-                    "too many unread messages",
-                ))));
-                self.close.notify_one();
+                self.close(ErrorCode::Overloaded, "too many unread messages");
                 false
             }
             Err(mpsc::error::TrySendError::Closed(_)) => false,
         }
+    }
+
+    /// Tells the connection to deliver what is queued, then `closing` with this reason, and to close.
+    fn close(&self, code: ErrorCode, message: &str) {
+        let _ = self.closer.reason.set(ErrorBody::new(code, message));
+        self.closer.notify.notify_one();
     }
 }
 
@@ -508,11 +525,10 @@ impl Table {
             && let Some(older) = slot.replace(conn.clone())
         {
             info!(seat, "seat taken over by a newer connection");
-            older.push(ServerMessage::Push(Push::Closing(ErrorBody::new(
+            older.close(
                 ErrorCode::SessionReplaced,
                 "this seat was resumed by a newer connection",
-            ))));
-            older.close.notify_one();
+            );
         }
         let seat = Seat(seat as u8);
         self.push_lobby_to_all();
@@ -561,11 +577,7 @@ impl Table {
                 self.metrics.phase_change(Some(self.phase), Some(Phase::Closed));
                 self.phase = Phase::Closed;
                 for s in self.spectators.drain(..) {
-                    s.push(ServerMessage::Push(Push::Closing(ErrorBody::new(
-                        ErrorCode::UnknownLobby,
-                        "everyone left; the lobby is closed",
-                    ))));
-                    s.close.notify_one();
+                    s.close(ErrorCode::UnknownLobby, "everyone left; the lobby is closed");
                 }
             }
         }
