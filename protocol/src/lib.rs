@@ -515,6 +515,55 @@ mod tests {
         }
     }
 
+    /// Every JSON example in docs/protocol.md is a message of this protocol: requests read as requests, the
+    /// rest as server messages, and each error code in the table is a real code.
+    #[test]
+    fn the_protocol_document_shows_real_messages() {
+        let doc = include_str!("../../docs/protocol.md");
+        let mut examples = 0;
+        for block in doc.split("```json").skip(1) {
+            let text = block.split("```").next().unwrap();
+            let value: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"));
+            let kind = value["type"].as_str().expect("every example has a type");
+            if REQUEST_TYPES.contains(&kind) {
+                parse_client_message(text).unwrap_or_else(|e| panic!("{e:?}: {text}"));
+            } else {
+                let message: ServerMessage =
+                    serde_json::from_value(value.clone()).unwrap_or_else(|e| panic!("{e}: {text}"));
+                let is_reply = matches!(message, ServerMessage::Reply(_));
+                assert_eq!(
+                    is_reply,
+                    value.get("re").is_some(),
+                    "replies and only replies have `re`: {text}"
+                );
+            }
+            examples += 1;
+        }
+        assert!(examples >= 20, "only {examples} examples");
+        // Each request type has an example.
+        for kind in REQUEST_TYPES {
+            assert!(
+                doc.contains(&format!("{{\"type\": \"{kind}\"")),
+                "no example of {kind}"
+            );
+        }
+        // The error code table lists exactly the codes that exist.
+        let table = doc
+            .split("## Error codes")
+            .nth(1)
+            .unwrap()
+            .split("\n## ")
+            .next()
+            .unwrap();
+        let listed: Vec<&str> = table
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `"))
+            .filter_map(|l| l.split('`').next())
+            .collect();
+        let codes: Vec<&str> = all_error_codes().into_iter().map(ErrorCode::as_str).collect();
+        assert_eq!(listed, codes, "the table lists every code, in declaration order");
+    }
+
     #[test]
     fn seat_tokens_never_show_in_debug_output() {
         let message =
@@ -580,10 +629,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn error_codes_serialise_as_their_stable_names() {
+    /// Every error code (a new variant must be added here, which the exhaustive match below enforces).
+    fn all_error_codes() -> Vec<ErrorCode> {
         use ErrorCode::*;
-        for code in [
+        let all = vec![
             BadMessage,
             UnknownMessage,
             TooLarge,
@@ -609,7 +658,22 @@ mod tests {
             Overloaded,
             ShuttingDown,
             Internal,
-        ] {
+        ];
+        for code in &all {
+            match code {
+                BadMessage | UnknownMessage | TooLarge | RateLimited | HandshakeRequired
+                | UnsupportedVersion | UnknownGame | BadOptions | UnknownLobby | LobbyFull
+                | AlreadyStarted | NotStarted | SeatsEmpty | AlreadyInLobby | NotInLobby | NotHost
+                | Unauthorized | NotYourTurn | IllegalAction | StaleVersion | GameOver | SessionReplaced
+                | Overloaded | ShuttingDown | Internal => {}
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn error_codes_serialise_as_their_stable_names() {
+        for code in all_error_codes() {
             assert_eq!(
                 serde_json::to_value(code).unwrap(),
                 Value::String(code.as_str().into())
