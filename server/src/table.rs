@@ -178,6 +178,9 @@ struct Running {
     last_change: Millis,
     /// Recent changes, for clients that reconnect with the version they last saw.
     history: VecDeque<(u64, Vec<Event<Value>>)>,
+    /// Set when an action the table took by itself (deadline, bot, turn timer) was refused at this version: an
+    /// engine bug. The table then stops acting by itself until the state changes, instead of spinning.
+    stalled_at: Option<u64>,
 }
 
 /// Why a stored table cannot be served.
@@ -207,7 +210,12 @@ pub struct Table {
     settings: TableSettings,
     /// The server's own randomness for bots and the turn timer (not the match's).
     rng: Rng,
+    /// The table acts by itself no earlier than this (set after a database failure).
+    not_before: Millis,
 }
+
+/// How long the table waits before retrying an action of its own that the database failed to store.
+const RETRY_AFTER_MS: Millis = 1_000;
 
 fn err(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
     ErrorBody::new(code, message)
@@ -269,6 +277,7 @@ impl Table {
             metrics,
             settings,
             rng: Rng::from_seed(secrets::bot_seed()),
+            not_before: 0,
         }
     }
 
@@ -317,6 +326,7 @@ impl Table {
             metrics,
             settings,
             rng: Rng::from_seed(secrets::bot_seed()),
+            not_before: 0,
         })
     }
 
@@ -669,6 +679,7 @@ impl Table {
             version: 0,
             last_change: now,
             history: VecDeque::new(),
+            stalled_at: None,
         });
         self.metrics.phase_change(Some(self.phase), Some(Phase::Playing));
         self.phase = Phase::Playing;
@@ -822,16 +833,17 @@ impl Table {
     /// Derived from the state alone, so it is re-armed unchanged after a restart.
     fn next_wake(&self) -> Option<Millis> {
         let running = self.running.as_ref()?;
-        if self.phase != Phase::Playing {
+        if self.phase != Phase::Playing || running.stalled_at == Some(running.version) {
             return None;
         }
         let engine = running.game.deadline().map(|d| d.at);
         let bots = (!self.bot_seats_to_act(running).is_empty())
             .then(|| running.last_change + self.settings.bot_delay_ms);
-        [engine, bots, self.turn_deadline(running)]
+        let wake = [engine, bots, self.turn_deadline(running)]
             .into_iter()
             .flatten()
-            .min()
+            .min()?;
+        Some(wake.max(self.not_before))
     }
 
     async fn on_timer(&mut self) {
@@ -839,7 +851,8 @@ impl Table {
         let Some(running) = &self.running else { return };
         if let Some(deadline) = running.game.deadline().filter(|d| d.at <= now) {
             if let Err(e) = self.apply(Actor::Clock, deadline.action).await {
-                error!(code = e.code.as_str(), message = %e.message, "the engine refused its own deadline action");
+                error!(code = e.code.as_str(), message = %e.message, "the deadline action failed");
+                self.stall(&e, now);
             }
             return;
         }
@@ -856,6 +869,16 @@ impl Table {
         }
     }
 
+    /// After an action the table took by itself failed: if the database failed, try again a second later; if
+    /// the engine refused (a bug), stop acting by itself until the state changes (see `Running::stalled_at`).
+    fn stall(&mut self, error: &ErrorBody, now: Millis) {
+        if error.code == ErrorCode::Internal {
+            self.not_before = now + RETRY_AFTER_MS;
+        } else if let Some(running) = &mut self.running {
+            running.stalled_at = Some(running.version);
+        }
+    }
+
     /// Plays a random legal action for `seat` (a bot's move, or the turn timer's for an idle seat).
     async fn play_random(&mut self, seat: Seat, why: &'static str) {
         let Some(running) = &self.running else { return };
@@ -866,7 +889,9 @@ impl Table {
         let action = legal[self.rng.index(legal.len())].clone();
         debug!(%seat, why, "playing a random legal action");
         if let Err(e) = self.apply(Actor::Seat(seat), action).await {
-            error!(%seat, why, code = e.code.as_str(), message = %e.message, "a listed legal action was refused");
+            error!(%seat, why, code = e.code.as_str(), message = %e.message, "a listed legal action failed");
+            let now = self.clock.now();
+            self.stall(&e, now);
         }
     }
 
@@ -1051,5 +1076,6 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
         version,
         last_change,
         history: VecDeque::new(),
+        stalled_at: None,
     })
 }
