@@ -232,3 +232,54 @@ async fn sigterm_tells_clients_and_exits_cleanly() {
     process.kill().await;
     db.drop_db().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_lobby_survives_a_restart() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let server = TestServer::start(&db, test_config()).await;
+        let mut ann = server.client().await;
+        let created = ann
+            .request(json!({"type": "create_lobby", "game": GAME, "seats": 3, "name": "Ann", "turn_timer_ms": 60000}))
+            .await;
+        let code = created["code"].as_str().unwrap().to_string();
+        let ann_token = created["seat_token"].as_str().unwrap().to_string();
+        let mut bob = server.client().await;
+        let joined = bob
+            .request(json!({"type": "join_lobby", "code": code, "name": "Bob"}))
+            .await;
+        let bob_token = joined["seat_token"].as_str().unwrap().to_string();
+        server.stop().await;
+
+        let server = TestServer::start(&db, test_config()).await;
+        let mut ann = server.client().await;
+        let r = ann
+            .request(json!({"type": "resume", "code": code, "token": ann_token}))
+            .await;
+        assert_eq!(
+            (r["type"].as_str(), r["seat"].as_u64(), r["host"].as_bool()),
+            (Some("resumed"), Some(0), Some(true))
+        );
+        let lobby = ann.wait_push("lobby", |_| true).await;
+        assert_eq!(lobby["phase"], "open");
+        assert_eq!(lobby["turn_timer_ms"], 60000);
+        assert_eq!(
+            lobby["seats"][1]["occupant"],
+            json!({"kind": "human", "name": "Bob", "connected": false})
+        );
+        let mut bob = server.client().await;
+        let r = bob
+            .request(json!({"type": "resume", "code": code, "token": bob_token}))
+            .await;
+        assert_eq!(
+            (r["type"].as_str(), r["seat"].as_u64(), r["host"].as_bool()),
+            (Some("resumed"), Some(1), Some(false))
+        );
+        assert_eq!(ann.request(json!({"type": "add_bot"})).await["type"], "ok");
+        assert_eq!(ann.request(json!({"type": "start"})).await["type"], "ok");
+        let s = bob.wait_version(0).await;
+        assert_eq!(s["turn_deadline"].as_u64(), Some(CLOCK_START + 60_000));
+        server.stop().await;
+        db.drop_db().await;
+    }
+}
