@@ -117,6 +117,7 @@ macro_rules! games {
 
 games! {
     HideAndEeek => crate::games::hide_and_eeek::HideAndEeek,
+    Hickory => crate::games::hickory::Hickory,
 }
 
 impl AnyGame {

@@ -1,1 +1,2 @@
+pub mod hickory;
 pub mod hide_and_eeek;
