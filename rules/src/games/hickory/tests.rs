@@ -45,9 +45,10 @@ fn check_invariants(g: &Hickory) {
     }
     assert!((PINECONE_MIN..=PINECONE_START).contains(&g.pinecone));
     assert!((START_HOUR..=END_HOUR).contains(&g.hour));
-    // Between ticks, no mouse waits on the inner ring at the current number (none may stay there).
-    if matches!(g.phase, Phase::Play { pending: None }) && !g.tick_open {
-        unreachable!("the engine never rests between ticks");
+    // The engine only ever rests inside an open tick (with a decision) or at the end.
+    if matches!(g.phase, Phase::Play { .. }) {
+        assert!(g.tick_open, "the engine rested between ticks");
+        assert!(g.decision().is_some(), "an open tick without a decision");
     }
 }
 
@@ -71,49 +72,934 @@ fn random_playouts_at_every_player_count() {
     }
 }
 
-#[test]
-fn stats_probe() {
-    let mut totals = [0i64; 6];
-    let mut counts = std::collections::BTreeMap::new();
-    for players in MIN_PLAYERS..=MAX_PLAYERS {
-        for seed in 0..20u64 {
-            let p = random_playout::<Hickory>(
-                &HickoryConfig::default(),
-                players,
-                seed,
-                seed * 7 + 3,
-                20_000,
-                |_| {},
-            );
-            for a in &p.log {
-                let k = serde_json::to_value(&a.action).unwrap()["type"]
-                    .as_str()
-                    .unwrap()
-                    .to_string();
-                *counts.entry(k).or_insert(0) += 1;
-            }
-            for s in &p.state.seats {
-                let b = s.points;
-                for (i, v) in [
-                    b.deliveries,
-                    b.relics,
-                    b.missions,
-                    b.chain,
-                    b.hunt_lines,
-                    b.leftovers,
-                ]
-                .iter()
-                .enumerate()
-                {
-                    totals[i] += v;
-                }
-            }
-            eprintln!(
-                "{players}p seed {seed}: steps {} scores {:?}",
-                p.log.len(),
-                p.state.outcome().unwrap().scores
-            );
+// ---------------------------------------------------------------------------------------------------------------
+// Helpers for hand-built positions.
+
+/// The tile id of copy `copy` of a colour-and-item tile.
+fn item_tile(colour: Colour, item: Item, copy: u8) -> TileId {
+    let id = (0..ITEM_TILES)
+        .filter(|&t| tile_kind(t) == TileKind::Item { colour, item })
+        .nth(copy as usize)
+        .expect("such a copy exists");
+    id
+}
+
+fn relic_tile(n: u8) -> TileId {
+    ITEM_TILES + n
+}
+
+/// Takes a tile from wherever it lies on the table or in the bag, so hand-built positions keep every tile once.
+fn pluck(g: &mut Hickory, id: TileId) -> TileId {
+    let before = g.all_tile_locations().len();
+    g.bag.retain(|t| *t != id);
+    g.pantry.retain(|t| *t != id);
+    g.web_wilds.retain(|t| *t != id);
+    if let Some(i) = g.web_market.iter().position(|t| *t == id) {
+        // Keep the market full: put a bag tile in its place.
+        g.web_market[i] = g.bag.pop().expect("bag tile");
+        g.web_market.retain(|t| *t != id);
+    }
+    for s in &mut g.spaces {
+        if s.tile == Some(id) {
+            s.tile = None;
         }
     }
-    eprintln!("{totals:?} {counts:?}");
+    assert_eq!(
+        g.all_tile_locations().len(),
+        before - 1,
+        "tile {id} was not free to take"
+    );
+    id
+}
+
+fn give(g: &mut Hickory, seat: u8, mouse: MouseKind, ids: &[TileId]) {
+    for &id in ids {
+        let id = pluck(g, id);
+        g.seats[seat as usize].mouse_mut(mouse).tiles.push(id);
+    }
+}
+
+fn put_tile(g: &mut Hickory, number: u8, id: TileId) {
+    if let Some(old) = g.space(number).tile {
+        g.bag.push(old);
+        g.space_mut(number).tile = None;
+    }
+    let id = pluck(g, id);
+    g.space_mut(number).tile = Some(id);
+}
+
+fn set_token(g: &mut Hickory, number: u8, token: ActionKind) {
+    g.space_mut(number).token = token;
+}
+
+/// Moves every favour card back into the deck (in id order).
+fn clear_favours(g: &mut Hickory) {
+    for p in &mut g.seats {
+        g.favour_deck.append(&mut p.favours);
+    }
+    g.favour_deck.append(&mut g.favour_discard);
+    g.favour_deck.sort_unstable();
+}
+
+fn hand_favour(g: &mut Hickory, seat: u8, card: FavourId) {
+    g.favour_deck.retain(|c| *c != card);
+    g.seats[seat as usize].favours.push(card);
+}
+
+/// A table of `players` after setup, with every starting mouse parked on the outer ring at 1 (so it does nothing
+/// until moved), the scamps on their cards, no favour cards in hand, no paws, seat 0 holding priority, and the
+/// minute hand about to advance from `minute`.
+fn table(players: u8, minute: u8) -> Hickory {
+    let mut g = Hickory::new(&HickoryConfig::default(), players, 5).expect("setup");
+    for p in &mut g.seats {
+        for m in &mut p.mice {
+            m.loc = if m.kind == MouseKind::Scamp {
+                Loc::Card
+            } else {
+                Loc::Outer(1)
+            };
+        }
+    }
+    g.phase = Phase::Play { pending: None };
+    g.tick_open = false;
+    g.minute = minute;
+    g.priority = Seat(0);
+    g.paws.clear();
+    clear_favours(&mut g);
+    g
+}
+
+fn at(g: &mut Hickory, seat: u8, mouse: MouseKind, loc: Loc) {
+    let who = MouseRef {
+        seat: Seat(seat),
+        mouse,
+    };
+    g.hand.retain(|m| *m != who);
+    if loc == Loc::Hand {
+        g.hand.push(who);
+    }
+    g.mouse_mut(who).loc = loc;
+}
+
+fn start(g: &mut Hickory) -> Events {
+    let mut events = Vec::new();
+    g.advance(&mut events);
+    check_invariants(g);
+    events
+}
+
+fn play(g: &mut Hickory, seat: u8, action: HickoryAction) -> Vec<HickoryEvent> {
+    let events = g
+        .apply(Actor::Seat(Seat(seat)), &action, 0)
+        .unwrap_or_else(|r| panic!("{action:?} by seat {seat} refused: {r}"));
+    check_invariants(g);
+    events.into_iter().map(|e| e.body).collect()
+}
+
+fn decision(g: &Hickory) -> Decision {
+    g.decision().expect("a decision")
+}
+
+fn mref(seat: u8, mouse: MouseKind) -> MouseRef {
+    MouseRef {
+        seat: Seat(seat),
+        mouse,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Setup.
+
+#[test]
+fn setup_follows_the_seed_and_the_design() {
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        for seed in 0..20 {
+            let g = Hickory::new(&HickoryConfig::default(), players, seed).unwrap();
+            check_invariants_setup(&g);
+            assert_eq!((g.hour, g.minute), (7, 12));
+            assert_eq!(g.pinecone, 9);
+            for (n, token) in NUMBERED_TOKENS {
+                assert_eq!(g.space(n).token, token);
+                assert_eq!(g.space(n).face, TokenFace::Numbered);
+            }
+            for (places, tokens, face) in [
+                (SUN_SPACES, SUN_TOKENS, TokenFace::Sun),
+                (MOON_SPACES, MOON_TOKENS, TokenFace::Moon),
+            ] {
+                let mut got: Vec<String> = places
+                    .iter()
+                    .map(|&n| {
+                        assert_eq!(g.space(n).face, face);
+                        format!("{:?}", g.space(n).token)
+                    })
+                    .collect();
+                let mut want: Vec<String> = tokens.iter().map(|t| format!("{t:?}")).collect();
+                got.sort();
+                want.sort();
+                assert_eq!(got, want);
+            }
+            assert_eq!(g.web_wilds.len(), WILDS as usize);
+            assert!(g.web_market.iter().all(|&t| tile_kind(t) != TileKind::Wild));
+            assert!(
+                g.spaces.iter().all(|s| s.tile.is_some()),
+                "every clock space starts with a tile"
+            );
+            assert_eq!(g.missions.len(), 2);
+            assert_eq!(g.paws, Vec::<u8>::new());
+            let capacity = [3, 4, 5, 6][players as usize - 1];
+            assert_eq!(g.hand_capacity(), capacity);
+            let mut boards: Vec<u8> = g.seats.iter().map(|p| p.hunt_board).collect();
+            boards.dedup();
+            assert_eq!(
+                boards.len(),
+                players as usize,
+                "each player has their own hunt board"
+            );
+            for p in &g.seats {
+                assert_eq!(p.favours.len(), 1);
+                assert_eq!(p.mouse(MouseKind::Scamp).loc, Loc::Card);
+                assert_eq!(p.scaler_link, 0);
+            }
+            // Placement runs in reverse priority order, three times round.
+            let Phase::Placement { order, next: 0 } = &g.phase else {
+                panic!("placement first")
+            };
+            assert_eq!(order.len(), 3 * players as usize);
+            assert_eq!(
+                order[players as usize - 1],
+                g.priority,
+                "the priority holder places last"
+            );
+            assert_eq!(g.status(), Status::Turn { seat: order[0] });
+            assert_eq!(g.legal_actions(order[0]).len(), 3 * 12);
+        }
+    }
+    assert!(Hickory::new(&HickoryConfig::default(), 0, 1).is_err());
+    assert!(Hickory::new(&HickoryConfig::default(), 5, 1).is_err());
+    // The sun and moon tokens really are placed at random.
+    let layouts: std::collections::BTreeSet<String> = (0..30)
+        .map(|seed| {
+            let g = Hickory::new(&HickoryConfig::default(), 2, seed).unwrap();
+            format!("{:?}", g.spaces.iter().map(|s| s.token).collect::<Vec<_>>())
+        })
+        .collect();
+    assert!(layouts.len() > 5);
+}
+
+fn check_invariants_setup(g: &Hickory) {
+    let mut all = g.all_tile_locations();
+    all.sort_unstable();
+    assert_eq!(all, (0..TILE_COUNT).collect::<Vec<_>>());
+}
+
+#[test]
+fn the_data_tables_are_consistent() {
+    assert_eq!(TILE_COUNT, 88);
+    assert_eq!(
+        NUMBERED_TOKENS.len() + SUN_TOKENS.len() + MOON_TOKENS.len(),
+        NUMBERS as usize
+    );
+    for b in HUNT_BOARDS {
+        let mut seen: Vec<(Colour, Item)> = b.iter().flatten().copied().collect();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(
+            seen.len(),
+            HUNT_SIZE * HUNT_SIZE,
+            "hunt board spaces are all different"
+        );
+        for i in 0..HUNT_SIZE {
+            let row: Vec<_> = b[i].to_vec();
+            let col: Vec<_> = b.iter().map(|r| r[i]).collect();
+            for line in [row, col] {
+                let mut colours: Vec<Colour> = line.iter().map(|x| x.0).collect();
+                let mut items: Vec<Item> = line.iter().map(|x| x.1).collect();
+                colours.sort();
+                colours.dedup();
+                items.sort();
+                items.dedup();
+                assert_eq!((colours.len(), items.len()), (HUNT_SIZE, HUNT_SIZE));
+            }
+        }
+    }
+    let mut favour_items: Vec<(Colour, Item)> = FAVOURS.iter().map(|f| (f.colour, f.item)).collect();
+    favour_items.sort();
+    favour_items.dedup();
+    assert_eq!(favour_items.len(), FAVOURS.len());
+    assert!(
+        MISSIONS.iter().all(|m| m.points == 5 || m.points == 7),
+        "published: missions score 5 or 7"
+    );
+    for id in 0..TILE_COUNT {
+        let expected = if id < ITEM_TILES {
+            "item"
+        } else if id < ITEM_TILES + RELICS {
+            "relic"
+        } else {
+            "wild"
+        };
+        let got = match tile_kind(id) {
+            TileKind::Item { .. } => "item",
+            TileKind::Relic => "relic",
+            TileKind::Wild => "wild",
+        };
+        assert_eq!(got, expected);
+    }
+    for c in COLOURS {
+        for i in ITEMS {
+            let n = (0..ITEM_TILES)
+                .filter(|&t| tile_kind(t) == TileKind::Item { colour: c, item: i })
+                .count();
+            assert_eq!(n, COPIES_PER_ITEM as usize);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Golden: one tick with several mice on the minute hand and on the inner ring.
+
+#[test]
+fn golden_tick_resolves_the_hand_from_the_front_then_the_inner_ring_in_priority_order() {
+    use HickoryAction as A;
+    use MouseKind::*;
+    let mut g = table(3, 3);
+    g.priority = Seat(1);
+    assert_eq!(
+        g.hand_capacity(),
+        5,
+        "3 players: the small blocker covers one place"
+    );
+    // The minute hand, front to back: seat 0's spotter, seat 1's scavenger (2 places), seat 2's scurrier.
+    at(&mut g, 0, Spotter, Loc::Hand);
+    at(&mut g, 1, Scavenger, Loc::Hand);
+    at(&mut g, 2, Scurrier, Loc::Hand);
+    // The inner ring at 4: seat 0's scurrier, seat 2's spotter, seat 1's spotter.
+    at(&mut g, 0, Scurrier, Loc::Inner(4));
+    at(&mut g, 2, Spotter, Loc::Inner(4));
+    at(&mut g, 1, Spotter, Loc::Inner(4));
+    let red_acorn = item_tile(Colour::Red, Item::Acorn, 0);
+    let blue_key = item_tile(Colour::Blue, Item::Key, 0);
+    put_tile(&mut g, 4, red_acorn);
+    put_tile(&mut g, 6, blue_key);
+    set_token(&mut g, 4, ActionKind::Climb);
+
+    let events: Vec<HickoryEvent> = start(&mut g).into_iter().map(|e| e.body).collect();
+    assert_eq!(events, vec![HickoryEvent::MinuteHand { hour: 7, minute: 4 }]);
+    // 1. The front mouse decides first.
+    assert_eq!(decision(&g), Decision::HandMouse(mref(0, Spotter)));
+    assert_eq!(g.legal_actions(Seat(0)), vec![A::Stay, A::HopOff]);
+    assert!(g.legal_actions(Seat(1)).is_empty());
+    let ev = play(&mut g, 0, A::HopOff);
+    assert_eq!(
+        ev,
+        vec![
+            HickoryEvent::HoppedOff {
+                seat: Seat(0),
+                mouse: Spotter,
+                number: 4
+            },
+            HickoryEvent::TileCollected {
+                seat: Seat(0),
+                mouse: Spotter,
+                number: 4,
+                tile: tile(red_acorn)
+            },
+        ]
+    );
+    // It acts at 4: the Climb token.
+    let expected: Vec<A> = [A::Climb]
+        .into_iter()
+        .chain((1..=12).map(|space| A::CallScamp { space }))
+        .chain([A::Done])
+        .collect();
+    assert_eq!(g.legal_actions(Seat(0)), expected);
+    play(&mut g, 0, A::Climb);
+    assert_eq!(g.player(Seat(0)).scaler_link, 2);
+    assert!(
+        !g.legal_actions(Seat(0)).contains(&A::Climb),
+        "one token action per landing"
+    );
+    play(&mut g, 0, A::Done);
+    // 2. The mice behind moved up: the scavenger is now at the front.
+    assert_eq!(g.hand, vec![mref(1, Scavenger), mref(2, Scurrier)]);
+    assert_eq!(decision(&g), Decision::HandMouse(mref(1, Scavenger)));
+    assert_eq!(
+        play(&mut g, 1, A::Stay),
+        vec![HickoryEvent::Stayed {
+            seat: Seat(1),
+            mouse: Scavenger
+        }]
+    );
+    // 3. The scurrier hops off and runs on two numbers, to 6, where it collects the tile.
+    assert_eq!(decision(&g), Decision::HandMouse(mref(2, Scurrier)));
+    play(&mut g, 2, A::HopOff);
+    assert_eq!(
+        g.legal_actions(Seat(2)),
+        vec![
+            A::Scurry { steps: 0 },
+            A::Scurry { steps: 1 },
+            A::Scurry { steps: 2 }
+        ]
+    );
+    let ev = play(&mut g, 2, A::Scurry { steps: 2 });
+    assert_eq!(
+        ev[0],
+        HickoryEvent::Scurried {
+            seat: Seat(2),
+            from: 4,
+            to: 6
+        }
+    );
+    assert_eq!(g.mouse(mref(2, Scurrier)).loc, Loc::Outer(6));
+    assert!(g.mouse(mref(2, Scurrier)).tiles.contains(&blue_key));
+    play(&mut g, 2, A::Done);
+    // 4. The inner ring at 4 in priority order: seat 1 (priority), then seat 2, then seat 0.
+    assert_eq!(decision(&g), Decision::InnerRing(Seat(1), 4));
+    assert_eq!(
+        g.legal_actions(Seat(1)),
+        vec![A::StepOut { mouse: Spotter }, A::Board { mouse: Spotter }]
+    );
+    play(&mut g, 1, A::Board { mouse: Spotter });
+    assert_eq!(decision(&g), Decision::InnerRing(Seat(2), 4));
+    // The tile at 4 is gone already: stepping out collects nothing.
+    let ev = play(&mut g, 2, A::StepOut { mouse: Spotter });
+    assert_eq!(
+        ev,
+        vec![HickoryEvent::SteppedOut {
+            seat: Seat(2),
+            mouse: Spotter,
+            number: 4
+        }]
+    );
+    play(&mut g, 2, A::Done);
+    assert_eq!(decision(&g), Decision::InnerRing(Seat(0), 4));
+    // Hand: scavenger (2) + spotter (1) = 3 of 5 places; the scurrier fits.
+    play(&mut g, 0, A::Board { mouse: Scurrier });
+    // 5. Nobody is left on the inner ring at 4; the minute hand moves on and the new front mouse decides.
+    assert!(
+        g.seats
+            .iter()
+            .all(|p| p.mice.iter().all(|m| m.loc != Loc::Inner(4)))
+    );
+    assert_eq!(g.minute, 5);
+    assert_eq!(
+        g.hand,
+        vec![mref(1, Scavenger), mref(1, Spotter), mref(0, Scurrier)]
+    );
+    assert_eq!(decision(&g), Decision::HandMouse(mref(1, Scavenger)));
+}
+
+#[test]
+fn a_full_minute_hand_leaves_only_the_outer_ring() {
+    use MouseKind::*;
+    let mut g = table(2, 8);
+    assert_eq!(
+        g.hand_capacity(),
+        4,
+        "2 players: the large blocker covers two places"
+    );
+    at(&mut g, 0, Scavenger, Loc::Hand);
+    at(&mut g, 1, Spotter, Loc::Hand);
+    at(&mut g, 1, Scurrier, Loc::Hand);
+    at(&mut g, 0, Spotter, Loc::Inner(9));
+    at(&mut g, 1, Scavenger, Loc::Inner(9));
+    start(&mut g);
+    for _ in 0..3 {
+        let Decision::HandMouse(m) = decision(&g) else {
+            panic!("hand first")
+        };
+        play(&mut g, m.seat.0, HickoryAction::Stay);
+    }
+    assert_eq!(decision(&g), Decision::InnerRing(Seat(0), 9));
+    assert_eq!(
+        g.legal_actions(Seat(0)),
+        vec![HickoryAction::StepOut { mouse: Spotter }]
+    );
+    let mut probe = g.clone();
+    let refused = probe
+        .apply(Actor::Seat(Seat(0)), &HickoryAction::Board { mouse: Spotter }, 0)
+        .unwrap_err();
+    assert_eq!(refused.kind(), RejectKind::IllegalAction);
+    assert_eq!(
+        fingerprint(&probe),
+        fingerprint(&g),
+        "a refused action changes nothing"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Golden: deliveries, wilds, missions, relics.
+
+/// Face-up missions `up`, and the deck made of the others with `top` on top.
+fn set_missions(g: &mut Hickory, up: [MissionId; 2], top: MissionId) {
+    g.missions = up.to_vec();
+    g.mission_deck = (0..MISSIONS.len() as u8)
+        .filter(|m| !up.contains(m) && *m != top)
+        .collect();
+    g.mission_deck.push(top);
+}
+
+#[test]
+fn golden_delivery_with_wilds_marks_the_hunt_board_and_completes_a_mission() {
+    use HickoryAction as A;
+    use MouseKind::*;
+    let mut g = table(2, 5);
+    g.seats[0].hunt_board = 1;
+    set_missions(&mut g, [10, 5], 0); // Hunter (2 hunt spaces, 5) and Rainbow (5 colours, 7); Colour trio next.
+    let red_acorn = item_tile(Colour::Red, Item::Acorn, 0);
+    let red_berry = item_tile(Colour::Red, Item::Berry, 0);
+    let blue_acorn = item_tile(Colour::Blue, Item::Acorn, 0);
+    let [w1, w2] = [ITEM_TILES + RELICS, ITEM_TILES + RELICS + 1];
+    give(&mut g, 0, Scavenger, &[red_acorn, red_berry, blue_acorn, w1, w2]);
+    at(&mut g, 0, Scavenger, Loc::Hand);
+    assert_eq!(
+        g.space(6).token,
+        ActionKind::Delivery,
+        "published: 6 is always a delivery"
+    );
+    start(&mut g);
+    let ev = play(&mut g, 0, A::HopOff);
+    assert_eq!(
+        ev[1],
+        HickoryEvent::TileLeft {
+            seat: Seat(0),
+            mouse: Scavenger,
+            number: 6,
+            reason: "the mouse card is full".into()
+        }
+    );
+    assert_eq!(g.legal_actions(Seat(0))[0], A::Deliver);
+    let ev = play(&mut g, 0, A::Deliver);
+    // 5 tiles + largest item group (2 acorns + 2 wilds) + largest colour group (2 reds + 2 wilds) = 5 + 4 + 4.
+    assert_eq!(
+        ev,
+        vec![
+            HickoryEvent::Delivered {
+                seat: Seat(0),
+                mouse: Scavenger,
+                tiles: tiles(&[red_acorn, red_berry, blue_acorn, w1, w2]),
+                favours: vec![],
+                points: 13,
+                hunt_spaces: vec![(2, 0), (0, 3), (1, 3)],
+                relic_points: 0,
+            },
+            HickoryEvent::MissionCompleted {
+                seat: Seat(0),
+                mission: mission_card(10)
+            },
+            HickoryEvent::MissionRevealed {
+                mission: mission_card(0)
+            },
+        ]
+    );
+    let p = g.player(Seat(0));
+    assert_eq!(
+        (p.points.deliveries, p.points.missions, p.points.total()),
+        (13, 5, 18)
+    );
+    assert_eq!(p.hunt_spaces_done(), 3);
+    assert_eq!(
+        p.hunt_tiles,
+        vec![red_acorn, red_berry, blue_acorn],
+        "matched tiles lie on the hunt board"
+    );
+    assert!(p.mouse(Scavenger).tiles.is_empty());
+    assert_eq!(
+        g.web_wilds.len(),
+        WILDS as usize,
+        "delivered wilds go back to Itzy's web"
+    );
+    assert_eq!(
+        g.missions,
+        vec![5, 0],
+        "Rainbow (4 colours with the wilds) stays; Colour trio is revealed"
+    );
+    assert_eq!(g.mission_deck.len(), MISSIONS.len() - 3);
+}
+
+#[test]
+fn golden_relic_and_favour_card_delivered_at_lord_cuckoos_door_then_the_hour_strikes() {
+    use HickoryAction as A;
+    use MouseKind::*;
+    let mut g = table(2, 11);
+    g.seats[1].hunt_board = 0;
+    set_missions(&mut g, [0, 2], 4); // Colour trio (5) and Item trio (5).
+    let relic = relic_tile(0);
+    let [yk1, yk2] = [
+        item_tile(Colour::Yellow, Item::Key, 0),
+        item_tile(Colour::Yellow, Item::Key, 1),
+    ];
+    give(&mut g, 1, Spotter, &[relic, yk1, yk2]);
+    hand_favour(&mut g, 1, 6); // Web gift, printed Yellow Button.
+    let drawn_next = *g.favour_deck.last().unwrap();
+    at(&mut g, 1, Spotter, Loc::Hand);
+    start(&mut g);
+    play(&mut g, 1, A::HopOff);
+    assert_eq!(g.space(12).token, ActionKind::CuckooDoor);
+    let legal = g.legal_actions(Seat(1));
+    assert!(legal.contains(&A::Deliver));
+    assert!(
+        !legal.contains(&A::PlayFavour { card: 6 }),
+        "a web gift needs room on the card"
+    );
+    play(&mut g, 1, A::Deliver);
+    assert_eq!(
+        g.legal_actions(Seat(1)),
+        vec![A::AddFavour { card: 6 }, A::FinishDelivery]
+    );
+    // While the delivery is open, the other seat sees that a card was added, not which.
+    let events = g
+        .apply(Actor::Seat(Seat(1)), &A::AddFavour { card: 6 }, 0)
+        .unwrap();
+    check_invariants(&g);
+    let bodies: Vec<&HickoryEvent> = events.iter().map(|e| &e.body).collect();
+    // Yellow Key, Yellow Key, Yellow Button: 3 + 2 (keys) + 3 (yellow) = 8; the relic scores 5 and a favour card.
+    assert_eq!(
+        bodies[0],
+        &HickoryEvent::Delivered {
+            seat: Seat(1),
+            mouse: Spotter,
+            tiles: tiles(&[relic, yk1, yk2]),
+            favours: vec![favour_card(6)],
+            points: 8,
+            hunt_spaces: vec![(0, 1)],
+            relic_points: 5,
+        }
+    );
+    assert_eq!(
+        events[1],
+        Event::public(HickoryEvent::FavourTaken { seat: Seat(1) })
+    );
+    assert_eq!(
+        events[2],
+        Event::to(
+            Seat(1),
+            HickoryEvent::FavourDrawn {
+                seat: Seat(1),
+                card: favour_card(drawn_next)
+            }
+        )
+    );
+    assert_eq!(
+        bodies[3],
+        &HickoryEvent::MissionCompleted {
+            seat: Seat(1),
+            mission: mission_card(0)
+        }
+    );
+    assert_eq!(
+        bodies[4],
+        &HickoryEvent::MissionRevealed {
+            mission: mission_card(4)
+        }
+    );
+    assert_eq!(
+        bodies.len(),
+        5,
+        "Item trio needs three of one item: two keys are not enough"
+    );
+    let p = g.player(Seat(1));
+    assert_eq!(
+        (p.points.deliveries, p.points.relics, p.points.missions),
+        (8, 5, 5)
+    );
+    assert_eq!(p.favours, vec![drawn_next]);
+    assert!(g.favour_discard.contains(&6));
+    assert!(
+        g.pantry.contains(&relic) && g.pantry.contains(&yk2),
+        "unmatched tiles go to the pantry"
+    );
+    // Done: the tick at 12 ends, and with it the round.
+    let ev = play(&mut g, 1, A::Done);
+    assert!(ev.contains(&HickoryEvent::HourStruck { hour: 8 }));
+    assert!(ev.contains(&HickoryEvent::PriorityPassed { seat: Seat(1) }));
+    assert_eq!(g.hour, 8);
+    assert_eq!(
+        g.mouse(mref(1, Spotter)).loc,
+        Loc::Inner(12),
+        "outer-ring mice step down at the hour"
+    );
+    assert_eq!(g.paws.len(), CAT_PAWS);
+    assert!(g.paws[0] != g.paws[1] && g.paws.iter().all(|n| (1..=10).contains(n)));
+    assert!(g.spaces.iter().all(|s| s.tile.is_some()), "the clock is refilled");
+    assert_eq!(g.minute, 1, "the next round has begun");
+}
+
+#[test]
+fn scaler_summits_score_the_pinecone_which_falls_to_four() {
+    let mut g = table(2, 1);
+    let mut events = Vec::new();
+    let mut got = Vec::new();
+    for _ in 0..7 {
+        g.climb(Seat(0), CLIMB_TOKEN_LINKS, &mut events);
+        g.climb(Seat(0), CLIMB_TOKEN_LINKS, &mut events);
+        got.push(g.player(Seat(0)).points.chain);
+        assert_eq!(
+            g.player(Seat(0)).scaler_link,
+            0,
+            "back to the left pine cone after a summit"
+        );
+    }
+    assert_eq!(got, vec![9, 17, 24, 30, 35, 39, 43]);
+    assert_eq!(g.pinecone, PINECONE_MIN);
+}
+
+#[test]
+fn a_paw_covers_the_token_but_not_the_tile() {
+    use MouseKind::*;
+    let mut g = table(2, 3);
+    set_token(&mut g, 4, ActionKind::Search);
+    g.paws = vec![4, 9];
+    at(&mut g, 0, Spotter, Loc::Inner(4));
+    start(&mut g);
+    play(&mut g, 0, HickoryAction::StepOut { mouse: Spotter });
+    assert_eq!(g.mouse(mref(0, Spotter)).tiles.len(), 1, "the tile is collected");
+    let legal = g.legal_actions(Seat(0));
+    assert!(!legal.contains(&HickoryAction::Search));
+    assert!(legal.contains(&HickoryAction::CallScamp { space: 7 }));
+}
+
+#[test]
+fn the_spotter_searches_three_and_keeps_two_and_the_scamp_enters_anywhere() {
+    use HickoryAction as A;
+    use MouseKind::*;
+    let mut g = table(2, 3);
+    set_token(&mut g, 4, ActionKind::Search);
+    at(&mut g, 0, Spotter, Loc::Inner(4));
+    start(&mut g);
+    play(&mut g, 0, A::StepOut { mouse: Spotter });
+    let ev = play(&mut g, 0, A::Search);
+    let HickoryEvent::SearchDrawn { tiles: drawn, .. } = &ev[0] else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(drawn.len(), SEARCH_DRAW + SPOTTER_EXTRA_DRAW);
+    let drawn: Vec<TileId> = drawn.iter().map(|t| t.id).collect();
+    assert_eq!(
+        g.legal_actions(Seat(0)),
+        drawn.iter().map(|&tile| A::Keep { tile }).collect::<Vec<_>>()
+    );
+    play(&mut g, 0, A::Keep { tile: drawn[2] });
+    let ev = play(&mut g, 0, A::Keep { tile: drawn[0] });
+    assert_eq!(
+        ev,
+        vec![HickoryEvent::SearchKept {
+            seat: Seat(0),
+            mouse: Spotter,
+            kept: tiles(&[drawn[2], drawn[0]]),
+            returned: tiles(&[drawn[1]]),
+        }]
+    );
+    assert!(g.bag.contains(&drawn[1]));
+    assert_eq!(
+        g.mouse(mref(0, Spotter)).tiles.len(),
+        3,
+        "the space's tile and two kept"
+    );
+    // A search used the token, so the scamp can no longer be called this landing.
+    assert_eq!(g.legal_actions(Seat(0)), vec![A::Done]);
+
+    let mut g = table(2, 3);
+    at(&mut g, 0, Spotter, Loc::Inner(4));
+    start(&mut g);
+    play(&mut g, 0, A::StepOut { mouse: Spotter });
+    let tile_at_9 = g.space(9).tile.unwrap();
+    let ev = play(&mut g, 0, A::CallScamp { space: 9 });
+    assert_eq!(
+        ev[1],
+        HickoryEvent::ScampCalled {
+            seat: Seat(0),
+            number: 9
+        }
+    );
+    assert_eq!(g.mouse(mref(0, Scamp)).loc, Loc::Outer(9));
+    assert_eq!(g.mouse(mref(0, Scamp)).tiles, vec![tile_at_9]);
+    assert_eq!(
+        decision(&g),
+        Decision::Pending(Pending::Act {
+            who: mref(0, Scamp),
+            token_used: false
+        })
+    );
+    assert!(
+        !g.legal_actions(Seat(0))
+            .iter()
+            .any(|a| matches!(a, A::CallScamp { .. }))
+    );
+}
+
+#[test]
+fn itzys_web_swaps_and_sells_wilds() {
+    use HickoryAction as A;
+    use MouseKind::*;
+    let mut g = table(2, 3);
+    set_token(&mut g, 4, ActionKind::Exchange);
+    let [a, b] = [
+        item_tile(Colour::Green, Item::Key, 0),
+        item_tile(Colour::Blue, Item::Key, 2),
+    ];
+    let on4 = item_tile(Colour::Purple, Item::Berry, 1);
+    put_tile(&mut g, 4, on4);
+    give(&mut g, 0, Scavenger, &[a, b]);
+    at(&mut g, 0, Scavenger, Loc::Inner(4));
+    start(&mut g);
+    play(&mut g, 0, A::StepOut { mouse: Scavenger });
+    let legal = g.legal_actions(Seat(0));
+    let swaps = legal.iter().filter(|x| matches!(x, A::Swap { .. })).count();
+    assert_eq!(swaps, 3 * WEB_MARKET_SPACES);
+    // Three tiles: three pairs can pay for a wild.
+    assert_eq!(legal.iter().filter(|x| matches!(x, A::BuyWild { .. })).count(), 3);
+    let market0 = g.web_market[0];
+    play(
+        &mut g,
+        0,
+        A::Swap {
+            give: a,
+            take: market0,
+        },
+    );
+    assert_eq!(g.web_market[0], a);
+    assert!(g.mouse(mref(0, Scavenger)).tiles.contains(&market0));
+
+    let mut g = table(2, 3);
+    set_token(&mut g, 4, ActionKind::Exchange);
+    put_tile(&mut g, 4, on4);
+    give(&mut g, 0, Scavenger, &[a, b]);
+    at(&mut g, 0, Scavenger, Loc::Inner(4));
+    start(&mut g);
+    play(&mut g, 0, A::StepOut { mouse: Scavenger });
+    let ev = play(&mut g, 0, A::BuyWild { pay: [a, b] });
+    let HickoryEvent::WildBought { wild, .. } = &ev[0] else {
+        panic!()
+    };
+    assert_eq!(wild.kind, TileKind::Wild);
+    assert_eq!(g.mouse(mref(0, Scavenger)).tiles, vec![on4, wild.id]);
+    assert_eq!(g.web_wilds.len(), WILDS as usize - 1);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Golden: the end of the game.
+
+fn last_tick(g: &mut Hickory) {
+    g.hour = END_HOUR - 1;
+    start(g);
+}
+
+#[test]
+fn golden_end_of_game_scores_hunt_lines_and_leftovers_and_breaks_ties_on_hunt_spaces() {
+    use MouseKind::*;
+    let mut g = table(2, 11);
+    // Seat 0: row 0 and column 0 of its hunt board complete (7 spaces), a Red Acorn and a wild left on the
+    // scurrier, and the Red Acorn favour card in hand.
+    for c in 0..HUNT_SIZE {
+        g.seats[0].hunt_done[0][c] = true;
+        g.seats[0].hunt_done[c][0] = true;
+    }
+    let red_acorn = item_tile(Colour::Red, Item::Acorn, 2);
+    give(&mut g, 0, Scurrier, &[red_acorn, ITEM_TILES + RELICS]);
+    give(&mut g, 0, Spotter, &[relic_tile(1)]);
+    hand_favour(&mut g, 0, 0);
+    // Seat 1: the same total from deliveries, but no hunt-board space.
+    g.seats[1].points.deliveries = 19;
+    last_tick(&mut g);
+    assert_eq!(
+        g.status(),
+        Status::Over,
+        "no mouse at 12: the hour strikes 12 and the game ends"
+    );
+    assert_eq!(g.hour, END_HOUR);
+    let p = g.player(Seat(0));
+    assert_eq!(p.points.hunt_lines, 2 * HUNT_LINE_POINTS);
+    // Leftovers: Red Acorn tile, Red Acorn card, a wild (the relic is not an item): 3 + 3 + 3.
+    assert_eq!(p.points.leftovers, 9);
+    let o = g.outcome().unwrap();
+    assert_eq!(o.scores, vec![19, 19]);
+    assert_eq!(o.placings, vec![1, 2]);
+    assert_eq!(o.winners, vec![Seat(0)]);
+    assert!(g.legal_actions(Seat(0)).is_empty() && g.legal_actions(Seat(1)).is_empty());
+    assert_eq!(
+        g.apply(Actor::Seat(Seat(0)), &HickoryAction::Done, 0)
+            .unwrap_err(),
+        HickoryReject::GameOver
+    );
+
+    // Equal points and equal hunt spaces: a shared victory.
+    let mut g = table(2, 11);
+    g.seats[0].points.deliveries = 12;
+    g.seats[1].points.chain = 12;
+    g.seats[0].hunt_done[1][1] = true;
+    g.seats[1].hunt_done[2][3] = true;
+    last_tick(&mut g);
+    let o = g.outcome().unwrap();
+    assert_eq!(o.placings, vec![1, 1]);
+    assert_eq!(o.winners, vec![Seat(0), Seat(1)]);
+}
+
+#[test]
+fn the_last_tick_is_played_before_the_game_ends() {
+    use HickoryAction as A;
+    use MouseKind::*;
+    let mut g = table(3, 11);
+    at(&mut g, 2, Spotter, Loc::Hand);
+    last_tick(&mut g);
+    assert_eq!(
+        g.status(),
+        Status::Turn { seat: Seat(2) },
+        "mice at 12 still resolve in the last round"
+    );
+    play(&mut g, 2, A::HopOff);
+    let ev = play(&mut g, 2, A::Done);
+    assert!(matches!(ev.last(), Some(HickoryEvent::GameEnded { .. })));
+    assert_eq!(g.status(), Status::Over);
+    // Earlier rounds do not end the game.
+    let mut g = table(3, 11);
+    g.hour = 9;
+    start(&mut g);
+    assert_eq!((g.hour, g.minute), (10, 1));
+    assert_ne!(g.status(), Status::Over);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Refusals and determinism.
+
+#[test]
+fn refusals_are_typed_and_change_nothing() {
+    let mut g = table(2, 3);
+    at(&mut g, 1, MouseKind::Spotter, Loc::Hand);
+    start(&mut g);
+    let before = fingerprint(&g);
+    let cases = [
+        (Actor::Seat(Seat(0)), HickoryAction::Stay, RejectKind::NotYourTurn),
+        (
+            Actor::Seat(Seat(1)),
+            HickoryAction::Climb,
+            RejectKind::IllegalAction,
+        ),
+        (Actor::Seat(Seat(2)), HickoryAction::Stay, RejectKind::NoSuchSeat),
+        (Actor::Clock, HickoryAction::Stay, RejectKind::NotDue),
+    ];
+    for (actor, action, kind) in cases {
+        let r = g.apply(actor, &action, 0).unwrap_err();
+        assert_eq!(r.kind(), kind, "{actor:?} {action:?}: {r}");
+        assert!(!r.to_string().is_empty());
+        assert_eq!(fingerprint(&g), before);
+    }
+    assert_eq!(
+        g.apply(Actor::Seat(Seat(1)), &HickoryAction::Climb, 0)
+            .unwrap_err(),
+        HickoryReject::NotNow("a mouse on the minute hand staying or hopping off")
+    );
+}
+
+#[test]
+fn same_seed_and_actions_give_the_same_game_and_seeds_differ() {
+    let a = random_playout::<Hickory>(&HickoryConfig::default(), 3, 77, 5, 20_000, |_| {});
+    let b = random_playout::<Hickory>(&HickoryConfig::default(), 3, 77, 5, 20_000, |_| {});
+    assert_eq!(fingerprint(&a.state), fingerprint(&b.state));
+    let setups: std::collections::BTreeSet<String> = (0..10)
+        .map(|seed| {
+            let g = Hickory::new(&HickoryConfig::default(), 3, seed).unwrap();
+            serde_json::to_string(&g.view(Viewer::Spectator)).unwrap()
+        })
+        .collect();
+    assert_eq!(setups.len(), 10);
 }
