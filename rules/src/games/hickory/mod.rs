@@ -378,7 +378,7 @@ pub struct PlayerView {
     pub mice: Vec<MouseView>,
     pub scaler_link: u8,
     pub favour_count: usize,
-    /// The cards themselves: only in the owner's own view.
+    /// The cards themselves: only in the owner's own view, and for everyone once the game is over.
     pub favours: Option<Vec<FavourCard>>,
     pub missions_done: Vec<MissionCard>,
 }
@@ -605,6 +605,10 @@ pub enum HickoryEvent {
     },
     ClockRefilled {
         tiles: Vec<(u8, Tile)>,
+    },
+    /// At the end, the favour cards still in hand are shown: they score in the leftover group.
+    FavoursRevealed {
+        hands: Vec<Vec<FavourCard>>,
     },
     GameEnded {
         scores: Vec<FinalScore>,
@@ -1307,6 +1311,12 @@ impl Hickory {
             p.points.leftovers = group.points();
         }
         self.phase = Phase::Over;
+        let hands = self
+            .seats
+            .iter()
+            .map(|p| p.favours.iter().map(|&f| favour_card(f)).collect())
+            .collect();
+        events.push(Event::public(HickoryEvent::FavoursRevealed { hands }));
         events.push(Event::public(HickoryEvent::GameEnded {
             scores: self.final_scores(),
         }));
@@ -1923,7 +1933,7 @@ impl Game for Hickory {
                             .collect(),
                         scaler_link: p.scaler_link,
                         favour_count: p.favours.len(),
-                        favours: (viewer == Viewer::Seat(seat))
+                        favours: (viewer == Viewer::Seat(seat) || self.phase == Phase::Over)
                             .then(|| p.favours.iter().map(|&f| favour_card(f)).collect()),
                         missions_done: p.missions_done.iter().map(|&m| mission_card(m)).collect(),
                     }

@@ -2,6 +2,7 @@
 //! hidden information, and golden cases written by hand from the rules document.
 
 use super::*;
+use crate::model::Audience;
 use crate::testkit::{fingerprint, random_playout};
 
 /// All tiles, favour cards and missions are where exactly one of them should be; mice are where they may be.
@@ -77,11 +78,10 @@ fn random_playouts_at_every_player_count() {
 
 /// The tile id of copy `copy` of a colour-and-item tile.
 fn item_tile(colour: Colour, item: Item, copy: u8) -> TileId {
-    let id = (0..ITEM_TILES)
+    (0..ITEM_TILES)
         .filter(|&t| tile_kind(t) == TileKind::Item { colour, item })
         .nth(copy as usize)
-        .expect("such a copy exists");
-    id
+        .expect("such a copy exists")
 }
 
 fn relic_tile(n: u8) -> TileId {
@@ -1002,4 +1002,186 @@ fn same_seed_and_actions_give_the_same_game_and_seeds_differ() {
         })
         .collect();
     assert_eq!(setups.len(), 10);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Hidden information.
+
+fn viewers(players: u8) -> Vec<Viewer> {
+    Seat::all(players)
+        .map(Viewer::Seat)
+        .chain([Viewer::Spectator])
+        .collect()
+}
+
+/// A copy of `g` that differs in what `viewer` may not know: the favour cards that are neither face up nor in the
+/// viewer's hand are relabelled among the favour deck and the other hands (`keep` seats' hands excepted); with
+/// `orders`, the bag, the mission deck and the random generator are changed too. Hands are shown at the end.
+fn hidden_twin(g: &Hickory, viewer: Viewer, keep: &[Seat], rng: &mut Rng, orders: bool) -> Hickory {
+    let mut twin = g.clone();
+    let hidden_seats: Vec<Seat> = Seat::all(g.players)
+        .filter(|s| Viewer::Seat(*s) != viewer && !keep.contains(s) && g.phase != Phase::Over)
+        .collect();
+    let mut labels: Vec<FavourId> = g.favour_deck.clone();
+    for s in &hidden_seats {
+        labels.extend(&g.player(*s).favours);
+    }
+    labels.sort_unstable();
+    let mut shuffled = labels.clone();
+    rng.shuffle(&mut shuffled);
+    let map = |c: &mut FavourId| {
+        if let Some(i) = labels.iter().position(|l| l == c) {
+            *c = shuffled[i];
+        }
+    };
+    twin.favour_deck.iter_mut().for_each(map);
+    for s in &hidden_seats {
+        twin.seats[s.index()].favours.iter_mut().for_each(map);
+        if let Phase::Play {
+            pending: Some(Pending::Delivery { who, favours }),
+        } = &mut twin.phase
+        {
+            if who.seat == *s {
+                favours.iter_mut().for_each(map);
+            }
+        }
+    }
+    if orders {
+        rng.shuffle(&mut twin.bag);
+        rng.shuffle(&mut twin.mission_deck);
+        twin.rng = Rng::from_seed(rng.next_u64());
+    }
+    twin
+}
+
+fn json<T: Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap()
+}
+
+#[test]
+fn views_do_not_depend_on_what_the_viewer_may_not_know() {
+    let mut rng = Rng::from_seed(99);
+    let mut relabelled_hands = 0;
+    let mut reordered = 0;
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        for seed in 0..3 {
+            random_playout::<Hickory>(
+                &HickoryConfig::default(),
+                players,
+                seed,
+                seed + 1000,
+                20_000,
+                |g| {
+                    for viewer in viewers(players) {
+                        let twin = hidden_twin(g, viewer, &[], &mut rng, true);
+                        assert_eq!(
+                            json(&g.view(viewer)),
+                            json(&twin.view(viewer)),
+                            "{viewer:?} sees hidden state"
+                        );
+                        assert_eq!(g.status(), twin.status());
+                        // The twin really differs, and the owners of relabelled hands see it.
+                        if twin.bag != g.bag || twin.mission_deck != g.mission_deck {
+                            reordered += 1;
+                        }
+                        for seat in Seat::all(players) {
+                            if twin.player(seat).favours != g.player(seat).favours {
+                                relabelled_hands += 1;
+                                assert_ne!(
+                                    json(&g.view(Viewer::Seat(seat))),
+                                    json(&twin.view(Viewer::Seat(seat)))
+                                );
+                            }
+                        }
+                    }
+                },
+            );
+        }
+    }
+    assert!(
+        relabelled_hands > 100 && reordered > 100,
+        "{relabelled_hands} {reordered}"
+    );
+}
+
+#[test]
+fn events_tell_each_viewer_only_what_it_may_know() {
+    let mut rng = Rng::from_seed(7);
+    let mut private_draws = 0;
+    for players in 2..=MAX_PLAYERS {
+        for seed in 0..4u64 {
+            let mut g = Hickory::new(&HickoryConfig::default(), players, seed).unwrap();
+            let mut driver = Rng::from_seed(seed + 50);
+            while let Status::Turn { seat } = g.status() {
+                let legal = g.legal_actions(seat);
+                let action = legal[driver.index(legal.len())].clone();
+                let twins: Vec<(Viewer, Hickory)> = viewers(players)
+                    .into_iter()
+                    .filter(|v| *v != Viewer::Seat(seat))
+                    .map(|v| (v, hidden_twin(&g, v, &[seat], &mut rng, false)))
+                    .collect();
+                let mut events = g.apply(Actor::Seat(seat), &action, 0).unwrap();
+                if g.status() == Status::Over {
+                    // The last action reveals the hands on purpose (they score): compare up to the reveal.
+                    let reveal = events
+                        .iter()
+                        .position(|e| matches!(e.body, HickoryEvent::FavoursRevealed { .. }))
+                        .expect("hands are revealed at the end");
+                    events.truncate(reveal);
+                }
+                for e in &events {
+                    if let HickoryEvent::FavourDrawn { seat: to, .. } = e.body {
+                        assert_eq!(
+                            e.audience,
+                            Audience::only(to),
+                            "a drawn favour card is told to its taker only"
+                        );
+                        private_draws += 1;
+                    }
+                }
+                for (viewer, mut twin) in twins {
+                    let mut twin_events = twin.apply(Actor::Seat(seat), &action, 0).unwrap();
+                    twin_events.truncate(events.len());
+                    let seen = |es: &Events| -> Vec<String> {
+                        es.iter()
+                            .filter(|e| e.audience.includes(viewer))
+                            .map(|e| json(&e.body))
+                            .collect()
+                    };
+                    assert_eq!(
+                        seen(&events),
+                        seen(&twin_events),
+                        "{viewer:?} learns hidden state from {action:?}"
+                    );
+                    if g.status() != Status::Over {
+                        assert_eq!(json(&g.view(viewer)), json(&twin.view(viewer)));
+                    }
+                }
+            }
+        }
+    }
+    assert!(private_draws > 10, "{private_draws}");
+}
+
+#[test]
+fn another_players_favour_cards_never_appear_in_a_view() {
+    let mut g = Hickory::new(&HickoryConfig::default(), 3, 4).unwrap();
+    clear_favours(&mut g);
+    hand_favour(&mut g, 1, 11);
+    let spectator = serde_json::to_value(g.view(Viewer::Spectator)).unwrap();
+    let seat0 = serde_json::to_value(g.view(Viewer::Seat(Seat(0)))).unwrap();
+    let seat1 = serde_json::to_value(g.view(Viewer::Seat(Seat(1)))).unwrap();
+    for v in [&spectator, &seat0] {
+        assert_eq!(v["seats"][1]["favours"], serde_json::Value::Null);
+        assert_eq!(v["seats"][1]["favour_count"], 1);
+        assert!(
+            !v.to_string().contains("\"clamber\""),
+            "no card of a hand is shown to others"
+        );
+        for hidden in ["bag_order", "rng", "mission_deck\":[", "favour_deck\":["] {
+            assert!(!v.to_string().contains(hidden));
+        }
+    }
+    assert_eq!(seat1["seats"][1]["favours"][0]["id"], 11);
+    assert_eq!(seat1["seats"][1]["favours"][0]["effect"], "clamber");
 }
