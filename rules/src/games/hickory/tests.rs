@@ -55,9 +55,12 @@ fn check_invariants(g: &Hickory) {
 
 #[test]
 fn random_playouts_at_every_player_count() {
-    // About N s on the 2-core machine for all counts together.
+    // 100 games per player count: about 25 s on the shared 2-core machine (opt-level 2 test profile); the
+    // harness itself probes refusals and replays every game.
+    let mut actions: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut points = Breakdown::default();
     for players in MIN_PLAYERS..=MAX_PLAYERS {
-        for seed in 0..20u64 {
+        for seed in 0..100u64 {
             let p = random_playout::<Hickory>(
                 &HickoryConfig::default(),
                 players,
@@ -69,8 +72,52 @@ fn random_playouts_at_every_player_count() {
             let outcome = p.state.outcome().expect("finished");
             assert_eq!(outcome.scores.len(), players as usize);
             assert_eq!(p.state.hour, END_HOUR);
+            for (seat, s) in p.state.seats.iter().enumerate() {
+                assert_eq!(outcome.scores[seat], s.points.total());
+                points.deliveries += s.points.deliveries;
+                points.relics += s.points.relics;
+                points.missions += s.points.missions;
+                points.chain += s.points.chain;
+                points.leftovers += s.points.leftovers;
+            }
+            for logged in &p.log {
+                let kind = serde_json::to_value(&logged.action).unwrap()["type"]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+                *actions.entry(kind).or_default() += 1;
+            }
         }
     }
+    // Random play reaches every kind of decision and every way of scoring (hunt lines: see the golden tests).
+    let every = [
+        "place",
+        "stay",
+        "hop_off",
+        "step_out",
+        "board",
+        "scurry",
+        "climb",
+        "deliver",
+        "search",
+        "take_favour",
+        "swap",
+        "buy_wild",
+        "call_scamp",
+        "play_favour",
+        "keep",
+        "add_favour",
+        "finish_delivery",
+        "done",
+    ];
+    for kind in every {
+        assert!(actions.contains_key(kind), "no {kind} in {actions:?}");
+    }
+    assert!(
+        points.deliveries > 0 && points.relics > 0 && points.missions > 0,
+        "{points:?}"
+    );
+    assert!(points.chain > 0 && points.leftovers > 0, "{points:?}");
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1037,13 +1084,13 @@ fn hidden_twin(g: &Hickory, viewer: Viewer, keep: &[Seat], rng: &mut Rng, orders
     twin.favour_deck.iter_mut().for_each(map);
     for s in &hidden_seats {
         twin.seats[s.index()].favours.iter_mut().for_each(map);
-        if let Phase::Play {
-            pending: Some(Pending::Delivery { who, favours }),
-        } = &mut twin.phase
-        {
-            if who.seat == *s {
+        match &mut twin.phase {
+            Phase::Play {
+                pending: Some(Pending::Delivery { who, favours }),
+            } if who.seat == *s => {
                 favours.iter_mut().for_each(map);
             }
+            _ => {}
         }
     }
     if orders {
