@@ -117,6 +117,7 @@ macro_rules! games {
 
 games! {
     HideAndEeek => crate::games::hide_and_eeek::HideAndEeek,
+    NewYearPuzzle => crate::games::new_year_puzzle::NewYearPuzzle,
     Hickory => crate::games::hickory::Hickory,
 }
 

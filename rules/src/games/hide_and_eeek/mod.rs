@@ -1,0 +1,938 @@
+//! Hide and Eeek! (seed 003). The rules as implemented, with every decision, are in
+//! `docs/rules/hide-and-eeek.md`; the components are in [`data`].
+//!
+//! A turn: the engine rolls both dice; the player moves the mouse figure exactly the rolled number of steps
+//! (orthogonal, never returning to a card visited during the move); then chooses adjacent cards one at a time,
+//! each tested against the category die, stopping to bank at will. A revealed mouse card opens a race that any
+//! seat may win by claiming it.
+
+pub mod data;
+#[cfg(test)]
+mod tests;
+
+use std::collections::VecDeque;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use self::data::*;
+use crate::model::{
+    Actor, Deadline, Event, Game, GameInfo, Millis, OptionKind, OptionSpec, Outcome, Reject, RejectKind,
+    Seat, SetupError, Status, Viewer,
+};
+use crate::rng::Rng;
+
+/// A position on the grid, 0-based.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Cell {
+    pub row: u8,
+    pub col: u8,
+}
+
+impl Cell {
+    fn index(self) -> usize {
+        self.row as usize * GRID_SIZE as usize + self.col as usize
+    }
+    fn from_index(i: usize) -> Cell {
+        Cell {
+            row: (i / GRID_SIZE as usize) as u8,
+            col: (i % GRID_SIZE as usize) as u8,
+        }
+    }
+    fn on_grid(self) -> bool {
+        self.row < GRID_SIZE && self.col < GRID_SIZE
+    }
+    /// The orthogonal neighbours on the grid (2 in a corner, 3 on an edge, 4 inside).
+    pub fn neighbours(self) -> impl Iterator<Item = Cell> {
+        let (r, c) = (self.row as i16, self.col as i16);
+        [(r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)]
+            .into_iter()
+            .filter(|&(r, c)| r >= 0 && c >= 0 && r < GRID_SIZE as i16 && c < GRID_SIZE as i16)
+            .map(|(r, c)| Cell {
+                row: r as u8,
+                col: c as u8,
+            })
+    }
+}
+
+impl fmt::Display for Cell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "row {} column {}", self.row + 1, self.col + 1)
+    }
+}
+
+/// Options a lobby may set.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Cards in the scoring pile (the starting card included) needed to win.
+    pub target: u8,
+    /// How long a newly revealed mouse may be claimed before play goes on, in milliseconds.
+    pub claim_window_ms: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            target: DEFAULT_TARGET,
+            claim_window_ms: DEFAULT_CLAIM_WINDOW_MS,
+        }
+    }
+}
+
+/// The two dice as rolled for a turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Roll {
+    pub steps: u8,
+    pub arrow: Arrow,
+    pub category: Category,
+}
+
+/// A card lying on the grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GridCard {
+    pub number: u8,
+    pub face_up: bool,
+}
+
+/// Where the current turn stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum TurnStep {
+    /// The dice are rolled; the mouse figure must be moved.
+    Move,
+    /// The figure has moved; the player chooses adjacent cards. `collected` are this turn's matching cards with
+    /// the cells they came from, in the order chosen.
+    Collect { collected: Vec<(Cell, u8)> },
+}
+
+/// A claim window: a mouse card was just revealed at `cell`; until `closes_at` the turn waits for claims.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Race {
+    pub cell: Cell,
+    pub closes_at: Millis,
+    /// Whether the window interrupts a turn in progress (a mouse turned over while collecting) or sits between
+    /// two turns (a mouse placed face up by a refill).
+    pub during_turn: bool,
+}
+
+/// The whole state, hidden information included. Never sent to players: see [`HideAndEeek::view`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HideAndEeek {
+    config: Config,
+    players: u8,
+    /// Row-major, `None` where a card has been taken and the draw pile could not refill it.
+    grid: Vec<Option<GridCard>>,
+    mouse: Cell,
+    /// The draw pile, top first.
+    draw_pile: VecDeque<u8>,
+    /// Each seat's scoring pile, bottom first (the last card is the top).
+    piles: Vec<Vec<u8>>,
+    turn: Seat,
+    roll: Roll,
+    step: TurnStep,
+    race: Option<Race>,
+    /// Seats owed a turn because they won a claim, in claim order; they play before normal order goes on.
+    owed_turns: VecDeque<Seat>,
+    over: bool,
+    rng: Rng,
+}
+
+/// What a seat sends.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Action {
+    /// Move the mouse figure to `to`, reachable in exactly the rolled number of steps.
+    Move { to: Cell },
+    /// Turn over (or choose, if face up) the card at `cell`, next to the mouse figure.
+    Choose { cell: Cell },
+    /// Stop and bank this turn's cards.
+    Stop,
+    /// Grab the mouse figure and shout "Eeek!" for the face-up mouse card at `cell`.
+    Eeek { cell: Cell },
+    /// The clock closes a claim window (only the server's clock sends this).
+    CloseRace,
+}
+
+/// What happened, for clients to show. Every event is public: it only tells what every player at the table sees.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventBody {
+    TurnStarted {
+        seat: Seat,
+        roll: Roll,
+        extra: bool,
+    },
+    Moved {
+        seat: Seat,
+        from: Cell,
+        to: Cell,
+    },
+    /// A card was chosen; `matched` tells whether it fits the category die (absent for a mouse card).
+    Chosen {
+        seat: Seat,
+        cell: Cell,
+        number: u8,
+        matched: Option<bool>,
+    },
+    /// A mouse card was revealed: every seat may claim it until `closes_at`.
+    RaceOpened {
+        cell: Cell,
+        number: u8,
+        closes_at: Millis,
+    },
+    RaceClosed {
+        cell: Cell,
+    },
+    Claimed {
+        seat: Seat,
+        cell: Cell,
+        number: u8,
+    },
+    /// Cards added on top of a scoring pile, bottom to top.
+    Banked {
+        seat: Seat,
+        cards: Vec<u8>,
+        pile_size: usize,
+    },
+    /// A missed card ended the turn: these cards went to the bottom of the draw pile, in this order.
+    Lost {
+        seat: Seat,
+        cards: Vec<u8>,
+    },
+    /// A card from the draw pile filled a gap; `number` only when it was placed face up.
+    Refilled {
+        cell: Cell,
+        face_up: bool,
+        number: Option<u8>,
+    },
+    /// The missed card stays in the grid, turned as the arrow says.
+    LeftInGrid {
+        cell: Cell,
+        face_up: bool,
+    },
+    ExtraTurn {
+        seat: Seat,
+    },
+    GameOver {
+        winners: Vec<Seat>,
+    },
+}
+
+/// Why an action was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Rejected {
+    GameOver,
+    NoSuchSeat(Seat),
+    NotYourTurn(Seat),
+    /// A claim window is open: the turn waits.
+    RaceOpen,
+    WrongStep(&'static str),
+    Unreachable(Cell),
+    NotAdjacent(Cell),
+    NoCard(Cell),
+    MouseCardCannotBeChosen(Cell),
+    NothingToBank,
+    NoMouseThere(Cell),
+    ClockOnly,
+    NotDue,
+}
+
+impl fmt::Display for Rejected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rejected::GameOver => write!(f, "the game is over"),
+            Rejected::NoSuchSeat(s) => write!(f, "there is no {s} at this table"),
+            Rejected::NotYourTurn(s) => write!(f, "it is {s}'s turn"),
+            Rejected::RaceOpen => write!(
+                f,
+                "a mouse is showing: the turn waits until it is claimed or the window closes"
+            ),
+            Rejected::WrongStep(what) => write!(f, "not now: {what}"),
+            Rejected::Unreachable(c) => write!(
+                f,
+                "the mouse cannot reach {c} in exactly the rolled number of steps"
+            ),
+            Rejected::NotAdjacent(c) => write!(f, "{c} is not next to the mouse figure"),
+            Rejected::NoCard(c) => write!(f, "there is no card at {c}"),
+            Rejected::MouseCardCannotBeChosen(c) => {
+                write!(
+                    f,
+                    "the card at {c} shows the mouse: shout Eeek! to claim it instead"
+                )
+            }
+            Rejected::NothingToBank => write!(f, "choose at least one card before stopping"),
+            Rejected::NoMouseThere(c) => write!(f, "there is no face-up mouse card at {c}"),
+            Rejected::ClockOnly => write!(f, "only the server's clock closes a claim window"),
+            Rejected::NotDue => write!(f, "no claim window is due to close"),
+        }
+    }
+}
+
+impl Reject for Rejected {
+    fn kind(&self) -> RejectKind {
+        match self {
+            Rejected::GameOver => RejectKind::GameOver,
+            Rejected::NoSuchSeat(_) => RejectKind::NoSuchSeat,
+            Rejected::NotYourTurn(_) | Rejected::RaceOpen => RejectKind::NotYourTurn,
+            Rejected::NotDue => RejectKind::NotDue,
+            Rejected::WrongStep(_)
+            | Rejected::Unreachable(_)
+            | Rejected::NotAdjacent(_)
+            | Rejected::NoCard(_)
+            | Rejected::MouseCardCannotBeChosen(_)
+            | Rejected::NothingToBank
+            | Rejected::NoMouseThere(_)
+            | Rejected::ClockOnly => RejectKind::IllegalAction,
+        }
+    }
+}
+
+/// A grid position as a viewer sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "card", rename_all = "snake_case")]
+pub enum CellView {
+    Empty,
+    FaceDown,
+    FaceUp { number: u8, mouse: bool },
+}
+
+/// One seat's public information.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PileView {
+    pub cards: usize,
+    pub top: Option<u8>,
+}
+
+/// What one viewer may know. Identical for every viewer: this game has no private hands, only face-down cards
+/// and the draw pile, which nobody may see.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct View {
+    pub players: u8,
+    pub target: u8,
+    pub grid: Vec<Vec<CellView>>,
+    pub mouse: Cell,
+    pub draw_pile: usize,
+    pub piles: Vec<PileView>,
+    pub turn: Seat,
+    pub roll: Roll,
+    pub step: TurnStep,
+    pub race: Option<Race>,
+    pub owed_turns: Vec<Seat>,
+    /// The card that higher/lower compares with now (the top of the scoring pile, or the last card chosen).
+    pub baseline: Option<u8>,
+    pub over: bool,
+}
+
+impl HideAndEeek {
+    fn card_at(&self, cell: Cell) -> Option<GridCard> {
+        self.grid[cell.index()]
+    }
+
+    fn roll_dice(rng: &mut Rng) -> Roll {
+        let face = MOVEMENT_DIE[rng.index(MOVEMENT_DIE.len())];
+        let category = CATEGORY_DIE[rng.index(CATEGORY_DIE.len())];
+        Roll {
+            steps: face.steps,
+            arrow: face.arrow,
+            category,
+        }
+    }
+
+    /// Every cell the mouse can end on after exactly `steps` orthogonal steps without revisiting a cell (the
+    /// start included), in row-major order. If no walk is that long, the longest possible walks count.
+    pub fn destinations(from: Cell, steps: u8) -> Vec<Cell> {
+        fn walk(at: Cell, left: u8, visited: &mut Vec<Cell>, depth: u8, best: &mut (u8, Vec<Cell>)) {
+            if depth > best.0 {
+                *best = (depth, Vec::new());
+            }
+            if depth == best.0 && !best.1.contains(&at) {
+                best.1.push(at);
+            }
+            if left == 0 {
+                return;
+            }
+            for next in at.neighbours() {
+                if !visited.contains(&next) {
+                    visited.push(next);
+                    walk(next, left - 1, visited, depth + 1, best);
+                    visited.pop();
+                }
+            }
+        }
+        let mut best = (0, Vec::new());
+        walk(from, steps, &mut vec![from], 0, &mut best);
+        let mut cells = best.1;
+        cells.sort();
+        cells
+    }
+
+    /// The top of a seat's scoring pile.
+    fn top(&self, seat: Seat) -> Option<u8> {
+        self.piles[seat.index()].last().copied()
+    }
+
+    /// What higher/lower compares with now.
+    fn baseline(&self) -> Option<u8> {
+        match &self.step {
+            TurnStep::Collect { collected } if !collected.is_empty() => collected.last().map(|&(_, n)| n),
+            _ => self.top(self.turn),
+        }
+    }
+
+    /// Adjacent cells holding a card the active player may choose (face-up mouse cards are claimed, not chosen).
+    fn choosable(&self) -> Vec<Cell> {
+        self.mouse
+            .neighbours()
+            .filter(|&c| match self.card_at(c) {
+                Some(card) => !(card.face_up && shows_mouse(card.number)),
+                None => false,
+            })
+            .collect()
+    }
+
+    fn claimable(&self) -> Vec<Cell> {
+        (0..GRID_CELLS)
+            .map(Cell::from_index)
+            .filter(|&c| {
+                self.card_at(c)
+                    .is_some_and(|card| card.face_up && shows_mouse(card.number))
+            })
+            .collect()
+    }
+
+    fn check(&self, actor: Actor, action: &Action, now: Millis) -> Result<(), Rejected> {
+        if self.over {
+            return Err(Rejected::GameOver);
+        }
+        let seat = match actor {
+            Actor::Clock => {
+                return match (action, &self.race) {
+                    (Action::CloseRace, Some(race)) if race.closes_at <= now => Ok(()),
+                    _ => Err(Rejected::NotDue),
+                };
+            }
+            Actor::Seat(seat) if seat.0 >= self.players => return Err(Rejected::NoSuchSeat(seat)),
+            Actor::Seat(seat) => seat,
+        };
+        if let Action::Eeek { cell } = action {
+            return if cell.on_grid() && self.claimable().contains(cell) {
+                Ok(())
+            } else {
+                Err(Rejected::NoMouseThere(*cell))
+            };
+        }
+        if let Action::CloseRace = action {
+            return Err(Rejected::ClockOnly);
+        }
+        if seat != self.turn {
+            return Err(Rejected::NotYourTurn(self.turn));
+        }
+        if self.race.is_some() {
+            return Err(Rejected::RaceOpen);
+        }
+        match (action, &self.step) {
+            (Action::Move { to }, TurnStep::Move) => {
+                if to.on_grid() && Self::destinations(self.mouse, self.roll.steps).contains(to) {
+                    Ok(())
+                } else {
+                    Err(Rejected::Unreachable(*to))
+                }
+            }
+            (Action::Move { .. }, _) => Err(Rejected::WrongStep("the mouse has already moved")),
+            (Action::Choose { cell }, TurnStep::Collect { .. }) => {
+                if !cell.on_grid() || !self.mouse.neighbours().any(|n| n == *cell) {
+                    Err(Rejected::NotAdjacent(*cell))
+                } else {
+                    match self.card_at(*cell) {
+                        None => Err(Rejected::NoCard(*cell)),
+                        Some(card) if card.face_up && shows_mouse(card.number) => {
+                            Err(Rejected::MouseCardCannotBeChosen(*cell))
+                        }
+                        Some(_) => Ok(()),
+                    }
+                }
+            }
+            (Action::Choose { .. }, _) => Err(Rejected::WrongStep("move the mouse first")),
+            (Action::Stop, TurnStep::Collect { collected }) if !collected.is_empty() => Ok(()),
+            (Action::Stop, _) => Err(Rejected::NothingToBank),
+            (Action::Eeek { .. } | Action::CloseRace, _) => unreachable!("handled above"),
+        }
+    }
+
+    /// Fills `cells` (in order) from the top of the draw pile, turned as the arrow says. Returns the cells where
+    /// a mouse card was placed face up.
+    fn refill(&mut self, cells: &[Cell], events: &mut Vec<Event<EventBody>>) -> Vec<Cell> {
+        let face_up = self.roll.arrow == Arrow::Up;
+        let mut mice = Vec::new();
+        for &cell in cells {
+            if self.card_at(cell).is_some() {
+                continue;
+            }
+            let Some(number) = self.draw_pile.pop_front() else {
+                break;
+            };
+            self.grid[cell.index()] = Some(GridCard { number, face_up });
+            events.push(Event::public(EventBody::Refilled {
+                cell,
+                face_up,
+                number: face_up.then_some(number),
+            }));
+            if face_up && shows_mouse(number) {
+                mice.push(cell);
+            }
+        }
+        mice
+    }
+
+    fn bank(&mut self, seat: Seat, cards: Vec<u8>, events: &mut Vec<Event<EventBody>>) {
+        if cards.is_empty() {
+            return;
+        }
+        self.piles[seat.index()].extend(&cards);
+        let pile_size = self.piles[seat.index()].len();
+        events.push(Event::public(EventBody::Banked {
+            seat,
+            cards,
+            pile_size,
+        }));
+    }
+
+    fn someone_won(&self) -> bool {
+        self.piles.iter().any(|p| p.len() >= self.config.target as usize)
+    }
+
+    fn grid_is_empty(&self) -> bool {
+        self.grid.iter().all(Option::is_none)
+    }
+
+    /// Ends the game if a pile reached the target, or if no card is left to play for.
+    fn check_end(&mut self, events: &mut Vec<Event<EventBody>>) -> bool {
+        if self.someone_won() || (self.grid_is_empty() && self.draw_pile.is_empty()) {
+            self.over = true;
+            self.race = None;
+            let winners = self.outcome().map(|o| o.winners).unwrap_or_default();
+            events.push(Event::public(EventBody::GameOver { winners }));
+        }
+        self.over
+    }
+
+    /// Ends the current turn: refills the given gaps, then opens a race for a mouse placed face up or starts the
+    /// next turn. `next` is who plays next unless a claim owes someone a turn.
+    fn end_turn(
+        &mut self,
+        gaps: &[Cell],
+        next: Seat,
+        extra: bool,
+        now: Millis,
+        events: &mut Vec<Event<EventBody>>,
+    ) {
+        let mice = self.refill(gaps, events);
+        if self.check_end(events) {
+            return;
+        }
+        let next = if extra {
+            next
+        } else {
+            self.owed_turns.pop_front().unwrap_or(next)
+        };
+        self.start_turn(next, extra, events);
+        if let Some(&cell) = mice.first() {
+            self.open_race(cell, false, now, events);
+        }
+    }
+
+    fn start_turn(&mut self, seat: Seat, extra: bool, events: &mut Vec<Event<EventBody>>) {
+        self.turn = seat;
+        self.roll = Self::roll_dice(&mut self.rng);
+        self.step = TurnStep::Move;
+        events.push(Event::public(EventBody::TurnStarted {
+            seat,
+            roll: self.roll,
+            extra,
+        }));
+    }
+
+    fn open_race(&mut self, cell: Cell, during_turn: bool, now: Millis, events: &mut Vec<Event<EventBody>>) {
+        let number = self.card_at(cell).expect("a mouse card lies there").number;
+        let closes_at = now + Millis::from(self.config.claim_window_ms);
+        self.race = Some(Race {
+            cell,
+            closes_at,
+            during_turn,
+        });
+        events.push(Event::public(EventBody::RaceOpened {
+            cell,
+            number,
+            closes_at,
+        }));
+    }
+
+    /// The active player may go on only if a card is left to choose; otherwise the turn ends here.
+    fn continue_or_end(&mut self, now: Millis, events: &mut Vec<Event<EventBody>>) {
+        if !matches!(self.step, TurnStep::Collect { .. }) || !self.choosable().is_empty() {
+            return;
+        }
+        let TurnStep::Collect { collected } = std::mem::replace(&mut self.step, TurnStep::Move) else {
+            unreachable!("checked")
+        };
+        let seat = self.turn;
+        let all_taken = !collected.is_empty() && self.mouse.neighbours().all(|c| self.card_at(c).is_none());
+        self.bank(seat, collected.iter().map(|&(_, n)| n).collect(), events);
+        if self.check_end(events) {
+            return;
+        }
+        if all_taken {
+            events.push(Event::public(EventBody::ExtraTurn { seat }));
+        }
+        let gaps: Vec<Cell> = collected.iter().map(|&(c, _)| c).collect();
+        let next = if all_taken { seat } else { seat.next(self.players) };
+        self.end_turn(&gaps, next, all_taken, now, events);
+    }
+
+    fn do_apply(&mut self, actor: Actor, action: &Action, now: Millis) -> Vec<Event<EventBody>> {
+        let mut events = Vec::new();
+        match (actor, action) {
+            (_, Action::CloseRace) => {
+                let race = self.race.take().expect("checked");
+                events.push(Event::public(EventBody::RaceClosed { cell: race.cell }));
+                if race.during_turn {
+                    self.continue_or_end(now, &mut events);
+                }
+            }
+            (Actor::Seat(seat), Action::Eeek { cell }) => self.claim(seat, *cell, now, &mut events),
+            (Actor::Seat(seat), Action::Move { to }) => {
+                let from = self.mouse;
+                self.mouse = *to;
+                self.step = TurnStep::Collect {
+                    collected: Vec::new(),
+                };
+                events.push(Event::public(EventBody::Moved { seat, from, to: *to }));
+                if self.choosable().is_empty() {
+                    // Only when the draw pile has run dry can the mouse land next to nothing.
+                    let next = seat.next(self.players);
+                    self.end_turn(&[], next, false, now, &mut events);
+                }
+            }
+            (Actor::Seat(seat), Action::Choose { cell }) => self.choose(seat, *cell, now, &mut events),
+            (Actor::Seat(seat), Action::Stop) => {
+                let TurnStep::Collect { collected } = std::mem::replace(&mut self.step, TurnStep::Move)
+                else {
+                    unreachable!("checked")
+                };
+                self.bank(seat, collected.iter().map(|&(_, n)| n).collect(), &mut events);
+                if !self.check_end(&mut events) {
+                    let gaps: Vec<Cell> = collected.iter().map(|&(c, _)| c).collect();
+                    self.end_turn(&gaps, seat.next(self.players), false, now, &mut events);
+                }
+            }
+            (Actor::Clock, _) => unreachable!("checked"),
+        }
+        events
+    }
+
+    fn choose(&mut self, seat: Seat, cell: Cell, now: Millis, events: &mut Vec<Event<EventBody>>) {
+        let card = self.card_at(cell).expect("checked");
+        let number = card.number;
+        if shows_mouse(number) {
+            // Eeek! The card stays face up where it lies and every seat may claim it.
+            self.grid[cell.index()] = Some(GridCard {
+                number,
+                face_up: true,
+            });
+            events.push(Event::public(EventBody::Chosen {
+                seat,
+                cell,
+                number,
+                matched: None,
+            }));
+            self.open_race(cell, true, now, events);
+            return;
+        }
+        let baseline = self
+            .baseline()
+            .expect("a scoring pile is never empty: it starts with a card and only grows");
+        let matched = self.roll.category.accepts(number, baseline);
+        events.push(Event::public(EventBody::Chosen {
+            seat,
+            cell,
+            number,
+            matched: Some(matched),
+        }));
+        let TurnStep::Collect { collected } = &mut self.step else {
+            unreachable!("checked")
+        };
+        if matched {
+            self.grid[cell.index()] = None;
+            collected.push((cell, number));
+            self.continue_or_end(now, events);
+        } else {
+            let lost: Vec<(Cell, u8)> = std::mem::take(collected);
+            let face_up = self.roll.arrow == Arrow::Up;
+            self.grid[cell.index()] = Some(GridCard { number, face_up });
+            events.push(Event::public(EventBody::LeftInGrid { cell, face_up }));
+            if !lost.is_empty() {
+                self.draw_pile.extend(lost.iter().map(|&(_, n)| n));
+                events.push(Event::public(EventBody::Lost {
+                    seat,
+                    cards: lost.iter().map(|&(_, n)| n).collect(),
+                }));
+            }
+            let gaps: Vec<Cell> = lost.iter().map(|&(c, _)| c).collect();
+            self.end_turn(&gaps, seat.next(self.players), false, now, events);
+        }
+    }
+
+    /// A claim wins the card and the next turn, after which play continues to the claimant's left. A claim during
+    /// a window interrupts the turn in progress: the cards it had already collected are banked and it ends. A claim
+    /// outside a window (late spotting) does not interrupt: the claimant plays once the current turn is over.
+    fn claim(&mut self, seat: Seat, cell: Cell, now: Millis, events: &mut Vec<Event<EventBody>>) {
+        let number = self.card_at(cell).expect("checked").number;
+        self.grid[cell.index()] = None;
+        self.piles[seat.index()].push(number);
+        events.push(Event::public(EventBody::Claimed { seat, cell, number }));
+        let race = self.race.take();
+        if self.check_end(events) {
+            return;
+        }
+        match race {
+            Some(race) if race.during_turn => {
+                let active = self.turn;
+                let collected = match std::mem::replace(&mut self.step, TurnStep::Move) {
+                    TurnStep::Collect { collected } => collected,
+                    TurnStep::Move => Vec::new(),
+                };
+                self.bank(active, collected.iter().map(|&(_, n)| n).collect(), events);
+                if self.check_end(events) {
+                    return;
+                }
+                let mut gaps = vec![cell];
+                gaps.extend(collected.iter().map(|&(c, _)| c));
+                self.owed_turns.push_front(seat);
+                self.end_turn(&gaps, active.next(self.players), false, now, events);
+            }
+            Some(_) => {
+                // A window between two turns: the turn about to start had not begun; the claimant plays instead.
+                let mice = self.refill(&[cell], events);
+                if self.check_end(events) {
+                    return;
+                }
+                self.start_turn(seat, false, events);
+                if let Some(&mouse) = mice.first() {
+                    self.open_race(mouse, false, now, events);
+                }
+            }
+            None => {
+                self.owed_turns.push_back(seat);
+                let mice = self.refill(&[cell], events);
+                if !self.check_end(events)
+                    && let Some(&mouse) = mice.first()
+                {
+                    // The refill showed another mouse: the turn in progress waits for a fresh race.
+                    self.open_race(mouse, true, now, events);
+                }
+            }
+        }
+    }
+}
+
+impl Game for HideAndEeek {
+    type Config = Config;
+    type Action = Action;
+    type Event = EventBody;
+    type View = View;
+    type Reject = Rejected;
+
+    fn info() -> GameInfo {
+        GameInfo {
+            id: "hide_and_eeek",
+            name: "Hide and Eeek!",
+            rules_version: 1,
+            min_players: MIN_PLAYERS,
+            max_players: MAX_PLAYERS,
+            options: vec![
+                OptionSpec {
+                    key: "target",
+                    label: "Cards needed to win",
+                    kind: OptionKind::Integer {
+                        min: MIN_TARGET.into(),
+                        max: MAX_TARGET.into(),
+                        default: DEFAULT_TARGET.into(),
+                    },
+                },
+                OptionSpec {
+                    key: "claim_window_ms",
+                    label: "Time to shout Eeek! (milliseconds)",
+                    kind: OptionKind::Integer {
+                        min: MIN_CLAIM_WINDOW_MS.into(),
+                        max: MAX_CLAIM_WINDOW_MS.into(),
+                        default: DEFAULT_CLAIM_WINDOW_MS.into(),
+                    },
+                },
+            ],
+        }
+    }
+
+    fn new(config: &Config, players: u8, seed: u64) -> Result<Self, SetupError> {
+        if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&players) {
+            return Err(SetupError::PlayerCount {
+                min: MIN_PLAYERS,
+                max: MAX_PLAYERS,
+                got: players,
+            });
+        }
+        if !(MIN_TARGET..=MAX_TARGET).contains(&config.target) {
+            return Err(SetupError::BadOption {
+                option: "target".into(),
+                message: format!("must be between {MIN_TARGET} and {MAX_TARGET}"),
+            });
+        }
+        if !(MIN_CLAIM_WINDOW_MS..=MAX_CLAIM_WINDOW_MS).contains(&config.claim_window_ms) {
+            return Err(SetupError::BadOption {
+                option: "claim_window_ms".into(),
+                message: format!("must be between {MIN_CLAIM_WINDOW_MS} and {MAX_CLAIM_WINDOW_MS}"),
+            });
+        }
+        let mut rng = Rng::from_seed(seed);
+        let mut deck: Vec<u8> = (FIRST_CARD..=LAST_CARD).collect();
+        rng.shuffle(&mut deck);
+        let mut deck: VecDeque<u8> = deck.into();
+        let grid = (0..GRID_CELLS)
+            .map(|_| {
+                Some(GridCard {
+                    number: deck.pop_front().expect("100 cards"),
+                    face_up: false,
+                })
+            })
+            .collect();
+        let piles = (0..players)
+            .map(|_| vec![deck.pop_front().expect("100 cards")])
+            .collect();
+        let (row, col) = CENTRE[rng.index(CENTRE.len())];
+        let first = Seat(rng.below(u64::from(players)) as u8);
+        let roll = Self::roll_dice(&mut rng);
+        Ok(HideAndEeek {
+            config: config.clone(),
+            players,
+            grid,
+            mouse: Cell { row, col },
+            draw_pile: deck,
+            piles,
+            turn: first,
+            roll,
+            step: TurnStep::Move,
+            race: None,
+            owed_turns: VecDeque::new(),
+            over: false,
+            rng,
+        })
+    }
+
+    fn players(&self) -> u8 {
+        self.players
+    }
+
+    fn status(&self) -> Status {
+        if self.over {
+            Status::Over
+        } else if self.race.is_some() {
+            Status::Race {
+                seats: Seat::all(self.players).collect(),
+            }
+        } else {
+            Status::Turn { seat: self.turn }
+        }
+    }
+
+    fn legal_actions(&self, seat: Seat) -> Vec<Action> {
+        if self.over || seat.0 >= self.players {
+            return Vec::new();
+        }
+        let mut actions = Vec::new();
+        if seat == self.turn && self.race.is_none() {
+            match &self.step {
+                TurnStep::Move => actions.extend(
+                    Self::destinations(self.mouse, self.roll.steps)
+                        .into_iter()
+                        .map(|to| Action::Move { to }),
+                ),
+                TurnStep::Collect { collected } => {
+                    actions.extend(self.choosable().into_iter().map(|cell| Action::Choose { cell }));
+                    if !collected.is_empty() {
+                        actions.push(Action::Stop);
+                    }
+                }
+            }
+        }
+        actions.extend(self.claimable().into_iter().map(|cell| Action::Eeek { cell }));
+        actions
+    }
+
+    fn apply(
+        &mut self,
+        actor: Actor,
+        action: &Action,
+        now: Millis,
+    ) -> Result<Vec<Event<EventBody>>, Rejected> {
+        self.check(actor, action, now)?;
+        Ok(self.do_apply(actor, action, now))
+    }
+
+    fn view(&self, _viewer: Viewer) -> View {
+        let grid = (0..GRID_SIZE)
+            .map(|row| {
+                (0..GRID_SIZE)
+                    .map(|col| match self.card_at(Cell { row, col }) {
+                        None => CellView::Empty,
+                        Some(card) if card.face_up => CellView::FaceUp {
+                            number: card.number,
+                            mouse: shows_mouse(card.number),
+                        },
+                        Some(_) => CellView::FaceDown,
+                    })
+                    .collect()
+            })
+            .collect();
+        View {
+            players: self.players,
+            target: self.config.target,
+            grid,
+            mouse: self.mouse,
+            draw_pile: self.draw_pile.len(),
+            piles: self
+                .piles
+                .iter()
+                .map(|p| PileView {
+                    cards: p.len(),
+                    top: p.last().copied(),
+                })
+                .collect(),
+            turn: self.turn,
+            roll: self.roll,
+            step: self.step.clone(),
+            race: self.race.clone(),
+            owed_turns: self.owed_turns.iter().copied().collect(),
+            baseline: if self.over { None } else { self.baseline() },
+            over: self.over,
+        }
+    }
+
+    fn deadline(&self) -> Option<Deadline<Action>> {
+        self.race.as_ref().map(|race| Deadline {
+            at: race.closes_at,
+            action: Action::CloseRace,
+        })
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        if !self.over {
+            return None;
+        }
+        let target = self.config.target as usize;
+        let scores: Vec<i64> = self.piles.iter().map(|p| p.len() as i64).collect();
+        // Reaching the target wins outright (only one seat can: the game stops at once); otherwise, when the cards
+        // run out, the most cards win and equal piles share.
+        let keys: Vec<(bool, usize)> = self.piles.iter().map(|p| (p.len() >= target, p.len())).collect();
+        Some(Outcome::ranked(scores, keys))
+    }
+}

@@ -1,0 +1,703 @@
+use std::collections::BTreeSet;
+
+use super::*;
+use crate::model::Audience;
+use crate::testkit::{fingerprint, random_playout};
+
+const NOW: Millis = 1_700_000_000_000;
+
+fn cell(row: u8, col: u8) -> Cell {
+    Cell { row, col }
+}
+
+/// Every card is in exactly one place: the grid, the draw pile, a scoring pile or this turn's collection.
+fn assert_all_cards_accounted_for(g: &HideAndEeek) {
+    let mut seen: Vec<u8> = g.grid.iter().flatten().map(|c| c.number).collect();
+    seen.extend(g.draw_pile.iter());
+    seen.extend(g.piles.iter().flatten());
+    if let TurnStep::Collect { collected } = &g.step {
+        seen.extend(collected.iter().map(|&(_, n)| n));
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        (FIRST_CARD..=LAST_CARD).collect::<Vec<_>>(),
+        "cards lost or duplicated"
+    );
+    assert!(
+        g.piles.iter().all(|p| !p.is_empty()),
+        "a scoring pile is never empty"
+    );
+    if let TurnStep::Collect { collected } = &g.step {
+        assert!(collected.len() <= 4, "at most 4 cards a turn");
+    }
+}
+
+/// A game with a hand-made position: `grid` lists (row, col, number, face_up) to place (others stay face down
+/// with whatever the shuffle put there, swapped so no card appears twice), the mouse figure, the roll and each
+/// pile's cards.
+fn position(
+    players: u8,
+    mouse: Cell,
+    roll: Roll,
+    piles: &[&[u8]],
+    placed: &[(u8, u8, u8, bool)],
+) -> HideAndEeek {
+    let mut g = HideAndEeek::new(&Config::default(), players, 99).expect("setup");
+    // Gather every card, then lay them out as asked.
+    let mut pool: Vec<u8> = (FIRST_CARD..=LAST_CARD).collect();
+    let wanted: BTreeSet<u8> = placed
+        .iter()
+        .map(|p| p.2)
+        .chain(piles.iter().flat_map(|p| p.iter().copied()))
+        .collect();
+    pool.retain(|n| !wanted.contains(n) && !shows_mouse(*n));
+    let mut rest = pool.into_iter();
+    g.grid = vec![None; GRID_CELLS];
+    for &(r, c, number, face_up) in placed {
+        g.grid[cell(r, c).index()] = Some(GridCard { number, face_up });
+    }
+    for slot in g.grid.iter_mut().filter(|s| s.is_none()) {
+        *slot = Some(GridCard {
+            number: rest.next().expect("enough cards"),
+            face_up: false,
+        });
+    }
+    g.piles = piles.iter().map(|p| p.to_vec()).collect();
+    let mut draw: Vec<u8> = rest.collect();
+    draw.extend(EEEK_CARDS.iter().filter(|n| !wanted.contains(n)));
+    g.draw_pile = draw.into();
+    g.mouse = mouse;
+    g.roll = roll;
+    g.turn = Seat(0);
+    g.step = TurnStep::Move;
+    assert_all_cards_accounted_for(&g);
+    g
+}
+
+fn roll(steps: u8, arrow: Arrow, category: Category) -> Roll {
+    Roll {
+        steps,
+        arrow,
+        category,
+    }
+}
+
+fn act(g: &mut HideAndEeek, seat: u8, action: Action) -> Vec<EventBody> {
+    g.apply(Actor::Seat(Seat(seat)), &action, NOW)
+        .unwrap_or_else(|e| panic!("{action:?} refused: {e}"))
+        .into_iter()
+        .map(|e| e.body)
+        .collect()
+}
+
+/// Plays `seeds` random games at a table of `players` through the shared harness (which checks the engine
+/// contract at every step) with all 100 cards accounted for after every action.
+fn playouts(players: u8, seeds: u64) {
+    for seed in 0..seeds {
+        let p = random_playout::<HideAndEeek>(
+            &Config::default(),
+            players,
+            seed,
+            seed ^ 0xE4,
+            20_000,
+            assert_all_cards_accounted_for,
+        );
+        let outcome = p.state.outcome().expect("over");
+        assert!(!outcome.winners.is_empty());
+        let target = p.state.config.target as usize;
+        let reached = p.state.piles.iter().filter(|pile| pile.len() >= target).count();
+        assert!(
+            reached <= 1,
+            "the game stops as soon as one pile reaches the target"
+        );
+    }
+}
+
+// A thousand games per player count; one test each so they run in parallel.
+#[test]
+fn random_playouts_2_players() {
+    playouts(2, 1000);
+}
+#[test]
+fn random_playouts_3_players() {
+    playouts(3, 1000);
+}
+#[test]
+fn random_playouts_4_players() {
+    playouts(4, 1000);
+}
+#[test]
+fn random_playouts_5_players() {
+    playouts(5, 1000);
+}
+#[test]
+fn random_playouts_6_players() {
+    playouts(6, 1000);
+}
+
+#[test]
+fn shorter_and_longer_games_by_option() {
+    for target in [MIN_TARGET, 15, MAX_TARGET] {
+        let config = Config {
+            target,
+            claim_window_ms: 1_000,
+        };
+        for seed in 0..40u64 {
+            let p = random_playout::<HideAndEeek>(
+                &config,
+                3,
+                seed,
+                seed + 1,
+                50_000,
+                assert_all_cards_accounted_for,
+            );
+            let o = p.state.outcome().expect("over");
+            let best = *o.scores.iter().max().expect("scores");
+            assert!(best >= i64::from(target) || (p.state.grid_is_empty() && p.state.draw_pile.is_empty()));
+        }
+    }
+}
+
+#[test]
+fn every_action_outside_the_list_is_refused_and_changes_nothing() {
+    let mut universe = vec![Action::Stop, Action::CloseRace];
+    for i in 0..GRID_CELLS {
+        let c = Cell::from_index(i);
+        universe.extend([
+            Action::Move { to: c },
+            Action::Choose { cell: c },
+            Action::Eeek { cell: c },
+        ]);
+    }
+    universe.push(Action::Move { to: cell(6, 0) });
+    universe.push(Action::Choose { cell: cell(0, 9) });
+    for seed in 0..25u64 {
+        let p = random_playout::<HideAndEeek>(&Config::default(), 4, seed, seed, 20_000, |_| {});
+        let mut g = HideAndEeek::new(&Config::default(), 4, seed).expect("setup");
+        for entry in &p.log {
+            let before = fingerprint(&g);
+            for seat in Seat::all(4) {
+                let legal = g.legal_actions(seat);
+                for action in universe.iter().filter(|a| !legal.contains(a)) {
+                    let mut probe = g.clone();
+                    assert!(
+                        probe.apply(Actor::Seat(seat), action, entry.at).is_err(),
+                        "{seat} {action:?} accepted"
+                    );
+                    assert_eq!(fingerprint(&probe), before);
+                }
+            }
+            g.apply(entry.actor, &entry.action, entry.at)
+                .expect("logged action replays");
+        }
+    }
+}
+
+#[test]
+fn same_seed_same_game_and_seeds_differ() {
+    let a = HideAndEeek::new(&Config::default(), 3, 5).expect("setup");
+    let b = HideAndEeek::new(&Config::default(), 3, 5).expect("setup");
+    let c = HideAndEeek::new(&Config::default(), 3, 6).expect("setup");
+    assert_eq!(fingerprint(&a), fingerprint(&b));
+    assert_ne!(fingerprint(&a), fingerprint(&c));
+    let p = random_playout::<HideAndEeek>(&Config::default(), 3, 5, 1, 20_000, |_| {});
+    let q = random_playout::<HideAndEeek>(&Config::default(), 3, 5, 1, 20_000, |_| {});
+    assert_eq!(fingerprint(&p.state), fingerprint(&q.state));
+}
+
+#[test]
+fn setup_follows_the_seed() {
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        let g = HideAndEeek::new(&Config::default(), players, u64::from(players)).expect("setup");
+        assert!(
+            g.grid.iter().all(|c| c.is_some_and(|c| !c.face_up)),
+            "36 cards face down"
+        );
+        assert!(
+            g.piles.iter().all(|p| p.len() == 1),
+            "one card dealt to each player"
+        );
+        assert_eq!(g.draw_pile.len(), CARD_COUNT - GRID_CELLS - players as usize);
+        assert!(
+            CENTRE.contains(&(g.mouse.row, g.mouse.col)),
+            "the mouse starts near the centre"
+        );
+        assert_eq!(g.step, TurnStep::Move);
+    }
+    assert!(matches!(
+        HideAndEeek::new(&Config::default(), 1, 0),
+        Err(SetupError::PlayerCount { .. })
+    ));
+    assert!(matches!(
+        HideAndEeek::new(&Config::default(), 7, 0),
+        Err(SetupError::PlayerCount { .. })
+    ));
+    let bad = Config {
+        target: 2,
+        ..Config::default()
+    };
+    assert!(matches!(
+        HideAndEeek::new(&bad, 3, 0),
+        Err(SetupError::BadOption { .. })
+    ));
+}
+
+#[test]
+fn the_mouse_moves_exactly_and_never_goes_back() {
+    assert_eq!(
+        HideAndEeek::destinations(cell(0, 0), 1),
+        vec![cell(0, 1), cell(1, 0)]
+    );
+    // Two steps from a corner: never back to the start.
+    assert_eq!(
+        HideAndEeek::destinations(cell(0, 0), 2),
+        vec![cell(0, 2), cell(1, 1), cell(2, 0)]
+    );
+    // Three steps from the corner can end next to the start by going around (0,0)->(0,1)->(1,1)->(1,0).
+    assert!(HideAndEeek::destinations(cell(0, 0), 3).contains(&cell(1, 0)));
+    // Diagonal-only or too-short cells are out: (1,1) is two steps away, not one.
+    assert!(!HideAndEeek::destinations(cell(0, 0), 1).contains(&cell(1, 1)));
+    for i in 0..GRID_CELLS {
+        for steps in 1..=6 {
+            let d = HideAndEeek::destinations(Cell::from_index(i), steps);
+            assert!(
+                !d.is_empty() && !d.contains(&Cell::from_index(i)),
+                "a 6x6 grid always allows {steps} steps"
+            );
+        }
+    }
+    let mut g = position(
+        2,
+        cell(2, 2),
+        roll(2, Arrow::Up, Category::Odd),
+        &[&[50], &[60]],
+        &[],
+    );
+    let err = g
+        .apply(Actor::Seat(Seat(0)), &Action::Move { to: cell(2, 3) }, NOW)
+        .unwrap_err();
+    assert_eq!(err, Rejected::Unreachable(cell(2, 3)));
+}
+
+#[test]
+fn higher_than_46_keeps_47_and_loses_on_45() {
+    // The seed's example: 46 on top, "higher": 47 keeps, 45 loses.
+    let mut g = position(
+        2,
+        cell(2, 1),
+        roll(1, Arrow::Down, Category::Higher),
+        &[&[46], &[60]],
+        &[(1, 2, 47, false), (3, 2, 45, false)],
+    );
+    act(&mut g, 0, Action::Move { to: cell(2, 2) });
+    let events = act(&mut g, 0, Action::Choose { cell: cell(1, 2) });
+    assert!(events.contains(&EventBody::Chosen {
+        seat: Seat(0),
+        cell: cell(1, 2),
+        number: 47,
+        matched: Some(true)
+    }));
+    assert_eq!(
+        g.baseline(),
+        Some(47),
+        "the next card must beat the last one chosen"
+    );
+    let events = act(&mut g, 0, Action::Choose { cell: cell(3, 2) });
+    assert!(events.contains(&EventBody::Chosen {
+        seat: Seat(0),
+        cell: cell(3, 2),
+        number: 45,
+        matched: Some(false)
+    }));
+    assert!(events.contains(&EventBody::Lost {
+        seat: Seat(0),
+        cards: vec![47]
+    }));
+    assert_eq!(g.piles[0], vec![46], "nothing banked after a miss");
+    assert_eq!(g.turn, Seat(1), "the dice pass to the next player");
+}
+
+#[test]
+fn odd_takes_37_and_stopping_banks_it_on_top() {
+    let mut g = position(
+        3,
+        cell(2, 1),
+        roll(1, Arrow::Up, Category::Odd),
+        &[&[46], &[60], &[70]],
+        &[(1, 2, 37, false)],
+    );
+    act(&mut g, 0, Action::Move { to: cell(2, 2) });
+    act(&mut g, 0, Action::Choose { cell: cell(1, 2) });
+    let refill_top = g.draw_pile[0];
+    let events = act(&mut g, 0, Action::Stop);
+    assert!(events.contains(&EventBody::Banked {
+        seat: Seat(0),
+        cards: vec![37],
+        pile_size: 2
+    }));
+    assert_eq!(g.piles[0], vec![46, 37], "37 is the new top");
+    // The gap is filled from the draw pile, face up because the arrow points up.
+    assert_eq!(
+        g.card_at(cell(1, 2)),
+        Some(GridCard {
+            number: refill_top,
+            face_up: true
+        })
+    );
+    assert!(events.contains(&EventBody::Refilled {
+        cell: cell(1, 2),
+        face_up: true,
+        number: Some(refill_top)
+    }));
+    assert_eq!(g.turn, Seat(1));
+}
+
+#[test]
+fn a_miss_sends_the_turns_cards_to_the_bottom_of_the_draw_pile() {
+    let mut g = position(
+        2,
+        cell(2, 1),
+        roll(1, Arrow::Down, Category::Even),
+        &[&[46], &[60]],
+        &[(1, 2, 10, false), (2, 3, 12, false), (3, 2, 13, false)],
+    );
+    act(&mut g, 0, Action::Move { to: cell(2, 2) });
+    act(&mut g, 0, Action::Choose { cell: cell(1, 2) });
+    act(&mut g, 0, Action::Choose { cell: cell(2, 3) });
+    let top_before = g.draw_pile[0];
+    let events = act(&mut g, 0, Action::Choose { cell: cell(3, 2) });
+    assert!(events.contains(&EventBody::Lost {
+        seat: Seat(0),
+        cards: vec![10, 12]
+    }));
+    let n = g.draw_pile.len();
+    assert_eq!(
+        g.draw_pile.iter().skip(n - 2).copied().collect::<Vec<_>>(),
+        vec![10, 12],
+        "at the bottom, in order"
+    );
+    // The missed card stays where it was, face down as the arrow says; the two gaps are refilled face down.
+    assert_eq!(
+        g.card_at(cell(3, 2)),
+        Some(GridCard {
+            number: 13,
+            face_up: false
+        })
+    );
+    assert_eq!(
+        g.card_at(cell(1, 2)),
+        Some(GridCard {
+            number: top_before,
+            face_up: false
+        })
+    );
+    assert!(events.contains(&EventBody::Refilled {
+        cell: cell(1, 2),
+        face_up: false,
+        number: None
+    }));
+    assert_eq!(g.piles[0], vec![46]);
+    assert_eq!(g.turn, Seat(1));
+}
+
+#[test]
+fn taking_every_adjacent_card_gives_an_extra_turn() {
+    // The mouse lands in a corner: two neighbours, both even.
+    let mut g = position(
+        2,
+        cell(1, 1),
+        roll(2, Arrow::Up, Category::Even),
+        &[&[46], &[60]],
+        &[(1, 0, 2, false), (0, 1, 4, false)],
+    );
+    act(&mut g, 0, Action::Move { to: cell(0, 0) });
+    act(&mut g, 0, Action::Choose { cell: cell(1, 0) });
+    let events = act(&mut g, 0, Action::Choose { cell: cell(0, 1) });
+    assert!(events.contains(&EventBody::Banked {
+        seat: Seat(0),
+        cards: vec![2, 4],
+        pile_size: 3
+    }));
+    assert!(events.contains(&EventBody::ExtraTurn { seat: Seat(0) }));
+    assert_eq!(g.turn, Seat(0), "the same player goes again");
+    assert_eq!(g.step, TurnStep::Move, "a full new turn with new dice");
+    assert!(matches!(
+        events.last(),
+        Some(EventBody::TurnStarted {
+            seat: Seat(0),
+            extra: true,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn an_eeek_race_goes_to_the_first_claim_received() {
+    let mouse_card = EEEK_CARDS[0];
+    let mut g = position(
+        3,
+        cell(2, 1),
+        roll(1, Arrow::Up, Category::Odd),
+        &[&[46], &[60], &[70]],
+        &[(1, 2, 37, false), (2, 3, mouse_card, false)],
+    );
+    act(&mut g, 0, Action::Move { to: cell(2, 2) });
+    act(&mut g, 0, Action::Choose { cell: cell(1, 2) });
+    let events = act(&mut g, 0, Action::Choose { cell: cell(2, 3) });
+    let closes_at = NOW + u64::from(DEFAULT_CLAIM_WINDOW_MS);
+    assert!(events.contains(&EventBody::RaceOpened {
+        cell: cell(2, 3),
+        number: mouse_card,
+        closes_at
+    }));
+    assert_eq!(
+        g.status(),
+        Status::Race {
+            seats: vec![Seat(0), Seat(1), Seat(2)]
+        }
+    );
+    assert_eq!(
+        g.deadline(),
+        Some(Deadline {
+            at: closes_at,
+            action: Action::CloseRace
+        })
+    );
+    // The active player must wait: the turn is suspended while the window is open.
+    assert_eq!(
+        g.apply(Actor::Seat(Seat(0)), &Action::Stop, NOW),
+        Err(Rejected::RaceOpen)
+    );
+    // Two claims: seat 2's arrives first and wins; seat 1's finds nothing left to claim.
+    let claim = Action::Eeek { cell: cell(2, 3) };
+    let events = act(&mut g, 2, claim.clone());
+    assert!(events.contains(&EventBody::Claimed {
+        seat: Seat(2),
+        cell: cell(2, 3),
+        number: mouse_card
+    }));
+    let before = fingerprint(&g);
+    assert_eq!(
+        g.apply(Actor::Seat(Seat(1)), &claim, NOW + 5),
+        Err(Rejected::NoMouseThere(cell(2, 3)))
+    );
+    assert_eq!(fingerprint(&g), before);
+    // The claimant's card is on top; the interrupted player keeps what they had collected; the claimant plays next.
+    assert_eq!(g.piles[2], vec![70, mouse_card]);
+    assert_eq!(g.piles[0], vec![46, 37]);
+    assert_eq!(g.turn, Seat(2));
+    assert_eq!(g.race, None);
+    assert_eq!(g.deadline(), None);
+}
+
+#[test]
+fn an_unclaimed_mouse_stays_face_up_and_can_be_spotted_later() {
+    let mouse_card = EEEK_CARDS[1];
+    let mut g = position(
+        2,
+        cell(2, 1),
+        roll(1, Arrow::Up, Category::Odd),
+        &[&[46], &[60]],
+        &[(2, 3, mouse_card, false), (1, 2, 37, false)],
+    );
+    act(&mut g, 0, Action::Move { to: cell(2, 2) });
+    act(&mut g, 0, Action::Choose { cell: cell(2, 3) });
+    let closes_at = g.deadline().expect("window").at;
+    // The clock may not close the window early.
+    assert_eq!(
+        g.apply(Actor::Clock, &Action::CloseRace, closes_at - 1),
+        Err(Rejected::NotDue)
+    );
+    // A seat may not send the clock's action.
+    assert_eq!(
+        g.apply(Actor::Seat(Seat(1)), &Action::CloseRace, closes_at),
+        Err(Rejected::ClockOnly)
+    );
+    g.apply(Actor::Clock, &Action::CloseRace, closes_at).expect("due");
+    assert_eq!(g.status(), Status::Turn { seat: Seat(0) }, "the turn goes on");
+    assert_eq!(
+        g.card_at(cell(2, 3)),
+        Some(GridCard {
+            number: mouse_card,
+            face_up: true
+        })
+    );
+    assert!(
+        !g.legal_actions(Seat(0))
+            .contains(&Action::Choose { cell: cell(2, 3) }),
+        "claimed, never chosen"
+    );
+    // Late spotting: seat 1 claims during seat 0's turn; seat 0's turn is not interrupted.
+    act(&mut g, 1, Action::Eeek { cell: cell(2, 3) });
+    assert_eq!(g.piles[1], vec![60, mouse_card]);
+    assert_eq!(g.turn, Seat(0));
+    act(&mut g, 0, Action::Choose { cell: cell(1, 2) });
+    act(&mut g, 0, Action::Stop);
+    assert_eq!(g.turn, Seat(1), "the claimant plays next");
+}
+
+#[test]
+fn reaching_the_target_wins_at_once() {
+    let config = Config {
+        target: 3,
+        ..Config::default()
+    };
+    let mut g = position(
+        2,
+        cell(2, 1),
+        roll(1, Arrow::Up, Category::Odd),
+        &[&[46, 20], &[60]],
+        &[(1, 2, 37, false)],
+    );
+    g.config = config;
+    act(&mut g, 0, Action::Move { to: cell(2, 2) });
+    act(&mut g, 0, Action::Choose { cell: cell(1, 2) });
+    let events = act(&mut g, 0, Action::Stop);
+    assert!(events.contains(&EventBody::GameOver {
+        winners: vec![Seat(0)]
+    }));
+    assert_eq!(g.status(), Status::Over);
+    let o = g.outcome().expect("outcome");
+    assert_eq!(o.winners, vec![Seat(0)]);
+    assert_eq!(o.scores, vec![3, 1]);
+    assert_eq!(o.placings, vec![1, 2]);
+    assert!(g.legal_actions(Seat(1)).is_empty());
+    assert_eq!(
+        g.apply(Actor::Seat(Seat(1)), &Action::Stop, NOW),
+        Err(Rejected::GameOver)
+    );
+}
+
+#[test]
+fn when_the_draw_pile_runs_dry_gaps_stay_empty() {
+    let mut g = position(
+        2,
+        cell(2, 1),
+        roll(1, Arrow::Up, Category::Odd),
+        &[&[46], &[60]],
+        &[(1, 2, 37, false)],
+    );
+    // A hand-made position: seat 1 holds the rest of the deck, and the target is out of reach so nobody has won.
+    let rest: Vec<u8> = g.draw_pile.drain(..).collect();
+    g.piles[1].extend(rest);
+    g.config.target = 100;
+    assert_all_cards_accounted_for(&g);
+    act(&mut g, 0, Action::Move { to: cell(2, 2) });
+    act(&mut g, 0, Action::Choose { cell: cell(1, 2) });
+    let events = act(&mut g, 0, Action::Stop);
+    assert!(!events.iter().any(|e| matches!(e, EventBody::Refilled { .. })));
+    assert_eq!(g.card_at(cell(1, 2)), None);
+    assert!(matches!(g.view(Viewer::Spectator).grid[1][2], CellView::Empty));
+}
+
+/// Two states that differ only in what nobody may see: the identities of face-down cards, the draw pile's order
+/// and the generator.
+fn scramble_hidden(g: &HideAndEeek, salt: u64) -> HideAndEeek {
+    let mut other = g.clone();
+    let mut rng = Rng::from_seed(salt);
+    let hidden_cells: Vec<usize> = (0..GRID_CELLS)
+        .filter(|&i| g.grid[i].is_some_and(|c| !c.face_up))
+        .collect();
+    let mut hidden: Vec<u8> = hidden_cells
+        .iter()
+        .map(|&i| g.grid[i].expect("card").number)
+        .collect();
+    hidden.extend(g.draw_pile.iter());
+    rng.shuffle(&mut hidden);
+    let mut it = hidden.into_iter();
+    for &i in &hidden_cells {
+        other.grid[i] = Some(GridCard {
+            number: it.next().expect("card"),
+            face_up: false,
+        });
+    }
+    other.draw_pile = it.collect();
+    other.rng = Rng::from_seed(salt ^ 0xFFFF);
+    other
+}
+
+#[test]
+fn views_show_no_face_down_card_no_draw_order_and_no_seed() {
+    for seed in 0..40u64 {
+        let p = random_playout::<HideAndEeek>(&Config::default(), 4, seed, seed + 3, 20_000, |_| {});
+        let mut g = HideAndEeek::new(&Config::default(), 4, seed).expect("setup");
+        for (i, entry) in p.log.iter().enumerate() {
+            let twin = scramble_hidden(&g, seed * 1000 + i as u64);
+            for viewer in Seat::all(4).map(Viewer::Seat).chain([Viewer::Spectator]) {
+                let view = g.view(viewer);
+                assert_eq!(
+                    fingerprint(&view),
+                    fingerprint(&twin.view(viewer)),
+                    "a view depends on hidden information"
+                );
+                let json = fingerprint(&view);
+                assert!(!json.contains("rng") && !json.contains("draw_pile\":["), "{json}");
+            }
+            // Events may name only cards that are visible before or after the action, or the card just chosen.
+            let before = visible_numbers(&g);
+            let chosen = match &entry.action {
+                Action::Choose { cell } => g.card_at(*cell).map(|c| c.number),
+                _ => None,
+            };
+            let events = g.apply(entry.actor, &entry.action, entry.at).expect("replays");
+            let after = visible_numbers(&g);
+            for e in events {
+                assert_eq!(e.audience, Audience::Everyone);
+                for n in numbers_in(&e.body) {
+                    assert!(
+                        before.contains(&n) || after.contains(&n) || chosen == Some(n),
+                        "event {:?} names a hidden card",
+                        e.body
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn visible_numbers(g: &HideAndEeek) -> BTreeSet<u8> {
+    let mut v: BTreeSet<u8> = g
+        .grid
+        .iter()
+        .flatten()
+        .filter(|c| c.face_up)
+        .map(|c| c.number)
+        .collect();
+    v.extend(g.piles.iter().flatten());
+    if let TurnStep::Collect { collected } = &g.step {
+        v.extend(collected.iter().map(|&(_, n)| n));
+    }
+    v
+}
+
+fn numbers_in(e: &EventBody) -> Vec<u8> {
+    match e {
+        EventBody::Chosen { number, .. }
+        | EventBody::RaceOpened { number, .. }
+        | EventBody::Claimed { number, .. } => {
+            vec![*number]
+        }
+        EventBody::Banked { cards, .. } | EventBody::Lost { cards, .. } => cards.clone(),
+        EventBody::Refilled { number, .. } => number.iter().copied().collect(),
+        EventBody::TurnStarted { .. }
+        | EventBody::Moved { .. }
+        | EventBody::RaceClosed { .. }
+        | EventBody::LeftInGrid { .. }
+        | EventBody::ExtraTurn { .. }
+        | EventBody::GameOver { .. } => Vec::new(),
+    }
+}
+
+#[test]
+fn a_view_would_reveal_a_leak() {
+    // Guard for the leak test itself: a face-down card's number differs between twins, so a view that showed it
+    // would differ too.
+    let g = HideAndEeek::new(&Config::default(), 2, 1).expect("setup");
+    let twin = scramble_hidden(&g, 7);
+    assert_ne!(fingerprint(&g.grid), fingerprint(&twin.grid));
+    assert_eq!(
+        fingerprint(&g.view(Viewer::Spectator)),
+        fingerprint(&twin.view(Viewer::Spectator))
+    );
+}
