@@ -53,43 +53,39 @@ fn check_invariants(g: &Hickory) {
     }
 }
 
-#[test]
-fn random_playouts_at_every_player_count() {
-    // 100 games per player count: about 25 s on the shared 2-core machine (opt-level 2 test profile); the
-    // harness itself probes refusals and replays every game.
+/// Plays `seeds` random games at `players` with every invariant checked after every step, and asserts that random
+/// play reaches every kind of decision and every way of scoring (hunt lines: see the golden tests).
+fn playouts(players: u8, seeds: u64) {
     let mut actions: std::collections::BTreeMap<String, usize> = Default::default();
     let mut points = Breakdown::default();
-    for players in MIN_PLAYERS..=MAX_PLAYERS {
-        for seed in 0..100u64 {
-            let p = random_playout::<Hickory>(
-                &HickoryConfig::default(),
-                players,
-                seed,
-                seed * 31 + u64::from(players),
-                20_000,
-                check_invariants,
-            );
-            let outcome = p.state.outcome().expect("finished");
-            assert_eq!(outcome.scores.len(), players as usize);
-            assert_eq!(p.state.hour, END_HOUR);
-            for (seat, s) in p.state.seats.iter().enumerate() {
-                assert_eq!(outcome.scores[seat], s.points.total());
-                points.deliveries += s.points.deliveries;
-                points.relics += s.points.relics;
-                points.missions += s.points.missions;
-                points.chain += s.points.chain;
-                points.leftovers += s.points.leftovers;
-            }
-            for logged in &p.log {
-                let kind = serde_json::to_value(&logged.action).unwrap()["type"]
-                    .as_str()
-                    .unwrap()
-                    .to_string();
-                *actions.entry(kind).or_default() += 1;
-            }
+    for seed in 0..seeds {
+        let p = random_playout::<Hickory>(
+            &HickoryConfig::default(),
+            players,
+            seed,
+            seed * 31 + u64::from(players),
+            20_000,
+            check_invariants,
+        );
+        let outcome = p.state.outcome().expect("finished");
+        assert_eq!(outcome.scores.len(), players as usize);
+        assert_eq!(p.state.hour, END_HOUR);
+        for (seat, s) in p.state.seats.iter().enumerate() {
+            assert_eq!(outcome.scores[seat], s.points.total());
+            points.deliveries += s.points.deliveries;
+            points.relics += s.points.relics;
+            points.missions += s.points.missions;
+            points.chain += s.points.chain;
+            points.leftovers += s.points.leftovers;
+        }
+        for logged in &p.log {
+            let kind = serde_json::to_value(&logged.action).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            *actions.entry(kind).or_default() += 1;
         }
     }
-    // Random play reaches every kind of decision and every way of scoring (hunt lines: see the golden tests).
     let every = [
         "place",
         "stay",
@@ -111,13 +107,39 @@ fn random_playouts_at_every_player_count() {
         "done",
     ];
     for kind in every {
-        assert!(actions.contains_key(kind), "no {kind} in {actions:?}");
+        assert!(
+            actions.contains_key(kind),
+            "{players} players: no {kind} in {actions:?}"
+        );
     }
     assert!(
         points.deliveries > 0 && points.relics > 0 && points.missions > 0,
         "{points:?}"
     );
     assert!(points.chain > 0 && points.leftovers > 0, "{points:?}");
+}
+
+// 100 games per player count, one test per count so they run in parallel; the harness also probes refusals and
+// replays every game. The whole Hickory test set took about 25 s on the shared 2-core machine under a load
+// average of 8 (opt-level 2 test profile).
+#[test]
+fn random_playouts_solo() {
+    playouts(1, 100);
+}
+
+#[test]
+fn random_playouts_2_players() {
+    playouts(2, 100);
+}
+
+#[test]
+fn random_playouts_3_players() {
+    playouts(3, 100);
+}
+
+#[test]
+fn random_playouts_4_players() {
+    playouts(4, 100);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
