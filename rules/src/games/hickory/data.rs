@@ -442,36 +442,55 @@ pub const FAVOURS: [Favour; 13] = {
 
 /// Rows and columns of a hunt board.
 pub const HUNT_SIZE: usize = 4;
-/// The four hunt boards: each space shows one colour-and-item; every row and column shows four different colours
-/// and four different items, so a line is a small collection to assemble. Each board leaves out one colour and one
-/// item, so boards want different things.
-pub const HUNT_BOARDS: [[[(Colour, Item); HUNT_SIZE]; HUNT_SIZE]; 4] = {
+
+/// What a hunt-board space asks for: an item of one colour, or one kind of item in any colour. A delivered item
+/// completes one free space that accepts it; a wild completes any free space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "wants", content = "value", rename_all = "snake_case")]
+pub enum HuntSpace {
+    Colour(Colour),
+    Item(Item),
+}
+
+impl HuntSpace {
+    pub fn accepts(self, colour: Colour, item: Item) -> bool {
+        match self {
+            HuntSpace::Colour(c) => c == colour,
+            HuntSpace::Item(i) => i == item,
+        }
+    }
+}
+
+/// The four hunt boards: colour spaces and item spaces alternate like a chequerboard, so every row and column asks
+/// for two colours and two items, all different; each board asks for all five colours and all five items.
+pub const HUNT_BOARDS: [[[HuntSpace; HUNT_SIZE]; HUNT_SIZE]; 4] = {
     use Colour::*;
+    use HuntSpace::{Colour as C, Item as I};
     use Item::*;
     [
         [
-            [(Purple, Berry), (Yellow, Key), (Green, Acorn), (Blue, Thimble)],
-            [(Green, Key), (Blue, Berry), (Purple, Thimble), (Yellow, Acorn)],
-            [(Yellow, Thimble), (Purple, Acorn), (Blue, Key), (Green, Berry)],
-            [(Blue, Acorn), (Green, Thimble), (Yellow, Berry), (Purple, Key)],
+            [C(Blue), I(Berry), C(Purple), I(Button)],
+            [I(Thimble), C(Green), I(Button), C(Yellow)],
+            [C(Green), I(Button), C(Red), I(Key)],
+            [I(Berry), C(Yellow), I(Acorn), C(Red)],
         ],
         [
-            [(Purple, Key), (Blue, Button), (Green, Acorn), (Red, Berry)],
-            [(Green, Button), (Red, Key), (Purple, Berry), (Blue, Acorn)],
-            [(Red, Acorn), (Green, Berry), (Blue, Key), (Purple, Button)],
-            [(Blue, Berry), (Purple, Acorn), (Red, Button), (Green, Key)],
+            [C(Yellow), I(Acorn), C(Blue), I(Thimble)],
+            [I(Berry), C(Blue), I(Acorn), C(Green)],
+            [C(Green), I(Berry), C(Red), I(Button)],
+            [I(Key), C(Red), I(Berry), C(Purple)],
         ],
         [
-            [(Yellow, Thimble), (Purple, Acorn), (Blue, Button), (Red, Berry)],
-            [(Red, Acorn), (Blue, Thimble), (Purple, Berry), (Yellow, Button)],
-            [(Blue, Berry), (Red, Button), (Yellow, Acorn), (Purple, Thimble)],
-            [(Purple, Button), (Yellow, Berry), (Red, Thimble), (Blue, Acorn)],
+            [C(Red), I(Acorn), C(Yellow), I(Thimble)],
+            [I(Key), C(Purple), I(Thimble), C(Green)],
+            [C(Yellow), I(Button), C(Blue), I(Berry)],
+            [I(Button), C(Blue), I(Key), C(Purple)],
         ],
         [
-            [(Yellow, Berry), (Red, Thimble), (Green, Button), (Purple, Key)],
-            [(Green, Thimble), (Purple, Berry), (Yellow, Key), (Red, Button)],
-            [(Red, Key), (Yellow, Button), (Purple, Thimble), (Green, Berry)],
-            [(Purple, Button), (Green, Key), (Red, Berry), (Yellow, Thimble)],
+            [C(Blue), I(Button), C(Red), I(Key)],
+            [I(Key), C(Purple), I(Acorn), C(Green)],
+            [C(Yellow), I(Key), C(Purple), I(Button)],
+            [I(Thimble), C(Green), I(Berry), C(Yellow)],
         ],
     ]
 };

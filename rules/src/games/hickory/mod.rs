@@ -78,7 +78,7 @@ struct PlayerState {
     points: Breakdown,
     hunt_board: u8,
     hunt_done: [[bool; HUNT_SIZE]; HUNT_SIZE],
-    /// Delivered tiles that lie on completed hunt-board spaces.
+    /// Delivered tiles (items and wilds) that lie on completed hunt-board spaces.
     hunt_tiles: Vec<TileId>,
     /// Indexed like [`MICE`].
     mice: Vec<MouseState>,
@@ -129,6 +129,23 @@ enum Pending {
     },
     /// A delivery is under way; the owner may add favour cards (secret until the delivery is made).
     Delivery { who: MouseRef, favours: Vec<FavourId> },
+    /// The delivered pieces still to place on the hunt board, in order; the first one accepts two or more free
+    /// spaces and its owner chooses. Then the delivery (`delivered`, `favours`, `marked` spaces) meets the missions.
+    Hunt {
+        who: MouseRef,
+        queue: Vec<Piece>,
+        delivered: Vec<TileId>,
+        favours: Vec<FavourId>,
+        marked: usize,
+    },
+}
+
+/// Something delivered that may complete a hunt-board space: a tile, or the item printed on a favour card.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "piece", content = "id", rename_all = "snake_case")]
+pub enum Piece {
+    Tile(TileId),
+    Favour(FavourId),
 }
 
 impl Pending {
@@ -137,7 +154,8 @@ impl Pending {
             Pending::Scurry { who, .. }
             | Pending::Act { who, .. }
             | Pending::SearchKeep { who, .. }
-            | Pending::Delivery { who, .. } => *who,
+            | Pending::Delivery { who, .. }
+            | Pending::Hunt { who, .. } => *who,
         }
     }
 }
@@ -221,8 +239,9 @@ pub enum HickoryAction {
         give: TileId,
         take: TileId,
     },
+    /// Pay [`WILD_PRICE`] items (in the order the card holds them) for one of Itzy's wilds.
     BuyWild {
-        pay: [TileId; 2],
+        pay: Vec<TileId>,
     },
     /// Instead of the token action: the scamp leaves its card for the outer-ring space `space`.
     CallScamp {
@@ -240,6 +259,11 @@ pub enum HickoryAction {
         card: FavourId,
     },
     FinishDelivery,
+    /// Put a delivered wild on a free space of your hunt board.
+    MarkHunt {
+        row: u8,
+        col: u8,
+    },
     /// End this mouse's turn on the outer ring.
     Done,
 }
@@ -362,9 +386,24 @@ pub struct MouseView {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct HuntSpaceView {
-    pub colour: Colour,
-    pub item: Item,
+    #[serde(flatten)]
+    pub space: HuntSpace,
     pub done: bool,
+}
+
+/// A delivered piece as the table shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "piece", rename_all = "snake_case")]
+pub enum PieceView {
+    Tile { tile: Tile },
+    Favour { card: FavourCard },
+}
+
+fn piece_view(piece: Piece) -> PieceView {
+    match piece {
+        Piece::Tile(t) => PieceView::Tile { tile: tile(t) },
+        Piece::Favour(f) => PieceView::Favour { card: favour_card(f) },
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -417,6 +456,12 @@ pub enum StepView {
         mouse: MouseKind,
         favours_added: usize,
         favours: Option<Vec<FavourCard>>,
+    },
+    /// Choosing the space for `placing`; `then` are the pieces after it.
+    Hunt {
+        mouse: MouseKind,
+        placing: PieceView,
+        then: Vec<PieceView>,
     },
 }
 
@@ -540,8 +585,15 @@ pub enum HickoryEvent {
         tiles: Vec<Tile>,
         favours: Vec<FavourCard>,
         points: i64,
-        hunt_spaces: Vec<(u8, u8)>,
         relic_points: i64,
+    },
+    /// A delivered piece completes a space of its deliverer's hunt board.
+    HuntMarked {
+        seat: Seat,
+        row: u8,
+        col: u8,
+        #[serde(flatten)]
+        piece: PieceView,
     },
     MissionCompleted {
         seat: Seat,
@@ -698,6 +750,21 @@ impl Group {
     }
 }
 
+/// Every choice of `k` of `items`, each in the order of `items`, in lexicographic order of positions.
+fn combinations(items: &[TileId], k: usize) -> Vec<Vec<TileId>> {
+    if k == 0 {
+        return vec![vec![]];
+    }
+    let mut out = Vec::new();
+    for (i, &first) in items.iter().enumerate() {
+        for mut rest in combinations(&items[i + 1..], k - 1) {
+            rest.insert(0, first);
+            out.push(rest);
+        }
+    }
+    out
+}
+
 fn next_number(n: u8, steps: u8) -> u8 {
     (n - 1 + steps) % NUMBERS + 1
 }
@@ -731,6 +798,7 @@ impl Decision {
             Decision::Pending(Pending::Act { .. }) => "a mouse acting on the outer ring",
             Decision::Pending(Pending::SearchKeep { .. }) => "keeping tiles from a search",
             Decision::Pending(Pending::Delivery { .. }) => "adding favour cards to a delivery",
+            Decision::Pending(Pending::Hunt { .. }) => "placing a delivered piece on the hunt board",
         }
     }
 }
@@ -893,6 +961,11 @@ impl Hickory {
                 }
                 out.push(A::FinishDelivery);
             }
+            Decision::Pending(Pending::Hunt { queue, .. }) => {
+                for (row, col) in self.hunt_candidates(seat, queue[0]) {
+                    out.push(A::MarkHunt { row, col });
+                }
+            }
         }
         out
     }
@@ -935,10 +1008,8 @@ impl Hickory {
                         .copied()
                         .filter(|&t| tile_kind(t) != TileKind::Wild)
                         .collect();
-                    for (i, &a) in items.iter().enumerate() {
-                        for &b in &items[i + 1..] {
-                            out.push(A::BuyWild { pay: [a, b] });
-                        }
+                    for pay in combinations(&items, WILD_PRICE) {
+                        out.push(A::BuyWild { pay });
                     }
                 }
             }
@@ -960,6 +1031,7 @@ impl Hickory {
                 | (Decision::HandMouse(_), A::Stay | A::HopOff)
                 | (Decision::InnerRing(..), A::StepOut { .. } | A::Board { .. })
                 | (Decision::Pending(Pending::Scurry { .. }), A::Scurry { .. })
+                | (Decision::Pending(Pending::Hunt { .. }), A::MarkHunt { .. })
                 | (Decision::Pending(Pending::SearchKeep { .. }), A::Keep { .. })
                 | (
                     Decision::Pending(Pending::Delivery { .. }),
@@ -989,6 +1061,7 @@ impl Hickory {
             A::StepOut { .. } => "that mouse is not on this inner-ring space",
             A::Scurry { .. } => "the scurrier runs on 0, 1 or 2 numbers",
             A::Keep { .. } => "that tile was not drawn in this search",
+            A::MarkHunt { .. } => "that hunt-board space is completed already or does not accept this piece",
             A::AddFavour { .. } | A::PlayFavour { .. } => {
                 "that favour card is not in your hand or cannot be used"
             }
@@ -1116,41 +1189,14 @@ impl Hickory {
         }
         let points = group.points();
         let seat = who.seat;
-        let board = HUNT_BOARDS[self.player(seat).hunt_board as usize];
-        let mut marked = Vec::new();
-        let mut relics = 0i64;
-        let mut mark = |p: &mut PlayerState, colour: Colour, item: Item| -> bool {
-            for (r, row) in board.iter().enumerate() {
-                for (c, space) in row.iter().enumerate() {
-                    if *space == (colour, item) && !p.hunt_done[r][c] {
-                        p.hunt_done[r][c] = true;
-                        marked.push((r as u8, c as u8));
-                        return true;
-                    }
-                }
-            }
-            false
-        };
-        for &t in &delivered {
-            match tile_kind(t) {
-                TileKind::Item { colour, item } => {
-                    if mark(&mut self.seats[seat.index()], colour, item) {
-                        self.seats[seat.index()].hunt_tiles.push(t);
-                    } else {
-                        self.pantry.push(t);
-                    }
-                }
-                TileKind::Wild => self.web_wilds.push(t),
-                TileKind::Relic => {
-                    relics += 1;
-                    self.pantry.push(t);
-                }
-            }
-        }
+        let relics = delivered
+            .iter()
+            .filter(|&&t| tile_kind(t) == TileKind::Relic)
+            .count() as i64;
+        self.pantry
+            .extend(delivered.iter().filter(|&&t| tile_kind(t) == TileKind::Relic));
         for &f in &favours {
-            let card = FAVOURS[f as usize];
-            mark(&mut self.seats[seat.index()], card.colour, card.item);
-            self.seats[seat.index()].favours.retain(|c| *c != f);
+            self.player_mut(seat).favours.retain(|c| *c != f);
             self.favour_discard.push(f);
         }
         let relic_points = relics * RELIC_POINTS;
@@ -1163,16 +1209,111 @@ impl Hickory {
             tiles: tiles(&delivered),
             favours: favours.iter().map(|&f| favour_card(f)).collect(),
             points,
-            hunt_spaces: marked.clone(),
             relic_points,
         }));
         for _ in 0..relics {
             self.draw_favour(seat, events);
         }
+        // The hunt board: items first (in the card's order), then favour cards, then wilds (the most flexible).
+        let items = delivered
+            .iter()
+            .filter(|&&t| matches!(tile_kind(t), TileKind::Item { .. }));
+        let wilds = delivered.iter().filter(|&&t| tile_kind(t) == TileKind::Wild);
+        let queue: Vec<Piece> = items
+            .map(|&t| Piece::Tile(t))
+            .chain(favours.iter().map(|&f| Piece::Favour(f)))
+            .chain(wilds.map(|&t| Piece::Tile(t)))
+            .collect();
+        self.place_on_hunt_board(who, queue, delivered, favours, 0, events);
+    }
+
+    /// Free spaces of `seat`'s hunt board that accept `piece`.
+    fn hunt_candidates(&self, seat: Seat, piece: Piece) -> Vec<(u8, u8)> {
+        let p = self.player(seat);
+        let board = HUNT_BOARDS[p.hunt_board as usize];
+        let accepts = |space: HuntSpace| match piece {
+            Piece::Favour(f) => space.accepts(FAVOURS[f as usize].colour, FAVOURS[f as usize].item),
+            Piece::Tile(t) => match tile_kind(t) {
+                TileKind::Item { colour, item } => space.accepts(colour, item),
+                TileKind::Wild => true,
+                TileKind::Relic => false,
+            },
+        };
+        let mut out = Vec::new();
+        for (r, row) in board.iter().enumerate() {
+            for (c, &space) in row.iter().enumerate() {
+                if !p.hunt_done[r][c] && accepts(space) {
+                    out.push((r as u8, c as u8));
+                }
+            }
+        }
+        out
+    }
+
+    fn mark_hunt(&mut self, seat: Seat, piece: Piece, (row, col): (u8, u8), events: &mut Events) {
+        let p = self.player_mut(seat);
+        p.hunt_done[row as usize][col as usize] = true;
+        if let Piece::Tile(t) = piece {
+            p.hunt_tiles.push(t);
+        }
+        events.push(Event::public(HickoryEvent::HuntMarked {
+            seat,
+            row,
+            col,
+            piece: piece_view(piece),
+        }));
+    }
+
+    /// Places the delivered pieces on the hunt board in order: a piece with one free space that accepts it takes
+    /// it, a piece with none is set aside (items to the pantry, wilds back to Itzy's web), and a piece with a choice
+    /// waits for its owner. When all are placed, the delivery is checked against the missions.
+    fn place_on_hunt_board(
+        &mut self,
+        who: MouseRef,
+        mut queue: Vec<Piece>,
+        delivered: Vec<TileId>,
+        favours: Vec<FavourId>,
+        mut marked: usize,
+        events: &mut Events,
+    ) {
+        let seat = who.seat;
+        while let Some(&piece) = queue.first() {
+            let candidates = self.hunt_candidates(seat, piece);
+            if candidates.len() > 1 {
+                let pending = Pending::Hunt {
+                    who,
+                    queue,
+                    delivered,
+                    favours,
+                    marked,
+                };
+                self.phase = Phase::Play {
+                    pending: Some(pending),
+                };
+                return;
+            }
+            queue.remove(0);
+            match (candidates.first(), piece) {
+                (Some(&space), _) => {
+                    self.mark_hunt(seat, piece, space, events);
+                    marked += 1;
+                }
+                (None, Piece::Tile(t)) if tile_kind(t) == TileKind::Wild => self.web_wilds.push(t),
+                (None, Piece::Tile(t)) => self.pantry.push(t),
+                (None, Piece::Favour(_)) => {}
+            }
+        }
+        let mut group = Group::default();
+        for &t in &delivered {
+            group.add_tile(t);
+        }
+        for &f in &favours {
+            group.add_favour(f);
+        }
         // Missions are checked after the tiles have been scored (seed); both face-up cards, as they lay.
         let face_up = self.missions.clone();
         for m in face_up {
-            if group.meets(MISSIONS[m as usize].requirement, marked.len()) {
+            if group.meets(MISSIONS[m as usize].requirement, marked) {
                 self.missions.retain(|x| *x != m);
                 let p = self.player_mut(seat);
                 p.missions_done.push(m);
@@ -1481,6 +1622,20 @@ impl Hickory {
             (Decision::Pending(Pending::Delivery { who, favours }), A::FinishDelivery) => {
                 self.deliver(who, favours, &mut events);
             }
+            (
+                Decision::Pending(Pending::Hunt {
+                    who,
+                    mut queue,
+                    delivered,
+                    favours,
+                    marked,
+                }),
+                A::MarkHunt { row, col },
+            ) => {
+                let piece = queue.remove(0);
+                self.mark_hunt(seat, piece, (*row, *col), &mut events);
+                self.place_on_hunt_board(who, queue, delivered, favours, marked + 1, &mut events);
+            }
             (d, a) => unreachable!("listed action {a:?} does not fit {d:?}"),
         }
         self.advance(&mut events);
@@ -1646,6 +1801,11 @@ impl Hickory {
                 favours: (viewer == Viewer::Seat(who.seat))
                     .then(|| favours.iter().map(|&f| favour_card(f)).collect()),
             },
+            Decision::Pending(Pending::Hunt { who, queue, .. }) => StepView::Hunt {
+                mouse: who.mouse,
+                placing: piece_view(queue[0]),
+                then: queue[1..].iter().map(|&p| piece_view(p)).collect(),
+            },
         }
     }
 
@@ -1675,11 +1835,17 @@ impl Hickory {
                 all.extend(&m.tiles);
             }
         }
-        if let Phase::Play {
-            pending: Some(Pending::SearchKeep { drawn, .. }),
-        } = &self.phase
-        {
-            all.extend(drawn);
+        match &self.phase {
+            Phase::Play {
+                pending: Some(Pending::SearchKeep { drawn, .. }),
+            } => all.extend(drawn),
+            Phase::Play {
+                pending: Some(Pending::Hunt { queue, .. }),
+            } => all.extend(queue.iter().filter_map(|p| match p {
+                Piece::Tile(t) => Some(*t),
+                Piece::Favour(_) => None,
+            })),
+            _ => {}
         }
         all
     }
@@ -1913,8 +2079,7 @@ impl Game for Hickory {
                             .map(|r| {
                                 (0..HUNT_SIZE)
                                     .map(|c| HuntSpaceView {
-                                        colour: board[r][c].0,
-                                        item: board[r][c].1,
+                                        space: board[r][c],
                                         done: p.hunt_done[r][c],
                                     })
                                     .collect()

@@ -104,6 +104,7 @@ fn playouts(players: u8, seeds: u64) {
         "keep",
         "add_favour",
         "finish_delivery",
+        "mark_hunt",
         "done",
     ];
     for kind in every {
@@ -368,29 +369,31 @@ fn the_data_tables_are_consistent() {
         NUMBERED_TOKENS.len() + SUN_TOKENS.len() + MOON_TOKENS.len(),
         NUMBERS as usize
     );
+    let mut layouts = Vec::new();
     for b in HUNT_BOARDS {
-        let mut seen: Vec<(Colour, Item)> = b.iter().flatten().copied().collect();
-        seen.sort();
-        seen.dedup();
-        assert_eq!(
-            seen.len(),
-            HUNT_SIZE * HUNT_SIZE,
-            "hunt board spaces are all different"
-        );
-        for i in 0..HUNT_SIZE {
-            let row: Vec<_> = b[i].to_vec();
-            let col: Vec<_> = b.iter().map(|r| r[i]).collect();
-            for line in [row, col] {
-                let mut colours: Vec<Colour> = line.iter().map(|x| x.0).collect();
-                let mut items: Vec<Item> = line.iter().map(|x| x.1).collect();
-                colours.sort();
-                colours.dedup();
-                items.sort();
-                items.dedup();
-                assert_eq!((colours.len(), items.len()), (HUNT_SIZE, HUNT_SIZE));
+        // Colour and item spaces alternate; each line asks for two colours and two items, all different.
+        for (r, row) in b.iter().enumerate() {
+            for (c, space) in row.iter().enumerate() {
+                assert_eq!(matches!(space, HuntSpace::Colour(_)), (r + c) % 2 == 0);
             }
         }
+        for i in 0..HUNT_SIZE {
+            let row: Vec<HuntSpace> = b[i].to_vec();
+            let col: Vec<HuntSpace> = b.iter().map(|r| r[i]).collect();
+            for line in [row, col] {
+                let distinct: std::collections::BTreeSet<String> =
+                    line.iter().map(|x| format!("{x:?}")).collect();
+                assert_eq!(distinct.len(), HUNT_SIZE);
+            }
+        }
+        let spaces: Vec<HuntSpace> = b.iter().flatten().copied().collect();
+        assert!(COLOURS.iter().all(|c| spaces.contains(&HuntSpace::Colour(*c))));
+        assert!(ITEMS.iter().all(|i| spaces.contains(&HuntSpace::Item(*i))));
+        layouts.push(format!("{b:?}"));
     }
+    layouts.sort();
+    layouts.dedup();
+    assert_eq!(layouts.len(), HUNT_BOARDS.len(), "the boards differ");
     let mut favour_items: Vec<(Colour, Item)> = FAVOURS.iter().map(|f| (f.colour, f.item)).collect();
     favour_items.sort();
     favour_items.dedup();
@@ -642,15 +645,63 @@ fn golden_delivery_with_wilds_marks_the_hunt_board_and_completes_a_mission() {
     // 5 tiles + largest item group (2 acorns + 2 wilds) + largest colour group (2 reds + 2 wilds) = 5 + 4 + 4.
     assert_eq!(
         ev,
+        vec![HickoryEvent::Delivered {
+            seat: Seat(0),
+            mouse: Scavenger,
+            tiles: tiles(&[red_acorn, red_berry, blue_acorn, w1, w2]),
+            favours: vec![],
+            points: 13,
+            relic_points: 0,
+        }]
+    );
+    // Hunt board 1:  yellow | acorn  | blue  | thimble
+    //                berry  | blue   | acorn | green
+    //                green  | berry  | red   | button
+    //                key    | red    | berry | purple
+    // The red acorn fits the acorn and red spaces: its owner chooses.
+    let mark = |row, col| A::MarkHunt { row, col };
+    assert_eq!(
+        g.legal_actions(Seat(0)),
+        vec![mark(0, 1), mark(1, 2), mark(2, 2), mark(3, 1)]
+    );
+    assert_eq!(
+        play(&mut g, 0, mark(2, 2)),
+        vec![HickoryEvent::HuntMarked {
+            seat: Seat(0),
+            row: 2,
+            col: 2,
+            piece: PieceView::Tile {
+                tile: tile(red_acorn)
+            }
+        }]
+    );
+    assert_eq!(
+        g.legal_actions(Seat(0)),
+        vec![mark(1, 0), mark(2, 1), mark(3, 1), mark(3, 2)],
+        "red berry"
+    );
+    play(&mut g, 0, mark(2, 1));
+    assert_eq!(
+        g.legal_actions(Seat(0)),
+        vec![mark(0, 1), mark(0, 2), mark(1, 1), mark(1, 2)],
+        "blue acorn"
+    );
+    play(&mut g, 0, mark(1, 1));
+    // The wilds come last and fit any free space; missions wait until everything is placed.
+    assert_eq!(g.legal_actions(Seat(0)).len(), 16 - 3);
+    assert!(
+        !g.legal_actions(Seat(0)).contains(&mark(2, 2)),
+        "completed already"
+    );
+    play(&mut g, 0, mark(2, 0));
+    assert_eq!(
+        play(&mut g, 0, mark(2, 3)),
         vec![
-            HickoryEvent::Delivered {
+            HickoryEvent::HuntMarked {
                 seat: Seat(0),
-                mouse: Scavenger,
-                tiles: tiles(&[red_acorn, red_berry, blue_acorn, w1, w2]),
-                favours: vec![],
-                points: 13,
-                hunt_spaces: vec![(2, 0), (0, 3), (1, 3)],
-                relic_points: 0,
+                row: 2,
+                col: 3,
+                piece: PieceView::Tile { tile: tile(w2) }
             },
             HickoryEvent::MissionCompleted {
                 seat: Seat(0),
@@ -666,17 +717,21 @@ fn golden_delivery_with_wilds_marks_the_hunt_board_and_completes_a_mission() {
         (p.points.deliveries, p.points.missions, p.points.total()),
         (13, 5, 18)
     );
-    assert_eq!(p.hunt_spaces_done(), 3);
+    assert_eq!(p.hunt_spaces_done(), 5);
+    assert_eq!(
+        p.hunt_done[2], [true; 4],
+        "row 2 is complete (it scores at the end)"
+    );
     assert_eq!(
         p.hunt_tiles,
-        vec![red_acorn, red_berry, blue_acorn],
-        "matched tiles lie on the hunt board"
+        vec![red_acorn, red_berry, blue_acorn, w1, w2],
+        "delivered tiles lie on the spaces they completed"
     );
     assert!(p.mouse(Scavenger).tiles.is_empty());
     assert_eq!(
         g.web_wilds.len(),
-        WILDS as usize,
-        "delivered wilds go back to Itzy's web"
+        WILDS as usize - 2,
+        "wilds on a hunt board leave Itzy's web for good"
     );
     assert_eq!(
         g.missions,
@@ -692,6 +747,13 @@ fn golden_relic_and_favour_card_delivered_at_lord_cuckoos_door_then_the_hour_str
     use MouseKind::*;
     let mut g = table(2, 11);
     g.seats[1].hunt_board = 0;
+    // Hunt board 0:  blue    | berry  | purple | button*
+    //                thimble | green  | button*| yellow*
+    //                green   | button | red    | key
+    //                berry   | yellow*| acorn  | red        (* completed already)
+    for (r, c) in [(0, 3), (1, 2), (1, 3), (3, 1)] {
+        g.seats[1].hunt_done[r][c] = true;
+    }
     set_missions(&mut g, [0, 2], 4); // Colour trio (5) and Item trio (5).
     let relic = relic_tile(0);
     let [yk1, yk2] = [
@@ -731,7 +793,6 @@ fn golden_relic_and_favour_card_delivered_at_lord_cuckoos_door_then_the_hour_str
             tiles: tiles(&[relic, yk1, yk2]),
             favours: vec![favour_card(6)],
             points: 8,
-            hunt_spaces: vec![(0, 1)],
             relic_points: 5,
         }
     );
@@ -749,22 +810,42 @@ fn golden_relic_and_favour_card_delivered_at_lord_cuckoos_door_then_the_hour_str
             }
         )
     );
+    // One free space fits the first key (key at 2,3): it goes there at once; none fits the second; one fits the
+    // card's yellow button (button at 2,1).
     assert_eq!(
         bodies[3],
+        &HickoryEvent::HuntMarked {
+            seat: Seat(1),
+            row: 2,
+            col: 3,
+            piece: PieceView::Tile { tile: tile(yk1) }
+        }
+    );
+    assert_eq!(
+        bodies[4],
+        &HickoryEvent::HuntMarked {
+            seat: Seat(1),
+            row: 2,
+            col: 1,
+            piece: PieceView::Favour { card: favour_card(6) }
+        }
+    );
+    assert_eq!(
+        bodies[5],
         &HickoryEvent::MissionCompleted {
             seat: Seat(1),
             mission: mission_card(0)
         }
     );
     assert_eq!(
-        bodies[4],
+        bodies[6],
         &HickoryEvent::MissionRevealed {
             mission: mission_card(4)
         }
     );
     assert_eq!(
         bodies.len(),
-        5,
+        7,
         "Item trio needs three of one item: two keys are not enough"
     );
     let p = g.player(Seat(1));
@@ -936,7 +1017,7 @@ fn itzys_web_swaps_and_sells_wilds() {
     at(&mut g, 0, Scavenger, Loc::Inner(4));
     start(&mut g);
     play(&mut g, 0, A::StepOut { mouse: Scavenger });
-    let ev = play(&mut g, 0, A::BuyWild { pay: [a, b] });
+    let ev = play(&mut g, 0, A::BuyWild { pay: vec![a, b] });
     let HickoryEvent::WildBought { wild, .. } = &ev[0] else {
         panic!()
     };
