@@ -1383,3 +1383,29 @@ fn plays_through_the_registry_with_readable_json() {
     }
     assert_eq!(g.outcome().unwrap().scores.len(), 2);
 }
+
+#[test]
+fn a_wild_with_no_free_hunt_space_goes_back_to_itzys_web() {
+    use HickoryAction as A;
+    use MouseKind::*;
+    let mut g = table(2, 5);
+    g.seats[0].hunt_done = [[true; HUNT_SIZE]; HUNT_SIZE];
+    let wild = ITEM_TILES + RELICS + 4;
+    let green_key = item_tile(Colour::Green, Item::Key, 1);
+    give(&mut g, 0, Spotter, &[green_key, wild]);
+    at(&mut g, 0, Spotter, Loc::Hand);
+    start(&mut g);
+    play(&mut g, 0, A::HopOff);
+    let before = g.web_wilds.len();
+    let ev = play(&mut g, 0, A::Deliver);
+    assert!(!ev.iter().any(|e| matches!(e, HickoryEvent::HuntMarked { .. })));
+    assert_eq!(g.web_wilds.len(), before + 1);
+    assert!(g.web_wilds.contains(&wild) && g.pantry.contains(&green_key));
+    assert_eq!(
+        decision(&g),
+        Decision::Pending(Pending::Act {
+            who: mref(0, Spotter),
+            token_used: true
+        })
+    );
+}
