@@ -1,0 +1,856 @@
+//! The load generator: M lobbies of N seats, each seat a WebSocket client that plays a random legal action as
+//! soon as it may; optionally K idle connections beside them. It measures accepted actions per second, the
+//! round trip from sending an action to receiving the state push that contains it, refusals and errors, and
+//! (when it started the server itself) the server's resident memory.
+//!
+//! It only ever talks to 127.0.0.1: either a server binary it starts on a free port with its own fresh database
+//! (a SQLite file in a temporary folder, or a new PostgreSQL database created for the run and dropped after it),
+//! or a server given by `--url` on the loopback interface.
+//!
+//! Each lobby is driven by one task: it creates the lobby with its first client, the others join, the host
+//! starts, and then every client plays on its own until the match is over; the lobby is then played again with
+//! the same connections until the measurement ends. Nothing is counted during the warm-up.
+
+use std::{
+    path::PathBuf,
+    process::Stdio,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, AtomicU64, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use clap::Parser;
+use futures_util::{SinkExt, StreamExt};
+use rules::Rng;
+use serde_json::{Value, json};
+use sqlx::Connection;
+use tokio::{
+    io::{AsyncBufReadExt, BufReader},
+    net::TcpStream,
+    sync::watch,
+    task::JoinSet,
+};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, tungstenite::Message};
+
+/// Longest wait for any one message before a client counts an error.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Runs M lobbies of N WebSocket clients playing random legal actions against a tabletop server on 127.0.0.1,
+/// and reports accepted actions per second, action round-trip latency, errors and the server's memory.
+#[derive(Clone, Debug, Parser)]
+#[command(name = "loadgen", version)]
+pub struct Options {
+    /// A running server's WebSocket URL (host 127.0.0.1 or localhost only), e.g. ws://127.0.0.1:8080/ws. Its rate
+    /// limit must allow the load (RATE_LIMIT_PER_SEC). Without it, loadgen starts `--server-bin` itself.
+    #[arg(long)]
+    pub url: Option<String>,
+
+    /// The server binary to start (default: `server` next to this executable, e.g. target/release/server).
+    #[arg(long)]
+    pub server_bin: Option<PathBuf>,
+
+    /// Database of the started server: `postgres://USER@127.0.0.1:5432/DB` (a fresh database is created from this
+    /// URL's server for the run and dropped afterwards) or `sqlite` (a fresh file in a temporary folder).
+    #[arg(long, default_value = "sqlite")]
+    pub database: String,
+
+    /// Extra environment for the started server, e.g. `--server-env SNAPSHOT_EVERY=100` (repeatable).
+    #[arg(long = "server-env", value_parser = parse_env)]
+    pub server_env: Vec<(String, String)>,
+
+    /// Game id, as `GET /api/games` lists it.
+    #[arg(long, default_value = "hide_and_eeek")]
+    pub game: String,
+
+    /// Game options as a JSON object (missing ones take their defaults).
+    #[arg(long, default_value = "{}")]
+    pub options: String,
+
+    /// Seats per lobby; every seat is a loadgen client.
+    #[arg(long, default_value_t = 2)]
+    pub seats: u8,
+
+    /// Lobbies played at the same time (each is played again when its match ends).
+    #[arg(long, default_value_t = 10)]
+    pub lobbies: usize,
+
+    /// Idle connections (connected and past the handshake, doing nothing) opened before the lobbies.
+    #[arg(long, default_value_t = 0)]
+    pub idle: usize,
+
+    /// Seconds of play after every lobby has started, before measuring.
+    #[arg(long, default_value_t = 2.0)]
+    pub warmup: f64,
+
+    /// Seconds measured.
+    #[arg(long, default_value_t = 10.0)]
+    pub duration: f64,
+
+    /// Seed of the clients' random choices.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// Print the report as one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_env(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .ok_or_else(|| format!("expected KEY=VALUE, got `{s}`"))
+}
+
+/// What a run measured.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub game: String,
+    pub seats: u8,
+    pub lobbies: usize,
+    pub idle: usize,
+    pub database: String,
+    pub measured_secs: f64,
+    /// Actions the server acknowledged (`accepted`) during the measurement.
+    pub accepted: u64,
+    /// Actions refused as the normal outcome of racing others (`stale_version`, `not_your_turn`,
+    /// `illegal_action` after someone else's change): lost Eeek! claims and the like.
+    pub lost_races: u64,
+    /// Anything else that went wrong: unexpected refusals, timeouts, closed connections.
+    pub errors: u64,
+    /// The first few error messages.
+    pub error_samples: Vec<String>,
+    /// Matches played to their end during the measurement.
+    pub matches_finished: u64,
+    /// Round trip from sending an action to receiving the state push with its version, in microseconds.
+    pub latency_us: Percentiles,
+    /// Server memory (KiB), when loadgen started the server: after start-up, after the idle connections were
+    /// open, peak (VmHWM) and current at the end.
+    pub server_rss_start_kib: Option<u64>,
+    pub server_rss_idle_kib: Option<u64>,
+    pub server_hwm_kib: Option<u64>,
+    pub server_rss_end_kib: Option<u64>,
+}
+
+impl Report {
+    pub fn accepted_per_sec(&self) -> f64 {
+        if self.measured_secs > 0.0 {
+            self.accepted as f64 / self.measured_secs
+        } else {
+            0.0
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "game": self.game,
+            "seats": self.seats,
+            "lobbies": self.lobbies,
+            "idle": self.idle,
+            "database": self.database,
+            "measured_secs": self.measured_secs,
+            "accepted": self.accepted,
+            "accepted_per_sec": self.accepted_per_sec(),
+            "lost_races": self.lost_races,
+            "errors": self.errors,
+            "error_samples": self.error_samples,
+            "matches_finished": self.matches_finished,
+            "latency_ms": {
+                "samples": self.latency_us.samples,
+                "p50": self.latency_us.p50 as f64 / 1000.0,
+                "p90": self.latency_us.p90 as f64 / 1000.0,
+                "p99": self.latency_us.p99 as f64 / 1000.0,
+                "max": self.latency_us.max as f64 / 1000.0,
+            },
+            "server_rss_start_kib": self.server_rss_start_kib,
+            "server_rss_idle_kib": self.server_rss_idle_kib,
+            "server_hwm_kib": self.server_hwm_kib,
+            "server_rss_end_kib": self.server_rss_end_kib,
+        })
+    }
+}
+
+impl std::fmt::Display for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ms = |us: u64| us as f64 / 1000.0;
+        let mib = |k: Option<u64>| k.map_or("-".to_string(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
+        writeln!(
+            f,
+            "{} x {}-seat {} ({} idle connections), {}, measured {:.1} s",
+            self.lobbies, self.seats, self.game, self.idle, self.database, self.measured_secs
+        )?;
+        writeln!(
+            f,
+            "accepted {} ({:.0}/s), lost races {}, errors {}, matches finished {}",
+            self.accepted,
+            self.accepted_per_sec(),
+            self.lost_races,
+            self.errors,
+            self.matches_finished
+        )?;
+        writeln!(
+            f,
+            "round trip ms: p50 {:.2} p90 {:.2} p99 {:.2} max {:.2} ({} samples)",
+            ms(self.latency_us.p50),
+            ms(self.latency_us.p90),
+            ms(self.latency_us.p99),
+            ms(self.latency_us.max),
+            self.latency_us.samples
+        )?;
+        writeln!(
+            f,
+            "server memory: start {}, with idle {}, peak (VmHWM) {}, end {}",
+            mib(self.server_rss_start_kib),
+            mib(self.server_rss_idle_kib),
+            mib(self.server_hwm_kib),
+            mib(self.server_rss_end_kib)
+        )?;
+        for e in &self.error_samples {
+            writeln!(f, "error: {e}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Latency percentiles (nearest rank).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Percentiles {
+    pub samples: usize,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub max: u64,
+}
+
+impl Percentiles {
+    pub fn of(mut samples: Vec<u64>) -> Percentiles {
+        if samples.is_empty() {
+            return Percentiles::default();
+        }
+        samples.sort_unstable();
+        let n = samples.len();
+        let rank = |p: f64| samples[((p * n as f64).ceil() as usize).clamp(1, n) - 1];
+        Percentiles {
+            samples: n,
+            p50: rank(0.50),
+            p90: rank(0.90),
+            p99: rank(0.99),
+            max: samples[n - 1],
+        }
+    }
+}
+
+/// Counters shared by every client.
+#[derive(Debug, Default)]
+struct Tally {
+    measuring: AtomicBool,
+    accepted: AtomicU64,
+    lost: AtomicU64,
+    errors: AtomicU64,
+    matches: AtomicU64,
+    /// Lobbies whose first match has started.
+    started: AtomicU64,
+    latencies: Mutex<Vec<u64>>,
+    error_samples: Mutex<Vec<String>>,
+}
+
+impl Tally {
+    fn measuring(&self) -> bool {
+        self.measuring.load(Ordering::Relaxed)
+    }
+    fn error(&self, message: String) {
+        self.errors.fetch_add(1, Ordering::Relaxed);
+        let mut samples = self.error_samples.lock().expect("not poisoned");
+        if samples.len() < 10 {
+            samples.push(message);
+        }
+    }
+}
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// One WebSocket client speaking the protocol with JSON values.
+struct Client {
+    ws: Ws,
+    next_id: u64,
+    /// The latest state push seen.
+    state: Option<Value>,
+}
+
+impl Client {
+    async fn connect(url: &str) -> Result<Client, String> {
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true)
+            .await
+            .map_err(|e| format!("connect: {e}"))?;
+        let mut c = Client {
+            ws,
+            next_id: 1,
+            state: None,
+        };
+        let welcome = c.request(json!({"type": "hello", "protocol": 1, "client": "loadgen"})).await?;
+        if welcome["type"] != "welcome" {
+            return Err(format!("hello refused: {welcome}"));
+        }
+        Ok(c)
+    }
+
+    async fn send(&mut self, mut body: Value) -> Result<u64, String> {
+        let id = self.next_id;
+        self.next_id += 1;
+        body["id"] = json!(id);
+        self.ws
+            .send(Message::Text(body.to_string().into()))
+            .await
+            .map_err(|e| format!("send: {e}"))?;
+        Ok(id)
+    }
+
+    /// The next JSON frame; state pushes are remembered.
+    async fn recv(&mut self) -> Result<Value, String> {
+        loop {
+            let frame = tokio::time::timeout(TIMEOUT, self.ws.next())
+                .await
+                .map_err(|_| "no message for 30 s".to_string())?;
+            match frame {
+                Some(Ok(Message::Text(text))) => {
+                    let value: Value =
+                        serde_json::from_str(text.as_str()).map_err(|e| format!("bad JSON from server: {e}"))?;
+                    if value["type"] == "state" {
+                        self.state = Some(value.clone());
+                    }
+                    return Ok(value);
+                }
+                Some(Ok(Message::Close(_))) | None => return Err("connection closed".into()),
+                Some(Err(e)) => return Err(format!("receive: {e}")),
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
+
+    /// Sends a request and returns its reply (pushes before it are consumed, the state ones remembered).
+    async fn request(&mut self, body: Value) -> Result<Value, String> {
+        let id = self.send(body).await?;
+        loop {
+            let m = self.recv().await?;
+            if m.get("re").is_some() {
+                if m["re"] != json!(id) {
+                    return Err(format!("reply out of order: {m}"));
+                }
+                return Ok(m);
+            }
+            if m["type"] == "closing" {
+                return Err(format!("closed by the server: {m}"));
+            }
+        }
+    }
+}
+
+/// Refusals that are the normal outcome of playing against others at full speed.
+fn lost_race(code: &str) -> bool {
+    matches!(code, "stale_version" | "not_your_turn" | "illegal_action")
+}
+
+/// Plays one seat until its match is over (true) or `stop` is raised (false).
+async fn play_seat(
+    client: &mut Client,
+    tally: &Tally,
+    rng: &mut Rng,
+    mut stop: watch::Receiver<bool>,
+) -> Result<bool, String> {
+    // (request id, sent at, version acted on, version accepted)
+    let mut pending: Option<(u64, Instant, u64, Option<u64>)> = None;
+    // After a lost race, act again only on a newer state than this.
+    let mut wait_past: Option<u64> = None;
+    loop {
+        let stopping = *stop.borrow();
+        if pending.is_none() {
+            if stopping {
+                return Ok(false);
+            }
+            if let Some(s) = &client.state {
+                if s["status"]["kind"] == "over" {
+                    return Ok(true);
+                }
+                let version = s["version"].as_u64().ok_or("state without version")?;
+                let legal = s["legal_actions"].as_array().map_or(&[][..], |a| a.as_slice());
+                if !legal.is_empty() && wait_past.is_none_or(|v| version > v) {
+                    let action = legal[rng.index(legal.len())].clone();
+                    // In a simultaneous step each seat decides independently of the others' progress: no version,
+                    // or every other seat's choice would make this one stale.
+                    let mut body = json!({"type": "action", "action": action});
+                    if s["status"]["kind"] != "simultaneous" {
+                        body["version"] = json!(version);
+                    }
+                    let id = client.send(body).await?;
+                    pending = Some((id, Instant::now(), version, None));
+                    wait_past = None;
+                }
+            }
+        }
+        let message = tokio::select! {
+            m = client.recv() => m?,
+            _ = stop.changed(), if !stopping => continue,
+        };
+        match message["type"].as_str() {
+            Some("state") => {
+                let version = message["version"].as_u64().unwrap_or(0);
+                if let Some((_, sent, _, Some(accepted))) = pending
+                    && version >= accepted
+                {
+                    if tally.measuring() {
+                        tally
+                            .latencies
+                            .lock()
+                            .expect("not poisoned")
+                            .push(sent.elapsed().as_micros() as u64);
+                    }
+                    pending = None;
+                }
+            }
+            Some("accepted") => {
+                let Some((id, sent, on, None)) = pending else {
+                    return Err(format!("unexpected reply {message}"));
+                };
+                if message["re"] != json!(id) {
+                    return Err(format!("reply out of order: {message}"));
+                }
+                if tally.measuring() {
+                    tally.accepted.fetch_add(1, Ordering::Relaxed);
+                }
+                let accepted = message["version"].as_u64().ok_or("accepted without version")?;
+                pending = Some((id, sent, on, Some(accepted)));
+            }
+            Some("error") if message.get("re").is_some() => {
+                let Some((_, _, on, None)) = pending else {
+                    return Err(format!("unexpected reply {message}"));
+                };
+                let code = message["code"].as_str().unwrap_or("");
+                if lost_race(code) {
+                    if tally.measuring() {
+                        tally.lost.fetch_add(1, Ordering::Relaxed);
+                    }
+                    wait_past = Some(on);
+                } else {
+                    return Err(format!("action refused: {message}"));
+                }
+                pending = None;
+            }
+            Some("closing") => return Err(format!("closed by the server: {message}")),
+            _ => {}
+        }
+    }
+}
+
+/// Creates a lobby with `clients[0]` as host, seats the others, starts it. Returns the code.
+async fn open_lobby(clients: &mut [Client], game: &str, options: &Value) -> Result<String, String> {
+    let seats = clients.len();
+    let (host, guests) = clients.split_first_mut().ok_or("no clients")?;
+    host.state = None;
+    let created = host
+        .request(json!({"type": "create_lobby", "game": game, "options": options, "seats": seats, "name": "host"}))
+        .await?;
+    if created["type"] != "seated" {
+        return Err(format!("create_lobby refused: {created}"));
+    }
+    let code = created["code"].as_str().ok_or("no code")?.to_string();
+    for (i, g) in guests.iter_mut().enumerate() {
+        g.state = None;
+        let joined = g
+            .request(json!({"type": "join_lobby", "code": code, "name": format!("p{}", i + 1)}))
+            .await?;
+        if joined["type"] != "seated" {
+            return Err(format!("join_lobby refused: {joined}"));
+        }
+    }
+    let started = host.request(json!({"type": "start"})).await?;
+    if started["type"] != "ok" {
+        return Err(format!("start refused: {started}"));
+    }
+    Ok(code)
+}
+
+/// Drives one lobby until `stop`: open, play to the end, leave, again.
+async fn drive_lobby(
+    url: String,
+    opts: Arc<Options>,
+    options: Value,
+    index: usize,
+    tally: Arc<Tally>,
+    stop: watch::Receiver<bool>,
+) {
+    let mut clients = Vec::new();
+    for _ in 0..opts.seats {
+        match Client::connect(&url).await {
+            Ok(c) => clients.push(c),
+            Err(e) => return tally.error(format!("lobby {index}: {e}")),
+        }
+    }
+    let mut first = true;
+    let mut round = 0u64;
+    while !*stop.borrow() {
+        if let Err(e) = open_lobby(&mut clients, &opts.game, &options).await {
+            return tally.error(format!("lobby {index}: {e}"));
+        }
+        if first {
+            tally.started.fetch_add(1, Ordering::Relaxed);
+            first = false;
+        }
+        let mut seats = JoinSet::new();
+        for (seat, mut client) in clients.drain(..).enumerate() {
+            let tally = tally.clone();
+            let stop = stop.clone();
+            let mut rng = Rng::from_seed(
+                opts.seed ^ ((index as u64) << 32) ^ (round << 8) ^ seat as u64 ^ 0x5eed_0000_0000_0000,
+            );
+            seats.spawn(async move {
+                let result = play_seat(&mut client, &tally, &mut rng, stop).await;
+                (seat, client, result)
+            });
+        }
+        let mut back: Vec<(usize, Client)> = Vec::new();
+        let mut finished = true;
+        let mut failed = false;
+        while let Some(joined) = seats.join_next().await {
+            match joined {
+                Ok((seat, client, Ok(over))) => {
+                    finished &= over;
+                    back.push((seat, client));
+                }
+                Ok((_, _, Err(e))) => {
+                    failed = true;
+                    tally.error(format!("lobby {index}: {e}"));
+                }
+                Err(e) => {
+                    failed = true;
+                    tally.error(format!("lobby {index}: client task: {e}"));
+                }
+            }
+        }
+        if failed {
+            return;
+        }
+        if finished && tally.measuring() {
+            tally.matches.fetch_add(1, Ordering::Relaxed);
+        }
+        back.sort_by_key(|(seat, _)| *seat);
+        clients = back.into_iter().map(|(_, c)| c).collect();
+        for c in &mut clients {
+            match c.request(json!({"type": "leave"})).await {
+                Ok(r) if r["type"] == "ok" => {}
+                Ok(r) => return tally.error(format!("lobby {index}: leave refused: {r}")),
+                Err(e) => return tally.error(format!("lobby {index}: {e}")),
+            }
+        }
+        round += 1;
+    }
+}
+
+/// A server process started for the run.
+struct Started {
+    child: tokio::process::Child,
+    pid: u32,
+    url: String,
+}
+
+/// Reads a `Vm*:` line of /proc/PID/status, in KiB.
+pub fn proc_status_kib(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+fn default_server_bin() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    Ok(exe.with_file_name("server"))
+}
+
+async fn start_server(opts: &Options, database_url: &str, max_connections: usize) -> Result<Started, String> {
+    let bin = match &opts.server_bin {
+        Some(b) => b.clone(),
+        None => default_server_bin()?,
+    };
+    let mut command = tokio::process::Command::new(&bin);
+    command
+        .env("BIND", "127.0.0.1:0")
+        .env("DATABASE_URL", database_url)
+        .env("RUST_LOG", "warn")
+        .env("MAX_CONNECTIONS", max_connections.to_string())
+        .env("RATE_LIMIT_PER_SEC", "1000000000")
+        .env("RATE_LIMIT_BURST", "1000000000")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true);
+    for (k, v) in &opts.server_env {
+        command.env(k, v);
+    }
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
+    let pid = child.id().ok_or("server exited at once")?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let mut lines = BufReader::new(stdout).lines();
+    let line = tokio::time::timeout(TIMEOUT, lines.next_line())
+        .await
+        .map_err(|_| "the server did not print its address")?
+        .map_err(|e| e.to_string())?
+        .ok_or("the server exited before listening")?;
+    let addr = line
+        .strip_prefix("listening on http://")
+        .ok_or_else(|| format!("unexpected first line `{line}`"))?
+        .to_string();
+    // Keep draining stdout so the server never blocks on it.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    Ok(Started {
+        child,
+        pid,
+        url: format!("ws://{addr}/ws"),
+    })
+}
+
+/// Only the loopback interface.
+fn check_local(url: &str) -> Result<(), String> {
+    let rest = url
+        .strip_prefix("ws://")
+        .ok_or("only ws:// URLs on 127.0.0.1 are supported")?;
+    let host = rest.split('/').next().unwrap_or("");
+    let host = host.rsplit_once(':').map_or(host, |(h, _)| h);
+    if matches!(host, "127.0.0.1" | "localhost" | "[::1]") {
+        Ok(())
+    } else {
+        Err(format!("refusing to load `{host}`: loadgen only targets 127.0.0.1"))
+    }
+}
+
+/// A database made for one run.
+enum RunDb {
+    Sqlite(PathBuf),
+    Postgres { admin_url: String, name: String },
+}
+
+impl RunDb {
+    async fn create(spec: &str) -> Result<(RunDb, String), String> {
+        let tag = format!(
+            "loadgen_{}_{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis())
+        );
+        if spec == "sqlite" {
+            let dir = std::env::temp_dir().join(&tag);
+            std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+            let url = format!("sqlite://{}", dir.join("tabletop.db").display());
+            return Ok((RunDb::Sqlite(dir), url));
+        }
+        if spec.starts_with("postgres://") || spec.starts_with("postgresql://") {
+            let base = spec.split('?').next().unwrap_or(spec);
+            let host = base.split('@').nth(1).unwrap_or(base);
+            if !(host.starts_with("127.0.0.1") || host.starts_with("localhost")) {
+                return Err("loadgen only uses a PostgreSQL server on 127.0.0.1".into());
+            }
+            let mut conn = sqlx::PgConnection::connect(spec)
+                .await
+                .map_err(|e| format!("PostgreSQL: {e}"))?;
+            // A database name cannot be a bound parameter; this one is made of [a-z0-9_] above.
+            sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {tag}")))
+                .execute(&mut conn)
+                .await
+                .map_err(|e| format!("CREATE DATABASE: {e}"))?;
+            let _ = conn.close().await;
+            let slash = base.rfind('/').filter(|i| *i > "postgres://".len()).ok_or("no database in URL")?;
+            let url = format!("{}/{tag}", &base[..slash]);
+            return Ok((
+                RunDb::Postgres {
+                    admin_url: spec.to_string(),
+                    name: tag,
+                },
+                url,
+            ));
+        }
+        Err(format!("--database must be `sqlite` or a postgres:// URL, not `{spec}`"))
+    }
+
+    async fn drop_db(self) {
+        match self {
+            RunDb::Sqlite(dir) => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            RunDb::Postgres { admin_url, name } => {
+                if let Ok(mut conn) = sqlx::PgConnection::connect(&admin_url).await {
+                    let _ = sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+                        "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+                    )))
+                    .execute(&mut conn)
+                    .await;
+                }
+            }
+        }
+    }
+}
+
+/// Opens `n` idle connections, 200 at a time.
+async fn open_idle(url: &str, n: usize, tally: &Tally) -> Vec<Client> {
+    let mut idle = Vec::with_capacity(n);
+    let mut pending = JoinSet::new();
+    let mut launched = 0;
+    while launched < n || !pending.is_empty() {
+        while launched < n && pending.len() < 200 {
+            let url = url.to_string();
+            pending.spawn(async move { Client::connect(&url).await });
+            launched += 1;
+        }
+        match pending.join_next().await {
+            Some(Ok(Ok(c))) => idle.push(c),
+            Some(Ok(Err(e))) => tally.error(format!("idle connection: {e}")),
+            Some(Err(e)) => tally.error(format!("idle connection task: {e}")),
+            None => {}
+        }
+    }
+    idle
+}
+
+/// Runs the load described by `opts` and returns what it measured.
+pub async fn run(opts: Options) -> Result<Report, String> {
+    let options: Value = serde_json::from_str(&opts.options).map_err(|e| format!("--options: {e}"))?;
+    if opts.seats == 0 {
+        return Err("--seats must be at least 1".into());
+    }
+    let opts = Arc::new(opts);
+    let (server, db, database) = match &opts.url {
+        Some(url) => {
+            check_local(url)?;
+            (None, None, format!("server at {url}"))
+        }
+        None => {
+            let (db, db_url) = RunDb::create(&opts.database).await?;
+            let max = opts.idle + opts.lobbies * opts.seats as usize + 64;
+            match start_server(&opts, &db_url, max).await {
+                Ok(s) => (Some(s), Some(db), if opts.database == "sqlite" { "sqlite".into() } else { "postgres".into() }),
+                Err(e) => {
+                    db.drop_db().await;
+                    return Err(e);
+                }
+            }
+        }
+    };
+    let url = server
+        .as_ref()
+        .map_or_else(|| opts.url.clone().unwrap_or_default(), |s| s.url.clone());
+    let pid = server.as_ref().map(|s| s.pid);
+    let rss = |field: &str| pid.and_then(|p| proc_status_kib(p, field));
+
+    let result = run_load(&opts, &url, &options, &rss).await;
+
+    let hwm = rss("VmHWM");
+    let end = rss("VmRSS");
+    if let Some(mut s) = server {
+        // SIGTERM, as an operator would stop it; the child is killed on drop if it does not exit.
+        let _ = tokio::process::Command::new("kill")
+            .args(["-TERM", &s.pid.to_string()])
+            .status()
+            .await;
+        let _ = tokio::time::timeout(TIMEOUT, s.child.wait()).await;
+    }
+    if let Some(db) = db {
+        db.drop_db().await;
+    }
+    let mut report = result?;
+    report.database = database;
+    report.server_hwm_kib = hwm;
+    report.server_rss_end_kib = end;
+    Ok(report)
+}
+
+async fn run_load(
+    opts: &Arc<Options>,
+    url: &str,
+    options: &Value,
+    rss: &impl Fn(&str) -> Option<u64>,
+) -> Result<Report, String> {
+    let tally = Arc::new(Tally::default());
+    let rss_start = rss("VmRSS");
+    let idle = open_idle(url, opts.idle, &tally).await;
+    let rss_idle = (opts.idle > 0).then(|| rss("VmRSS")).flatten();
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let mut lobbies = JoinSet::new();
+    for i in 0..opts.lobbies {
+        lobbies.spawn(drive_lobby(
+            url.to_string(),
+            opts.clone(),
+            options.clone(),
+            i,
+            tally.clone(),
+            stop_rx.clone(),
+        ));
+    }
+    // Wait until every lobby has started (or given up), then warm up.
+    let setup_deadline = Instant::now() + Duration::from_secs(120);
+    while (tally.started.load(Ordering::Relaxed) as usize) + (tally.errors.load(Ordering::Relaxed) as usize)
+        < opts.lobbies
+        && Instant::now() < setup_deadline
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_secs_f64(opts.warmup)).await;
+    tally.measuring.store(true, Ordering::Relaxed);
+    let began = Instant::now();
+    tokio::time::sleep(Duration::from_secs_f64(opts.duration)).await;
+    tally.measuring.store(false, Ordering::Relaxed);
+    let measured = began.elapsed().as_secs_f64();
+    let _ = stop_tx.send(true);
+    while lobbies.join_next().await.is_some() {}
+    let open_idle_left = idle.len();
+    drop(idle);
+    let latencies = std::mem::take(&mut *tally.latencies.lock().expect("not poisoned"));
+    let error_samples = tally.error_samples.lock().expect("not poisoned").clone();
+    Ok(Report {
+        game: opts.game.clone(),
+        seats: opts.seats,
+        lobbies: opts.lobbies,
+        idle: open_idle_left,
+        database: String::new(),
+        measured_secs: measured,
+        accepted: tally.accepted.load(Ordering::Relaxed),
+        lost_races: tally.lost.load(Ordering::Relaxed),
+        errors: tally.errors.load(Ordering::Relaxed),
+        error_samples,
+        matches_finished: tally.matches.load(Ordering::Relaxed),
+        latency_us: Percentiles::of(latencies),
+        server_rss_start_kib: rss_start,
+        server_rss_idle_kib: rss_idle,
+        server_hwm_kib: None,
+        server_rss_end_kib: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_use_the_nearest_rank() {
+        let p = Percentiles::of((1..=100).rev().collect());
+        assert_eq!((p.samples, p.p50, p.p90, p.p99, p.max), (100, 50, 90, 99, 100));
+        assert_eq!(Percentiles::of(vec![]), Percentiles::default());
+        assert_eq!(Percentiles::of(vec![7]).p99, 7);
+    }
+
+    #[test]
+    fn only_loopback_urls_are_accepted() {
+        assert!(check_local("ws://127.0.0.1:8080/ws").is_ok());
+        assert!(check_local("ws://localhost:1/ws").is_ok());
+        assert!(check_local("ws://10.0.0.1:8080/ws").is_err());
+        assert!(check_local("ws://example.com/ws").is_err());
+        assert!(check_local("wss://127.0.0.1/ws").is_err());
+    }
+
+    #[test]
+    fn proc_status_is_read_in_kib() {
+        let me = std::process::id();
+        assert!(proc_status_kib(me, "VmHWM").is_some_and(|k| k > 0));
+        assert!(proc_status_kib(me, "NoSuchField").is_none());
+    }
+}

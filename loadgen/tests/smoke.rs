@@ -1,0 +1,66 @@
+//! A short run of the load generator against an in-process server (SQLite in a temporary folder), so that it
+//! cannot rot. It asserts that matches are played without errors, never how fast.
+
+use std::sync::Arc;
+
+use clap::Parser;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loadgen_plays_lobbies_of_every_game_without_errors() {
+    let dir = std::env::temp_dir().join(format!("loadgen_smoke_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let url = format!("sqlite://{}", dir.join("tabletop.db").display());
+    let store = server::Store::connect(&url).await.unwrap();
+    let mut config = server::Config::defaults();
+    config.rate_limit_per_sec = 1e9;
+    config.rate_limit_burst = 1e9;
+    config.bot_delay_ms = 0;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(server::run(
+        listener,
+        config,
+        store,
+        Arc::new(server::SystemClock),
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    // Short claim windows so that an Eeek! race nobody wins does not hold a match for long.
+    for (game, seats, options) in [
+        ("hide_and_eeek", "2", r#"{"claim_window_ms": 1000}"#),
+        ("molehills", "3", "{}"),
+        ("new_year_puzzle", "3", "{}"),
+        ("quacks", "4", "{}"),
+        ("hickory_dickory", "3", "{}"),
+    ] {
+        let opts = loadgen::Options::parse_from([
+            "loadgen",
+            "--url",
+            &format!("ws://{addr}/ws"),
+            "--game",
+            game,
+            "--seats",
+            seats,
+            "--options",
+            options,
+            "--lobbies",
+            "3",
+            "--idle",
+            "5",
+            "--warmup",
+            "0.2",
+            "--duration",
+            "1",
+        ]);
+        let report = loadgen::run(opts).await.unwrap();
+        assert_eq!(report.errors, 0, "{game}: {report}");
+        assert!(report.accepted > 0, "{game}: no action accepted: {report}");
+        assert_eq!(report.latency_us.samples as u64 + report.lost_races.min(0), report.latency_us.samples as u64);
+        assert_eq!(report.idle, 5);
+    }
+    let _ = stop.send(());
+    task.await.unwrap().unwrap();
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -1,0 +1,187 @@
+//! Engine throughput: complete random playouts of every game, measured three ways.
+//!
+//! - `legal`: what an engine must do per action at the very least: `status()`, the legal actions of every seat
+//!   that decides next, and `apply` of one of them (the clock's action when its deadline is due).
+//! - `views`: the same, plus every seat's view and the spectator's view built after each action (typed values,
+//!   not serialised).
+//! - `server`: what the server's table does per action, through `AnyGame`'s JSON boundary: clone the game, apply
+//!   the JSON action, then for every seat and a spectator the view and that seat's legal actions as JSON,
+//!   serialised to text.
+//!
+//! Each iteration plays `PLAYOUTS` complete games (fixed seeds, so the number of actions is known in advance and
+//! criterion reports actions per second as "elements"). Playouts per second = actions per second divided by the
+//! mean actions per playout printed at the start of each group.
+//!
+//! Run: `cargo bench -p rules --bench engines` (add a filter such as `hide_and_eeek` to run one game).
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use rules::{
+    Actor, AnyGame, Game, Millis, Rng, Seat, Status, Viewer,
+    games::{
+        hickory::Hickory, hide_and_eeek::HideAndEeek, molehills::Molehills,
+        new_year_puzzle::NewYearPuzzle, quacks::Quacks,
+    },
+};
+use serde_json::Value;
+
+/// Complete games per iteration.
+const PLAYOUTS: u64 = 16;
+const START: Millis = 1_700_000_000_000;
+
+/// Seats expected to decide now, by the status (races and simultaneous steps name several).
+fn deciders(status: &Status) -> &[Seat] {
+    match status {
+        Status::Turn { seat } => std::slice::from_ref(seat),
+        Status::Simultaneous { seats, .. } | Status::Race { seats } => seats,
+        Status::Over => &[],
+    }
+}
+
+/// Plays one game to its end with random legal actions; returns the number of actions applied. With `views`,
+/// builds every seat's and the spectator's view after each action.
+fn playout<G: Game>(players: u8, seed: u64, views: bool) -> u64 {
+    let mut game = G::new(&G::Config::default(), players, seed).expect("setup");
+    let mut driver = Rng::from_seed(seed ^ 0x9e37_79b9_7f4a_7c15);
+    let mut now = START;
+    let mut actions = 0;
+    let mut movers: Vec<(Seat, Vec<G::Action>)> = Vec::new();
+    loop {
+        let status = game.status();
+        if status == Status::Over {
+            return actions;
+        }
+        movers.clear();
+        for &seat in deciders(&status) {
+            let legal = game.legal_actions(seat);
+            if !legal.is_empty() {
+                movers.push((seat, legal));
+            }
+        }
+        let deadline = game.deadline();
+        let take_clock = match &deadline {
+            Some(d) => movers.is_empty() || (d.at <= now && driver.below(2) == 0),
+            None => false,
+        };
+        let (actor, action) = if take_clock {
+            let d = deadline.expect("deadline");
+            now = now.max(d.at);
+            (Actor::Clock, d.action)
+        } else {
+            assert!(!movers.is_empty(), "stalled at {status:?}");
+            let (seat, legal) = &movers[driver.index(movers.len())];
+            (Actor::Seat(*seat), legal[driver.index(legal.len())].clone())
+        };
+        black_box(game.apply(actor, &action, now).expect("listed actions are accepted"));
+        actions += 1;
+        if views {
+            for v in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
+                black_box(game.view(v));
+            }
+        }
+        now += driver.below(3_000);
+    }
+}
+
+/// The server's per-action work through `AnyGame`: clone, apply JSON, then every viewer's view and legal actions
+/// as JSON text.
+fn playout_server(game_id: &str, players: u8, seed: u64) -> u64 {
+    let mut game = AnyGame::new(game_id, &Value::Null, players, seed).expect("setup");
+    let mut driver = Rng::from_seed(seed ^ 0x9e37_79b9_7f4a_7c15);
+    let mut now = START;
+    let mut actions = 0;
+    loop {
+        let status = game.status();
+        if status == Status::Over {
+            return actions;
+        }
+        let movers: Vec<(Seat, Vec<Value>)> = deciders(&status)
+            .iter()
+            .map(|&s| (s, game.legal_actions(s)))
+            .filter(|(_, l)| !l.is_empty())
+            .collect();
+        let deadline = game.deadline();
+        let take_clock = match &deadline {
+            Some(d) => movers.is_empty() || (d.at <= now && driver.below(2) == 0),
+            None => false,
+        };
+        let (actor, action) = if take_clock {
+            let d = deadline.expect("deadline");
+            now = now.max(d.at);
+            (Actor::Clock, d.action)
+        } else {
+            let (seat, legal) = &movers[driver.index(movers.len())];
+            (Actor::Seat(*seat), legal[driver.index(legal.len())].clone())
+        };
+        let mut next = game.clone();
+        let events = next.apply(actor, &action, now).expect("listed actions are accepted");
+        game = next;
+        actions += 1;
+        for v in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
+            let legal = match v {
+                Viewer::Seat(s) => Value::Array(game.legal_actions(s)),
+                Viewer::Spectator => Value::Array(Vec::new()),
+            };
+            let visible: Vec<&Value> = events.iter().filter(|e| e.audience.includes(v)).map(|e| &e.body).collect();
+            let message = serde_json::json!({
+                "view": game.view(v),
+                "legal_actions": legal,
+                "events": visible,
+                "status": game.status(),
+                "deadline": game.deadline().map(|d| d.at),
+            });
+            black_box(message.to_string());
+        }
+        now += driver.below(3_000);
+    }
+}
+
+fn bench_game<G: Game>(c: &mut Criterion, players: u8) {
+    let id = G::info().id;
+    let seeds = 1..=PLAYOUTS;
+    let total: u64 = seeds.clone().map(|s| playout::<G>(players, s, false)).sum();
+    assert_eq!(
+        total,
+        seeds.clone().map(|s| playout_server(id, players, s)).sum::<u64>(),
+        "the typed and JSON drivers play the same games"
+    );
+    eprintln!(
+        "{id} {players}p: {PLAYOUTS} playouts, {total} actions, {:.1} actions per playout",
+        total as f64 / PLAYOUTS as f64
+    );
+    let mut group = c.benchmark_group(format!("{id}/{players}p"));
+    group.throughput(Throughput::Elements(total));
+    group.bench_function("legal", |b| {
+        b.iter(|| seeds.clone().map(|s| playout::<G>(players, s, false)).sum::<u64>())
+    });
+    group.bench_function("views", |b| {
+        b.iter(|| seeds.clone().map(|s| playout::<G>(players, s, true)).sum::<u64>())
+    });
+    group.bench_function("server", |b| {
+        b.iter(|| seeds.clone().map(|s| playout_server(id, players, s)).sum::<u64>())
+    });
+    group.finish();
+}
+
+fn engines(c: &mut Criterion) {
+    bench_game::<HideAndEeek>(c, 2);
+    for players in [3, 4] {
+        bench_game::<HideAndEeek>(c, players);
+        bench_game::<Molehills>(c, players);
+        bench_game::<NewYearPuzzle>(c, players);
+        bench_game::<Quacks>(c, players);
+        bench_game::<Hickory>(c, players);
+    }
+}
+
+criterion_group! {
+    name = benches;
+    // Short runs: the machine is small and shared; the spread is reported by criterion.
+    config = Criterion::default()
+        .sample_size(20)
+        .warm_up_time(std::time::Duration::from_secs(1))
+        .measurement_time(std::time::Duration::from_secs(3));
+    targets = engines
+}
+criterion_main!(benches);
