@@ -88,6 +88,11 @@ pub struct Options {
     #[arg(long, default_value_t = 10.0)]
     pub duration: f64,
 
+    /// Keep measuring past `--duration` until at least this many actions were accepted (at most 120 s more), so
+    /// that a short smoke run proves something even on a slow machine.
+    #[arg(long, default_value_t = 0)]
+    pub min_actions: u64,
+
     /// Seed of the clients' random choices.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -288,7 +293,9 @@ impl Client {
             next_id: 1,
             state: None,
         };
-        let welcome = c.request(json!({"type": "hello", "protocol": 1, "client": "loadgen"})).await?;
+        let welcome = c
+            .request(json!({"type": "hello", "protocol": 1, "client": "loadgen"}))
+            .await?;
         if welcome["type"] != "welcome" {
             return Err(format!("hello refused: {welcome}"));
         }
@@ -314,8 +321,8 @@ impl Client {
                 .map_err(|_| "no message for 30 s".to_string())?;
             match frame {
                 Some(Ok(Message::Text(text))) => {
-                    let value: Value =
-                        serde_json::from_str(text.as_str()).map_err(|e| format!("bad JSON from server: {e}"))?;
+                    let value: Value = serde_json::from_str(text.as_str())
+                        .map_err(|e| format!("bad JSON from server: {e}"))?;
                     if value["type"] == "state" {
                         self.state = Some(value.clone());
                     }
@@ -448,7 +455,9 @@ async fn open_lobby(clients: &mut [Client], game: &str, options: &Value) -> Resu
     let (host, guests) = clients.split_first_mut().ok_or("no clients")?;
     host.state = None;
     let created = host
-        .request(json!({"type": "create_lobby", "game": game, "options": options, "seats": seats, "name": "host"}))
+        .request(
+            json!({"type": "create_lobby", "game": game, "options": options, "seats": seats, "name": "host"}),
+        )
         .await?;
     if created["type"] != "seated" {
         return Err(format!("create_lobby refused: {created}"));
@@ -620,7 +629,9 @@ fn check_local(url: &str) -> Result<(), String> {
     if matches!(host, "127.0.0.1" | "localhost" | "[::1]") {
         Ok(())
     } else {
-        Err(format!("refusing to load `{host}`: loadgen only targets 127.0.0.1"))
+        Err(format!(
+            "refusing to load `{host}`: loadgen only targets 127.0.0.1"
+        ))
     }
 }
 
@@ -660,7 +671,10 @@ impl RunDb {
                 .await
                 .map_err(|e| format!("CREATE DATABASE: {e}"))?;
             let _ = conn.close().await;
-            let slash = base.rfind('/').filter(|i| *i > "postgres://".len()).ok_or("no database in URL")?;
+            let slash = base
+                .rfind('/')
+                .filter(|i| *i > "postgres://".len())
+                .ok_or("no database in URL")?;
             let url = format!("{}/{tag}", &base[..slash]);
             return Ok((
                 RunDb::Postgres {
@@ -670,7 +684,9 @@ impl RunDb {
                 url,
             ));
         }
-        Err(format!("--database must be `sqlite` or a postgres:// URL, not `{spec}`"))
+        Err(format!(
+            "--database must be `sqlite` or a postgres:// URL, not `{spec}`"
+        ))
     }
 
     async fn drop_db(self) {
@@ -728,7 +744,15 @@ pub async fn run(opts: Options) -> Result<Report, String> {
             let (db, db_url) = RunDb::create(&opts.database).await?;
             let max = opts.idle + opts.lobbies * opts.seats as usize + 64;
             match start_server(&opts, &db_url, max).await {
-                Ok(s) => (Some(s), Some(db), if opts.database == "sqlite" { "sqlite".into() } else { "postgres".into() }),
+                Ok(s) => (
+                    Some(s),
+                    Some(db),
+                    if opts.database == "sqlite" {
+                        "sqlite".into()
+                    } else {
+                        "postgres".into()
+                    },
+                ),
                 Err(e) => {
                     db.drop_db().await;
                     return Err(e);
@@ -798,6 +822,10 @@ async fn run_load(
     tally.measuring.store(true, Ordering::Relaxed);
     let began = Instant::now();
     tokio::time::sleep(Duration::from_secs_f64(opts.duration)).await;
+    let extra_deadline = Instant::now() + Duration::from_secs(120);
+    while tally.accepted.load(Ordering::Relaxed) < opts.min_actions && Instant::now() < extra_deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     tally.measuring.store(false, Ordering::Relaxed);
     let measured = began.elapsed().as_secs_f64();
     let _ = stop_tx.send(true);

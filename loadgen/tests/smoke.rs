@@ -53,11 +53,19 @@ async fn loadgen_plays_lobbies_of_every_game_without_errors() {
             "0.2",
             "--duration",
             "1",
+            "--min-actions",
+            "20",
         ]);
         let report = loadgen::run(opts).await.unwrap();
         assert_eq!(report.errors, 0, "{game}: {report}");
-        assert!(report.accepted > 0, "{game}: no action accepted: {report}");
-        assert_eq!(report.latency_us.samples as u64 + report.lost_races.min(0), report.latency_us.samples as u64);
+        assert!(
+            report.accepted >= 20,
+            "{game}: too few actions accepted: {report}"
+        );
+        assert!(
+            report.latency_us.samples > 0,
+            "{game}: no round trip measured: {report}"
+        );
         assert_eq!(report.idle, 5);
     }
     let _ = stop.send(());

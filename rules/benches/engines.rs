@@ -20,8 +20,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rules::{
     Actor, AnyGame, Game, Millis, Rng, Seat, Status, Viewer,
     games::{
-        hickory::Hickory, hide_and_eeek::HideAndEeek, molehills::Molehills,
-        new_year_puzzle::NewYearPuzzle, quacks::Quacks,
+        hickory::Hickory, hide_and_eeek::HideAndEeek, molehills::Molehills, new_year_puzzle::NewYearPuzzle,
+        quacks::Quacks,
     },
 };
 use serde_json::Value;
@@ -73,7 +73,10 @@ fn playout<G: Game>(players: u8, seed: u64, views: bool) -> u64 {
             let (seat, legal) = &movers[driver.index(movers.len())];
             (Actor::Seat(*seat), legal[driver.index(legal.len())].clone())
         };
-        black_box(game.apply(actor, &action, now).expect("listed actions are accepted"));
+        black_box(
+            game.apply(actor, &action, now)
+                .expect("listed actions are accepted"),
+        );
         actions += 1;
         if views {
             for v in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
@@ -115,7 +118,9 @@ fn playout_server(game_id: &str, players: u8, seed: u64) -> u64 {
             (Actor::Seat(*seat), legal[driver.index(legal.len())].clone())
         };
         let mut next = game.clone();
-        let events = next.apply(actor, &action, now).expect("listed actions are accepted");
+        let events = next
+            .apply(actor, &action, now)
+            .expect("listed actions are accepted");
         game = next;
         actions += 1;
         for v in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
@@ -123,7 +128,11 @@ fn playout_server(game_id: &str, players: u8, seed: u64) -> u64 {
                 Viewer::Seat(s) => Value::Array(game.legal_actions(s)),
                 Viewer::Spectator => Value::Array(Vec::new()),
             };
-            let visible: Vec<&Value> = events.iter().filter(|e| e.audience.includes(v)).map(|e| &e.body).collect();
+            let visible: Vec<&Value> = events
+                .iter()
+                .filter(|e| e.audience.includes(v))
+                .map(|e| &e.body)
+                .collect();
             let message = serde_json::json!({
                 "view": game.view(v),
                 "legal_actions": legal,
@@ -153,7 +162,12 @@ fn bench_game<G: Game>(c: &mut Criterion, players: u8) {
     let mut group = c.benchmark_group(format!("{id}/{players}p"));
     group.throughput(Throughput::Elements(total));
     group.bench_function("legal", |b| {
-        b.iter(|| seeds.clone().map(|s| playout::<G>(players, s, false)).sum::<u64>())
+        b.iter(|| {
+            seeds
+                .clone()
+                .map(|s| playout::<G>(players, s, false))
+                .sum::<u64>()
+        })
     });
     group.bench_function("views", |b| {
         b.iter(|| seeds.clone().map(|s| playout::<G>(players, s, true)).sum::<u64>())

@@ -14,6 +14,7 @@ use tracing::{error, info};
 
 use crate::{
     clock::SharedClock,
+    commit::Committer,
     metrics::Metrics,
     secrets,
     store::{LobbyRecord, Phase, SeatKind, SeatRecord, Store, StoreError},
@@ -32,6 +33,8 @@ pub struct Hub {
     /// Serialises loading a table from the database, so one code never gets two tasks.
     loading: tokio::sync::Mutex<()>,
     store: Store,
+    /// Group commit of every table's actions.
+    commits: Committer,
     clock: SharedClock,
     metrics: Arc<Metrics>,
     settings: TableSettings,
@@ -52,6 +55,7 @@ impl Hub {
         Hub {
             tables: Arc::default(),
             loading: tokio::sync::Mutex::new(()),
+            commits: Committer::new(store.clone()),
             store,
             clock,
             metrics,
@@ -64,6 +68,7 @@ impl Hub {
     fn deps(&self) -> TableDeps {
         TableDeps {
             store: self.store.clone(),
+            commits: self.commits.clone(),
             clock: self.clock.clone(),
             metrics: self.metrics.clone(),
             settings: self.settings.clone(),

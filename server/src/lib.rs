@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod clock;
+pub mod commit;
 pub mod config;
 pub mod connection;
 pub mod hub;

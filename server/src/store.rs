@@ -348,50 +348,58 @@ impl Store {
     /// primary key (match_id, seq) refuses a second writer of the same sequence number
     /// ([`StoreError::Conflict`]). Only after this returns `Ok` may anyone be told that the action happened.
     pub async fn append(&self, append: &Append<'_>) -> Result<(), StoreError> {
-        let entry = append.entry;
-        let actor = serde_json::to_string(&entry.actor).expect("actors serialise");
+        self.append_batch(std::slice::from_ref(append)).await
+    }
+
+    /// Appends several actions (of any matches) in ONE transaction: all are committed or none is. Used by
+    /// group commit ([`crate::commit`]); a failure says nothing about which append caused it.
+    pub async fn append_batch(&self, appends: &[Append<'_>]) -> Result<(), StoreError> {
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
-            sqlx::query("INSERT INTO actions (match_id, seq, actor, action, at) VALUES ($1, $2, $3, $4, $5)")
-                .bind(append.match_id)
-                .bind(to_i64(entry.seq))
-                .bind(&actor)
-                .bind(json_text(&entry.action))
-                .bind(to_i64(entry.at))
-                .execute(&mut *tx)
-                .await
-                .map_err(classify)?;
-            if let Some(state) = append.snapshot {
-                sqlx::query("INSERT INTO snapshots (match_id, seq, state, at) VALUES ($1, $2, $3, $4)")
+            for append in appends {
+                let entry = append.entry;
+                let actor = serde_json::to_string(&entry.actor).expect("actors serialise");
+                sqlx::query("INSERT INTO actions (match_id, seq, actor, action, at) VALUES ($1, $2, $3, $4, $5)")
                     .bind(append.match_id)
                     .bind(to_i64(entry.seq))
-                    .bind(json_text(state))
+                    .bind(&actor)
+                    .bind(json_text(&entry.action))
                     .bind(to_i64(entry.at))
                     .execute(&mut *tx)
                     .await
                     .map_err(classify)?;
-            }
-            if let Some(outcome) = append.outcome {
-                sqlx::query("INSERT INTO results (match_id, outcome, finished_at) VALUES ($1, $2, $3)")
-                    .bind(append.match_id)
-                    .bind(serde_json::to_string(outcome).expect("outcomes serialise"))
-                    .bind(to_i64(entry.at))
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(classify)?;
-                sqlx::query("UPDATE matches SET status = $1, finished_at = $2 WHERE id = $3")
-                    .bind("finished")
-                    .bind(to_i64(entry.at))
-                    .bind(append.match_id)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(classify)?;
-                sqlx::query("UPDATE lobbies SET phase = $1 WHERE code = $2")
-                    .bind(Phase::Finished.as_str())
-                    .bind(append.lobby_code)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(classify)?;
+                if let Some(state) = append.snapshot {
+                    sqlx::query("INSERT INTO snapshots (match_id, seq, state, at) VALUES ($1, $2, $3, $4)")
+                        .bind(append.match_id)
+                        .bind(to_i64(entry.seq))
+                        .bind(json_text(state))
+                        .bind(to_i64(entry.at))
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(classify)?;
+                }
+                if let Some(outcome) = append.outcome {
+                    sqlx::query("INSERT INTO results (match_id, outcome, finished_at) VALUES ($1, $2, $3)")
+                        .bind(append.match_id)
+                        .bind(serde_json::to_string(outcome).expect("outcomes serialise"))
+                        .bind(to_i64(entry.at))
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(classify)?;
+                    sqlx::query("UPDATE matches SET status = $1, finished_at = $2 WHERE id = $3")
+                        .bind("finished")
+                        .bind(to_i64(entry.at))
+                        .bind(append.match_id)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(classify)?;
+                    sqlx::query("UPDATE lobbies SET phase = $1 WHERE code = $2")
+                        .bind(Phase::Finished.as_str())
+                        .bind(append.lobby_code)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(classify)?;
+                }
             }
             tx.commit().await.map_err(classify)
         })

@@ -20,6 +20,7 @@ use tracing::{Instrument, debug, error, info, info_span, warn};
 
 use crate::{
     clock::SharedClock,
+    commit::Committer,
     metrics::Metrics,
     secrets,
     store::{
@@ -43,6 +44,8 @@ pub struct TableSettings {
 #[derive(Clone, Debug)]
 pub struct TableDeps {
     pub store: Store,
+    /// Action appends go through group commit (see `commit.rs`).
+    pub commits: Committer,
     pub clock: SharedClock,
     pub metrics: Arc<Metrics>,
     pub settings: TableSettings,
@@ -205,6 +208,7 @@ pub struct Table {
     spectators: Vec<Conn>,
     running: Option<Running>,
     store: Store,
+    commits: Committer,
     clock: SharedClock,
     metrics: Arc<Metrics>,
     settings: TableSettings,
@@ -252,6 +256,7 @@ impl Table {
     ) -> Table {
         let TableDeps {
             store,
+            commits,
             clock,
             metrics,
             settings,
@@ -273,6 +278,7 @@ impl Table {
             spectators: Vec::new(),
             running: None,
             store,
+            commits,
             clock,
             metrics,
             settings,
@@ -286,6 +292,7 @@ impl Table {
     pub fn recover(stored: StoredLobby, deps: TableDeps) -> Result<Table, RecoverError> {
         let TableDeps {
             store,
+            commits,
             clock,
             metrics,
             settings,
@@ -322,6 +329,7 @@ impl Table {
             spectators: Vec::new(),
             running,
             store,
+            commits,
             clock,
             metrics,
             settings,
@@ -736,7 +744,7 @@ impl Table {
         };
         let write_started = Instant::now();
         let written = self
-            .store
+            .commits
             .append(&Append {
                 match_id: &running.match_id,
                 lobby_code: &self.code,
