@@ -136,6 +136,10 @@ pub struct Report {
     pub server_rss_idle_kib: Option<u64>,
     pub server_hwm_kib: Option<u64>,
     pub server_rss_end_kib: Option<u64>,
+    /// CPU time (user + system) the server used during the measurement, when loadgen started it.
+    pub server_cpu_secs: Option<f64>,
+    /// CPU time the load generator itself used during the measurement.
+    pub loadgen_cpu_secs: Option<f64>,
 }
 
 impl Report {
@@ -172,6 +176,9 @@ impl Report {
             "server_rss_idle_kib": self.server_rss_idle_kib,
             "server_hwm_kib": self.server_hwm_kib,
             "server_rss_end_kib": self.server_rss_end_kib,
+            "server_cpu_secs": self.server_cpu_secs,
+            "loadgen_cpu_secs": self.loadgen_cpu_secs,
+            "accepted_per_server_cpu_sec": self.server_cpu_secs.filter(|c| *c > 0.0).map(|c| self.accepted as f64 / c),
         })
     }
 }
@@ -211,6 +218,16 @@ impl std::fmt::Display for Report {
             mib(self.server_hwm_kib),
             mib(self.server_rss_end_kib)
         )?;
+        if let Some(cpu) = self.server_cpu_secs {
+            writeln!(
+                f,
+                "server CPU {:.2} s ({:.0} % of one core, {:.0} accepted actions per server CPU second); loadgen CPU {:.2} s",
+                cpu,
+                100.0 * cpu / self.measured_secs.max(1e-9),
+                self.accepted as f64 / cpu.max(1e-9),
+                self.loadgen_cpu_secs.unwrap_or(0.0)
+            )?;
+        }
         for e in &self.error_samples {
             writeln!(f, "error: {e}")?;
         }
@@ -571,6 +588,16 @@ pub fn proc_status_kib(pid: u32, field: &str) -> Option<u64> {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
+/// CPU time (user + system) of a process so far, from /proc/PID/stat (in USER_HZ = 100 ticks per second, as
+/// Linux reports it to user space on every common architecture).
+pub fn proc_cpu_secs(pid: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = stat.get(stat.rfind(')')? + 1..)?.split_whitespace().collect();
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) as f64 / 100.0)
+}
+
 fn default_server_bin() -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     Ok(exe.with_file_name("server"))
@@ -766,7 +793,7 @@ pub async fn run(opts: Options) -> Result<Report, String> {
     let pid = server.as_ref().map(|s| s.pid);
     let rss = |field: &str| pid.and_then(|p| proc_status_kib(p, field));
 
-    let result = run_load(&opts, &url, &options, &rss).await;
+    let result = run_load(&opts, &url, &options, &rss, pid).await;
 
     let hwm = rss("VmHWM");
     let end = rss("VmRSS");
@@ -793,7 +820,9 @@ async fn run_load(
     url: &str,
     options: &Value,
     rss: &impl Fn(&str) -> Option<u64>,
+    pid: Option<u32>,
 ) -> Result<Report, String> {
+    let server_cpu = || pid.and_then(|p| proc_cpu_secs(&p.to_string()));
     let tally = Arc::new(Tally::default());
     let rss_start = rss("VmRSS");
     let idle = open_idle(url, opts.idle, &tally).await;
@@ -819,6 +848,7 @@ async fn run_load(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     tokio::time::sleep(Duration::from_secs_f64(opts.warmup)).await;
+    let cpu_before = (server_cpu(), proc_cpu_secs("self"));
     tally.measuring.store(true, Ordering::Relaxed);
     let began = Instant::now();
     tokio::time::sleep(Duration::from_secs_f64(opts.duration)).await;
@@ -828,6 +858,7 @@ async fn run_load(
     }
     tally.measuring.store(false, Ordering::Relaxed);
     let measured = began.elapsed().as_secs_f64();
+    let cpu_after = (server_cpu(), proc_cpu_secs("self"));
     let _ = stop_tx.send(true);
     while lobbies.join_next().await.is_some() {}
     let open_idle_left = idle.len();
@@ -851,6 +882,8 @@ async fn run_load(
         server_rss_idle_kib: rss_idle,
         server_hwm_kib: None,
         server_rss_end_kib: None,
+        server_cpu_secs: cpu_before.0.zip(cpu_after.0).map(|(a, b)| b - a),
+        loadgen_cpu_secs: cpu_before.1.zip(cpu_after.1).map(|(a, b)| b - a),
     })
 }
 
@@ -880,5 +913,7 @@ mod tests {
         let me = std::process::id();
         assert!(proc_status_kib(me, "VmHWM").is_some_and(|k| k > 0));
         assert!(proc_status_kib(me, "NoSuchField").is_none());
+        assert!(proc_cpu_secs("self").is_some_and(|s| s >= 0.0));
+        assert!(proc_cpu_secs(&me.to_string()).is_some());
     }
 }
