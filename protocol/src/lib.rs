@@ -1,1 +1,579 @@
-//! The wire protocol. Filled in by the server issue.
+//! The wire protocol: every message that crosses the WebSocket at `/ws`, in both directions, as typed serde
+//! values. Each WebSocket text frame carries exactly one JSON object with a `"type"` field.
+//!
+//! Architecture invariant: this crate owns every type that crosses the wire. The server never sends a value that
+//! is not built from a type defined here (game views, actions and events are opaque JSON produced by the rules
+//! engines through `rules::AnyGame`). See `docs/protocol.md` for the reference with examples.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use rules::{GameInfo, Outcome, Seat, Status};
+
+/// The protocol version this crate describes. A client announces the version it speaks in [`Request::Hello`];
+/// the server accepts exactly the versions in [`SUPPORTED_VERSIONS`].
+pub const PROTOCOL_VERSION: u32 = 1;
+/// Versions this server speaks.
+pub const SUPPORTED_VERSIONS: &[u32] = &[1];
+
+/// A client-chosen identifier of a request, echoed as `re` in the one reply to it. A string or an integer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    Number(u64),
+    Text(String),
+}
+
+/// One client frame: an optional request id and the request itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClientMessage {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<RequestId>,
+    #[serde(flatten)]
+    pub request: Request,
+}
+
+/// Everything a client may ask.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Request {
+    /// The handshake: must be the first request on a connection. Answered by [`Reply::Welcome`].
+    Hello {
+        protocol: u32,
+        /// Free-form client name and version, for logs.
+        #[serde(default)]
+        client: Option<String>,
+    },
+    /// Creates a lobby for `game` and sits the sender at seat 0 as its host.
+    CreateLobby {
+        game: String,
+        /// The game's options (see `GET /api/games`); missing ones take their defaults.
+        #[serde(default)]
+        options: Value,
+        /// How many seats the table has.
+        seats: u8,
+        /// The host's display name.
+        name: String,
+        /// Optional turn timer: a seat that must decide and stays idle this long plays a random legal action.
+        #[serde(default)]
+        turn_timer_ms: Option<u64>,
+    },
+    /// Takes the lowest free seat of the lobby with this join code.
+    JoinLobby { code: String, name: String },
+    /// Watches the lobby with this join code without a seat: the public view only.
+    Spectate { code: String },
+    /// Takes a seat back with its seat token (after a dropped connection or a server restart).
+    Resume {
+        code: String,
+        token: String,
+        /// The last state version this client saw, to receive the events it missed.
+        #[serde(default)]
+        last_version: Option<u64>,
+    },
+    /// Leaves the lobby (frees the seat while the lobby is open; after the start the seat stays yours).
+    Leave {},
+    /// Host only: seats a server-side bot at `seat`, or at the lowest free seat.
+    AddBot {
+        #[serde(default)]
+        seat: Option<u8>,
+    },
+    /// Host only: starts the match once every seat is taken.
+    Start {},
+    /// Plays an action of the game for the sender's seat. `version`, when given, must be the current state
+    /// version (optimistic concurrency: an action chosen on an outdated view is refused with `stale_version`).
+    Action {
+        action: Value,
+        #[serde(default)]
+        version: Option<u64>,
+    },
+    /// Liveness check; answered by [`Reply::Pong`].
+    Ping {},
+}
+
+impl Request {
+    /// The request's `type` tag.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Request::Hello { .. } => "hello",
+            Request::CreateLobby { .. } => "create_lobby",
+            Request::JoinLobby { .. } => "join_lobby",
+            Request::Spectate { .. } => "spectate",
+            Request::Resume { .. } => "resume",
+            Request::Leave {} => "leave",
+            Request::AddBot { .. } => "add_bot",
+            Request::Start {} => "start",
+            Request::Action { .. } => "action",
+            Request::Ping {} => "ping",
+        }
+    }
+}
+
+/// Every `type` a client may send, for telling an unknown message from a malformed one.
+pub const REQUEST_TYPES: &[&str] = &[
+    "hello",
+    "create_lobby",
+    "join_lobby",
+    "spectate",
+    "resume",
+    "leave",
+    "add_bot",
+    "start",
+    "action",
+    "ping",
+];
+
+/// One server frame.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ServerMessage {
+    /// The one reply to a request, echoing its id.
+    Reply(ReplyMessage),
+    /// Something the client did not ask for: lobby and state changes, being replaced, shutdown.
+    Push(Push),
+}
+
+/// A reply: the id of the request it answers (absent when the request had none or could not be read) and the
+/// result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReplyMessage {
+    #[serde(default)]
+    pub re: Option<RequestId>,
+    #[serde(flatten)]
+    pub reply: Reply,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Reply {
+    /// The handshake succeeded.
+    Welcome {
+        protocol: u32,
+        server: String,
+    },
+    /// The sender now holds `seat` of lobby `code`. `seat_token` is the secret for [`Request::Resume`]: it is
+    /// sent once, here, and the server keeps only its hash.
+    Seated {
+        code: String,
+        seat: Seat,
+        seat_token: String,
+        host: bool,
+    },
+    /// The sender has its seat back.
+    Resumed {
+        code: String,
+        seat: Seat,
+        host: bool,
+    },
+    /// The sender watches lobby `code`.
+    Spectating {
+        code: String,
+    },
+    /// The action was committed to the database as state `version`.
+    Accepted {
+        version: u64,
+    },
+    /// The request succeeded and has nothing more to say (leave, add_bot, start).
+    Ok {},
+    Pong {},
+    /// The request was refused; nothing changed.
+    Error(ErrorBody),
+}
+
+/// A refusal: a stable machine-readable code and a human message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl ErrorBody {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ErrorBody {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// Every reason the server refuses something. The serialised names are stable; new codes may be added.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The frame is not a JSON object of a known shape (bad JSON, missing or mistyped fields, binary frame).
+    BadMessage,
+    /// The frame's `type` is not a request this server knows.
+    UnknownMessage,
+    /// The frame exceeds the server's message size limit.
+    TooLarge,
+    /// The client sends faster than the rate limit allows; the message was dropped.
+    RateLimited,
+    /// The first request must be `hello`.
+    HandshakeRequired,
+    /// `hello` named a protocol version this server does not speak.
+    UnsupportedVersion,
+    /// No game with that id.
+    UnknownGame,
+    /// The options or seat count do not set up this game.
+    BadOptions,
+    /// No lobby with that join code.
+    UnknownLobby,
+    /// Every seat is taken.
+    LobbyFull,
+    /// The match has started: seats can no longer be taken or changed.
+    AlreadyStarted,
+    /// The match has not started yet.
+    NotStarted,
+    /// Start refused: some seat is still empty.
+    SeatsEmpty,
+    /// This connection already sits in or watches a lobby; leave first.
+    AlreadyInLobby,
+    /// This connection does not sit in (or watch) a lobby.
+    NotInLobby,
+    /// Only the host may do this.
+    NotHost,
+    /// Wrong seat token, or an action from a spectator.
+    Unauthorized,
+    /// Another seat must act now.
+    NotYourTurn,
+    /// The action is not legal in the current state.
+    IllegalAction,
+    /// The action was chosen on an outdated state: its `version` is not the current one.
+    StaleVersion,
+    /// The match is over.
+    GameOver,
+    /// A newer connection took this seat; this connection is closed next.
+    SessionReplaced,
+    /// Too many connections, or the client is too slow to read its messages.
+    Overloaded,
+    /// The server is shutting down; reconnect later with your seat token.
+    ShuttingDown,
+    /// Something failed inside the server (the database, for instance); nothing changed.
+    Internal,
+}
+
+impl ErrorCode {
+    /// The code as it appears on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadMessage => "bad_message",
+            ErrorCode::UnknownMessage => "unknown_message",
+            ErrorCode::TooLarge => "too_large",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::HandshakeRequired => "handshake_required",
+            ErrorCode::UnsupportedVersion => "unsupported_version",
+            ErrorCode::UnknownGame => "unknown_game",
+            ErrorCode::BadOptions => "bad_options",
+            ErrorCode::UnknownLobby => "unknown_lobby",
+            ErrorCode::LobbyFull => "lobby_full",
+            ErrorCode::AlreadyStarted => "already_started",
+            ErrorCode::NotStarted => "not_started",
+            ErrorCode::SeatsEmpty => "seats_empty",
+            ErrorCode::AlreadyInLobby => "already_in_lobby",
+            ErrorCode::NotInLobby => "not_in_lobby",
+            ErrorCode::NotHost => "not_host",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::NotYourTurn => "not_your_turn",
+            ErrorCode::IllegalAction => "illegal_action",
+            ErrorCode::StaleVersion => "stale_version",
+            ErrorCode::GameOver => "game_over",
+            ErrorCode::SessionReplaced => "session_replaced",
+            ErrorCode::Overloaded => "overloaded",
+            ErrorCode::ShuttingDown => "shutting_down",
+            ErrorCode::Internal => "internal",
+        }
+    }
+}
+
+impl From<rules::RejectKind> for ErrorCode {
+    fn from(kind: rules::RejectKind) -> Self {
+        match kind {
+            rules::RejectKind::NotYourTurn => ErrorCode::NotYourTurn,
+            rules::RejectKind::IllegalAction => ErrorCode::IllegalAction,
+            rules::RejectKind::GameOver => ErrorCode::GameOver,
+            // Clients only ever act for a seat, so a clock-only refusal means the action was not theirs to take.
+            rules::RejectKind::NotDue => ErrorCode::IllegalAction,
+            rules::RejectKind::NoSuchSeat => ErrorCode::Unauthorized,
+        }
+    }
+}
+
+/// Messages the server sends unasked.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Push {
+    /// The lobby changed (someone joined, left, connected, a bot sat down, the match started or ended).
+    Lobby(LobbyInfo),
+    /// The match changed: the viewer's own view after `version`.
+    State(Box<StateUpdate>),
+    /// The connection ends after this message (`session_replaced`, `shutting_down`, `overloaded`).
+    Closing(ErrorBody),
+}
+
+/// A lobby as everyone in it sees it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LobbyInfo {
+    pub code: String,
+    pub game: String,
+    /// The options with every default filled in.
+    pub options: Value,
+    pub seats: Vec<SeatInfo>,
+    pub host: Seat,
+    pub phase: LobbyPhase,
+    #[serde(default)]
+    pub turn_timer_ms: Option<u64>,
+    /// Set once the match has started.
+    #[serde(default)]
+    pub match_id: Option<String>,
+    pub spectators: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LobbyPhase {
+    /// Seats can be taken; the host can start.
+    Open,
+    /// The match is being played.
+    Playing,
+    /// The match is over; the final state stays available.
+    Finished,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatInfo {
+    pub seat: Seat,
+    pub occupant: Occupant,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Occupant {
+    Empty,
+    Human { name: String, connected: bool },
+    Bot { name: String },
+}
+
+/// The state of a match as one viewer may see it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StateUpdate {
+    pub code: String,
+    pub match_id: String,
+    pub game: String,
+    /// The number of actions applied so far; only grows. Send it back with an action.
+    pub version: u64,
+    /// The version these events start after: `events` explain the change from `since` to `version`. When
+    /// `since == version` the events are not available (first view, or a resync) and only the view counts.
+    pub since: u64,
+    /// `null` for spectators.
+    pub seat: Option<Seat>,
+    /// The engine's view for this viewer (opaque, game-specific JSON).
+    pub view: Value,
+    /// Every action this seat may send now, exactly as it may be sent (empty for spectators).
+    pub legal_actions: Vec<Value>,
+    /// What happened, filtered to what this viewer may know (game-specific JSON).
+    pub events: Vec<Value>,
+    pub status: Status,
+    /// When the engine's clock acts next (for example the end of a claim window), in Unix milliseconds.
+    pub deadline: Option<u64>,
+    /// When the turn timer plays for an idle seat, in Unix milliseconds.
+    pub turn_deadline: Option<u64>,
+    /// The result, once the match is over.
+    pub outcome: Option<Outcome>,
+}
+
+impl ServerMessage {
+    pub fn reply(re: Option<RequestId>, reply: Reply) -> Self {
+        ServerMessage::Reply(ReplyMessage { re, reply })
+    }
+    pub fn error(re: Option<RequestId>, code: ErrorCode, message: impl Into<String>) -> Self {
+        ServerMessage::reply(re, Reply::Error(ErrorBody::new(code, message)))
+    }
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("protocol messages serialise")
+    }
+}
+
+/// Why a client frame could not be read, with the request id when it could still be found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParseError {
+    pub re: Option<RequestId>,
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+/// Reads one client text frame. Tells an unknown `type` (`unknown_message`) from a malformed frame
+/// (`bad_message`), and recovers the request id where the JSON allows it so the error reply can echo it.
+pub fn parse_client_message(text: &str) -> Result<ClientMessage, ParseError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| ParseError {
+        re: None,
+        code: ErrorCode::BadMessage,
+        message: format!("not JSON: {e}"),
+    })?;
+    let re = value
+        .get("id")
+        .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+    let Some(object) = value.as_object() else {
+        return Err(ParseError {
+            re,
+            code: ErrorCode::BadMessage,
+            message: "a message is a JSON object".into(),
+        });
+    };
+    match object.get("type").and_then(Value::as_str) {
+        None => {
+            return Err(ParseError {
+                re,
+                code: ErrorCode::BadMessage,
+                message: "a message needs a string field `type`".into(),
+            });
+        }
+        Some(kind) if !REQUEST_TYPES.contains(&kind) => {
+            return Err(ParseError {
+                re,
+                code: ErrorCode::UnknownMessage,
+                message: format!("unknown message type `{kind}`"),
+            });
+        }
+        Some(_) => {}
+    }
+    serde_json::from_value(value).map_err(|e| ParseError {
+        re,
+        code: ErrorCode::BadMessage,
+        message: format!("malformed message: {e}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn requests_read_from_their_documented_form() {
+        let cases = [
+            (json!({"type": "hello", "id": 1, "protocol": 1}), "hello"),
+            (
+                json!({"type": "create_lobby", "id": "a", "game": "hide_and_eeek", "seats": 3, "name": "Ann"}),
+                "create_lobby",
+            ),
+            (
+                json!({"type": "join_lobby", "code": "ABC234", "name": "Bo"}),
+                "join_lobby",
+            ),
+            (json!({"type": "spectate", "code": "ABC234"}), "spectate"),
+            (
+                json!({"type": "resume", "code": "ABC234", "token": "ff", "last_version": 3}),
+                "resume",
+            ),
+            (json!({"type": "leave"}), "leave"),
+            (json!({"type": "add_bot"}), "add_bot"),
+            (json!({"type": "start"}), "start"),
+            (
+                json!({"type": "action", "action": {"type": "roll"}, "version": 4}),
+                "action",
+            ),
+            (json!({"type": "ping", "id": 9}), "ping"),
+        ];
+        for (value, kind) in cases {
+            let message = parse_client_message(&value.to_string()).unwrap();
+            assert_eq!(message.request.kind(), kind);
+            assert!(REQUEST_TYPES.contains(&kind));
+            // What a client serialises reads back identically.
+            let again = parse_client_message(&serde_json::to_string(&message).unwrap()).unwrap();
+            assert_eq!(again, message);
+        }
+    }
+
+    #[test]
+    fn bad_frames_are_told_apart_and_keep_their_id() {
+        let cases = [
+            ("{not json", ErrorCode::BadMessage, None),
+            ("[1,2]", ErrorCode::BadMessage, None),
+            (
+                r#"{"id": 7, "protocol": 1}"#,
+                ErrorCode::BadMessage,
+                Some(RequestId::Number(7)),
+            ),
+            (
+                r#"{"id": "x", "type": "fly"}"#,
+                ErrorCode::UnknownMessage,
+                Some(RequestId::Text("x".into())),
+            ),
+            (
+                r#"{"id": 3, "type": "hello"}"#,
+                ErrorCode::BadMessage,
+                Some(RequestId::Number(3)),
+            ),
+            (
+                r#"{"id": 4, "type": "join_lobby", "code": 5, "name": "a"}"#,
+                ErrorCode::BadMessage,
+                Some(RequestId::Number(4)),
+            ),
+        ];
+        for (text, code, re) in cases {
+            let err = parse_client_message(text).unwrap_err();
+            assert_eq!((err.code, err.re), (code, re), "{text}");
+        }
+    }
+
+    #[test]
+    fn server_messages_have_a_type_and_echo_the_request_id() {
+        let reply = ServerMessage::error(Some(RequestId::Number(5)), ErrorCode::NotYourTurn, "wait");
+        let value: Value = serde_json::from_str(&reply.to_json()).unwrap();
+        assert_eq!(
+            value,
+            json!({"re": 5, "type": "error", "code": "not_your_turn", "message": "wait"})
+        );
+        let accepted = ServerMessage::reply(None, Reply::Accepted { version: 3 });
+        assert_eq!(
+            serde_json::from_str::<Value>(&accepted.to_json()).unwrap(),
+            json!({"re": null, "type": "accepted", "version": 3})
+        );
+        let closing = ServerMessage::Push(Push::Closing(ErrorBody::new(ErrorCode::ShuttingDown, "bye")));
+        assert_eq!(
+            serde_json::from_str::<Value>(&closing.to_json()).unwrap(),
+            json!({"type": "closing", "code": "shutting_down", "message": "bye"})
+        );
+        // Clients can read back what the server writes, replies and pushes alike.
+        for message in [reply, accepted, closing] {
+            let back: ServerMessage = serde_json::from_str(&message.to_json()).unwrap();
+            assert_eq!(back, message);
+        }
+    }
+
+    #[test]
+    fn error_codes_serialise_as_their_stable_names() {
+        use ErrorCode::*;
+        for code in [
+            BadMessage,
+            UnknownMessage,
+            TooLarge,
+            RateLimited,
+            HandshakeRequired,
+            UnsupportedVersion,
+            UnknownGame,
+            BadOptions,
+            UnknownLobby,
+            LobbyFull,
+            AlreadyStarted,
+            NotStarted,
+            SeatsEmpty,
+            AlreadyInLobby,
+            NotInLobby,
+            NotHost,
+            Unauthorized,
+            NotYourTurn,
+            IllegalAction,
+            StaleVersion,
+            GameOver,
+            SessionReplaced,
+            Overloaded,
+            ShuttingDown,
+            Internal,
+        ] {
+            assert_eq!(
+                serde_json::to_value(code).unwrap(),
+                Value::String(code.as_str().into())
+            );
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! The directory of tables: creates lobbies, finds a table by join code (loading a finished one from the
+//! database on demand), and restores every open or playing table at start-up.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
+
+use protocol::{ErrorBody, ErrorCode};
+use rules::{AnyGame, Seat, SetupError};
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+use tracing::{error, info};
+
+use crate::{
+    clock::SharedClock,
+    metrics::Metrics,
+    secrets,
+    store::{LobbyRecord, Phase, SeatKind, SeatRecord, Store, StoreError},
+    table::{Conn, RecoverError, Seated, Table, TableHandle, TableSettings, check_name},
+};
+
+/// Limits on what a lobby may ask for.
+pub const MIN_TURN_TIMER_MS: u64 = 1_000;
+pub const MAX_TURN_TIMER_MS: u64 = 24 * 60 * 60 * 1_000;
+/// Commands waiting for one table.
+const TABLE_QUEUE: usize = 64;
+
+#[derive(Debug)]
+pub struct Hub {
+    tables: Arc<Mutex<HashMap<String, TableHandle>>>,
+    /// Serialises loading a table from the database, so one code never gets two tasks.
+    loading: tokio::sync::Mutex<()>,
+    store: Store,
+    clock: SharedClock,
+    metrics: Arc<Metrics>,
+    settings: TableSettings,
+    shutdown: watch::Receiver<bool>,
+    /// Each table task holds a clone; the server waits for all of them to be dropped at shutdown.
+    done: mpsc::Sender<()>,
+}
+
+impl Hub {
+    pub fn new(
+        store: Store,
+        clock: SharedClock,
+        metrics: Arc<Metrics>,
+        settings: TableSettings,
+        shutdown: watch::Receiver<bool>,
+        done: mpsc::Sender<()>,
+    ) -> Hub {
+        Hub {
+            tables: Arc::default(),
+            loading: tokio::sync::Mutex::new(()),
+            store,
+            clock,
+            metrics,
+            settings,
+            shutdown,
+            done,
+        }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn spawn(&self, table: Table) -> TableHandle {
+        let (tx, rx) = mpsc::channel(TABLE_QUEUE);
+        let code = table_code(&table);
+        let handle = TableHandle {
+            code: code.clone(),
+            tx,
+        };
+        self.tables
+            .lock()
+            .expect("table map lock")
+            .insert(code.clone(), handle.clone());
+        let tables = self.tables.clone();
+        let shutdown = self.shutdown.clone();
+        let done = self.done.clone();
+        tokio::spawn(async move {
+            let _done = done;
+            table
+                .run(rx, shutdown, move || {
+                    tables.lock().expect("table map lock").remove(&code);
+                })
+                .await;
+        });
+        handle
+    }
+
+    /// Starts a task for every lobby that is open or playing, re-arming their deadlines. A match that cannot be
+    /// recovered is logged and left out; the others still start.
+    pub async fn restore_all(&self) -> Result<usize, StoreError> {
+        let codes = self.store.live_lobby_codes().await?;
+        let mut restored = 0;
+        for code in codes {
+            match self.load(&code).await {
+                Ok(Some(_)) => restored += 1,
+                Ok(None) => {}
+                Err(e) => error!(%code, error = %e, "table not restored"),
+            }
+        }
+        info!(restored, "tables restored from the database");
+        Ok(restored)
+    }
+
+    async fn load(&self, code: &str) -> Result<Option<TableHandle>, RecoverError> {
+        let _guard = self.loading.lock().await;
+        if let Some(handle) = self.tables.lock().expect("table map lock").get(code) {
+            return Ok(Some(handle.clone()));
+        }
+        let Some(stored) = self.store.load_lobby(code).await? else {
+            return Ok(None);
+        };
+        let table = Table::recover(
+            stored,
+            self.store.clone(),
+            self.clock.clone(),
+            self.metrics.clone(),
+            self.settings.clone(),
+        )?;
+        Ok(Some(self.spawn(table)))
+    }
+
+    /// The table with this join code, from memory or from the database.
+    pub async fn find(&self, code: &str) -> Result<TableHandle, ErrorBody> {
+        let code = secrets::normalise_code(code);
+        if let Some(handle) = self.tables.lock().expect("table map lock").get(&code) {
+            if !handle.tx.is_closed() {
+                return Ok(handle.clone());
+            }
+        }
+        let unknown = || ErrorBody::new(ErrorCode::UnknownLobby, format!("no lobby has the code `{code}`"));
+        if code.len() != secrets::CODE_LENGTH || !code.bytes().all(|b| secrets::CODE_ALPHABET.contains(&b)) {
+            return Err(unknown());
+        }
+        match self.load(&code).await {
+            Ok(Some(handle)) => Ok(handle),
+            Ok(None) => Err(unknown()),
+            Err(e) => {
+                error!(%code, error = %e, "loading a table failed");
+                Err(ErrorBody::new(ErrorCode::Internal, "this lobby cannot be loaded"))
+            }
+        }
+    }
+
+    /// Creates a lobby with the creator at seat 0 as host, stores it and starts its task.
+    pub async fn create(
+        &self,
+        game: &str,
+        options: &Value,
+        seat_count: u8,
+        name: &str,
+        turn_timer_ms: Option<u64>,
+        conn: Conn,
+    ) -> Result<(TableHandle, Seated), ErrorBody> {
+        let name = check_name(name)?;
+        let info = AnyGame::catalogue()
+            .into_iter()
+            .find(|g| g.id == game)
+            .ok_or_else(|| ErrorBody::new(ErrorCode::UnknownGame, format!("no game has the id `{game}`")))?;
+        let options = AnyGame::normalise_config(game, options).map_err(setup_error)?;
+        // Set the game up once with a throwaway seed to check the seat count and the options together.
+        AnyGame::new(game, &options, seat_count, 0).map_err(setup_error)?;
+        debug_assert!((info.min_players..=info.max_players).contains(&seat_count));
+        if let Some(ms) = turn_timer_ms {
+            if !(MIN_TURN_TIMER_MS..=MAX_TURN_TIMER_MS).contains(&ms) {
+                return Err(ErrorBody::new(
+                    ErrorCode::BadOptions,
+                    format!("the turn timer must be between {MIN_TURN_TIMER_MS} and {MAX_TURN_TIMER_MS} ms"),
+                ));
+            }
+        }
+        let token = secrets::seat_token();
+        let token_hash = secrets::token_hash(&token);
+        let host = SeatRecord {
+            seat: 0,
+            kind: SeatKind::Human,
+            name: name.clone(),
+            token_hash: Some(token_hash.clone()),
+        };
+        // A fresh code is almost never taken; the primary key tells us when it is.
+        let mut attempts = 0;
+        let lobby = loop {
+            let lobby = LobbyRecord {
+                code: secrets::join_code(),
+                game: game.to_string(),
+                options: options.clone(),
+                seat_count,
+                host_seat: 0,
+                turn_timer_ms,
+                phase: Phase::Open,
+                created_at: self.clock.now(),
+            };
+            match self.store.create_lobby(&lobby, &host).await {
+                Ok(()) => break lobby,
+                Err(StoreError::Conflict) if attempts < 8 => attempts += 1,
+                Err(e) => {
+                    error!(error = %e, "creating a lobby failed");
+                    return Err(ErrorBody::new(
+                        ErrorCode::Internal,
+                        "the lobby could not be created",
+                    ));
+                }
+            }
+        };
+        info!(code = %lobby.code, game, seat_count, "lobby created");
+        let table = Table::new_lobby(
+            &lobby,
+            name,
+            token_hash,
+            conn,
+            self.store.clone(),
+            self.clock.clone(),
+            self.metrics.clone(),
+            self.settings.clone(),
+        );
+        let handle = self.spawn(table);
+        Ok((
+            handle,
+            Seated {
+                seat: Seat(0),
+                seat_token: token,
+                host: true,
+            },
+        ))
+    }
+}
+
+fn table_code(table: &Table) -> String {
+    table.code().to_string()
+}
+
+fn setup_error(e: SetupError) -> ErrorBody {
+    match e {
+        SetupError::UnknownGame(_) => ErrorBody::new(ErrorCode::UnknownGame, e.to_string()),
+        SetupError::PlayerCount { .. } | SetupError::BadOption { .. } => {
+            ErrorBody::new(ErrorCode::BadOptions, e.to_string())
+        }
+    }
+}

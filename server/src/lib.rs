@@ -1,0 +1,78 @@
+//! The authoritative game server, as a library: the binary (`main.rs`) parses its configuration and calls
+//! [`run`]; tests call [`run`] with a listener on port 0, a database of their own and a manual clock.
+//!
+//! Architecture invariant: nothing in this crate depends on a particular game. Games are reached only through
+//! `rules::AnyGame` and their configurations, actions, views and events stay opaque JSON.
+
+pub mod app;
+pub mod clock;
+pub mod config;
+pub mod connection;
+pub mod hub;
+pub mod metrics;
+pub mod secrets;
+pub mod store;
+pub mod table;
+
+pub use app::{RunError, run};
+pub use clock::{Clock, ManualClock, SharedClock, SystemClock};
+pub use config::Config;
+pub use store::Store;
+
+/// Parses the configuration from flags and environment, sets up logging, opens the database and serves until
+/// SIGINT or SIGTERM. Prints `listening on http://ADDR` on standard output once the port is bound.
+pub async fn main_with_args() -> Result<(), RunError> {
+    use clap::Parser;
+    let config = Config::parse();
+    init_logging(&config.log);
+    let store = Store::connect(&config.database_url).await?;
+    let listener = tokio::net::TcpListener::bind(config.bind).await?;
+    let addr = listener.local_addr()?;
+    println!("listening on http://{addr}");
+    run(
+        listener,
+        config,
+        store,
+        std::sync::Arc::new(SystemClock),
+        shutdown_signal(),
+    )
+    .await
+}
+
+fn init_logging(filter: &str) {
+    use tracing_subscriber::{filter::Targets, layer::SubscriberExt, util::SubscriberInitExt};
+    let targets: Targets = filter.parse().unwrap_or_else(|e| {
+        eprintln!("ignoring the log filter `{filter}`: {e}");
+        Targets::new().with_default(tracing::Level::INFO)
+    });
+    let _ = tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())),
+        )
+        .with(targets)
+        .try_init();
+}
+
+/// Completes on SIGINT (Ctrl-C) or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+}

@@ -1,0 +1,168 @@
+//! Prometheus metrics, kept per server instance (no global recorder, so several servers in one test process
+//! do not mix their numbers) and rendered in the Prometheus text format at `/metrics`.
+
+use std::{
+    fmt::Write,
+    sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed},
+    time::Duration,
+};
+
+use crate::store::Phase;
+
+const BUCKETS: [f64; 12] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+];
+
+/// A latency histogram with fixed buckets (seconds).
+#[derive(Debug, Default)]
+pub struct Histogram {
+    counts: [AtomicU64; BUCKETS.len()],
+    count: AtomicU64,
+    sum_micros: AtomicU64,
+}
+
+impl Histogram {
+    pub fn observe(&self, d: Duration) {
+        let secs = d.as_secs_f64();
+        for (bound, count) in BUCKETS.iter().zip(&self.counts) {
+            if secs <= *bound {
+                count.fetch_add(1, Relaxed);
+            }
+        }
+        self.count.fetch_add(1, Relaxed);
+        self.sum_micros.fetch_add(d.as_micros() as u64, Relaxed);
+    }
+
+    fn render(&self, out: &mut String, name: &str, help: &str) {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} histogram");
+        for (bound, count) in BUCKETS.iter().zip(&self.counts) {
+            let _ = writeln!(out, "{name}_bucket{{le=\"{bound}\"}} {}", count.load(Relaxed));
+        }
+        let count = self.count.load(Relaxed);
+        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {count}");
+        let _ = writeln!(out, "{name}_sum {}", self.sum_micros.load(Relaxed) as f64 / 1e6);
+        let _ = writeln!(out, "{name}_count {count}");
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Metrics {
+    pub connections: AtomicI64,
+    pub connections_total: AtomicU64,
+    lobbies_open: AtomicI64,
+    matches_playing: AtomicI64,
+    matches_finished: AtomicI64,
+    pub actions_accepted: AtomicU64,
+    pub actions_rejected: AtomicU64,
+    pub action_latency: Histogram,
+    pub db_write_latency: Histogram,
+}
+
+impl Metrics {
+    fn phase_gauge(&self, phase: Phase) -> Option<&AtomicI64> {
+        match phase {
+            Phase::Open => Some(&self.lobbies_open),
+            Phase::Playing => Some(&self.matches_playing),
+            Phase::Finished => Some(&self.matches_finished),
+            Phase::Closed => None,
+        }
+    }
+
+    /// A table in memory moved from one phase to another (`None`: appeared or went away).
+    pub fn phase_change(&self, from: Option<Phase>, to: Option<Phase>) {
+        if let Some(g) = from.and_then(|p| self.phase_gauge(p)) {
+            g.fetch_sub(1, Relaxed);
+        }
+        if let Some(g) = to.and_then(|p| self.phase_gauge(p)) {
+            g.fetch_add(1, Relaxed);
+        }
+    }
+
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "# HELP tabletop_connections Open WebSocket connections.\n# TYPE tabletop_connections gauge\n\
+             tabletop_connections {}",
+            self.connections.load(Relaxed)
+        );
+        let _ = writeln!(
+            out,
+            "# HELP tabletop_connections_total WebSocket connections accepted since start.\n\
+             # TYPE tabletop_connections_total counter\ntabletop_connections_total {}",
+            self.connections_total.load(Relaxed)
+        );
+        let _ = writeln!(
+            out,
+            "# HELP tabletop_matches Lobbies and matches held by this server, by state.\n# TYPE tabletop_matches gauge"
+        );
+        for (state, gauge) in [
+            ("open", &self.lobbies_open),
+            ("playing", &self.matches_playing),
+            ("finished", &self.matches_finished),
+        ] {
+            let _ = writeln!(
+                out,
+                "tabletop_matches{{state=\"{state}\"}} {}",
+                gauge.load(Relaxed)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "# HELP tabletop_actions_total Actions received from seats, by result.\n# TYPE tabletop_actions_total counter"
+        );
+        let _ = writeln!(
+            out,
+            "tabletop_actions_total{{result=\"accepted\"}} {}",
+            self.actions_accepted.load(Relaxed)
+        );
+        let _ = writeln!(
+            out,
+            "tabletop_actions_total{{result=\"rejected\"}} {}",
+            self.actions_rejected.load(Relaxed)
+        );
+        self.action_latency.render(
+            &mut out,
+            "tabletop_action_latency_seconds",
+            "From an action reaching its match to its commit and broadcast.",
+        );
+        self.db_write_latency.render(
+            &mut out,
+            "tabletop_db_write_seconds",
+            "Duration of each database transaction that appends an action.",
+        );
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_buckets_are_cumulative() {
+        let h = Histogram::default();
+        h.observe(Duration::from_micros(300));
+        h.observe(Duration::from_millis(30));
+        h.observe(Duration::from_secs(10));
+        let mut out = String::new();
+        h.render(&mut out, "x", "help");
+        assert!(out.contains("x_bucket{le=\"0.0005\"} 1\n"), "{out}");
+        assert!(out.contains("x_bucket{le=\"0.05\"} 2\n"), "{out}");
+        assert!(out.contains("x_bucket{le=\"2.5\"} 2\n"), "{out}");
+        assert!(
+            out.contains("x_bucket{le=\"+Inf\"} 3\nx_sum 10.0303\nx_count 3\n"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn phases_move_between_gauges() {
+        let m = Metrics::default();
+        m.phase_change(None, Some(Phase::Open));
+        m.phase_change(Some(Phase::Open), Some(Phase::Playing));
+        let text = m.render();
+        assert!(text.contains("tabletop_matches{state=\"open\"} 0\n"));
+        assert!(text.contains("tabletop_matches{state=\"playing\"} 1\n"));
+    }
+}

@@ -1,0 +1,563 @@
+//! Durable storage: lobbies, seats, matches, the append-only action log, snapshots and results, in SQLite (the
+//! default, a file under `./data`) or PostgreSQL.
+//!
+//! Two typed sqlx backends behind one type of ours ([`Store`]) rather than sqlx's `Any` driver: every query is
+//! written once (`$1` placeholders and a common SQL subset work on both) and expanded for each typed pool by the
+//! `on_pool!` macro, so each backend gets sqlx's own type checking and its native types, and the migrations
+//! for each backend (`migrations/sqlite`, `migrations/postgres`) can use that backend's column types.
+//!
+//! Architecture invariant: SQL takes values through bound parameters only; no SQL text is ever built from data.
+
+use std::{path::Path, str::FromStr, time::Duration};
+
+use rules::{Actor, Millis, Outcome};
+use serde_json::Value;
+use sqlx::{
+    PgPool, Row, SqlitePool,
+    postgres::PgPoolOptions,
+    sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
+};
+
+/// A database error, with the one case callers act on told apart.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A primary key or unique constraint refused the write (a second writer of the same row).
+    #[error("conflict: the row already exists")]
+    Conflict,
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+    #[error("migration: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+fn classify(e: sqlx::Error) -> StoreError {
+    match &e {
+        sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict,
+        _ => StoreError::Database(e),
+    }
+}
+
+fn corrupt(what: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(what.to_string())
+}
+
+/// The lifecycle of a lobby, as stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Open,
+    Playing,
+    Finished,
+    /// Everyone left before the start; the code no longer answers.
+    Closed,
+}
+
+impl Phase {
+    fn as_str(self) -> &'static str {
+        match self {
+            Phase::Open => "open",
+            Phase::Playing => "playing",
+            Phase::Finished => "finished",
+            Phase::Closed => "closed",
+        }
+    }
+    fn parse(s: &str) -> Result<Phase, StoreError> {
+        Ok(match s {
+            "open" => Phase::Open,
+            "playing" => Phase::Playing,
+            "finished" => Phase::Finished,
+            "closed" => Phase::Closed,
+            other => return Err(corrupt(format!("lobby phase `{other}`"))),
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeatKind {
+    Human,
+    Bot,
+}
+
+#[derive(Clone, Debug)]
+pub struct LobbyRecord {
+    pub code: String,
+    pub game: String,
+    pub options: Value,
+    pub seat_count: u8,
+    pub host_seat: u8,
+    pub turn_timer_ms: Option<u64>,
+    pub phase: Phase,
+    pub created_at: Millis,
+}
+
+#[derive(Clone, Debug)]
+pub struct SeatRecord {
+    pub seat: u8,
+    pub kind: SeatKind,
+    pub name: String,
+    /// Hex SHA-256 of the seat token (humans only).
+    pub token_hash: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct MatchRecord {
+    pub id: String,
+    pub game: String,
+    pub options: Value,
+    pub players: u8,
+    pub seed: u64,
+    pub rules_version: u32,
+    pub started_at: Millis,
+    pub finished: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogEntry {
+    /// 1-based: the state version this action produced.
+    pub seq: u64,
+    pub actor: Actor,
+    pub action: Value,
+    pub at: Millis,
+}
+
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub seq: u64,
+    pub state: Value,
+    pub at: Millis,
+}
+
+/// A stored match with what recovery needs: the latest snapshot and every action after it.
+#[derive(Clone, Debug)]
+pub struct StoredMatch {
+    pub record: MatchRecord,
+    pub snapshot: Option<Snapshot>,
+    pub log_after_snapshot: Vec<LogEntry>,
+}
+
+#[derive(Clone, Debug)]
+pub struct StoredLobby {
+    pub lobby: LobbyRecord,
+    pub seats: Vec<SeatRecord>,
+    pub game: Option<StoredMatch>,
+}
+
+/// What is written with one action, in the same transaction.
+#[derive(Clone, Debug)]
+pub struct Append<'a> {
+    pub match_id: &'a str,
+    pub lobby_code: &'a str,
+    pub entry: &'a LogEntry,
+    /// The full state after this action, when a snapshot is due.
+    pub snapshot: Option<&'a Value>,
+    /// The result, when this action ended the match.
+    pub outcome: Option<&'a Outcome>,
+}
+
+/// The database: SQLite or PostgreSQL.
+#[derive(Clone, Debug)]
+pub enum Store {
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
+}
+
+/// Runs `$body` with `$pool` bound to the typed pool of whichever backend `$store` is. The body is compiled once
+/// per backend, so each gets sqlx's typed encoding and decoding.
+macro_rules! on_pool {
+    ($store:expr, $pool:ident => $body:expr) => {
+        match $store {
+            Store::Sqlite($pool) => $body,
+            Store::Postgres($pool) => $body,
+        }
+    };
+}
+
+fn to_i64(v: u64) -> i64 {
+    v as i64
+}
+
+fn json_text(v: &Value) -> String {
+    v.to_string()
+}
+
+fn parse_json(text: &str) -> Result<Value, StoreError> {
+    serde_json::from_str(text).map_err(corrupt)
+}
+
+fn small(v: i64, what: &str) -> Result<u8, StoreError> {
+    u8::try_from(v).map_err(|_| corrupt(format!("{what} out of range: {v}")))
+}
+
+impl Store {
+    /// Connects to `url` (`sqlite://path` or `postgres://...`) and applies pending migrations. For SQLite the
+    /// file and its folder are created on first start, and the journal is WAL with synchronous=FULL so that a
+    /// committed action survives a crash of the process or the machine.
+    pub async fn connect(url: &str) -> Result<Store, StoreError> {
+        if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            let pool = PgPoolOptions::new()
+                .max_connections(8)
+                .acquire_timeout(Duration::from_secs(10))
+                .connect(url)
+                .await?;
+            sqlx::migrate!("../migrations/postgres").run(&pool).await?;
+            Ok(Store::Postgres(pool))
+        } else if url.starts_with("sqlite:") {
+            let options = SqliteConnectOptions::from_str(url)?
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Full)
+                .foreign_keys(true)
+                .busy_timeout(Duration::from_secs(5));
+            let file = options.get_filename();
+            if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+                if !is_memory(file) {
+                    std::fs::create_dir_all(dir).map_err(|e| StoreError::Database(sqlx::Error::Io(e)))?;
+                }
+            }
+            let mut pool_options = SqlitePoolOptions::new().max_connections(4);
+            if is_memory(file) {
+                // Every connection to `:memory:` is its own database: keep exactly one, forever.
+                pool_options = pool_options
+                    .max_connections(1)
+                    .idle_timeout(None)
+                    .max_lifetime(None);
+            }
+            let pool = pool_options.connect_with(options).await?;
+            sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
+            Ok(Store::Sqlite(pool))
+        } else {
+            Err(StoreError::Database(sqlx::Error::Configuration(
+                "DATABASE_URL must start with sqlite: or postgres:".into(),
+            )))
+        }
+    }
+
+    pub fn backend(&self) -> &'static str {
+        match self {
+            Store::Sqlite(_) => "sqlite",
+            Store::Postgres(_) => "postgres",
+        }
+    }
+
+    /// Answers whether the database can be reached (for `/readyz`).
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query("SELECT 1").execute(pool).await.map(|_| ()).map_err(classify)
+        })
+    }
+
+    pub async fn close(&self) {
+        on_pool!(self, pool => pool.close().await)
+    }
+
+    /// Creates a lobby with its first seat. Fails with [`StoreError::Conflict`] if the code is taken.
+    pub async fn create_lobby(&self, lobby: &LobbyRecord, host: &SeatRecord) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            sqlx::query(
+                "INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+            )
+            .bind(&lobby.code)
+            .bind(&lobby.game)
+            .bind(json_text(&lobby.options))
+            .bind(i64::from(lobby.seat_count))
+            .bind(i64::from(lobby.host_seat))
+            .bind(lobby.turn_timer_ms.map(to_i64))
+            .bind(lobby.phase.as_str())
+            .bind(to_i64(lobby.created_at))
+            .execute(&mut *tx)
+            .await
+            .map_err(classify)?;
+            insert_seat_query(&lobby.code, host).execute(&mut *tx).await.map_err(classify)?;
+            tx.commit().await.map_err(classify)
+        })
+    }
+
+    /// Seats someone (a human or a bot). Fails with [`StoreError::Conflict`] if the seat is taken.
+    pub async fn insert_seat(&self, code: &str, seat: &SeatRecord) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            insert_seat_query(code, seat).execute(pool).await.map(|_| ()).map_err(classify)
+        })
+    }
+
+    /// Frees a seat of an open lobby, and records who hosts it now (or closes it when nobody is left).
+    pub async fn free_seat(&self, code: &str, seat: u8, host: Option<u8>) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            sqlx::query("DELETE FROM seats WHERE lobby_code = $1 AND seat = $2")
+                .bind(code)
+                .bind(i64::from(seat))
+                .execute(&mut *tx)
+                .await
+                .map_err(classify)?;
+            match host {
+                Some(host) => {
+                    sqlx::query("UPDATE lobbies SET host_seat = $1 WHERE code = $2")
+                        .bind(i64::from(host))
+                        .bind(code)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(classify)?;
+                }
+                None => {
+                    sqlx::query("UPDATE lobbies SET phase = $1 WHERE code = $2")
+                        .bind(Phase::Closed.as_str())
+                        .bind(code)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(classify)?;
+                }
+            }
+            tx.commit().await.map_err(classify)
+        })
+    }
+
+    /// Starts the match of an open lobby. Fails with [`StoreError::Conflict`] if it already has one.
+    pub async fn start_match(&self, code: &str, record: &MatchRecord) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            sqlx::query(
+                "INSERT INTO matches (id, lobby_code, game, options, players, seed, rules_version, status, started_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            )
+            .bind(&record.id)
+            .bind(code)
+            .bind(&record.game)
+            .bind(json_text(&record.options))
+            .bind(i64::from(record.players))
+            .bind(record.seed as i64)
+            .bind(i64::from(record.rules_version))
+            .bind("playing")
+            .bind(to_i64(record.started_at))
+            .execute(&mut *tx)
+            .await
+            .map_err(classify)?;
+            sqlx::query("UPDATE lobbies SET phase = $1 WHERE code = $2")
+                .bind(Phase::Playing.as_str())
+                .bind(code)
+                .execute(&mut *tx)
+                .await
+                .map_err(classify)?;
+            tx.commit().await.map_err(classify)
+        })
+    }
+
+    /// Appends one action to a match's log, with its snapshot and result when due, in one transaction. The
+    /// primary key (match_id, seq) refuses a second writer of the same sequence number
+    /// ([`StoreError::Conflict`]). Only after this returns `Ok` may anyone be told that the action happened.
+    pub async fn append(&self, append: &Append<'_>) -> Result<(), StoreError> {
+        let entry = append.entry;
+        let actor = serde_json::to_string(&entry.actor).expect("actors serialise");
+        on_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            sqlx::query("INSERT INTO actions (match_id, seq, actor, action, at) VALUES ($1, $2, $3, $4, $5)")
+                .bind(append.match_id)
+                .bind(to_i64(entry.seq))
+                .bind(&actor)
+                .bind(json_text(&entry.action))
+                .bind(to_i64(entry.at))
+                .execute(&mut *tx)
+                .await
+                .map_err(classify)?;
+            if let Some(state) = append.snapshot {
+                sqlx::query("INSERT INTO snapshots (match_id, seq, state, at) VALUES ($1, $2, $3, $4)")
+                    .bind(append.match_id)
+                    .bind(to_i64(entry.seq))
+                    .bind(json_text(state))
+                    .bind(to_i64(entry.at))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(classify)?;
+            }
+            if let Some(outcome) = append.outcome {
+                sqlx::query("INSERT INTO results (match_id, outcome, finished_at) VALUES ($1, $2, $3)")
+                    .bind(append.match_id)
+                    .bind(serde_json::to_string(outcome).expect("outcomes serialise"))
+                    .bind(to_i64(entry.at))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(classify)?;
+                sqlx::query("UPDATE matches SET status = $1, finished_at = $2 WHERE id = $3")
+                    .bind("finished")
+                    .bind(to_i64(entry.at))
+                    .bind(append.match_id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(classify)?;
+                sqlx::query("UPDATE lobbies SET phase = $1 WHERE code = $2")
+                    .bind(Phase::Finished.as_str())
+                    .bind(append.lobby_code)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(classify)?;
+            }
+            tx.commit().await.map_err(classify)
+        })
+    }
+
+    /// The codes of lobbies that are open or playing: what must be running after a start.
+    pub async fn live_lobby_codes(&self) -> Result<Vec<String>, StoreError> {
+        on_pool!(self, pool => {
+            let rows = sqlx::query("SELECT code FROM lobbies WHERE phase = $1 OR phase = $2 ORDER BY created_at")
+                .bind(Phase::Open.as_str())
+                .bind(Phase::Playing.as_str())
+                .fetch_all(pool)
+                .await
+                .map_err(classify)?;
+            rows.iter().map(|r| r.try_get::<String, _>("code").map_err(classify)).collect()
+        })
+    }
+
+    /// Loads a lobby with its seats and, if it has started, its match ready for recovery. `None` if no such
+    /// lobby exists or it was closed.
+    pub async fn load_lobby(&self, code: &str) -> Result<Option<StoredLobby>, StoreError> {
+        on_pool!(self, pool => {
+            let Some(row) = sqlx::query(
+                "SELECT code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at \
+                 FROM lobbies WHERE code = $1",
+            )
+            .bind(code)
+            .fetch_optional(pool)
+            .await
+            .map_err(classify)?
+            else {
+                return Ok(None);
+            };
+            let lobby = LobbyRecord {
+                code: row.try_get("code")?,
+                game: row.try_get("game")?,
+                options: parse_json(&row.try_get::<String, _>("options")?)?,
+                seat_count: small(row.try_get("seat_count")?, "seat count")?,
+                host_seat: small(row.try_get("host_seat")?, "host seat")?,
+                turn_timer_ms: row.try_get::<Option<i64>, _>("turn_timer_ms")?.map(|v| v as u64),
+                phase: Phase::parse(&row.try_get::<String, _>("phase")?)?,
+                created_at: row.try_get::<i64, _>("created_at")? as u64,
+            };
+            if lobby.phase == Phase::Closed {
+                return Ok(None);
+            }
+            let mut seats = Vec::new();
+            for row in sqlx::query("SELECT seat, kind, name, token_hash FROM seats WHERE lobby_code = $1 ORDER BY seat")
+                .bind(code)
+                .fetch_all(pool)
+                .await
+                .map_err(classify)?
+            {
+                seats.push(SeatRecord {
+                    seat: small(row.try_get("seat")?, "seat")?,
+                    kind: match row.try_get::<String, _>("kind")?.as_str() {
+                        "human" => SeatKind::Human,
+                        "bot" => SeatKind::Bot,
+                        other => return Err(corrupt(format!("seat kind `{other}`"))),
+                    },
+                    name: row.try_get("name")?,
+                    token_hash: row.try_get("token_hash")?,
+                });
+            }
+            let Some(row) = sqlx::query(
+                "SELECT id, game, options, players, seed, rules_version, status, started_at \
+                 FROM matches WHERE lobby_code = $1",
+            )
+            .bind(code)
+            .fetch_optional(pool)
+            .await
+            .map_err(classify)?
+            else {
+                return Ok(Some(StoredLobby { lobby, seats, game: None }));
+            };
+            let record = MatchRecord {
+                id: row.try_get("id")?,
+                game: row.try_get("game")?,
+                options: parse_json(&row.try_get::<String, _>("options")?)?,
+                players: small(row.try_get("players")?, "players")?,
+                seed: row.try_get::<i64, _>("seed")? as u64,
+                rules_version: u32::try_from(row.try_get::<i64, _>("rules_version")?).map_err(corrupt)?,
+                started_at: row.try_get::<i64, _>("started_at")? as u64,
+                finished: row.try_get::<String, _>("status")? == "finished",
+            };
+            let snapshot = match sqlx::query(
+                "SELECT seq, state, at FROM snapshots WHERE match_id = $1 ORDER BY seq DESC LIMIT 1",
+            )
+            .bind(&record.id)
+            .fetch_optional(pool)
+            .await
+            .map_err(classify)?
+            {
+                Some(row) => Some(Snapshot {
+                    seq: row.try_get::<i64, _>("seq")? as u64,
+                    state: parse_json(&row.try_get::<String, _>("state")?)?,
+                    at: row.try_get::<i64, _>("at")? as u64,
+                }),
+                None => None,
+            };
+            let after = snapshot.as_ref().map_or(0, |s| s.seq);
+            let mut log = Vec::new();
+            for row in sqlx::query("SELECT seq, actor, action, at FROM actions WHERE match_id = $1 AND seq > $2 ORDER BY seq")
+                .bind(&record.id)
+                .bind(to_i64(after))
+                .fetch_all(pool)
+                .await
+                .map_err(classify)?
+            {
+                log.push(LogEntry {
+                    seq: row.try_get::<i64, _>("seq")? as u64,
+                    actor: serde_json::from_str(&row.try_get::<String, _>("actor")?).map_err(corrupt)?,
+                    action: parse_json(&row.try_get::<String, _>("action")?)?,
+                    at: row.try_get::<i64, _>("at")? as u64,
+                });
+            }
+            Ok(Some(StoredLobby {
+                lobby,
+                seats,
+                game: Some(StoredMatch { record, snapshot, log_after_snapshot: log }),
+            }))
+        })
+    }
+
+    /// The whole action log of a match, in order (for tests and audits).
+    pub async fn action_log(&self, match_id: &str) -> Result<Vec<LogEntry>, StoreError> {
+        on_pool!(self, pool => {
+            let mut log = Vec::new();
+            for row in sqlx::query("SELECT seq, actor, action, at FROM actions WHERE match_id = $1 ORDER BY seq")
+                .bind(match_id)
+                .fetch_all(pool)
+                .await
+                .map_err(classify)?
+            {
+                log.push(LogEntry {
+                    seq: row.try_get::<i64, _>("seq")? as u64,
+                    actor: serde_json::from_str(&row.try_get::<String, _>("actor")?).map_err(corrupt)?,
+                    action: parse_json(&row.try_get::<String, _>("action")?)?,
+                    at: row.try_get::<i64, _>("at")? as u64,
+                });
+            }
+            Ok(log)
+        })
+    }
+}
+
+fn is_memory(file: &Path) -> bool {
+    file.as_os_str() == ":memory:" || file.as_os_str().is_empty()
+}
+
+fn insert_seat_query<'a, DB: sqlx::Database>(
+    code: &'a str,
+    seat: &'a SeatRecord,
+) -> sqlx::query::Query<'a, DB, <DB as sqlx::Database>::Arguments>
+where
+    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    i64: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    Option<&'a str>: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+{
+    sqlx::query("INSERT INTO seats (lobby_code, seat, kind, name, token_hash) VALUES ($1, $2, $3, $4, $5)")
+        .bind(code)
+        .bind(i64::from(seat.seat))
+        .bind(match seat.kind {
+            SeatKind::Human => "human",
+            SeatKind::Bot => "bot",
+        })
+        .bind(seat.name.as_str())
+        .bind(seat.token_hash.as_deref())
+}

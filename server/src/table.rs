@@ -1,0 +1,1029 @@
+//! One task per table: it owns a lobby and, once the host starts it, the lobby's match. It is the only writer of
+//! its lobby and match, in memory and in the database; connections talk to it through a bounded channel of
+//! [`Command`]s with `oneshot` replies, and it pushes lobby and state messages back through each connection's
+//! own bounded channel.
+//!
+//! An action is applied to a copy of the game, appended to the action log (the primary key (match, seq) refuses
+//! a second writer), and only once the transaction has committed does the copy become the state and does anyone
+//! hear of it: first the other viewers' pushes are queued, then the sender's reply is sent.
+
+use std::{collections::VecDeque, sync::Arc, time::Instant};
+
+use protocol::{
+    ErrorBody, ErrorCode, LobbyInfo, LobbyPhase, Occupant as WireOccupant, Push, SeatInfo, ServerMessage,
+    StateUpdate,
+};
+use rules::{Actor, AnyGame, Event, Millis, Rng, Seat, Status, Viewer};
+use serde_json::Value;
+use tokio::sync::{Notify, mpsc, oneshot, watch};
+use tracing::{Instrument, debug, error, info, info_span, warn};
+
+use crate::{
+    clock::SharedClock,
+    metrics::Metrics,
+    secrets,
+    store::{
+        Append, LobbyRecord, LogEntry, MatchRecord, Phase, SeatKind, SeatRecord, Store, StoreError,
+        StoredLobby, StoredMatch,
+    },
+};
+
+/// Settings every table shares.
+#[derive(Clone, Debug)]
+pub struct TableSettings {
+    /// How long a bot waits after the last change before it acts.
+    pub bot_delay_ms: u64,
+    /// A full-state snapshot is stored with every `snapshot_every`-th action.
+    pub snapshot_every: u64,
+    /// How many past changes a table keeps for reconnecting clients.
+    pub history: usize,
+}
+
+/// The sending side of one WebSocket connection, as a table sees it.
+#[derive(Clone, Debug)]
+pub struct Conn {
+    pub id: u64,
+    pub tx: mpsc::Sender<ServerMessage>,
+    /// Told when the table drops this connection (replaced by a newer one, or too slow to read).
+    pub close: Arc<Notify>,
+}
+
+impl Conn {
+    /// Queues a message; false if the connection is gone or too slow (it is then told to close).
+    fn push(&self, message: ServerMessage) -> bool {
+        match self.tx.try_send(message) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                warn!(
+                    conn = self.id,
+                    "connection too slow to read its messages; closing it"
+                );
+                let _ = self.tx.try_send(ServerMessage::Push(Push::Closing(ErrorBody::new(
+                    ErrorCode::Overloaded,
+                    "too many unread messages",
+                ))));
+                self.close.notify_one();
+                false
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        }
+    }
+}
+
+/// What a seat holder learns on joining or creating a lobby.
+#[derive(Debug)]
+pub struct Seated {
+    pub seat: Seat,
+    pub seat_token: String,
+    pub host: bool,
+}
+
+pub type Respond<T> = oneshot::Sender<Result<T, ErrorBody>>;
+
+/// A request to a table.
+#[derive(Debug)]
+pub enum Command {
+    Join {
+        name: String,
+        conn: Conn,
+        reply: Respond<Seated>,
+    },
+    Spectate {
+        conn: Conn,
+        reply: Respond<()>,
+    },
+    Resume {
+        token: String,
+        last_version: Option<u64>,
+        conn: Conn,
+        reply: Respond<(Seat, bool)>,
+    },
+    Leave {
+        conn_id: u64,
+        reply: Respond<()>,
+    },
+    AddBot {
+        conn_id: u64,
+        seat: Option<u8>,
+        reply: Respond<()>,
+    },
+    Start {
+        conn_id: u64,
+        reply: Respond<()>,
+    },
+    Act {
+        conn_id: u64,
+        action: Value,
+        version: Option<u64>,
+        reply: Respond<u64>,
+    },
+    Disconnect {
+        conn_id: u64,
+    },
+}
+
+/// The handle connections use to reach a table.
+#[derive(Clone, Debug)]
+pub struct TableHandle {
+    pub code: String,
+    pub tx: mpsc::Sender<Command>,
+}
+
+#[derive(Debug)]
+enum Occupant {
+    Empty,
+    Human {
+        name: String,
+        token_hash: String,
+        conn: Option<Conn>,
+    },
+    Bot {
+        name: String,
+    },
+}
+
+#[derive(Debug)]
+struct Running {
+    match_id: String,
+    game: AnyGame,
+    /// Actions applied so far; the version clients see.
+    version: u64,
+    /// When the last action was applied (or the match started): the turn timer and bots count from here.
+    last_change: Millis,
+    /// Recent changes, for clients that reconnect with the version they last saw.
+    history: VecDeque<(u64, Vec<Event<Value>>)>,
+}
+
+/// Why a stored table cannot be served.
+#[derive(Debug, thiserror::Error)]
+pub enum RecoverError {
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    #[error("match {match_id} cannot be recovered: {reason}")]
+    Unrecoverable { match_id: String, reason: String },
+}
+
+/// A table's state, owned by its task.
+#[derive(Debug)]
+pub struct Table {
+    code: String,
+    game_id: String,
+    options: Value,
+    host: u8,
+    turn_timer_ms: Option<u64>,
+    phase: Phase,
+    seats: Vec<Occupant>,
+    spectators: Vec<Conn>,
+    running: Option<Running>,
+    store: Store,
+    clock: SharedClock,
+    metrics: Arc<Metrics>,
+    settings: TableSettings,
+    /// The server's own randomness for bots and the turn timer (not the match's).
+    rng: Rng,
+}
+
+fn err(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
+    ErrorBody::new(code, message)
+}
+
+fn internal(e: impl std::fmt::Display) -> ErrorBody {
+    error!(error = %e, "internal error");
+    err(
+        ErrorCode::Internal,
+        "the server could not complete this request; nothing changed",
+    )
+}
+
+/// Checks a display name: 1 to 32 characters after trimming, no control characters.
+pub fn check_name(name: &str) -> Result<String, ErrorBody> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 32 || name.chars().any(char::is_control) {
+        return Err(err(
+            ErrorCode::BadMessage,
+            "a name has 1 to 32 characters and no control characters",
+        ));
+    }
+    Ok(name.to_string())
+}
+
+impl Table {
+    /// A new open lobby with its host at seat 0 (already stored by the caller).
+    pub fn new_lobby(
+        lobby: &LobbyRecord,
+        host_name: String,
+        host_token_hash: String,
+        host_conn: Conn,
+        store: Store,
+        clock: SharedClock,
+        metrics: Arc<Metrics>,
+        settings: TableSettings,
+    ) -> Table {
+        let mut seats: Vec<Occupant> = (0..lobby.seat_count).map(|_| Occupant::Empty).collect();
+        seats[lobby.host_seat as usize] = Occupant::Human {
+            name: host_name,
+            token_hash: host_token_hash,
+            conn: Some(host_conn),
+        };
+        Table {
+            code: lobby.code.clone(),
+            game_id: lobby.game.clone(),
+            options: lobby.options.clone(),
+            host: lobby.host_seat,
+            turn_timer_ms: lobby.turn_timer_ms,
+            phase: Phase::Open,
+            seats,
+            spectators: Vec::new(),
+            running: None,
+            store,
+            clock,
+            metrics,
+            settings,
+            rng: Rng::from_seed(secrets::bot_seed()),
+        }
+    }
+
+    /// Rebuilds a table from the database: the lobby, its seats, and its match from the latest snapshot plus
+    /// the actions logged after it.
+    pub fn recover(
+        stored: StoredLobby,
+        store: Store,
+        clock: SharedClock,
+        metrics: Arc<Metrics>,
+        settings: TableSettings,
+    ) -> Result<Table, RecoverError> {
+        let lobby = stored.lobby;
+        let mut seats: Vec<Occupant> = (0..lobby.seat_count).map(|_| Occupant::Empty).collect();
+        for seat in stored.seats {
+            let Some(slot) = seats.get_mut(seat.seat as usize) else {
+                continue;
+            };
+            *slot = match seat.kind {
+                SeatKind::Bot => Occupant::Bot { name: seat.name },
+                SeatKind::Human => Occupant::Human {
+                    name: seat.name,
+                    token_hash: seat.token_hash.unwrap_or_default(),
+                    conn: None,
+                },
+            };
+        }
+        let running = stored.game.map(|m| recover_match(&m)).transpose()?;
+        let phase = match (&running, lobby.phase) {
+            (Some(r), _) if matches!(r.game.status(), Status::Over) => Phase::Finished,
+            (Some(_), _) => Phase::Playing,
+            (None, phase) => phase,
+        };
+        Ok(Table {
+            code: lobby.code,
+            game_id: lobby.game,
+            options: lobby.options,
+            host: lobby.host_seat,
+            turn_timer_ms: lobby.turn_timer_ms,
+            phase,
+            seats,
+            spectators: Vec::new(),
+            running,
+            store,
+            clock,
+            metrics,
+            settings,
+            rng: Rng::from_seed(secrets::bot_seed()),
+        })
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    pub fn code(&self) -> &str {
+        &self.code
+    }
+
+    /// The table's task: serves commands and fires deadlines until the table closes, every handle is gone, or
+    /// the server shuts down. `on_close` runs when the lobby closes for good.
+    pub async fn run(
+        mut self,
+        mut commands: mpsc::Receiver<Command>,
+        mut shutdown: watch::Receiver<bool>,
+        on_close: impl FnOnce(),
+    ) {
+        let span = info_span!("table", code = %self.code, match_id = tracing::field::Empty);
+        if let Some(r) = &self.running {
+            span.record("match_id", r.match_id.as_str());
+        }
+        let metrics = self.metrics.clone();
+        metrics.phase_change(None, Some(self.phase));
+        async {
+            if self.running.is_some() {
+                info!(phase = ?self.phase, version = self.version(), "table recovered");
+            }
+            loop {
+                if *shutdown.borrow() {
+                    break;
+                }
+                let wake = self.next_wake();
+                let sleep = match wake {
+                    Some(at) => self.clock.sleep_until(at),
+                    None => Box::pin(std::future::pending()),
+                };
+                tokio::select! {
+                    command = commands.recv() => match command {
+                        Some(command) => self.handle(command).await,
+                        None => break,
+                    },
+                    () = sleep => self.on_timer().await,
+                    _ = shutdown.changed() => break,
+                }
+                if self.phase == Phase::Closed {
+                    break;
+                }
+            }
+        }
+        .instrument(span)
+        .await;
+        metrics.phase_change(Some(self.phase), None);
+        if self.phase == Phase::Closed {
+            on_close();
+        }
+    }
+
+    fn version(&self) -> u64 {
+        self.running.as_ref().map_or(0, |r| r.version)
+    }
+
+    fn seat_of(&self, conn_id: u64) -> Option<u8> {
+        self.seats
+            .iter()
+            .position(|o| matches!(o, Occupant::Human { conn: Some(c), .. } if c.id == conn_id))
+            .map(|i| i as u8)
+    }
+
+    fn is_spectator(&self, conn_id: u64) -> bool {
+        self.spectators.iter().any(|c| c.id == conn_id)
+    }
+
+    async fn handle(&mut self, command: Command) {
+        match command {
+            Command::Join { name, conn, reply } => {
+                let result = self.join(name, conn).await;
+                let _ = reply.send(result);
+            }
+            Command::Spectate { conn, reply } => {
+                self.spectators.push(conn.clone());
+                let _ = reply.send(Ok(()));
+                self.push_lobby_to_all();
+                self.push_state_to(&conn, Viewer::Spectator, None);
+            }
+            Command::Resume {
+                token,
+                last_version,
+                conn,
+                reply,
+            } => {
+                let result = self.resume(&token, last_version, conn);
+                let _ = reply.send(result);
+            }
+            Command::Leave { conn_id, reply } => {
+                let result = self.leave(conn_id).await;
+                let _ = reply.send(result);
+            }
+            Command::AddBot { conn_id, seat, reply } => {
+                let result = self.add_bot(conn_id, seat).await;
+                let _ = reply.send(result);
+            }
+            Command::Start { conn_id, reply } => {
+                let result = self.start(conn_id).await;
+                let _ = reply.send(result);
+            }
+            Command::Act {
+                conn_id,
+                action,
+                version,
+                reply,
+            } => {
+                let started = Instant::now();
+                let result = self.act(conn_id, action, version).await;
+                match &result {
+                    Ok(_) => {
+                        self.metrics
+                            .actions_accepted
+                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        self.metrics.action_latency.observe(started.elapsed());
+                    }
+                    Err(_) => {
+                        self.metrics
+                            .actions_rejected
+                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+                let _ = reply.send(result);
+            }
+            Command::Disconnect { conn_id } => {
+                if let Some(seat) = self.seat_of(conn_id) {
+                    if let Occupant::Human { conn, .. } = &mut self.seats[seat as usize] {
+                        *conn = None;
+                    }
+                    self.push_lobby_to_all();
+                } else if self.is_spectator(conn_id) {
+                    self.spectators.retain(|c| c.id != conn_id);
+                    self.push_lobby_to_all();
+                }
+            }
+        }
+    }
+
+    async fn join(&mut self, name: String, conn: Conn) -> Result<Seated, ErrorBody> {
+        let name = check_name(&name)?;
+        if self.phase != Phase::Open {
+            return Err(err(
+                ErrorCode::AlreadyStarted,
+                "this match has already started; spectate instead",
+            ));
+        }
+        let Some(seat) = self.seats.iter().position(|o| matches!(o, Occupant::Empty)) else {
+            return Err(err(ErrorCode::LobbyFull, "every seat of this lobby is taken"));
+        };
+        let token = secrets::seat_token();
+        let record = SeatRecord {
+            seat: seat as u8,
+            kind: SeatKind::Human,
+            name: name.clone(),
+            token_hash: Some(secrets::token_hash(&token)),
+        };
+        self.store
+            .insert_seat(&self.code, &record)
+            .await
+            .map_err(internal)?;
+        self.seats[seat] = Occupant::Human {
+            name,
+            token_hash: record.token_hash.expect("set above"),
+            conn: Some(conn),
+        };
+        info!(seat, "seat taken");
+        self.push_lobby_to_all();
+        Ok(Seated {
+            seat: Seat(seat as u8),
+            seat_token: token,
+            host: false,
+        })
+    }
+
+    fn resume(
+        &mut self,
+        token: &str,
+        last_version: Option<u64>,
+        conn: Conn,
+    ) -> Result<(Seat, bool), ErrorBody> {
+        // Compare against every seat's hash, each in constant time, so the time taken says nothing about which
+        // seat (if any) matched.
+        let mut found = None;
+        for (i, occupant) in self.seats.iter().enumerate() {
+            if let Occupant::Human { token_hash, .. } = occupant {
+                if secrets::token_matches(token, token_hash) {
+                    found = Some(i);
+                }
+            }
+        }
+        let Some(seat) = found else {
+            return Err(err(
+                ErrorCode::Unauthorized,
+                "this seat token does not belong to this lobby",
+            ));
+        };
+        if let Occupant::Human { conn: slot, .. } = &mut self.seats[seat] {
+            if let Some(older) = slot.replace(conn.clone()) {
+                info!(seat, "seat taken over by a newer connection");
+                older.push(ServerMessage::Push(Push::Closing(ErrorBody::new(
+                    ErrorCode::SessionReplaced,
+                    "this seat was resumed by a newer connection",
+                ))));
+                older.close.notify_one();
+            }
+        }
+        let seat = Seat(seat as u8);
+        self.push_lobby_to_all();
+        self.push_state_to(&conn, Viewer::Seat(seat), last_version);
+        Ok((seat, seat.0 == self.host))
+    }
+
+    async fn leave(&mut self, conn_id: u64) -> Result<(), ErrorBody> {
+        if self.is_spectator(conn_id) {
+            self.spectators.retain(|c| c.id != conn_id);
+            self.push_lobby_to_all();
+            return Ok(());
+        }
+        let Some(seat) = self.seat_of(conn_id) else {
+            return Err(err(ErrorCode::NotInLobby, "you are not in this lobby"));
+        };
+        if self.phase != Phase::Open {
+            // The seat stays yours for the rest of the match: you can resume it with your token.
+            if let Occupant::Human { conn, .. } = &mut self.seats[seat as usize] {
+                *conn = None;
+            }
+            self.push_lobby_to_all();
+            return Ok(());
+        }
+        let new_host = if seat == self.host {
+            self.seats
+                .iter()
+                .enumerate()
+                .find(|(i, o)| *i != seat as usize && matches!(o, Occupant::Human { .. }))
+                .map(|(i, _)| i as u8)
+        } else {
+            Some(self.host)
+        };
+        self.store
+            .free_seat(&self.code, seat, new_host)
+            .await
+            .map_err(internal)?;
+        self.seats[seat as usize] = Occupant::Empty;
+        match new_host {
+            Some(host) => {
+                self.host = host;
+                self.push_lobby_to_all();
+            }
+            None => {
+                info!("everyone left; lobby closed");
+                self.metrics.phase_change(Some(self.phase), Some(Phase::Closed));
+                self.phase = Phase::Closed;
+                for s in self.spectators.drain(..) {
+                    s.push(ServerMessage::Push(Push::Closing(ErrorBody::new(
+                        ErrorCode::UnknownLobby,
+                        "everyone left; the lobby is closed",
+                    ))));
+                    s.close.notify_one();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn require_host(&self, conn_id: u64) -> Result<(), ErrorBody> {
+        match self.seat_of(conn_id) {
+            Some(seat) if seat == self.host => Ok(()),
+            Some(_) => Err(err(ErrorCode::NotHost, "only the host may do this")),
+            None if self.is_spectator(conn_id) => Err(err(ErrorCode::NotHost, "only the host may do this")),
+            None => Err(err(ErrorCode::NotInLobby, "you are not in this lobby")),
+        }
+    }
+
+    async fn add_bot(&mut self, conn_id: u64, seat: Option<u8>) -> Result<(), ErrorBody> {
+        self.require_host(conn_id)?;
+        if self.phase != Phase::Open {
+            return Err(err(
+                ErrorCode::AlreadyStarted,
+                "bots can only sit down before the start",
+            ));
+        }
+        let seat = match seat {
+            Some(s) if (s as usize) >= self.seats.len() => {
+                return Err(err(ErrorCode::BadMessage, format!("this lobby has no seat {s}")));
+            }
+            Some(s) if !matches!(self.seats[s as usize], Occupant::Empty) => {
+                return Err(err(ErrorCode::LobbyFull, format!("seat {s} is taken")));
+            }
+            Some(s) => s as usize,
+            None => self
+                .seats
+                .iter()
+                .position(|o| matches!(o, Occupant::Empty))
+                .ok_or_else(|| err(ErrorCode::LobbyFull, "every seat of this lobby is taken"))?,
+        };
+        let name = format!("Bot {}", seat + 1);
+        let record = SeatRecord {
+            seat: seat as u8,
+            kind: SeatKind::Bot,
+            name: name.clone(),
+            token_hash: None,
+        };
+        self.store
+            .insert_seat(&self.code, &record)
+            .await
+            .map_err(internal)?;
+        self.seats[seat] = Occupant::Bot { name };
+        self.push_lobby_to_all();
+        Ok(())
+    }
+
+    async fn start(&mut self, conn_id: u64) -> Result<(), ErrorBody> {
+        self.require_host(conn_id)?;
+        if self.phase != Phase::Open {
+            return Err(err(ErrorCode::AlreadyStarted, "the match has already started"));
+        }
+        if self.seats.iter().any(|o| matches!(o, Occupant::Empty)) {
+            return Err(err(
+                ErrorCode::SeatsEmpty,
+                "every seat must be taken (add bots to empty seats)",
+            ));
+        }
+        let players = self.seats.len() as u8;
+        let seed = secrets::seed();
+        let game = AnyGame::new(&self.game_id, &self.options, players, seed)
+            .map_err(|e| err(ErrorCode::BadOptions, e.to_string()))?;
+        let now = self.clock.now();
+        let record = MatchRecord {
+            id: secrets::match_id(),
+            game: self.game_id.clone(),
+            options: self.options.clone(),
+            players,
+            seed,
+            rules_version: game.info().rules_version,
+            started_at: now,
+            finished: false,
+        };
+        self.store
+            .start_match(&self.code, &record)
+            .await
+            .map_err(internal)?;
+        tracing::Span::current().record("match_id", record.id.as_str());
+        info!(match_id = %record.id, players, "match started");
+        self.running = Some(Running {
+            match_id: record.id,
+            game,
+            version: 0,
+            last_change: now,
+            history: VecDeque::new(),
+        });
+        self.metrics.phase_change(Some(self.phase), Some(Phase::Playing));
+        self.phase = Phase::Playing;
+        self.push_lobby_to_all();
+        self.push_state_to_all(0, &[]);
+        Ok(())
+    }
+
+    async fn act(&mut self, conn_id: u64, action: Value, version: Option<u64>) -> Result<u64, ErrorBody> {
+        let Some(seat) = self.seat_of(conn_id) else {
+            return Err(if self.is_spectator(conn_id) {
+                err(ErrorCode::Unauthorized, "spectators cannot act")
+            } else {
+                err(ErrorCode::NotInLobby, "you are not in this lobby")
+            });
+        };
+        let Some(running) = &self.running else {
+            return Err(err(ErrorCode::NotStarted, "the match has not started"));
+        };
+        if let Some(v) = version {
+            if v != running.version {
+                return Err(err(
+                    ErrorCode::StaleVersion,
+                    format!("the state is at version {}, not {v}", running.version),
+                ));
+            }
+        }
+        self.apply(Actor::Seat(Seat(seat)), action).await
+    }
+
+    /// Applies an action of `actor` at the clock's current time: check on a copy, commit, then publish.
+    async fn apply(&mut self, actor: Actor, action: Value) -> Result<u64, ErrorBody> {
+        let now = self.clock.now();
+        let Some(running) = &mut self.running else {
+            return Err(err(ErrorCode::NotStarted, "the match has not started"));
+        };
+        if matches!(running.game.status(), Status::Over) {
+            return Err(err(ErrorCode::GameOver, "the match is over"));
+        }
+        let mut next = running.game.clone();
+        let events = next
+            .apply(actor, &action, now)
+            .map_err(|r| ErrorBody::new(r.kind.into(), r.message))?;
+        let seq = running.version + 1;
+        let over = matches!(next.status(), Status::Over);
+        let outcome = if over { next.outcome() } else { None };
+        let snapshot = (self.settings.snapshot_every > 0 && seq % self.settings.snapshot_every == 0)
+            .then(|| next.full_state());
+        let entry = LogEntry {
+            seq,
+            actor,
+            action,
+            at: now,
+        };
+        let write_started = Instant::now();
+        let written = self
+            .store
+            .append(&Append {
+                match_id: &running.match_id,
+                lobby_code: &self.code,
+                entry: &entry,
+                snapshot: snapshot.as_ref(),
+                outcome: outcome.as_ref(),
+            })
+            .await;
+        self.metrics.db_write_latency.observe(write_started.elapsed());
+        if let Err(e) = written {
+            // Nothing was published. Whatever the database holds now is the truth: reload it.
+            error!(error = %e, seq, "appending an action failed; reloading the match from the database");
+            self.reload().await;
+            return Err(err(
+                ErrorCode::Internal,
+                "the action could not be stored; nothing changed",
+            ));
+        }
+        debug!(seq, ?actor, "action committed");
+        running.game = next;
+        running.version = seq;
+        running.last_change = now;
+        running.history.push_back((seq, events.clone()));
+        while running.history.len() > self.settings.history {
+            running.history.pop_front();
+        }
+        if over {
+            info!(version = seq, "match finished");
+            self.metrics.phase_change(Some(self.phase), Some(Phase::Finished));
+            self.phase = Phase::Finished;
+            self.push_lobby_to_all();
+        }
+        self.push_state_to_all(seq - 1, &events);
+        Ok(seq)
+    }
+
+    /// After a failed write: rebuild the match from what the database holds.
+    async fn reload(&mut self) {
+        let Some(running) = &self.running else { return };
+        let match_id = running.match_id.clone();
+        match self.store.load_lobby(&self.code).await {
+            Ok(Some(StoredLobby {
+                game: Some(stored), ..
+            })) => match recover_match(&stored) {
+                Ok(recovered) => {
+                    let changed = recovered.version != self.version();
+                    self.running = Some(recovered);
+                    if changed {
+                        let v = self.version();
+                        self.push_state_to_all(v, &[]);
+                    }
+                }
+                Err(e) => error!(error = %e, %match_id, "reload failed; keeping the state in memory"),
+            },
+            Ok(_) => error!(%match_id, "reload found no match; keeping the state in memory"),
+            Err(e) => error!(error = %e, %match_id, "reload failed; keeping the state in memory"),
+        }
+    }
+
+    /// Seats that must decide now and may be timed: the one whose turn it is, or those still expected in a
+    /// simultaneous step. A race is closed by the engine's own deadline instead.
+    fn seats_deciding(game: &AnyGame) -> Vec<Seat> {
+        match game.status() {
+            Status::Turn { seat } => vec![seat],
+            Status::Simultaneous { seats, .. } => seats,
+            Status::Race { .. } | Status::Over => vec![],
+        }
+    }
+
+    fn bot_seats_to_act(&self, running: &Running) -> Vec<Seat> {
+        self.seats
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| matches!(o, Occupant::Bot { .. }))
+            .map(|(i, _)| Seat(i as u8))
+            .filter(|s| !running.game.legal_actions(*s).is_empty())
+            .collect()
+    }
+
+    fn timed_seats(&self, running: &Running) -> Vec<Seat> {
+        Self::seats_deciding(&running.game)
+            .into_iter()
+            .filter(|s| matches!(self.seats.get(s.index()), Some(Occupant::Human { .. })))
+            .filter(|s| !running.game.legal_actions(*s).is_empty())
+            .collect()
+    }
+
+    fn turn_deadline(&self, running: &Running) -> Option<Millis> {
+        let timer = self.turn_timer_ms?;
+        (!self.timed_seats(running).is_empty()).then(|| running.last_change + timer)
+    }
+
+    /// The next time this table must act by itself: the engine's deadline, a bot's move, or the turn timer.
+    /// Derived from the state alone, so it is re-armed unchanged after a restart.
+    fn next_wake(&self) -> Option<Millis> {
+        let running = self.running.as_ref()?;
+        if self.phase != Phase::Playing {
+            return None;
+        }
+        let engine = running.game.deadline().map(|d| d.at);
+        let bots = (!self.bot_seats_to_act(running).is_empty())
+            .then(|| running.last_change + self.settings.bot_delay_ms);
+        [engine, bots, self.turn_deadline(running)]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    async fn on_timer(&mut self) {
+        let now = self.clock.now();
+        let Some(running) = &self.running else { return };
+        if let Some(deadline) = running.game.deadline().filter(|d| d.at <= now) {
+            if let Err(e) = self.apply(Actor::Clock, deadline.action).await {
+                error!(code = e.code.as_str(), message = %e.message, "the engine refused its own deadline action");
+            }
+            return;
+        }
+        let bots = self.bot_seats_to_act(running);
+        if !bots.is_empty() && running.last_change + self.settings.bot_delay_ms <= now {
+            let seat = bots[0];
+            self.play_random(seat, "bot").await;
+            return;
+        }
+        if self.turn_deadline(running).is_some_and(|at| at <= now) {
+            for seat in self.timed_seats(running) {
+                self.play_random(seat, "turn timer").await;
+            }
+        }
+    }
+
+    /// Plays a random legal action for `seat` (a bot's move, or the turn timer's for an idle seat).
+    async fn play_random(&mut self, seat: Seat, why: &'static str) {
+        let Some(running) = &self.running else { return };
+        let legal = running.game.legal_actions(seat);
+        if legal.is_empty() {
+            return;
+        }
+        let action = legal[self.rng.index(legal.len())].clone();
+        debug!(%seat, why, "playing a random legal action");
+        if let Err(e) = self.apply(Actor::Seat(seat), action).await {
+            error!(%seat, why, code = e.code.as_str(), message = %e.message, "a listed legal action was refused");
+        }
+    }
+
+    fn lobby_info(&self) -> LobbyInfo {
+        LobbyInfo {
+            code: self.code.clone(),
+            game: self.game_id.clone(),
+            options: self.options.clone(),
+            seats: self
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(i, o)| SeatInfo {
+                    seat: Seat(i as u8),
+                    occupant: match o {
+                        Occupant::Empty => WireOccupant::Empty,
+                        Occupant::Human { name, conn, .. } => WireOccupant::Human {
+                            name: name.clone(),
+                            connected: conn.is_some(),
+                        },
+                        Occupant::Bot { name } => WireOccupant::Bot { name: name.clone() },
+                    },
+                })
+                .collect(),
+            host: Seat(self.host),
+            phase: match self.phase {
+                Phase::Open | Phase::Closed => LobbyPhase::Open,
+                Phase::Playing => LobbyPhase::Playing,
+                Phase::Finished => LobbyPhase::Finished,
+            },
+            turn_timer_ms: self.turn_timer_ms,
+            match_id: self.running.as_ref().map(|r| r.match_id.clone()),
+            spectators: self.spectators.len() as u32,
+        }
+    }
+
+    fn connections(&self) -> impl Iterator<Item = (Viewer, &Conn)> {
+        let seated = self.seats.iter().enumerate().filter_map(|(i, o)| match o {
+            Occupant::Human { conn: Some(c), .. } => Some((Viewer::Seat(Seat(i as u8)), c)),
+            _ => None,
+        });
+        seated.chain(self.spectators.iter().map(|c| (Viewer::Spectator, c)))
+    }
+
+    fn push_lobby_to_all(&mut self) {
+        let message = ServerMessage::Push(Push::Lobby(self.lobby_info()));
+        let failed: Vec<u64> = self
+            .connections()
+            .filter(|(_, c)| !c.push(message.clone()))
+            .map(|(_, c)| c.id)
+            .collect();
+        self.drop_connections(&failed);
+    }
+
+    fn state_for(&self, viewer: Viewer, since: u64, events: Vec<Value>) -> Option<ServerMessage> {
+        let running = self.running.as_ref()?;
+        let game = &running.game;
+        let seat = match viewer {
+            Viewer::Seat(s) => Some(s),
+            Viewer::Spectator => None,
+        };
+        Some(ServerMessage::Push(Push::State(Box::new(StateUpdate {
+            code: self.code.clone(),
+            match_id: running.match_id.clone(),
+            game: self.game_id.clone(),
+            version: running.version,
+            since,
+            seat,
+            view: game.view(viewer),
+            legal_actions: seat.map(|s| game.legal_actions(s)).unwrap_or_default(),
+            events,
+            status: game.status(),
+            deadline: game.deadline().map(|d| d.at),
+            turn_deadline: self.turn_deadline(running),
+            outcome: game.outcome(),
+        }))))
+    }
+
+    /// Pushes the state after a change from `since`, with the events each viewer may see.
+    fn push_state_to_all(&mut self, since: u64, events: &[Event<Value>]) {
+        let mut failed = Vec::new();
+        for (viewer, conn) in self.connections() {
+            let visible = events
+                .iter()
+                .filter(|e| e.audience.includes(viewer))
+                .map(|e| e.body.clone())
+                .collect();
+            if let Some(message) = self.state_for(viewer, since, visible) {
+                if !conn.push(message) {
+                    failed.push(conn.id);
+                }
+            }
+        }
+        self.drop_connections(&failed);
+    }
+
+    /// Pushes the current state to one connection that just arrived, with the events it missed since
+    /// `last_version` when they are still in memory.
+    fn push_state_to(&mut self, conn: &Conn, viewer: Viewer, last_version: Option<u64>) {
+        let Some(running) = &self.running else { return };
+        let (since, events) = match last_version {
+            Some(v)
+                if v < running.version
+                    && running.history.front().is_some_and(|(first, _)| *first <= v + 1) =>
+            {
+                let events = running
+                    .history
+                    .iter()
+                    .filter(|(seq, _)| *seq > v)
+                    .flat_map(|(_, events)| events.iter())
+                    .filter(|e| e.audience.includes(viewer))
+                    .map(|e| e.body.clone())
+                    .collect();
+                (v, events)
+            }
+            _ => (running.version, Vec::new()),
+        };
+        if let Some(message) = self.state_for(viewer, since, events) {
+            if !conn.push(message) {
+                self.drop_connections(&[conn.id]);
+            }
+        }
+    }
+
+    fn drop_connections(&mut self, ids: &[u64]) {
+        if ids.is_empty() {
+            return;
+        }
+        for o in &mut self.seats {
+            if let Occupant::Human { conn, .. } = o {
+                if conn.as_ref().is_some_and(|c| ids.contains(&c.id)) {
+                    *conn = None;
+                }
+            }
+        }
+        self.spectators.retain(|c| !ids.contains(&c.id));
+    }
+}
+
+/// Rebuilds a match: the latest snapshot (or a fresh setup from the seed) and the actions logged after it.
+fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
+    let record = &stored.record;
+    let fail = |reason: String| RecoverError::Unrecoverable {
+        match_id: record.id.clone(),
+        reason,
+    };
+    let engine = AnyGame::catalogue()
+        .into_iter()
+        .find(|g| g.id == record.game)
+        .ok_or_else(|| fail(format!("the game `{}` is no longer served", record.game)))?;
+    if engine.rules_version != record.rules_version {
+        return Err(fail(format!(
+            "stored under rules version {}, but this server runs version {}",
+            record.rules_version, engine.rules_version
+        )));
+    }
+    let (mut game, mut version, mut last_change) = match &stored.snapshot {
+        Some(s) => (
+            AnyGame::from_full_state(&s.state).map_err(|e| fail(format!("snapshot {}: {e}", s.seq)))?,
+            s.seq,
+            s.at,
+        ),
+        None => (
+            AnyGame::new(&record.game, &record.options, record.players, record.seed)
+                .map_err(|e| fail(e.to_string()))?,
+            0,
+            record.started_at,
+        ),
+    };
+    for entry in &stored.log_after_snapshot {
+        if entry.seq != version + 1 {
+            return Err(fail(format!("the log jumps from {version} to {}", entry.seq)));
+        }
+        game.apply(entry.actor, &entry.action, entry.at)
+            .map_err(|r| fail(format!("logged action {} was refused: {r}", entry.seq)))?;
+        version = entry.seq;
+        last_change = entry.at;
+    }
+    Ok(Running {
+        match_id: record.id.clone(),
+        game,
+        version,
+        last_change,
+        history: VecDeque::new(),
+    })
+}
