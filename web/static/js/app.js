@@ -10,6 +10,16 @@ import { screenFor } from "./games/index.js";
 
 const LOG_LIMIT = 200;
 
+/** The latest pushes, kept even before the reply that seats us arrives (the server may push first). */
+const early = { lobby: null, state: null };
+
+/** Takes over pushes that arrived before the session was set up. */
+function adoptEarlyPushes() {
+  const code = app.session?.code;
+  if (early.lobby && early.lobby.code === code && !app.lobby) onLobby(early.lobby);
+  if (early.state && early.state.code === code && !app.state) onState(early.state);
+}
+
 export const app = {
   conn: null,
   /** The games the server hosts, from GET /api/games. */
@@ -117,6 +127,7 @@ export async function spectate(code) {
   app.session = { code: reply.code, seat: null, host: false, spectator: true };
   app.route = { kind: "watch", code: reply.code };
   setHash(`#watch=${reply.code}`);
+  adoptEarlyPushes();
   render();
 }
 
@@ -126,6 +137,7 @@ function seated(reply) {
   app.route = { kind: "join", code: reply.code };
   app.log = [];
   setHash(`#join=${reply.code}`);
+  adoptEarlyPushes();
   render();
 }
 
@@ -230,6 +242,7 @@ async function resume(code) {
   app.session = { code: reply.code, seat: reply.seat, host: reply.host, spectator: false };
   if (!wasIn) app.log = [];
   setHash(`#join=${reply.code}`);
+  adoptEarlyPushes();
 }
 
 function clearNoticeIfConnection() {
@@ -263,6 +276,7 @@ function onPush(message) {
 }
 
 function onLobby(lobby) {
+  early.lobby = lobby;
   if (!app.session || lobby.code !== app.session.code) return;
   const changes = lobbyChanges(app.lobby, lobby, app.session.seat);
   for (const text of changes) addLog({ text, kind: "lobby", version: null });
@@ -273,6 +287,7 @@ function onLobby(lobby) {
 }
 
 function onState(update) {
+  early.state = update;
   if (!app.session || update.code !== app.session.code) return;
   const previous = app.state;
   if (previous && previous.match_id === update.match_id && update.version < previous.version) return;

@@ -119,7 +119,7 @@ function createForm(app) {
     const info = gameInfo(selected);
     optionsBox.replaceChildren(
       h("legend", {}, `${info.name} options`),
-      info.options.length ? info.options.map(optionField) : h("p", { class: "hint" }, "This game has no options."),
+      ...(info.options.length ? info.options.map(optionField) : [h("p", { class: "hint" }, "This game has no options.")]),
     );
     seatsInput.min = info.min_players;
     seatsInput.max = info.max_players;

@@ -1,0 +1,415 @@
+//! Browser test: a real server (in this process, SQLite in memory, the system clock) and headless Chromium driven
+//! through chromedriver. Two players in two browser sessions (a desktop and a phone-sized window) go through a
+//! lobby (create, share the code, join by link, add a bot, start) and a complete Hide and Eeek! match against the
+//! bot, clicking what the page offers (one move by keyboard); a third session watches as a spectator; one player
+//! reloads mid-game and must get the same seat back. The page is checked at each step, and screenshots are saved
+//! under `target/browser-screenshots/` as artefacts.
+//!
+//! Needs `chromium` and `chromedriver` on PATH (Debian: `apt-get install chromium chromium-driver`). Without them
+//! the test says so and passes, unless `CI` is set, where a missing browser is a failure.
+
+use std::{
+    net::SocketAddr,
+    path::PathBuf,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use fantoccini::{Client, ClientBuilder, Locator, key::Key};
+use serde_json::{Value, json};
+use tokio::{net::TcpListener, process::Command, sync::oneshot};
+
+const CHROMIUM_FLAGS: &[&str] = &[
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-gpu",
+    "--hide-scrollbars",
+];
+
+/// The longest wait for anything the page should show; only turns a hang into a failure.
+const WAIT: Duration = Duration::from_secs(30);
+/// A whole match against the bot, with the target lowered to 3 cards.
+const MATCH_LIMIT: Duration = Duration::from_secs(180);
+
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+        .unwrap_or(false)
+}
+
+fn chromium_binary() -> Option<PathBuf> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|name| {
+            std::env::var_os("PATH").and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|dir| dir.join(name))
+                    .find(|p| p.is_file())
+            })
+        })
+}
+
+fn screenshot_dir() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
+    let dir = target.join("browser-screenshots");
+    std::fs::create_dir_all(&dir).expect("the screenshot folder can be created");
+    dir
+}
+
+async fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// A server on port 0 with an in-memory database; stops when the sender is dropped or fired.
+async fn start_server() -> (SocketAddr, oneshot::Sender<()>, tokio::task::JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut config = server::Config::defaults();
+    config.bot_delay_ms = 250;
+    let store = server::Store::connect("sqlite::memory:").await.unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let handle = tokio::spawn(async move {
+        server::run(listener, config, store, Arc::new(server::SystemClock), async {
+            let _ = stopped.await;
+        })
+        .await
+        .expect("the server runs");
+    });
+    (addr, stop, handle)
+}
+
+struct Browser {
+    name: &'static str,
+    client: Client,
+}
+
+impl Browser {
+    async fn open(webdriver: &str, name: &'static str, width: u32, height: u32) -> Browser {
+        let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|s| s.to_string()).collect();
+        args.push(format!("--window-size={width},{height}"));
+        let mut chrome = json!({ "args": args });
+        if let Some(binary) = chromium_binary() {
+            chrome["binary"] = json!(binary);
+        }
+        let mut caps = serde_json::Map::new();
+        caps.insert("goog:chromeOptions".into(), chrome);
+        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(webdriver)
+            .await
+            .unwrap_or_else(|e| panic!("{name}: chromedriver starts a session: {e}"));
+        Browser { name, client }
+    }
+
+    async fn js(&self, script: &str) -> Value {
+        self.client
+            .execute(script, vec![])
+            .await
+            .unwrap_or_else(|e| panic!("{}: script failed: {e}\n{script}", self.name))
+    }
+
+    /// Waits until `condition` (a JS expression) is truthy; returns its value.
+    async fn wait_for(&self, what: &str, condition: &str) -> Value {
+        let start = Instant::now();
+        let script = format!("return ({condition}) || null;");
+        loop {
+            let v = self.js(&script).await;
+            if !v.is_null() && v != json!(false) {
+                return v;
+            }
+            if start.elapsed() > WAIT {
+                self.shot(&format!("timeout-{}", self.name)).await;
+                let page = self.text("main").await;
+                panic!("{}: timed out waiting for {what}. The page shows:\n{page}", self.name);
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn text(&self, selector: &str) -> String {
+        self.js(&format!(
+            "const e = document.querySelector({}); return e ? e.innerText : '';",
+            json!(selector)
+        ))
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+    }
+
+    async fn fill(&self, selector: &str, value: &str) {
+        let field = self.client.find(Locator::Css(selector)).await.unwrap();
+        field.clear().await.unwrap();
+        field.send_keys(value).await.unwrap();
+    }
+
+    async fn click(&self, selector: &str) {
+        self.client
+            .find(Locator::Css(selector))
+            .await
+            .unwrap_or_else(|e| panic!("{}: {selector} is on the page: {e}", self.name))
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("{}: {selector} can be clicked: {e}", self.name));
+    }
+
+    async fn shot(&self, name: &str) {
+        if let Ok(png) = self.client.screenshot().await {
+            let _ = std::fs::write(screenshot_dir().join(format!("{name}.png")), png);
+        }
+    }
+}
+
+/// One step of a player who plays what the page offers: claim a showing mouse, otherwise stop as soon as one card
+/// is set aside, otherwise click a playable card. Acts at most once per state version. Returns what it did.
+const PLAY_ONE_STEP: &str = r#"
+const app = window.tabletop;
+if (document.querySelector('#outcome')) return 'over';
+if (!app.state || app.busy || window.__acted === app.state.version) return 'wait';
+const act = (el, what) => { window.__acted = app.state.version; el.click(); return what; };
+const eeek = document.querySelector('.eeek-button');
+if (eeek) return act(eeek, 'eeek');
+const stop = document.querySelector('button.stop');
+if (stop) return act(stop, 'stop');
+const cells = [...document.querySelectorAll('.hee-grid button[data-cell]:not([disabled])')];
+if (cells.length) {
+  const cell = cells[(app.state.version * 7) % cells.length];
+  return act(cell, 'cell ' + cell.dataset.cell);
+}
+return 'wait';
+"#;
+
+async fn run_match(webdriver: &str, base: &str) {
+    let ann = Browser::open(webdriver, "ann", 1280, 900).await;
+    let bo = Browser::open(webdriver, "bo", 390, 844).await;
+    let result = scenario(webdriver, base, &ann, &bo).await;
+    for b in [&ann, &bo] {
+        b.shot(&format!("end-{}", b.name)).await;
+    }
+    let _ = ann.client.clone().close().await;
+    let _ = bo.client.clone().close().await;
+    result
+}
+
+async fn scenario(webdriver: &str, base: &str, ann: &Browser, bo: &Browser) {
+    // Ann creates a three-seat game, first to 3 cards, with the shortest Eeek! window.
+    ann.client.goto(&format!("{base}/")).await.unwrap();
+    ann.wait_for("the create form with the game list", "document.querySelector('#create-game option')")
+        .await;
+    ann.wait_for("the connection", "document.querySelector('#conn').dataset.status === 'open'")
+        .await;
+    let games = ann.text("#create-game").await;
+    assert!(games.contains("Hide and Eeek!"), "the game list names the game: {games}");
+    ann.fill("#create-seats", "3").await;
+    ann.fill("#opt-target", "3").await;
+    ann.fill("#opt-claim_window_ms", "1000").await;
+    ann.fill("#create-name", "Ann").await;
+    ann.shot("01-create").await;
+    ann.click("button[data-key=create-submit]").await;
+    let code = ann
+        .wait_for("the lobby code", "document.querySelector('#lobby-code')?.innerText")
+        .await;
+    let code = code.as_str().unwrap().trim().to_string();
+    assert!(!code.is_empty());
+    let link = ann.js("return document.querySelector('#share-link').href").await;
+    assert_eq!(link.as_str().unwrap(), format!("{base}/#join={code}"), "the share link");
+    let seats = ann.text(".seats").await;
+    assert!(seats.contains("Ann") && seats.contains("you"), "Ann sits at seat 1: {seats}");
+    assert!(seats.contains("Waiting for a player"), "two seats are free: {seats}");
+    let start_disabled = ann.js("return document.querySelector('[data-key=start]').disabled").await;
+    assert_eq!(start_disabled, json!(true), "start is not offered while seats are empty");
+    ann.shot("02-lobby-host").await;
+
+    // Bo opens the shared link on a phone and joins with a name.
+    bo.client.goto(link.as_str().unwrap()).await.unwrap();
+    bo.wait_for("the join form", "document.querySelector('#join-name')").await;
+    let heading = bo.text("h1").await;
+    assert!(heading.contains(&code), "the join page names the game code: {heading}");
+    bo.fill("#join-name", "Bo").await;
+    bo.click("button[data-key=join-submit]").await;
+    bo.wait_for("Bo's lobby", "document.querySelector('.seats')?.innerText.includes('Bo')")
+        .await;
+    // The seat fills live on Ann's screen.
+    ann.wait_for("Bo in Ann's lobby", "document.querySelector('.seats')?.innerText.includes('Bo')")
+        .await;
+    bo.shot("03-lobby-guest-phone").await;
+    let bo_controls = bo.text(".controls").await;
+    assert!(bo_controls.contains("Waiting for Ann"), "only the host starts: {bo_controls}");
+
+    // A spectator watches by code.
+    let watcher = Browser::open(webdriver, "watcher", 1024, 768).await;
+    watcher.client.goto(&format!("{base}/#watch={code}")).await.unwrap();
+    watcher
+        .wait_for("the spectator's lobby", "document.querySelector('.seats')?.innerText.includes('Bo')")
+        .await;
+
+    // Ann adds a bot to the last seat and starts.
+    ann.click("button[data-key=add-bot]").await;
+    ann.wait_for("the bot's seat", "document.querySelector('.seats')?.innerText.includes('Bot')")
+        .await;
+    ann.wait_for("start enabled", "!document.querySelector('[data-key=start]').disabled")
+        .await;
+    ann.click("button[data-key=start]").await;
+    for b in [ann, bo, &watcher] {
+        b.wait_for("the Hide and Eeek! grid", "document.querySelectorAll('.hee-grid button[data-cell]').length === 36")
+            .await;
+        let players = b.text(".players").await;
+        for name in ["Ann", "Bo", "Bot 3"] {
+            assert!(players.contains(name), "{}: the players panel names {name}: {players}", b.name);
+        }
+        let headline = b.text("#headline").await;
+        assert!(!headline.is_empty(), "{}: a headline says whose turn it is", b.name);
+    }
+    let meta = watcher.text(".game-meta").await;
+    assert!(meta.contains("watching"), "the spectator is told they watch: {meta}");
+    let offered = watcher.js("return document.querySelectorAll('.hee-grid button[data-cell]:not([disabled])').length").await;
+    assert_eq!(offered, json!(0), "a spectator is offered no move");
+    ann.shot("04-game-start-desktop").await;
+    bo.shot("05-game-start-phone").await;
+
+    // Play: whenever it is Ann's move the first time, make it with the keyboard.
+    let start = Instant::now();
+    let mut keyboard_used = false;
+    let mut reloaded = false;
+    let mut steps: Vec<String> = Vec::new();
+    let mut shots = 0;
+    loop {
+        assert!(start.elapsed() < MATCH_LIMIT, "the match did not end in time; last steps: {steps:?}");
+        let mut all_over = true;
+        for b in [ann, bo] {
+            if !keyboard_used && b.name == "ann" {
+                let playable = b
+                    .js("return !window.tabletop.busy && document.querySelector('.hee-grid button[data-cell]:not([disabled])') ? true : false")
+                    .await;
+                if playable == json!(true) {
+                    if let Ok(cell) = b
+                        .client
+                        .find(Locator::Css(".hee-grid button[data-cell]:not([disabled])"))
+                        .await
+                    {
+                        let version = b.js("return window.tabletop.state.version").await;
+                        b.js("document.querySelector('.hee-grid button[data-cell]:not([disabled])').focus()").await;
+                        if cell.send_keys(&Key::Enter.to_string()).await.is_ok() {
+                            b.wait_for(
+                                "the keyboard move to be played",
+                                &format!("window.tabletop.state.version > {version}"),
+                            )
+                            .await;
+                            keyboard_used = true;
+                            steps.push("ann: keyboard move".into());
+                            b.shot("06-after-keyboard-move").await;
+                        }
+                    }
+                }
+            }
+            let did = b.js(PLAY_ONE_STEP).await;
+            let did = did.as_str().unwrap_or("?").to_string();
+            if did != "over" {
+                all_over = false;
+            }
+            if did != "wait" && did != "over" {
+                if did == "eeek" && shots < 2 {
+                    shots += 1;
+                    b.shot(&format!("07-eeek-{}-{shots}", b.name)).await;
+                }
+                steps.push(format!("{}: {did}", b.name));
+                if steps.len() > 40 {
+                    steps.remove(0);
+                }
+            }
+        }
+        if all_over {
+            break;
+        }
+        // Mid-game, Bo reloads the page: the stored seat token must bring back the same seat and the board.
+        if !reloaded && start.elapsed() > Duration::from_secs(3) {
+            reloaded = true;
+            let log = bo.text(".log-list").await;
+            assert!(log.contains("moved the mouse"), "the log tells the moves: {log}");
+            bo.client.refresh().await.unwrap();
+            bo.wait_for("the board after a reload", "document.querySelectorAll('.hee-grid button[data-cell]').length === 36 || document.querySelector('#outcome')")
+                .await;
+            let meta = bo.text(".game-meta").await;
+            assert!(meta.contains("Bo"), "Bo has the same seat after the reload: {meta}");
+            let join_form = bo.js("return !!document.querySelector('#join-name')").await;
+            assert_eq!(join_form, json!(false), "no join form after a reload");
+            bo.shot("08-after-reload-phone").await;
+        }
+        tokio::time::sleep(Duration::from_millis(60)).await;
+    }
+    assert!(keyboard_used, "a move was made with the keyboard");
+
+    // The result is on every screen and agrees.
+    let mut results = Vec::new();
+    for b in [ann, bo, &watcher] {
+        b.wait_for("the result", "document.querySelector('#outcome')").await;
+        let outcome = b.text("#outcome table").await;
+        for name in ["Ann", "Bo", "Bot 3"] {
+            assert!(outcome.contains(name), "{}: the result lists {name}: {outcome}", b.name);
+        }
+        assert!(outcome.contains("1st"), "{}: someone is first: {outcome}", b.name);
+        let log = b.text(".log-list").await;
+        assert!(log.contains("Game over"), "{}: the log tells the end: {log}", b.name);
+        results.push(
+            b.js("return [...document.querySelectorAll('#outcome tbody tr')].map(r => r.innerText.replace('you', '').trim()).join('|')")
+                .await,
+        );
+    }
+    ann.shot("09-result-desktop").await;
+    bo.shot("10-result-phone").await;
+    watcher.shot("11-result-spectator").await;
+    assert_eq!(results[0], results[2], "Ann and the spectator see the same result");
+    assert_eq!(results[1], results[2], "Bo and the spectator see the same result");
+    let _ = watcher.client.clone().close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_players_a_bot_and_a_spectator_play_hide_and_eeek_in_chromium() {
+    if !on_path("chromedriver") || chromium_binary().is_none() {
+        let message = "browser test: chromium and chromedriver are not installed \
+                       (apt-get install chromium chromium-driver)";
+        if std::env::var_os("CI").is_some() {
+            panic!("{message}");
+        }
+        eprintln!("{message}: skipped");
+        return;
+    }
+    let (addr, stop, server) = start_server().await;
+    let port = free_port().await;
+    let mut driver = Command::new("chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("chromedriver starts");
+    let webdriver = format!("http://127.0.0.1:{port}");
+    let start = Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        assert!(start.elapsed() < WAIT, "chromedriver listens");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The client is served at `/` by the same server.
+    let base = format!("http://{addr}");
+    let outcome = tokio::spawn({
+        let webdriver = webdriver.clone();
+        let base = base.clone();
+        async move { run_match(&webdriver, &base).await }
+    })
+    .await;
+    let _ = driver.kill().await;
+    let _ = stop.send(());
+    let _ = server.await;
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic.into_panic());
+    }
+}
