@@ -400,6 +400,17 @@ pub struct ParseError {
     pub message: String,
 }
 
+/// The request id of a frame, if it is a JSON object with a readable `id` (to echo it in a refusal that does
+/// not otherwise read the frame).
+pub fn request_id_of(text: &str) -> Option<RequestId> {
+    #[derive(Deserialize)]
+    struct IdOnly {
+        #[serde(default)]
+        id: Option<RequestId>,
+    }
+    serde_json::from_str::<IdOnly>(text).ok().and_then(|m| m.id)
+}
+
 /// Reads one client text frame. Tells an unknown `type` (`unknown_message`) from a malformed frame
 /// (`bad_message`), and recovers the request id where the JSON allows it so the error reply can echo it.
 pub fn parse_client_message(text: &str) -> Result<ClientMessage, ParseError> {

@@ -159,7 +159,8 @@ where
                     let reply = match frame {
                         Message::Text(text) => {
                             if !rate.allow() {
-                                Some(ServerMessage::error(None, ErrorCode::RateLimited, "slow down: too many messages"))
+                                let re = protocol::request_id_of(text.as_str());
+                                Some(ServerMessage::error(re, ErrorCode::RateLimited, "slow down: too many messages"))
                             } else if text.len() > shared.limits.max_message_bytes {
                                 Some(ServerMessage::error(
                                     None,

@@ -561,3 +561,121 @@ where
         .bind(seat.name.as_str())
         .bind(seat.token_hash.as_deref())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn lobby(code: &str) -> LobbyRecord {
+        LobbyRecord {
+            code: code.into(),
+            game: "g".into(),
+            options: json!({"a": 1}),
+            seat_count: 2,
+            host_seat: 0,
+            turn_timer_ms: Some(5_000),
+            phase: Phase::Open,
+            created_at: 7,
+        }
+    }
+
+    fn seat(n: u8, kind: SeatKind) -> SeatRecord {
+        SeatRecord {
+            seat: n,
+            kind,
+            name: format!("p{n}"),
+            token_hash: Some("ab".repeat(32)),
+        }
+    }
+
+    #[tokio::test]
+    async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot() {
+        let store = Store::connect("sqlite::memory:").await.unwrap();
+        store.create_lobby(&lobby("AAAAAA"), &seat(0, SeatKind::Human)).await.unwrap();
+        assert!(matches!(
+            store.create_lobby(&lobby("AAAAAA"), &seat(0, SeatKind::Human)).await,
+            Err(StoreError::Conflict)
+        ));
+        store.insert_seat("AAAAAA", &seat(1, SeatKind::Bot)).await.unwrap();
+        assert!(matches!(store.insert_seat("AAAAAA", &seat(1, SeatKind::Human)).await, Err(StoreError::Conflict)));
+        let record = MatchRecord {
+            id: "m1".into(),
+            game: "g".into(),
+            options: json!({"a": 1}),
+            players: 2,
+            seed: u64::MAX - 3,
+            rules_version: 4,
+            started_at: 10,
+            finished: false,
+        };
+        store.start_match("AAAAAA", &record).await.unwrap();
+        let entry = |seq: u64| LogEntry {
+            seq,
+            actor: if seq % 2 == 0 { Actor::Clock } else { Actor::Seat(rules::Seat(1)) },
+            action: json!({"n": seq}),
+            at: 100 + seq,
+        };
+        for seq in 1..=5 {
+            let snapshot = json!({"after": seq});
+            let e = entry(seq);
+            store
+                .append(&Append {
+                    match_id: "m1",
+                    lobby_code: "AAAAAA",
+                    entry: &e,
+                    snapshot: (seq == 3).then_some(&snapshot),
+                    outcome: None,
+                })
+                .await
+                .unwrap();
+        }
+        // A second writer of sequence number 5 is refused, and nothing of its transaction remains.
+        let again = Append {
+            match_id: "m1",
+            lobby_code: "AAAAAA",
+            entry: &LogEntry { action: json!("other"), ..entry(5) },
+            snapshot: None,
+            outcome: None,
+        };
+        assert!(matches!(store.append(&again).await, Err(StoreError::Conflict)));
+        let loaded = store.load_lobby("aaaaaa").await.unwrap();
+        assert!(loaded.is_none(), "codes are stored upper case; callers normalise");
+        let loaded = store.load_lobby("AAAAAA").await.unwrap().unwrap();
+        assert_eq!(loaded.lobby.phase, Phase::Playing);
+        assert_eq!(loaded.lobby.turn_timer_ms, Some(5_000));
+        assert_eq!(loaded.seats.len(), 2);
+        assert_eq!(loaded.seats[1].kind, SeatKind::Bot);
+        let m = loaded.game.unwrap();
+        assert_eq!(m.record.seed, u64::MAX - 3, "all 64 bits of the seed survive");
+        assert_eq!(m.record.rules_version, 4);
+        let snapshot = m.snapshot.unwrap();
+        assert_eq!((snapshot.seq, snapshot.state), (3, json!({"after": 3})));
+        assert_eq!(m.log_after_snapshot, vec![entry(4), entry(5)]);
+        assert_eq!(store.action_log("m1").await.unwrap().len(), 5);
+        assert_eq!(store.live_lobby_codes().await.unwrap(), vec!["AAAAAA".to_string()]);
+
+        // Finishing: the result is stored and the lobby is no longer live.
+        let outcome = rules::Outcome::ranked(vec![1, 2], vec![1, 2]);
+        store
+            .append(&Append {
+                match_id: "m1",
+                lobby_code: "AAAAAA",
+                entry: &entry(6),
+                snapshot: None,
+                outcome: Some(&outcome),
+            })
+            .await
+            .unwrap();
+        assert!(store.live_lobby_codes().await.unwrap().is_empty());
+        let loaded = store.load_lobby("AAAAAA").await.unwrap().unwrap();
+        assert_eq!(loaded.lobby.phase, Phase::Finished);
+        assert!(loaded.game.unwrap().record.finished);
+
+        // A lobby everyone left is closed and no longer found.
+        store.create_lobby(&lobby("BBBBBB"), &seat(0, SeatKind::Human)).await.unwrap();
+        store.free_seat("BBBBBB", 0, None).await.unwrap();
+        assert!(store.load_lobby("BBBBBB").await.unwrap().is_none());
+        store.ping().await.unwrap();
+    }
+}

@@ -317,6 +317,8 @@ impl Table {
             if self.running.is_some() {
                 info!(phase = ?self.phase, version = self.version(), "table recovered");
             }
+            // A new lobby's host hears of it at once (a recovered table has nobody connected yet).
+            self.push_lobby_to_all();
             loop {
                 if *shutdown.borrow() {
                     break;

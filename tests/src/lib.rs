@@ -1,1 +1,599 @@
-//! Helpers shared by the end-to-end tests.
+//! Helpers shared by the end-to-end tests: a real server on port 0 (in this process with a manual clock, or the
+//! real binary as a child process), a fresh database per test (SQLite, and PostgreSQL when
+//! `TEST_DATABASE_URL` is set), WebSocket clients that speak the protocol, and a driver that plays a match to
+//! its end with random legal actions.
+//!
+//! Nothing here sleeps to synchronise: every wait is for a message, with a timeout that only turns a hang into
+//! a failure.
+
+use std::{
+    collections::VecDeque,
+    net::SocketAddr,
+    path::PathBuf,
+    process::Stdio,
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+    time::Duration,
+};
+
+use futures_util::{SinkExt, StreamExt};
+use rules::Rng;
+use serde_json::{Value, json};
+use server::{Config, ManualClock, Store};
+use sqlx::Connection;
+use tokio::{
+    io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader},
+    net::TcpStream,
+    sync::oneshot,
+    task::JoinHandle,
+};
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, tungstenite::Message};
+
+/// Longest wait for any one message before a test fails.
+pub const TIMEOUT: Duration = Duration::from_secs(30);
+/// Where the manual clock of in-process servers starts (a fixed, realistic Unix time).
+pub const CLOCK_START: u64 = 1_800_000_000_000;
+
+static UNIQUE: AtomicU64 = AtomicU64::new(0);
+
+fn unique_name(prefix: &str) -> String {
+    let mut bytes = [0u8; 8];
+    // Process id, a counter and the time make names unique across concurrent test binaries.
+    let n = UNIQUE.fetch_add(1, Ordering::Relaxed);
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    bytes.copy_from_slice(&(t as u64 ^ (n << 48)).to_le_bytes());
+    format!(
+        "{prefix}_{}_{}_{:x}",
+        std::process::id(),
+        n,
+        u64::from_le_bytes(bytes)
+    )
+}
+
+/// A database of one test's own.
+#[derive(Debug)]
+pub enum TestDb {
+    Sqlite {
+        dir: PathBuf,
+        url: String,
+    },
+    Postgres {
+        admin_url: String,
+        name: String,
+        url: String,
+    },
+}
+
+/// The backends every persistence test runs on: SQLite always, PostgreSQL when `TEST_DATABASE_URL` is set.
+pub fn backends() -> Vec<&'static str> {
+    let mut b = vec!["sqlite"];
+    if std::env::var("TEST_DATABASE_URL").is_ok_and(|u| !u.is_empty()) {
+        b.push("postgres");
+    }
+    b
+}
+
+impl TestDb {
+    pub async fn new(backend: &str) -> TestDb {
+        match backend {
+            "sqlite" => {
+                let dir = std::env::temp_dir().join(unique_name("tabletop_test"));
+                std::fs::create_dir_all(&dir).unwrap();
+                let url = format!("sqlite://{}", dir.join("data").join("tabletop.db").display());
+                TestDb::Sqlite { dir, url }
+            }
+            "postgres" => {
+                let admin_url = std::env::var("TEST_DATABASE_URL").expect("TEST_DATABASE_URL");
+                let name = unique_name("tabletop_test");
+                let mut conn = sqlx::PgConnection::connect(&admin_url).await.unwrap_or_else(|e| {
+                    panic!("TEST_DATABASE_URL is set but PostgreSQL is unreachable: {e}")
+                });
+                // A database name cannot be a bound parameter; this one is made of [a-z0-9_] by `unique_name`.
+                let create = format!("CREATE DATABASE {name}");
+                sqlx::raw_sql(sqlx::AssertSqlSafe(create))
+                    .execute(&mut conn)
+                    .await
+                    .unwrap();
+                conn.close().await.unwrap();
+                let base = admin_url.split('?').next().unwrap();
+                let url = format!(
+                    "{}/{name}",
+                    &base[..base.rfind('/').expect("a database URL has a path")]
+                );
+                TestDb::Postgres { admin_url, name, url }
+            }
+            other => panic!("unknown backend {other}"),
+        }
+    }
+
+    pub fn url(&self) -> &str {
+        match self {
+            TestDb::Sqlite { url, .. } | TestDb::Postgres { url, .. } => url,
+        }
+    }
+
+    /// Opens the database directly (to read the action log a server wrote).
+    pub async fn store(&self) -> Store {
+        Store::connect(self.url()).await.unwrap()
+    }
+
+    /// Removes the database.
+    pub async fn drop_db(self) {
+        match self {
+            TestDb::Sqlite { dir, .. } => {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+            TestDb::Postgres { admin_url, name, .. } => {
+                if let Ok(mut conn) = sqlx::PgConnection::connect(&admin_url).await {
+                    let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+                    let _ = sqlx::raw_sql(sqlx::AssertSqlSafe(drop)).execute(&mut conn).await;
+                }
+            }
+        }
+    }
+}
+
+/// A server running inside the test process, on port 0, with a manual clock.
+#[derive(Debug)]
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub clock: ManualClock,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<Result<(), server::RunError>>>,
+}
+
+/// The configuration tests start from: the defaults with bots acting at once.
+pub fn test_config() -> Config {
+    let mut config = Config::defaults();
+    config.bot_delay_ms = 0;
+    config
+}
+
+impl TestServer {
+    pub async fn start(db: &TestDb, config: Config) -> TestServer {
+        TestServer::start_with_clock(db, config, ManualClock::new(CLOCK_START)).await
+    }
+
+    /// Starts a server whose clock continues from `clock` (as after a restart).
+    pub async fn start_with_clock(db: &TestDb, config: Config, clock: ManualClock) -> TestServer {
+        let store = Store::connect(db.url()).await.expect("database");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(server::run(
+            listener,
+            config,
+            store,
+            Arc::new(clock.clone()),
+            async move {
+                let _ = stopped.await;
+            },
+        ));
+        TestServer {
+            addr,
+            clock,
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    /// Graceful shutdown, as on SIGTERM; returns once the server has finished.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            tokio::time::timeout(TIMEOUT, task)
+                .await
+                .expect("server stops")
+                .unwrap()
+                .unwrap();
+        }
+    }
+
+    pub async fn client(&self) -> Client {
+        Client::hello(self.addr).await
+    }
+}
+
+/// The real server binary as a child process (for the crash test).
+#[derive(Debug)]
+pub struct ServerProcess {
+    pub addr: SocketAddr,
+    child: tokio::process::Child,
+}
+
+impl ServerProcess {
+    pub async fn start(binary: &str, db: &TestDb, extra_env: &[(&str, &str)]) -> ServerProcess {
+        let mut command = tokio::process::Command::new(binary);
+        command
+            .env("BIND", "127.0.0.1:0")
+            .env("DATABASE_URL", db.url())
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        for (k, v) in extra_env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().expect("the server binary starts");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(TIMEOUT, lines.next_line())
+            .await
+            .expect("the server prints its address")
+            .unwrap()
+            .expect("a line");
+        let addr = line
+            .strip_prefix("listening on http://")
+            .expect("listening line")
+            .parse()
+            .unwrap();
+        ServerProcess { addr, child }
+    }
+
+    /// SIGKILL: no shutdown, no flushing, nothing.
+    pub async fn kill(mut self) {
+        self.child.kill().await.unwrap();
+    }
+}
+
+/// A WebSocket client speaking the protocol with JSON values, as a third-party program would.
+#[derive(Debug)]
+pub struct Client {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    next_id: u64,
+    /// Pushes received while waiting for a reply, in order.
+    pushes: VecDeque<Value>,
+    /// The latest state push.
+    pub state: Option<Value>,
+    /// The latest lobby push.
+    pub lobby: Option<Value>,
+    /// Every state push received, in order.
+    pub states: Vec<Value>,
+}
+
+impl Client {
+    pub async fn connect(addr: SocketAddr) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
+            .await
+            .expect("WebSocket connects");
+        Client {
+            ws,
+            next_id: 1,
+            pushes: VecDeque::new(),
+            state: None,
+            lobby: None,
+            states: Vec::new(),
+        }
+    }
+
+    /// Connects and completes the handshake.
+    pub async fn hello(addr: SocketAddr) -> Client {
+        let mut c = Client::connect(addr).await;
+        let welcome = c
+            .request(json!({"type": "hello", "protocol": protocol::PROTOCOL_VERSION}))
+            .await;
+        assert_eq!(welcome["type"], "welcome", "{welcome}");
+        c
+    }
+
+    pub async fn send_text(&mut self, text: String) {
+        self.ws.send(Message::Text(text.into())).await.expect("send");
+    }
+
+    pub async fn send_binary(&mut self, bytes: Vec<u8>) {
+        self.ws.send(Message::Binary(bytes.into())).await.expect("send");
+    }
+
+    /// The next frame from the server as JSON; `None` once the connection is closed.
+    pub async fn read(&mut self) -> Option<Value> {
+        loop {
+            let frame = tokio::time::timeout(TIMEOUT, self.ws.next())
+                .await
+                .expect("a message in time");
+            match frame {
+                Some(Ok(Message::Text(text))) => {
+                    let value: Value = serde_json::from_str(text.as_str()).expect("server frames are JSON");
+                    // Every frame is a valid protocol message.
+                    serde_json::from_value::<protocol::ServerMessage>(value.clone())
+                        .unwrap_or_else(|e| panic!("not a protocol message: {e}: {value}"));
+                    if value["type"] == "state" {
+                        self.state = Some(value.clone());
+                        self.states.push(value.clone());
+                    }
+                    if value["type"] == "lobby" {
+                        self.lobby = Some(value.clone());
+                    }
+                    return Some(value);
+                }
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
+                Some(Ok(_)) => continue,
+            }
+        }
+    }
+
+    /// Sends a request with a fresh id and returns its reply; pushes that arrive first are kept for
+    /// [`Client::next_push`].
+    pub async fn request(&mut self, mut body: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        body["id"] = json!(id);
+        self.send_text(body.to_string()).await;
+        self.reply_to(json!(id)).await
+    }
+
+    /// Waits for the reply whose `re` is `re`.
+    pub async fn reply_to(&mut self, re: Value) -> Value {
+        loop {
+            let message = self
+                .read()
+                .await
+                .expect("connection open while waiting for a reply");
+            if message.get("re").is_some() {
+                assert_eq!(message["re"], re, "replies come in request order: {message}");
+                return message;
+            }
+            self.pushes.push_back(message);
+        }
+    }
+
+    /// The next push (buffered or from the socket); `None` once the connection is closed.
+    pub async fn next_push(&mut self) -> Option<Value> {
+        if let Some(p) = self.pushes.pop_front() {
+            return Some(p);
+        }
+        let message = self.read().await?;
+        assert!(message.get("re").is_none(), "unexpected reply {message}");
+        Some(message)
+    }
+
+    /// Waits for a push of `type` that satisfies `pred`, dropping others.
+    pub async fn wait_push(&mut self, kind: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let p = self
+                .next_push()
+                .await
+                .unwrap_or_else(|| panic!("closed while waiting for {kind}"));
+            if p["type"] == kind && pred(&p) {
+                return p;
+            }
+        }
+    }
+
+    /// Waits until this client has seen state `version` (or later) and returns that state.
+    pub async fn wait_version(&mut self, version: u64) -> Value {
+        if let Some(s) = &self.state {
+            if s["version"].as_u64().unwrap() >= version && self.pushes.is_empty() {
+                return s.clone();
+            }
+        }
+        self.wait_push("state", |s| s["version"].as_u64().unwrap() >= version)
+            .await
+    }
+
+    /// Drains pushes until the connection closes; returns the last push.
+    pub async fn until_closed(&mut self) -> Option<Value> {
+        let mut last = None;
+        while let Some(p) = self.next_push().await {
+            last = Some(p);
+        }
+        last
+    }
+}
+
+/// One seated player of a test.
+#[derive(Debug)]
+pub struct Player {
+    pub client: Client,
+    pub seat: u8,
+    pub token: String,
+}
+
+/// Creates a lobby of `seats` seats with `humans` human players (the first is the host), fills the rest with
+/// bots, starts it, and returns the code and the players once each has seen the first state.
+pub async fn start_match(
+    addr: SocketAddr,
+    game: &str,
+    options: Value,
+    seats: u8,
+    humans: u8,
+) -> (String, Vec<Player>) {
+    let mut host = Client::hello(addr).await;
+    let created = host
+        .request(
+            json!({"type": "create_lobby", "game": game, "options": options, "seats": seats, "name": "Host"}),
+        )
+        .await;
+    assert_eq!(created["type"], "seated", "{created}");
+    let code = created["code"].as_str().unwrap().to_string();
+    let mut players = vec![Player {
+        client: host,
+        seat: 0,
+        token: created["seat_token"].as_str().unwrap().to_string(),
+    }];
+    for i in 1..humans {
+        let mut c = Client::hello(addr).await;
+        let joined = c
+            .request(json!({"type": "join_lobby", "code": code.to_lowercase(), "name": format!("P{i}")}))
+            .await;
+        assert_eq!(joined["type"], "seated", "{joined}");
+        assert_eq!(joined["seat"], i);
+        players.push(Player {
+            client: c,
+            seat: i,
+            token: joined["seat_token"].as_str().unwrap().to_string(),
+        });
+    }
+    for _ in humans..seats {
+        let r = players[0].client.request(json!({"type": "add_bot"})).await;
+        assert_eq!(r["type"], "ok", "{r}");
+    }
+    let r = players[0].client.request(json!({"type": "start"})).await;
+    assert_eq!(r["type"], "ok", "{r}");
+    for p in &mut players {
+        p.client.wait_version(0).await;
+    }
+    (code, players)
+}
+
+/// What a driven match came to.
+#[derive(Debug)]
+pub struct Played {
+    /// Actions the clients sent and the server acknowledged.
+    pub acknowledged: Vec<(u8, Value, u64)>,
+    /// The final state as the first player saw it.
+    pub last_state: Value,
+}
+
+/// How a driver waits for the clock's own actions (claim windows closing, bots, turn timers).
+#[derive(Debug, Clone)]
+pub enum Time {
+    /// An in-process server: move its manual clock to the next deadline.
+    Manual(ManualClock),
+    /// A real server: wait for the wall clock.
+    Real,
+}
+
+/// Plays random legal actions from the clients until the match is over or `max_actions` actions have been
+/// acknowledged. Checks on every step that each client's state version only grows, that every client sees the
+/// same version, and that seats only ever receive legal actions that the server then accepts.
+pub async fn play(players: &mut [Player], time: &Time, seed: u64, max_actions: usize) -> Played {
+    play_until(players, time, seed, max_actions, |_| false).await
+}
+
+/// Like [`play`], but also stops (before acting) as soon as the state satisfies `stop`.
+pub async fn play_until(
+    players: &mut [Player],
+    time: &Time,
+    seed: u64,
+    max_actions: usize,
+    stop: impl Fn(&Value) -> bool,
+) -> Played {
+    let mut rng = Rng::from_seed(seed);
+    let mut acknowledged = Vec::new();
+    let mut version = players[0].client.state.as_ref().expect("a first state")["version"]
+        .as_u64()
+        .unwrap();
+    for p in players.iter_mut() {
+        version = version.max(p.client.wait_version(version).await["version"].as_u64().unwrap());
+    }
+    loop {
+        // Everyone catches up with the latest version.
+        let mut latest = version;
+        for p in players.iter_mut() {
+            let s = p.client.wait_version(version).await;
+            latest = latest.max(s["version"].as_u64().unwrap());
+        }
+        if latest > version {
+            version = latest;
+            continue;
+        }
+        let state = players[0].client.state.clone().unwrap();
+        if state["status"]["kind"] == "over" || acknowledged.len() >= max_actions || stop(&state) {
+            return Played {
+                acknowledged,
+                last_state: state,
+            };
+        }
+        let movers: Vec<usize> = (0..players.len())
+            .filter(|i| {
+                let s = players[*i].client.state.as_ref().unwrap();
+                !s["legal_actions"].as_array().unwrap().is_empty()
+            })
+            .collect();
+        let engine_deadline = state["deadline"].as_u64();
+        // With a claim window open, sometimes let it close instead of claiming (on a manual clock only: on the
+        // wall clock that would only slow the test down).
+        let manual = matches!(time, Time::Manual(_));
+        if movers.is_empty() || (manual && engine_deadline.is_some() && rng.below(3) == 0) {
+            if let Time::Manual(clock) = time {
+                match (engine_deadline, state["turn_deadline"].as_u64()) {
+                    (Some(at), _) | (None, Some(at)) => clock.set(at),
+                    // Only a bot can be due (bots act at once in tests): its move is on its way.
+                    (None, None) => {}
+                }
+            }
+            let next = version + 1;
+            for p in players.iter_mut() {
+                p.client.wait_version(next).await;
+            }
+            version = next;
+            continue;
+        }
+        let i = movers[rng.index(movers.len())];
+        let p = &mut players[i];
+        let legal = p.client.state.as_ref().unwrap()["legal_actions"]
+            .as_array()
+            .unwrap()
+            .clone();
+        let action = legal[rng.index(legal.len())].clone();
+        let reply = p
+            .client
+            .request(json!({"type": "action", "action": action, "version": version}))
+            .await;
+        match reply["type"].as_str() {
+            Some("accepted") => {
+                let v = reply["version"].as_u64().unwrap();
+                assert_eq!(v, version + 1, "{reply}");
+                acknowledged.push((p.seat, action, v));
+                version = v;
+            }
+            // The wall clock may close a claim window, or a bot act, between our read and our action.
+            Some("error") if matches!(time, Time::Real) || reply["code"] == "stale_version" => {
+                let code = reply["code"].as_str().unwrap();
+                assert!(
+                    ["stale_version", "illegal_action", "not_your_turn"].contains(&code),
+                    "unexpected refusal {reply}"
+                );
+                let next = version + 1;
+                for p in players.iter_mut() {
+                    p.client.wait_version(next).await;
+                }
+                version = next;
+            }
+            _ => panic!("a listed legal action was refused: {action} -> {reply}"),
+        }
+    }
+}
+
+/// A plain HTTP/1.1 GET; returns the status code and the body.
+pub async fn http_get(addr: SocketAddr, path: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    tokio::time::timeout(TIMEOUT, stream.read_to_end(&mut response))
+        .await
+        .unwrap()
+        .unwrap();
+    let response = String::from_utf8(response).unwrap();
+    let status = response[9..12].parse().unwrap();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    let chunked = response
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked");
+    (status, if chunked { dechunk(&body) } else { body })
+}
+
+fn dechunk(body: &str) -> String {
+    let mut out = String::new();
+    let mut rest = body;
+    while let Some((size, tail)) = rest.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&tail[..n]);
+        rest = &tail[n + 2..];
+    }
+    out
+}
