@@ -134,7 +134,8 @@ function renderGrid(ctx, acts) {
           ? h("span", { class: "set-aside-ghost", "aria-hidden": "true" }, String(setAside.get(name)))
           : null,
         isMouse ? h("span", { class: "figure" }, mouseIcon("figure-icon")) : null,
-        move ? h("span", { class: "hint-dot", "aria-hidden": "true" }) : null,
+        move ? h("span", { class: "badge move", "aria-hidden": "true" }, "→") : null,
+        choose ? h("span", { class: "badge choose", "aria-hidden": "true" }, cell.card === "face_down" ? "?" : "✓") : null,
       ];
       const label = action
         ? `${verb} (${cellLabel(cell, name, isMouse, setAside.get(name)).replace(`${name}: `, "")})`
