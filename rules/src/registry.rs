@@ -117,6 +117,9 @@ macro_rules! games {
 
 games! {
     HideAndEeek => crate::games::hide_and_eeek::HideAndEeek,
+    Molehills => crate::games::molehills::Molehills,
+    NewYearPuzzle => crate::games::new_year_puzzle::NewYearPuzzle,
+    Quacks => crate::games::quacks::Quacks,
 }
 
 impl AnyGame {

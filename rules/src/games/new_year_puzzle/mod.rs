@@ -1,0 +1,562 @@
+//! The New Year picture puzzle (seed 002): a memory game of 64 face-down picture cards in an 8 x 8 square.
+//!
+//! On a turn a player reveals a face-down card. If the place where that card belongs shares a side with a
+//! face-up card, the server puts it there (the face-down card that lay there moves, still face down, to the
+//! freed spot), the player draws the top reward card and may move again unless the card forbids it. Otherwise
+//! everyone sees the card, it goes back face down where it lay, and the turn passes. The game ends when the
+//! picture is complete. Every decision the seed leaves open is recorded in `docs/rules/new-year-puzzle.md`.
+//!
+//! Hidden information: the identity of every face-down card and the order of the reward pile below its top
+//! card. Views show neither; events show a card's identity only when it is turned face up for everyone.
+
+pub mod data;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{
+    Actor, Deadline, Event, Game, GameInfo, Millis, Outcome, Reject, RejectKind, Seat, SetupError, Status,
+    Viewer,
+};
+use crate::rng::Rng;
+
+use data::{
+    CARDS, CORNERS, Condition, EMPTY_PILE_POINTS, Effect, MAX_PLAYERS, MIN_PLAYERS, Reward, RewardCard, SIDE,
+    SKY_LAST_ROW, full_deck, on_border, row_col, side_neighbours,
+};
+
+/// The game has no options; unknown ones are refused.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewYearPuzzleConfig {}
+
+/// A decision of the seat whose turn it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum PuzzleAction {
+    /// Turn over the face-down card lying at `position` (0..64, rows of eight, top left first). The server
+    /// judges the reveal and, on a success, puts the card in its place (GAPS Q9).
+    Reveal { position: u8 },
+    /// Decline the extra move a success earned; the turn passes.
+    Stop,
+}
+
+/// A reward condition that waits for the drawer's next reveal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pending {
+    pub seat: Seat,
+    pub reward: Reward,
+}
+
+/// A change to one seat's score.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScoreChange {
+    pub seat: Seat,
+    pub delta: i64,
+}
+
+/// What happened, in order. Only [`PuzzleEvent::Failed`] and [`PuzzleEvent::Placed`] name a square card, and
+/// only the one just turned face up for everyone; the face-down card a success displaces is never named.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum PuzzleEvent {
+    /// A failed reveal, shown to everyone: `card` lay at `position`, and lies there again, face down.
+    Failed { seat: Seat, position: u8, card: u8 },
+    /// A successful reveal: `card` was at `from` and now lies face up in its own place, position `card`. When
+    /// `swapped`, the face-down card that lay at `card` has moved, still face down, to `from`.
+    Placed {
+        seat: Seat,
+        from: u8,
+        card: u8,
+        swapped: bool,
+    },
+    /// The top reward card went to `seat`, who scores its printed points.
+    RewardDrawn { seat: Seat, reward: Reward, points: i64 },
+    /// The reward pile was empty: the success scored [`EMPTY_PILE_POINTS`] and ends the turn.
+    PileEmpty { seat: Seat, points: i64 },
+    /// A reward card's condition was judged: `met`, and the score changes it caused.
+    Bonus {
+        seat: Seat,
+        reward: Reward,
+        met: bool,
+        changes: Vec<ScoreChange>,
+    },
+    /// A reward card's condition waits for the drawer's next reveal.
+    BonusPending { seat: Seat, reward: Reward },
+    /// The game ended before the drawer revealed again: the condition scores nothing.
+    BonusLapsed { seat: Seat, reward: Reward },
+    /// The success earned another move for `seat`.
+    ExtraMove { seat: Seat },
+    /// `seat` declined its extra move.
+    Stopped { seat: Seat },
+    /// It is now `seat`'s turn.
+    TurnPassed { seat: Seat },
+    /// The picture is complete.
+    GameOver { scores: Vec<i64> },
+}
+
+/// Why an action was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PuzzleReject {
+    GameOver,
+    NoSuchSeat(Seat),
+    NotYourTurn { turn: Seat },
+    NoClockAction,
+    NoSuchPosition(u8),
+    AlreadyFaceUp(u8),
+    NoExtraMove,
+}
+
+impl fmt::Display for PuzzleReject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PuzzleReject::GameOver => write!(f, "the picture is complete; the game is over"),
+            PuzzleReject::NoSuchSeat(seat) => write!(f, "there is no {seat} at this table"),
+            PuzzleReject::NotYourTurn { turn } => write!(f, "it is {turn}'s turn"),
+            PuzzleReject::NoClockAction => write!(f, "this game has no timed actions"),
+            PuzzleReject::NoSuchPosition(p) => {
+                write!(
+                    f,
+                    "position {p} is off the picture (positions are 0 to {})",
+                    CARDS - 1
+                )
+            }
+            PuzzleReject::AlreadyFaceUp(p) => write!(f, "the card at position {p} is already face up"),
+            PuzzleReject::NoExtraMove => write!(f, "there is no extra move to decline: reveal a card"),
+        }
+    }
+}
+
+impl Reject for PuzzleReject {
+    fn kind(&self) -> RejectKind {
+        match self {
+            PuzzleReject::GameOver => RejectKind::GameOver,
+            PuzzleReject::NoSuchSeat(_) => RejectKind::NoSuchSeat,
+            PuzzleReject::NotYourTurn { .. } => RejectKind::NotYourTurn,
+            PuzzleReject::NoClockAction => RejectKind::NotDue,
+            PuzzleReject::NoSuchPosition(_) | PuzzleReject::AlreadyFaceUp(_) | PuzzleReject::NoExtraMove => {
+                RejectKind::IllegalAction
+            }
+        }
+    }
+}
+
+/// What one viewer may know. The same for every viewer: everything in it is public.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PuzzleView {
+    /// The viewer's seat, or null for a spectator.
+    pub you: Option<Seat>,
+    pub players: u8,
+    /// The seat to act, or null once the game is over.
+    pub turn: Option<Seat>,
+    /// Whether the seat to act is on an extra move (it may then also `stop`).
+    pub extra_move: bool,
+    /// The 64 positions, rows of eight, top left first: the card lying face up there (always the card that
+    /// belongs there), or null for a face-down card.
+    pub board: Vec<Option<u8>>,
+    pub face_down: usize,
+    /// The top card of the reward pile, which lies face up (GAPS Q4), with its full text; null when empty.
+    pub pile_top: Option<&'static RewardCard>,
+    /// Cards left in the reward pile, the top one included.
+    pub pile_left: usize,
+    /// Each seat's points, by seat index.
+    pub scores: Vec<i64>,
+    /// Square cards each seat has put into the picture (the tie-break).
+    pub placed: Vec<u32>,
+    /// The reward cards each seat has collected, in the order drawn.
+    pub rewards: Vec<Vec<Reward>>,
+    /// Conditions waiting for their drawer's next reveal.
+    pub pending: Vec<Pending>,
+    pub outcome: Option<Outcome>,
+}
+
+/// The whole state, hidden information included. Never sent to players: [`Game::view`] is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewYearPuzzle {
+    players: u8,
+    /// `board[p]` is the square card lying at position `p`; always a permutation of `0..64`.
+    board: Vec<u8>,
+    /// Whether the card at a position is face up. A face-up card always lies in its own place.
+    face_up: Vec<bool>,
+    /// The reward pile; the last element is the top card.
+    pile: Vec<Reward>,
+    turn: Seat,
+    extra_move: bool,
+    scores: Vec<i64>,
+    placed: Vec<u32>,
+    rewards: Vec<Vec<Reward>>,
+    pending: Vec<Pending>,
+    over: bool,
+}
+
+impl NewYearPuzzle {
+    /// Whether the card `card` would be a success: its own place shares a side with a face-up card (GAPS Q8:
+    /// face-up cards are exactly the cards already in the picture, corners included).
+    fn fits(&self, card: u8) -> bool {
+        side_neighbours(card).any(|p| self.face_up[p as usize])
+    }
+
+    fn face_down_count(&self) -> usize {
+        self.face_up.iter().filter(|up| !**up).count()
+    }
+
+    fn check(&self, actor: Actor, action: &PuzzleAction) -> Result<Seat, PuzzleReject> {
+        if self.over {
+            return Err(PuzzleReject::GameOver);
+        }
+        let seat = match actor {
+            Actor::Clock => return Err(PuzzleReject::NoClockAction),
+            Actor::Seat(seat) if seat.0 >= self.players => return Err(PuzzleReject::NoSuchSeat(seat)),
+            Actor::Seat(seat) if seat != self.turn => {
+                return Err(PuzzleReject::NotYourTurn { turn: self.turn });
+            }
+            Actor::Seat(seat) => seat,
+        };
+        match *action {
+            PuzzleAction::Reveal { position } if position as usize >= CARDS => {
+                Err(PuzzleReject::NoSuchPosition(position))
+            }
+            PuzzleAction::Reveal { position } if self.face_up[position as usize] => {
+                Err(PuzzleReject::AlreadyFaceUp(position))
+            }
+            PuzzleAction::Reveal { .. } => Ok(seat),
+            PuzzleAction::Stop if !self.extra_move => Err(PuzzleReject::NoExtraMove),
+            PuzzleAction::Stop => Ok(seat),
+        }
+    }
+
+    fn pass_turn(&mut self, events: &mut Vec<Event<PuzzleEvent>>) {
+        self.turn = self.turn.next(self.players);
+        self.extra_move = false;
+        events.push(Event::public(PuzzleEvent::TurnPassed { seat: self.turn }));
+    }
+
+    fn add(&mut self, change: ScoreChange) {
+        self.scores[change.seat.index()] += change.delta;
+    }
+
+    /// Judges a condition that does not wait, for `seat` who has just put a card at `placed_at`.
+    fn condition_met(&self, seat: Seat, condition: Condition, placed_at: u8) -> bool {
+        let (row, col) = row_col(placed_at);
+        let own = self.scores[seat.index()];
+        let others = || Seat::all(self.players).filter(move |s| *s != seat);
+        match condition {
+            Condition::PlacedOnBorder => on_border(placed_at),
+            Condition::PlacedInSky => row <= SKY_LAST_ROW,
+            Condition::PlacedOnGround => row > SKY_LAST_ROW,
+            Condition::PlacedTouching { at_least } => {
+                side_neighbours(placed_at)
+                    .filter(|p| self.face_up[*p as usize])
+                    .count()
+                    >= at_least as usize
+            }
+            Condition::CompletesLine => {
+                (0..SIDE).all(|c| self.face_up[(row * SIDE + c) as usize])
+                    || (0..SIDE).all(|r| self.face_up[(r * SIDE + col) as usize])
+            }
+            Condition::LowestScore => others().all(|s| self.scores[s.index()] >= own),
+            Condition::BehindSomeone => others().any(|s| self.scores[s.index()] > own),
+            // Judged at the next reveal, not here.
+            Condition::NextRevealSucceeds => false,
+        }
+    }
+
+    /// The score changes an effect makes for `seat`, on the current scores.
+    fn effect_changes(&self, seat: Seat, effect: Effect) -> Vec<ScoreChange> {
+        let others: Vec<Seat> = Seat::all(self.players).filter(|s| *s != seat).collect();
+        match effect {
+            Effect::Gain { points } => vec![ScoreChange {
+                seat,
+                delta: i64::from(points),
+            }],
+            Effect::OthersLose { points } => others
+                .into_iter()
+                .map(|s| ScoreChange {
+                    seat: s,
+                    delta: -i64::from(points),
+                })
+                .collect(),
+            Effect::LeadersLose { points } => {
+                let own = self.scores[seat.index()];
+                let top = others.iter().map(|s| self.scores[s.index()]).max().unwrap_or(own);
+                if top <= own {
+                    return vec![];
+                }
+                others
+                    .into_iter()
+                    .filter(|s| self.scores[s.index()] == top)
+                    .map(|s| ScoreChange {
+                        seat: s,
+                        delta: -i64::from(points),
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// Judges `seat`'s waiting conditions against the reveal it is making now.
+    fn resolve_pending(&mut self, seat: Seat, success: bool, events: &mut Vec<Event<PuzzleEvent>>) {
+        let (mine, rest): (Vec<Pending>, Vec<Pending>) = self.pending.iter().partition(|p| p.seat == seat);
+        self.pending = rest;
+        for pending in mine {
+            let bonus = pending.reward.card().bonus.expect("only cards with a bonus wait");
+            let changes = if success {
+                self.effect_changes(seat, bonus.effect)
+            } else {
+                vec![]
+            };
+            for change in &changes {
+                self.add(*change);
+            }
+            events.push(Event::public(PuzzleEvent::Bonus {
+                seat,
+                reward: pending.reward,
+                met: success,
+                changes,
+            }));
+        }
+    }
+
+    /// `seat` takes the top reward card for a card just put at `placed_at`. Returns whether the turn ends.
+    fn take_reward(&mut self, seat: Seat, placed_at: u8, events: &mut Vec<Event<PuzzleEvent>>) -> bool {
+        let Some(reward) = self.pile.pop() else {
+            let points = i64::from(EMPTY_PILE_POINTS);
+            self.add(ScoreChange { seat, delta: points });
+            events.push(Event::public(PuzzleEvent::PileEmpty { seat, points }));
+            return true;
+        };
+        let card = reward.card();
+        self.rewards[seat.index()].push(reward);
+        // The condition is judged, and its targets chosen, before the card's own points count.
+        let bonus_event = card.bonus.map(|bonus| {
+            if bonus.condition.is_deferred() {
+                self.pending.push(Pending { seat, reward });
+                (PuzzleEvent::BonusPending { seat, reward }, vec![])
+            } else {
+                let met = self.condition_met(seat, bonus.condition, placed_at);
+                let changes = if met {
+                    self.effect_changes(seat, bonus.effect)
+                } else {
+                    vec![]
+                };
+                (
+                    PuzzleEvent::Bonus {
+                        seat,
+                        reward,
+                        met,
+                        changes: changes.clone(),
+                    },
+                    changes,
+                )
+            }
+        });
+        let points = i64::from(card.points);
+        self.add(ScoreChange { seat, delta: points });
+        events.push(Event::public(PuzzleEvent::RewardDrawn { seat, reward, points }));
+        if let Some((event, changes)) = bonus_event {
+            for change in changes {
+                self.add(change);
+            }
+            events.push(Event::public(event));
+        }
+        card.ends_turn
+    }
+
+    fn reveal(&mut self, seat: Seat, from: u8) -> Vec<Event<PuzzleEvent>> {
+        let mut events = Vec::new();
+        let card = self.board[from as usize];
+        let success = self.fits(card);
+        self.resolve_pending(seat, success, &mut events);
+        if !success {
+            // Shown to everyone, then face down again where it lay (GAPS Q7): nothing on the board changes.
+            events.push(Event::public(PuzzleEvent::Failed {
+                seat,
+                position: from,
+                card,
+            }));
+            self.pass_turn(&mut events);
+            return events;
+        }
+        // The card goes to its own place; whatever lay there (always face down: GAPS Q11) takes the freed spot.
+        self.board.swap(from as usize, card as usize);
+        self.face_up[card as usize] = true;
+        self.placed[seat.index()] += 1;
+        events.push(Event::public(PuzzleEvent::Placed {
+            seat,
+            from,
+            card,
+            swapped: from != card,
+        }));
+        let ends_turn = self.take_reward(seat, card, &mut events);
+        if self.face_down_count() == 0 {
+            self.over = true;
+            self.extra_move = false;
+            for pending in std::mem::take(&mut self.pending) {
+                events.push(Event::public(PuzzleEvent::BonusLapsed {
+                    seat: pending.seat,
+                    reward: pending.reward,
+                }));
+            }
+            events.push(Event::public(PuzzleEvent::GameOver {
+                scores: self.scores.clone(),
+            }));
+        } else if ends_turn {
+            self.pass_turn(&mut events);
+        } else {
+            self.extra_move = true;
+            events.push(Event::public(PuzzleEvent::ExtraMove { seat }));
+        }
+        events
+    }
+}
+
+impl Game for NewYearPuzzle {
+    type Config = NewYearPuzzleConfig;
+    type Action = PuzzleAction;
+    type Event = PuzzleEvent;
+    type View = PuzzleView;
+    type Reject = PuzzleReject;
+
+    fn info() -> GameInfo {
+        GameInfo {
+            id: "new_year_puzzle",
+            name: "New Year Picture Puzzle",
+            rules_version: 1,
+            min_players: MIN_PLAYERS,
+            max_players: MAX_PLAYERS,
+            options: vec![],
+        }
+    }
+
+    fn new(_config: &NewYearPuzzleConfig, players: u8, seed: u64) -> Result<Self, SetupError> {
+        if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&players) {
+            return Err(SetupError::PlayerCount {
+                min: MIN_PLAYERS,
+                max: MAX_PLAYERS,
+                got: players,
+            });
+        }
+        let mut rng = Rng::from_seed(seed);
+        // The corner cards lie in their corners; the other 60 are shuffled into the other places.
+        let mut loose: Vec<u8> = (0..CARDS as u8).filter(|c| !CORNERS.contains(c)).collect();
+        rng.shuffle(&mut loose);
+        let mut loose = loose.into_iter();
+        let board: Vec<u8> = (0..CARDS as u8)
+            .map(|p| {
+                if CORNERS.contains(&p) {
+                    p
+                } else {
+                    loose.next().expect("60 loose cards for 60 places")
+                }
+            })
+            .collect();
+        let face_up = (0..CARDS as u8).map(|p| CORNERS.contains(&p)).collect();
+        let mut pile = full_deck();
+        rng.shuffle(&mut pile);
+        // GAPS Q5: the first player is drawn by lot; play passes to the next seat.
+        let turn = Seat(rng.below(u64::from(players)) as u8);
+        let seats = players as usize;
+        Ok(NewYearPuzzle {
+            players,
+            board,
+            face_up,
+            pile,
+            turn,
+            extra_move: false,
+            scores: vec![0; seats],
+            placed: vec![0; seats],
+            rewards: vec![Vec::new(); seats],
+            pending: Vec::new(),
+            over: false,
+        })
+    }
+
+    fn players(&self) -> u8 {
+        self.players
+    }
+
+    fn status(&self) -> Status {
+        if self.over {
+            Status::Over
+        } else {
+            Status::Turn { seat: self.turn }
+        }
+    }
+
+    fn legal_actions(&self, seat: Seat) -> Vec<PuzzleAction> {
+        if self.over || seat != self.turn {
+            return Vec::new();
+        }
+        let mut actions: Vec<PuzzleAction> = (0..CARDS as u8)
+            .filter(|p| !self.face_up[*p as usize])
+            .map(|position| PuzzleAction::Reveal { position })
+            .collect();
+        if self.extra_move {
+            actions.push(PuzzleAction::Stop);
+        }
+        actions
+    }
+
+    fn apply(
+        &mut self,
+        actor: Actor,
+        action: &PuzzleAction,
+        _now: Millis,
+    ) -> Result<Vec<Event<PuzzleEvent>>, PuzzleReject> {
+        let seat = self.check(actor, action)?;
+        Ok(match *action {
+            PuzzleAction::Reveal { position } => self.reveal(seat, position),
+            PuzzleAction::Stop => {
+                let mut events = vec![Event::public(PuzzleEvent::Stopped { seat })];
+                self.pass_turn(&mut events);
+                events
+            }
+        })
+    }
+
+    fn view(&self, viewer: Viewer) -> PuzzleView {
+        PuzzleView {
+            you: match viewer {
+                Viewer::Seat(seat) => Some(seat),
+                Viewer::Spectator => None,
+            },
+            players: self.players,
+            turn: (!self.over).then_some(self.turn),
+            extra_move: self.extra_move,
+            board: self
+                .board
+                .iter()
+                .zip(&self.face_up)
+                .map(|(card, up)| up.then_some(*card))
+                .collect(),
+            face_down: self.face_down_count(),
+            pile_top: self.pile.last().map(|reward| reward.card()),
+            pile_left: self.pile.len(),
+            scores: self.scores.clone(),
+            placed: self.placed.clone(),
+            rewards: self.rewards.clone(),
+            pending: self.pending.clone(),
+            outcome: self.outcome(),
+        }
+    }
+
+    fn deadline(&self) -> Option<Deadline<PuzzleAction>> {
+        None
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        // GAPS Q17: most points; a tie goes to the seat that put more cards into the picture; then shared.
+        self.over.then(|| {
+            let keys = self
+                .scores
+                .iter()
+                .zip(&self.placed)
+                .map(|(score, placed)| (*score, *placed))
+                .collect();
+            Outcome::ranked(self.scores.clone(), keys)
+        })
+    }
+}

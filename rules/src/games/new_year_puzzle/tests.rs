@@ -1,0 +1,982 @@
+use serde_json::json;
+
+use super::data::{REWARDS, full_deck};
+use super::*;
+use crate::model::Audience;
+use crate::registry::AnyGame;
+use crate::testkit::{fingerprint, random_playout};
+
+const T: Millis = 1_700_000_000_000;
+
+/// A game of `players` with card `board[p]` at position `p`, the corners and `extra_up` face up, the reward pile
+/// `top_first` (its first element on top), seat 0 to act and every score 0.
+fn rigged(players: u8, board: Vec<u8>, extra_up: &[u8], top_first: &[Reward]) -> NewYearPuzzle {
+    let mut g = NewYearPuzzle::new(&NewYearPuzzleConfig::default(), players, 1).expect("setup");
+    for p in CORNERS.iter().chain(extra_up) {
+        assert_eq!(board[*p as usize], *p, "a face-up card lies in its own place");
+    }
+    g.board = board;
+    g.face_up = (0..CARDS as u8)
+        .map(|p| CORNERS.contains(&p) || extra_up.contains(&p))
+        .collect();
+    g.pile = top_first.iter().rev().copied().collect();
+    g.turn = Seat(0);
+    g
+}
+
+/// The solved order (card `p` at position `p`) with the cards at each pair of positions exchanged.
+fn swapped(pairs: &[(u8, u8)]) -> Vec<u8> {
+    let mut board: Vec<u8> = (0..CARDS as u8).collect();
+    for (a, b) in pairs {
+        board.swap(*a as usize, *b as usize);
+    }
+    board
+}
+
+fn identity() -> Vec<u8> {
+    swapped(&[])
+}
+
+fn reveal(position: u8) -> PuzzleAction {
+    PuzzleAction::Reveal { position }
+}
+
+fn play(g: &mut NewYearPuzzle, seat: u8, action: PuzzleAction) -> Vec<PuzzleEvent> {
+    g.apply(Actor::Seat(Seat(seat)), &action, T)
+        .unwrap_or_else(|r| panic!("{action:?} by seat {seat} refused: {r}"))
+        .into_iter()
+        .map(|e| {
+            assert_eq!(
+                e.audience,
+                Audience::Everyone,
+                "every event of this game is public"
+            );
+            e.body
+        })
+        .collect()
+}
+
+fn viewers(players: u8) -> impl Iterator<Item = Viewer> {
+    Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator])
+}
+
+/// The invariants every reachable state keeps.
+fn assert_invariants(g: &NewYearPuzzle) {
+    let held: usize = g.rewards.iter().map(Vec::len).sum();
+    assert_eq!(
+        g.pile.len() + held,
+        full_deck().len(),
+        "reward cards lost or duplicated"
+    );
+    let up = g.face_up.iter().filter(|u| **u).count();
+    assert_eq!(
+        g.placed.iter().sum::<u32>() as usize,
+        up - CORNERS.len(),
+        "every placement counted"
+    );
+    assert_board_invariants(g);
+}
+
+/// The invariants of the board and the views, which also hold in rigged states with a short pile.
+fn assert_board_invariants(g: &NewYearPuzzle) {
+    let mut sorted = g.board.clone();
+    sorted.sort_unstable();
+    assert_eq!(
+        sorted,
+        (0..CARDS as u8).collect::<Vec<_>>(),
+        "the 64 cards are a permutation"
+    );
+    for p in 0..CARDS {
+        if g.face_up[p] {
+            assert_eq!(g.board[p] as usize, p, "face-up card {} out of place", g.board[p]);
+        }
+    }
+    for c in CORNERS {
+        assert!(g.face_up[c as usize], "corner {c} face down");
+    }
+    for pending in &g.pending {
+        assert!(g.rewards[pending.seat.index()].contains(&pending.reward));
+        let bonus = pending.reward.card().bonus.expect("a waiting card has a bonus");
+        assert!(bonus.condition.is_deferred());
+    }
+    assert_eq!(g.over, g.face_down_count() == 0);
+    for viewer in viewers(g.players) {
+        let view = g.view(viewer);
+        for p in 0..CARDS {
+            let expected = g.face_up[p].then_some(p as u8);
+            assert_eq!(view.board[p], expected, "view of position {p} for {viewer:?}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Setup
+
+#[test]
+fn setup_lays_out_the_square_with_the_corners_up() {
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        let g = NewYearPuzzle::new(&NewYearPuzzleConfig::default(), players, 99).unwrap();
+        assert_invariants(&g);
+        assert_eq!(g.face_down_count(), 60);
+        assert_eq!(g.pile.len(), 48);
+        assert!(g.turn.0 < players);
+        assert_eq!(
+            g.legal_actions(g.turn).len(),
+            60,
+            "any face-down card may be revealed (GAPS Q6)"
+        );
+        assert!(!g.legal_actions(g.turn).contains(&PuzzleAction::Stop));
+        for s in Seat::all(players).filter(|s| *s != g.turn) {
+            assert!(g.legal_actions(s).is_empty());
+        }
+    }
+    for players in [0, 1, MAX_PLAYERS + 1] {
+        assert_eq!(
+            NewYearPuzzle::new(&NewYearPuzzleConfig::default(), players, 1).unwrap_err(),
+            SetupError::PlayerCount {
+                min: MIN_PLAYERS,
+                max: MAX_PLAYERS,
+                got: players
+            }
+        );
+    }
+}
+
+#[test]
+fn setup_is_deterministic_and_depends_on_the_seed() {
+    let config = NewYearPuzzleConfig::default();
+    let a = NewYearPuzzle::new(&config, 4, 7).unwrap();
+    let b = NewYearPuzzle::new(&config, 4, 7).unwrap();
+    assert_eq!(fingerprint(&a), fingerprint(&b));
+    let boards: std::collections::HashSet<Vec<u8>> = (0..20)
+        .map(|s| NewYearPuzzle::new(&config, 4, s).unwrap().board)
+        .collect();
+    assert_eq!(boards.len(), 20, "different seeds shuffle differently");
+    let firsts: std::collections::HashSet<u8> = (0..200)
+        .map(|s| NewYearPuzzle::new(&config, 4, s).unwrap().turn.0)
+        .collect();
+    assert_eq!(firsts.len(), 4, "every seat can be drawn to start");
+}
+
+#[test]
+fn the_deck_is_the_table() {
+    assert_eq!(full_deck().len(), 48);
+    assert_eq!(
+        REWARDS
+            .iter()
+            .filter(|c| c.ends_turn)
+            .map(|c| c.copies as usize)
+            .sum::<usize>(),
+        14
+    );
+    let mut kinds: Vec<Reward> = REWARDS.iter().map(|c| c.reward).collect();
+    kinds.sort();
+    kinds.dedup();
+    assert_eq!(kinds.len(), REWARDS.len(), "one line per kind");
+    for card in REWARDS {
+        assert_eq!(card.reward.card(), card);
+    }
+}
+
+#[test]
+fn the_rules_document_lists_every_reward_card() {
+    let doc = include_str!("../../../../docs/rules/new-year-puzzle.md");
+    for card in REWARDS {
+        let key = serde_json::to_value(card.reward).unwrap();
+        let key = key.as_str().unwrap();
+        let row = doc
+            .lines()
+            .find(|l| l.contains(&format!("`{key}`")))
+            .unwrap_or_else(|| panic!("the doc has no row for `{key}`"));
+        assert!(
+            row.contains(card.name),
+            "the row of `{key}` does not name {}",
+            card.name
+        );
+        assert!(
+            row.contains(&format!("| {} |", card.copies)),
+            "the row of `{key}` has not {} copies",
+            card.copies
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Golden cases: reveals
+
+#[test]
+fn a_card_whose_place_only_touches_a_corner_diagonally_fails() {
+    // Card 9 (row 1, column 1) lies at 20. Its place touches corner 0 only at a corner: a failure.
+    let board = swapped(&[(9, 20)]);
+    let mut g = rigged(3, board.clone(), &[], &[Reward::Confetti]);
+    let events = play(&mut g, 0, reveal(20));
+    assert_eq!(
+        events,
+        vec![
+            PuzzleEvent::Failed {
+                seat: Seat(0),
+                position: 20,
+                card: 9
+            },
+            PuzzleEvent::TurnPassed { seat: Seat(1) },
+        ]
+    );
+    assert_eq!(g.board, board, "the card lies where it lay");
+    assert!(!g.face_up[20] && !g.face_up[9]);
+    assert_eq!(
+        g.view(Viewer::Spectator).board[20],
+        None,
+        "face down again in every view"
+    );
+    assert_eq!(g.pile.len(), 1, "no reward for a failure");
+    assert_eq!(g.scores, vec![0, 0, 0]);
+    assert_eq!(g.status(), Status::Turn { seat: Seat(1) });
+}
+
+#[test]
+fn a_card_in_its_own_place_without_a_face_up_neighbour_fails() {
+    // GAPS Q10: judged by the same rule, even when it already lies in its place.
+    let mut g = rigged(2, identity(), &[], &[Reward::Confetti]);
+    let events = play(&mut g, 0, reveal(27));
+    assert!(matches!(
+        events[0],
+        PuzzleEvent::Failed {
+            position: 27,
+            card: 27,
+            ..
+        }
+    ));
+    assert!(!g.face_up[27]);
+}
+
+#[test]
+fn a_card_sharing_a_side_succeeds_and_swaps_with_the_card_in_its_place() {
+    // Card 1 lies at 20, card 33 at 1. Card 1's place shares a side with corner 0: a success.
+    let board = swapped(&[(1, 20), (1, 33)]);
+    assert_eq!((board[20], board[1], board[33]), (1, 33, 20));
+    let mut g = rigged(3, board, &[], &[Reward::Confetti, Reward::Sparkler]);
+    let events = play(&mut g, 0, reveal(20));
+    assert_eq!(
+        events,
+        vec![
+            PuzzleEvent::Placed {
+                seat: Seat(0),
+                from: 20,
+                card: 1,
+                swapped: true
+            },
+            PuzzleEvent::RewardDrawn {
+                seat: Seat(0),
+                reward: Reward::Confetti,
+                points: 1
+            },
+            PuzzleEvent::ExtraMove { seat: Seat(0) },
+        ]
+    );
+    assert_eq!(g.board[1], 1);
+    assert!(g.face_up[1]);
+    assert_eq!(g.board[20], 33, "the displaced card moved to the freed spot");
+    assert!(!g.face_up[20], "still face down");
+    let view = g.view(Viewer::Seat(Seat(2)));
+    assert_eq!(view.board[1], Some(1));
+    assert_eq!(view.board[20], None);
+    assert_eq!(g.scores, vec![1, 0, 0]);
+    assert_eq!(g.placed, vec![1, 0, 0]);
+    assert_eq!(g.rewards[0], vec![Reward::Confetti]);
+    assert_eq!(
+        view.pile_top.unwrap().reward,
+        Reward::Sparkler,
+        "the next reward lies face up"
+    );
+    // The extra move: the same seat again, now also allowed to stop.
+    assert_eq!(g.status(), Status::Turn { seat: Seat(0) });
+    assert_eq!(g.legal_actions(Seat(0)).last(), Some(&PuzzleAction::Stop));
+    assert!(view.extra_move);
+}
+
+#[test]
+fn a_card_already_in_its_place_is_turned_up_without_a_swap() {
+    let mut g = rigged(2, identity(), &[], &[Reward::Confetti]);
+    let events = play(&mut g, 0, reveal(8));
+    assert_eq!(
+        events[0],
+        PuzzleEvent::Placed {
+            seat: Seat(0),
+            from: 8,
+            card: 8,
+            swapped: false
+        }
+    );
+    assert_eq!(g.board, identity());
+    assert!(g.face_up[8]);
+}
+
+#[test]
+fn extra_moves_chain_until_a_failure_a_stop_or_a_forbidding_card() {
+    let board = swapped(&[(9, 20)]);
+    let pile = [
+        Reward::Confetti,
+        Reward::Sparkler,
+        Reward::Fireworks,
+        Reward::Confetti,
+    ];
+    let mut g = rigged(2, board, &[], &pile);
+    play(&mut g, 0, reveal(1));
+    play(&mut g, 0, reveal(2));
+    assert_eq!(g.turn, Seat(0));
+    // Fireworks forbid the extra move.
+    let events = play(&mut g, 0, reveal(3));
+    assert_eq!(events.last(), Some(&PuzzleEvent::TurnPassed { seat: Seat(1) }));
+    assert_eq!(g.scores, vec![6, 0]);
+    // Seat 1 succeeds, then declines the extra move.
+    play(&mut g, 1, reveal(6));
+    assert!(g.extra_move);
+    let events = play(&mut g, 1, PuzzleAction::Stop);
+    assert_eq!(
+        events,
+        vec![
+            PuzzleEvent::Stopped { seat: Seat(1) },
+            PuzzleEvent::TurnPassed { seat: Seat(0) }
+        ]
+    );
+    assert!(!g.extra_move);
+    // Seat 0 then fails: the turn passes.
+    let events = play(&mut g, 0, reveal(27));
+    assert!(matches!(events[0], PuzzleEvent::Failed { card: 27, .. }));
+    assert_eq!(g.turn, Seat(1));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Golden cases: each reward card
+
+struct Case {
+    reward: Reward,
+    /// Face-up places besides the corners (the board is solved, so card `p` is at `p`).
+    up: &'static [u8],
+    reveal: u8,
+    before: [i64; 3],
+    after: [i64; 3],
+    /// The condition's verdict, for cards with an immediate condition.
+    met: Option<bool>,
+}
+
+const fn case(
+    reward: Reward,
+    up: &'static [u8],
+    reveal: u8,
+    before: [i64; 3],
+    after: [i64; 3],
+    met: Option<bool>,
+) -> Case {
+    Case {
+        reward,
+        up,
+        reveal,
+        before,
+        after,
+        met,
+    }
+}
+
+#[rustfmt::skip]
+const CASES: &[Case] = &[
+    // Plain cards: the printed points, nothing else.
+    case(Reward::Confetti, &[], 1, [0, 0, 0], [1, 0, 0], None),
+    case(Reward::Sparkler, &[], 1, [0, 0, 0], [2, 0, 0], None),
+    case(Reward::MarzipanPig, &[], 1, [0, 0, 0], [2, 0, 0], None),
+    case(Reward::Fireworks, &[], 1, [0, 0, 0], [3, 0, 0], None),
+    case(Reward::ChampagneToast, &[], 1, [0, 0, 0], [4, 0, 0], None),
+    case(Reward::MidnightKiss, &[], 1, [0, 0, 0], [5, 0, 0], None),
+    case(Reward::BrokenGlass, &[], 1, [0, 0, 0], [-1, 0, 0], None),
+    case(Reward::Overslept, &[], 1, [0, 0, 0], [-2, 0, 0], None),
+    case(Reward::Hangover, &[], 1, [2, 0, 0], [-1, 0, 0], None),
+    case(Reward::SnowedIn, &[], 1, [0, 0, 0], [0, 0, 0], None),
+    // Border: 1 is on the top edge; 9 is not.
+    case(Reward::ChimneySweep, &[], 1, [0, 0, 0], [3, 0, 0], Some(true)),
+    case(Reward::ChimneySweep, &[1], 9, [0, 0, 0], [1, 0, 0], Some(false)),
+    // Sky (rows 0-3) against ground (rows 4-7): 25 is row 3, 33 is row 4.
+    case(Reward::StarrySky, &[24], 25, [0, 0, 0], [3, 0, 0], Some(true)),
+    case(Reward::StarrySky, &[32], 33, [0, 0, 0], [1, 0, 0], Some(false)),
+    case(Reward::SnowballFight, &[32], 33, [0, 2, 0], [1, 1, -1], Some(true)),
+    case(Reward::SnowballFight, &[24], 25, [0, 2, 0], [1, 2, 0], Some(false)),
+    // Touching: 9's sides are 1, 8, 10, 17.
+    case(Reward::PuzzleMaster, &[1, 8, 10], 9, [0, 0, 0], [4, 0, 0], Some(true)),
+    case(Reward::PuzzleMaster, &[1, 8], 9, [0, 0, 0], [1, 0, 0], Some(false)),
+    // Completing the top row, completing the left column, and completing neither.
+    case(Reward::MidnightChime, &[1, 2, 3, 4, 5], 6, [0, 0, 0], [5, 0, 0], Some(true)),
+    case(Reward::MidnightChime, &[8, 16, 24, 32, 40], 48, [0, 0, 0], [5, 0, 0], Some(true)),
+    case(Reward::MidnightChime, &[1, 2, 3, 4], 6, [0, 0, 0], [1, 0, 0], Some(false)),
+    // Scores, judged before the card's own points: a shared lowest counts.
+    case(Reward::LuckyHorseshoe, &[], 1, [2, 2, 5], [5, 2, 5], Some(true)),
+    case(Reward::LuckyHorseshoe, &[], 1, [3, 2, 5], [3, 2, 5], Some(false)),
+    // Every leader loses; a drawer sharing the lead hits nobody.
+    case(Reward::HardFrost, &[], 1, [1, 4, 4], [1, 2, 2], Some(true)),
+    case(Reward::HardFrost, &[], 1, [1, 5, 3], [1, 3, 3], Some(true)),
+    case(Reward::HardFrost, &[], 1, [4, 4, 1], [4, 4, 1], Some(false)),
+];
+
+#[test]
+fn each_reward_card_scores_as_printed() {
+    for (i, case) in CASES.iter().enumerate() {
+        let card = case.reward.card();
+        let mut g = rigged(3, identity(), case.up, &[case.reward, Reward::Confetti]);
+        g.scores = case.before.to_vec();
+        let events = play(&mut g, 0, reveal(case.reveal));
+        assert_eq!(g.scores, case.after.to_vec(), "case {i} ({:?})", case.reward);
+        assert!(events.contains(&PuzzleEvent::RewardDrawn {
+            seat: Seat(0),
+            reward: case.reward,
+            points: i64::from(card.points)
+        }));
+        let verdict = events.iter().find_map(|e| match e {
+            PuzzleEvent::Bonus { met, .. } => Some(*met),
+            _ => None,
+        });
+        assert_eq!(verdict, case.met, "case {i} ({:?})", case.reward);
+        assert_eq!(g.extra_move, !card.ends_turn, "case {i}");
+        assert_eq!(g.turn, if card.ends_turn { Seat(1) } else { Seat(0) }, "case {i}");
+        assert_eq!(g.rewards[0], vec![case.reward]);
+        assert_board_invariants(&g);
+    }
+    // Every kind with an immediate effect is covered above; the deferred ones have their own tests.
+    for card in REWARDS {
+        let deferred = card.bonus.is_some_and(|b| b.condition.is_deferred());
+        assert!(
+            deferred || CASES.iter().any(|c| c.reward == card.reward),
+            "{:?} has no golden case",
+            card.reward
+        );
+    }
+}
+
+#[test]
+fn wax_fortune_pays_when_the_next_reveal_succeeds() {
+    let board = swapped(&[(9, 20)]);
+    let mut g = rigged(
+        2,
+        board,
+        &[],
+        &[Reward::WaxFortune, Reward::Confetti, Reward::Confetti],
+    );
+    let events = play(&mut g, 0, reveal(1));
+    assert!(events.contains(&PuzzleEvent::BonusPending {
+        seat: Seat(0),
+        reward: Reward::WaxFortune
+    }));
+    assert_eq!(
+        g.pending,
+        vec![Pending {
+            seat: Seat(0),
+            reward: Reward::WaxFortune
+        }]
+    );
+    assert_eq!(g.view(Viewer::Spectator).pending, g.pending);
+    assert_eq!(g.scores, vec![0, 0]);
+    // The next reveal (the extra move) succeeds: +3, and Confetti's +1.
+    let events = play(&mut g, 0, reveal(2));
+    assert_eq!(
+        events[0],
+        PuzzleEvent::Bonus {
+            seat: Seat(0),
+            reward: Reward::WaxFortune,
+            met: true,
+            changes: vec![ScoreChange {
+                seat: Seat(0),
+                delta: 3
+            }]
+        }
+    );
+    assert_eq!(g.scores, vec![4, 0]);
+    assert!(g.pending.is_empty());
+}
+
+#[test]
+fn wax_fortune_pays_nothing_when_the_next_reveal_fails() {
+    let board = swapped(&[(9, 20)]);
+    let mut g = rigged(2, board, &[], &[Reward::WaxFortune, Reward::Confetti]);
+    play(&mut g, 0, reveal(1));
+    let events = play(&mut g, 0, reveal(27));
+    assert_eq!(
+        events[0],
+        PuzzleEvent::Bonus {
+            seat: Seat(0),
+            reward: Reward::WaxFortune,
+            met: false,
+            changes: vec![]
+        }
+    );
+    assert!(matches!(events[1], PuzzleEvent::Failed { .. }));
+    assert_eq!(g.scores, vec![0, 0]);
+    assert!(g.pending.is_empty());
+}
+
+#[test]
+fn a_resolution_ends_the_turn_and_waits_for_the_drawers_next_turn() {
+    let board = swapped(&[(9, 20)]);
+    let mut g = rigged(
+        2,
+        board,
+        &[],
+        &[Reward::Resolution, Reward::Confetti, Reward::Confetti],
+    );
+    let events = play(&mut g, 0, reveal(1));
+    assert_eq!(events.last(), Some(&PuzzleEvent::TurnPassed { seat: Seat(1) }));
+    assert_eq!(g.scores, vec![1, 0]);
+    // Seat 1's reveals do not touch seat 0's waiting condition.
+    play(&mut g, 1, reveal(2));
+    play(&mut g, 1, PuzzleAction::Stop);
+    assert_eq!(g.pending.len(), 1);
+    let events = play(&mut g, 0, reveal(3));
+    assert_eq!(
+        events[0],
+        PuzzleEvent::Bonus {
+            seat: Seat(0),
+            reward: Reward::Resolution,
+            met: true,
+            changes: vec![ScoreChange {
+                seat: Seat(0),
+                delta: 3
+            }]
+        }
+    );
+    assert_eq!(g.scores, vec![5, 1]);
+}
+
+#[test]
+fn an_empty_pile_scores_one_point_and_ends_the_turn() {
+    let mut g = rigged(2, identity(), &[], &[]);
+    assert!(g.view(Viewer::Spectator).pile_top.is_none());
+    let events = play(&mut g, 0, reveal(1));
+    assert_eq!(
+        events,
+        vec![
+            PuzzleEvent::Placed {
+                seat: Seat(0),
+                from: 1,
+                card: 1,
+                swapped: false
+            },
+            PuzzleEvent::PileEmpty {
+                seat: Seat(0),
+                points: i64::from(EMPTY_PILE_POINTS)
+            },
+            PuzzleEvent::TurnPassed { seat: Seat(1) },
+        ]
+    );
+    assert_eq!(g.scores, vec![1, 0]);
+    assert_eq!(g.placed, vec![1, 0]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Golden cases: the end
+
+/// Everything face up except positions 1 and 2, where cards 2 and 1 lie swapped.
+fn last_two() -> NewYearPuzzle {
+    let board = swapped(&[(1, 2)]);
+    let up: Vec<u8> = (0..CARDS as u8).filter(|p| *p != 1 && *p != 2).collect();
+    rigged(3, board, &up, &[Reward::Confetti, Reward::WaxFortune])
+}
+
+#[test]
+fn the_game_ends_when_the_picture_is_complete() {
+    let mut g = last_two();
+    g.scores = vec![3, 4, 0];
+    g.placed = vec![20, 10, 30];
+    g.pending = vec![Pending {
+        seat: Seat(1),
+        reward: Reward::WaxFortune,
+    }];
+    g.rewards[1].push(Reward::WaxFortune);
+    let events = play(&mut g, 0, reveal(1));
+    assert_eq!(g.board, identity(), "card 1 moved, face down, into its own place");
+    assert_eq!(g.face_down_count(), 1);
+    assert!(matches!(events.last(), Some(PuzzleEvent::ExtraMove { .. })));
+    assert!(g.outcome().is_none());
+    // The last card: in its own place; the game ends at once and seat 1's waiting condition lapses.
+    // Seat 0 draws a Wax fortune with it, whose condition can no longer be met: it lapses too.
+    let events = play(&mut g, 0, reveal(1));
+    assert_eq!(
+        events,
+        vec![
+            PuzzleEvent::Placed {
+                seat: Seat(0),
+                from: 1,
+                card: 1,
+                swapped: false
+            },
+            PuzzleEvent::RewardDrawn {
+                seat: Seat(0),
+                reward: Reward::WaxFortune,
+                points: 0
+            },
+            PuzzleEvent::BonusPending {
+                seat: Seat(0),
+                reward: Reward::WaxFortune
+            },
+            PuzzleEvent::BonusLapsed {
+                seat: Seat(1),
+                reward: Reward::WaxFortune
+            },
+            PuzzleEvent::BonusLapsed {
+                seat: Seat(0),
+                reward: Reward::WaxFortune
+            },
+            PuzzleEvent::GameOver {
+                scores: vec![4, 4, 0]
+            }
+        ]
+    );
+    assert_eq!(g.status(), Status::Over);
+    assert!(g.pending.is_empty());
+    for s in Seat::all(3) {
+        assert!(g.legal_actions(s).is_empty());
+    }
+    // 4 points each for seats 0 and 1: seat 0 put 22 cards in the picture, seat 1 only 10.
+    let outcome = g.outcome().unwrap();
+    assert_eq!(outcome.scores, vec![4, 4, 0]);
+    assert_eq!(outcome.placings, vec![1, 2, 3]);
+    assert_eq!(outcome.winners, vec![Seat(0)]);
+    assert_eq!(g.view(Viewer::Spectator).outcome, Some(outcome));
+    assert_eq!(g.view(Viewer::Spectator).turn, None);
+    assert_eq!(
+        g.apply(Actor::Seat(Seat(1)), &reveal(1), T),
+        Err(PuzzleReject::GameOver)
+    );
+}
+
+#[test]
+fn a_full_tie_is_shared_and_scores_may_be_negative() {
+    let mut g = last_two();
+    g.pile = vec![Reward::Hangover, Reward::Hangover];
+    g.scores = vec![0, -6, 2];
+    g.placed = vec![8, 10, 40];
+    play(&mut g, 0, reveal(1)); // -3, the turn passes
+    play(&mut g, 1, reveal(1)); // -3: the last card
+    let outcome = g.outcome().unwrap();
+    assert_eq!(outcome.scores, vec![-3, -9, 2]);
+    assert_eq!(outcome.placings, vec![2, 3, 1]);
+    let mut g = last_two();
+    g.scores = vec![0, 1, 1];
+    g.placed = vec![0, 11, 10];
+    g.pile = vec![Reward::Confetti, Reward::SnowedIn];
+    play(&mut g, 0, reveal(1)); // 0 points, the turn passes
+    play(&mut g, 1, reveal(1)); // +1: seat 1 has 2 points and 12 cards
+    let outcome = g.outcome().unwrap();
+    assert_eq!(outcome.scores, vec![0, 2, 1]);
+    assert_eq!(outcome.winners, vec![Seat(1)]);
+    let mut g = last_two();
+    g.pile = vec![Reward::Confetti, Reward::SnowedIn];
+    g.scores = vec![1, 0, 1];
+    g.placed = vec![10, 0, 9];
+    play(&mut g, 0, reveal(1));
+    play(&mut g, 1, reveal(1));
+    // Seats 0 and 2 have 1 point each; seat 0 put 11 cards in the picture, seat 2 only 9.
+    let outcome = g.outcome().unwrap();
+    assert_eq!(outcome.scores, vec![1, 1, 1]);
+    assert_eq!(outcome.placings, vec![1, 3, 2]);
+    let mut g = last_two();
+    g.pile = vec![Reward::Confetti, Reward::SnowedIn];
+    g.scores = vec![1, 0, 1];
+    g.placed = vec![9, 0, 10];
+    play(&mut g, 0, reveal(1));
+    play(&mut g, 1, reveal(1));
+    let outcome = g.outcome().unwrap();
+    assert_eq!(
+        outcome.placings,
+        vec![1, 3, 1],
+        "equal points and equal cards share the placing"
+    );
+    assert_eq!(outcome.winners, vec![Seat(0), Seat(2)]);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Refusals
+
+#[test]
+fn refused_actions_change_nothing_and_say_why() {
+    let mut g = rigged(3, swapped(&[(9, 20)]), &[], &[Reward::Confetti]);
+    let before = fingerprint(&g);
+    let cases = [
+        (
+            Actor::Seat(Seat(1)),
+            reveal(1),
+            PuzzleReject::NotYourTurn { turn: Seat(0) },
+        ),
+        (Actor::Seat(Seat(3)), reveal(1), PuzzleReject::NoSuchSeat(Seat(3))),
+        (Actor::Clock, reveal(1), PuzzleReject::NoClockAction),
+        (Actor::Seat(Seat(0)), reveal(64), PuzzleReject::NoSuchPosition(64)),
+        (Actor::Seat(Seat(0)), reveal(0), PuzzleReject::AlreadyFaceUp(0)),
+        (
+            Actor::Seat(Seat(0)),
+            PuzzleAction::Stop,
+            PuzzleReject::NoExtraMove,
+        ),
+    ];
+    for (actor, action, reason) in cases {
+        assert_eq!(g.apply(actor, &action, T), Err(reason.clone()));
+        assert_eq!(fingerprint(&g), before, "{reason} changed the state");
+        assert!(!reason.to_string().is_empty());
+    }
+    assert_eq!(PuzzleReject::NoClockAction.kind(), RejectKind::NotDue);
+    assert_eq!(PuzzleReject::AlreadyFaceUp(0).kind(), RejectKind::IllegalAction);
+    play(&mut g, 0, reveal(1));
+    assert_eq!(
+        g.apply(Actor::Seat(Seat(0)), &reveal(1), T),
+        Err(PuzzleReject::AlreadyFaceUp(1))
+    );
+}
+
+#[test]
+fn the_registry_speaks_json() {
+    assert!(AnyGame::catalogue().iter().any(|i| i.id == "new_year_puzzle"));
+    assert!(AnyGame::new("new_year_puzzle", &json!({"colour": "red"}), 2, 1).is_err());
+    let mut g = AnyGame::new("new_year_puzzle", &json!(null), 2, 5).unwrap();
+    let Status::Turn { seat } = g.status() else {
+        panic!("a turn")
+    };
+    let actions = g.legal_actions(seat);
+    assert_eq!(actions[0], json!({"type": "reveal", "position": 1}));
+    let events = g.apply(Actor::Seat(seat), &actions[0], T).unwrap();
+    assert!(!events.is_empty());
+    let view = g.view(Viewer::Spectator);
+    assert_eq!(view["board"].as_array().unwrap().len(), 64);
+    assert_eq!(view["board"][0], json!(0));
+    assert!(view["pile_top"]["name"].is_string());
+    let restored = AnyGame::from_full_state(&g.full_state()).expect("a snapshot restores");
+    assert_eq!(restored.full_state(), g.full_state());
+    assert_eq!(restored.view(Viewer::Seat(seat)), g.view(Viewer::Seat(seat)));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Random playouts
+
+#[test]
+fn random_playouts_for_every_player_count() {
+    // 500 games in 3.5-5 s on the shared 2-core machine (opt-level 2).
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        for seed in 0..100u64 {
+            let p = random_playout::<NewYearPuzzle>(
+                &NewYearPuzzleConfig::default(),
+                players,
+                seed * 31 + u64::from(players),
+                seed ^ 0x5eed,
+                20_000,
+                assert_invariants,
+            );
+            let outcome = p.state.outcome().expect("over");
+            assert_eq!(outcome.scores.len(), players as usize);
+            assert_eq!(p.state.placed.iter().sum::<u32>(), 60);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Hidden information
+
+/// A state that differs from `g` only in what nobody may know: the face-down cards are rotated among the
+/// face-down places (all but `keep`, the card being revealed), and the reward pile is rotated below its
+/// `pile_keep` top cards (the top card is public; after a draw, so is the next).
+fn twin(g: &NewYearPuzzle, keep: Option<u8>, pile_keep: usize) -> NewYearPuzzle {
+    let mut t = g.clone();
+    let hidden: Vec<usize> = (0..CARDS)
+        .filter(|p| !g.face_up[*p] && Some(*p as u8) != keep)
+        .collect();
+    for (i, p) in hidden.iter().enumerate() {
+        t.board[*p] = g.board[hidden[(i + 1) % hidden.len()]];
+    }
+    if t.pile.len() >= pile_keep + 2 {
+        let below = t.pile.len() - pile_keep;
+        t.pile[..below].rotate_left(1);
+    }
+    t
+}
+
+fn views_json(g: &NewYearPuzzle) -> Vec<String> {
+    viewers(g.players).map(|v| fingerprint(&g.view(v))).collect()
+}
+
+/// The events of `action`, as each viewer would receive them.
+fn events_json(g: &mut NewYearPuzzle, actor: Seat, action: &PuzzleAction) -> Vec<Vec<String>> {
+    let events = g.apply(Actor::Seat(actor), action, T).expect("legal");
+    viewers(g.players)
+        .map(|v| {
+            events
+                .iter()
+                .filter(|e| e.audience.includes(v))
+                .map(|e| fingerprint(&e.body))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn no_view_or_event_tells_a_face_down_card_or_the_pile_order() {
+    // Along random games: for each state, the views must not change when the hidden cards and the pile order
+    // do; and for every legal action, the events and the views after it must not change either (only the
+    // revealed card itself may be told). About 2.5 s for the 10 games.
+    let mut driver = Rng::from_seed(2026);
+    let mut checked_swaps = 0;
+    for game in 0..10u64 {
+        let players = MIN_PLAYERS + (game % u64::from(MAX_PLAYERS - MIN_PLAYERS + 1)) as u8;
+        let mut g = NewYearPuzzle::new(&NewYearPuzzleConfig::default(), players, game + 100).unwrap();
+        while g.status() != Status::Over {
+            let t = twin(&g, None, 1);
+            if g.face_down_count() >= 2 {
+                assert_ne!(t.board, g.board, "the twin must really differ");
+            }
+            if g.pile.len() >= 3 {
+                assert_ne!(t.pile, g.pile, "the twin's pile must really differ");
+            }
+            assert_eq!(
+                views_json(&g),
+                views_json(&t),
+                "a view depends on hidden information"
+            );
+            let seat = g.turn;
+            let actions = g.legal_actions(seat);
+            for action in &actions {
+                let keep = match action {
+                    PuzzleAction::Reveal { position } => Some(*position),
+                    PuzzleAction::Stop => None,
+                };
+                let (mut a, mut b) = (g.clone(), twin(&g, keep, 2));
+                assert_eq!(
+                    events_json(&mut a, seat, action),
+                    events_json(&mut b, seat, action),
+                    "the events of {action:?} depend on hidden information"
+                );
+                assert_eq!(views_json(&a), views_json(&b), "after {action:?}");
+                if a.board != g.board && g.face_down_count() >= 3 {
+                    assert_ne!(a.board, b.board, "the displaced card differs between the twins");
+                    checked_swaps += 1;
+                }
+            }
+            let action = actions[driver.index(actions.len())];
+            g.apply(Actor::Seat(seat), &action, T).unwrap();
+        }
+    }
+    assert!(
+        checked_swaps > 100,
+        "successful swaps were checked ({checked_swaps})"
+    );
+}
+
+#[test]
+fn a_failed_reveal_is_told_to_everyone_and_then_hidden_again() {
+    let mut g = rigged(4, swapped(&[(9, 20)]), &[], &[Reward::Confetti]);
+    let events = g.apply(Actor::Seat(Seat(0)), &reveal(20), T).unwrap();
+    let failed = &events[0];
+    assert_eq!(failed.audience, Audience::Everyone);
+    assert_eq!(
+        failed.body,
+        PuzzleEvent::Failed {
+            seat: Seat(0),
+            position: 20,
+            card: 9
+        }
+    );
+    for v in viewers(4) {
+        assert!(failed.audience.includes(v));
+        let view = serde_json::to_value(g.view(v)).unwrap();
+        assert_eq!(view["board"][20], json!(null));
+        assert_eq!(view["board"][9], json!(null));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Memory: what the public events let a player know
+
+/// A player's perfect memory, built only from the events it receives: which card lies at which face-down place.
+#[derive(Default)]
+struct Memory {
+    known: std::collections::BTreeMap<u8, u8>,
+}
+
+impl Memory {
+    fn observe(&mut self, event: &PuzzleEvent) {
+        match *event {
+            PuzzleEvent::Failed { position, card, .. } => {
+                self.known.insert(position, card);
+            }
+            PuzzleEvent::Placed {
+                from, card, swapped, ..
+            } => {
+                self.known.remove(&from);
+                // The face-down card that lay in the placed card's place slid to `from`.
+                if let Some(displaced) = self.known.remove(&card).filter(|_| swapped) {
+                    self.known.insert(from, displaced);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A remembered card that fits now; else an unremembered place; stops an extra move before a losing card.
+    fn choose(&self, view: &PuzzleView, rng: &mut Rng) -> PuzzleAction {
+        let up = |p: u8| view.board[p as usize].is_some();
+        if view.extra_move && view.pile_top.as_ref().is_some_and(|t| t.points < 0) {
+            return PuzzleAction::Stop;
+        }
+        if let Some((position, _)) = self
+            .known
+            .iter()
+            .find(|(_, card)| data::side_neighbours(**card).any(up))
+        {
+            return reveal(*position);
+        }
+        let fresh: Vec<u8> = (0..CARDS as u8)
+            .filter(|p| !up(*p) && !self.known.contains_key(p))
+            .collect();
+        let pool: Vec<u8> = if fresh.is_empty() {
+            self.known.keys().copied().collect()
+        } else {
+            fresh
+        };
+        reveal(pool[rng.index(pool.len())])
+    }
+}
+
+#[test]
+fn the_events_let_a_memory_follow_every_card_and_memory_wins() {
+    // Seat 0 remembers everything it is told; seat 1 reveals at random. The memory must always be right (the
+    // events are enough to follow a remembered card when a success displaces it), and it should win clearly:
+    // in a measured 400 games it won 96 %. About 0.2 s.
+    let mut memory_wins = 0.0;
+    let games = 100;
+    for seed in 0..games {
+        let mut g = NewYearPuzzle::new(&NewYearPuzzleConfig::default(), 2, seed).unwrap();
+        let mut memory = Memory::default();
+        let mut rng = Rng::from_seed(seed + 1_000);
+        while g.status() != Status::Over {
+            let seat = g.turn;
+            let action = if seat == Seat(0) {
+                memory.choose(&g.view(Viewer::Seat(seat)), &mut rng)
+            } else {
+                let actions = g.legal_actions(seat);
+                actions[rng.index(actions.len())]
+            };
+            for event in g.apply(Actor::Seat(seat), &action, T).unwrap() {
+                assert!(event.audience.includes(Viewer::Seat(Seat(0))));
+                memory.observe(&event.body);
+            }
+            for (position, card) in &memory.known {
+                assert!(
+                    !g.face_up[*position as usize],
+                    "remembered place {position} is face up"
+                );
+                assert_eq!(
+                    g.board[*position as usize], *card,
+                    "the memory of place {position} is wrong"
+                );
+            }
+        }
+        let outcome = g.outcome().unwrap();
+        if outcome.winners.contains(&Seat(0)) {
+            memory_wins += 1.0 / outcome.winners.len() as f64;
+        }
+    }
+    assert!(
+        memory_wins > 0.8 * games as f64,
+        "memory won only {memory_wins} of {games}"
+    );
+}
