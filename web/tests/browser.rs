@@ -1,12 +1,13 @@
 //! Browser test: a real server (in this process, SQLite in memory, the system clock) and headless Chromium driven
-//! through chromedriver. Two players in two browser sessions (a desktop and a phone-sized window) go through a
-//! lobby (create, share the code, join by link, add a bot, start) and a complete Hide and Eeek! match against the
-//! bot, clicking what the page offers (one move by keyboard); a third session watches as a spectator; one player
-//! reloads mid-game and must get the same seat back. The page is checked at each step, and screenshots are saved
-//! under `target/browser-screenshots/` as artefacts.
+//! through chromedriver. Two players in two browser sessions (a desktop window and an emulated phone) go through a
+//! lobby (create with options, share the link, join by it, add a bot, start) and a complete Hide and Eeek! match
+//! against the bot, clicking what the page offers (one move by keyboard, the Eeek! claim button when a mouse
+//! shows); a third session watches as a spectator; one player reloads mid-game and must get the same seat and
+//! board back. Then every other game the server lists is played to its end the same way through its screen. The
+//! page is checked at each step, and screenshots are saved under `target/browser-screenshots/` as artefacts.
 //!
 //! Needs `chromium` and `chromedriver` on PATH (Debian: `apt-get install chromium chromium-driver`). Without them
-//! the test says so and passes, unless `CI` is set, where a missing browser is a failure.
+//! the test says so and passes, unless `CI` is set, where a missing browser is a failure. Takes about a minute.
 
 use std::{
     net::SocketAddr,
@@ -212,6 +213,22 @@ async fn run_match(webdriver: &str, base: &str) {
             break;
         }
     }
+    // Every other game the server hosts: a whole match through the screen the client has for it (the generic
+    // one until a game has its own).
+    let catalogue = ann
+        .js("return window.tabletop.catalogue.map(g => [g.id, g.name])")
+        .await;
+    let mut played = Vec::new();
+    for game in catalogue.as_array().unwrap() {
+        let (id, name) = (game[0].as_str().unwrap(), game[1].as_str().unwrap());
+        if id == "hide_and_eeek" {
+            continue;
+        }
+        let started = Instant::now();
+        generic_match(base, id, name, &ann, &bo).await;
+        played.push(format!("{id} in {:.1} s", started.elapsed().as_secs_f64()));
+    }
+    eprintln!("browser test: also played {played:?}");
     for b in [&ann, &bo, &watcher] {
         let _ = b.client.clone().close().await;
     }
@@ -219,6 +236,137 @@ async fn run_match(webdriver: &str, base: &str) {
         eeek_seen,
         "no mouse card showed in {MATCHES} matches: the Eeek! button was never exercised"
     );
+}
+
+/// One step of a player on the generic screen: click one of the offered action buttons, at most once per state
+/// version; which one depends on the version and the seat, so the players explore different moves.
+const GENERIC_STEP: &str = r#"
+const app = window.tabletop;
+if (document.querySelector('#outcome')) return 'over';
+if (!app.state || app.busy || window.__acted === app.state.version) return 'wait';
+const buttons = [...document.querySelectorAll('.generic-actions button.action')];
+if (!buttons.length) return 'wait';
+window.__acted = app.state.version;
+const b = buttons[(app.state.version * 7 + (app.session.seat || 0) * 3) % buttons.length];
+b.click();
+return b.textContent;
+"#;
+
+/// Ann creates a three-seat lobby of `id`, Bo joins by the link, a bot fills the last seat, and both humans play
+/// the whole match on the page by clicking the offered actions.
+async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Browser) {
+    let shot = |b: &Browser, what: &str| {
+        let file = format!("{id}-{what}.png");
+        let b = b.client.clone();
+        async move {
+            if let Ok(png) = b.screenshot().await {
+                let _ = std::fs::write(screenshot_dir().join(file), png);
+            }
+        }
+    };
+    ann.client.goto(&format!("{base}/")).await.unwrap();
+    ann.wait_for("the create form", "document.querySelector('#create-game option')")
+        .await;
+    ann.js(&format!(
+        "const s = document.querySelector('#create-game'); s.value = {}; s.dispatchEvent(new Event('change'));",
+        json!(id)
+    ))
+    .await;
+    let legend = ann.text("fieldset.options legend").await;
+    assert!(legend.contains(name), "the options shown are {name}'s: {legend}");
+    ann.fill("#create-seats", "3").await;
+    ann.fill("#create-name", "Ann").await;
+    ann.click("button[data-key=create-submit]").await;
+    let code = ann
+        .wait_for(
+            "the lobby code",
+            "document.querySelector('#lobby-code')?.innerText",
+        )
+        .await;
+    let code = code.as_str().unwrap().trim().to_string();
+    bo.client.goto(&format!("{base}/#join={code}")).await.unwrap();
+    bo.wait_for("the join form", "document.querySelector('#join-name')")
+        .await;
+    bo.fill("#join-name", "Bo").await;
+    bo.click("button[data-key=join-submit]").await;
+    ann.wait_for(
+        "Bo in Ann's lobby",
+        "document.querySelector('.seats')?.innerText.includes('Bo')",
+    )
+    .await;
+    ann.click("button[data-key=add-bot]").await;
+    ann.wait_for(
+        "start enabled",
+        "!document.querySelector('[data-key=start]').disabled",
+    )
+    .await;
+    ann.click("button[data-key=start]").await;
+    for b in [ann, bo] {
+        b.wait_for("the game screen", "document.querySelector('.game')")
+            .await;
+        let title = b.text(".game-head h1").await;
+        assert_eq!(title, name, "{}: the screen is titled with the game", b.name);
+        let generic = b.js("return !!document.querySelector('.game .generic')").await;
+        if generic == json!(true) {
+            let notice = b.text(".generic-notice").await;
+            assert!(
+                notice.contains("Generic screen"),
+                "{}: the generic screen says so: {notice}",
+                b.name
+            );
+        }
+    }
+    shot(ann, "start-desktop").await;
+    shot(bo, "start-phone").await;
+    let start = Instant::now();
+    let mut steps: Vec<String> = Vec::new();
+    let mut mid_shot = false;
+    loop {
+        assert!(
+            start.elapsed() < MATCH_LIMIT,
+            "{id}: the match did not end in time; last steps: {steps:?}"
+        );
+        let mut all_over = true;
+        for b in [ann, bo] {
+            let did = b.js(GENERIC_STEP).await;
+            let did = did.as_str().unwrap_or("?").to_string();
+            if did != "over" {
+                all_over = false;
+            }
+            if did != "wait" && did != "over" {
+                steps.push(format!("{}: {did}", b.name));
+                if steps.len() > 30 {
+                    steps.remove(0);
+                }
+            }
+        }
+        if all_over {
+            break;
+        }
+        if !mid_shot && start.elapsed() > Duration::from_secs(2) {
+            mid_shot = true;
+            shot(ann, "mid-desktop").await;
+            shot(bo, "mid-phone").await;
+            let log = ann.text(".log-list").await;
+            assert!(!log.trim().is_empty(), "{id}: the log tells what happened");
+        }
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+    let mut results = Vec::new();
+    for b in [ann, bo] {
+        let outcome = b.text("#outcome table").await;
+        for who in ["Ann", "Bo", "Bot 3"] {
+            assert!(
+                outcome.contains(who),
+                "{id} {}: the result lists {who}: {outcome}",
+                b.name
+            );
+        }
+        results.push(b.js("return [...document.querySelectorAll('#outcome tbody tr')].map(r => [...r.cells].map(c => (c.querySelector('.seat-name') || c).textContent.trim()).join(' ')).join(' | ')").await);
+    }
+    assert_eq!(results[0], results[1], "{id}: both players see the same result");
+    shot(ann, "result-desktop").await;
+    shot(bo, "result-phone").await;
 }
 
 /// Matches played at most, to see a mouse card show.
@@ -522,7 +670,7 @@ async fn keyboard_move(b: &Browser) -> bool {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_players_a_bot_and_a_spectator_play_hide_and_eeek_in_chromium() {
+async fn every_game_is_played_to_the_end_in_chromium() {
     if !on_path("chromedriver") || chromium_binary().is_none() {
         let message = "browser test: chromium and chromedriver are not installed \
                        (apt-get install chromium chromium-driver)";
