@@ -42,6 +42,7 @@ assets! {
     "js/games/index.js",
     "js/games/generic.js",
     "js/games/hide_and_eeek.js",
+    "js/games/new_year_puzzle.js",
 }
 
 /// The content type for a file name, from its extension.

@@ -36,7 +36,7 @@ const CHROMIUM_FLAGS: &[&str] = &[
 /// The longest wait for anything the page should show; only turns a hang into a failure.
 const WAIT: Duration = Duration::from_secs(30);
 /// A whole match against the bot, with the target lowered to 3 cards.
-const MATCH_LIMIT: Duration = Duration::from_secs(180);
+const MATCH_LIMIT: Duration = Duration::from_secs(60);
 
 fn on_path(program: &str) -> bool {
     std::env::var_os("PATH")
@@ -70,22 +70,75 @@ async fn free_port() -> u16 {
     listener.local_addr().unwrap().port()
 }
 
-/// A server on port 0 with an in-memory database; stops when the sender is dropped or fired.
-async fn start_server() -> (SocketAddr, oneshot::Sender<()>, tokio::task::JoinHandle<()>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let mut config = server::Config::defaults();
-    config.bot_delay_ms = 250;
-    let store = server::Store::connect("sqlite::memory:").await.unwrap();
-    let (stop, stopped) = oneshot::channel::<()>();
-    let handle = tokio::spawn(async move {
-        server::run(listener, config, store, Arc::new(server::SystemClock), async {
-            let _ = stopped.await;
-        })
-        .await
-        .expect("the server runs");
-    });
-    (addr, stop, handle)
+/// The server under test, on a fixed port once bound, with its SQLite database in a file of its own so that it
+/// can be stopped and started again (a restart, as after a deployment).
+struct TestServer {
+    addr: SocketAddr,
+    dir: PathBuf,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl TestServer {
+    async fn start() -> TestServer {
+        let dir = std::env::temp_dir().join(format!("tabletop-browser-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut server = TestServer {
+            addr,
+            dir,
+            stop: None,
+            task: None,
+        };
+        server.serve(listener).await;
+        server
+    }
+
+    async fn serve(&mut self, listener: TcpListener) {
+        let mut config = server::Config::defaults();
+        config.bot_delay_ms = 250;
+        let url = format!("sqlite://{}", self.dir.join("test.db").display());
+        let store = server::Store::connect(&url).await.unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        self.stop = Some(stop);
+        self.task = Some(tokio::spawn(async move {
+            server::run(listener, config, store, Arc::new(server::SystemClock), async {
+                let _ = stopped.await;
+            })
+            .await
+            .expect("the server runs");
+        }));
+    }
+
+    /// Stops the server gracefully (clients are told it is shutting down) and waits until it has stopped.
+    async fn stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+
+    /// Starts it again on the same port with the same database.
+    async fn start_again(&mut self) {
+        let start = Instant::now();
+        let listener = loop {
+            match TcpListener::bind(self.addr).await {
+                Ok(listener) => break listener,
+                Err(e) => {
+                    assert!(
+                        start.elapsed() < WAIT,
+                        "the port is free again after the stop: {e}"
+                    );
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        };
+        self.serve(listener).await;
+    }
 }
 
 struct Browser {
@@ -200,7 +253,19 @@ if (cells.length) {
 return 'wait';
 "#;
 
-async fn run_match(webdriver: &str, base: &str) {
+/// When Ann may play a card: pretend the page missed the last update (its version one behind) and click the card.
+/// Returns the real version, or null when Ann has nothing to play now.
+const STALE_CLICK: &str = r#"
+const app = window.tabletop;
+const cell = document.querySelector('.hee-grid button[data-cell]:not([disabled])');
+if (!cell || app.busy || !app.state || app.state.version === 0) return null;
+const version = app.state.version;
+app.state = { ...app.state, version: version - 1 };
+cell.click();
+return version;
+"#;
+
+async fn run_match(webdriver: &str, base: &str, server: &tokio::sync::Mutex<TestServer>) {
     let ann = Browser::open(webdriver, "ann", 1280, 900, false).await;
     let bo = Browser::open(webdriver, "bo", 390, 844, true).await;
     let watcher = Browser::open(webdriver, "watcher", 1024, 768, false).await;
@@ -208,7 +273,7 @@ async fn run_match(webdriver: &str, base: &str) {
     // been seen and used at least once.
     let mut eeek_seen = false;
     for round in 1..=MATCHES {
-        eeek_seen |= one_match(base, round, &ann, &bo, (round == 1).then_some(&watcher)).await;
+        eeek_seen |= one_match(base, round, &ann, &bo, (round == 1).then_some(&watcher), server).await;
         if eeek_seen {
             break;
         }
@@ -238,13 +303,14 @@ async fn run_match(webdriver: &str, base: &str) {
     );
 }
 
-/// One step of a player on the generic screen: click one of the offered action buttons, at most once per state
+/// One step of a player on any game screen: click one of the offered actions (every element that plays an action
+/// is marked `data-act`), at most once per state
 /// version; which one depends on the version and the seat, so the players explore different moves.
 const GENERIC_STEP: &str = r#"
 const app = window.tabletop;
 if (document.querySelector('#outcome')) return 'over';
 if (!app.state || app.busy || window.__acted === app.state.version) return 'wait';
-const buttons = [...document.querySelectorAll('.generic-actions button.action')];
+const buttons = [...document.querySelectorAll('.game [data-act]:not([disabled])')];
 if (!buttons.length) return 'wait';
 window.__acted = app.state.version;
 const b = buttons[(app.state.version * 7 + (app.session.seat || 0) * 3) % buttons.length];
@@ -316,6 +382,20 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
             );
         }
     }
+    if id == "new_year_puzzle" {
+        for b in [ann, bo] {
+            let tiles = b
+                .js("return document.querySelectorAll('.ny-board [data-position]').length")
+                .await;
+            assert_eq!(tiles, json!(64), "{}: the picture has 64 cards", b.name);
+            let corners = b
+                .js("return document.querySelectorAll('.ny-board .tile.corner').length")
+                .await;
+            assert_eq!(corners, json!(4), "{}: the four corners start face up", b.name);
+            let pile = b.text(".reward-card").await;
+            assert!(!pile.is_empty(), "{}: the top reward card is shown", b.name);
+        }
+    }
     shot(ann, "start-desktop").await;
     shot(bo, "start-phone").await;
     let start = Instant::now();
@@ -374,7 +454,14 @@ const MATCHES: u32 = 3;
 
 /// One lobby and one whole match. The first round also checks keyboard play, a reload and a spectator. Returns
 /// whether an Eeek! claim button showed (and was clicked).
-async fn one_match(base: &str, round: u32, ann: &Browser, bo: &Browser, watcher: Option<&Browser>) -> bool {
+async fn one_match(
+    base: &str,
+    round: u32,
+    ann: &Browser,
+    bo: &Browser,
+    watcher: Option<&Browser>,
+    server: &tokio::sync::Mutex<TestServer>,
+) -> bool {
     let first = round == 1;
     let shot = |b: &Browser, name: &str| {
         let name = format!("r{round}-{name}");
@@ -534,13 +621,19 @@ async fn one_match(base: &str, round: u32, ann: &Browser, bo: &Browser, watcher:
     let start = Instant::now();
     let mut keyboard_used = !first;
     let mut reloaded = !first;
+    let mut stale_tested = !first;
+    let mut restarted = !first;
     let mut steps: Vec<String> = Vec::new();
     let mut eeek_seen = false;
     loop {
-        assert!(
-            start.elapsed() < MATCH_LIMIT,
-            "the match did not end in time; last steps: {steps:?}"
-        );
+        if start.elapsed() > MATCH_LIMIT {
+            let mut states = Vec::new();
+            for b in [ann, bo] {
+                b.shot(&format!("stuck-{}", b.name)).await;
+                states.push(b.js("const s = window.tabletop.state; return s && {version: s.version, status: s.status, legal: s.legal_actions, deadline: s.deadline, conn: window.tabletop.connection}").await);
+            }
+            panic!("the match did not end in time; last steps: {steps:?}; states: {states:?}");
+        }
         let mut all_over = true;
         for b in [ann, bo] {
             if !keyboard_used && b.name == "ann" {
@@ -600,8 +693,59 @@ async fn one_match(base: &str, round: u32, ann: &Browser, bo: &Browser, watcher:
             assert_eq!(join_form, json!(false), "no join form after a reload");
             shot(bo, "08-after-reload-phone").await;
         }
+        // An action chosen on an outdated state is refused with `stale_version`: the page says so in plain words
+        // and brings itself up to date (here nothing newer is on its way, so it resynchronises by reconnecting).
+        if reloaded && !stale_tested {
+            let version = ann.js(STALE_CLICK).await;
+            if let Some(version) = version.as_u64() {
+                stale_tested = true;
+                ann.wait_for(
+                    "the stale-version message",
+                    "document.querySelector('#notice:not([hidden])')?.innerText.includes('moved on')",
+                )
+                .await;
+                shot(ann, "09-stale-version-message").await;
+                ann.wait_for(
+                    "the page back in sync after a stale version",
+                    &format!("window.tabletop.state.version >= {version} && window.tabletop.conn.ready"),
+                )
+                .await;
+            }
+        }
+        // The server restarts: every page says so, reconnects by itself and takes its seat back.
+        if stale_tested && !restarted {
+            restarted = true;
+            server.lock().await.stop().await;
+            for b in [ann, bo] {
+                b.wait_for(
+                    "the restart message",
+                    "document.querySelector('#notice:not([hidden])')?.innerText.includes('restarting') && document.querySelector('#conn').dataset.status !== 'open'",
+                )
+                .await;
+            }
+            shot(ann, "10-server-restarting").await;
+            server.lock().await.start_again().await;
+            for b in [ann, bo] {
+                b.wait_for(
+                    "the page reconnected after the restart",
+                    "document.querySelector('#conn').dataset.status === 'open' && window.tabletop.state && document.querySelector('#notice').hidden && (document.querySelectorAll('.hee-grid button[data-cell]').length === 36)",
+                )
+                .await;
+                let meta = b.text(".game-meta").await;
+                let who = if b.name == "ann" { "Ann" } else { "Bo" };
+                assert!(
+                    meta.contains(who),
+                    "{}: same seat after the restart: {meta}",
+                    b.name
+                );
+            }
+        }
         tokio::time::sleep(Duration::from_millis(60)).await;
     }
+    assert!(
+        !first || (stale_tested && restarted),
+        "the stale version and the restart were tried"
+    );
     assert!(keyboard_used, "a move was made with the keyboard");
     assert!(reloaded, "Bo reloaded the page during the match");
 
@@ -634,10 +778,10 @@ async fn one_match(base: &str, round: u32, ann: &Browser, bo: &Browser, watcher:
         results.windows(2).all(|w| w[0] == w[1]),
         "every screen shows the same result: {results:?}"
     );
-    shot(ann, "09-result-desktop").await;
-    shot(bo, "10-result-phone").await;
+    shot(ann, "11-result-desktop").await;
+    shot(bo, "12-result-phone").await;
     if let Some(w) = watcher {
-        shot(w, "11-result-spectator").await;
+        shot(w, "13-result-spectator").await;
     }
     eeek_seen
 }
@@ -680,15 +824,20 @@ async fn every_game_is_played_to_the_end_in_chromium() {
         eprintln!("{message}: skipped");
         return;
     }
-    let (addr, stop, server) = start_server().await;
+    let server = Arc::new(tokio::sync::Mutex::new(TestServer::start().await));
+    let addr = server.lock().await.addr;
     let port = free_port().await;
     let mut driver = Command::new("chromedriver")
         .arg(format!("--port={port}"))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .kill_on_drop(true)
+        // Its own process group, so that the browsers it starts can be ended with it even if a session was
+        // left open by a failure.
+        .process_group(0)
         .spawn()
         .expect("chromedriver starts");
+    let driver_group = driver.id().expect("chromedriver has a process id");
     let webdriver = format!("http://127.0.0.1:{port}");
     let start = Instant::now();
     while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
@@ -700,12 +849,17 @@ async fn every_game_is_played_to_the_end_in_chromium() {
     let outcome = tokio::spawn({
         let webdriver = webdriver.clone();
         let base = base.clone();
-        async move { run_match(&webdriver, &base).await }
+        let server = server.clone();
+        async move { run_match(&webdriver, &base, &server).await }
     })
     .await;
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", "--", &format!("-{driver_group}")])
+        .status();
     let _ = driver.kill().await;
-    let _ = stop.send(());
-    let _ = server.await;
+    let mut server = server.lock().await;
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(&server.dir);
     if let Err(panic) = outcome {
         std::panic::resume_unwind(panic.into_panic());
     }

@@ -191,13 +191,23 @@ export async function request(type, fields) {
 export async function act(action) {
   if (app.busy || !app.state) return;
   app.busy = true;
+  const version = app.state.version;
   try {
-    await app.conn.request("action", { action, version: app.state.version });
+    await app.conn.request("action", { action, version });
   } catch (e) {
     showError(e);
+    if (e instanceof ServerError && e.code === "stale_version") resyncUnlessUpdated(version);
   } finally {
     app.busy = false;
   }
+}
+
+/** A stale version means a newer state is on its way; if none arrives soon, reconnect, which resumes the seat and
+ * brings the whole current state. */
+function resyncUnlessUpdated(version) {
+  setTimeout(() => {
+    if (app.state && app.state.version === version && app.conn.ready) app.conn.socket?.close();
+  }, 1500);
 }
 
 // ---- connection ----------------------------------------------------------------------------------------------
@@ -251,7 +261,8 @@ function clearNoticeIfConnection() {
 
 function onStatus(status, detail) {
   app.connection = { status, detail };
-  if (status === "lost" && app.session) {
+  // Keep a more precise connection message (the server said it is restarting) while reconnecting.
+  if (status === "lost" && app.session && app.notice?.kind !== "connection") {
     app.notice = { text: errorWords({ code: "connection_lost" }), kind: "connection", id: "conn" };
     renderNotice();
   }
@@ -321,7 +332,8 @@ function onClosing(message) {
     render();
     return;
   }
-  notify(errorWords(message), { kind: "connection" });
+  // Stays until the connection is back (see onStatus).
+  notify(errorWords(message), { kind: "connection", timeout: 24 * 3600 * 1000 });
 }
 
 function addLog(entry) {

@@ -98,7 +98,7 @@ function render(ctx) {
                       type: "button",
                       class: "action",
                       "data-key": `action-${JSON.stringify(action)}`,
-                      "data-action": JSON.stringify(action),
+                      "data-act": JSON.stringify(action),
                       onclick: () => ctx.act(action),
                     },
                     describeValue(action),

@@ -2,8 +2,9 @@
 
 import generic from "./generic.js";
 import hideAndEeek from "./hide_and_eeek.js";
+import newYearPuzzle from "./new_year_puzzle.js";
 
-const SCREENS = new Map([[hideAndEeek.id, hideAndEeek]]);
+const SCREENS = new Map([hideAndEeek, newYearPuzzle].map((screen) => [screen.id, screen]));
 
 export function screenFor(gameId) {
   return SCREENS.get(gameId) || generic;
