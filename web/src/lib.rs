@@ -43,6 +43,7 @@ assets! {
     "js/games/generic.js",
     "js/games/hide_and_eeek.js",
     "js/games/new_year_puzzle.js",
+    "js/games/molehills.js",
 }
 
 /// The content type for a file name, from its extension.

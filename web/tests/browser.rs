@@ -303,8 +303,8 @@ async fn run_match(webdriver: &str, base: &str, server: &tokio::sync::Mutex<Test
     );
 }
 
-/// One step of a player on any game screen: click one of the offered actions (every element that plays an action
-/// is marked `data-act`), at most once per state
+/// One step of a player on any game screen: click one of the offered actions (every element that plays an action,
+/// or makes a choice on the page towards one, is marked `data-act`), at most once per state
 /// version; which one depends on the version and the seat, so the players explore different moves.
 const GENERIC_STEP: &str = r#"
 const app = window.tabletop;
@@ -312,8 +312,11 @@ if (document.querySelector('#outcome')) return 'over';
 if (!app.state || app.busy || window.__acted === app.state.version) return 'wait';
 const buttons = [...document.querySelectorAll('.game [data-act]:not([disabled])')];
 if (!buttons.length) return 'wait';
-window.__acted = app.state.version;
-const b = buttons[(app.state.version * 7 + (app.session.seat || 0) * 3) % buttons.length];
+window.__n = (window.__n || 0) + 1;
+const b = buttons[(app.state.version * 7 + (app.session.seat || 0) * 3 + window.__n) % buttons.length];
+// A choice made on the page before anything is sent (a card of the stack being planned, a corner) is not an
+// action: the next choice follows on the same version.
+if (!b.dataset.local) window.__acted = app.state.version;
 b.click();
 return b.textContent;
 "#;

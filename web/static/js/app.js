@@ -358,6 +358,8 @@ export function context() {
     act,
     log: app.log,
     options: app.lobby?.options || {},
+    /** Redraws the screen after a change that stays on this page (a choice not yet sent). */
+    rerender: render,
   };
 }
 

@@ -3,8 +3,9 @@
 import generic from "./generic.js";
 import hideAndEeek from "./hide_and_eeek.js";
 import newYearPuzzle from "./new_year_puzzle.js";
+import molehills from "./molehills.js";
 
-const SCREENS = new Map([hideAndEeek, newYearPuzzle].map((screen) => [screen.id, screen]));
+const SCREENS = new Map([hideAndEeek, newYearPuzzle, molehills].map((screen) => [screen.id, screen]));
 
 export function screenFor(gameId) {
   return SCREENS.get(gameId) || generic;
