@@ -44,6 +44,7 @@ assets! {
     "js/games/hide_and_eeek.js",
     "js/games/new_year_puzzle.js",
     "js/games/molehills.js",
+    "js/games/quacks.js",
 }
 
 /// The content type for a file name, from its extension.

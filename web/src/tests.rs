@@ -199,3 +199,20 @@ fn every_game_on_the_server_has_a_screen_or_falls_back_to_the_generic_one() {
         );
     }
 }
+
+#[test]
+fn the_quacks_pot_track_drawn_by_the_client_is_the_engines() {
+    use rules::games::quacks::data::POT_TRACK;
+    let js = std::str::from_utf8(asset("js/games/quacks.js").unwrap().bytes).unwrap();
+    let start = js.find("POT_TRACK = [").expect("quacks.js defines POT_TRACK") + "POT_TRACK = ".len();
+    let end = start + js[start..].find("];").unwrap() + 1;
+    let drawn: Vec<Vec<u8>> = serde_json::from_str(&js[start..end]).expect("POT_TRACK is a JSON array");
+    let engine: Vec<Vec<u8>> = POT_TRACK
+        .iter()
+        .map(|s| vec![s.coins, s.points, u8::from(s.ruby)])
+        .collect();
+    assert_eq!(
+        drawn, engine,
+        "copy POT_TRACK from rules/src/games/quacks/data.rs into quacks.js"
+    );
+}

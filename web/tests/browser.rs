@@ -385,6 +385,26 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
             );
         }
     }
+    if id == "quacks" {
+        for b in [ann, bo] {
+            let pots = b
+                .js("return document.querySelectorAll('.quacks-board .pot-track').length")
+                .await;
+            assert_eq!(pots, json!(3), "{}: every player's pot is shown", b.name);
+            let spaces = b
+                .js("return document.querySelector('.quacks-board.mine .pot-track').children.length")
+                .await;
+            assert_eq!(spaces, json!(54), "{}: the pot has its 54 spaces", b.name);
+        }
+    }
+    if id == "molehills" {
+        for b in [ann, bo] {
+            let cells = b
+                .js("return document.querySelectorAll('.mh-grid .mh-cell').length")
+                .await;
+            assert_eq!(cells, json!(36), "{}: three players dig a 6x6 field", b.name);
+        }
+    }
     if id == "new_year_puzzle" {
         for b in [ann, bo] {
             let tiles = b

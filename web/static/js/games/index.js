@@ -4,8 +4,9 @@ import generic from "./generic.js";
 import hideAndEeek from "./hide_and_eeek.js";
 import newYearPuzzle from "./new_year_puzzle.js";
 import molehills from "./molehills.js";
+import quacks from "./quacks.js";
 
-const SCREENS = new Map([hideAndEeek, newYearPuzzle, molehills].map((screen) => [screen.id, screen]));
+const SCREENS = new Map([hideAndEeek, newYearPuzzle, molehills, quacks].map((screen) => [screen.id, screen]));
 
 export function screenFor(gameId) {
   return SCREENS.get(gameId) || generic;
