@@ -184,7 +184,7 @@ fn resolve_follows_relative_paths() {
 }
 
 #[test]
-fn every_game_on_the_server_has_a_screen_or_falls_back_to_the_generic_one() {
+fn every_game_screen_file_is_registered_in_the_screen_index() {
     // The registry of dedicated screens names only game ids; the generic screen needs none. Check the registry
     // module lists the screens it imports, so a screen file cannot be added without being reachable.
     let index = std::str::from_utf8(asset("js/games/index.js").unwrap().bytes).unwrap();

@@ -141,6 +141,19 @@ impl TestServer {
     }
 }
 
+/// A plain HTTP/1.0 GET, for a check before any browser starts.
+async fn http_get(addr: SocketAddr, path: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    response
+}
+
 struct Browser {
     name: &'static str,
     client: Client,
@@ -869,6 +882,12 @@ async fn every_game_is_played_to_the_end_in_chromium() {
     }
     // The client is served at `/` by the same server.
     let base = format!("http://{addr}");
+    let index = http_get(addr, "/").await;
+    assert!(
+        index.contains("<script type=\"module\" src=\"/js/app.js\">"),
+        "the server does not serve the web client at `/`: mount `web::asset` as the router's fallback in \
+         server/src/app.rs. It answered:\n{index}"
+    );
     let outcome = tokio::spawn({
         let webdriver = webdriver.clone();
         let base = base.clone();

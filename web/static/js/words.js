@@ -2,7 +2,7 @@
 
 /** What each error code means for the person at the screen, and what happens next. */
 const ERROR_WORDS = {
-  bad_message: "The server could not read a message from this page. Reload the page if this keeps happening.",
+  bad_message: "The server could not accept that request.",
   unknown_message: "This page sent something the server does not know. Reload the page to get the current version.",
   too_large: "A message was too large for the server.",
   rate_limited: "Slow down a little: the server dropped a message because too many arrived at once.",
@@ -34,7 +34,7 @@ export function errorWords(error) {
   if (!error) return "";
   const base = ERROR_WORDS[error.code] || "The server refused that.";
   // The server's own message adds the detail (which card, whose turn) for refusals of a move.
-  const detailed = ["illegal_action", "not_your_turn", "bad_options", "game_over"];
+  const detailed = ["illegal_action", "not_your_turn", "bad_options", "game_over", "bad_message"];
   if (error.message && detailed.includes(error.code)) return `${base} (${error.message})`;
   return base;
 }

@@ -158,7 +158,7 @@ function renderGrid(ctx, acts) {
             ? h(
                 "span",
                 { class: `mole facing-${mole.facing}`, "aria-hidden": "true" },
-                seatMarker(mole.seat, { size: 18 }),
+                seatMarker(mole.seat, { size: 16 }),
                 h("span", { class: "mole-arrow" }, ARROWS[mole.facing]),
               )
             : null,
@@ -332,7 +332,7 @@ function render(ctx) {
       "div",
       { class: "mh-top" },
       h("p", { class: "mh-round" }, h("strong", {}, `Round ${Math.min(view.round, view.rounds)} of ${view.rounds}`), ` · mountains may be ${view.max_height} high`),
-      h("p", { class: "mh-phase" }, phaseWords(view, ctx)),
+      headline(ctx) === phaseWords(view, ctx) ? null : h("p", { class: "mh-phase" }, phaseWords(view, ctx)),
       h("div", { class: "mh-order" }, h("span", {}, "King of the Hill tokens:"), h("ol", {}, order)),
     ),
     renderDecision(ctx, acts),
