@@ -24,6 +24,27 @@ pub enum RequestId {
     Text(String),
 }
 
+/// A seat token: the secret that gives a seat back. Its `Debug` form is redacted so that it cannot reach a log
+/// by accident; read it with [`SeatToken::expose`].
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SeatToken(String);
+
+impl SeatToken {
+    pub fn new(token: String) -> Self {
+        SeatToken(token)
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for SeatToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SeatToken(<redacted>)")
+    }
+}
+
 /// One client frame: an optional request id and the request itself.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClientMessage {
@@ -65,7 +86,7 @@ pub enum Request {
     /// Takes a seat back with its seat token (after a dropped connection or a server restart).
     Resume {
         code: String,
-        token: String,
+        token: SeatToken,
         /// The last state version this client saw, to receive the events it missed.
         #[serde(default)]
         last_version: Option<u64>,
@@ -155,7 +176,7 @@ pub enum Reply {
     Seated {
         code: String,
         seat: Seat,
-        seat_token: String,
+        seat_token: SeatToken,
         host: bool,
     },
     /// The sender has its seat back.
@@ -494,6 +515,63 @@ mod tests {
         }
     }
 
+    /// Every JSON example in docs/protocol.md is a message of this protocol: requests read as requests, the
+    /// rest as server messages, and each error code in the table is a real code.
+    #[test]
+    fn the_protocol_document_shows_real_messages() {
+        let doc = include_str!("../../docs/protocol.md");
+        let mut examples = 0;
+        for block in doc.split("```json").skip(1) {
+            let text = block.split("```").next().unwrap();
+            let value: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"));
+            let kind = value["type"].as_str().expect("every example has a type");
+            if REQUEST_TYPES.contains(&kind) {
+                parse_client_message(text).unwrap_or_else(|e| panic!("{e:?}: {text}"));
+            } else {
+                let message: ServerMessage =
+                    serde_json::from_value(value.clone()).unwrap_or_else(|e| panic!("{e}: {text}"));
+                let is_reply = matches!(message, ServerMessage::Reply(_));
+                assert_eq!(
+                    is_reply,
+                    value.get("re").is_some(),
+                    "replies and only replies have `re`: {text}"
+                );
+            }
+            examples += 1;
+        }
+        assert!(examples >= 20, "only {examples} examples");
+        // Each request type has an example.
+        for kind in REQUEST_TYPES {
+            assert!(
+                doc.contains(&format!("{{\"type\": \"{kind}\"")),
+                "no example of {kind}"
+            );
+        }
+        // The error code table lists exactly the codes that exist.
+        let table = doc
+            .split("## Error codes")
+            .nth(1)
+            .unwrap()
+            .split("\n## ")
+            .next()
+            .unwrap();
+        let listed: Vec<&str> = table
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `"))
+            .filter_map(|l| l.split('`').next())
+            .collect();
+        let codes: Vec<&str> = all_error_codes().into_iter().map(ErrorCode::as_str).collect();
+        assert_eq!(listed, codes, "the table lists every code, in declaration order");
+    }
+
+    #[test]
+    fn seat_tokens_never_show_in_debug_output() {
+        let message =
+            parse_client_message(r#"{"type": "resume", "code": "ABC234", "token": "s3cr3t"}"#).unwrap();
+        assert!(!format!("{message:?}").contains("s3cr3t"));
+        assert!(serde_json::to_string(&message).unwrap().contains("s3cr3t"));
+    }
+
     #[test]
     fn bad_frames_are_told_apart_and_keep_their_id() {
         let cases = [
@@ -551,10 +629,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn error_codes_serialise_as_their_stable_names() {
+    /// Every error code (a new variant must be added here, which the exhaustive match below enforces).
+    fn all_error_codes() -> Vec<ErrorCode> {
         use ErrorCode::*;
-        for code in [
+        let all = vec![
             BadMessage,
             UnknownMessage,
             TooLarge,
@@ -580,7 +658,22 @@ mod tests {
             Overloaded,
             ShuttingDown,
             Internal,
-        ] {
+        ];
+        for code in &all {
+            match code {
+                BadMessage | UnknownMessage | TooLarge | RateLimited | HandshakeRequired
+                | UnsupportedVersion | UnknownGame | BadOptions | UnknownLobby | LobbyFull
+                | AlreadyStarted | NotStarted | SeatsEmpty | AlreadyInLobby | NotInLobby | NotHost
+                | Unauthorized | NotYourTurn | IllegalAction | StaleVersion | GameOver | SessionReplaced
+                | Overloaded | ShuttingDown | Internal => {}
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn error_codes_serialise_as_their_stable_names() {
+        for code in all_error_codes() {
             assert_eq!(
                 serde_json::to_value(code).unwrap(),
                 Value::String(code.as_str().into())

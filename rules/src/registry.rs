@@ -120,6 +120,7 @@ games! {
     Molehills => crate::games::molehills::Molehills,
     NewYearPuzzle => crate::games::new_year_puzzle::NewYearPuzzle,
     Quacks => crate::games::quacks::Quacks,
+    Hickory => crate::games::hickory::Hickory,
 }
 
 impl AnyGame {

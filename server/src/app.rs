@@ -10,6 +10,7 @@ use axum::{
     http::{StatusCode, header},
     response::{IntoResponse, Response},
     routing::get,
+    serve::ListenerExt,
 };
 use futures_util::StreamExt;
 use rules::AnyGame;
@@ -130,6 +131,10 @@ pub async fn run(
     });
     info!(addr = %listener.local_addr()?, database = store.backend(), "serving");
     let app = router(state.clone());
+    // Small frames go out at once: a reply followed by a push must not wait for the client's delayed ACK.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
         shutdown.await;
         info!("shutting down: telling clients and finishing tables");

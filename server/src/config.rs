@@ -53,7 +53,7 @@ pub struct Config {
 }
 
 impl Config {
-    /// The defaults, as if started with no flags and no environment (for tests).
+    /// The configuration of a server started without flags (environment variables still apply), for tests.
     pub fn defaults() -> Config {
         Config::parse_from(["server"])
     }

@@ -19,13 +19,13 @@ use protocol::{
     ClientMessage, ErrorBody, ErrorCode, Push, Reply, Request, SUPPORTED_VERSIONS, ServerMessage,
     parse_client_message,
 };
-use tokio::sync::{Notify, mpsc, oneshot, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use tracing::{Instrument, debug, info_span};
 
 use crate::{
     hub::Hub,
     metrics::Metrics,
-    table::{Command, Conn, Respond, TableHandle},
+    table::{Closer, Command, Conn, Respond, TableHandle},
 };
 
 /// Limits applied to every connection.
@@ -131,13 +131,13 @@ where
 {
     let id = shared.next_id.fetch_add(1, Relaxed);
     let (tx, mut outbox) = mpsc::channel(shared.limits.outbox);
-    let close = Arc::new(Notify::new());
+    let closer = Arc::new(Closer::default());
     let mut session = Session {
         shared: shared.clone(),
         conn: Conn {
             id,
             tx,
-            close: close.clone(),
+            closer: closer.clone(),
         },
         greeted: false,
         bound: None,
@@ -177,11 +177,10 @@ where
                         Message::Close(_) => break,
                         Message::Ping(_) | Message::Pong(_) => None,
                     };
-                    if let Some(reply) = reply {
-                        if send(&mut sink, &reply).await.is_err() {
+                    if let Some(reply) = reply
+                        && send(&mut sink, &reply).await.is_err() {
                             break;
                         }
-                    }
                 }
                 pushed = outbox.recv() => {
                     // The session holds a sender, so the outbox never ends while we are here.
@@ -190,12 +189,15 @@ where
                         break;
                     }
                 }
-                () = close.notified() => {
-                    // The table dropped us: deliver what it queued (ending with the reason), then close.
+                () = closer.notify.notified() => {
+                    // The table dropped us: deliver what it queued, then the reason, then close.
                     while let Ok(message) = outbox.try_recv() {
                         if send(&mut sink, &message).await.is_err() {
                             break;
                         }
+                    }
+                    if let Some(reason) = closer.reason() {
+                        let _ = send(&mut sink, &ServerMessage::Push(Push::Closing(reason.clone()))).await;
                     }
                     session.bound = None;
                     break;
@@ -457,5 +459,81 @@ impl Session {
                 Err(gone(&self.shared))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::convert::Infallible;
+
+    use futures_channel::mpsc as channel;
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::{clock::ManualClock, config::Config, store::Store};
+
+    async fn next(rx: &mut channel::UnboundedReceiver<Message>) -> Value {
+        match rx.next().await.expect("a frame") {
+            Message::Text(text) => serde_json::from_str(text.as_str()).unwrap(),
+            other => panic!("not a text frame: {other:?}"),
+        }
+    }
+
+    /// The connection loop driven by plain channels instead of a socket.
+    #[tokio::test]
+    async fn the_loop_answers_each_frame_and_closes_on_shutdown() {
+        let store = Store::connect("sqlite::memory:").await.unwrap();
+        let (stop, stopped) = watch::channel(false);
+        let (done, _) = mpsc::channel(1);
+        let metrics = Arc::new(Metrics::default());
+        let config = Config::defaults();
+        let hub = Hub::new(
+            store,
+            Arc::new(ManualClock::new(0)),
+            metrics.clone(),
+            config.table_settings(),
+            stopped.clone(),
+            done,
+        );
+        let shared = Arc::new(Shared::new(hub, metrics.clone(), config.limits(), stopped));
+        let (to_server, from_client) = channel::unbounded::<Result<Message, Infallible>>();
+        let (to_client, mut from_server) = channel::unbounded::<Message>();
+        let task = tokio::spawn(serve(to_client, from_client, shared));
+        let send = |v: Value| {
+            to_server
+                .unbounded_send(Ok(Message::Text(v.to_string().into())))
+                .unwrap()
+        };
+
+        send(json!({"id": 1, "type": "start"}));
+        assert_eq!(next(&mut from_server).await["code"], "handshake_required");
+        send(json!({"id": 2, "type": "hello", "protocol": protocol::PROTOCOL_VERSION}));
+        assert_eq!(next(&mut from_server).await["type"], "welcome");
+        to_server
+            .unbounded_send(Ok(Message::Text("nonsense".into())))
+            .unwrap();
+        assert_eq!(next(&mut from_server).await["code"], "bad_message");
+        let game = rules::AnyGame::catalogue()[0].clone();
+        send(
+            json!({"id": 3, "type": "create_lobby", "game": game.id, "seats": game.min_players, "name": "Ann"}),
+        );
+        let seated = next(&mut from_server).await;
+        assert_eq!(
+            (seated["re"].as_u64(), seated["type"].as_str()),
+            (Some(3), Some("seated")),
+            "{seated}"
+        );
+        assert_eq!(next(&mut from_server).await["type"], "lobby");
+        assert_eq!(metrics.connections.load(Relaxed), 1);
+
+        stop.send(true).unwrap();
+        let closing = next(&mut from_server).await;
+        assert_eq!(
+            (closing["type"].as_str(), closing["code"].as_str()),
+            (Some("closing"), Some("shutting_down"))
+        );
+        assert!(matches!(from_server.next().await, Some(Message::Close(_))));
+        task.await.unwrap();
+        assert_eq!(metrics.connections.load(Relaxed), 0);
     }
 }

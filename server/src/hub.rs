@@ -17,7 +17,7 @@ use crate::{
     metrics::Metrics,
     secrets,
     store::{LobbyRecord, Phase, SeatKind, SeatRecord, Store, StoreError},
-    table::{Conn, RecoverError, Seated, Table, TableHandle, TableSettings, check_name},
+    table::{Conn, RecoverError, Seated, Table, TableDeps, TableHandle, TableSettings, check_name},
 };
 
 /// Limits on what a lobby may ask for.
@@ -58,6 +58,15 @@ impl Hub {
             settings,
             shutdown,
             done,
+        }
+    }
+
+    fn deps(&self) -> TableDeps {
+        TableDeps {
+            store: self.store.clone(),
+            clock: self.clock.clone(),
+            metrics: self.metrics.clone(),
+            settings: self.settings.clone(),
         }
     }
 
@@ -108,29 +117,25 @@ impl Hub {
 
     async fn load(&self, code: &str) -> Result<Option<TableHandle>, RecoverError> {
         let _guard = self.loading.lock().await;
-        if let Some(handle) = self.tables.lock().expect("table map lock").get(code) {
+        if let Some(handle) = self.tables.lock().expect("table map lock").get(code)
+            && !handle.tx.is_closed()
+        {
             return Ok(Some(handle.clone()));
         }
         let Some(stored) = self.store.load_lobby(code).await? else {
             return Ok(None);
         };
-        let table = Table::recover(
-            stored,
-            self.store.clone(),
-            self.clock.clone(),
-            self.metrics.clone(),
-            self.settings.clone(),
-        )?;
+        let table = Table::recover(stored, self.deps())?;
         Ok(Some(self.spawn(table)))
     }
 
     /// The table with this join code, from memory or from the database.
     pub async fn find(&self, code: &str) -> Result<TableHandle, ErrorBody> {
         let code = secrets::normalise_code(code);
-        if let Some(handle) = self.tables.lock().expect("table map lock").get(&code) {
-            if !handle.tx.is_closed() {
-                return Ok(handle.clone());
-            }
+        if let Some(handle) = self.tables.lock().expect("table map lock").get(&code)
+            && !handle.tx.is_closed()
+        {
+            return Ok(handle.clone());
         }
         let unknown = || ErrorBody::new(ErrorCode::UnknownLobby, format!("no lobby has the code `{code}`"));
         if code.len() != secrets::CODE_LENGTH || !code.bytes().all(|b| secrets::CODE_ALPHABET.contains(&b)) {
@@ -165,13 +170,13 @@ impl Hub {
         // Set the game up once with a throwaway seed to check the seat count and the options together.
         AnyGame::new(game, &options, seat_count, 0).map_err(setup_error)?;
         debug_assert!((info.min_players..=info.max_players).contains(&seat_count));
-        if let Some(ms) = turn_timer_ms {
-            if !(MIN_TURN_TIMER_MS..=MAX_TURN_TIMER_MS).contains(&ms) {
-                return Err(ErrorBody::new(
-                    ErrorCode::BadOptions,
-                    format!("the turn timer must be between {MIN_TURN_TIMER_MS} and {MAX_TURN_TIMER_MS} ms"),
-                ));
-            }
+        if let Some(ms) = turn_timer_ms
+            && !(MIN_TURN_TIMER_MS..=MAX_TURN_TIMER_MS).contains(&ms)
+        {
+            return Err(ErrorBody::new(
+                ErrorCode::BadOptions,
+                format!("the turn timer must be between {MIN_TURN_TIMER_MS} and {MAX_TURN_TIMER_MS} ms"),
+            ));
         }
         let token = secrets::seat_token();
         let token_hash = secrets::token_hash(&token);
@@ -207,22 +212,13 @@ impl Hub {
             }
         };
         info!(code = %lobby.code, game, seat_count, "lobby created");
-        let table = Table::new_lobby(
-            &lobby,
-            name,
-            token_hash,
-            conn,
-            self.store.clone(),
-            self.clock.clone(),
-            self.metrics.clone(),
-            self.settings.clone(),
-        );
+        let table = Table::new_lobby(&lobby, name, token_hash, conn, self.deps());
         let handle = self.spawn(table);
         Ok((
             handle,
             Seated {
                 seat: Seat(0),
-                seat_token: token,
+                seat_token: protocol::SeatToken::new(token),
                 host: true,
             },
         ))

@@ -210,10 +210,10 @@ impl Store {
                 .foreign_keys(true)
                 .busy_timeout(Duration::from_secs(5));
             let file = options.get_filename();
-            if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
-                if !is_memory(file) {
-                    std::fs::create_dir_all(dir).map_err(|e| StoreError::Database(sqlx::Error::Io(e)))?;
-                }
+            if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty())
+                && !is_memory(file)
+            {
+                std::fs::create_dir_all(dir).map_err(|e| StoreError::Database(sqlx::Error::Io(e)))?;
             }
             let mut pool_options = SqlitePoolOptions::new().max_connections(4);
             if is_memory(file) {
@@ -592,13 +592,24 @@ mod tests {
     #[tokio::test]
     async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot() {
         let store = Store::connect("sqlite::memory:").await.unwrap();
-        store.create_lobby(&lobby("AAAAAA"), &seat(0, SeatKind::Human)).await.unwrap();
+        store
+            .create_lobby(&lobby("AAAAAA"), &seat(0, SeatKind::Human))
+            .await
+            .unwrap();
         assert!(matches!(
-            store.create_lobby(&lobby("AAAAAA"), &seat(0, SeatKind::Human)).await,
+            store
+                .create_lobby(&lobby("AAAAAA"), &seat(0, SeatKind::Human))
+                .await,
             Err(StoreError::Conflict)
         ));
-        store.insert_seat("AAAAAA", &seat(1, SeatKind::Bot)).await.unwrap();
-        assert!(matches!(store.insert_seat("AAAAAA", &seat(1, SeatKind::Human)).await, Err(StoreError::Conflict)));
+        store
+            .insert_seat("AAAAAA", &seat(1, SeatKind::Bot))
+            .await
+            .unwrap();
+        assert!(matches!(
+            store.insert_seat("AAAAAA", &seat(1, SeatKind::Human)).await,
+            Err(StoreError::Conflict)
+        ));
         let record = MatchRecord {
             id: "m1".into(),
             game: "g".into(),
@@ -612,7 +623,11 @@ mod tests {
         store.start_match("AAAAAA", &record).await.unwrap();
         let entry = |seq: u64| LogEntry {
             seq,
-            actor: if seq % 2 == 0 { Actor::Clock } else { Actor::Seat(rules::Seat(1)) },
+            actor: if seq.is_multiple_of(2) {
+                Actor::Clock
+            } else {
+                Actor::Seat(rules::Seat(1))
+            },
             action: json!({"n": seq}),
             at: 100 + seq,
         };
@@ -634,7 +649,10 @@ mod tests {
         let again = Append {
             match_id: "m1",
             lobby_code: "AAAAAA",
-            entry: &LogEntry { action: json!("other"), ..entry(5) },
+            entry: &LogEntry {
+                action: json!("other"),
+                ..entry(5)
+            },
             snapshot: None,
             outcome: None,
         };
@@ -653,7 +671,10 @@ mod tests {
         assert_eq!((snapshot.seq, snapshot.state), (3, json!({"after": 3})));
         assert_eq!(m.log_after_snapshot, vec![entry(4), entry(5)]);
         assert_eq!(store.action_log("m1").await.unwrap().len(), 5);
-        assert_eq!(store.live_lobby_codes().await.unwrap(), vec!["AAAAAA".to_string()]);
+        assert_eq!(
+            store.live_lobby_codes().await.unwrap(),
+            vec!["AAAAAA".to_string()]
+        );
 
         // Finishing: the result is stored and the lobby is no longer live.
         let outcome = rules::Outcome::ranked(vec![1, 2], vec![1, 2]);
@@ -673,7 +694,10 @@ mod tests {
         assert!(loaded.game.unwrap().record.finished);
 
         // A lobby everyone left is closed and no longer found.
-        store.create_lobby(&lobby("BBBBBB"), &seat(0, SeatKind::Human)).await.unwrap();
+        store
+            .create_lobby(&lobby("BBBBBB"), &seat(0, SeatKind::Human))
+            .await
+            .unwrap();
         store.free_seat("BBBBBB", 0, None).await.unwrap();
         assert!(store.load_lobby("BBBBBB").await.unwrap().is_none());
         store.ping().await.unwrap();

@@ -10,8 +10,8 @@
 use std::{collections::VecDeque, sync::Arc, time::Instant};
 
 use protocol::{
-    ErrorBody, ErrorCode, LobbyInfo, LobbyPhase, Occupant as WireOccupant, Push, SeatInfo, ServerMessage,
-    StateUpdate,
+    ErrorBody, ErrorCode, LobbyInfo, LobbyPhase, Occupant as WireOccupant, Push, SeatInfo, SeatToken,
+    ServerMessage, StateUpdate,
 };
 use rules::{Actor, AnyGame, Event, Millis, Rng, Seat, Status, Viewer};
 use serde_json::Value;
@@ -39,17 +39,41 @@ pub struct TableSettings {
     pub history: usize,
 }
 
+/// What every table is given: the database, the clock, the metrics and the shared settings.
+#[derive(Clone, Debug)]
+pub struct TableDeps {
+    pub store: Store,
+    pub clock: SharedClock,
+    pub metrics: Arc<Metrics>,
+    pub settings: TableSettings,
+}
+
 /// The sending side of one WebSocket connection, as a table sees it.
 #[derive(Clone, Debug)]
 pub struct Conn {
     pub id: u64,
     pub tx: mpsc::Sender<ServerMessage>,
-    /// Told when the table drops this connection (replaced by a newer one, or too slow to read).
-    pub close: Arc<Notify>,
+    /// How the table drops this connection (replaced by a newer one, too slow to read, lobby closed).
+    pub closer: Arc<Closer>,
+}
+
+/// A request to close a connection, with the reason it is told last. Kept outside the outbox so the reason
+/// reaches the client even when the outbox is full.
+#[derive(Debug, Default)]
+pub struct Closer {
+    pub notify: Notify,
+    reason: std::sync::OnceLock<ErrorBody>,
+}
+
+impl Closer {
+    /// The reason given by the first call to [`Conn::close`].
+    pub fn reason(&self) -> Option<&ErrorBody> {
+        self.reason.get()
+    }
 }
 
 impl Conn {
-    /// Queues a message; false if the connection is gone or too slow (it is then told to close).
+    /// Queues a message; false if the connection is gone or too slow (it is then closed).
     fn push(&self, message: ServerMessage) -> bool {
         match self.tx.try_send(message) {
             Ok(()) => true,
@@ -58,15 +82,17 @@ impl Conn {
                     conn = self.id,
                     "connection too slow to read its messages; closing it"
                 );
-                let _ = self.tx.try_send(ServerMessage::Push(Push::Closing(ErrorBody::new(
-                    ErrorCode::Overloaded,
-                    "too many unread messages",
-                ))));
-                self.close.notify_one();
+                self.close(ErrorCode::Overloaded, "too many unread messages");
                 false
             }
             Err(mpsc::error::TrySendError::Closed(_)) => false,
         }
+    }
+
+    /// Tells the connection to deliver what is queued, then `closing` with this reason, and to close.
+    fn close(&self, code: ErrorCode, message: &str) {
+        let _ = self.closer.reason.set(ErrorBody::new(code, message));
+        self.closer.notify.notify_one();
     }
 }
 
@@ -74,7 +100,7 @@ impl Conn {
 #[derive(Debug)]
 pub struct Seated {
     pub seat: Seat,
-    pub seat_token: String,
+    pub seat_token: SeatToken,
     pub host: bool,
 }
 
@@ -93,7 +119,7 @@ pub enum Command {
         reply: Respond<()>,
     },
     Resume {
-        token: String,
+        token: SeatToken,
         last_version: Option<u64>,
         conn: Conn,
         reply: Respond<(Seat, bool)>,
@@ -152,6 +178,9 @@ struct Running {
     last_change: Millis,
     /// Recent changes, for clients that reconnect with the version they last saw.
     history: VecDeque<(u64, Vec<Event<Value>>)>,
+    /// Set when an action the table took by itself (deadline, bot, turn timer) was refused at this version: an
+    /// engine bug. The table then stops acting by itself until the state changes, instead of spinning.
+    stalled_at: Option<u64>,
 }
 
 /// Why a stored table cannot be served.
@@ -181,7 +210,12 @@ pub struct Table {
     settings: TableSettings,
     /// The server's own randomness for bots and the turn timer (not the match's).
     rng: Rng,
+    /// The table acts by itself no earlier than this (set after a database failure).
+    not_before: Millis,
 }
+
+/// How long the table waits before retrying an action of its own that the database failed to store.
+const RETRY_AFTER_MS: Millis = 1_000;
 
 fn err(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
     ErrorBody::new(code, message)
@@ -214,11 +248,14 @@ impl Table {
         host_name: String,
         host_token_hash: String,
         host_conn: Conn,
-        store: Store,
-        clock: SharedClock,
-        metrics: Arc<Metrics>,
-        settings: TableSettings,
+        deps: TableDeps,
     ) -> Table {
+        let TableDeps {
+            store,
+            clock,
+            metrics,
+            settings,
+        } = deps;
         let mut seats: Vec<Occupant> = (0..lobby.seat_count).map(|_| Occupant::Empty).collect();
         seats[lobby.host_seat as usize] = Occupant::Human {
             name: host_name,
@@ -240,18 +277,19 @@ impl Table {
             metrics,
             settings,
             rng: Rng::from_seed(secrets::bot_seed()),
+            not_before: 0,
         }
     }
 
     /// Rebuilds a table from the database: the lobby, its seats, and its match from the latest snapshot plus
     /// the actions logged after it.
-    pub fn recover(
-        stored: StoredLobby,
-        store: Store,
-        clock: SharedClock,
-        metrics: Arc<Metrics>,
-        settings: TableSettings,
-    ) -> Result<Table, RecoverError> {
+    pub fn recover(stored: StoredLobby, deps: TableDeps) -> Result<Table, RecoverError> {
+        let TableDeps {
+            store,
+            clock,
+            metrics,
+            settings,
+        } = deps;
         let lobby = stored.lobby;
         let mut seats: Vec<Occupant> = (0..lobby.seat_count).map(|_| Occupant::Empty).collect();
         for seat in stored.seats {
@@ -288,6 +326,7 @@ impl Table {
             metrics,
             settings,
             rng: Rng::from_seed(secrets::bot_seed()),
+            not_before: 0,
         })
     }
 
@@ -382,7 +421,7 @@ impl Table {
                 conn,
                 reply,
             } => {
-                let result = self.resume(&token, last_version, conn);
+                let result = self.resume(token.expose(), last_version, conn);
                 let _ = reply.send(result);
             }
             Command::Leave { conn_id, reply } => {
@@ -465,7 +504,7 @@ impl Table {
         self.push_lobby_to_all();
         Ok(Seated {
             seat: Seat(seat as u8),
-            seat_token: token,
+            seat_token: SeatToken::new(token),
             host: false,
         })
     }
@@ -480,10 +519,10 @@ impl Table {
         // seat (if any) matched.
         let mut found = None;
         for (i, occupant) in self.seats.iter().enumerate() {
-            if let Occupant::Human { token_hash, .. } = occupant {
-                if secrets::token_matches(token, token_hash) {
-                    found = Some(i);
-                }
+            if let Occupant::Human { token_hash, .. } = occupant
+                && secrets::token_matches(token, token_hash)
+            {
+                found = Some(i);
             }
         }
         let Some(seat) = found else {
@@ -492,15 +531,14 @@ impl Table {
                 "this seat token does not belong to this lobby",
             ));
         };
-        if let Occupant::Human { conn: slot, .. } = &mut self.seats[seat] {
-            if let Some(older) = slot.replace(conn.clone()) {
-                info!(seat, "seat taken over by a newer connection");
-                older.push(ServerMessage::Push(Push::Closing(ErrorBody::new(
-                    ErrorCode::SessionReplaced,
-                    "this seat was resumed by a newer connection",
-                ))));
-                older.close.notify_one();
-            }
+        if let Occupant::Human { conn: slot, .. } = &mut self.seats[seat]
+            && let Some(older) = slot.replace(conn.clone())
+        {
+            info!(seat, "seat taken over by a newer connection");
+            older.close(
+                ErrorCode::SessionReplaced,
+                "this seat was resumed by a newer connection",
+            );
         }
         let seat = Seat(seat as u8);
         self.push_lobby_to_all();
@@ -549,11 +587,7 @@ impl Table {
                 self.metrics.phase_change(Some(self.phase), Some(Phase::Closed));
                 self.phase = Phase::Closed;
                 for s in self.spectators.drain(..) {
-                    s.push(ServerMessage::Push(Push::Closing(ErrorBody::new(
-                        ErrorCode::UnknownLobby,
-                        "everyone left; the lobby is closed",
-                    ))));
-                    s.close.notify_one();
+                    s.close(ErrorCode::UnknownLobby, "everyone left; the lobby is closed");
                 }
             }
         }
@@ -645,6 +679,7 @@ impl Table {
             version: 0,
             last_change: now,
             history: VecDeque::new(),
+            stalled_at: None,
         });
         self.metrics.phase_change(Some(self.phase), Some(Phase::Playing));
         self.phase = Phase::Playing;
@@ -664,13 +699,13 @@ impl Table {
         let Some(running) = &self.running else {
             return Err(err(ErrorCode::NotStarted, "the match has not started"));
         };
-        if let Some(v) = version {
-            if v != running.version {
-                return Err(err(
-                    ErrorCode::StaleVersion,
-                    format!("the state is at version {}, not {v}", running.version),
-                ));
-            }
+        if let Some(v) = version
+            && v != running.version
+        {
+            return Err(err(
+                ErrorCode::StaleVersion,
+                format!("the state is at version {}, not {v}", running.version),
+            ));
         }
         self.apply(Actor::Seat(Seat(seat)), action).await
     }
@@ -798,16 +833,17 @@ impl Table {
     /// Derived from the state alone, so it is re-armed unchanged after a restart.
     fn next_wake(&self) -> Option<Millis> {
         let running = self.running.as_ref()?;
-        if self.phase != Phase::Playing {
+        if self.phase != Phase::Playing || running.stalled_at == Some(running.version) {
             return None;
         }
         let engine = running.game.deadline().map(|d| d.at);
         let bots = (!self.bot_seats_to_act(running).is_empty())
             .then(|| running.last_change + self.settings.bot_delay_ms);
-        [engine, bots, self.turn_deadline(running)]
+        let wake = [engine, bots, self.turn_deadline(running)]
             .into_iter()
             .flatten()
-            .min()
+            .min()?;
+        Some(wake.max(self.not_before))
     }
 
     async fn on_timer(&mut self) {
@@ -815,7 +851,8 @@ impl Table {
         let Some(running) = &self.running else { return };
         if let Some(deadline) = running.game.deadline().filter(|d| d.at <= now) {
             if let Err(e) = self.apply(Actor::Clock, deadline.action).await {
-                error!(code = e.code.as_str(), message = %e.message, "the engine refused its own deadline action");
+                error!(code = e.code.as_str(), message = %e.message, "the deadline action failed");
+                self.stall(&e, now);
             }
             return;
         }
@@ -832,6 +869,16 @@ impl Table {
         }
     }
 
+    /// After an action the table took by itself failed: if the database failed, try again a second later; if
+    /// the engine refused (a bug), stop acting by itself until the state changes (see `Running::stalled_at`).
+    fn stall(&mut self, error: &ErrorBody, now: Millis) {
+        if error.code == ErrorCode::Internal {
+            self.not_before = now + RETRY_AFTER_MS;
+        } else if let Some(running) = &mut self.running {
+            running.stalled_at = Some(running.version);
+        }
+    }
+
     /// Plays a random legal action for `seat` (a bot's move, or the turn timer's for an idle seat).
     async fn play_random(&mut self, seat: Seat, why: &'static str) {
         let Some(running) = &self.running else { return };
@@ -842,7 +889,9 @@ impl Table {
         let action = legal[self.rng.index(legal.len())].clone();
         debug!(%seat, why, "playing a random legal action");
         if let Err(e) = self.apply(Actor::Seat(seat), action).await {
-            error!(%seat, why, code = e.code.as_str(), message = %e.message, "a listed legal action was refused");
+            error!(%seat, why, code = e.code.as_str(), message = %e.message, "a listed legal action failed");
+            let now = self.clock.now();
+            self.stall(&e, now);
         }
     }
 
@@ -930,10 +979,10 @@ impl Table {
                 .filter(|e| e.audience.includes(viewer))
                 .map(|e| e.body.clone())
                 .collect();
-            if let Some(message) = self.state_for(viewer, since, visible) {
-                if !conn.push(message) {
-                    failed.push(conn.id);
-                }
+            if let Some(message) = self.state_for(viewer, since, visible)
+                && !conn.push(message)
+            {
+                failed.push(conn.id);
             }
         }
         self.drop_connections(&failed);
@@ -960,10 +1009,10 @@ impl Table {
             }
             _ => (running.version, Vec::new()),
         };
-        if let Some(message) = self.state_for(viewer, since, events) {
-            if !conn.push(message) {
-                self.drop_connections(&[conn.id]);
-            }
+        if let Some(message) = self.state_for(viewer, since, events)
+            && !conn.push(message)
+        {
+            self.drop_connections(&[conn.id]);
         }
     }
 
@@ -972,10 +1021,10 @@ impl Table {
             return;
         }
         for o in &mut self.seats {
-            if let Occupant::Human { conn, .. } = o {
-                if conn.as_ref().is_some_and(|c| ids.contains(&c.id)) {
-                    *conn = None;
-                }
+            if let Occupant::Human { conn, .. } = o
+                && conn.as_ref().is_some_and(|c| ids.contains(&c.id))
+            {
+                *conn = None;
             }
         }
         self.spectators.retain(|c| !ids.contains(&c.id));
@@ -1027,5 +1076,6 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
         version,
         last_change,
         history: VecDeque::new(),
+        stalled_at: None,
     })
 }

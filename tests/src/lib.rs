@@ -147,10 +147,13 @@ pub struct TestServer {
     task: Option<JoinHandle<Result<(), server::RunError>>>,
 }
 
-/// The configuration tests start from: the defaults with bots acting at once.
+/// The configuration tests start from: the defaults with bots acting at once, and no rate limit (test clients
+/// play far faster than people; the rate limit has its own test).
 pub fn test_config() -> Config {
     let mut config = Config::defaults();
     config.bot_delay_ms = 0;
+    config.rate_limit_per_sec = 1e9;
+    config.rate_limit_burst = 1e9;
     config
 }
 
@@ -241,6 +244,21 @@ impl ServerProcess {
     pub async fn kill(mut self) {
         self.child.kill().await.unwrap();
     }
+
+    /// SIGTERM, then waits for the process to exit; returns whether it exited successfully.
+    pub async fn terminate(mut self) -> bool {
+        let pid = self.child.id().expect("running").to_string();
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        tokio::time::timeout(TIMEOUT, self.child.wait())
+            .await
+            .expect("exits in time")
+            .unwrap()
+            .success()
+    }
 }
 
 /// A WebSocket client speaking the protocol with JSON values, as a third-party program would.
@@ -260,7 +278,8 @@ pub struct Client {
 
 impl Client {
     pub async fn connect(addr: SocketAddr) -> Client {
-        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
+        // No Nagle delay on the client side either, as a real-time client would set it.
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(format!("ws://{addr}/ws"), None, true)
             .await
             .expect("WebSocket connects");
         Client {
@@ -368,10 +387,11 @@ impl Client {
 
     /// Waits until this client has seen state `version` (or later) and returns that state.
     pub async fn wait_version(&mut self, version: u64) -> Value {
-        if let Some(s) = &self.state {
-            if s["version"].as_u64().unwrap() >= version && self.pushes.is_empty() {
-                return s.clone();
-            }
+        if let Some(s) = &self.state
+            && s["version"].as_u64().unwrap() >= version
+            && self.pushes.is_empty()
+        {
+            return s.clone();
         }
         self.wait_push("state", |s| s["version"].as_u64().unwrap() >= version)
             .await

@@ -19,12 +19,16 @@ async fn bad_frames_get_error_replies_and_the_connection_survives() {
     let mut c = Client::connect(server.addr).await;
 
     // Before the handshake only hello (and ping) are answered.
-    let r = c.request(json!({"type": "join_lobby", "code": "ABCDEF", "name": "x"})).await;
+    let r = c
+        .request(json!({"type": "join_lobby", "code": "ABCDEF", "name": "x"}))
+        .await;
     assert_eq!(r["code"], "handshake_required", "{r}");
     let r = c.request(json!({"type": "hello", "protocol": 99})).await;
     assert_eq!(r["code"], "unsupported_version", "{r}");
     still_usable(&mut c).await;
-    let r = c.request(json!({"type": "hello", "protocol": protocol::PROTOCOL_VERSION, "client": "tests"})).await;
+    let r = c
+        .request(json!({"type": "hello", "protocol": protocol::PROTOCOL_VERSION, "client": "tests"}))
+        .await;
     assert_eq!(r["type"], "welcome", "{r}");
     assert_eq!(r["protocol"], protocol::PROTOCOL_VERSION);
 
@@ -33,17 +37,49 @@ async fn bad_frames_get_error_replies_and_the_connection_survives() {
         ("{not json".into(), "bad_message", Value::Null),
         ("[1, 2, 3]".into(), "bad_message", Value::Null),
         ("\"hello\"".into(), "bad_message", Value::Null),
-        (json!({"id": 41, "protocol": 1}).to_string(), "bad_message", json!(41)),
-        (json!({"id": "u", "type": "teleport"}).to_string(), "unknown_message", json!("u")),
-        (json!({"id": 42, "type": "join_lobby", "code": 7}).to_string(), "bad_message", json!(42)),
-        (json!({"id": 43, "type": "create_lobby", "game": "hide_and_eeek", "seats": "two", "name": "a"}).to_string(), "bad_message", json!(43)),
-        (json!({"id": 44, "type": "action"}).to_string(), "bad_message", json!(44)),
-        (format!("{{\"id\": 45, \"type\": \"ping\", \"pad\": \"{}\"}}", "x".repeat(2000)), "too_large", Value::Null),
+        (
+            json!({"id": 41, "protocol": 1}).to_string(),
+            "bad_message",
+            json!(41),
+        ),
+        (
+            json!({"id": "u", "type": "teleport"}).to_string(),
+            "unknown_message",
+            json!("u"),
+        ),
+        (
+            json!({"id": 42, "type": "join_lobby", "code": 7}).to_string(),
+            "bad_message",
+            json!(42),
+        ),
+        (
+            json!({"id": 43, "type": "create_lobby", "game": "hide_and_eeek", "seats": "two", "name": "a"})
+                .to_string(),
+            "bad_message",
+            json!(43),
+        ),
+        (
+            json!({"id": 44, "type": "action"}).to_string(),
+            "bad_message",
+            json!(44),
+        ),
+        (
+            format!(
+                "{{\"id\": 45, \"type\": \"ping\", \"pad\": \"{}\"}}",
+                "x".repeat(2000)
+            ),
+            "too_large",
+            Value::Null,
+        ),
     ];
     for (frame, code, re) in cases {
         c.send_text(frame.clone()).await;
         let r = c.reply_to(re.clone()).await;
-        assert_eq!((r["type"].as_str(), r["code"].as_str()), (Some("error"), Some(code)), "{frame}: {r}");
+        assert_eq!(
+            (r["type"].as_str(), r["code"].as_str()),
+            (Some("error"), Some(code)),
+            "{frame}: {r}"
+        );
         assert!(!r["message"].as_str().unwrap().is_empty());
         still_usable(&mut c).await;
     }
@@ -55,23 +91,54 @@ async fn bad_frames_get_error_replies_and_the_connection_survives() {
 
     // Requests that are well formed but refused.
     let refusals = [
-        (json!({"type": "create_lobby", "game": "chess", "seats": 2, "name": "a"}), "unknown_game"),
-        (json!({"type": "create_lobby", "game": "hide_and_eeek", "seats": 9, "name": "a"}), "bad_options"),
-        (json!({"type": "create_lobby", "game": "hide_and_eeek", "seats": 2, "name": "a", "options": {"target": 99}}), "bad_options"),
-        (json!({"type": "create_lobby", "game": "hide_and_eeek", "seats": 2, "name": "a", "options": {"colour": "red"}}), "bad_options"),
-        (json!({"type": "create_lobby", "game": "hide_and_eeek", "seats": 2, "name": "   "}), "bad_message"),
-        (json!({"type": "join_lobby", "code": "QQQQQQ", "name": "a"}), "unknown_lobby"),
-        (json!({"type": "join_lobby", "code": "O0I1L!", "name": "a"}), "unknown_lobby"),
+        (
+            json!({"type": "create_lobby", "game": "chess", "seats": 2, "name": "a"}),
+            "unknown_game",
+        ),
+        (
+            json!({"type": "create_lobby", "game": "hide_and_eeek", "seats": 9, "name": "a"}),
+            "bad_options",
+        ),
+        (
+            json!({"type": "create_lobby", "game": "hide_and_eeek", "seats": 2, "name": "a", "options": {"target": 99}}),
+            "bad_options",
+        ),
+        (
+            json!({"type": "create_lobby", "game": "hide_and_eeek", "seats": 2, "name": "a", "options": {"colour": "red"}}),
+            "bad_options",
+        ),
+        (
+            json!({"type": "create_lobby", "game": "hide_and_eeek", "seats": 2, "name": "   "}),
+            "bad_message",
+        ),
+        (
+            json!({"type": "join_lobby", "code": "QQQQQQ", "name": "a"}),
+            "unknown_lobby",
+        ),
+        (
+            json!({"type": "join_lobby", "code": "O0I1L!", "name": "a"}),
+            "unknown_lobby",
+        ),
         (json!({"type": "spectate", "code": "QQQQQQ"}), "unknown_lobby"),
-        (json!({"type": "resume", "code": "QQQQQQ", "token": "aa"}), "unknown_lobby"),
+        (
+            json!({"type": "resume", "code": "QQQQQQ", "token": "aa"}),
+            "unknown_lobby",
+        ),
         (json!({"type": "leave"}), "not_in_lobby"),
         (json!({"type": "start"}), "not_in_lobby"),
         (json!({"type": "add_bot"}), "not_in_lobby"),
-        (json!({"type": "action", "action": {"type": "stop"}}), "not_in_lobby"),
+        (
+            json!({"type": "action", "action": {"type": "stop"}}),
+            "not_in_lobby",
+        ),
     ];
     for (request, code) in refusals {
         let r = c.request(request.clone()).await;
-        assert_eq!((r["type"].as_str(), r["code"].as_str()), (Some("error"), Some(code)), "{request}: {r}");
+        assert_eq!(
+            (r["type"].as_str(), r["code"].as_str()),
+            (Some("error"), Some(code)),
+            "{request}: {r}"
+        );
         still_usable(&mut c).await;
     }
     server.stop().await;
@@ -96,7 +163,11 @@ async fn flooding_is_rate_limited_and_the_connection_recovers() {
         codes.push(r["type"].as_str().unwrap().to_string() + ":" + r["code"].as_str().unwrap_or(""));
     }
     assert_eq!(codes.iter().filter(|c| *c == "pong:").count(), 5, "{codes:?}");
-    assert_eq!(codes.iter().filter(|c| *c == "error:rate_limited").count(), 7, "{codes:?}");
+    assert_eq!(
+        codes.iter().filter(|c| *c == "error:rate_limited").count(),
+        7,
+        "{codes:?}"
+    );
     server.stop().await;
     db.drop_db().await;
 }
@@ -108,19 +179,40 @@ async fn http_endpoints_answer() {
     let (status, body) = http_get(server.addr, "/api/games").await;
     assert_eq!(status, 200);
     let games: Value = serde_json::from_str(&body).unwrap();
-    let ids: Vec<&str> = games.as_array().unwrap().iter().map(|g| g["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = games
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["id"].as_str().unwrap())
+        .collect();
     let catalogue: Vec<&str> = rules::AnyGame::catalogue().iter().map(|g| g.id).collect();
     assert_eq!(ids, catalogue);
     let eeek = &games[0];
-    assert_eq!((eeek["id"].as_str(), eeek["min_players"].as_u64(), eeek["max_players"].as_u64()), (Some("hide_and_eeek"), Some(2), Some(6)));
-    assert!(eeek["options"].as_array().unwrap().iter().any(|o| o["key"] == "target"));
+    assert_eq!(
+        (
+            eeek["id"].as_str(),
+            eeek["min_players"].as_u64(),
+            eeek["max_players"].as_u64()
+        ),
+        (Some("hide_and_eeek"), Some(2), Some(6))
+    );
+    assert!(
+        eeek["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o["key"] == "target")
+    );
     assert_eq!(http_get(server.addr, "/healthz").await, (200, "ok".into()));
     assert_eq!(http_get(server.addr, "/readyz").await, (200, "ready".into()));
 
     // Play a little so that every metric has moved.
     let (_code, mut players) = start_match(server.addr, "hide_and_eeek", json!({"target": 3}), 2, 2).await;
     let played = play(&mut players, &Time::Manual(server.clock.clone()), 3, 3).await;
-    let refused = players[0].client.request(json!({"type": "action", "action": {"type": "nope"}})).await;
+    let refused = players[0]
+        .client
+        .request(json!({"type": "action", "action": {"type": "nope"}}))
+        .await;
     assert_eq!(refused["type"], "error");
     let (status, metrics) = http_get(server.addr, "/metrics").await;
     assert_eq!(status, 200);
@@ -134,11 +226,46 @@ async fn http_endpoints_answer() {
     };
     assert!(value("tabletop_connections") >= 2.0);
     assert_eq!(value("tabletop_matches{state=\"playing\"}"), 1.0);
-    assert_eq!(value("tabletop_actions_total{result=\"accepted\"}"), played.acknowledged.len() as f64);
+    assert_eq!(
+        value("tabletop_actions_total{result=\"accepted\"}"),
+        played.acknowledged.len() as f64
+    );
     assert_eq!(value("tabletop_actions_total{result=\"rejected\"}"), 1.0);
-    assert_eq!(value("tabletop_action_latency_seconds_count"), played.acknowledged.len() as f64);
+    assert_eq!(
+        value("tabletop_action_latency_seconds_count"),
+        played.acknowledged.len() as f64
+    );
     let version = played.last_state["version"].as_f64().unwrap();
     assert_eq!(value("tabletop_db_write_seconds_count"), version);
+    server.stop().await;
+    db.drop_db().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_beyond_the_limit_are_refused_with_503() {
+    let db = TestDb::new("sqlite").await;
+    let mut config = test_config();
+    config.max_connections = 1;
+    let server = TestServer::start(&db, config).await;
+    let mut first = server.client().await;
+    let refused = tokio_tungstenite::connect_async(format!("ws://{}/ws", server.addr)).await;
+    match refused {
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => assert_eq!(response.status(), 503),
+        other => panic!("a second connection was not refused: {:?}", other.map(|_| ())),
+    }
+    // The first one is unaffected, and once it is gone there is room again.
+    assert_eq!(first.request(json!({"type": "ping"})).await["type"], "pong");
+    drop(first);
+    let mut again = None;
+    for _ in 0..200 {
+        // The server releases the slot when it notices the close; each attempt is a full round trip.
+        if let Ok((ws, _)) = tokio_tungstenite::connect_async(format!("ws://{}/ws", server.addr)).await {
+            again = Some(ws);
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    assert!(again.is_some(), "the slot was never released");
     server.stop().await;
     db.drop_db().await;
 }

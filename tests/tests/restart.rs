@@ -35,17 +35,29 @@ async fn graceful_restart_tells_clients_and_rearms_deadlines() {
         config.snapshot_every = 3;
         let server = TestServer::start(&db, config.clone()).await;
         let time = Time::Manual(server.clock.clone());
-        // A long game, played until a claim window is open (a mouse card face up), so that the engine's own
-        // deadline is pending when the server stops.
-        let (code, mut players) = start_match(
-            server.addr,
-            GAME,
-            json!({"target": 20, "claim_window_ms": 4000}),
-            3,
-            3,
-        )
-        .await;
-        let played = play_until(&mut players, &time, 5, 10_000, |s| s["deadline"].is_u64()).await;
+        // Play until a claim window is open (a mouse card face up), so that the engine's own deadline is pending
+        // when the server stops. Short games; if one ends without a mouse showing, start another (the match
+        // seed comes from the OS, so each is different).
+        let mut attempt = 0;
+        let (code, mut players, played) = loop {
+            let (code, mut players) = start_match(
+                server.addr,
+                GAME,
+                json!({"target": 6, "claim_window_ms": 4000}),
+                3,
+                3,
+            )
+            .await;
+            let played = play_until(&mut players, &time, 5 + attempt, 10_000, |s| {
+                s["deadline"].is_u64()
+            })
+            .await;
+            if played.last_state["deadline"].is_u64() {
+                break (code, players, played);
+            }
+            attempt += 1;
+            assert!(attempt < 30, "no mouse card showed in 30 games");
+        };
         let before = played.last_state.clone();
         let deadline = before["deadline"]
             .as_u64()
@@ -124,7 +136,11 @@ async fn graceful_restart_tells_clients_and_rearms_deadlines() {
 async fn sigkill_mid_match_loses_no_acknowledged_action() {
     for backend in backends() {
         let db = TestDb::new(backend).await;
-        let env = [("SNAPSHOT_EVERY", "4"), ("BOT_DELAY_MS", "0")];
+        let env = [
+            ("SNAPSHOT_EVERY", "4"),
+            ("BOT_DELAY_MS", "0"),
+            ("RATE_LIMIT_BURST", "1000000"),
+        ];
         let process = ServerProcess::start(SERVER_BINARY, &db, &env).await;
         let (code, mut players) = start_match(
             process.addr,
@@ -190,6 +206,80 @@ async fn sigkill_mid_match_loses_no_acknowledged_action() {
         }
         store.close().await;
         process.kill().await;
+        db.drop_db().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_tells_clients_and_exits_cleanly() {
+    let db = TestDb::new("sqlite").await;
+    let process = ServerProcess::start(SERVER_BINARY, &db, &[]).await;
+    let (code, mut players) = start_match(process.addr, GAME, json!({"target": 3}), 2, 1).await;
+    assert!(
+        process.terminate().await,
+        "the server exits with success after SIGTERM"
+    );
+    let last = players[0].client.until_closed().await.expect("a closing message");
+    assert_eq!(
+        (last["type"].as_str(), last["code"].as_str()),
+        (Some("closing"), Some("shutting_down"))
+    );
+    // And it comes back with the match.
+    let process = ServerProcess::start(SERVER_BINARY, &db, &[]).await;
+    resume_all(process.addr, &code, &mut players, None).await;
+    let s = players[0].client.wait_version(0).await;
+    assert_eq!(s["code"], code.as_str());
+    process.kill().await;
+    db.drop_db().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_lobby_survives_a_restart() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let server = TestServer::start(&db, test_config()).await;
+        let mut ann = server.client().await;
+        let created = ann
+            .request(json!({"type": "create_lobby", "game": GAME, "seats": 3, "name": "Ann", "turn_timer_ms": 60000}))
+            .await;
+        let code = created["code"].as_str().unwrap().to_string();
+        let ann_token = created["seat_token"].as_str().unwrap().to_string();
+        let mut bob = server.client().await;
+        let joined = bob
+            .request(json!({"type": "join_lobby", "code": code, "name": "Bob"}))
+            .await;
+        let bob_token = joined["seat_token"].as_str().unwrap().to_string();
+        server.stop().await;
+
+        let server = TestServer::start(&db, test_config()).await;
+        let mut ann = server.client().await;
+        let r = ann
+            .request(json!({"type": "resume", "code": code, "token": ann_token}))
+            .await;
+        assert_eq!(
+            (r["type"].as_str(), r["seat"].as_u64(), r["host"].as_bool()),
+            (Some("resumed"), Some(0), Some(true))
+        );
+        let lobby = ann.wait_push("lobby", |_| true).await;
+        assert_eq!(lobby["phase"], "open");
+        assert_eq!(lobby["turn_timer_ms"], 60000);
+        assert_eq!(
+            lobby["seats"][1]["occupant"],
+            json!({"kind": "human", "name": "Bob", "connected": false})
+        );
+        let mut bob = server.client().await;
+        let r = bob
+            .request(json!({"type": "resume", "code": code, "token": bob_token}))
+            .await;
+        assert_eq!(
+            (r["type"].as_str(), r["seat"].as_u64(), r["host"].as_bool()),
+            (Some("resumed"), Some(1), Some(false))
+        );
+        assert_eq!(ann.request(json!({"type": "add_bot"})).await["type"], "ok");
+        assert_eq!(ann.request(json!({"type": "start"})).await["type"], "ok");
+        let s = bob.wait_version(0).await;
+        assert_eq!(s["turn_deadline"].as_u64(), Some(CLOCK_START + 60_000));
+        server.stop().await;
         db.drop_db().await;
     }
 }
