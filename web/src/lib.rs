@@ -45,6 +45,7 @@ assets! {
     "js/games/new_year_puzzle.js",
     "js/games/molehills.js",
     "js/games/quacks.js",
+    "js/games/hickory.js",
 }
 
 /// The content type for a file name, from its extension.

@@ -410,6 +410,14 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
             assert_eq!(spaces, json!(54), "{}: the pot has its 54 spaces", b.name);
         }
     }
+    if id == "hickory_dickory" {
+        for b in [ann, bo] {
+            let numbers = b
+                .js("return document.querySelectorAll('.hd-clock .hd-outer').length")
+                .await;
+            assert_eq!(numbers, json!(12), "{}: the clock has its twelve numbers", b.name);
+        }
+    }
     if id == "molehills" {
         for b in [ann, bo] {
             let cells = b

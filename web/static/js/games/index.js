@@ -5,8 +5,11 @@ import hideAndEeek from "./hide_and_eeek.js";
 import newYearPuzzle from "./new_year_puzzle.js";
 import molehills from "./molehills.js";
 import quacks from "./quacks.js";
+import hickory from "./hickory.js";
 
-const SCREENS = new Map([hideAndEeek, newYearPuzzle, molehills, quacks].map((screen) => [screen.id, screen]));
+const SCREENS = new Map(
+  [hideAndEeek, newYearPuzzle, molehills, quacks, hickory].map((screen) => [screen.id, screen]),
+);
 
 export function screenFor(gameId) {
   return SCREENS.get(gameId) || generic;
