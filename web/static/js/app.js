@@ -94,7 +94,9 @@ export function notify(text, { kind = "error", timeout } = {}) {
 }
 
 export function showError(error) {
-  notify(errorWords(error instanceof ServerError ? error : new ServerError("internal", String(error))));
+  const e = error instanceof ServerError ? error : new ServerError("internal", String(error));
+  // A stale version is cured by the update already on its way: say so briefly.
+  notify(errorWords(e), e.code === "stale_version" ? { timeout: 6000 } : {});
 }
 
 function clearNotice() {
