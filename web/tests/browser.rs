@@ -763,7 +763,7 @@ async fn one_match(
             for b in [ann, bo] {
                 b.wait_for(
                     "the restart message",
-                    "document.querySelector('#notice:not([hidden])')?.innerText.includes('restarting') && document.querySelector('#conn').dataset.status !== 'open'",
+                    "document.querySelector('#notice:not([hidden])')?.innerText.match(/restarting|Reconnecting/) && document.querySelector('#conn').dataset.status !== 'open'",
                 )
                 .await;
             }
