@@ -24,16 +24,17 @@ const SCENE = [
   "a snowman", "a sledge", "confetti in the snow", "the frozen fountain, left", "the frozen fountain, right", "a marzipan-pig stall", "a horse-drawn sleigh", "a horseshoe in the snow",
 ];
 
-/** A small picture sign per card, so the board reads as a picture and not a table of numbers. */
+/** A small picture sign per card, so the board reads as a picture and not a table of numbers. Only signs that
+ * the fonts of a plain Debian desktop draw (no emoji). */
 const GLYPH = [
   "☾", "✦", "✺", "⚑", "✧", "✺", "✦", "☄",
-  "⁂", "〰", "↑", "▲", "▲", "〰", "✺", "✶",
+  "⁂", "∿", "↑", "▲", "▲", "∿", "✺", "✶",
   "✦", "⋰", "✹", "◷", "◶", "⋱", "⁂", "◈",
-  "⌒", "⛪", "♣", "⍾", "⍾", "∿", "⌂", "⌒",
-  "⌂", "♜", "▣", "⌂", "⌂", "⌂", "♜", "⩛",
-  "▦", "♡", "∿", "◙", "◙", "▤", "🐈", "▦",
-  "♆", "✧", "♫", "▭", "▭", "♪", "⏲", "●",
-  "☃", "⛸", "⁘", "⛲", "⛲", "▥", "♞", "∩",
+  "⌒", "♜", "♣", "♪", "♪", "∿", "⌂", "⌒",
+  "⌂", "♜", "▣", "⌂", "⌂", "⌂", "♜", "⋱",
+  "▦", "♡", "∿", "◙", "◙", "▤", "◙", "▦",
+  "♆", "✧", "♫", "▭", "▭", "♪", "◷", "●",
+  "☃", "▭", "⁘", "◎", "◎", "▥", "♞", "∩",
 ];
 
 const REWARD_NAMES = {

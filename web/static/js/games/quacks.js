@@ -55,6 +55,10 @@ function cardName(card) {
   return CARD_NAMES[card] || String(card).replace(/_/g, " ");
 }
 
+function plural(n, one, many) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 export function chipWords(chip) {
   return `${chip.colour} ${chip.value}`;
 }
@@ -142,7 +146,7 @@ function renderBoard(p, view, ctx, big) {
       h(
         "span",
         { class: "board-stats" },
-        ` ${p.score} points · ${p.rubies} rubies · flask ${p.flask_full ? "full" : "empty"} · droplet ${p.droplet}${p.rat_tails ? ` · ${p.rat_tails} rat tails` : ""}`,
+        ` ${plural(p.score, "point", "points")} · ${plural(p.rubies, "ruby", "rubies")} · flask ${p.flask_full ? "full" : "empty"} · droplet ${p.droplet}${p.rat_tails ? ` · ${plural(p.rat_tails, "rat tail", "rat tails")}` : ""}`,
       ),
     ),
     renderPot(p, view, { big }),
@@ -290,8 +294,8 @@ function playerInfo(seat, ctx) {
   return h(
     "span",
     { class: "q-player" },
-    h("span", { class: "score" }, `${p.score} points`),
-    h("span", { class: "hint" }, ` · ${p.rubies} rubies · bombs ${p.whites}/${ctx.view.white_limit} · ${BREW_WORDS[p.brew] || p.brew}`),
+    h("span", { class: "score" }, plural(p.score, "point", "points")),
+    h("span", { class: "hint" }, ` · ${plural(p.rubies, "ruby", "rubies")} · bombs ${p.whites}/${ctx.view.white_limit} · ${BREW_WORDS[p.brew] || p.brew}`),
   );
 }
 
