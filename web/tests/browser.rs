@@ -358,6 +358,9 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
     assert!(legend.contains(name), "the options shown are {name}'s: {legend}");
     ann.fill("#create-seats", "3").await;
     ann.fill("#create-name", "Ann").await;
+    // A turn timer, so the page shows its countdown.
+    ann.js("document.querySelector('#create-timer').value = '60000';")
+        .await;
     ann.click("button[data-key=create-submit]").await;
     let code = ann
         .wait_for(
@@ -445,11 +448,20 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
     let start = Instant::now();
     let mut steps: Vec<String> = Vec::new();
     let mut mid_shot = false;
+    let mut timer_seen = false;
     loop {
         assert!(
             start.elapsed() < MATCH_LIMIT,
             "{id}: the match did not end in time; last steps: {steps:?}"
         );
+        if !timer_seen {
+            for b in [ann, bo] {
+                let shown = b
+                    .js("const c = document.querySelector('.turn-timer .countdown'); return !!c && /\\d/.test(c.textContent)")
+                    .await;
+                timer_seen |= shown == json!(true);
+            }
+        }
         let mut all_over = true;
         for b in [ann, bo] {
             let did = b.js(GENERIC_STEP).await;
@@ -489,6 +501,7 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
         results.push(b.js("return [...document.querySelectorAll('#outcome tbody tr')].map(r => [...r.cells].map(c => (c.querySelector('.seat-name') || c).textContent.trim()).join(' ')).join(' | ')").await);
     }
     assert_eq!(results[0], results[1], "{id}: both players see the same result");
+    assert!(timer_seen, "{id}: the turn timer's countdown was shown");
     shot(ann, "result-desktop").await;
     shot(bo, "result-phone").await;
 }

@@ -312,7 +312,7 @@ function onState(update) {
   const texts = [];
   if (update.since < update.version) {
     for (const event of update.events) {
-      const text = screen.describe(event, ctx);
+      const text = yourWords(screen.describe(event, ctx));
       if (text) {
         texts.push(text);
         addLog({ text, kind: "game", version: update.version, seat: event.seat });
@@ -457,7 +457,7 @@ function renderGame() {
   );
   const parts = [header];
   if (state.outcome) parts.push(renderOutcome(state, ctx));
-  parts.push(h("p", { class: "headline", id: "headline" }, screen.headline ? screen.headline(ctx) : headline(ctx)));
+  parts.push(h("p", { class: "headline", id: "headline" }, yourWords(screen.headline ? screen.headline(ctx) : headline(ctx))));
   if (state.turn_deadline && !state.outcome) {
     parts.push(
       h(
@@ -487,6 +487,12 @@ function renderGame() {
   );
   parts.push(layout);
   return h("section", { class: "game", "data-game": state.game }, parts);
+}
+
+/** Screens name the viewer "You"; this turns the possessive "You's" they build from it into "Your"/"your". */
+export function yourWords(text) {
+  if (!text) return text;
+  return text.replace(/(^|[.!?:]\s+)You's\b/g, "$1Your").replace(/\bYou's\b/g, "your");
 }
 
 /** "Your turn", "Ann's turn", "Waiting for Ann and Bo", "Game over". */
