@@ -516,6 +516,21 @@ impl Store {
         })
     }
 
+    /// The recorded result of a finished match, if it has finished.
+    pub async fn result(&self, match_id: &str) -> Result<Option<Outcome>, StoreError> {
+        on_pool!(self, pool => {
+            let row = sqlx::query("SELECT outcome FROM results WHERE match_id = $1")
+                .bind(match_id)
+                .fetch_optional(pool)
+                .await
+                .map_err(classify)?;
+            match row {
+                None => Ok(None),
+                Some(row) => Ok(Some(serde_json::from_str(&row.try_get::<String, _>("outcome")?).map_err(corrupt)?)),
+            }
+        })
+    }
+
     /// The whole action log of a match, in order (for tests and audits).
     pub async fn action_log(&self, match_id: &str) -> Result<Vec<LogEntry>, StoreError> {
         on_pool!(self, pool => {

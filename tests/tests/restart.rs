@@ -277,7 +277,9 @@ async fn an_open_lobby_survives_a_restart() {
         );
         assert_eq!(ann.request(json!({"type": "add_bot"})).await["type"], "ok");
         assert_eq!(ann.request(json!({"type": "start"})).await["type"], "ok");
-        let s = bob.wait_version(0).await;
+        // The first player is drawn at random; the bot (seat 2) plays at once, so wait for a human's decision.
+        let human_to_act = |s: &Value| s["status"]["seat"].as_u64().is_some_and(|seat| seat < 2);
+        let s = bob.wait_push("state", human_to_act).await;
         assert_eq!(s["turn_deadline"].as_u64(), Some(CLOCK_START + 60_000));
         server.stop().await;
         db.drop_db().await;
