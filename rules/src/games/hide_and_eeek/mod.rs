@@ -341,7 +341,27 @@ impl HideAndEeek {
 
     /// Every cell the mouse can end on after exactly `steps` orthogonal steps without revisiting a cell (the
     /// start included), in row-major order. If no walk is that long, the longest possible walks count.
+    ///
+    /// The answer depends only on the grid's shape, so it is computed once per (start, steps) and then looked up:
+    /// the walk enumerates every self-avoiding path and was 87 % of the engine's time (docs/performance.md).
     pub fn destinations(from: Cell, steps: u8) -> Vec<Cell> {
+        const MAX_CACHED_STEPS: u8 = 6;
+        static TABLE: std::sync::OnceLock<Vec<Vec<Cell>>> = std::sync::OnceLock::new();
+        if !from.on_grid() || steps > MAX_CACHED_STEPS {
+            return Self::walk_destinations(from, steps);
+        }
+        let table = TABLE.get_or_init(|| {
+            (0..GRID_CELLS)
+                .flat_map(|i| {
+                    (0..=MAX_CACHED_STEPS).map(move |s| Self::walk_destinations(Cell::from_index(i), s))
+                })
+                .collect()
+        });
+        table[from.index() * (MAX_CACHED_STEPS as usize + 1) + steps as usize].clone()
+    }
+
+    /// [`HideAndEeek::destinations`], computed by enumerating the walks.
+    fn walk_destinations(from: Cell, steps: u8) -> Vec<Cell> {
         fn walk(at: Cell, left: u8, visited: &mut Vec<Cell>, depth: u8, best: &mut (u8, Vec<Cell>)) {
             if depth > best.0 {
                 *best = (depth, Vec::new());
