@@ -5,10 +5,13 @@
 //! is not built from a type defined here (game views, actions and events are opaque JSON produced by the rules
 //! engines through `rules::AnyGame`). See `docs/protocol.md` for the reference with examples.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use rules::{GameInfo, Outcome, Seat, Status};
+
+pub mod schema;
 
 /// The protocol version this crate describes. A client announces the version it speaks in [`Request::Hello`];
 /// the server accepts exactly the versions in [`SUPPORTED_VERSIONS`].
@@ -17,7 +20,7 @@ pub const PROTOCOL_VERSION: u32 = 1;
 pub const SUPPORTED_VERSIONS: &[u32] = &[1];
 
 /// A client-chosen identifier of a request, echoed as `re` in the one reply to it. A string or an integer.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum RequestId {
     Number(u64),
@@ -26,7 +29,7 @@ pub enum RequestId {
 
 /// A seat token: the secret that gives a seat back. Its `Debug` form is redacted so that it cannot reach a log
 /// by accident; read it with [`SeatToken::expose`].
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(transparent)]
 pub struct SeatToken(String);
 
@@ -46,7 +49,7 @@ impl std::fmt::Debug for SeatToken {
 }
 
 /// One client frame: an optional request id and the request itself.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ClientMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<RequestId>,
@@ -55,7 +58,7 @@ pub struct ClientMessage {
 }
 
 /// Everything a client may ask.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Request {
     /// The handshake: must be the first request on a connection. Answered by [`Reply::Welcome`].
@@ -144,7 +147,7 @@ pub const REQUEST_TYPES: &[&str] = &[
 ];
 
 /// One server frame.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ServerMessage {
     /// The one reply to a request, echoing its id.
@@ -155,7 +158,7 @@ pub enum ServerMessage {
 
 /// A reply: the id of the request it answers (absent when the request had none or could not be read) and the
 /// result.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReplyMessage {
     #[serde(default)]
     pub re: Option<RequestId>,
@@ -163,7 +166,7 @@ pub struct ReplyMessage {
     pub reply: Reply,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Reply {
     /// The handshake succeeded.
@@ -201,7 +204,7 @@ pub enum Reply {
 }
 
 /// A refusal: a stable machine-readable code and a human message.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ErrorBody {
     pub code: ErrorCode,
     pub message: String,
@@ -217,7 +220,7 @@ impl ErrorBody {
 }
 
 /// Every reason the server refuses something. The serialised names are stable; new codes may be added.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// The frame is not a JSON object of a known shape (bad JSON, missing or mistyped fields, binary frame).
@@ -319,7 +322,7 @@ impl From<rules::RejectKind> for ErrorCode {
 }
 
 /// Messages the server sends unasked.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Push {
     /// The lobby changed (someone joined, left, connected, a bot sat down, the match started or ended).
@@ -331,7 +334,7 @@ pub enum Push {
 }
 
 /// A lobby as everyone in it sees it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LobbyInfo {
     pub code: String,
     pub game: String,
@@ -348,7 +351,7 @@ pub struct LobbyInfo {
     pub spectators: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LobbyPhase {
     /// Seats can be taken; the host can start.
@@ -359,13 +362,13 @@ pub enum LobbyPhase {
     Finished,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SeatInfo {
     pub seat: Seat,
     pub occupant: Occupant,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Occupant {
     Empty,
@@ -374,7 +377,7 @@ pub enum Occupant {
 }
 
 /// The state of a match as one viewer may see it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StateUpdate {
     pub code: String,
     pub match_id: String,

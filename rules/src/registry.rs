@@ -71,6 +71,18 @@ macro_rules! games {
                 Err(SetupError::UnknownGame(game_id.to_string()))
             }
 
+            /// The JSON Schemas (draft 2020-12) of every hosted game's options, actions, views and events, in
+            /// catalogue order: what a client sends as `options` and `action`, and reads as `view` and `events`.
+            pub fn schemas() -> Vec<GameSchemas> {
+                vec![$(GameSchemas {
+                    id: <$ty as Game>::info().id,
+                    config: schemars::schema_for!(<$ty as Game>::Config),
+                    action: schemars::schema_for!(<$ty as Game>::Action),
+                    view: schemars::schema_for!(<$ty as Game>::View),
+                    event: schemars::schema_for!(<$ty as Game>::Event),
+                }),+]
+            }
+
             pub fn info(&self) -> GameInfo {
                 match self { $(AnyGame::$variant(_) => <$ty as Game>::info()),+ }
             }
@@ -149,6 +161,20 @@ impl AnyGame {
         }
         Ok(game)
     }
+}
+
+/// One game's wire types as JSON Schemas, from [`AnyGame::schemas`]. Each is a standalone root schema.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameSchemas {
+    pub id: &'static str,
+    /// The lobby options (`create_lobby.options`; the `lobby` push shows them with defaults filled in).
+    pub config: schemars::Schema,
+    /// One action, as listed in `legal_actions` and sent back in an `action` request.
+    pub action: schemars::Schema,
+    /// A viewer's view (`state.view`), the same type for seats and spectators.
+    pub view: schemars::Schema,
+    /// One event body (an element of `state.events`).
+    pub event: schemars::Schema,
 }
 
 /// A stored match that does not replay (a corrupted log, or rules changed without a new rules version).

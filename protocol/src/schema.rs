@@ -1,0 +1,87 @@
+//! The machine-readable description of the protocol: JSON Schemas (draft 2020-12) of every message in both
+//! directions and of each game's options, actions, views and events, generated from the types themselves.
+//!
+//! The server serves [`document`] at `GET /api/schema`; copies of [`files`] are committed under `docs/schema/`,
+//! and a test fails when they are stale. Regenerate them with:
+//!
+//! ```text
+//! UPDATE_SCHEMA=1 cargo test -p protocol --test schema
+//! ```
+
+use schemars::schema_for;
+use serde_json::{Map, Value, json};
+
+use crate::{ClientMessage, GameInfo, PROTOCOL_VERSION, SUPPORTED_VERSIONS, ServerMessage};
+
+/// The command that rewrites the committed copies under `docs/schema/`.
+pub const REGENERATE: &str = "UPDATE_SCHEMA=1 cargo test -p protocol --test schema";
+
+/// Schema of one client frame (a request with its optional `id`).
+pub fn client_message() -> Value {
+    to_value(schema_for!(ClientMessage))
+}
+
+/// Schema of one server frame (a reply with its `re`, or a push).
+pub fn server_message() -> Value {
+    to_value(schema_for!(ServerMessage))
+}
+
+/// Schema of the `GET /api/games` answer.
+pub fn game_catalogue() -> Value {
+    to_value(schema_for!(Vec<GameInfo>))
+}
+
+/// Everything at once, as `GET /api/schema` serves it:
+/// `{"protocol_version", "supported_versions", "client_message", "server_message", "game_catalogue",
+/// "games": {id: {"config", "action", "view", "event"}}}`. Each schema in it is a standalone root schema.
+pub fn document() -> Value {
+    let mut games = Map::new();
+    for game in rules::AnyGame::schemas() {
+        games.insert(
+            game.id.to_string(),
+            json!({
+                "config": game.config,
+                "action": game.action,
+                "view": game.view,
+                "event": game.event,
+            }),
+        );
+    }
+    json!({
+        "protocol_version": PROTOCOL_VERSION,
+        "supported_versions": SUPPORTED_VERSIONS,
+        "client_message": client_message(),
+        "server_message": server_message(),
+        "game_catalogue": game_catalogue(),
+        "games": games,
+    })
+}
+
+/// The files committed under `docs/schema/`, as (path relative to that directory, content): one schema per
+/// file, so that a client author can hand any of them to a validator.
+pub fn files() -> Vec<(String, String)> {
+    let doc = document();
+    let mut files = vec![
+        ("client_message.json".to_string(), pretty(&doc["client_message"])),
+        ("server_message.json".to_string(), pretty(&doc["server_message"])),
+        ("game_catalogue.json".to_string(), pretty(&doc["game_catalogue"])),
+    ];
+    if let Some(games) = doc["games"].as_object() {
+        for (id, schemas) in games {
+            for part in ["config", "action", "view", "event"] {
+                files.push((format!("games/{id}/{part}.json"), pretty(&schemas[part])));
+            }
+        }
+    }
+    files
+}
+
+fn to_value(schema: schemars::Schema) -> Value {
+    schema.to_value()
+}
+
+fn pretty(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).expect("schemas serialise");
+    text.push('\n');
+    text
+}
