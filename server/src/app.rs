@@ -1,4 +1,4 @@
-//! The HTTP surface: `/ws`, `/api/games`, `/healthz`, `/readyz`, `/metrics`, and `run(listener, ..,
+//! The HTTP surface: `/ws`, `/api/games`, `/api/schema`, `/healthz`, `/readyz`, `/metrics`, and `run(listener, ..,
 //! shutdown)`, which serves until the shutdown future completes and then waits for every connection and table
 //! task to finish.
 
@@ -45,6 +45,7 @@ fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .route("/ws", get(ws))
         .route("/api/games", get(games))
+        .route("/api/schema", get(schema))
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(ready))
         .route("/metrics", get(metrics))
@@ -72,6 +73,12 @@ async fn ws(State(state): State<Arc<AppState>>, upgrade: WebSocketUpgrade) -> Re
 
 async fn games() -> Json<Vec<rules::GameInfo>> {
     Json(AnyGame::catalogue())
+}
+
+/// The JSON Schemas of every message and of each game's options, actions, views and events (built once).
+async fn schema() -> Json<&'static serde_json::Value> {
+    static DOCUMENT: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    Json(DOCUMENT.get_or_init(protocol::schema::document))
 }
 
 async fn ready(State(state): State<Arc<AppState>>) -> Response {
