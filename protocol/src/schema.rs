@@ -5,7 +5,7 @@
 //! and a test fails when they are stale. Regenerate them with:
 //!
 //! ```text
-//! UPDATE_SCHEMA=1 cargo test -p protocol --test schema
+//! UPDATE_SCHEMA=1 cargo test -p protocol --test schema --test snapshots
 //! ```
 
 use schemars::schema_for;
@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use crate::{ClientMessage, GameInfo, PROTOCOL_VERSION, SUPPORTED_VERSIONS, ServerMessage};
 
 /// The command that rewrites the committed copies under `docs/schema/`.
-pub const REGENERATE: &str = "UPDATE_SCHEMA=1 cargo test -p protocol --test schema";
+pub const REGENERATE: &str = "UPDATE_SCHEMA=1 cargo test -p protocol --test schema --test snapshots";
 
 /// Schema of one client frame (a request with its optional `id`).
 pub fn client_message() -> Value {

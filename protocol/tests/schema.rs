@@ -1,5 +1,5 @@
 //! The committed schemas under `docs/schema/` are exactly what the code generates, and they describe what the
-//! engines really produce. Regenerate with `UPDATE_SCHEMA=1 cargo test -p protocol --test schema`.
+//! engines really produce. Regenerate with `UPDATE_SCHEMA=1 cargo test -p protocol --test schema --test snapshots`.
 
 use std::{collections::BTreeSet, path::PathBuf};
 

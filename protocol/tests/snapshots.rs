@@ -1,7 +1,7 @@
 //! Snapshot tests: the JSON form of every message type, in both directions, is pinned by a committed fixture
 //! under `docs/schema/examples/`. An accidental change of a field name, a tag, an optional field's presence or
 //! a number's type fails here; a deliberate one is made by regenerating the fixtures
-//! (`UPDATE_SCHEMA=1 cargo test -p protocol --test snapshots`) and following the versioning policy in
+//! (`UPDATE_SCHEMA=1 cargo test -p protocol --test schema --test snapshots`) and following the versioning policy in
 //! `docs/protocol.md`. Each fixture also reads back as the same message and validates against the schema.
 
 use std::path::PathBuf;
@@ -371,7 +371,8 @@ fn every_message_keeps_its_json_form() {
         mismatches.is_empty(),
         "the JSON form of these messages changed (a protocol change: see the versioning policy in \
          docs/protocol.md; if it is intended, regenerate with\n    \
-         UPDATE_SCHEMA=1 cargo test -p protocol --test snapshots\n):\n{}",
+         {}\n):\n{}",
+        protocol::schema::REGENERATE,
         mismatches.join("\n")
     );
 }
@@ -402,4 +403,50 @@ fn the_client_schema_is_not_vacuous() {
     assert!(!schema.is_valid(&json!({"type": "fly", "id": 1})));
     assert!(!schema.is_valid(&json!({"type": "join_lobby", "code": "RKPYM3"})));
     assert!(!schema.is_valid(&json!({"type": "action", "version": 1})));
+}
+
+/// The transcript in docs/protocol.md is made of real messages of the current protocol, in their exact form: each
+/// sent frame reads as a request, each received frame reads as a server message and writes back identically,
+/// and the match it shows ends with a result.
+#[test]
+fn the_documented_transcript_is_current() {
+    let doc = include_str!("../../docs/protocol.md");
+    let section = doc
+        .split("## Transcript of a short match")
+        .nth(1)
+        .expect("docs/protocol.md has a transcript");
+    let block = section
+        .split("```text\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("the transcript is a text block");
+    let server_schema = jsonschema::validator_for(&protocol::schema::server_message()).unwrap();
+    let (mut sent, mut received, mut last_state) = (0, 0, None);
+    for line in block.lines() {
+        if let Some(text) = line.strip_prefix("> ") {
+            protocol::parse_client_message(text).unwrap_or_else(|e| panic!("{e:?}: {text}"));
+            sent += 1;
+        } else if let Some(text) = line.strip_prefix("< ") {
+            let value: Value = serde_json::from_str(text).unwrap();
+            server_schema
+                .validate(&value)
+                .unwrap_or_else(|e| panic!("{e}: {text}"));
+            let message: ServerMessage = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"));
+            assert_eq!(
+                serde_json::to_value(&message).unwrap(),
+                value,
+                "not in today's form: {text}"
+            );
+            if let ServerMessage::Push(Push::State(state)) = message {
+                last_state = Some(state);
+            }
+            received += 1;
+        } else {
+            panic!("a transcript line starts with `> ` or `< `: {line}");
+        }
+    }
+    assert!(sent >= 5 && received >= 10, "{sent} sent, {received} received");
+    let last = last_state.expect("the transcript shows states");
+    assert_eq!(last.status, Status::Over);
+    assert!(last.outcome.is_some());
 }
