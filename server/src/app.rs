@@ -1,6 +1,6 @@
-//! The HTTP surface: `/ws`, `/api/games`, `/api/schema`, `/healthz`, `/readyz`, `/metrics`, and `run(listener, ..,
-//! shutdown)`, which serves until the shutdown future completes and then waits for every connection and table
-//! task to finish.
+//! The HTTP surface: `/ws`, `/api/games`, `/api/schema`, `/healthz`, `/readyz`, `/metrics`, the browser client
+//! (the `web` crate's embedded files) at `/` and every other path, and `run(listener, .., shutdown)`, which serves
+//! until the shutdown future completes and then waits for every connection and table task to finish.
 
 use std::{future::Future, sync::Arc};
 
@@ -49,6 +49,7 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(ready))
         .route("/metrics", get(metrics))
+        .fallback(get(client))
         .with_state(state)
 }
 
@@ -69,6 +70,21 @@ async fn ws(State(state): State<Arc<AppState>>, upgrade: WebSocketUpgrade) -> Re
             let (sink, stream) = socket.split();
             connection::serve(sink, stream, shared).await;
         })
+}
+
+/// The browser client (the `web` crate's embedded files) at `/` and its asset paths.
+async fn client(uri: axum::http::Uri) -> Response {
+    match web::asset(uri.path()) {
+        Some(asset) => (
+            [
+                (header::CONTENT_TYPE, asset.content_type),
+                (header::CACHE_CONTROL, web::CACHE_CONTROL),
+            ],
+            asset.bytes,
+        )
+            .into_response(),
+        None => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
 }
 
 async fn games() -> Json<Vec<rules::GameInfo>> {
