@@ -42,7 +42,7 @@ for game in $games; do
   echo "== $game"
   start=$(date +%s)
   if ! "$venv/bin/python" examples/python/play.py --server "$server" --game "$game" --humans 2 \
-      --drop-every 7 --timeout 90; then
+      --drop-every 7 --timeout 240; then
     echo "== $game: no result" >&2
     failed=1
   fi
