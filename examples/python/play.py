@@ -257,6 +257,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--join", help="join this lobby code instead of creating a lobby")
     parser.add_argument("--humans", type=int, default=1, help="example players, each on its own connection")
     parser.add_argument("--bots", type=int, default=None, help="server bots (default: fill to the minimum)")
+    parser.add_argument("--seats", type=int, default=None,
+                        help="seats of the lobby (default: humans + bots); the host waits for others to --join")
     parser.add_argument("--options", type=json.loads, default={}, help="game options as a JSON object")
     parser.add_argument("--drop-every", type=int, default=0, help="cut the connection after every N actions")
     parser.add_argument("--max-reconnections", type=int, default=100)
@@ -275,7 +277,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         info = catalogue[args.game]
         if args.bots is None:
             args.bots = max(0, info["min_players"] - args.humans)
-        args.seats = args.humans + args.bots
+        args.seats = args.seats or args.humans + args.bots
         if not info["min_players"] <= args.seats <= info["max_players"]:
             parser.error(f"{args.game} is for {info['min_players']}-{info['max_players']} players")
     return args
