@@ -28,7 +28,7 @@ from collections import deque
 from typing import Any, Optional
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 PROTOCOL = 1  # the protocol version this client speaks (docs/protocol.md, "Versioning")
 CLIENT = "python-example 1.0"
@@ -60,7 +60,10 @@ class Connection:
         self.next_id += 1
         message = {"id": request_id, **body}
         self.log(">", message)
-        await self.ws.send(json.dumps(message))
+        try:
+            await self.ws.send(json.dumps(message))
+        except ConnectionClosed as e:
+            raise Reconnect(f"connection closed: {e}") from e
         return request_id
 
     async def receive(self) -> dict:
@@ -144,7 +147,7 @@ class Player:
                         expect(resumed, "resumed")
                         self.say(f"resumed seat {resumed['seat']} at version {self.version}")
                     return await self.play(conn)
-            except (Reconnect, OSError) as e:
+            except (Reconnect, OSError, InvalidHandshake) as e:  # InvalidHandshake: e.g. HTTP 503, server full
                 self.reconnections += 1
                 if self.reconnections > self.args.max_reconnections:
                     raise Fatal(f"gave up after {self.reconnections - 1} reconnections: {e}") from e
@@ -179,6 +182,7 @@ class Player:
 
     async def play(self, conn: Connection) -> dict:
         acted_on = None  # the version this player last sent an action for
+        last_sent: Optional[dict] = None  # that action, to send again if the rate limit dropped it
         while True:
             message = await conn.next()
             kind = message["type"]
@@ -192,13 +196,18 @@ class Player:
                 legal = message["legal_actions"]
                 if legal and acted_on != message["version"]:
                     action = self.rng.choice(legal)
-                    await conn.send({"type": "action", "action": action, "version": message["version"]})
+                    last_sent = {"type": "action", "action": action, "version": message["version"]}
+                    await conn.send(last_sent)
                     acted_on = message["version"]
                     self.actions += 1
                     if self.args.drop_every and self.actions % self.args.drop_every == 0:
                         conn.drop()
             elif kind == "accepted":
                 pass
+            elif kind == "error" and message["code"] == "rate_limited" and last_sent is not None:
+                # The server dropped our action: the rate limit allows 20 messages a second by default.
+                await asyncio.sleep(0.5)
+                await conn.send(last_sent)
             elif kind == "error":
                 if message["code"] not in MOVED_ON:
                     raise Fatal(f"{message['code']}: {message['message']}")
