@@ -8,7 +8,7 @@
 //! UPDATE_SCHEMA=1 cargo test -p protocol --test schema --test snapshots
 //! ```
 
-use schemars::schema_for;
+use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
 use crate::{ClientMessage, GameInfo, PROTOCOL_VERSION, SUPPORTED_VERSIONS, ServerMessage};
@@ -16,19 +16,32 @@ use crate::{ClientMessage, GameInfo, PROTOCOL_VERSION, SUPPORTED_VERSIONS, Serve
 /// The command that rewrites the committed copies under `docs/schema/`.
 pub const REGENERATE: &str = "UPDATE_SCHEMA=1 cargo test -p protocol --test schema --test snapshots";
 
-/// Schema of one client frame (a request with its optional `id`).
+/// Schema of one client frame (a request with its optional `id`), as the server accepts it.
 pub fn client_message() -> Value {
-    to_value(schema_for!(ClientMessage))
+    SchemaSettings::default()
+        .for_deserialize()
+        .into_generator()
+        .into_root_schema_for::<ClientMessage>()
+        .to_value()
 }
 
-/// Schema of one server frame (a reply with its `re`, or a push).
+/// Schema of one server frame (a reply with its `re`, or a push), as the server writes it: every field it always
+/// writes is required, even when its value may be `null`.
 pub fn server_message() -> Value {
-    to_value(schema_for!(ServerMessage))
+    produced::<ServerMessage>()
 }
 
 /// Schema of the `GET /api/games` answer.
 pub fn game_catalogue() -> Value {
-    to_value(schema_for!(Vec<GameInfo>))
+    produced::<Vec<GameInfo>>()
+}
+
+fn produced<T: schemars::JsonSchema>() -> Value {
+    SchemaSettings::default()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
 }
 
 /// Everything at once, as `GET /api/schema` serves it:
@@ -74,10 +87,6 @@ pub fn files() -> Vec<(String, String)> {
         }
     }
     files
-}
-
-fn to_value(schema: schemars::Schema) -> Value {
-    schema.to_value()
 }
 
 fn pretty(value: &Value) -> String {

@@ -34,6 +34,22 @@ fn to_json<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).expect("engine values serialise to JSON")
 }
 
+/// The schema of what the server accepts from clients (serde's deserialising rules: defaults may be omitted).
+fn accepted<T: schemars::JsonSchema>() -> schemars::Schema {
+    schemars::generate::SchemaSettings::default()
+        .for_deserialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+}
+
+/// The schema of what the server sends (serde's serialising rules: every field it always writes is required).
+fn produced<T: schemars::JsonSchema>() -> schemars::Schema {
+    schemars::generate::SchemaSettings::default()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+}
+
 macro_rules! games {
     ($($variant:ident => $ty:ty),+ $(,)?) => {
         /// A game in progress, of any of the games the server hosts.
@@ -76,10 +92,10 @@ macro_rules! games {
             pub fn schemas() -> Vec<GameSchemas> {
                 vec![$(GameSchemas {
                     id: <$ty as Game>::info().id,
-                    config: schemars::schema_for!(<$ty as Game>::Config),
-                    action: schemars::schema_for!(<$ty as Game>::Action),
-                    view: schemars::schema_for!(<$ty as Game>::View),
-                    event: schemars::schema_for!(<$ty as Game>::Event),
+                    config: accepted::<<$ty as Game>::Config>(),
+                    action: accepted::<<$ty as Game>::Action>(),
+                    view: produced::<<$ty as Game>::View>(),
+                    event: produced::<<$ty as Game>::Event>(),
                 }),+]
             }
 
@@ -163,7 +179,8 @@ impl AnyGame {
     }
 }
 
-/// One game's wire types as JSON Schemas, from [`AnyGame::schemas`]. Each is a standalone root schema.
+/// One game's wire types as JSON Schemas, from [`AnyGame::schemas`]. Each is a standalone root schema: `config`
+/// and `action` as the server accepts them, `view` and `event` as it writes them.
 #[derive(Clone, Debug, Serialize)]
 pub struct GameSchemas {
     pub id: &'static str,
