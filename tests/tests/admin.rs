@@ -292,37 +292,48 @@ async fn admin_actions_reach_connected_clients_and_are_audited() {
         let db = TestDb::new(backend).await;
         let server = TestServer::start(&db, admin_config()).await;
         let addr = server.addr;
-        let (code, mut players) =
-            start_match(addr, GAME, json!({"target": 5, "claim_window_ms": 1000}), 3, 3).await;
-        let mut spectator = server.client().await;
-        let r = spectator.request(json!({"type": "spectate", "code": code})).await;
-        assert_eq!(r["type"], "spectating", "{r}");
-        let match_id = players[0].client.state.as_ref().unwrap()["match_id"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        let base = format!("/api/admin/matches/{match_id}");
-
-        // Fire the deadline: with none pending it is refused and nothing is audited.
-        let inspected = get(addr, &base).await;
-        assert_eq!(inspected["deadline"], Value::Null);
-        let (status, reply) = post(addr, &format!("{base}/fire-deadline"), "ann", "stuck").await;
-        assert_eq!(
-            (status, &reply["code"]),
-            (409, &json!("illegal_action")),
-            "{reply}"
-        );
-        // Play until a claim window is open, then close it now instead of waiting for the clock.
-        let played = play_until(
-            &mut players,
-            &Time::Manual(server.clock.clone()),
-            5,
-            10_000,
-            |s| s["deadline"].is_number(),
-        )
-        .await;
-        let state = played.last_state;
-        assert!(state["deadline"].is_number(), "a claim window opened: {state}");
+        // A match with a claim window open (the seed is the server's own: a match may end before one opens, or
+        // open one at the start; try again with another match then).
+        let mut attempt = 0;
+        let (code, mut players, mut spectator, match_id, base, state) = loop {
+            attempt += 1;
+            assert!(attempt <= 10, "no claim window opened in 10 matches");
+            let (code, mut players) =
+                start_match(addr, GAME, json!({"target": 20, "claim_window_ms": 1000}), 3, 3).await;
+            let mut spectator = server.client().await;
+            let r = spectator.request(json!({"type": "spectate", "code": code})).await;
+            assert_eq!(r["type"], "spectating", "{r}");
+            let match_id = players[0].client.state.as_ref().unwrap()["match_id"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let base = format!("/api/admin/matches/{match_id}");
+            let inspected = get(addr, &base).await;
+            if inspected["deadline"].is_null() {
+                // With no deadline pending, firing is refused and nothing is audited.
+                let (status, reply) = post(addr, &format!("{base}/fire-deadline"), "ann", "stuck").await;
+                assert_eq!(
+                    (status, &reply["code"]),
+                    (409, &json!("illegal_action")),
+                    "{reply}"
+                );
+                let audit = get(addr, &format!("{base}/audit")).await;
+                assert_eq!(audit["items"], json!([]));
+            }
+            // Play until a claim window is open, then close it now instead of waiting for the clock.
+            let played = play_until(
+                &mut players,
+                &Time::Manual(server.clock.clone()),
+                attempt,
+                10_000,
+                |s| s["deadline"].is_number(),
+            )
+            .await;
+            let state = played.last_state;
+            if state["deadline"].is_number() {
+                break (code, players, spectator, match_id, base, state);
+            }
+        };
         let before = state["version"].as_u64().unwrap();
         let deadline = state["deadline"].as_u64().unwrap();
         assert!(
@@ -477,22 +488,25 @@ async fn admin_actions_reach_connected_clients_and_are_audited() {
         assert_eq!(ids(&list("?status=aborted").await), vec![json!(match_id)]);
         assert_eq!(ids(&list("?status=playing").await), vec![other_id.clone()]);
         assert_eq!(ids(&list("?game=hide_and_eeek&limit=1").await).len(), 1);
-        assert_eq!(ids(&list("").await).len(), 2);
+        // Earlier attempts that ended without a claim window are listed too, as finished.
+        let total = attempt as usize + 1;
+        assert_eq!(ids(&list("").await).len(), total);
+        assert_eq!(ids(&list("?status=finished").await).len(), total - 2);
         assert!(ids(&list("?game=quacks").await).is_empty());
         assert_eq!(
             ids(&list("?player=BOT").await),
             vec![json!(match_id)],
             "a bot sits only in the first"
         );
-        assert_eq!(ids(&list("?player=p1").await).len(), 2);
+        assert_eq!(ids(&list("?player=p1").await).len(), total);
         assert_eq!(
             ids(&list("?player=%25").await),
             Vec::<Value>::new(),
             "wildcards are literal"
         );
-        assert_eq!(ids(&list("?player=host").await).len(), 2);
+        assert_eq!(ids(&list("?player=host").await).len(), total);
         assert_eq!(ids(&list("?to=1").await), Vec::<Value>::new());
-        assert_eq!(ids(&list("?from=1").await).len(), 2);
+        assert_eq!(ids(&list("?from=1").await).len(), total);
         let aborted_row = &list("?status=aborted").await["items"][0];
         assert_eq!(aborted_row["abort_reason"], "server migration");
         assert_eq!(aborted_row["code"], code);
@@ -517,6 +531,67 @@ async fn admin_actions_reach_connected_clients_and_are_audited() {
         assert_eq!(inspected["version"], version);
         assert_eq!(inspected["next_wake"], Value::Null);
         assert_eq!(inspected["match"]["status"], "aborted");
+        server.stop().await;
+        db.drop_db().await;
+    }
+}
+
+/// Without an engine deadline, firing plays the turn timer's random legal action for the idle seat now, logged
+/// as that seat's action at the timer's deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn firing_the_turn_timer_plays_for_the_idle_seat() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let server = TestServer::start(&db, admin_config()).await;
+        let addr = server.addr;
+        let mut host = server.client().await;
+        let created = host
+            .request(json!({"type": "create_lobby", "game": GAME, "seats": 2, "name": "Host", "turn_timer_ms": 60000}))
+            .await;
+        assert_eq!(created["type"], "seated", "{created}");
+        let code = created["code"].as_str().unwrap().to_string();
+        let mut guest = server.client().await;
+        let joined = guest
+            .request(json!({"type": "join_lobby", "code": code, "name": "Guest"}))
+            .await;
+        assert_eq!(joined["type"], "seated", "{joined}");
+        let r = host.request(json!({"type": "start"})).await;
+        assert_eq!(r["type"], "ok", "{r}");
+        let state = host.wait_version(0).await;
+        let states = [state.clone(), guest.wait_version(0).await];
+        let match_id = state["match_id"].as_str().unwrap().to_string();
+        assert_eq!(state["deadline"], Value::Null);
+        let turn_deadline = state["turn_deadline"].as_u64().expect("the turn timer runs");
+        let mover = state["status"]["seat"].as_u64().expect("a turn");
+
+        let (status, reply) = post(
+            addr,
+            &format!("/api/admin/matches/{match_id}/fire-deadline"),
+            "dana",
+            "player asleep",
+        )
+        .await;
+        assert_eq!(status, 200, "{reply}");
+        assert_eq!(
+            (&reply["version"], &reply["fired"]),
+            (&json!(1), &json!("turn_timer"))
+        );
+        for client in [&mut host, &mut guest] {
+            assert_eq!(client.wait_version(1).await["since"], 0);
+        }
+        let log = get(addr, &format!("/api/admin/matches/{match_id}/log")).await;
+        let entry = &log["entries"][0];
+        assert_eq!(entry["seat"], mover);
+        assert_eq!(entry["at"], turn_deadline);
+        let legal = states[mover as usize]["legal_actions"].as_array().unwrap();
+        assert!(
+            legal.contains(&entry["action"]),
+            "a legal action of the idle seat: {entry}"
+        );
+        let audit = get(addr, &format!("/api/admin/matches/{match_id}/audit")).await;
+        assert_eq!(audit["items"][0]["action"], "fire_deadline");
+        assert_eq!(audit["items"][0]["detail"]["fired"], "turn_timer");
+        assert_eq!(audit["items"][0]["detail"]["deadline"], turn_deadline);
         server.stop().await;
         db.drop_db().await;
     }
