@@ -267,6 +267,21 @@ pub struct GameInfo {
     pub options: Vec<OptionSpec>,
 }
 
+impl GameInfo {
+    /// Refuses a table size outside this game's player counts.
+    pub fn check_players(&self, players: u8) -> Result<(), SetupError> {
+        if (self.min_players..=self.max_players).contains(&players) {
+            Ok(())
+        } else {
+            Err(SetupError::PlayerCount {
+                min: self.min_players,
+                max: self.max_players,
+                got: players,
+            })
+        }
+    }
+}
+
 /// A rules engine. Implementations are pure: no I/O, no clock, no global randomness; all chance comes from the
 /// state's own [`crate::rng::Rng`], seeded at [`Game::new`]. Hence `(config, players, seed, actions)` always
 /// yields the same state and events.

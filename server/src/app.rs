@@ -1,6 +1,7 @@
 //! The HTTP surface: `/ws`, `/api/games`, `/healthz`, `/readyz`, `/metrics`, `/api/openapi.json`, the admin
-//! API under `/api/admin/` (see `admin.rs`), and `run(listener, .., shutdown)`, which serves until the shutdown future completes and then waits for every connection and table
-//! task to finish.
+//! API under `/api/admin/` (see `admin.rs`), the browser client (the `web` crate's embedded files) at `/` and
+//! every other path, and `run(listener, .., shutdown)`, which serves until the shutdown future completes and then
+//! waits for every connection and table task to finish.
 
 use std::{future::Future, sync::Arc};
 
@@ -62,6 +63,17 @@ impl Routes {
         self
     }
 
+    /// The handler of every GET the other routes do not take (listed once, as `path`).
+    fn fallback<H: Handler<T, Arc<AppState>>, T: 'static>(
+        mut self,
+        path: &'static str,
+        handler: H,
+    ) -> Routes {
+        self.router = self.router.fallback(get(handler));
+        self.listed.push(("get", path));
+        self
+    }
+
     fn post<H: Handler<T, Arc<AppState>>, T: 'static>(mut self, path: &'static str, handler: H) -> Routes {
         self.router = self.router.route(path, post(handler));
         self.listed.push(("post", path));
@@ -96,6 +108,7 @@ fn routes() -> Routes {
         )
         .post("/api/admin/matches/{id}/fire-deadline", admin::fire_deadline)
         .get("/api/admin/audit", admin::audit)
+        .fallback("/", client)
 }
 
 /// Every route the server answers, as (lower-case method, path in OpenAPI's `{param}` form).
@@ -129,6 +142,21 @@ async fn ws(State(state): State<Arc<AppState>>, upgrade: WebSocketUpgrade) -> Re
             let (sink, stream) = socket.split();
             connection::serve(sink, stream, shared).await;
         })
+}
+
+/// The browser client (the `web` crate's embedded files) at `/` and its asset paths.
+async fn client(uri: axum::http::Uri) -> Response {
+    match web::asset(uri.path()) {
+        Some(asset) => (
+            [
+                (header::CONTENT_TYPE, asset.content_type),
+                (header::CACHE_CONTROL, web::CACHE_CONTROL),
+            ],
+            asset.bytes,
+        )
+            .into_response(),
+        None => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
 }
 
 async fn games() -> Json<Vec<rules::GameInfo>> {

@@ -1890,13 +1890,7 @@ impl Game for Hickory {
     }
 
     fn new(_config: &HickoryConfig, players: u8, seed: u64) -> Result<Self, SetupError> {
-        if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&players) {
-            return Err(SetupError::PlayerCount {
-                min: MIN_PLAYERS,
-                max: MAX_PLAYERS,
-                got: players,
-            });
-        }
+        Self::info().check_players(players)?;
         let mut rng = Rng::from_seed(seed);
         // Action tokens: numbered ones on their numbers, sun and moon tokens at random on their spaces.
         let mut spaces: Vec<Option<Space>> = vec![None; NUMBERS as usize];

@@ -774,13 +774,7 @@ impl Game for HideAndEeek {
     }
 
     fn new(config: &Config, players: u8, seed: u64) -> Result<Self, SetupError> {
-        if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&players) {
-            return Err(SetupError::PlayerCount {
-                min: MIN_PLAYERS,
-                max: MAX_PLAYERS,
-                got: players,
-            });
-        }
+        Self::info().check_players(players)?;
         if !(MIN_TARGET..=MAX_TARGET).contains(&config.target) {
             return Err(SetupError::BadOption {
                 option: "target".into(),

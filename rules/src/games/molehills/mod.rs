@@ -874,13 +874,7 @@ impl Game for Molehills {
     }
 
     fn new(config: &MolehillsConfig, players: u8, seed: u64) -> Result<Self, SetupError> {
-        if !(2..=4).contains(&players) {
-            return Err(SetupError::PlayerCount {
-                min: 2,
-                max: 4,
-                got: players,
-            });
-        }
+        Self::info().check_players(players)?;
         let mut rng = Rng::from_seed(seed);
         let grid = data::grid_side(players, config.three_player_grid);
         let mut order: Vec<Seat> = Seat::all(players).collect();

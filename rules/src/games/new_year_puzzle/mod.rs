@@ -432,13 +432,7 @@ impl Game for NewYearPuzzle {
     }
 
     fn new(_config: &NewYearPuzzleConfig, players: u8, seed: u64) -> Result<Self, SetupError> {
-        if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&players) {
-            return Err(SetupError::PlayerCount {
-                min: MIN_PLAYERS,
-                max: MAX_PLAYERS,
-                got: players,
-            });
-        }
+        Self::info().check_players(players)?;
         let mut rng = Rng::from_seed(seed);
         // The corner cards lie in their corners; the other 60 are shuffled into the other places.
         let mut loose: Vec<u8> = (0..CARDS as u8).filter(|c| !CORNERS.contains(c)).collect();

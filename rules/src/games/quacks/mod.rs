@@ -1653,13 +1653,7 @@ impl Game for Quacks {
 
     fn new(_config: &QuacksConfig, players: u8, seed: u64) -> Result<Self, SetupError> {
         let info = Self::info();
-        if !(info.min_players..=info.max_players).contains(&players) {
-            return Err(SetupError::PlayerCount {
-                min: info.min_players,
-                max: info.max_players,
-                got: players,
-            });
-        }
+        info.check_players(players)?;
         let mut rng = Rng::from_seed(seed);
         let mut deck = FORTUNE_DECK.to_vec();
         rng.shuffle(&mut deck);

@@ -1,0 +1,391 @@
+// The lobby screens: the start page (create a game, join by code, watch), the join form behind a shared link, and
+// the lobby itself (share the code, seats filling live, bots, start).
+
+import { h, seatLabel, seatMarker } from "./ui.js";
+import * as store from "./store.js";
+import { words } from "./words.js";
+import {
+  createLobby,
+  joinLobby,
+  spectate,
+  leave,
+  request,
+  showError,
+  normaliseCode,
+  gameInfo,
+  gameTitle,
+  notify,
+} from "./app.js";
+
+const TURN_TIMERS = [
+  ["", "No turn timer"],
+  ["30000", "30 seconds"],
+  ["60000", "1 minute"],
+  ["120000", "2 minutes"],
+  ["300000", "5 minutes"],
+];
+
+/** Runs a form's request, keeping the form's button busy meanwhile and showing a refusal in plain words. */
+async function submitting(form, work) {
+  const button = form.querySelector("button[type=submit]");
+  if (button) button.disabled = true;
+  try {
+    await work();
+  } catch (e) {
+    showError(e);
+  } finally {
+    if (button && button.isConnected) button.disabled = false;
+  }
+}
+
+function nameField(id) {
+  return h(
+    "div",
+    { class: "field" },
+    h("label", { for: id }, "Your name"),
+    h("input", {
+      id,
+      name: "name",
+      required: true,
+      maxlength: "24",
+      autocomplete: "nickname",
+      value: store.playerName(),
+      "data-key": id,
+    }),
+  );
+}
+
+function optionField(spec) {
+  const id = `opt-${spec.key}`;
+  let control;
+  if (spec.type === "integer") {
+    control = h("input", {
+      id,
+      name: spec.key,
+      type: "number",
+      min: spec.min,
+      max: spec.max,
+      value: spec.default,
+      required: true,
+      inputmode: "numeric",
+    });
+  } else if (spec.type === "boolean") {
+    return h(
+      "div",
+      { class: "field check" },
+      h("input", { id, name: spec.key, type: "checkbox", checked: spec.default }),
+      h("label", { for: id }, spec.label),
+    );
+  } else {
+    control = h(
+      "select",
+      { id, name: spec.key },
+      spec.values.map((v) => h("option", { value: v, selected: v === spec.default }, words(v))),
+    );
+  }
+  const range = spec.type === "integer" ? h("span", { class: "hint" }, ` ${spec.min}–${spec.max}`) : null;
+  return h("div", { class: "field" }, h("label", { for: id }, spec.label, range), control);
+}
+
+function readOptions(form, specs) {
+  const options = {};
+  for (const spec of specs) {
+    const el = form.elements.namedItem(spec.key);
+    if (!el) continue;
+    if (spec.type === "integer") options[spec.key] = Number(el.value);
+    else if (spec.type === "boolean") options[spec.key] = el.checked;
+    else options[spec.key] = el.value;
+  }
+  return options;
+}
+
+function createForm(app) {
+  const games = app.catalogue;
+  if (!games.length) {
+    return h("p", {}, "The list of games is not available yet.");
+  }
+  const form = h("form", { class: "create", "aria-labelledby": "create-h" });
+  let selected = games[0].id;
+  const optionsBox = h("fieldset", { class: "options" });
+  const seatsInput = h("input", {
+    id: "create-seats",
+    name: "seats",
+    type: "number",
+    required: true,
+    inputmode: "numeric",
+  });
+  const seatsHint = h("span", { class: "hint" });
+  const fillOptions = () => {
+    const info = gameInfo(selected);
+    optionsBox.replaceChildren(
+      h("legend", {}, `${info.name} options`),
+      ...(info.options.length ? info.options.map(optionField) : [h("p", { class: "hint" }, "This game has no options.")]),
+    );
+    seatsInput.min = info.min_players;
+    seatsInput.max = info.max_players;
+    seatsInput.value = info.min_players;
+    seatsHint.textContent = ` ${info.min_players}–${info.max_players}`;
+  };
+  const select = h(
+    "select",
+    {
+      id: "create-game",
+      name: "game",
+      "data-key": "create-game",
+      onchange: (e) => {
+        selected = e.target.value;
+        fillOptions();
+      },
+    },
+    games.map((g) => h("option", { value: g.id }, `${g.name} (${g.min_players}–${g.max_players} players)`)),
+  );
+  fillOptions();
+  form.append(
+    h("div", { class: "field" }, h("label", { for: "create-game" }, "Game"), select),
+    h("div", { class: "field" }, h("label", { for: "create-seats" }, "Players", seatsHint), seatsInput),
+    optionsBox,
+    h(
+      "div",
+      { class: "field" },
+      h("label", { for: "create-timer" }, "Turn timer"),
+      h(
+        "select",
+        { id: "create-timer", name: "timer" },
+        TURN_TIMERS.map(([v, label]) => h("option", { value: v }, label)),
+      ),
+    ),
+    nameField("create-name"),
+    h("button", { type: "submit", class: "primary", "data-key": "create-submit" }, "Create the game"),
+  );
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const info = gameInfo(selected);
+    submitting(form, () =>
+      createLobby({
+        game: selected,
+        options: readOptions(form, info.options),
+        seats: Number(seatsInput.value),
+        name: form.elements.namedItem("name").value.trim(),
+        turnTimerMs: Number(form.elements.namedItem("timer").value) || null,
+      }),
+    );
+  });
+  return form;
+}
+
+function joinForm(code = "") {
+  const form = h(
+    "form",
+    { class: "join" },
+    h(
+      "div",
+      { class: "field" },
+      h("label", { for: "join-code" }, "Game code"),
+      h("input", {
+        id: "join-code",
+        name: "code",
+        required: true,
+        autocomplete: "off",
+        autocapitalize: "characters",
+        spellcheck: "false",
+        class: "code-input",
+        value: code,
+        "data-key": "join-code",
+      }),
+    ),
+    nameField("join-name"),
+    h(
+      "div",
+      { class: "buttons" },
+      h("button", { type: "submit", class: "primary", "data-key": "join-submit" }, "Join"),
+      h(
+        "button",
+        {
+          type: "button",
+          "data-key": "watch-submit",
+          onclick: () => {
+            const c = normaliseCode(form.elements.namedItem("code").value);
+            if (!c) return form.elements.namedItem("code").focus();
+            submitting(form, () => spectate(c));
+          },
+        },
+        "Watch instead",
+      ),
+    ),
+  );
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const c = normaliseCode(form.elements.namedItem("code").value);
+    const name = form.elements.namedItem("name").value.trim();
+    submitting(form, () => joinLobby(c, name));
+  });
+  return form;
+}
+
+export function renderHome(app) {
+  return h(
+    "div",
+    { class: "home" },
+    h(
+      "section",
+      { class: "panel intro" },
+      h("h1", {}, "Play board games with friends"),
+      h("p", {}, "Start a game and send the link, or join one with the code a friend gave you."),
+    ),
+    h("section", { class: "panel", "aria-labelledby": "create-h" }, h("h2", { id: "create-h" }, "Start a new game"), createForm(app)),
+    h("section", { class: "panel", "aria-labelledby": "join-h" }, h("h2", { id: "join-h" }, "Join a game"), joinForm()),
+  );
+}
+
+export function renderJoin(app, code) {
+  return h(
+    "section",
+    { class: "panel join-only", "aria-labelledby": "join-h" },
+    h("h1", { id: "join-h" }, `Join game ${code}`),
+    h("p", {}, "Type the name the other players will see."),
+    joinForm(code),
+    h("p", {}, h("a", { href: "#", onclick: () => (location.hash = "") }, "Start your own game instead")),
+  );
+}
+
+function shareLink(code) {
+  return `${location.origin}${location.pathname}#join=${code}`;
+}
+
+async function copy(text, what) {
+  try {
+    await navigator.clipboard.writeText(text);
+    notify(`${what} copied.`, { kind: "info" });
+  } catch {
+    notify(`Copy did not work here: select the ${what.toLowerCase()} and copy it by hand.`, { kind: "info" });
+  }
+}
+
+export function renderLobby(app) {
+  const lobby = app.lobby;
+  const me = app.session.seat;
+  const host = app.session.host && !app.session.spectator;
+  const free = lobby.seats.filter((s) => s.occupant.kind === "empty").length;
+  const link = shareLink(lobby.code);
+  const info = gameInfo(lobby.game);
+  const optionText = info
+    ? info.options.map((o) => `${o.label}: ${words(String(lobby.options?.[o.key] ?? o.default))}`)
+    : Object.entries(lobby.options || {}).map(([k, v]) => `${words(k)}: ${v}`);
+  if (lobby.turn_timer_ms) optionText.push(`Turn timer: ${Math.round(lobby.turn_timer_ms / 1000)} s`);
+
+  const seats = h(
+    "ol",
+    { class: "seats", "aria-label": "Seats" },
+    lobby.seats.map((s) => {
+      const o = s.occupant;
+      let who;
+      if (o.kind === "empty") who = h("span", { class: "empty-seat" }, seatMarker(s.seat), "Waiting for a player…");
+      else who = seatLabel(s.seat, o.name, { you: s.seat === me && !app.session.spectator });
+      return h(
+        "li",
+        { class: `seat ${o.kind}`, "data-seat": s.seat },
+        who,
+        s.seat === lobby.host ? h("span", { class: "tag" }, "host") : null,
+        o.kind === "bot" ? h("span", { class: "tag" }, "bot") : null,
+        o.kind === "human" && !o.connected ? h("span", { class: "tag warn" }, "offline") : null,
+        host && o.kind === "empty"
+          ? h(
+              "button",
+              {
+                type: "button",
+                class: "small",
+                "data-key": `bot-${s.seat}`,
+                onclick: () => request("add_bot", { seat: s.seat }),
+              },
+              "Add a bot here",
+            )
+          : null,
+      );
+    }),
+  );
+
+  const controls = [];
+  if (host) {
+    controls.push(
+      h(
+        "button",
+        {
+          type: "button",
+          class: "primary",
+          "data-key": "start",
+          disabled: free > 0,
+          "aria-describedby": "start-hint",
+          onclick: () => request("start", {}),
+        },
+        "Start the game",
+      ),
+      h(
+        "p",
+        { id: "start-hint", class: "hint" },
+        free > 0 ? `${free} seat${free > 1 ? "s" : ""} still empty: wait for friends or add bots.` : "Everyone is here.",
+      ),
+    );
+    if (free > 0) {
+      controls.push(
+        h("button", { type: "button", "data-key": "add-bot", onclick: () => request("add_bot", {}) }, "Add a bot"),
+      );
+    }
+  } else {
+    const hostName = lobby.seats[lobby.host]?.occupant?.name || "the host";
+    controls.push(h("p", { class: "hint" }, `Waiting for ${hostName} to start the game.`));
+  }
+  controls.push(
+    h(
+      "button",
+      { type: "button", class: "quiet", "data-key": "leave", onclick: leave },
+      app.session.spectator ? "Stop watching" : "Leave",
+    ),
+  );
+
+  return h(
+    "section",
+    { class: "panel lobby", "aria-labelledby": "lobby-h" },
+    h("h1", { id: "lobby-h" }, gameTitle(lobby.game)),
+    optionText.length ? h("p", { class: "hint" }, optionText.join(" · ")) : null,
+    h(
+      "div",
+      { class: "share" },
+      h("p", {}, "Game code"),
+      h("p", { class: "code", id: "lobby-code", "aria-label": `Game code ${lobby.code.split("").join(" ")}` }, lobby.code),
+      h(
+        "div",
+        { class: "buttons" },
+        h("button", { type: "button", "data-key": "copy-link", onclick: () => copy(link, "Link") }, "Copy the link"),
+        h("button", { type: "button", "data-key": "copy-code", onclick: () => copy(lobby.code, "Code") }, "Copy the code"),
+      ),
+      h("p", { class: "hint link" }, "Friends can open ", h("a", { href: link, id: "share-link" }, link), " to join."),
+    ),
+    h("h2", {}, `Seats (${lobby.seats.length - free} of ${lobby.seats.length} taken)`),
+    seats,
+    lobby.spectators ? h("p", { class: "hint" }, `${lobby.spectators} watching`) : null,
+    app.session.spectator ? h("p", { class: "hint" }, "You are watching this game.") : null,
+    h("div", { class: "controls" }, controls),
+  );
+}
+
+/** Plain words for what changed between two lobby pushes: joins, departures, bots, connections, the start. */
+export function lobbyChanges(before, after, me) {
+  if (!before || before.code !== after.code) return [];
+  const out = [];
+  const nameOf = (o) => o.name;
+  for (const s of after.seats) {
+    const was = before.seats.find((b) => b.seat === s.seat)?.occupant || { kind: "empty" };
+    const now = s.occupant;
+    const mine = s.seat === me;
+    if (was.kind === "empty" && now.kind === "human" && !mine) out.push(`${nameOf(now)} sat down at seat ${s.seat + 1}.`);
+    else if (was.kind === "empty" && now.kind === "bot") out.push(`A bot (${nameOf(now)}) sat down at seat ${s.seat + 1}.`);
+    else if (was.kind !== "empty" && now.kind === "empty") out.push(`${nameOf(was)} left seat ${s.seat + 1}.`);
+    else if (was.kind === "human" && now.kind === "human" && !mine) {
+      if (was.connected && !now.connected) out.push(`${nameOf(now)} lost the connection.`);
+      if (!was.connected && now.connected) out.push(`${nameOf(now)} is back.`);
+    }
+  }
+  if (before.phase === "open" && after.phase === "playing") out.push("The game has started.");
+  if (before.phase !== "finished" && after.phase === "finished") out.push("The game is over.");
+  return out;
+}

@@ -1,0 +1,929 @@
+//! Browser test: a real server (in this process, SQLite in memory, the system clock) and headless Chromium driven
+//! through chromedriver. Two players in two browser sessions (a desktop window and an emulated phone) go through a
+//! lobby (create with options, share the link, join by it, add a bot, start) and a complete Hide and Eeek! match
+//! against the bot, clicking what the page offers (one move by keyboard, the Eeek! claim button when a mouse
+//! shows); a third session watches as a spectator; one player reloads mid-game and must get the same seat and
+//! board back. Then every other game the server lists is played to its end the same way through its screen. The
+//! page is checked at each step, and screenshots are saved under `target/browser-screenshots/` as artefacts.
+//!
+//! Needs `chromium` and `chromedriver` on PATH (Debian: `apt-get install chromium chromium-driver`). Without them
+//! the test says so and passes, unless `CI` is set, where a missing browser is a failure. Takes about a minute.
+
+use std::{
+    net::SocketAddr,
+    path::PathBuf,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use fantoccini::{Client, ClientBuilder, Locator, key::Key};
+use serde_json::{Value, json};
+use tokio::{net::TcpListener, process::Command, sync::oneshot};
+
+const CHROMIUM_FLAGS: &[&str] = &[
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-gpu",
+    "--hide-scrollbars",
+];
+
+/// The longest wait for anything the page should show; only turns a hang into a failure.
+const WAIT: Duration = Duration::from_secs(30);
+/// A whole match against the bot, with the target lowered to 3 cards.
+const MATCH_LIMIT: Duration = Duration::from_secs(60);
+
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
+        .unwrap_or(false)
+}
+
+fn chromium_binary() -> Option<PathBuf> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|name| {
+            std::env::var_os("PATH").and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|dir| dir.join(name))
+                    .find(|p| p.is_file())
+            })
+        })
+}
+
+fn screenshot_dir() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
+    let dir = target.join("browser-screenshots");
+    std::fs::create_dir_all(&dir).expect("the screenshot folder can be created");
+    dir
+}
+
+async fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+/// The server under test, on a fixed port once bound, with its SQLite database in a file of its own so that it
+/// can be stopped and started again (a restart, as after a deployment).
+struct TestServer {
+    addr: SocketAddr,
+    dir: PathBuf,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl TestServer {
+    async fn start() -> TestServer {
+        let dir = std::env::temp_dir().join(format!("tabletop-browser-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut server = TestServer {
+            addr,
+            dir,
+            stop: None,
+            task: None,
+        };
+        server.serve(listener).await;
+        server
+    }
+
+    async fn serve(&mut self, listener: TcpListener) {
+        let mut config = server::Config::defaults();
+        config.bot_delay_ms = 250;
+        let url = format!("sqlite://{}", self.dir.join("test.db").display());
+        let store = server::Store::connect(&url).await.unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        self.stop = Some(stop);
+        self.task = Some(tokio::spawn(async move {
+            server::run(listener, config, store, Arc::new(server::SystemClock), async {
+                let _ = stopped.await;
+            })
+            .await
+            .expect("the server runs");
+        }));
+    }
+
+    /// Stops the server gracefully (clients are told it is shutting down) and waits until it has stopped.
+    async fn stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+
+    /// Starts it again on the same port with the same database.
+    async fn start_again(&mut self) {
+        let start = Instant::now();
+        let listener = loop {
+            match TcpListener::bind(self.addr).await {
+                Ok(listener) => break listener,
+                Err(e) => {
+                    assert!(
+                        start.elapsed() < WAIT,
+                        "the port is free again after the stop: {e}"
+                    );
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            }
+        };
+        self.serve(listener).await;
+    }
+}
+
+/// A plain HTTP/1.0 GET, for a check before any browser starts.
+async fn http_get(addr: SocketAddr, path: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    response
+}
+
+struct Browser {
+    name: &'static str,
+    client: Client,
+}
+
+impl Browser {
+    /// A desktop window, or with `phone` a phone's viewport and touch (Chromium's mobile emulation).
+    async fn open(webdriver: &str, name: &'static str, width: u32, height: u32, phone: bool) -> Browser {
+        let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|s| s.to_string()).collect();
+        args.push(format!("--window-size={width},{height}"));
+        let mut chrome = json!({ "args": args });
+        if phone {
+            chrome["mobileEmulation"] = json!({
+                "deviceMetrics": { "width": width, "height": height, "pixelRatio": 2.0, "touch": true }
+            });
+        }
+        if let Some(binary) = chromium_binary() {
+            chrome["binary"] = json!(binary);
+        }
+        let mut caps = serde_json::Map::new();
+        caps.insert("goog:chromeOptions".into(), chrome);
+        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(webdriver)
+            .await
+            .unwrap_or_else(|e| panic!("{name}: chromedriver starts a session: {e}"));
+        Browser { name, client }
+    }
+
+    async fn js(&self, script: &str) -> Value {
+        self.client
+            .execute(script, vec![])
+            .await
+            .unwrap_or_else(|e| panic!("{}: script failed: {e}\n{script}", self.name))
+    }
+
+    /// Waits until `condition` (a JS expression) is truthy; returns its value.
+    async fn wait_for(&self, what: &str, condition: &str) -> Value {
+        let start = Instant::now();
+        let script = format!("return ({condition}) || null;");
+        loop {
+            let v = self.js(&script).await;
+            if !v.is_null() && v != json!(false) {
+                return v;
+            }
+            if start.elapsed() > WAIT {
+                self.shot(&format!("timeout-{}", self.name)).await;
+                let page = self.text("main").await;
+                panic!(
+                    "{}: timed out waiting for {what}. The page shows:\n{page}",
+                    self.name
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn text(&self, selector: &str) -> String {
+        self.js(&format!(
+            "const e = document.querySelector({}); return e ? e.innerText : '';",
+            json!(selector)
+        ))
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+    }
+
+    async fn fill(&self, selector: &str, value: &str) {
+        let field = self.client.find(Locator::Css(selector)).await.unwrap();
+        field.clear().await.unwrap();
+        field.send_keys(value).await.unwrap();
+    }
+
+    async fn click(&self, selector: &str) {
+        self.client
+            .find(Locator::Css(selector))
+            .await
+            .unwrap_or_else(|e| panic!("{}: {selector} is on the page: {e}", self.name))
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("{}: {selector} can be clicked: {e}", self.name));
+    }
+
+    async fn shot(&self, name: &str) {
+        if let Ok(png) = self.client.screenshot().await {
+            let _ = std::fs::write(screenshot_dir().join(format!("{name}.png")), png);
+        }
+    }
+}
+
+/// One step of a player who plays what the page offers: claim a showing mouse (reporting it once before the
+/// click, for a screenshot), otherwise stop once two cards are set aside, otherwise click a playable card. Acts at most once per state version. Returns what it did.
+const PLAY_ONE_STEP: &str = r#"
+const app = window.tabletop;
+if (document.querySelector('#outcome')) return 'over';
+if (!app.state || app.busy || window.__acted === app.state.version) return 'wait';
+const act = (el, what) => { window.__acted = app.state.version; el.click(); return what; };
+const eeek = document.querySelector('.eeek-button');
+if (eeek && !window.__eeekSeen) { window.__eeekSeen = true; return 'eeek-showing'; }
+if (eeek) { window.__eeekSeen = false; return act(eeek, 'eeek'); }
+const stop = document.querySelector('button.stop');
+const setAside = app.state.view.step.collected ? app.state.view.step.collected.length : 0;
+const cells = [...document.querySelectorAll('.hee-grid button[data-cell]:not([disabled])')];
+if (stop && (setAside >= 2 || !cells.length)) return act(stop, 'stop');
+if (cells.length) {
+  const cell = cells[(app.state.version * 7) % cells.length];
+  return act(cell, 'cell ' + cell.dataset.cell);
+}
+return 'wait';
+"#;
+
+/// When Ann may play a card: pretend the page missed the last update (its version one behind) and click the card.
+/// Returns the real version, or null when Ann has nothing to play now.
+const STALE_CLICK: &str = r#"
+const app = window.tabletop;
+const cell = document.querySelector('.hee-grid button[data-cell]:not([disabled])');
+if (!cell || app.busy || !app.state || app.state.version === 0) return null;
+const version = app.state.version;
+app.state = { ...app.state, version: version - 1 };
+cell.click();
+return version;
+"#;
+
+async fn run_match(webdriver: &str, base: &str, server: &tokio::sync::Mutex<TestServer>) {
+    let ann = Browser::open(webdriver, "ann", 1280, 900, false).await;
+    let bo = Browser::open(webdriver, "bo", 390, 844, true).await;
+    let watcher = Browser::open(webdriver, "watcher", 1024, 768, false).await;
+    // A mouse card does not show in every match: play again (up to three matches) until the claim button has
+    // been seen and used at least once.
+    let mut eeek_seen = false;
+    for round in 1..=MATCHES {
+        eeek_seen |= one_match(base, round, &ann, &bo, (round == 1).then_some(&watcher), server).await;
+        if eeek_seen {
+            break;
+        }
+    }
+    // Every other game the server hosts: a whole match through the screen the client has for it (the generic
+    // one until a game has its own).
+    let catalogue = ann
+        .js("return window.tabletop.catalogue.map(g => [g.id, g.name])")
+        .await;
+    let mut played = Vec::new();
+    for game in catalogue.as_array().unwrap() {
+        let (id, name) = (game[0].as_str().unwrap(), game[1].as_str().unwrap());
+        if id == "hide_and_eeek" {
+            continue;
+        }
+        let started = Instant::now();
+        generic_match(base, id, name, &ann, &bo).await;
+        played.push(format!("{id} in {:.1} s", started.elapsed().as_secs_f64()));
+    }
+    eprintln!("browser test: also played {played:?}");
+    for b in [&ann, &bo, &watcher] {
+        let _ = b.client.clone().close().await;
+    }
+    assert!(
+        eeek_seen,
+        "no mouse card showed in {MATCHES} matches: the Eeek! button was never exercised"
+    );
+}
+
+/// One step of a player on any game screen: click one of the offered actions (every element that plays an action,
+/// or makes a choice on the page towards one, is marked `data-act`), at most once per state
+/// version; which one depends on the version and the seat, so the players explore different moves.
+const GENERIC_STEP: &str = r#"
+const app = window.tabletop;
+if (document.querySelector('#outcome')) return 'over';
+if (!app.state || app.busy || window.__acted === app.state.version) return 'wait';
+const buttons = [...document.querySelectorAll('.game [data-act]:not([disabled])')];
+if (!buttons.length) return 'wait';
+window.__n = (window.__n || 0) + 1;
+const b = buttons[(app.state.version * 7 + (app.session.seat || 0) * 3 + window.__n) % buttons.length];
+// A choice made on the page before anything is sent (a card of the stack being planned, a corner) is not an
+// action: the next choice follows on the same version.
+if (!b.dataset.local) window.__acted = app.state.version;
+b.click();
+return b.textContent;
+"#;
+
+/// Ann creates a three-seat lobby of `id`, Bo joins by the link, a bot fills the last seat, and both humans play
+/// the whole match on the page by clicking the offered actions.
+async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Browser) {
+    let shot = |b: &Browser, what: &str| {
+        let file = format!("{id}-{what}.png");
+        let b = b.client.clone();
+        async move {
+            if let Ok(png) = b.screenshot().await {
+                let _ = std::fs::write(screenshot_dir().join(file), png);
+            }
+        }
+    };
+    ann.client.goto(&format!("{base}/")).await.unwrap();
+    ann.wait_for("the create form", "document.querySelector('#create-game option')")
+        .await;
+    ann.js(&format!(
+        "const s = document.querySelector('#create-game'); s.value = {}; s.dispatchEvent(new Event('change'));",
+        json!(id)
+    ))
+    .await;
+    let legend = ann.text("fieldset.options legend").await;
+    assert!(legend.contains(name), "the options shown are {name}'s: {legend}");
+    ann.fill("#create-seats", "3").await;
+    ann.fill("#create-name", "Ann").await;
+    // A turn timer, so the page shows its countdown.
+    ann.js("document.querySelector('#create-timer').value = '60000';")
+        .await;
+    ann.click("button[data-key=create-submit]").await;
+    let code = ann
+        .wait_for(
+            "the lobby code",
+            "document.querySelector('#lobby-code')?.innerText",
+        )
+        .await;
+    let code = code.as_str().unwrap().trim().to_string();
+    bo.client.goto(&format!("{base}/#join={code}")).await.unwrap();
+    bo.wait_for("the join form", "document.querySelector('#join-name')")
+        .await;
+    bo.fill("#join-name", "Bo").await;
+    bo.click("button[data-key=join-submit]").await;
+    ann.wait_for(
+        "Bo in Ann's lobby",
+        "document.querySelector('.seats')?.innerText.includes('Bo')",
+    )
+    .await;
+    ann.click("button[data-key=add-bot]").await;
+    ann.wait_for(
+        "start enabled",
+        "!document.querySelector('[data-key=start]').disabled",
+    )
+    .await;
+    ann.click("button[data-key=start]").await;
+    for b in [ann, bo] {
+        b.wait_for("the game screen", "document.querySelector('.game')")
+            .await;
+        let title = b.text(".game-head h1").await;
+        assert_eq!(title, name, "{}: the screen is titled with the game", b.name);
+        let generic = b.js("return !!document.querySelector('.game .generic')").await;
+        if generic == json!(true) {
+            let notice = b.text(".generic-notice").await;
+            assert!(
+                notice.contains("Generic screen"),
+                "{}: the generic screen says so: {notice}",
+                b.name
+            );
+        }
+    }
+    if id == "quacks" {
+        for b in [ann, bo] {
+            let pots = b
+                .js("return document.querySelectorAll('.quacks-board .pot-track').length")
+                .await;
+            assert_eq!(pots, json!(3), "{}: every player's pot is shown", b.name);
+            let spaces = b
+                .js("return document.querySelector('.quacks-board.mine .pot-track').children.length")
+                .await;
+            assert_eq!(spaces, json!(54), "{}: the pot has its 54 spaces", b.name);
+        }
+    }
+    if id == "hickory_dickory" {
+        for b in [ann, bo] {
+            let numbers = b
+                .js("return document.querySelectorAll('.hd-clock .hd-outer').length")
+                .await;
+            assert_eq!(numbers, json!(12), "{}: the clock has its twelve numbers", b.name);
+        }
+    }
+    if id == "molehills" {
+        for b in [ann, bo] {
+            let cells = b
+                .js("return document.querySelectorAll('.mh-grid .mh-cell').length")
+                .await;
+            assert_eq!(cells, json!(36), "{}: three players dig a 6x6 field", b.name);
+        }
+    }
+    if id == "new_year_puzzle" {
+        for b in [ann, bo] {
+            let tiles = b
+                .js("return document.querySelectorAll('.ny-board [data-position]').length")
+                .await;
+            assert_eq!(tiles, json!(64), "{}: the picture has 64 cards", b.name);
+            let corners = b
+                .js("return document.querySelectorAll('.ny-board .tile.corner').length")
+                .await;
+            assert_eq!(corners, json!(4), "{}: the four corners start face up", b.name);
+            let pile = b.text(".reward-card").await;
+            assert!(!pile.is_empty(), "{}: the top reward card is shown", b.name);
+        }
+    }
+    shot(ann, "start-desktop").await;
+    shot(bo, "start-phone").await;
+    let start = Instant::now();
+    let mut steps: Vec<String> = Vec::new();
+    let mut mid_shot = false;
+    let mut timer_seen = false;
+    loop {
+        assert!(
+            start.elapsed() < MATCH_LIMIT,
+            "{id}: the match did not end in time; last steps: {steps:?}"
+        );
+        if !timer_seen {
+            for b in [ann, bo] {
+                let shown = b
+                    .js("const c = document.querySelector('.turn-timer .countdown'); return !!c && /\\d/.test(c.textContent)")
+                    .await;
+                timer_seen |= shown == json!(true);
+            }
+        }
+        let mut all_over = true;
+        for b in [ann, bo] {
+            let did = b.js(GENERIC_STEP).await;
+            let did = did.as_str().unwrap_or("?").to_string();
+            if did != "over" {
+                all_over = false;
+            }
+            if did != "wait" && did != "over" {
+                steps.push(format!("{}: {did}", b.name));
+                if steps.len() > 30 {
+                    steps.remove(0);
+                }
+            }
+        }
+        if all_over {
+            break;
+        }
+        if !mid_shot && start.elapsed() > Duration::from_secs(2) {
+            mid_shot = true;
+            shot(ann, "mid-desktop").await;
+            shot(bo, "mid-phone").await;
+            let log = ann.text(".log-list").await;
+            assert!(!log.trim().is_empty(), "{id}: the log tells what happened");
+        }
+        tokio::time::sleep(Duration::from_millis(40)).await;
+    }
+    let mut results = Vec::new();
+    for b in [ann, bo] {
+        let outcome = b.text("#outcome table").await;
+        for who in ["Ann", "Bo", "Bot 3"] {
+            assert!(
+                outcome.contains(who),
+                "{id} {}: the result lists {who}: {outcome}",
+                b.name
+            );
+        }
+        results.push(b.js("return [...document.querySelectorAll('#outcome tbody tr')].map(r => [...r.cells].map(c => (c.querySelector('.seat-name') || c).textContent.trim()).join(' ')).join(' | ')").await);
+    }
+    assert_eq!(results[0], results[1], "{id}: both players see the same result");
+    assert!(timer_seen, "{id}: the turn timer's countdown was shown");
+    shot(ann, "result-desktop").await;
+    shot(bo, "result-phone").await;
+}
+
+/// Matches played at most, to see a mouse card show.
+const MATCHES: u32 = 3;
+
+/// One lobby and one whole match. The first round also checks keyboard play, a reload and a spectator. Returns
+/// whether an Eeek! claim button showed (and was clicked).
+async fn one_match(
+    base: &str,
+    round: u32,
+    ann: &Browser,
+    bo: &Browser,
+    watcher: Option<&Browser>,
+    server: &tokio::sync::Mutex<TestServer>,
+) -> bool {
+    let first = round == 1;
+    let shot = |b: &Browser, name: &str| {
+        let name = format!("r{round}-{name}");
+        let b = b.client.clone();
+        async move {
+            if let Ok(png) = b.screenshot().await {
+                let _ = std::fs::write(screenshot_dir().join(format!("{name}.png")), png);
+            }
+        }
+    };
+    // Ann creates a three-seat game, first to 4 cards, with the shortest Eeek! window.
+    ann.client.goto(&format!("{base}/")).await.unwrap();
+    ann.wait_for(
+        "the create form with the game list",
+        "document.querySelector('#create-game option')",
+    )
+    .await;
+    ann.wait_for(
+        "the connection",
+        "document.querySelector('#conn').dataset.status === 'open'",
+    )
+    .await;
+    let games = ann.text("#create-game").await;
+    assert!(
+        games.contains("Hide and Eeek!"),
+        "the game list names the game: {games}"
+    );
+    ann.fill("#create-seats", "3").await;
+    ann.fill("#opt-target", "4").await;
+    ann.fill("#opt-claim_window_ms", "1000").await;
+    ann.fill("#create-name", "Ann").await;
+    shot(ann, "01-create").await;
+    ann.click("button[data-key=create-submit]").await;
+    let code = ann
+        .wait_for(
+            "the lobby code",
+            "document.querySelector('#lobby-code')?.innerText",
+        )
+        .await;
+    let code = code.as_str().unwrap().trim().to_string();
+    assert!(!code.is_empty());
+    let link = ann.js("return document.querySelector('#share-link').href").await;
+    assert_eq!(
+        link.as_str().unwrap(),
+        format!("{base}/#join={code}"),
+        "the share link"
+    );
+    let seats = ann.text(".seats").await;
+    assert!(
+        seats.contains("Ann") && seats.contains("you"),
+        "Ann sits at seat 1: {seats}"
+    );
+    assert!(
+        seats.contains("Waiting for a player"),
+        "two seats are free: {seats}"
+    );
+    let start_disabled = ann
+        .js("return document.querySelector('[data-key=start]').disabled")
+        .await;
+    assert_eq!(
+        start_disabled,
+        json!(true),
+        "start is not offered while seats are empty"
+    );
+    shot(ann, "02-lobby-host").await;
+
+    // Bo opens the shared link on a phone and joins with a name.
+    bo.client.goto(link.as_str().unwrap()).await.unwrap();
+    bo.wait_for("the join form", "document.querySelector('#join-name')")
+        .await;
+    let heading = bo.text("h1").await;
+    assert!(
+        heading.contains(&code),
+        "the join page names the game code: {heading}"
+    );
+    bo.fill("#join-name", "Bo").await;
+    bo.click("button[data-key=join-submit]").await;
+    bo.wait_for(
+        "Bo's lobby",
+        "document.querySelector('.seats')?.innerText.includes('Bo')",
+    )
+    .await;
+    // The seat fills live on Ann's screen.
+    ann.wait_for(
+        "Bo in Ann's lobby",
+        "document.querySelector('.seats')?.innerText.includes('Bo')",
+    )
+    .await;
+    shot(bo, "03-lobby-guest-phone").await;
+    let bo_controls = bo.text(".controls").await;
+    assert!(
+        bo_controls.contains("Waiting for Ann"),
+        "only the host starts: {bo_controls}"
+    );
+
+    // A spectator watches by code.
+    if let Some(w) = watcher {
+        w.client.goto(&format!("{base}/#watch={code}")).await.unwrap();
+        w.wait_for(
+            "the spectator's lobby",
+            "document.querySelector('.seats')?.innerText.includes('Bo')",
+        )
+        .await;
+    }
+
+    // Ann adds a bot to the last seat and starts.
+    ann.click("button[data-key=add-bot]").await;
+    ann.wait_for(
+        "the bot's seat",
+        "document.querySelector('.seats')?.innerText.includes('Bot')",
+    )
+    .await;
+    ann.wait_for(
+        "start enabled",
+        "!document.querySelector('[data-key=start]').disabled",
+    )
+    .await;
+    ann.click("button[data-key=start]").await;
+    let everyone: Vec<&Browser> = [Some(ann), Some(bo), watcher].into_iter().flatten().collect();
+    for b in &everyone {
+        b.wait_for(
+            "the Hide and Eeek! grid",
+            "document.querySelectorAll('.hee-grid button[data-cell]').length === 36",
+        )
+        .await;
+        let players = b.text(".players").await;
+        for name in ["Ann", "Bo", "Bot 3"] {
+            assert!(
+                players.contains(name),
+                "{}: the players panel names {name}: {players}",
+                b.name
+            );
+        }
+        let headline = b.text("#headline").await;
+        assert!(
+            !headline.is_empty(),
+            "{}: a headline says whose turn it is",
+            b.name
+        );
+    }
+    if let Some(w) = watcher {
+        let meta = w.text(".game-meta").await;
+        assert!(
+            meta.contains("watching"),
+            "the spectator is told they watch: {meta}"
+        );
+        let offered = w
+            .js("return document.querySelectorAll('.hee button:not([disabled])').length")
+            .await;
+        assert_eq!(offered, json!(0), "a spectator is offered no move");
+    }
+    shot(ann, "04-game-start-desktop").await;
+    shot(bo, "05-game-start-phone").await;
+
+    // Play what the page offers. In the first round Ann's first move is made with the keyboard and Bo reloads
+    // the page mid-game.
+    let start = Instant::now();
+    let mut keyboard_used = !first;
+    let mut reloaded = !first;
+    let mut stale_tested = !first;
+    let mut restarted = !first;
+    let mut steps: Vec<String> = Vec::new();
+    let mut eeek_seen = false;
+    loop {
+        if start.elapsed() > MATCH_LIMIT {
+            let mut states = Vec::new();
+            for b in [ann, bo] {
+                b.shot(&format!("stuck-{}", b.name)).await;
+                states.push(b.js("const s = window.tabletop.state; return s && {version: s.version, status: s.status, legal: s.legal_actions, deadline: s.deadline, conn: window.tabletop.connection}").await);
+            }
+            panic!("the match did not end in time; last steps: {steps:?}; states: {states:?}");
+        }
+        let mut all_over = true;
+        for b in [ann, bo] {
+            if !keyboard_used && b.name == "ann" {
+                keyboard_used = keyboard_move(b).await;
+                if keyboard_used {
+                    steps.push("ann: keyboard move".into());
+                    shot(b, "06-after-keyboard-move").await;
+                }
+            }
+            let did = b.js(PLAY_ONE_STEP).await;
+            let did = did.as_str().unwrap_or("?").to_string();
+            if did != "over" {
+                all_over = false;
+            }
+            if did == "eeek-showing" {
+                let race = b.text(".claims").await;
+                assert!(
+                    race.contains("Eeek!"),
+                    "{}: the claim button says what it does: {race}",
+                    b.name
+                );
+                if !eeek_seen {
+                    shot(b, &format!("07-eeek-button-{}", b.name)).await;
+                }
+                eeek_seen = true;
+            }
+            if did != "wait" && did != "over" {
+                steps.push(format!("{}: {did}", b.name));
+                if steps.len() > 40 {
+                    steps.remove(0);
+                }
+            }
+        }
+        if all_over {
+            break;
+        }
+        // Bo reloads the page: the stored seat token must bring back the same seat and the board.
+        let version = bo
+            .js("return window.tabletop.state ? window.tabletop.state.version : 0")
+            .await;
+        if !reloaded && version.as_u64().unwrap_or(0) >= 4 {
+            reloaded = true;
+            let log = bo.text(".log-list").await;
+            assert!(log.contains("moved the mouse"), "the log tells the moves: {log}");
+            bo.client.refresh().await.unwrap();
+            bo.wait_for(
+                "the board after a reload",
+                "document.querySelectorAll('.hee-grid button[data-cell]').length === 36",
+            )
+            .await;
+            let meta = bo.text(".game-meta").await;
+            assert!(
+                meta.contains("Bo"),
+                "Bo has the same seat after the reload: {meta}"
+            );
+            let join_form = bo.js("return !!document.querySelector('#join-name')").await;
+            assert_eq!(join_form, json!(false), "no join form after a reload");
+            shot(bo, "08-after-reload-phone").await;
+        }
+        // An action chosen on an outdated state is refused with `stale_version`: the page says so in plain words
+        // and brings itself up to date (here nothing newer is on its way, so it resynchronises by reconnecting).
+        if reloaded && !stale_tested {
+            let version = ann.js(STALE_CLICK).await;
+            if let Some(version) = version.as_u64() {
+                stale_tested = true;
+                ann.wait_for(
+                    "the stale-version message",
+                    "document.querySelector('#notice:not([hidden])')?.innerText.includes('moved on')",
+                )
+                .await;
+                shot(ann, "09-stale-version-message").await;
+                ann.wait_for(
+                    "the page back in sync after a stale version",
+                    &format!("window.tabletop.state.version >= {version} && window.tabletop.conn.ready"),
+                )
+                .await;
+            }
+        }
+        // The server restarts: every page says so, reconnects by itself and takes its seat back.
+        if stale_tested && !restarted {
+            restarted = true;
+            server.lock().await.stop().await;
+            for b in [ann, bo] {
+                b.wait_for(
+                    "the restart message",
+                    "document.querySelector('#notice:not([hidden])')?.innerText.match(/restarting|Reconnecting/) && document.querySelector('#conn').dataset.status !== 'open'",
+                )
+                .await;
+            }
+            shot(ann, "10-server-restarting").await;
+            server.lock().await.start_again().await;
+            for b in [ann, bo] {
+                b.wait_for(
+                    "the page reconnected after the restart",
+                    "document.querySelector('#conn').dataset.status === 'open' && window.tabletop.state && document.querySelector('#notice').hidden && (document.querySelectorAll('.hee-grid button[data-cell]').length === 36)",
+                )
+                .await;
+                let meta = b.text(".game-meta").await;
+                let who = if b.name == "ann" { "Ann" } else { "Bo" };
+                assert!(
+                    meta.contains(who),
+                    "{}: same seat after the restart: {meta}",
+                    b.name
+                );
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(60)).await;
+    }
+    assert!(
+        !first || (stale_tested && restarted),
+        "the stale version and the restart were tried"
+    );
+    assert!(keyboard_used, "a move was made with the keyboard");
+    assert!(reloaded, "Bo reloaded the page during the match");
+
+    // The result is on every screen and agrees.
+    let mut results = Vec::new();
+    for b in &everyone {
+        b.wait_for("the result", "document.querySelector('#outcome')")
+            .await;
+        let outcome = b.text("#outcome table").await;
+        for name in ["Ann", "Bo", "Bot 3"] {
+            assert!(
+                outcome.contains(name),
+                "{}: the result lists {name}: {outcome}",
+                b.name
+            );
+        }
+        assert!(outcome.contains("1st"), "{}: someone is first: {outcome}", b.name);
+        let log = b.text(".log-list").await;
+        assert!(
+            log.contains("Game over"),
+            "{}: the log tells the end: {log}",
+            b.name
+        );
+        results.push(
+            b.js("return [...document.querySelectorAll('#outcome tbody tr')].map(r => [...r.cells].map(c => (c.querySelector('.seat-name') || c).textContent.trim()).join(' ')).join(' | ')")
+                .await,
+        );
+    }
+    assert!(
+        results.windows(2).all(|w| w[0] == w[1]),
+        "every screen shows the same result: {results:?}"
+    );
+    shot(ann, "11-result-desktop").await;
+    shot(bo, "12-result-phone").await;
+    if let Some(w) = watcher {
+        shot(w, "13-result-spectator").await;
+    }
+    eeek_seen
+}
+
+/// Plays one move with the keyboard if the page offers one now: focus the first playable card and press Enter.
+async fn keyboard_move(b: &Browser) -> bool {
+    let playable = b
+        .js("return !window.tabletop.busy && !!document.querySelector('.hee-grid button[data-cell]:not([disabled])')")
+        .await;
+    if playable != json!(true) {
+        return false;
+    }
+    let Ok(cell) = b
+        .client
+        .find(Locator::Css(".hee-grid button[data-cell]:not([disabled])"))
+        .await
+    else {
+        return false;
+    };
+    let version = b.js("return window.tabletop.state.version").await;
+    if cell.send_keys(&Key::Enter.to_string()).await.is_err() {
+        return false;
+    }
+    b.wait_for(
+        "the keyboard move to be played",
+        &format!("window.tabletop.state.version > {version}"),
+    )
+    .await;
+    true
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_game_is_played_to_the_end_in_chromium() {
+    if !on_path("chromedriver") || chromium_binary().is_none() {
+        let message = "browser test: chromium and chromedriver are not installed \
+                       (apt-get install chromium chromium-driver)";
+        if std::env::var_os("CI").is_some() {
+            panic!("{message}");
+        }
+        eprintln!("{message}: skipped");
+        return;
+    }
+    let server = Arc::new(tokio::sync::Mutex::new(TestServer::start().await));
+    let addr = server.lock().await.addr;
+    let port = free_port().await;
+    let mut driver = Command::new("chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        // Its own process group, so that the browsers it starts can be ended with it even if a session was
+        // left open by a failure.
+        .process_group(0)
+        .spawn()
+        .expect("chromedriver starts");
+    let driver_group = driver.id().expect("chromedriver has a process id");
+    let webdriver = format!("http://127.0.0.1:{port}");
+    let start = Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        assert!(start.elapsed() < WAIT, "chromedriver listens");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The client is served at `/` by the same server.
+    let base = format!("http://{addr}");
+    let index = http_get(addr, "/").await;
+    assert!(
+        index.contains("<script type=\"module\" src=\"/js/app.js\">"),
+        "the server does not serve the web client at `/`: mount `web::asset` as the router's fallback in \
+         server/src/app.rs. It answered:\n{index}"
+    );
+    let outcome = tokio::spawn({
+        let webdriver = webdriver.clone();
+        let base = base.clone();
+        let server = server.clone();
+        async move { run_match(&webdriver, &base, &server).await }
+    })
+    .await;
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", "--", &format!("-{driver_group}")])
+        .status();
+    let _ = driver.kill().await;
+    let mut server = server.lock().await;
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(&server.dir);
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic.into_panic());
+    }
+}
