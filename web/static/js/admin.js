@@ -50,16 +50,21 @@ async function api(path, { method = "GET", body } = {}) {
   if (response.status === 401 || response.status === 403) {
     sessionStorage.removeItem(TOKEN_KEY);
     renderLogin(response.status === 403 ? "That is not the admin token." : "Enter the admin token.");
-    throw new Error("not signed in");
+    throw Object.assign(new Error("not signed in"), { silent: true });
   }
   if (response.status === 404 && data && data.code === "unauthorized") {
     renderLogin("The admin API is off on this server (it has no ADMIN_TOKEN).");
-    throw new Error("admin API off");
+    throw Object.assign(new Error("admin API off"), { silent: true });
   }
   if (!response.ok) {
     throw new Error((data && data.message) || `HTTP ${response.status}`);
   }
   return data;
+}
+
+/** Shows a failed request's message, except when the page already asked for the token again. */
+function report(e, prefix = "") {
+  if (!e.silent) say(prefix + e.message);
 }
 
 const json = (value) => h("pre", { class: "json", text: JSON.stringify(value, null, 2) });
@@ -131,7 +136,7 @@ async function refreshList() {
   try {
     page = await api(`/api/admin/matches?${query}`);
   } catch (e) {
-    say(e.message);
+    report(e);
     return;
   }
   const game = h("select", {}, h("option", { value: "", text: "any" }),
@@ -195,7 +200,7 @@ async function refreshAllAudit() {
     const page = await api("/api/admin/audit?limit=50");
     box.replaceChildren(h("h2", { text: "Latest admin actions" }), auditTable(page.items));
   } catch (e) {
-    say(e.message);
+    report(e);
   }
 }
 
@@ -217,7 +222,7 @@ function actionForm(title, path, after) {
         form.remove();
         await after();
       } catch (e2) {
-        say(`${title}: ${e2.message}`);
+        report(e2, `${title}: `);
       }
     },
   },
@@ -245,7 +250,7 @@ async function inspect(matchId) {
       api(`/api/admin/matches/${matchId}/result`),
     ]);
   } catch (e) {
-    say(e.message);
+    report(e);
     return;
   }
   const base = `/api/admin/matches/${matchId}`;
@@ -294,7 +299,7 @@ async function inspect(matchId) {
             json(r.state.view)),
       );
     } catch (e) {
-      say(e.message);
+      report(e);
     }
   };
   slider.addEventListener("input", showStep);
