@@ -247,6 +247,7 @@ impl Table {
         let before = self.require_playing()?;
         let now = self.clock.now();
         let running = self.running.as_ref().expect("playing");
+        let mut failure = None;
         let (fired, at) = if let Some(deadline) = running.game.deadline() {
             // The engine refuses its clock's action before the deadline: play it as if the deadline had come.
             let at = deadline.at.max(now);
@@ -261,13 +262,21 @@ impl Table {
                     continue;
                 }
                 let action = legal[self.rng.index(legal.len())].clone();
-                self.apply_at(Actor::Seat(Seat(seat.0)), action, at).await?;
+                if let Err(e) = self.apply_at(Actor::Seat(Seat(seat.0)), action, at).await {
+                    failure = Some(e);
+                    break;
+                }
             }
             ("turn_timer", at)
         } else {
             return Err(err(ErrorCode::IllegalAction, "no deadline is pending"));
         };
         let after = self.version();
+        if after == before
+            && let Some(e) = failure
+        {
+            return Err(e);
+        }
         let audit = self.audit(
             by,
             "fire_deadline",
@@ -275,8 +284,12 @@ impl Table {
             reason,
             json!({"fired": fired, "deadline": at, "from_version": before, "to_version": after}),
         );
+        // What was played is committed; it is audited even if a later seat's action failed.
         self.store.insert_audit(&audit).await.map_err(internal)?;
         info!(admin = %audit.admin, fired, before, after, "deadline fired by an administrator");
-        Ok(json!({"version": after, "fired": fired}))
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(json!({"version": after, "fired": fired})),
+        }
     }
 }
