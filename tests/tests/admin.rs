@@ -149,6 +149,53 @@ async fn every_admin_route_refuses_a_missing_wrong_or_seat_token() {
     }
 }
 
+/// For each viewer, every `state` push it received equals the admin replay of that version as that viewer
+/// (a resync push without its events), every version from its first push on reached it, and the live view is
+/// its last push.
+async fn assert_replays_equal_pushes(
+    addr: std::net::SocketAddr,
+    backend: &str,
+    match_id: &str,
+    version: u64,
+    viewers: &[(Option<u8>, &integration_tests::Client)],
+) {
+    for (seat, client) in viewers {
+        let query = seat.map_or(String::new(), |s| format!("?seat={s}"));
+        for push in &client.states {
+            let v = push["version"].as_u64().unwrap();
+            let since = push["since"].as_u64().unwrap();
+            let replayed = get(addr, &format!("/api/admin/matches/{match_id}/replay/{v}{query}")).await;
+            let mut expected = replayed["state"].clone();
+            if since == v && v > 0 {
+                // A resync push: the view alone counts.
+                expected["since"] = json!(v);
+                expected["events"] = json!([]);
+            }
+            assert_eq!(*push, expected, "{backend}: viewer {seat:?} at version {v}");
+        }
+        // Every version from the viewer's first push on was pushed to it (and so compared): the players from
+        // version 0, the spectator from when it arrived.
+        let versions: Vec<u64> = client
+            .states
+            .iter()
+            .map(|s| s["version"].as_u64().unwrap())
+            .collect();
+        let first = if seat.is_some() { 0 } else { versions[0] };
+        assert_eq!(
+            versions,
+            (first..=version).collect::<Vec<_>>(),
+            "{backend}: {seat:?}"
+        );
+        // The live view is the last push, without its events.
+        let mut now = get(addr, &format!("/api/admin/matches/{match_id}/view{query}")).await;
+        let mut last_push = client.states.last().unwrap().clone();
+        last_push["since"] = json!(version);
+        last_push["events"] = json!([]);
+        now["since"] = json!(version);
+        assert_eq!(now, last_push, "{backend}: live view of {seat:?}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_state_replayed_at_every_step_is_what_each_viewer_was_shown() {
     for backend in backends() {
@@ -176,45 +223,7 @@ async fn the_state_replayed_at_every_step_is_what_each_viewer_was_shown() {
         let mut viewers: Vec<(Option<u8>, &integration_tests::Client)> =
             players.iter().map(|p| (Some(p.seat), &p.client)).collect();
         viewers.push((None, &spectator));
-        for (seat, client) in &viewers {
-            let query = seat.map_or(String::new(), |s| format!("?seat={s}"));
-            for push in &client.states {
-                let v = push["version"].as_u64().unwrap();
-                let since = push["since"].as_u64().unwrap();
-                let replayed = get(
-                    server.addr,
-                    &format!("/api/admin/matches/{match_id}/replay/{v}{query}"),
-                )
-                .await;
-                let mut expected = replayed["state"].clone();
-                if since == v && v > 0 {
-                    // A resync push: the view alone counts.
-                    expected["since"] = json!(v);
-                    expected["events"] = json!([]);
-                }
-                assert_eq!(*push, expected, "{backend}: viewer {seat:?} at version {v}");
-            }
-            // Every version from the viewer's first push on was pushed to it (and so compared): the players from
-            // version 0, the spectator from when it arrived.
-            let versions: Vec<u64> = client
-                .states
-                .iter()
-                .map(|s| s["version"].as_u64().unwrap())
-                .collect();
-            let first = if seat.is_some() { 0 } else { versions[0] };
-            assert_eq!(
-                versions,
-                (first..=version).collect::<Vec<_>>(),
-                "{backend}: {seat:?}"
-            );
-            // The live view is the last push, without its events.
-            let mut now = get(server.addr, &format!("/api/admin/matches/{match_id}/view{query}")).await;
-            let mut last_push = client.states.last().unwrap().clone();
-            last_push["since"] = json!(version);
-            last_push["events"] = json!([]);
-            now["since"] = json!(version);
-            assert_eq!(now, last_push, "{backend}: live view of {seat:?}");
-        }
+        assert_replays_equal_pushes(server.addr, backend, &match_id, version, &viewers).await;
 
         // The complete state: the table's equals the replay's at the last step, and it holds what no seat's view
         // shows (hidden cards), so it differs from every view.
@@ -592,6 +601,52 @@ async fn firing_the_turn_timer_plays_for_the_idle_seat() {
         assert_eq!(audit["items"][0]["action"], "fire_deadline");
         assert_eq!(audit["items"][0]["detail"]["fired"], "turn_timer");
         assert_eq!(audit["items"][0]["detail"]["deadline"], turn_deadline);
+        server.stop().await;
+        db.drop_db().await;
+    }
+}
+
+/// The replay equals what the viewers were shown for every registered game (hidden hands, bags, simultaneous
+/// secret choices), with a bot where the game seats three or more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_game_replays_to_what_its_viewers_were_shown() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let server = TestServer::start(&db, admin_config()).await;
+        for (i, info) in rules::AnyGame::catalogue().into_iter().enumerate() {
+            let seats = info.min_players.max(2);
+            let humans = if seats >= 3 { seats - 1 } else { seats };
+            let options = match info.id {
+                "hide_and_eeek" => json!({"target": 4, "claim_window_ms": 1000}),
+                _ => json!({}),
+            };
+            let (code, mut players) = start_match(server.addr, info.id, options, seats, humans).await;
+            let mut spectator = server.client().await;
+            let r = spectator.request(json!({"type": "spectate", "code": code})).await;
+            assert_eq!(r["type"], "spectating", "{r}");
+            // Long games are cut short: a replay at any step works the same on an unfinished match.
+            let played = play(
+                &mut players,
+                &Time::Manual(server.clock.clone()),
+                100 + i as u64,
+                150,
+            )
+            .await;
+            let version = played.last_state["version"].as_u64().unwrap();
+            let match_id = played.last_state["match_id"].as_str().unwrap().to_string();
+            spectator.wait_version(version).await;
+            let mut viewers: Vec<(Option<u8>, &integration_tests::Client)> =
+                players.iter().map(|p| (Some(p.seat), &p.client)).collect();
+            viewers.push((None, &spectator));
+            assert_replays_equal_pushes(
+                server.addr,
+                &format!("{backend} {}", info.id),
+                &match_id,
+                version,
+                &viewers,
+            )
+            .await;
+        }
         server.stop().await;
         db.drop_db().await;
     }
