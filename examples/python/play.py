@@ -212,6 +212,8 @@ class Player:
                 if message["code"] not in MOVED_ON:
                     raise Fatal(f"{message['code']}: {message['message']}")
                 acted_on = None  # act again on the next state
+            elif kind == "aborted":
+                raise Fatal(f"an administrator aborted the match: {message['reason']}")
             elif kind == "closing":
                 if message["code"] in ("shutting_down", "overloaded"):
                     raise Reconnect(message["code"])

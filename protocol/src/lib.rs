@@ -273,6 +273,9 @@ pub enum ErrorCode {
     ShuttingDown,
     /// Something failed inside the server (the database, for instance); nothing changed.
     Internal,
+    /// (closing) An administrator removed this seat's player (or gave the seat to a bot); the seat token no
+    /// longer works.
+    Removed,
 }
 
 impl ErrorCode {
@@ -304,6 +307,7 @@ impl ErrorCode {
             ErrorCode::Overloaded => "overloaded",
             ErrorCode::ShuttingDown => "shutting_down",
             ErrorCode::Internal => "internal",
+            ErrorCode::Removed => "removed",
         }
     }
 }
@@ -329,8 +333,17 @@ pub enum Push {
     Lobby(LobbyInfo),
     /// The match changed: the viewer's own view after `version`.
     State(Box<StateUpdate>),
-    /// The connection ends after this message (`session_replaced`, `shutting_down`, `overloaded`).
+    /// The connection ends after this message (`session_replaced`, `shutting_down`, `overloaded`, `removed`).
     Closing(ErrorBody),
+    /// An administrator aborted the match: it is over without a result, and actions are refused with
+    /// `game_over`. The connection stays open.
+    Aborted {
+        code: String,
+        match_id: String,
+        reason: String,
+        /// When it was aborted, in Unix milliseconds.
+        at: u64,
+    },
 }
 
 /// A lobby as everyone in it sees it.
@@ -661,6 +674,7 @@ mod tests {
             Overloaded,
             ShuttingDown,
             Internal,
+            Removed,
         ];
         for code in &all {
             match code {
@@ -668,7 +682,7 @@ mod tests {
                 | UnsupportedVersion | UnknownGame | BadOptions | UnknownLobby | LobbyFull
                 | AlreadyStarted | NotStarted | SeatsEmpty | AlreadyInLobby | NotInLobby | NotHost
                 | Unauthorized | NotYourTurn | IllegalAction | StaleVersion | GameOver | SessionReplaced
-                | Overloaded | ShuttingDown | Internal => {}
+                | Overloaded | ShuttingDown | Internal | Removed => {}
             }
         }
         all

@@ -253,6 +253,22 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
                 "a newer connection resumed this seat",
             ))),
         ),
+        (
+            "closing_removed",
+            ServerMessage::Push(Push::Closing(ErrorBody::new(
+                ErrorCode::Removed,
+                "an administrator removed this seat's player",
+            ))),
+        ),
+        (
+            "aborted",
+            ServerMessage::Push(Push::Aborted {
+                code: "RKPYM3".into(),
+                match_id: "817b39b86140b05df21e4184906c4fa3".into(),
+                reason: "server maintenance".into(),
+                at: 1_800_000_012_345,
+            }),
+        ),
     ]
 }
 
@@ -274,6 +290,7 @@ fn server_kind(message: &ServerMessage) -> &'static str {
             Push::Lobby(_) => "lobby",
             Push::State(_) => "state",
             Push::Closing(_) => "closing",
+            Push::Aborted { .. } => "aborted",
         },
     }
 }
@@ -290,6 +307,7 @@ const SERVER_KINDS: &[&str] = &[
     "lobby",
     "state",
     "closing",
+    "aborted",
 ];
 
 fn examples() -> PathBuf {

@@ -343,9 +343,11 @@ pub struct PlayerView {
     pub supply: u8,
     pub score: i64,
     pub round_scores: Vec<i64>,
-    /// The cards the player drafted and has not yet revealed, by card id (the draft is public: GAPS 001 Q7).
-    /// Never in stack order.
+    /// The cards the player drafted and has not yet revealed, by card id, never in stack order. Only in the
+    /// player's own view: the seed keeps a hand "hidden from opponents" (GAPS 001 Q7); they see `hand_size`.
     pub cards: Vec<CardView>,
+    /// How many cards the player holds.
+    pub hand_size: usize,
     /// Has programmed their stack this round.
     pub planned: bool,
     /// Cards revealed this round, in the order played.
@@ -1093,7 +1095,12 @@ impl Game for Molehills {
                     supply: self.supply[s],
                     score: self.round_scores.iter().map(|r| r[s]).sum(),
                     round_scores: self.round_scores.iter().map(|r| r[s]).collect(),
-                    cards: self.hands[s].iter().map(|c| card_view(*c)).collect(),
+                    cards: if viewer == Viewer::Seat(seat) {
+                        self.hands[s].iter().map(|c| card_view(*c)).collect()
+                    } else {
+                        Vec::new()
+                    },
+                    hand_size: self.hands[s].len(),
                     planned: self.plans[s].is_some(),
                     revealed: self.revealed[s].iter().map(|c| card_view(*c)).collect(),
                 }

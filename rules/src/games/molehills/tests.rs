@@ -918,8 +918,8 @@ fn the_deck_order_and_the_random_generator_never_reach_a_view() {
 }
 
 #[test]
-fn the_public_hand_never_shows_the_stack_order() {
-    // The set of drafted cards is public (GAPS Q7); its listing must not follow the programmed order.
+fn a_hand_is_hidden_from_opponents_and_never_in_stack_order() {
+    // Its owner's listing must not follow the programmed order (GAPS Q7).
     let mut g = table(2, 1, &[P0, P1]);
     mole(&mut g, P0, Pos::new(0, 0), Dir::South);
     mole(&mut g, P1, Pos::new(3, 3), Dir::North);
@@ -928,7 +928,7 @@ fn the_public_hand_never_shows_the_stack_order() {
     p0.sort_unstable();
     p0.reverse();
     plan(&mut g, P0, p0);
-    let cards: Vec<CardId> = g.view(Viewer::Seat(P1)).players[0]
+    let cards: Vec<CardId> = g.view(Viewer::Seat(P0)).players[0]
         .cards
         .iter()
         .map(|c| c.id)
@@ -936,6 +936,13 @@ fn the_public_hand_never_shows_the_stack_order() {
     let mut sorted = cards.clone();
     sorted.sort_unstable();
     assert_eq!(cards, sorted);
+    assert_eq!(cards.len(), 4);
+    // Opponents and spectators see how many cards the hand holds, never which (the seed: "hidden from opponents").
+    for viewer in [Viewer::Seat(P1), Viewer::Spectator] {
+        let theirs = &g.view(viewer).players[0];
+        assert!(theirs.cards.is_empty(), "{viewer:?} sees P0's hand");
+        assert_eq!(theirs.hand_size, 4);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------------

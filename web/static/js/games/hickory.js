@@ -8,6 +8,9 @@
 import { h, seatMarker } from "../ui.js";
 import { listWords, describeValue } from "../words.js";
 
+/** "Your" for the viewer's own pieces, "Ann's" for anyone else's. */
+const whose = (ctx, seat) => (seat === ctx.me ? "Your" : `${ctx.name(seat)}'s`);
+
 const TOKEN_WORDS = {
   climb: "Climb",
   delivery: "Delivery",
@@ -43,7 +46,7 @@ function tile(t, extra = {}) {
 function mouseToken(ref, ctx) {
   return h(
     "span",
-    { class: "hd-mouse", title: `${ctx.name(ref.seat)}'s ${ref.mouse}`, "aria-label": `${ctx.name(ref.seat)}'s ${ref.mouse}` },
+    { class: "hd-mouse", title: `${whose(ctx, ref.seat)} ${ref.mouse}`, "aria-label": `${whose(ctx, ref.seat)} ${ref.mouse}` },
     seatMarker(ref.seat, { size: 14 }),
     h("span", { class: "hd-mouse-kind", "aria-hidden": "true" }, MOUSE_LETTER[ref.mouse] || ref.mouse),
   );
@@ -155,7 +158,7 @@ function renderClock(ctx) {
         {
           class: `hd-outer${current ? " current" : ""}${s.paw ? " paw" : ""}`,
           style: `left:${x}%;top:${y}%`,
-          "aria-label": `${s.number}: ${TOKEN_WORDS[s.token] || s.token}${s.paw ? " (covered by a cat paw)" : ""}; tile ${tileWords(s.tile)}; ${s.outer.length ? `working: ${s.outer.map((m) => `${ctx.name(m.seat)}'s ${m.mouse}`).join(", ")}` : "no mouse working"}`,
+          "aria-label": `${s.number}: ${TOKEN_WORDS[s.token] || s.token}${s.paw ? " (covered by a cat paw)" : ""}; tile ${tileWords(s.tile)}; ${s.outer.length ? `working: ${s.outer.map((m) => `${whose(ctx, m.seat)} ${m.mouse}`).join(", ")}` : "no mouse working"}`,
           role: "group",
         },
         h("span", { class: "hd-num" }, String(s.number)),
@@ -167,7 +170,7 @@ function renderClock(ctx) {
       s.inner.length
         ? h(
             "div",
-            { class: "hd-inner", style: `left:${xi}%;top:${yi}%`, "aria-label": `inner ring at ${s.number}: ${s.inner.map((m) => `${ctx.name(m.seat)}'s ${m.mouse}`).join(", ")}`, role: "group" },
+            { class: "hd-inner", style: `left:${xi}%;top:${yi}%`, "aria-label": `inner ring at ${s.number}: ${s.inner.map((m) => `${whose(ctx, m.seat)} ${m.mouse}`).join(", ")}`, role: "group" },
             s.inner.map((m) => mouseToken(m, ctx)),
           )
         : null,
@@ -192,7 +195,7 @@ function renderHand(ctx) {
     "section",
     { class: "hd-handbox", "aria-label": "Mice on the minute hand, front first" },
     h("h3", {}, `Minute hand (${view.hand.length ? "front → back" : "empty"}) · ${view.hand_capacity} places${view.blockers.length ? ` · blockers: ${view.blockers.join(", ")}` : ""}`),
-    view.hand.length ? h("ol", { class: "hd-hand-list" }, view.hand.map((m) => h("li", {}, mouseToken(m, ctx), ` ${ctx.name(m.seat)}'s ${m.mouse}`))) : null,
+    view.hand.length ? h("ol", { class: "hd-hand-list" }, view.hand.map((m) => h("li", {}, mouseToken(m, ctx), ` ${whose(ctx, m.seat)} ${m.mouse}`))) : null,
   );
 }
 
@@ -224,7 +227,7 @@ function renderPlayer(p, ctx) {
   const mine = p.seat === ctx.me;
   return h(
     "section",
-    { class: `hd-player${mine ? " mine" : ""}`, "aria-label": `${ctx.name(p.seat)}'s mice and hunt board` },
+    { class: `hd-player${mine ? " mine" : ""}`, "aria-label": `${whose(ctx, p.seat)} mice and hunt board` },
     h("h3", {}, mine ? "Your mice" : `${ctx.names[p.seat] || `Seat ${p.seat + 1}`}'s mice`, h("span", { class: "hint" }, ` · ${p.score} points · scaler on link ${p.scaler_link} · ${p.favour_count} favour${p.favour_count === 1 ? "" : "s"}`)),
     h(
       "div",

@@ -380,7 +380,11 @@ function playerInfo(seat, ctx) {
     h("span", { class: "score" }, `${p.score} points`),
     h("span", { class: "hint" }, ` · token ${p.token} · ${p.supply} pieces left`),
     p.mole ? h("span", { class: "hint" }, ` · mole ${posName(p.mole.at)} ${ARROWS[p.mole.facing]}`) : null,
-    p.cards.length ? h("span", { class: "hint" }, ` · cards: ${p.cards.map(cardWords).join(", ")}`) : null,
+    p.cards.length
+      ? h("span", { class: "hint" }, ` · cards: ${p.cards.map(cardWords).join(", ")}`)
+      : p.hand_size
+        ? h("span", { class: "hint" }, ` · ${p.hand_size} card${p.hand_size === 1 ? "" : "s"} in hand`)
+        : null,
     p.revealed.length ? h("span", { class: "hint" }, ` · played: ${p.revealed.map(cardWords).join(", ")}`) : null,
     ctx.view.phase.phase === "planning" ? h("span", { class: `tag${p.planned ? "" : " warn"}` }, p.planned ? "ready" : "planning…") : null,
   );

@@ -1,0 +1,74 @@
+//! Readable contrast: the theme's text colours against the backgrounds they are drawn on meet WCAG 2 AA (4.5:1
+//! for normal text). Reads the custom properties of `:root` in `static/style.css`, so a colour change that breaks
+//! readability fails here.
+
+fn theme() -> std::collections::HashMap<String, String> {
+    let css = include_str!("../static/style.css");
+    let root = &css[css.find(":root").expect(":root")..];
+    let root = &root[..root.find('}').expect("end of :root")];
+    root.lines()
+        .filter_map(|l| l.trim().strip_prefix("--"))
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| {
+            (
+                k.trim().to_string(),
+                v.trim().trim_end_matches(';').trim().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn luminance(hex: &str) -> f64 {
+    let hex = hex.trim_start_matches('#');
+    assert_eq!(hex.len(), 6, "a #rrggbb colour: {hex}");
+    let channel = |i: usize| {
+        let c = f64::from(u8::from_str_radix(&hex[i..i + 2], 16).unwrap()) / 255.0;
+        if c <= 0.039_28 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * channel(0) + 0.7152 * channel(2) + 0.0722 * channel(4)
+}
+
+fn contrast(a: &str, b: &str) -> f64 {
+    let (x, y) = (luminance(a), luminance(b));
+    (x.max(y) + 0.05) / (x.min(y) + 0.05)
+}
+
+#[test]
+fn text_colours_are_readable_on_their_backgrounds() {
+    let t = theme();
+    let pairs = [
+        ("ink", "paper"),
+        ("ink", "panel"),
+        ("ink", "card"),
+        ("ink", "info-bg"),
+        ("ink", "danger-bg"),
+        ("muted", "paper"),
+        ("muted", "panel"),
+        ("muted", "card"),
+        ("primary-ink", "primary"),
+        ("warn", "paper"),
+        ("focus", "paper"),
+        ("danger-line", "danger-bg"),
+        ("move", "card"),
+        ("choose", "card"),
+        ("mouse", "card"),
+    ];
+    for (fg, bg) in pairs {
+        let (f, b) = (&t[fg], &t[bg]);
+        let ratio = contrast(f, b);
+        assert!(
+            ratio >= 4.5,
+            "--{fg} {f} on --{bg} {b}: contrast {ratio:.2} is below 4.5"
+        );
+    }
+}
+
+#[test]
+fn the_check_would_catch_a_pale_colour() {
+    assert!(contrast("#999999", "#f6f1e7") < 4.5);
+    assert!((contrast("#000000", "#ffffff") - 21.0).abs() < 0.01);
+}
