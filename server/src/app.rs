@@ -1,7 +1,7 @@
 //! The HTTP surface: `/ws`, `/api/games`, `/api/schema`, `/healthz`, `/readyz`, `/metrics`, `/api/openapi.json`,
-//! the admin API under `/api/admin/` (see `admin.rs`), the browser client (the `web` crate's embedded files) at `/` and
-//! every other path, and `run(listener, .., shutdown)`, which serves until the shutdown future completes and then
-//! waits for every connection and table task to finish.
+//! the admin API under `/api/admin/` (see `admin.rs`), the browser client (the `web` crate's embedded files) at
+//! `/` and every other path, and `run(listener, .., shutdown)`, which serves until the shutdown future completes
+//! and then waits for every connection and table task to finish.
 
 use std::{future::Future, sync::Arc};
 
