@@ -38,16 +38,20 @@ server=$(sed -n 's/^listening on //p' "$work/stdout")
 games=$("$venv/bin/python" -c 'import json, sys, urllib.request
 print(" ".join(g["id"] for g in json.load(urllib.request.urlopen(sys.argv[1] + "/api/games"))))' "$server")
 failed=0
+passed=0
 for game in $games; do
   echo "== $game"
   start=$(date +%s)
   if ! "$venv/bin/python" examples/python/play.py --server "$server" --game "$game" --humans 2 \
       --drop-every 7 --timeout 240; then
     echo "== $game: no result" >&2
-    failed=1
+    failed=$((failed + 1))
+  else
+    passed=$((passed + 1))
   fi
   echo "== $game: $(( $(date +%s) - start )) s"
 done
+echo "example client: $passed passed, $failed failed"
 if [ "$failed" != 0 ]; then
   tail -50 "$work/stderr" >&2
   exit 1
