@@ -51,7 +51,7 @@ for game in $games; do
   fi
   echo "== $game: $(( $(date +%s) - start )) s"
 done
-echo "example client: $passed passed, $failed failed"
+echo "examples: $passed passed, $failed failed"
 if [ "$failed" != 0 ]; then
   tail -50 "$work/stderr" >&2
   exit 1
