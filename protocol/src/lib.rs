@@ -5,10 +5,13 @@
 //! is not built from a type defined here (game views, actions and events are opaque JSON produced by the rules
 //! engines through `rules::AnyGame`). See `docs/protocol.md` for the reference with examples.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use rules::{GameInfo, Outcome, Seat, Status};
+
+pub mod schema;
 
 /// The protocol version this crate describes. A client announces the version it speaks in [`Request::Hello`];
 /// the server accepts exactly the versions in [`SUPPORTED_VERSIONS`].
@@ -17,7 +20,7 @@ pub const PROTOCOL_VERSION: u32 = 1;
 pub const SUPPORTED_VERSIONS: &[u32] = &[1];
 
 /// A client-chosen identifier of a request, echoed as `re` in the one reply to it. A string or an integer.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum RequestId {
     Number(u64),
@@ -26,7 +29,7 @@ pub enum RequestId {
 
 /// A seat token: the secret that gives a seat back. Its `Debug` form is redacted so that it cannot reach a log
 /// by accident; read it with [`SeatToken::expose`].
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(transparent)]
 pub struct SeatToken(String);
 
@@ -46,7 +49,7 @@ impl std::fmt::Debug for SeatToken {
 }
 
 /// One client frame: an optional request id and the request itself.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ClientMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<RequestId>,
@@ -55,7 +58,7 @@ pub struct ClientMessage {
 }
 
 /// Everything a client may ask.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Request {
     /// The handshake: must be the first request on a connection. Answered by [`Reply::Welcome`].
@@ -144,7 +147,7 @@ pub const REQUEST_TYPES: &[&str] = &[
 ];
 
 /// One server frame.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ServerMessage {
     /// The one reply to a request, echoing its id.
@@ -155,7 +158,7 @@ pub enum ServerMessage {
 
 /// A reply: the id of the request it answers (absent when the request had none or could not be read) and the
 /// result.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ReplyMessage {
     #[serde(default)]
     pub re: Option<RequestId>,
@@ -163,7 +166,7 @@ pub struct ReplyMessage {
     pub reply: Reply,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Reply {
     /// The handshake succeeded.
@@ -201,7 +204,7 @@ pub enum Reply {
 }
 
 /// A refusal: a stable machine-readable code and a human message.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ErrorBody {
     pub code: ErrorCode,
     pub message: String,
@@ -217,7 +220,7 @@ impl ErrorBody {
 }
 
 /// Every reason the server refuses something. The serialised names are stable; new codes may be added.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// The frame is not a JSON object of a known shape (bad JSON, missing or mistyped fields, binary frame).
@@ -270,6 +273,9 @@ pub enum ErrorCode {
     ShuttingDown,
     /// Something failed inside the server (the database, for instance); nothing changed.
     Internal,
+    /// (closing) An administrator removed this seat's player (or gave the seat to a bot); the seat token no
+    /// longer works.
+    Removed,
 }
 
 impl ErrorCode {
@@ -301,6 +307,7 @@ impl ErrorCode {
             ErrorCode::Overloaded => "overloaded",
             ErrorCode::ShuttingDown => "shutting_down",
             ErrorCode::Internal => "internal",
+            ErrorCode::Removed => "removed",
         }
     }
 }
@@ -319,19 +326,28 @@ impl From<rules::RejectKind> for ErrorCode {
 }
 
 /// Messages the server sends unasked.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Push {
     /// The lobby changed (someone joined, left, connected, a bot sat down, the match started or ended).
     Lobby(LobbyInfo),
     /// The match changed: the viewer's own view after `version`.
     State(Box<StateUpdate>),
-    /// The connection ends after this message (`session_replaced`, `shutting_down`, `overloaded`).
+    /// The connection ends after this message (`session_replaced`, `shutting_down`, `overloaded`, `removed`).
     Closing(ErrorBody),
+    /// An administrator aborted the match: it is over without a result, and actions are refused with
+    /// `game_over`. The connection stays open.
+    Aborted {
+        code: String,
+        match_id: String,
+        reason: String,
+        /// When it was aborted, in Unix milliseconds.
+        at: u64,
+    },
 }
 
 /// A lobby as everyone in it sees it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LobbyInfo {
     pub code: String,
     pub game: String,
@@ -348,7 +364,7 @@ pub struct LobbyInfo {
     pub spectators: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LobbyPhase {
     /// Seats can be taken; the host can start.
@@ -359,13 +375,13 @@ pub enum LobbyPhase {
     Finished,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SeatInfo {
     pub seat: Seat,
     pub occupant: Occupant,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Occupant {
     Empty,
@@ -374,7 +390,7 @@ pub enum Occupant {
 }
 
 /// The state of a match as one viewer may see it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StateUpdate {
     pub code: String,
     pub match_id: String,
@@ -658,6 +674,7 @@ mod tests {
             Overloaded,
             ShuttingDown,
             Internal,
+            Removed,
         ];
         for code in &all {
             match code {
@@ -665,7 +682,7 @@ mod tests {
                 | UnsupportedVersion | UnknownGame | BadOptions | UnknownLobby | LobbyFull
                 | AlreadyStarted | NotStarted | SeatsEmpty | AlreadyInLobby | NotInLobby | NotHost
                 | Unauthorized | NotYourTurn | IllegalAction | StaleVersion | GameOver | SessionReplaced
-                | Overloaded | ShuttingDown | Internal => {}
+                | Overloaded | ShuttingDown | Internal | Removed => {}
             }
         }
         all

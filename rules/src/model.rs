@@ -10,7 +10,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
 /// A seat at the table, numbered from 0 in turn order ("to the left" means `seat + 1`, wrapping).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(transparent)]
 pub struct Seat(pub u8);
 
@@ -39,7 +41,7 @@ impl fmt::Display for Seat {
 pub type Millis = u64;
 
 /// Who performs an action.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Actor {
     /// A player at a seat (a human or a bot sitting there).
@@ -49,7 +51,7 @@ pub enum Actor {
 }
 
 /// Who is looking.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Viewer {
     Seat(Seat),
@@ -58,7 +60,7 @@ pub enum Viewer {
 }
 
 /// Who may see an event.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Audience {
     Everyone,
@@ -81,7 +83,7 @@ impl Audience {
 
 /// An event together with who may see it. Engines put secret details (a card drawn into a hand) in events
 /// addressed to the seats that may know them, and a redacted event to everyone else.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Event<E> {
     pub audience: Audience,
     pub body: E,
@@ -104,7 +106,7 @@ impl<E> Event<E> {
 
 /// Whose decision it is. Descriptive: the authority on who may act is [`Game::legal_actions`], which can also
 /// list interrupts (an Eeek! claim on a face-up card) for seats that are not named here.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Status {
     /// One seat decides.
@@ -121,7 +123,7 @@ pub enum Status {
 }
 
 /// A time at which the engine wants to be woken, and the action the clock then performs.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Deadline<A> {
     pub at: Millis,
     pub action: A,
@@ -129,7 +131,7 @@ pub struct Deadline<A> {
 
 /// The broad class of a rejection; each engine's typed reason maps onto one of these, which the protocol turns
 /// into a stable error code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RejectKind {
     /// The actor may not act now (another seat's turn, or already decided this step).
@@ -162,7 +164,7 @@ pub trait Reject: fmt::Display + fmt::Debug + Clone + PartialEq {
 }
 
 /// A rejection in a game-independent form, for the server and the wire.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Rejection {
     pub kind: RejectKind,
     pub message: String,
@@ -184,7 +186,7 @@ impl fmt::Display for Rejection {
 }
 
 /// A configuration that cannot start a game.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum SetupError {
     #[error("this game is for {min}-{max} players, not {got}")]
     PlayerCount { min: u8, max: u8, got: u8 },
@@ -195,7 +197,7 @@ pub enum SetupError {
 }
 
 /// The result of a finished game.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Outcome {
     /// Final score of each seat, by seat index.
     pub scores: Vec<i64>,
@@ -229,7 +231,7 @@ impl Outcome {
 }
 
 /// One option of a game's configuration, as `GET /api/games` and the lobby screen show it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OptionSpec {
     pub key: &'static str,
     pub label: &'static str,
@@ -237,7 +239,7 @@ pub struct OptionSpec {
     pub kind: OptionKind,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum OptionKind {
     Integer {
@@ -255,7 +257,7 @@ pub enum OptionKind {
 }
 
 /// What a client needs to know about a game before playing it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GameInfo {
     pub id: &'static str,
     pub name: &'static str,

@@ -34,6 +34,22 @@ fn to_json<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).expect("engine values serialise to JSON")
 }
 
+/// The schema of what the server accepts from clients (serde's deserialising rules: defaults may be omitted).
+fn accepted<T: schemars::JsonSchema>() -> schemars::Schema {
+    schemars::generate::SchemaSettings::default()
+        .for_deserialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+}
+
+/// The schema of what the server sends (serde's serialising rules: every field it always writes is required).
+fn produced<T: schemars::JsonSchema>() -> schemars::Schema {
+    schemars::generate::SchemaSettings::default()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+}
+
 macro_rules! games {
     ($($variant:ident => $ty:ty),+ $(,)?) => {
         /// A game in progress, of any of the games the server hosts.
@@ -69,6 +85,18 @@ macro_rules! games {
                     }
                 )+
                 Err(SetupError::UnknownGame(game_id.to_string()))
+            }
+
+            /// The JSON Schemas (draft 2020-12) of every hosted game's options, actions, views and events, in
+            /// catalogue order: what a client sends as `options` and `action`, and reads as `view` and `events`.
+            pub fn schemas() -> Vec<GameSchemas> {
+                vec![$(GameSchemas {
+                    id: <$ty as Game>::info().id,
+                    config: accepted::<<$ty as Game>::Config>(),
+                    action: accepted::<<$ty as Game>::Action>(),
+                    view: produced::<<$ty as Game>::View>(),
+                    event: produced::<<$ty as Game>::Event>(),
+                }),+]
             }
 
             pub fn info(&self) -> GameInfo {
@@ -149,6 +177,21 @@ impl AnyGame {
         }
         Ok(game)
     }
+}
+
+/// One game's wire types as JSON Schemas, from [`AnyGame::schemas`]. Each is a standalone root schema: `config`
+/// and `action` as the server accepts them, `view` and `event` as it writes them.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameSchemas {
+    pub id: &'static str,
+    /// The lobby options (`create_lobby.options`; the `lobby` push shows them with defaults filled in).
+    pub config: schemars::Schema,
+    /// One action, as listed in `legal_actions` and sent back in an `action` request.
+    pub action: schemars::Schema,
+    /// A viewer's view (`state.view`), the same type for seats and spectators.
+    pub view: schemars::Schema,
+    /// One event body (an element of `state.events`).
+    pub event: schemars::Schema,
 }
 
 /// A stored match that does not replay (a corrupted log, or rules changed without a new rules version).

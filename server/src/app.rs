@@ -1,15 +1,17 @@
-//! The HTTP surface: `/ws`, `/api/games`, `/healthz`, `/readyz`, `/metrics`, the browser client (the `web`
-//! crate's embedded files) at `/` and every other path, and `run(listener, .., shutdown)`, which serves until
-//! the shutdown future completes and then waits for every connection and table task to finish.
+//! The HTTP surface: `/ws`, `/api/games`, `/api/schema`, `/healthz`, `/readyz`, `/metrics`, `/api/openapi.json`,
+//! the admin API under `/api/admin/` (see `admin.rs`), the browser client (the `web` crate's embedded files) at
+//! `/` and every other path, and `run(listener, .., shutdown)`, which serves until the shutdown future completes
+//! and then waits for every connection and table task to finish.
 
 use std::{future::Future, sync::Arc};
 
 use axum::{
     Json, Router,
     extract::{State, WebSocketUpgrade},
+    handler::Handler,
     http::{StatusCode, header},
     response::{IntoResponse, Response},
-    routing::get,
+    routing::{get, post},
     serve::ListenerExt,
 };
 use futures_util::StreamExt;
@@ -21,6 +23,7 @@ use tokio::{
 use tracing::{error, info};
 
 use crate::{
+    admin,
     clock::SharedClock,
     config::Config,
     connection::{self, Shared},
@@ -39,22 +42,93 @@ const HARD_FRAME_LIMIT: usize = 1024 * 1024;
 const READ_BUFFER: usize = 4 * 1024;
 
 #[derive(Debug)]
-struct AppState {
-    shared: Arc<Shared>,
+pub(crate) struct AppState {
+    pub(crate) shared: Arc<Shared>,
     connections: Arc<Semaphore>,
     done: mpsc::Sender<()>,
+    /// Set when an admin token is configured; the admin API answers 404 otherwise.
+    pub(crate) admin: Option<admin::AdminAuth>,
+}
+
+/// The OpenAPI document of every HTTP route, maintained by hand beside the code; a test checks it lists exactly
+/// the routes of [`routes`].
+pub const OPENAPI: &str = include_str!("../../docs/openapi.json");
+
+/// The router under construction, with the list of its routes (for the OpenAPI test). Every route is added
+/// through it, so the list cannot miss one.
+struct Routes {
+    router: Router<Arc<AppState>>,
+    listed: Vec<(&'static str, &'static str)>,
+}
+
+impl Routes {
+    fn get<H: Handler<T, Arc<AppState>>, T: 'static>(mut self, path: &'static str, handler: H) -> Routes {
+        self.router = self.router.route(path, get(handler));
+        self.listed.push(("get", path));
+        self
+    }
+
+    /// The handler of every GET the other routes do not take (listed once, as `path`).
+    fn fallback<H: Handler<T, Arc<AppState>>, T: 'static>(
+        mut self,
+        path: &'static str,
+        handler: H,
+    ) -> Routes {
+        self.router = self.router.fallback(get(handler));
+        self.listed.push(("get", path));
+        self
+    }
+
+    fn post<H: Handler<T, Arc<AppState>>, T: 'static>(mut self, path: &'static str, handler: H) -> Routes {
+        self.router = self.router.route(path, post(handler));
+        self.listed.push(("post", path));
+        self
+    }
+}
+
+fn routes() -> Routes {
+    let public = Routes {
+        router: Router::new(),
+        listed: Vec::new(),
+    }
+    .get("/ws", ws)
+    .get("/api/games", games)
+    .get("/api/schema", schema)
+    .get("/api/openapi.json", openapi)
+    .get("/healthz", || async { "ok" })
+    .get("/readyz", ready)
+    .get("/metrics", metrics);
+    public
+        .get("/api/admin/matches", admin::list)
+        .get("/api/admin/matches/{id}", admin::inspect)
+        .get("/api/admin/matches/{id}/view", admin::view)
+        .get("/api/admin/matches/{id}/log", admin::log)
+        .get("/api/admin/matches/{id}/replay/{step}", admin::replay)
+        .get("/api/admin/matches/{id}/result", admin::result)
+        .get("/api/admin/matches/{id}/audit", admin::match_audit)
+        .post("/api/admin/matches/{id}/abort", admin::abort)
+        .post("/api/admin/matches/{id}/seats/{seat}/remove", admin::remove)
+        .post(
+            "/api/admin/matches/{id}/seats/{seat}/bot",
+            admin::replace_with_bot,
+        )
+        .post("/api/admin/matches/{id}/fire-deadline", admin::fire_deadline)
+        .get("/api/admin/audit", admin::audit)
+        .fallback("/", client)
+}
+
+/// Every route the server answers, as (lower-case method, path in OpenAPI's `{param}` form).
+pub fn route_table() -> Vec<(&'static str, &'static str)> {
+    routes().listed
 }
 
 /// The router, with its state.
 fn router(state: Arc<AppState>) -> Router {
-    Router::new()
-        .route("/ws", get(ws))
-        .route("/api/games", get(games))
-        .route("/healthz", get(|| async { "ok" }))
-        .route("/readyz", get(ready))
-        .route("/metrics", get(metrics))
-        .fallback(get(client))
-        .with_state(state)
+    routes().router.with_state(state)
+}
+
+async fn openapi() -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
 }
 
 async fn ws(State(state): State<Arc<AppState>>, upgrade: WebSocketUpgrade) -> Response {
@@ -94,6 +168,12 @@ async fn client(uri: axum::http::Uri) -> Response {
 
 async fn games() -> Json<Vec<rules::GameInfo>> {
     Json(AnyGame::catalogue())
+}
+
+/// The JSON Schemas of every message and of each game's options, actions, views and events (built once).
+async fn schema() -> Json<&'static serde_json::Value> {
+    static DOCUMENT: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    Json(DOCUMENT.get_or_init(protocol::schema::document))
 }
 
 async fn ready(State(state): State<Arc<AppState>>) -> Response {
@@ -150,8 +230,14 @@ pub async fn run(
         shared,
         connections: Arc::new(Semaphore::new(config.max_connections)),
         done: done_tx,
+        admin: config.admin_token.as_ref().map(admin::AdminAuth::new),
     });
-    info!(addr = %listener.local_addr()?, database = store.backend(), "serving");
+    info!(
+        addr = %listener.local_addr()?,
+        database = store.backend(),
+        admin_api = state.admin.is_some(),
+        "serving"
+    );
     let app = router(state.clone());
     // Small frames go out at once: a reply followed by a push must not wait for the client's delayed ACK.
     let listener = listener.tap_io(|tcp| {
@@ -169,4 +255,77 @@ pub async fn run(
     store.close().await;
     info!("stopped");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use serde_json::Value;
+
+    /// The OpenAPI document lists exactly the router's routes, each with the path parameters its path names.
+    #[test]
+    fn the_openapi_document_lists_every_route_and_nothing_else() {
+        let doc: Value = serde_json::from_str(super::OPENAPI).expect("docs/openapi.json is JSON");
+        assert!(
+            doc["openapi"].as_str().unwrap().starts_with("3."),
+            "an OpenAPI 3 document"
+        );
+        let mut documented = BTreeSet::new();
+        for (path, item) in doc["paths"].as_object().expect("paths") {
+            for (method, operation) in item.as_object().unwrap() {
+                if method == "parameters" {
+                    continue;
+                }
+                documented.insert((method.clone(), path.clone()));
+                assert!(
+                    operation["responses"].is_object(),
+                    "{method} {path} has responses"
+                );
+                assert!(operation["summary"].is_string(), "{method} {path} has a summary");
+                // Every `{param}` of the path is declared, on the operation or on the path item.
+                let declared: BTreeSet<String> = operation["parameters"]
+                    .as_array()
+                    .into_iter()
+                    .chain(item["parameters"].as_array())
+                    .flatten()
+                    .filter(|p| p["in"] == "path")
+                    .map(|p| p["name"].as_str().unwrap().to_string())
+                    .collect();
+                let named: BTreeSet<String> = path
+                    .split('/')
+                    .filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+                    .map(str::to_string)
+                    .collect();
+                assert_eq!(declared, named, "path parameters of {method} {path}");
+                // Admin routes say they need the admin token and list the refusals.
+                if path.starts_with("/api/admin/") {
+                    assert!(
+                        operation["security"].is_array(),
+                        "{method} {path} declares its security"
+                    );
+                    for status in ["401", "403"] {
+                        assert!(
+                            operation["responses"][status].is_object(),
+                            "{method} {path} documents {status}"
+                        );
+                    }
+                }
+            }
+        }
+        let routed: BTreeSet<(String, String)> = super::route_table()
+            .into_iter()
+            .map(|(m, p)| (m.to_string(), p.to_string()))
+            .collect();
+        let missing: Vec<_> = routed.difference(&documented).collect();
+        let stale: Vec<_> = documented.difference(&routed).collect();
+        assert!(
+            missing.is_empty(),
+            "routes missing from docs/openapi.json: {missing:?}"
+        );
+        assert!(
+            stale.is_empty(),
+            "docs/openapi.json lists routes the server does not have: {stale:?}"
+        );
+    }
 }

@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 
 use clap::Parser;
 
-use crate::{connection::ConnectionLimits, table::TableSettings};
+use crate::{admin::AdminToken, connection::ConnectionLimits, table::TableSettings};
 
 /// The authoritative tabletop game server: lobbies and matches over WebSocket at /ws, every accepted action
 /// stored in SQLite (default) or PostgreSQL before anyone hears of it.
@@ -46,6 +46,11 @@ pub struct Config {
     /// Messages queued for one client before it counts as too slow and is disconnected.
     #[arg(long, env = "OUTBOX_SIZE", default_value_t = 256)]
     pub outbox_size: usize,
+
+    /// Turns on the admin API under /api/admin/: requests must carry this token as `Authorization: Bearer
+    /// TOKEN` (at least 16 characters). Prefer the environment variable: flags show in process lists.
+    #[arg(long, env = "ADMIN_TOKEN", hide_env_values = true, value_parser = AdminToken::parse)]
+    pub admin_token: Option<AdminToken>,
 
     /// Log filter, e.g. `info` or `info,server=debug,sqlx=warn`.
     #[arg(long, env = "RUST_LOG", default_value = "info,sqlx=warn")]

@@ -4,6 +4,7 @@
 //! Architecture invariant: nothing in this crate depends on a particular game. Games are reached only through
 //! `rules::AnyGame` and their configurations, actions, views and events stay opaque JSON.
 
+pub mod admin;
 pub mod app;
 pub mod clock;
 pub mod commit;

@@ -561,6 +561,9 @@ impl Store {
     }
 }
 
+mod admin;
+pub use admin::{AuditEntry, MatchStatus, SeatSummary, TableFilter, TableSummary};
+
 fn is_memory(file: &Path) -> bool {
     file.as_os_str() == ":memory:" || file.as_os_str().is_empty()
 }

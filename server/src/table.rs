@@ -149,6 +149,11 @@ pub enum Command {
     Disconnect {
         conn_id: u64,
     },
+    /// An admin request (see [`AdminOp`]): inspections and actions go through the owner task like any other.
+    Admin {
+        op: AdminOp,
+        reply: Respond<Value>,
+    },
 }
 
 /// The handle connections use to reach a table.
@@ -315,6 +320,8 @@ impl Table {
         let running = stored.game.map(|m| recover_match(&m)).transpose()?;
         let phase = match (&running, lobby.phase) {
             (Some(r), _) if matches!(r.game.status(), Status::Over) => Phase::Finished,
+            // A match an administrator aborted: finished without being over.
+            (Some(_), Phase::Finished) => Phase::Finished,
             (Some(_), _) => Phase::Playing,
             (None, phase) => phase,
         };
@@ -465,6 +472,10 @@ impl Table {
                             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     }
                 }
+                let _ = reply.send(result);
+            }
+            Command::Admin { op, reply } => {
+                let result = self.admin(op).await;
                 let _ = reply.send(result);
             }
             Command::Disconnect { conn_id } => {
@@ -721,6 +732,14 @@ impl Table {
     /// Applies an action of `actor` at the clock's current time: check on a copy, commit, then publish.
     async fn apply(&mut self, actor: Actor, action: Value) -> Result<u64, ErrorBody> {
         let now = self.clock.now();
+        self.apply_at(actor, action, now).await
+    }
+
+    /// [`Table::apply`] at a given time (an admin firing a deadline early plays it at the deadline's time).
+    async fn apply_at(&mut self, actor: Actor, action: Value, now: Millis) -> Result<u64, ErrorBody> {
+        if self.phase == Phase::Finished {
+            return Err(err(ErrorCode::GameOver, "the match is over"));
+        }
         let Some(running) = &mut self.running else {
             return Err(err(ErrorCode::NotStarted, "the match has not started"));
         };
@@ -806,7 +825,7 @@ impl Table {
 
     /// Seats that must decide now and may be timed: the one whose turn it is, or those still expected in a
     /// simultaneous step. A race is closed by the engine's own deadline instead.
-    fn seats_deciding(game: &AnyGame) -> Vec<Seat> {
+    pub(crate) fn seats_deciding(game: &AnyGame) -> Vec<Seat> {
         match game.status() {
             Status::Turn { seat } => vec![seat],
             Status::Simultaneous { seats, .. } => seats,
@@ -1087,3 +1106,6 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
         stalled_at: None,
     })
 }
+
+mod admin;
+pub use admin::AdminOp;

@@ -46,6 +46,9 @@ assets! {
     "js/games/molehills.js",
     "js/games/quacks.js",
     "js/games/hickory.js",
+    "admin.html",
+    "admin.css",
+    "js/admin.js",
 }
 
 /// The content type for a file name, from its extension.

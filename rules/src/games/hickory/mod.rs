@@ -24,19 +24,19 @@ use crate::model::{
 use crate::rng::Rng;
 
 /// No options: the player count decides blockers, everything else is fixed by the design.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HickoryConfig {}
 
 /// One of a player's mice that has a mouse card.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MouseRef {
     pub seat: Seat,
     pub mouse: MouseKind,
 }
 
 /// Where a carded mouse is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "at", content = "number", rename_all = "snake_case")]
 pub enum Loc {
     /// Not yet placed (the setup placement).
@@ -57,7 +57,7 @@ struct MouseState {
 }
 
 /// Points by source, shown on the score track and in the final tally.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Breakdown {
     pub deliveries: i64,
     pub relics: i64,
@@ -141,7 +141,7 @@ enum Pending {
 }
 
 /// Something delivered that may complete a hunt-board space: a tile, or the item printed on a favour card.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "piece", content = "id", rename_all = "snake_case")]
 pub enum Piece {
     Tile(TileId),
@@ -206,7 +206,7 @@ pub struct Hickory {
 }
 
 /// A decision a player sends. Every value of `legal_actions` is exactly what a client sends back.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum HickoryAction {
     /// Setup: put one of your starting mice on the inner-ring space of `space`.
@@ -311,7 +311,7 @@ impl Reject for HickoryReject {
 // Views and events.
 
 /// A tile as the table shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Tile {
     pub id: TileId,
     #[serde(flatten)]
@@ -329,7 +329,7 @@ fn tiles(ids: &[TileId]) -> Vec<Tile> {
     ids.iter().map(|&id| tile(id)).collect()
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FavourCard {
     pub id: FavourId,
     pub effect: FavourEffect,
@@ -347,7 +347,7 @@ fn favour_card(id: FavourId) -> FavourCard {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MissionCard {
     pub id: MissionId,
     pub name: String,
@@ -365,7 +365,7 @@ fn mission_card(id: MissionId) -> MissionCard {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SpaceView {
     pub number: u8,
     pub face: TokenFace,
@@ -376,7 +376,7 @@ pub struct SpaceView {
     pub outer: Vec<MouseRef>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct MouseView {
     pub mouse: MouseKind,
     pub loc: Loc,
@@ -384,7 +384,7 @@ pub struct MouseView {
     pub tiles: Vec<Tile>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct HuntSpaceView {
     #[serde(flatten)]
     pub space: HuntSpace,
@@ -392,7 +392,7 @@ pub struct HuntSpaceView {
 }
 
 /// A delivered piece as the table shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "piece", rename_all = "snake_case")]
 pub enum PieceView {
     Tile { tile: Tile },
@@ -406,7 +406,7 @@ fn piece_view(piece: Piece) -> PieceView {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct PlayerView {
     pub seat: Seat,
     pub score: i64,
@@ -423,7 +423,7 @@ pub struct PlayerView {
 }
 
 /// The decision the table is waiting for.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "step", rename_all = "snake_case")]
 pub enum StepView {
     Place {
@@ -465,14 +465,14 @@ pub enum StepView {
     },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct DecisionView {
     pub seat: Seat,
     #[serde(flatten)]
     pub step: StepView,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct HickoryView {
     pub viewer: Viewer,
     pub players: u8,
@@ -499,7 +499,7 @@ pub struct HickoryView {
 }
 
 /// A final tally line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FinalScore {
     pub seat: Seat,
     pub points: Breakdown,
@@ -507,7 +507,7 @@ pub struct FinalScore {
     pub hunt_spaces: usize,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum HickoryEvent {
     MousePlaced {

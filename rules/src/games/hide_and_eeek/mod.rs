@@ -23,7 +23,9 @@ use crate::model::{
 use crate::rng::Rng;
 
 /// A position on the grid, 0-based.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Cell {
     pub row: u8,
     pub col: u8,
@@ -62,7 +64,7 @@ impl fmt::Display for Cell {
 }
 
 /// Options a lobby may set.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Cards in the scoring pile (the starting card included) needed to win.
@@ -81,7 +83,7 @@ impl Default for Config {
 }
 
 /// The two dice as rolled for a turn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Roll {
     pub steps: u8,
     pub arrow: Arrow,
@@ -89,14 +91,14 @@ pub struct Roll {
 }
 
 /// A card lying on the grid.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GridCard {
     pub number: u8,
     pub face_up: bool,
 }
 
 /// Where the current turn stands.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "step", rename_all = "snake_case")]
 pub enum TurnStep {
     /// The dice are rolled; the mouse figure must be moved.
@@ -107,7 +109,7 @@ pub enum TurnStep {
 }
 
 /// A claim window: a mouse card was just revealed at `cell`; until `closes_at` the turn waits for claims.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Race {
     pub cell: Cell,
     pub closes_at: Millis,
@@ -139,7 +141,7 @@ pub struct HideAndEeek {
 }
 
 /// What a seat sends.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Action {
     /// Move the mouse figure to `to`, reachable in exactly the rolled number of steps.
@@ -155,7 +157,7 @@ pub enum Action {
 }
 
 /// What happened, for clients to show. Every event is public: it only tells what every player at the table sees.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventBody {
     TurnStarted {
@@ -289,7 +291,7 @@ impl Reject for Rejected {
 }
 
 /// A grid position as a viewer sees it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "card", rename_all = "snake_case")]
 pub enum CellView {
     Empty,
@@ -298,7 +300,7 @@ pub enum CellView {
 }
 
 /// One seat's public information.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PileView {
     pub cards: usize,
     pub top: Option<u8>,
@@ -306,7 +308,7 @@ pub struct PileView {
 
 /// What one viewer may know. Identical for every viewer: this game has no private hands, only face-down cards
 /// and the draw pile, which nobody may see.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct View {
     pub players: u8,
     pub target: u8,

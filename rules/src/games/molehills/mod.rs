@@ -30,7 +30,9 @@ use crate::rng::Rng;
 pub type CardId = u8;
 
 /// A space of the grid; row 0 is the north edge, column 0 the west edge.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Pos {
     pub row: u8,
     pub col: u8,
@@ -46,7 +48,7 @@ impl Pos {
 }
 
 /// The way a mole faces (orthogonal only).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Dir {
     North,
@@ -80,14 +82,14 @@ impl Dir {
 }
 
 /// A mole on the underground grid.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Mole {
     pub at: Pos,
     pub facing: Dir,
 }
 
 /// A card together with its identity, as views and events show it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CardView {
     pub id: CardId,
     #[serde(flatten)]
@@ -95,7 +97,7 @@ pub struct CardView {
 }
 
 /// The options of a match.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct MolehillsConfig {
     /// The grid three players use: the seed's 6x6 (default) or the published 5x5.
@@ -103,7 +105,7 @@ pub struct MolehillsConfig {
 }
 
 /// A decision the player whose card was just revealed must take before play goes on.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "decision", rename_all = "snake_case")]
 pub enum Pending {
     /// A move-and-turn card: move first or turn first.
@@ -126,7 +128,7 @@ impl Pending {
 }
 
 /// Where the game stands. Public: every viewer sees it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "phase", rename_all = "snake_case")]
 pub enum Phase {
     /// Setup: in turn order, each player puts their mole on a free corner. `placed` moles are down.
@@ -197,7 +199,7 @@ impl Reject for MolehillsReject {
 }
 
 /// What a player sends.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum MolehillsAction {
     /// Setup: put your mole on a free corner, facing `facing`.
@@ -217,7 +219,7 @@ pub enum MolehillsAction {
 }
 
 /// What stopped a mole.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "obstacle", rename_all = "snake_case")]
 pub enum Obstacle {
     Edge,
@@ -226,14 +228,14 @@ pub enum Obstacle {
 }
 
 /// One piece of a toppling mountain: whose it is and where it landed (`None`: off the board, back to supply).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Fall {
     pub piece: Seat,
     pub to: Option<Pos>,
 }
 
 /// Something that happened.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum MolehillsEvent {
     /// The turn order of a round: `order[0]` holds King of the Hill token 1.
@@ -332,7 +334,7 @@ pub enum MolehillsEvent {
 }
 
 /// One player as every viewer sees them.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PlayerView {
     pub seat: Seat,
     /// King of the Hill token held this round (1 plays first).
@@ -353,7 +355,7 @@ pub struct PlayerView {
 }
 
 /// What one viewer may know.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct MolehillsView {
     pub viewer: Viewer,
     pub grid: u8,

@@ -22,7 +22,9 @@ pub const MAX_PLAYERS: u8 = 6;
 pub const EMPTY_PILE_POINTS: u8 = 1;
 
 /// A kind of reward card. Serialised as its snake_case key (`"confetti"`), which is how clients name cards.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Reward {
     Confetti,
@@ -47,7 +49,7 @@ pub enum Reward {
 }
 
 /// When a bonus applies. The server judges every condition itself; nothing depends on players' honesty.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Condition {
     /// The card whose placement earned this reward lies on the picture's border (the outer ring).
@@ -77,7 +79,7 @@ impl Condition {
 }
 
 /// What a met condition does to the scores.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Effect {
     /// The drawer gains `points`.
@@ -89,14 +91,14 @@ pub enum Effect {
 }
 
 /// A condition and what it does when met.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Bonus {
     pub condition: Condition,
     pub effect: Effect,
 }
 
 /// One line of the reward deck: a kind of card, how many copies the deck holds, and its text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RewardCard {
     pub reward: Reward,
     pub name: &'static str,

@@ -29,12 +29,12 @@ use data::{
 };
 
 /// The game has no options; unknown ones are refused.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewYearPuzzleConfig {}
 
 /// A decision of the seat whose turn it is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum PuzzleAction {
     /// Turn over the face-down card lying at `position` (0..64, rows of eight, top left first). The server
@@ -45,14 +45,14 @@ pub enum PuzzleAction {
 }
 
 /// A reward condition that waits for the drawer's next reveal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Pending {
     pub seat: Seat,
     pub reward: Reward,
 }
 
 /// A change to one seat's score.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScoreChange {
     pub seat: Seat,
     pub delta: i64,
@@ -60,7 +60,7 @@ pub struct ScoreChange {
 
 /// What happened, in order. Only [`PuzzleEvent::Failed`] and [`PuzzleEvent::Placed`] name a square card, and
 /// only the one just turned face up for everyone; the face-down card a success displaces is never named.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum PuzzleEvent {
     /// A failed reveal, shown to everyone: `card` lay at `position`, and lies there again, face down.
@@ -145,7 +145,7 @@ impl Reject for PuzzleReject {
 }
 
 /// What one viewer may know. The same for every viewer: everything in it is public.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PuzzleView {
     /// The viewer's seat, or null for a spectator.
     pub you: Option<Seat>,

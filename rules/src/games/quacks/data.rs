@@ -8,7 +8,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// The colour of an ingredient chip, which names its ingredient book.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Colour {
     /// Cherry bomb: explodes the pot when the whites in it total more than 7.
@@ -54,7 +56,9 @@ impl Colour {
 }
 
 /// An ingredient chip: a colour and the number printed on it (how many spaces it moves).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Chip {
     pub colour: Colour,
     pub value: u8,
@@ -165,7 +169,7 @@ pub fn price(chip: Chip) -> Option<u8> {
 
 /// One space of the pot spiral: the coins (blue number), victory points (brown number) and whether a ruby is
 /// printed on it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Space {
     pub coins: u8,
     pub points: u8,
@@ -259,7 +263,7 @@ pub fn rat_tails_between(mine: u32, leader: u32) -> u32 {
 }
 
 /// A face of the bonus die.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DieFace {
     OnePoint,
@@ -283,7 +287,7 @@ pub const BONUS_DIE: [DieFace; 6] = [
 ];
 
 /// How a fortune-teller card acts: purple cards once, at once; blue cards for the whole round.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CardKind {
     Purple,
@@ -291,7 +295,9 @@ pub enum CardKind {
 }
 
 /// The 24 fortune-teller cards, by their Schmidt English names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Card {
     // purple: carried out immediately

@@ -28,12 +28,12 @@ use crate::model::{
 use crate::rng::Rng;
 
 /// The game has no options: the base game with set 1 is always played.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuacksConfig {}
 
 /// Where a player's brewing stands this round.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Brew {
     Brewing,
@@ -42,7 +42,7 @@ pub enum Brew {
 }
 
 /// A decision a player must take before anything else they do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Pending {
     /// The choice a purple fortune-teller card offers.
@@ -60,7 +60,7 @@ pub enum Pending {
 }
 
 /// A player's progress through evaluation steps D-F.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Shop {
     /// Not evaluating.
@@ -75,7 +75,7 @@ pub enum Shop {
 }
 
 /// A round-9 commitment, secret until the stir.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Commitment {
     Draw,
@@ -83,7 +83,7 @@ pub enum Commitment {
 }
 
 /// A chip lying in a pot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Placed {
     pub chip: Chip,
     pub space: u8,
@@ -231,7 +231,7 @@ pub struct Quacks {
 }
 
 /// What a purple card lets a player choose.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "option", rename_all = "snake_case")]
 pub enum FortuneChoice {
     /// Take this chip into the bag (Rats Are Your Friends: a 4-chip; You Only Get to Choose One: the black 1
@@ -258,7 +258,7 @@ pub enum FortuneChoice {
 }
 
 /// Everything a seat can do. JSON: `{"type": "draw"}`, `{"type": "buy", "chips": [...]}`, ...
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Action {
     /// Draw a chip from the bag (in round 9: commit to draw at the next stir).
@@ -303,7 +303,7 @@ pub enum Action {
 }
 
 /// Why something was given.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "source", rename_all = "snake_case")]
 pub enum Reason {
     Fortune { card: Card },
@@ -317,7 +317,7 @@ pub enum Reason {
 }
 
 /// A gain (or loss) of some resource.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Gain {
     Points { points: u32 },
@@ -328,7 +328,7 @@ pub enum Gain {
 }
 
 /// What happened, for clients to show.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum QuacksEvent {
     RoundStarted {
@@ -506,7 +506,7 @@ impl Reject for QuacksReject {
 }
 
 /// A count of one kind of chip, for views.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ChipCount {
     pub chip: Chip,
     pub count: u8,
@@ -526,7 +526,7 @@ fn counts(chips: &[Chip]) -> Vec<ChipCount> {
 }
 
 /// One player's board as a viewer sees it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PlayerView {
     pub seat: Seat,
     pub score: u32,
@@ -559,7 +559,7 @@ pub struct PlayerView {
 }
 
 /// What one viewer may know.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct QuacksView {
     pub viewer: Viewer,
     pub round: u8,

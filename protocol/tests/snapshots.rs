@@ -1,0 +1,470 @@
+//! Snapshot tests: the JSON form of every message type, in both directions, is pinned by a committed fixture
+//! under `docs/schema/examples/`. An accidental change of a field name, a tag, an optional field's presence or
+//! a number's type fails here; a deliberate one is made by regenerating the fixtures
+//! (`UPDATE_SCHEMA=1 cargo test -p protocol --test schema --test snapshots`) and following the versioning policy in
+//! `docs/protocol.md`. Each fixture also reads back as the same message and validates against the schema.
+
+use std::path::PathBuf;
+
+use protocol::{
+    ClientMessage, ErrorBody, ErrorCode, LobbyInfo, LobbyPhase, Occupant, Outcome, Push, Reply, ReplyMessage,
+    Request, RequestId, Seat, SeatInfo, SeatToken, ServerMessage, StateUpdate, Status,
+};
+use serde_json::{Value, json};
+
+const TOKEN: &str = "f0aeaa89d41d00144b967015527b5fb1e5dc58e9744aeda21c6a615683ed9335";
+
+fn request(id: u64, request: Request) -> ClientMessage {
+    ClientMessage {
+        id: Some(RequestId::Number(id)),
+        request,
+    }
+}
+
+fn reply(re: RequestId, reply: Reply) -> ServerMessage {
+    ServerMessage::Reply(ReplyMessage { re: Some(re), reply })
+}
+
+/// One example of every request, with every optional field given.
+fn requests() -> Vec<ClientMessage> {
+    vec![
+        request(
+            1,
+            Request::Hello {
+                protocol: 1,
+                client: Some("example-client 1.0".into()),
+            },
+        ),
+        request(
+            2,
+            Request::CreateLobby {
+                game: "hide_and_eeek".into(),
+                options: json!({"target": 5}),
+                seats: 3,
+                name: "Ann".into(),
+                turn_timer_ms: Some(60_000),
+            },
+        ),
+        request(
+            3,
+            Request::JoinLobby {
+                code: "RKPYM3".into(),
+                name: "Bob".into(),
+            },
+        ),
+        request(
+            4,
+            Request::Spectate {
+                code: "RKPYM3".into(),
+            },
+        ),
+        request(
+            5,
+            Request::Resume {
+                code: "RKPYM3".into(),
+                token: SeatToken::new(TOKEN.into()),
+                last_version: Some(17),
+            },
+        ),
+        request(6, Request::Leave {}),
+        request(7, Request::AddBot { seat: Some(2) }),
+        request(8, Request::Start {}),
+        request(
+            9,
+            Request::Action {
+                action: json!({"type": "move", "to": {"row": 0, "col": 0}}),
+                version: Some(4),
+            },
+        ),
+        ClientMessage {
+            id: Some(RequestId::Text("ping-10".into())),
+            request: Request::Ping {},
+        },
+    ]
+}
+
+/// One example of every reply.
+fn replies() -> Vec<(&'static str, ServerMessage)> {
+    let n = |i: u64| RequestId::Number(i);
+    vec![
+        (
+            "welcome",
+            reply(
+                n(1),
+                Reply::Welcome {
+                    protocol: 1,
+                    server: "tabletop-server 0.1.0".into(),
+                },
+            ),
+        ),
+        (
+            "seated",
+            reply(
+                n(2),
+                Reply::Seated {
+                    code: "RKPYM3".into(),
+                    seat: Seat(0),
+                    seat_token: SeatToken::new(TOKEN.into()),
+                    host: true,
+                },
+            ),
+        ),
+        (
+            "resumed",
+            reply(
+                n(5),
+                Reply::Resumed {
+                    code: "RKPYM3".into(),
+                    seat: Seat(1),
+                    host: false,
+                },
+            ),
+        ),
+        (
+            "spectating",
+            reply(
+                n(4),
+                Reply::Spectating {
+                    code: "RKPYM3".into(),
+                },
+            ),
+        ),
+        ("accepted", reply(n(9), Reply::Accepted { version: 5 })),
+        ("ok", reply(n(6), Reply::Ok {})),
+        ("pong", reply(RequestId::Text("ping-10".into()), Reply::Pong {})),
+        (
+            "error",
+            reply(
+                n(9),
+                Reply::Error(ErrorBody::new(ErrorCode::NotYourTurn, "it is seat 1's turn")),
+            ),
+        ),
+        (
+            "error_without_id",
+            ServerMessage::error(
+                None,
+                ErrorCode::BadMessage,
+                "not JSON: expected value at line 1 column 1",
+            ),
+        ),
+    ]
+}
+
+/// One example of every push.
+fn pushes() -> Vec<(&'static str, ServerMessage)> {
+    let lobby = LobbyInfo {
+        code: "RKPYM3".into(),
+        game: "hide_and_eeek".into(),
+        options: json!({"claim_window_ms": 4000, "target": 5}),
+        seats: vec![
+            SeatInfo {
+                seat: Seat(0),
+                occupant: Occupant::Human {
+                    name: "Ann".into(),
+                    connected: true,
+                },
+            },
+            SeatInfo {
+                seat: Seat(1),
+                occupant: Occupant::Bot { name: "Bot 2".into() },
+            },
+            SeatInfo {
+                seat: Seat(2),
+                occupant: Occupant::Empty,
+            },
+        ],
+        host: Seat(0),
+        phase: LobbyPhase::Open,
+        turn_timer_ms: Some(60_000),
+        match_id: None,
+        spectators: 1,
+    };
+    let state = StateUpdate {
+        code: "RKPYM3".into(),
+        match_id: "817b39b86140b05df21e4184906c4fa3".into(),
+        game: "hide_and_eeek".into(),
+        version: 5,
+        since: 4,
+        seat: Some(Seat(0)),
+        view: json!({"game_specific": "see docs/schema/games/<game>/view.json"}),
+        legal_actions: vec![json!({"type": "eeek"}), json!({"type": "pass"})],
+        events: vec![json!({"type": "revealed", "seat": 1})],
+        status: Status::Race {
+            seats: vec![Seat(0), Seat(2)],
+        },
+        deadline: Some(1_764_420_004_000),
+        turn_deadline: Some(1_764_420_060_000),
+        outcome: None,
+    };
+    let over = StateUpdate {
+        version: 42,
+        since: 42,
+        seat: None,
+        legal_actions: vec![],
+        events: vec![],
+        status: Status::Over,
+        deadline: None,
+        turn_deadline: None,
+        outcome: Some(Outcome {
+            scores: vec![5, 3, 5],
+            placings: vec![1, 3, 1],
+            winners: vec![Seat(0), Seat(2)],
+        }),
+        ..state.clone()
+    };
+    let simultaneous = StateUpdate {
+        status: Status::Simultaneous {
+            seats: vec![Seat(1), Seat(2)],
+            secret: true,
+        },
+        legal_actions: vec![],
+        deadline: None,
+        ..state.clone()
+    };
+    let turn = StateUpdate {
+        status: Status::Turn { seat: Seat(0) },
+        deadline: None,
+        turn_deadline: None,
+        ..state.clone()
+    };
+    let finished = LobbyInfo {
+        phase: LobbyPhase::Finished,
+        match_id: Some("817b39b86140b05df21e4184906c4fa3".into()),
+        turn_timer_ms: None,
+        ..lobby.clone()
+    };
+    vec![
+        ("lobby", ServerMessage::Push(Push::Lobby(lobby))),
+        ("lobby_finished", ServerMessage::Push(Push::Lobby(finished))),
+        ("state", ServerMessage::Push(Push::State(Box::new(state)))),
+        ("state_turn", ServerMessage::Push(Push::State(Box::new(turn)))),
+        (
+            "state_simultaneous",
+            ServerMessage::Push(Push::State(Box::new(simultaneous))),
+        ),
+        (
+            "state_over_spectator",
+            ServerMessage::Push(Push::State(Box::new(over))),
+        ),
+        (
+            "closing",
+            ServerMessage::Push(Push::Closing(ErrorBody::new(
+                ErrorCode::SessionReplaced,
+                "a newer connection resumed this seat",
+            ))),
+        ),
+        (
+            "closing_removed",
+            ServerMessage::Push(Push::Closing(ErrorBody::new(
+                ErrorCode::Removed,
+                "an administrator removed this seat's player",
+            ))),
+        ),
+        (
+            "aborted",
+            ServerMessage::Push(Push::Aborted {
+                code: "RKPYM3".into(),
+                match_id: "817b39b86140b05df21e4184906c4fa3".into(),
+                reason: "server maintenance".into(),
+                at: 1_800_000_012_345,
+            }),
+        ),
+    ]
+}
+
+/// The `type` of each reply and push; the exhaustive matches make a new variant fail to compile here until it
+/// has a fixture.
+fn server_kind(message: &ServerMessage) -> &'static str {
+    match message {
+        ServerMessage::Reply(r) => match r.reply {
+            Reply::Welcome { .. } => "welcome",
+            Reply::Seated { .. } => "seated",
+            Reply::Resumed { .. } => "resumed",
+            Reply::Spectating { .. } => "spectating",
+            Reply::Accepted { .. } => "accepted",
+            Reply::Ok {} => "ok",
+            Reply::Pong {} => "pong",
+            Reply::Error(_) => "error",
+        },
+        ServerMessage::Push(p) => match p {
+            Push::Lobby(_) => "lobby",
+            Push::State(_) => "state",
+            Push::Closing(_) => "closing",
+            Push::Aborted { .. } => "aborted",
+        },
+    }
+}
+
+const SERVER_KINDS: &[&str] = &[
+    "welcome",
+    "seated",
+    "resumed",
+    "spectating",
+    "accepted",
+    "ok",
+    "pong",
+    "error",
+    "lobby",
+    "state",
+    "closing",
+    "aborted",
+];
+
+fn examples() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/schema/examples")
+}
+
+fn compare(name: &str, value: &Value, mismatches: &mut Vec<String>) {
+    let path = examples().join(format!("{name}.json"));
+    let mut text = serde_json::to_string_pretty(value).unwrap();
+    text.push('\n');
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    if committed == text {
+        return;
+    }
+    if std::env::var_os("UPDATE_SCHEMA").is_some() {
+        std::fs::create_dir_all(examples()).unwrap();
+        std::fs::write(&path, text).unwrap();
+    } else {
+        mismatches.push(format!("{name}.json:\n--- committed\n{committed}+++ now\n{text}"));
+    }
+}
+
+#[test]
+fn every_message_keeps_its_json_form() {
+    let client_schema = jsonschema::validator_for(&protocol::schema::client_message()).unwrap();
+    let server_schema = jsonschema::validator_for(&protocol::schema::server_message()).unwrap();
+    let mut mismatches = Vec::new();
+
+    let requests = requests();
+    let kinds: Vec<&str> = requests.iter().map(|m| m.request.kind()).collect();
+    assert_eq!(
+        kinds,
+        protocol::REQUEST_TYPES,
+        "one example per request type, in order"
+    );
+    for message in &requests {
+        let value = serde_json::to_value(message).unwrap();
+        client_schema
+            .validate(&value)
+            .unwrap_or_else(|e| panic!("{value} does not match the client schema: {e}"));
+        let back = protocol::parse_client_message(&value.to_string()).unwrap();
+        assert_eq!(&back, message);
+        compare(
+            &format!("request.{}", message.request.kind()),
+            &value,
+            &mut mismatches,
+        );
+    }
+
+    let server: Vec<(&str, ServerMessage)> = replies().into_iter().chain(pushes()).collect();
+    let mut covered: Vec<&str> = server.iter().map(|(_, m)| server_kind(m)).collect();
+    covered.dedup();
+    assert_eq!(
+        covered, SERVER_KINDS,
+        "every reply and push has an example, in order"
+    );
+    for (name, message) in &server {
+        let value = serde_json::to_value(message).unwrap();
+        server_schema
+            .validate(&value)
+            .unwrap_or_else(|e| panic!("{value} does not match the server schema: {e}"));
+        let back: ServerMessage = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(&back, message);
+        // Replies, and only replies, carry `re`.
+        assert_eq!(
+            value.get("re").is_some(),
+            matches!(message, ServerMessage::Reply(_)),
+            "{name}"
+        );
+        let prefix = if matches!(message, ServerMessage::Reply(_)) {
+            "reply"
+        } else {
+            "push"
+        };
+        compare(&format!("{prefix}.{name}"), &value, &mut mismatches);
+    }
+
+    assert!(
+        mismatches.is_empty(),
+        "the JSON form of these messages changed (a protocol change: see the versioning policy in \
+         docs/protocol.md; if it is intended, regenerate with\n    \
+         {}\n):\n{}",
+        protocol::schema::REGENERATE,
+        mismatches.join("\n")
+    );
+}
+
+/// No fixture is left over from a message that no longer exists.
+#[test]
+fn no_fixture_is_left_over() {
+    let mut expected: Vec<String> = requests()
+        .iter()
+        .map(|m| format!("request.{}.json", m.request.kind()))
+        .collect();
+    expected.extend(replies().iter().map(|(n, _)| format!("reply.{n}.json")));
+    expected.extend(pushes().iter().map(|(n, _)| format!("push.{n}.json")));
+    for entry in std::fs::read_dir(examples()).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        assert!(
+            expected.contains(&name),
+            "docs/schema/examples/{name} is no longer generated: remove it"
+        );
+    }
+}
+
+/// The schema refuses what the server would refuse: an unknown request type and a request missing a field.
+#[test]
+fn the_client_schema_is_not_vacuous() {
+    let schema = jsonschema::validator_for(&protocol::schema::client_message()).unwrap();
+    assert!(schema.is_valid(&json!({"type": "hello", "id": 1, "protocol": 1})));
+    assert!(!schema.is_valid(&json!({"type": "fly", "id": 1})));
+    assert!(!schema.is_valid(&json!({"type": "join_lobby", "code": "RKPYM3"})));
+    assert!(!schema.is_valid(&json!({"type": "action", "version": 1})));
+}
+
+/// The transcript in docs/protocol.md is made of real messages of the current protocol, in their exact form: each
+/// sent frame reads as a request, each received frame reads as a server message and writes back identically,
+/// and the match it shows ends with a result.
+#[test]
+fn the_documented_transcript_is_current() {
+    let doc = include_str!("../../docs/protocol.md");
+    let section = doc
+        .split("## Transcript of a short match")
+        .nth(1)
+        .expect("docs/protocol.md has a transcript");
+    let block = section
+        .split("```text\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("the transcript is a text block");
+    let server_schema = jsonschema::validator_for(&protocol::schema::server_message()).unwrap();
+    let (mut sent, mut received, mut last_state) = (0, 0, None);
+    for line in block.lines() {
+        if let Some(text) = line.strip_prefix("> ") {
+            protocol::parse_client_message(text).unwrap_or_else(|e| panic!("{e:?}: {text}"));
+            sent += 1;
+        } else if let Some(text) = line.strip_prefix("< ") {
+            let value: Value = serde_json::from_str(text).unwrap();
+            server_schema
+                .validate(&value)
+                .unwrap_or_else(|e| panic!("{e}: {text}"));
+            let message: ServerMessage = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"));
+            assert_eq!(
+                serde_json::to_value(&message).unwrap(),
+                value,
+                "not in today's form: {text}"
+            );
+            if let ServerMessage::Push(Push::State(state)) = message {
+                last_state = Some(state);
+            }
+            received += 1;
+        } else {
+            panic!("a transcript line starts with `> ` or `< `: {line}");
+        }
+    }
+    assert!(sent >= 5 && received >= 10, "{sent} sent, {received} received");
+    let last = last_state.expect("the transcript shows states");
+    assert_eq!(last.status, Status::Over);
+    assert!(last.outcome.is_some());
+}

@@ -1,0 +1,624 @@
+//! The admin API under `/api/admin/` (issue 9): off unless an admin token is configured (`--admin-token` /
+//! `ADMIN_TOKEN`); every request carries it as `Authorization: Bearer TOKEN`, compared in constant time as a
+//! SHA-256 hash (the same helper as seat tokens). A missing token gets 401, any other token (a seat token
+//! included) 403; both are logged without the token.
+//!
+//! Reads that only need the database (lists, the action log, replays, results, the audit log) read it directly;
+//! everything about a live table (its seats and connections, complete state, deadlines, a viewer's view) and
+//! every admin action goes through the table's own task as a [`Command::Admin`], so nothing writes a match from
+//! outside its owner. Replays rebuild a match from its seed and log with the engine, as recovery does.
+
+// Helpers return `Result<_, Response>` so a handler can `return` a refusal as is; on these rare admin paths the
+// size of the error variant does not matter.
+#![allow(clippy::result_large_err)]
+
+use std::sync::Arc;
+
+use axum::{
+    Json,
+    extract::{
+        FromRequestParts, Path, Query, State,
+        rejection::{JsonRejection, QueryRejection},
+    },
+    http::{StatusCode, header, request::Parts},
+    response::{IntoResponse, Response},
+};
+use protocol::{ErrorBody, ErrorCode, Push, ServerMessage, StateUpdate};
+use rules::{AnyGame, Millis, Seat, Viewer};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+use tracing::warn;
+
+use crate::{
+    app::AppState,
+    secrets,
+    store::{SeatKind, StoredLobby, TableFilter},
+    table::{AdminOp, Command, Table},
+};
+
+/// The admin token. Its `Debug` form is redacted; the server keeps only its hash after start-up.
+#[derive(Clone)]
+pub struct AdminToken(String);
+
+/// Shortest admin token accepted: it is a password that unlocks every match.
+pub const MIN_ADMIN_TOKEN_LEN: usize = 16;
+
+impl AdminToken {
+    /// Parses a configured token (at least [`MIN_ADMIN_TOKEN_LEN`] characters, surrounding spaces ignored).
+    pub fn parse(text: &str) -> Result<AdminToken, String> {
+        let text = text.trim();
+        if text.chars().count() < MIN_ADMIN_TOKEN_LEN {
+            return Err(format!(
+                "the admin token must have at least {MIN_ADMIN_TOKEN_LEN} characters"
+            ));
+        }
+        Ok(AdminToken(text.to_string()))
+    }
+
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for AdminToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AdminToken(<redacted>)")
+    }
+}
+
+/// What the server keeps of the admin token: its hash.
+#[derive(Debug)]
+pub struct AdminAuth {
+    token_hash: String,
+}
+
+impl AdminAuth {
+    pub fn new(token: &AdminToken) -> AdminAuth {
+        AdminAuth {
+            token_hash: secrets::token_hash(token.expose()),
+        }
+    }
+}
+
+fn error(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Response {
+    (status, Json(ErrorBody::new(code, message))).into_response()
+}
+
+/// An HTTP status for a table's refusal.
+fn refusal(e: ErrorBody) -> Response {
+    let status = match e.code {
+        ErrorCode::UnknownLobby => StatusCode::NOT_FOUND,
+        ErrorCode::BadMessage => StatusCode::BAD_REQUEST,
+        ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::CONFLICT,
+    };
+    (status, Json(e)).into_response()
+}
+
+fn internal(e: impl std::fmt::Display) -> Response {
+    tracing::error!(error = %e, "admin request failed");
+    error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::Internal,
+        "the server could not complete this request",
+    )
+}
+
+fn not_found(what: impl Into<String>) -> Response {
+    error(StatusCode::NOT_FOUND, ErrorCode::UnknownLobby, what)
+}
+
+/// Proof that a request carries the admin token. Every admin handler takes it as its first argument, so no
+/// handler runs (and no body is read) for a request without it.
+#[derive(Debug)]
+pub(crate) struct Admin;
+
+impl FromRequestParts<Arc<AppState>> for Admin {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &Arc<AppState>) -> Result<Admin, Response> {
+        let Some(auth) = &state.admin else {
+            return Err(error(
+                StatusCode::NOT_FOUND,
+                ErrorCode::Unauthorized,
+                "the admin API is off (no admin token is configured)",
+            ));
+        };
+        let presented = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::trim)
+            .filter(|t| !t.is_empty());
+        let path = parts.uri.path();
+        match presented {
+            None => {
+                warn!(method = %parts.method, path, "admin request without a token refused");
+                let mut response = error(
+                    StatusCode::UNAUTHORIZED,
+                    ErrorCode::Unauthorized,
+                    "this request needs the admin token (Authorization: Bearer ...)",
+                );
+                response.headers_mut().insert(
+                    header::WWW_AUTHENTICATE,
+                    header::HeaderValue::from_static("Bearer"),
+                );
+                Err(response)
+            }
+            Some(token) if secrets::token_matches(token, &auth.token_hash) => Ok(Admin),
+            Some(_) => {
+                warn!(method = %parts.method, path, "admin request with a wrong token refused");
+                Err(error(
+                    StatusCode::FORBIDDEN,
+                    ErrorCode::Unauthorized,
+                    "this token is not the admin token",
+                ))
+            }
+        }
+    }
+}
+
+/// Sends an admin op to the table of `code` (loading it if needed) and waits for its answer.
+async fn ask_table(state: &AppState, code: &str, op: AdminOp) -> Result<Value, Response> {
+    let handle = state.shared.hub.find(code).await.map_err(refusal)?;
+    let (reply, answer) = oneshot::channel();
+    let gone = || {
+        error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::ShuttingDown,
+            "the table is not running (the server may be shutting down); try again",
+        )
+    };
+    handle
+        .tx
+        .send(Command::Admin { op, reply })
+        .await
+        .map_err(|_| gone())?;
+    answer.await.map_err(|_| gone())?.map_err(refusal)
+}
+
+/// A match's lobby code, or 404.
+async fn lobby_of(state: &AppState, match_id: &str) -> Result<crate::store::MatchStatus, Response> {
+    state
+        .shared
+        .hub
+        .store()
+        .match_status(match_id)
+        .await
+        .map_err(internal)?
+        .ok_or_else(|| not_found(format!("no match has the id `{match_id}`")))
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct ListQuery {
+    game: Option<String>,
+    status: Option<String>,
+    player: Option<String>,
+    from: Option<Millis>,
+    to: Option<Millis>,
+    limit: Option<u32>,
+    offset: Option<u64>,
+}
+
+pub const DEFAULT_PAGE: u32 = 50;
+pub const MAX_PAGE: u32 = 500;
+
+/// `GET /api/admin/matches`: lobbies and their matches, newest first, filtered and paged.
+pub(crate) async fn list(
+    _: Admin,
+    State(state): State<Arc<AppState>>,
+    query: Result<Query<ListQuery>, QueryRejection>,
+) -> Response {
+    let Ok(Query(q)) = query else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadMessage,
+            "bad query parameters",
+        );
+    };
+    const STATUSES: &[&str] = &["open", "closed", "playing", "finished", "aborted"];
+    if let Some(s) = &q.status
+        && !STATUSES.contains(&s.as_str())
+    {
+        return error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadMessage,
+            format!("status is one of {}", STATUSES.join(", ")),
+        );
+    }
+    let limit = q.limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE);
+    let offset = q.offset.unwrap_or(0);
+    let filter = TableFilter {
+        game: q.game,
+        status: q.status,
+        player: q.player.filter(|p| !p.trim().is_empty()),
+        from: q.from,
+        to: q.to,
+        limit,
+        offset,
+    };
+    match state.shared.hub.store().list_tables(&filter).await {
+        Ok(items) => Json(json!({"items": items, "limit": limit, "offset": offset})).into_response(),
+        Err(e) => internal(e),
+    }
+}
+
+/// `GET /api/admin/matches/{id}`: the match in full, from its table.
+pub(crate) async fn inspect(
+    _: Admin,
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> Response {
+    let status = match lobby_of(&state, &id).await {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    match ask_table(&state, &status.lobby_code, AdminOp::Inspect).await {
+        Ok(mut table) => {
+            table["match"] = json!(status);
+            Json(table).into_response()
+        }
+        Err(r) => r,
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct ViewerQuery {
+    /// A seat number; absent for the spectators' view.
+    seat: Option<u8>,
+}
+
+fn viewer(query: Result<Query<ViewerQuery>, QueryRejection>) -> Result<Viewer, Response> {
+    match query {
+        Ok(Query(ViewerQuery { seat: Some(s) })) => Ok(Viewer::Seat(Seat(s))),
+        Ok(Query(ViewerQuery { seat: None })) => Ok(Viewer::Spectator),
+        Err(_) => Err(error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadMessage,
+            "seat is a seat number",
+        )),
+    }
+}
+
+/// `GET /api/admin/matches/{id}/view?seat=N`: the `state` push that seat (or, without `seat`, a spectator)
+/// gets now.
+pub(crate) async fn view(
+    _: Admin,
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    query: Result<Query<ViewerQuery>, QueryRejection>,
+) -> Response {
+    let viewer = match viewer(query) {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
+    let status = match lobby_of(&state, &id).await {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    match ask_table(&state, &status.lobby_code, AdminOp::View { viewer }).await {
+        Ok(v) => Json(v).into_response(),
+        Err(r) => r,
+    }
+}
+
+/// A match rebuilt from its seed and log, step by step.
+struct Replay {
+    stored: StoredLobby,
+    log: Vec<crate::store::LogEntry>,
+}
+
+async fn load_replay(state: &AppState, match_id: &str) -> Result<Replay, Response> {
+    let store = state.shared.hub.store();
+    let status = lobby_of(state, match_id).await?;
+    let stored = store
+        .load_lobby(&status.lobby_code)
+        .await
+        .map_err(internal)?
+        .filter(|s| s.game.is_some())
+        .ok_or_else(|| not_found(format!("no match has the id `{match_id}`")))?;
+    let log = store.action_log(match_id).await.map_err(internal)?;
+    Ok(Replay { stored, log })
+}
+
+impl Replay {
+    fn start(&self) -> Result<AnyGame, Response> {
+        let record = &self.stored.game.as_ref().expect("checked").record;
+        AnyGame::new(&record.game, &record.options, record.players, record.seed).map_err(internal)
+    }
+}
+
+/// `GET /api/admin/matches/{id}/log`: every logged action with its sequence number, seat (`null` for the
+/// clock), time, and the events it caused with their audiences, recomputed by replaying the log.
+pub(crate) async fn log(_: Admin, State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+    let replay = match load_replay(&state, &id).await {
+        Ok(r) => r,
+        Err(r) => return r,
+    };
+    let mut game = match replay.start() {
+        Ok(g) => g,
+        Err(r) => return r,
+    };
+    let mut entries = Vec::with_capacity(replay.log.len());
+    for entry in &replay.log {
+        let events = match game.apply(entry.actor, &entry.action, entry.at) {
+            Ok(events) => events,
+            Err(e) => return internal(format!("logged action {} was refused on replay: {e}", entry.seq)),
+        };
+        let seat = match entry.actor {
+            rules::Actor::Seat(s) => Some(s),
+            rules::Actor::Clock => None,
+        };
+        entries.push(json!({
+            "seq": entry.seq, "seat": seat, "actor": entry.actor, "action": entry.action, "at": entry.at,
+            "events": events,
+        }));
+    }
+    Json(json!({"match_id": id, "entries": entries})).into_response()
+}
+
+/// `GET /api/admin/matches/{id}/replay/{step}?seat=N`: the match after `step` actions, replayed from the seed
+/// and the log: the complete state, and the `state` push the viewer got at that version (with the events of
+/// step `step` that viewer saw).
+pub(crate) async fn replay(
+    _: Admin,
+    State(state): State<Arc<AppState>>,
+    Path((id, step)): Path<(String, u64)>,
+    query: Result<Query<ViewerQuery>, QueryRejection>,
+) -> Response {
+    let viewer = match viewer(query) {
+        Ok(v) => v,
+        Err(r) => return r,
+    };
+    let replay = match load_replay(&state, &id).await {
+        Ok(r) => r,
+        Err(r) => return r,
+    };
+    if step > replay.log.len() as u64 {
+        return not_found(format!("the match has {} actions, not {step}", replay.log.len()));
+    }
+    let mut game = match replay.start() {
+        Ok(g) => g,
+        Err(r) => return r,
+    };
+    let stored = replay.stored.game.as_ref().expect("checked");
+    if let Viewer::Seat(s) = viewer
+        && s.0 >= stored.record.players
+    {
+        return error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadMessage,
+            format!("this match has no seat {s}"),
+        );
+    }
+    let mut last_change = stored.record.started_at;
+    let mut events = Vec::new();
+    for entry in replay.log.iter().take(step as usize) {
+        events = match game.apply(entry.actor, &entry.action, entry.at) {
+            Ok(events) => events,
+            Err(e) => return internal(format!("logged action {} was refused on replay: {e}", entry.seq)),
+        };
+        last_change = entry.at;
+    }
+    // The turn timer as the table computes it: human seats that must decide, counted from the last change.
+    let humans: Vec<bool> = (0..stored.record.players)
+        .map(|i| {
+            replay
+                .stored
+                .seats
+                .iter()
+                .any(|s| s.seat == i && s.kind == SeatKind::Human)
+        })
+        .collect();
+    let timed = Table::seats_deciding(&game)
+        .into_iter()
+        .any(|s| humans.get(s.index()).copied().unwrap_or(false) && !game.legal_actions(s).is_empty());
+    let turn_deadline = replay
+        .stored
+        .lobby
+        .turn_timer_ms
+        .filter(|_| timed)
+        .map(|t| last_change + t);
+    let seat = match viewer {
+        Viewer::Seat(s) => Some(s),
+        Viewer::Spectator => None,
+    };
+    let update = StateUpdate {
+        code: replay.stored.lobby.code.clone(),
+        match_id: id.clone(),
+        game: stored.record.game.clone(),
+        version: step,
+        since: step.saturating_sub(1),
+        seat,
+        view: game.view(viewer),
+        legal_actions: seat.map(|s| game.legal_actions(s)).unwrap_or_default(),
+        events: events
+            .into_iter()
+            .filter(|e| e.audience.includes(viewer))
+            .map(|e| e.body)
+            .collect(),
+        status: game.status(),
+        deadline: game.deadline().map(|d| d.at),
+        turn_deadline,
+        outcome: game.outcome(),
+    };
+    Json(json!({
+        "match_id": id,
+        "step": step,
+        "at": last_change,
+        "full_state": game.full_state(),
+        "state": ServerMessage::Push(Push::State(Box::new(update))),
+    }))
+    .into_response()
+}
+
+/// `GET /api/admin/matches/{id}/result`: how the match ended (or that it has not).
+pub(crate) async fn result(_: Admin, State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+    let status = match lobby_of(&state, &id).await {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    match state.shared.hub.store().result(&id).await {
+        Ok(outcome) => Json(json!({
+            "match_id": id,
+            "status": status.status,
+            "outcome": outcome,
+            "finished_at": status.finished_at,
+            "abort_reason": status.abort_reason,
+        }))
+        .into_response(),
+        Err(e) => internal(e),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub(crate) struct PageQuery {
+    limit: Option<u32>,
+    offset: Option<u64>,
+}
+
+async fn audit_page(
+    state: &AppState,
+    match_id: Option<&str>,
+    query: Result<Query<PageQuery>, QueryRejection>,
+) -> Response {
+    let Ok(Query(q)) = query else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadMessage,
+            "bad query parameters",
+        );
+    };
+    let limit = q.limit.unwrap_or(DEFAULT_PAGE).clamp(1, MAX_PAGE);
+    let offset = q.offset.unwrap_or(0);
+    match state.shared.hub.store().audit_log(match_id, limit, offset).await {
+        Ok(items) => Json(json!({"items": items, "limit": limit, "offset": offset})).into_response(),
+        Err(e) => internal(e),
+    }
+}
+
+/// `GET /api/admin/audit`: every admin action, newest first.
+pub(crate) async fn audit(
+    _: Admin,
+    State(state): State<Arc<AppState>>,
+    query: Result<Query<PageQuery>, QueryRejection>,
+) -> Response {
+    audit_page(&state, None, query).await
+}
+
+/// `GET /api/admin/matches/{id}/audit`: the admin actions on one match, newest first.
+pub(crate) async fn match_audit(
+    _: Admin,
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    query: Result<Query<PageQuery>, QueryRejection>,
+) -> Response {
+    if let Err(r) = lobby_of(&state, &id).await {
+        return r;
+    }
+    audit_page(&state, Some(&id), query).await
+}
+
+/// The body of every admin action: who acts and why.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ActionBody {
+    /// The admin's name, for the audit log.
+    by: String,
+    /// Why, for the audit log (and, for an abort or a removal, told to the players).
+    reason: String,
+}
+
+fn action_body(body: Result<Json<ActionBody>, JsonRejection>) -> Result<(String, String), Response> {
+    let Json(body) =
+        body.map_err(|e| error(StatusCode::BAD_REQUEST, ErrorCode::BadMessage, e.body_text()))?;
+    let by = body.by.trim().to_string();
+    let reason = body.reason.trim().to_string();
+    if by.is_empty() || reason.is_empty() || by.chars().count() > 64 || reason.chars().count() > 1000 {
+        return Err(error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadMessage,
+            "`by` (1 to 64 characters) and `reason` (1 to 1000 characters) are required",
+        ));
+    }
+    Ok((by, reason))
+}
+
+async fn act(
+    state: &AppState,
+    id: &str,
+    body: Result<Json<ActionBody>, JsonRejection>,
+    op: impl FnOnce(String, String) -> AdminOp,
+) -> Response {
+    let (by, reason) = match action_body(body) {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let status = match lobby_of(state, id).await {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    match ask_table(state, &status.lobby_code, op(by, reason)).await {
+        Ok(v) => Json(v).into_response(),
+        Err(r) => r,
+    }
+}
+
+/// `POST /api/admin/matches/{id}/abort`.
+pub(crate) async fn abort(
+    _: Admin,
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    body: Result<Json<ActionBody>, JsonRejection>,
+) -> Response {
+    act(&state, &id, body, |by, reason| AdminOp::Abort { by, reason }).await
+}
+
+/// `POST /api/admin/matches/{id}/seats/{seat}/remove`.
+pub(crate) async fn remove(
+    _: Admin,
+    State(state): State<Arc<AppState>>,
+    Path((id, seat)): Path<(String, u8)>,
+    body: Result<Json<ActionBody>, JsonRejection>,
+) -> Response {
+    act(&state, &id, body, |by, reason| AdminOp::RemoveSeat {
+        seat,
+        bot: false,
+        by,
+        reason,
+    })
+    .await
+}
+
+/// `POST /api/admin/matches/{id}/seats/{seat}/bot`.
+pub(crate) async fn replace_with_bot(
+    _: Admin,
+    State(state): State<Arc<AppState>>,
+    Path((id, seat)): Path<(String, u8)>,
+    body: Result<Json<ActionBody>, JsonRejection>,
+) -> Response {
+    act(&state, &id, body, |by, reason| AdminOp::RemoveSeat {
+        seat,
+        bot: true,
+        by,
+        reason,
+    })
+    .await
+}
+
+/// `POST /api/admin/matches/{id}/fire-deadline`.
+pub(crate) async fn fire_deadline(
+    _: Admin,
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    body: Result<Json<ActionBody>, JsonRejection>,
+) -> Response {
+    act(&state, &id, body, |by, reason| AdminOp::FireDeadline {
+        by,
+        reason,
+    })
+    .await
+}

@@ -1,0 +1,352 @@
+// The admin page: the match list with filters, a match inspector (seats and connections, deadlines, the complete
+// state, a step slider replaying the match at any step as any seat, the action log, the audit log) and the admin
+// actions (abort, remove a player, give a seat to a bot, fire the pending deadline). It talks only to the admin
+// API under /api/admin/ (docs/openapi.json), sending the admin token as `Authorization: Bearer ...`. The token is
+// kept in this tab's sessionStorage only, never in the address or in localStorage.
+
+import { h } from "./ui.js";
+
+const TOKEN_KEY = "tabletop.admin.token";
+const NAME_KEY = "tabletop.admin.name";
+const main = document.getElementById("main");
+const notice = document.getElementById("notice");
+
+const state = {
+  filters: { game: "", status: "", player: "", from: "", to: "", limit: 25, offset: 0 },
+  games: [],
+  selected: null, // match id
+};
+
+function token() {
+  return sessionStorage.getItem(TOKEN_KEY) || "";
+}
+
+function say(text, kind = "error") {
+  if (!text) {
+    notice.hidden = true;
+    return;
+  }
+  notice.hidden = false;
+  notice.dataset.kind = kind;
+  notice.replaceChildren(h("p", { text }));
+}
+
+/** Calls the admin API; resolves with the JSON body, or throws an Error whose message is the server's. */
+async function api(path, { method = "GET", body } = {}) {
+  const response = await fetch(path, {
+    method,
+    headers: {
+      Authorization: `Bearer ${token()}`,
+      ...(body ? { "Content-Type": "application/json" } : {}),
+    },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (response.status === 401 || response.status === 403) {
+    sessionStorage.removeItem(TOKEN_KEY);
+    renderLogin(response.status === 403 ? "That is not the admin token." : "Enter the admin token.");
+    throw Object.assign(new Error("not signed in"), { silent: true });
+  }
+  if (response.status === 404 && data && data.code === "unauthorized") {
+    renderLogin("The admin API is off on this server (it has no ADMIN_TOKEN).");
+    throw Object.assign(new Error("admin API off"), { silent: true });
+  }
+  if (!response.ok) {
+    throw new Error((data && data.message) || `HTTP ${response.status}`);
+  }
+  return data;
+}
+
+/** Shows a failed request's message, except when the page already asked for the token again. */
+function report(e, prefix = "") {
+  if (!e.silent) say(prefix + e.message);
+}
+
+const json = (value) => h("pre", { class: "json", text: JSON.stringify(value, null, 2) });
+const time = (ms) => (ms === null || ms === undefined ? "—" : new Date(ms).toLocaleString());
+const seatName = (seat) => (seat === null || seat === undefined ? "clock" : `seat ${seat}`);
+
+function renderLogin(message) {
+  say(message || "", "info");
+  const input = h("input", { id: "token", type: "password", autocomplete: "off", required: true, minlength: 16 });
+  main.replaceChildren(
+    h(
+      "form",
+      {
+        class: "panel join-only admin",
+        onsubmit: (e) => {
+          e.preventDefault();
+          sessionStorage.setItem(TOKEN_KEY, input.value.trim());
+          say("");
+          start();
+        },
+      },
+      h("h1", { text: "Administration" }),
+      h("div", { class: "field" }, h("label", { for: "token", text: "Admin token" }), input,
+        h("span", { class: "hint", text: "Kept in this tab only; it is sent with every admin request." })),
+      h("div", { class: "buttons" }, h("button", { class: "primary", type: "submit", text: "Sign in" })),
+    ),
+  );
+  input.focus();
+}
+
+async function start() {
+  if (!token()) {
+    renderLogin();
+    return;
+  }
+  try {
+    state.games = await (await fetch("/api/games")).json();
+  } catch {
+    state.games = [];
+  }
+  main.replaceChildren(
+    h("div", { class: "admin admin-grid" },
+      h("section", { class: "panel", id: "list", "aria-labelledby": "list-title" }),
+      h("section", { class: "panel", id: "inspector", "aria-live": "polite" }),
+      h("section", { class: "panel", id: "audit-all" })),
+  );
+  await refreshList();
+  await refreshAllAudit();
+  if (state.selected) await inspect(state.selected);
+}
+
+function filterField(id, label, control) {
+  control.id = id;
+  return h("div", { class: "field" }, h("label", { for: id, text: label }), control);
+}
+
+async function refreshList() {
+  const box = document.getElementById("list");
+  const f = state.filters;
+  const query = new URLSearchParams();
+  if (f.game) query.set("game", f.game);
+  if (f.status) query.set("status", f.status);
+  if (f.player) query.set("player", f.player);
+  if (f.from) query.set("from", String(new Date(f.from).getTime()));
+  if (f.to) query.set("to", String(new Date(f.to).getTime()));
+  query.set("limit", String(f.limit));
+  query.set("offset", String(f.offset));
+  let page;
+  try {
+    page = await api(`/api/admin/matches?${query}`);
+  } catch (e) {
+    report(e);
+    return;
+  }
+  const game = h("select", {}, h("option", { value: "", text: "any" }),
+    state.games.map((g) => h("option", { value: g.id, text: g.name, selected: g.id === f.game })));
+  const status = h("select", {}, ["", "open", "playing", "finished", "aborted", "closed"].map((s) =>
+    h("option", { value: s, text: s || "any", selected: s === f.status })));
+  const player = h("input", { type: "search", value: f.player });
+  const from = h("input", { type: "datetime-local", value: f.from });
+  const to = h("input", { type: "datetime-local", value: f.to });
+  const apply = (e) => {
+    e.preventDefault();
+    Object.assign(state.filters, { game: game.value, status: status.value, player: player.value.trim(), from: from.value, to: to.value, offset: 0 });
+    refreshList();
+  };
+  const rows = page.items.map((t) =>
+    h("tr", { "aria-current": t.match_id && t.match_id === state.selected ? "true" : false },
+      h("td", { text: t.code }),
+      h("td", { text: t.game }),
+      h("td", { text: t.status + (t.abort_reason ? ` (${t.abort_reason})` : "") }),
+      h("td", { text: t.seats.map((s) => `${s.seat}: ${s.name}${s.kind === "bot" ? " (bot)" : ""}`).join(", ") }),
+      h("td", { text: time(t.created_at) }),
+      h("td", {}, t.match_id
+        ? h("button", { class: "small", type: "button", text: "Inspect", onclick: () => inspect(t.match_id) })
+        : "no match yet")));
+  box.replaceChildren(
+    h("h1", { id: "list-title", text: "Lobbies and matches" }),
+    h("form", { class: "filters", onsubmit: apply },
+      filterField("f-game", "Game", game),
+      filterField("f-status", "Status", status),
+      filterField("f-player", "Player name contains", player),
+      filterField("f-from", "Created from", from),
+      filterField("f-to", "Created before", to),
+      h("button", { class: "primary", type: "submit", text: "Filter" })),
+    rows.length
+      ? h("table", {},
+        h("thead", {}, h("tr", {}, ["Code", "Game", "Status", "Seats", "Created", ""].map((c) => h("th", { scope: "col", text: c })))),
+        h("tbody", {}, rows))
+      : h("p", { text: "Nothing matches these filters." }),
+    h("div", { class: "buttons" },
+      h("button", { type: "button", class: "small", text: "Previous page", disabled: f.offset === 0,
+        onclick: () => { f.offset = Math.max(0, f.offset - f.limit); refreshList(); } }),
+      h("button", { type: "button", class: "small", text: "Next page", disabled: page.items.length < f.limit,
+        onclick: () => { f.offset += f.limit; refreshList(); } }),
+      h("button", { type: "button", class: "small", text: "Refresh", onclick: () => refreshList() })),
+  );
+}
+
+function auditTable(items) {
+  if (!items.length) return h("p", { text: "No admin action yet." });
+  return h("table", {},
+    h("thead", {}, h("tr", {}, ["When", "Who", "What", "Match", "Seat", "Why", "Detail"].map((c) => h("th", { scope: "col", text: c })))),
+    h("tbody", {}, items.map((a) => h("tr", {},
+      h("td", { text: time(a.at) }), h("td", { text: a.admin }), h("td", { text: a.action }),
+      h("td", { text: a.match_id ? `${a.lobby_code} ${a.match_id.slice(0, 8)}…` : a.lobby_code }),
+      h("td", { text: a.seat ?? "—" }), h("td", { text: a.reason }), h("td", { text: JSON.stringify(a.detail) })))));
+}
+
+async function refreshAllAudit() {
+  const box = document.getElementById("audit-all");
+  try {
+    const page = await api("/api/admin/audit?limit=50");
+    box.replaceChildren(h("h2", { text: "Latest admin actions" }), auditTable(page.items));
+  } catch (e) {
+    report(e);
+  }
+}
+
+/** A small form asking who acts and why, then running the action. */
+function actionForm(title, path, after) {
+  const by = h("input", { type: "text", required: true, maxlength: 64, value: sessionStorage.getItem(NAME_KEY) || "" });
+  const reason = h("input", { type: "text", required: true, maxlength: 1000 });
+  const id = `act-${Math.random().toString(36).slice(2)}`;
+  by.id = `${id}-by`;
+  reason.id = `${id}-why`;
+  const form = h("form", {
+    class: "act-form",
+    onsubmit: async (e) => {
+      e.preventDefault();
+      sessionStorage.setItem(NAME_KEY, by.value.trim());
+      try {
+        const result = await api(path, { method: "POST", body: { by: by.value.trim(), reason: reason.value.trim() } });
+        say(`${title}: done (version ${result.version}).`, "info");
+        form.remove();
+        await after();
+      } catch (e2) {
+        report(e2, `${title}: `);
+      }
+    },
+  },
+  h("strong", { text: title }),
+  h("div", { class: "field" }, h("label", { for: by.id, text: "Your name (for the audit log)" }), by),
+  h("div", { class: "field" }, h("label", { for: reason.id, text: "Reason (players are told it on an abort or a removal)" }), reason),
+  h("div", { class: "buttons" },
+    h("button", { class: "primary", type: "submit", text: "Confirm" }),
+    h("button", { type: "button", text: "Cancel", onclick: () => form.remove() })));
+  return form;
+}
+
+async function inspect(matchId) {
+  state.selected = matchId;
+  const box = document.getElementById("inspector");
+  let m;
+  let log;
+  let audit;
+  let result;
+  try {
+    [m, log, audit, result] = await Promise.all([
+      api(`/api/admin/matches/${matchId}`),
+      api(`/api/admin/matches/${matchId}/log`),
+      api(`/api/admin/matches/${matchId}/audit`),
+      api(`/api/admin/matches/${matchId}/result`),
+    ]);
+  } catch (e) {
+    report(e);
+    return;
+  }
+  const base = `/api/admin/matches/${matchId}`;
+  const reload = async () => { await inspect(matchId); await refreshList(); await refreshAllAudit(); };
+  const playing = m.phase === "playing";
+  const forms = h("div", {});
+  const open = (title, path) => { forms.replaceChildren(actionForm(title, path, reload)); forms.querySelector("input").focus(); };
+
+  const seats = h("table", {},
+    h("thead", {}, h("tr", {}, ["Seat", "Who", "Connection", ""].map((c) => h("th", { scope: "col", text: c })))),
+    h("tbody", {}, m.seats.map((s) => h("tr", {},
+      h("td", { text: s.seat }),
+      h("td", { text: `${s.name || "—"} (${s.kind}${s.removed ? ", removed" : ""})` }),
+      h("td", { text: s.kind === "human" ? (s.connected ? "connected" : "not connected") : "—" }),
+      h("td", {}, playing && s.kind === "human"
+        ? h("div", { class: "buttons" },
+          s.removed ? null : h("button", { class: "small", type: "button", text: "Remove player", onclick: () => open(`Remove seat ${s.seat}'s player`, `${base}/seats/${s.seat}/remove`) }),
+          h("button", { class: "small", type: "button", text: "Replace with a bot", onclick: () => open(`Give seat ${s.seat} to a bot`, `${base}/seats/${s.seat}/bot`) }))
+        : null)))));
+
+  // The step slider: the match at step N, as any seat, a spectator, or complete.
+  const steps = log.entries.length;
+  const slider = h("input", { id: "step", type: "range", min: 0, max: steps, value: steps, step: 1 });
+  const stepLabel = h("output", { for: "step", text: `${steps} / ${steps}` });
+  const viewer = h("select", { id: "viewer" },
+    h("option", { value: "full", text: "complete state (hidden information included)" }),
+    h("option", { value: "spectator", text: "a spectator" }),
+    m.seats.map((s) => h("option", { value: String(s.seat), text: `seat ${s.seat} (${s.name || s.kind})` })));
+  const pane = h("div", {});
+  const showStep = async () => {
+    const n = Number(slider.value);
+    stepLabel.textContent = `${n} / ${steps}`;
+    const seatQuery = viewer.value === "full" || viewer.value === "spectator" ? "" : `?seat=${viewer.value}`;
+    try {
+      const r = await api(`${base}/replay/${n}${seatQuery}`);
+      const entry = n > 0 ? log.entries[n - 1] : null;
+      pane.replaceChildren(
+        h("p", { text: entry ? `Step ${n}: ${seatName(entry.seat)} at ${time(entry.at)}` : `Step 0: the start, ${time(r.at)}` }),
+        entry ? json(entry.action) : null,
+        viewer.value === "full"
+          ? json(r.full_state)
+          : h("div", {},
+            h("h4", { text: "Status, legal actions and events as shown" }),
+            json({ status: r.state.status, legal_actions: r.state.legal_actions, events: r.state.events, deadline: r.state.deadline, turn_deadline: r.state.turn_deadline, outcome: r.state.outcome }),
+            h("h4", { text: "View" }),
+            json(r.state.view)),
+      );
+    } catch (e) {
+      report(e);
+    }
+  };
+  slider.addEventListener("input", showStep);
+  viewer.addEventListener("change", showStep);
+
+  const logTable = steps
+    ? h("table", {},
+      h("thead", {}, h("tr", {}, ["#", "Who", "When", "Action", "Events (audience: body)"].map((c) => h("th", { scope: "col", text: c })))),
+      h("tbody", {}, log.entries.map((e) => h("tr", {},
+        h("td", {}, h("button", { class: "small quiet", type: "button", text: e.seq, "aria-label": `Show step ${e.seq}`,
+          onclick: () => { slider.value = e.seq; showStep(); slider.focus(); } })),
+        h("td", { text: seatName(e.seat) }),
+        h("td", { text: time(e.at) }),
+        h("td", { text: JSON.stringify(e.action) }),
+        h("td", { text: e.events.map((ev) => `${ev.audience === "everyone" ? "everyone" : `seats ${ev.audience.seats.join(",")}`}: ${JSON.stringify(ev.body)}`).join("\n") })))))
+    : h("p", { text: "No action yet." });
+
+  box.replaceChildren(
+    h("h2", { text: `Match ${m.code} (${m.game})` }),
+    h("dl", { class: "facts" },
+      h("dt", { text: "Match id" }), h("dd", { text: matchId }),
+      h("dt", { text: "Status" }), h("dd", { text: `${result.status}${result.abort_reason ? `: ${result.abort_reason}` : ""}` }),
+      h("dt", { text: "Version" }), h("dd", { text: m.version }),
+      h("dt", { text: "Options" }), h("dd", { text: JSON.stringify(m.options) }),
+      h("dt", { text: "Turn timer" }), h("dd", { text: m.turn_timer_ms ? `${m.turn_timer_ms} ms` : "off" }),
+      h("dt", { text: "Engine deadline" }), h("dd", { text: m.deadline ? `${time(m.deadline.at)} → ${JSON.stringify(m.deadline.action)}` : "none" }),
+      h("dt", { text: "Turn deadline" }), h("dd", { text: time(m.turn_deadline) }),
+      h("dt", { text: "Spectators" }), h("dd", { text: m.spectators }),
+      h("dt", { text: "Result" }), h("dd", { text: result.outcome ? JSON.stringify(result.outcome) : "—" })),
+    playing
+      ? h("div", { class: "buttons" },
+        h("button", { type: "button", text: "Fire the deadline now", disabled: !m.deadline && !m.turn_deadline,
+          onclick: () => open("Fire the pending deadline", `${base}/fire-deadline`) }),
+        h("button", { type: "button", text: "Abort the match", onclick: () => open("Abort the match", `${base}/abort`) }),
+        h("button", { type: "button", class: "small", text: "Refresh", onclick: reload }))
+      : null,
+    forms,
+    h("h3", { text: "Seats" }), seats,
+    h("h3", { text: "Step by step" }),
+    h("div", { class: "slider" },
+      h("label", { for: "step", text: "Step" }), slider, stepLabel,
+      h("label", { for: "viewer", text: "as" }), viewer),
+    pane,
+    h("h3", { text: "Action log" }), logTable,
+    h("h3", { text: "Admin actions on this match" }), auditTable(audit.items),
+  );
+  await showStep();
+}
+
+start();
