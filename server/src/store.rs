@@ -210,14 +210,17 @@ impl Store {
                 .foreign_keys(true)
                 .busy_timeout(Duration::from_secs(5));
             let file = options.get_filename();
+            // `sqlite::memory:` becomes a shared-cache `file:...?mode=memory` name: in memory all the same.
+            let memory = is_memory(file) || url.contains(":memory:") || url.contains("mode=memory");
             if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty())
-                && !is_memory(file)
+                && !memory
             {
                 std::fs::create_dir_all(dir).map_err(|e| StoreError::Database(sqlx::Error::Io(e)))?;
             }
             let mut pool_options = SqlitePoolOptions::new().max_connections(4);
-            if is_memory(file) {
-                // Every connection to `:memory:` is its own database: keep exactly one, forever.
+            if memory {
+                // Every connection to a private `:memory:` is its own database, and a shared-cache one refuses
+                // concurrent writers ("database table is locked"): keep exactly one connection, forever.
                 pool_options = pool_options
                     .max_connections(1)
                     .idle_timeout(None)
@@ -612,6 +615,23 @@ mod tests {
             kind,
             name: format!("p{n}"),
             token_hash: Some("ab".repeat(32)),
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_in_memory_database_takes_concurrent_writes() {
+        // `sqlite::memory:` is a shared-cache database: several connections to it refuse concurrent writers with
+        // "database table is locked", which the busy timeout does not cover. One connection serialises them.
+        let store = Store::connect("sqlite::memory:").await.unwrap();
+        let writes = (0..32).map(|i| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let code = format!("C{i:05}");
+                store.create_lobby(&lobby(&code), &seat(0, SeatKind::Human)).await
+            })
+        });
+        for write in writes.collect::<Vec<_>>() {
+            write.await.unwrap().unwrap();
         }
     }
 
