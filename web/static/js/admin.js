@@ -33,6 +33,8 @@ function say(text, kind = "error") {
 
 /** Calls the admin API; resolves with the JSON body, or throws an Error whose message is the server's. */
 async function api(path, { method = "GET", body } = {}) {
+  // Signed out by an earlier refusal: ask nothing more, so a later 401 cannot replace that refusal's message.
+  if (!token()) throw Object.assign(new Error("not signed in"), { silent: true });
   const response = await fetch(path, {
     method,
     headers: {
