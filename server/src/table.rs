@@ -453,6 +453,7 @@ impl Table {
 
     async fn handle(&mut self, command: Command) {
         let origin = Self::command_origin(&command);
+        self.before_command(origin);
         if Self::is_friends_command(&command) {
             self.handle_friends(command).await;
         } else {

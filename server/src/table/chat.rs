@@ -95,6 +95,8 @@ pub(crate) struct Friends {
     myself: Option<mpsc::WeakSender<Command>>,
     /// Per seat.
     seen: Vec<Seen>,
+    /// The connection being seated by the command in progress (active, though not yet marked so).
+    arriving: Option<u64>,
     /// The presence of each seat as last pushed.
     pub(crate) shown: Vec<Presence>,
 }
@@ -370,9 +372,21 @@ impl Table {
         }
     }
 
+    /// Before a command: its sender is active now (so that what the command pushes already shows it so).
+    pub(super) fn before_command(&mut self, origin: Option<(u64, bool)>) {
+        let Some((conn_id, arriving)) = origin else { return };
+        if arriving {
+            self.friends.arriving = Some(conn_id);
+        } else if let Some(seat) = self.seat_of(conn_id) {
+            let now = self.clock.now();
+            self.seen_mut(seat).last_active = now;
+        }
+    }
+
     /// After a command: the sender was active; a client that has just arrived gets the recent chat; every
     /// client hears of presence changes.
     pub(super) fn after_command(&mut self, origin: Option<(u64, bool)>) {
+        self.friends.arriving = None;
         if let Some((conn_id, arrived)) = origin {
             if let Some(seat) = self.seat_of(conn_id) {
                 let now = self.clock.now();
@@ -404,9 +418,12 @@ impl Table {
 
     /// The presence of the human at `seat` now.
     pub(super) fn presence_of(&self, seat: usize) -> Presence {
-        let Some(Occupant::Human { conn: Some(_), .. }) = self.seats.get(seat) else {
+        let Some(Occupant::Human { conn: Some(conn), .. }) = self.seats.get(seat) else {
             return Presence::Away;
         };
+        if self.friends.arriving == Some(conn.id) {
+            return Presence::Connected;
+        }
         let seen = self.friends.seen.get(seat).copied().unwrap_or_default();
         let now = self.clock.now();
         if seen.hidden || now.saturating_sub(seen.last_active) >= self.settings.friends.idle_after_ms {
