@@ -339,6 +339,15 @@ function onState(update) {
 }
 
 function onClosing(message) {
+  if (message.code === "removed") {
+    // The seat is gone for good: forget its token and go back to the start page, saying why.
+    const code = app.session?.code;
+    if (code) store.forgetSeat(code);
+    app.session = null;
+    goHome();
+    notify(errorWords(message), { timeout: 60_000 });
+    return;
+  }
   if (message.code === "session_replaced") {
     app.conn.stop();
     app.notice = { text: errorWords(message), kind: "replaced", id: "replaced" };
