@@ -232,7 +232,7 @@ export function hostPanel(lobby, info, { request, optionField, readOptions, time
 /** The host's buttons on one seat: remove its occupant, or hand them the host role. */
 export function seatHostButtons(seat, lobby, request) {
   const o = seat.occupant;
-  if (o.kind === "empty" || seat.seat === lobby.host) return [];
+  if (o.kind === "empty" || seat.seat === lobby.host) return null;
   const who = o.name;
   const out = [
     h(
@@ -262,7 +262,7 @@ export function seatHostButtons(seat, lobby, request) {
       ),
     );
   }
-  return out;
+  return h("span", { class: "seat-actions" }, out);
 }
 
 // ---- the public list -----------------------------------------------------------------------------------------
