@@ -248,6 +248,12 @@ impl Table {
             Err(e) => return refuse(e, reply),
         };
         let now = self.clock.now();
+        // Spectators who went away leave no bucket behind.
+        let spectators: Vec<u64> = self.spectators.iter().map(|c| c.id).collect();
+        self.friends.buckets.retain(|w, _| match w {
+            Writer::Spectator(id) => spectators.contains(id),
+            Writer::Seat(_) => true,
+        });
         let settings = &self.settings.friends;
         let bucket = self.friends.buckets.entry(writer).or_insert(Bucket {
             tokens: settings.chat_burst,
