@@ -81,6 +81,10 @@ pub enum Request {
         /// Optional turn timer: a seat that must decide and stays idle this long plays a random legal action.
         #[serde(default)]
         turn_timer_ms: Option<u64>,
+        /// What happens to the seat of a player who is away (disconnected, or let the turn timer run out);
+        /// `wait` when absent.
+        #[serde(default)]
+        absent: AbsencePolicy,
     },
     /// Takes the lowest free seat of the lobby with this join code.
     JoinLobby { code: String, name: String },
@@ -112,6 +116,40 @@ pub enum Request {
     },
     /// Liveness check; answered by [`Reply::Pong`].
     Ping {},
+    /// Once the match is over: asks for (or answers) a rematch of the same game, options and seats. The first
+    /// `rematch` opens the offer; every seat holder then accepts (`accept: true`, the default) or declines.
+    /// Progress is pushed as [`Push::Rematch`]; when it starts, each accepting connection gets
+    /// [`Push::Rematched`] with its new seat token.
+    Rematch {
+        #[serde(default = "yes")]
+        accept: bool,
+    },
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// What the server does for a seated player who is away: disconnected for `grace_ms`, or (for `bot` and `skip`)
+/// at once when their turn timer ran out. Wire form: `{"policy": "bot", "grace_ms": 30000}`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AbsencePolicy {
+    pub policy: AbsenceKind,
+    /// How long a player may be disconnected before the server plays for them (`bot`, `skip`).
+    #[serde(default)]
+    pub grace_ms: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AbsenceKind {
+    /// The match waits for them (a turn timer, if set, still plays a random legal action for an idle seat).
+    #[default]
+    Wait,
+    /// A server-side bot plays their seat (random legal actions) until they come back.
+    Bot,
+    /// Their decisions are skipped with the game's passive choice, for games whose `can_skip` is true.
+    Skip,
 }
 
 impl Request {
@@ -128,6 +166,7 @@ impl Request {
             Request::Start {} => "start",
             Request::Action { .. } => "action",
             Request::Ping {} => "ping",
+            Request::Rematch { .. } => "rematch",
         }
     }
 }
@@ -144,6 +183,7 @@ pub const REQUEST_TYPES: &[&str] = &[
     "start",
     "action",
     "ping",
+    "rematch",
 ];
 
 /// One server frame.
@@ -276,6 +316,8 @@ pub enum ErrorCode {
     /// (closing) An administrator removed this seat's player (or gave the seat to a bot); the seat token no
     /// longer works.
     Removed,
+    /// A rematch can only be asked for once the match is over.
+    NotOver,
 }
 
 impl ErrorCode {
@@ -308,6 +350,7 @@ impl ErrorCode {
             ErrorCode::ShuttingDown => "shutting_down",
             ErrorCode::Internal => "internal",
             ErrorCode::Removed => "removed",
+            ErrorCode::NotOver => "not_over",
         }
     }
 }
@@ -344,6 +387,34 @@ pub enum Push {
         /// When it was aborted, in Unix milliseconds.
         at: u64,
     },
+    /// A rematch was asked for, or someone answered: who accepted, who declined, and until when the others may.
+    Rematch(RematchInfo),
+    /// The rematch started as a new lobby `code` whose match is already playing; this connection accepted and
+    /// holds `seat` there. `seat_token` is the secret for [`Request::Resume`] on `code` (sent once, here): leave
+    /// the old lobby and resume the new one.
+    Rematched {
+        code: String,
+        /// The finished lobby this rematch follows.
+        previous: String,
+        seat: Seat,
+        seat_token: SeatToken,
+        host: bool,
+    },
+}
+
+/// An open rematch offer of a finished lobby.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RematchInfo {
+    /// The finished lobby.
+    pub code: String,
+    pub requested_by: Seat,
+    pub accepted: Vec<Seat>,
+    pub declined: Vec<Seat>,
+    /// When the offer closes without the others' answers, in Unix milliseconds (the host may start it sooner).
+    pub deadline: u64,
+    /// The new lobby, once the rematch has started.
+    #[serde(default)]
+    pub new_code: Option<String>,
 }
 
 /// A lobby as everyone in it sees it.
@@ -362,6 +433,9 @@ pub struct LobbyInfo {
     #[serde(default)]
     pub match_id: Option<String>,
     pub spectators: u32,
+    /// The lobby's absence policy.
+    #[serde(default)]
+    pub absent: AbsencePolicy,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -385,8 +459,17 @@ pub struct SeatInfo {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Occupant {
     Empty,
-    Human { name: String, connected: bool },
-    Bot { name: String },
+    Human {
+        name: String,
+        connected: bool,
+        /// The player is away and the server plays for their seat (a bot, or skips): see the lobby's `absent`.
+        /// Omitted when false.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        stand_in: bool,
+    },
+    Bot {
+        name: String,
+    },
 }
 
 /// The state of a match as one viewer may see it.
@@ -520,6 +603,7 @@ mod tests {
                 "action",
             ),
             (json!({"type": "ping", "id": 9}), "ping"),
+            (json!({"type": "rematch", "accept": false}), "rematch"),
         ];
         for (value, kind) in cases {
             let message = parse_client_message(&value.to_string()).unwrap();
@@ -675,6 +759,7 @@ mod tests {
             ShuttingDown,
             Internal,
             Removed,
+            NotOver,
         ];
         for code in &all {
             match code {
@@ -682,7 +767,7 @@ mod tests {
                 | UnsupportedVersion | UnknownGame | BadOptions | UnknownLobby | LobbyFull
                 | AlreadyStarted | NotStarted | SeatsEmpty | AlreadyInLobby | NotInLobby | NotHost
                 | Unauthorized | NotYourTurn | IllegalAction | StaleVersion | GameOver | SessionReplaced
-                | Overloaded | ShuttingDown | Internal | Removed => {}
+                | Overloaded | ShuttingDown | Internal | Removed | NotOver => {}
             }
         }
         all

@@ -160,7 +160,10 @@ games! {
 impl AnyGame {
     /// Whether the game with this id lets an absent player's decisions be skipped (`None`: no such game).
     pub fn can_skip(game_id: &str) -> Option<bool> {
-        AnyGame::catalogue().into_iter().find(|g| g.id == game_id).map(|g| g.can_skip)
+        AnyGame::catalogue()
+            .into_iter()
+            .find(|g| g.id == game_id)
+            .map(|g| g.can_skip)
     }
 
     /// The whole state, hidden information included: for admins and snapshots only, never for players.
@@ -229,7 +232,11 @@ mod skip_tests {
                 let mut now = 1_000;
                 let mut steps = 0;
                 while !matches!(game.status(), Status::Over) {
-                    assert!(steps < 20_000, "{} does not end when every seat is skipped", info.id);
+                    assert!(
+                        steps < 20_000,
+                        "{} does not end when every seat is skipped",
+                        info.id
+                    );
                     let seats: Vec<Seat> = Seat::all(players)
                         .filter(|s| !game.legal_actions(*s).is_empty())
                         .collect();
@@ -247,7 +254,11 @@ mod skip_tests {
                     }
                     let seat = seats[0];
                     let skip = game.skip_action(seat).expect("a skippable game names a skip");
-                    assert!(game.legal_actions(seat).contains(&skip), "{}: {skip} is not legal", info.id);
+                    assert!(
+                        game.legal_actions(seat).contains(&skip),
+                        "{}: {skip} is not legal",
+                        info.id
+                    );
                     game.apply(Actor::Seat(seat), &skip, now).unwrap();
                     now += 10;
                     steps += 1;

@@ -291,12 +291,21 @@ impl Session {
                 seats,
                 name,
                 turn_timer_ms,
+                absent,
             } => {
                 self.require_unbound()?;
                 let (table, seated) = self
                     .shared
                     .hub
-                    .create(&game, &options, seats, &name, turn_timer_ms, self.conn.clone())
+                    .create(
+                        &game,
+                        &options,
+                        seats,
+                        &name,
+                        turn_timer_ms,
+                        absent,
+                        self.conn.clone(),
+                    )
                     .await?;
                 let code = table.code.clone();
                 self.bound = Some(Bound {
@@ -409,6 +418,17 @@ impl Session {
                     })
                     .await?;
                 Ok(Reply::Accepted { version })
+            }
+            Request::Rematch { accept } => {
+                let table = self.require_bound()?;
+                let conn_id = self.conn.id;
+                self.ask(&table, |reply| Command::Rematch {
+                    conn_id,
+                    accept,
+                    reply,
+                })
+                .await?;
+                Ok(Reply::Ok {})
             }
         }
     }

@@ -154,6 +154,12 @@ pub enum Command {
         op: AdminOp,
         reply: Respond<Value>,
     },
+    /// Asks for or answers a rematch (see `table/rematch.rs`).
+    Rematch {
+        conn_id: u64,
+        accept: bool,
+        reply: Respond<()>,
+    },
 }
 
 /// The handle connections use to reach a table.
@@ -221,6 +227,10 @@ pub struct Table {
     rng: Rng,
     /// The table acts by itself no earlier than this (set after a database failure).
     not_before: Millis,
+    /// The absence policy and when the server stands in for each seat (`table/absence.rs`).
+    absence: absence::Absence,
+    /// An open rematch offer once the match is over (`table/rematch.rs`).
+    rematch: Option<rematch::Offer>,
 }
 
 /// How long the table waits before retrying an action of its own that the database failed to store.
@@ -289,6 +299,8 @@ impl Table {
             settings,
             rng: Rng::from_seed(secrets::bot_seed()),
             not_before: 0,
+            absence: absence::Absence::new(lobby.seat_count as usize),
+            rematch: None,
         }
     }
 
@@ -342,6 +354,8 @@ impl Table {
             settings,
             rng: Rng::from_seed(secrets::bot_seed()),
             not_before: 0,
+            absence: absence::Absence::new(lobby.seat_count as usize),
+            rematch: None,
         })
     }
 
@@ -377,7 +391,10 @@ impl Table {
                 if *shutdown.borrow() {
                     break;
                 }
-                let wake = self.next_wake();
+                let wake = [self.next_wake(), self.rematch_wake()]
+                    .into_iter()
+                    .flatten()
+                    .min();
                 let sleep = match wake {
                     Some(at) => self.clock.sleep_until(at),
                     None => Box::pin(std::future::pending()),
@@ -387,9 +404,13 @@ impl Table {
                         Some(command) => self.handle(command).await,
                         None => break,
                     },
-                    () = sleep => self.on_timer().await,
+                    () = sleep => {
+                        self.on_timer().await;
+                        self.on_rematch_timer().await;
+                    }
                     _ = shutdown.changed() => break,
                 }
+                self.sync_absence().await;
                 if self.phase == Phase::Closed {
                     break;
                 }
@@ -478,11 +499,21 @@ impl Table {
                 let result = self.admin(op).await;
                 let _ = reply.send(result);
             }
+            Command::Rematch {
+                conn_id,
+                accept,
+                reply,
+            } => {
+                let result = self.rematch(conn_id, accept).await;
+                let _ = reply.send(result);
+            }
             Command::Disconnect { conn_id } => {
                 if let Some(seat) = self.seat_of(conn_id) {
                     if let Occupant::Human { conn, .. } = &mut self.seats[seat as usize] {
                         *conn = None;
                     }
+                    let now = self.clock.now();
+                    self.mark_away(seat as usize, now);
                     self.push_lobby_to_all();
                 } else if self.is_spectator(conn_id) {
                     self.spectators.retain(|c| c.id != conn_id);
@@ -559,9 +590,12 @@ impl Table {
                 "this seat was resumed by a newer connection",
             );
         }
+        // The player is back: the server stops playing for them before anyone hears of it.
+        self.mark_present(seat);
         let seat = Seat(seat as u8);
         self.push_lobby_to_all();
         self.push_state_to(&conn, Viewer::Seat(seat), last_version);
+        self.push_rematch_to(&conn);
         Ok((seat, seat.0 == self.host))
     }
 
@@ -579,6 +613,8 @@ impl Table {
             if let Occupant::Human { conn, .. } = &mut self.seats[seat as usize] {
                 *conn = None;
             }
+            let now = self.clock.now();
+            self.mark_away(seat as usize, now);
             self.push_lobby_to_all();
             return Ok(());
         }
@@ -662,6 +698,9 @@ impl Table {
 
     async fn start(&mut self, conn_id: u64) -> Result<(), ErrorBody> {
         self.require_host(conn_id)?;
+        if self.phase == Phase::Finished && self.rematch.is_some() {
+            return self.start_rematch_now(conn_id).await;
+        }
         if self.phase != Phase::Open {
             return Err(err(ErrorCode::AlreadyStarted, "the match has already started"));
         }
@@ -702,6 +741,10 @@ impl Table {
         });
         self.metrics.phase_change(Some(self.phase), Some(Phase::Playing));
         self.phase = Phase::Playing;
+        // Players who went away before the start count as away from now.
+        for seat in 0..self.seats.len() {
+            self.mark_away(seat, now);
+        }
         self.push_lobby_to_all();
         self.push_state_to_all(0, &[]);
         Ok(())
@@ -726,7 +769,12 @@ impl Table {
                 format!("the state is at version {}, not {v}", running.version),
             ));
         }
-        self.apply(Actor::Seat(Seat(seat)), action).await
+        let result = self.apply(Actor::Seat(Seat(seat)), action).await;
+        if result.is_ok() {
+            // A player who acts is present: the server stops playing for them.
+            self.mark_present(seat as usize);
+        }
+        result
     }
 
     /// Applies an action of `actor` at the clock's current time: check on a copy, commit, then publish.
@@ -848,6 +896,8 @@ impl Table {
             .into_iter()
             .filter(|s| matches!(self.seats.get(s.index()), Some(Occupant::Human { .. })))
             .filter(|s| !running.game.legal_actions(*s).is_empty())
+            // The server already plays for an absent seat at the bots' pace.
+            .filter(|s| !self.stands_in(s.index(), self.clock.now()))
             .collect()
     }
 
@@ -866,10 +916,15 @@ impl Table {
         let engine = running.game.deadline().map(|d| d.at);
         let bots = (!self.bot_seats_to_act(running).is_empty())
             .then(|| running.last_change + self.settings.bot_delay_ms);
-        let wake = [engine, bots, self.turn_deadline(running)]
-            .into_iter()
-            .flatten()
-            .min()?;
+        let wake = [
+            engine,
+            bots,
+            self.turn_deadline(running),
+            self.stand_in_wake(running),
+        ]
+        .into_iter()
+        .flatten()
+        .min()?;
         Some(wake.max(self.not_before))
     }
 
@@ -889,9 +944,18 @@ impl Table {
             self.play_random(seat, "bot").await;
             return;
         }
+        if let Some(seat) = self.stand_ins_due(running, now).first().copied() {
+            self.play_stand_in(seat).await;
+            return;
+        }
         if self.turn_deadline(running).is_some_and(|at| at <= now) {
             for seat in self.timed_seats(running) {
-                self.play_random(seat, "turn timer").await;
+                if self.absence.policy.policy == protocol::AbsenceKind::Skip {
+                    self.play_stand_in(seat).await;
+                } else {
+                    self.play_random(seat, "turn timer").await;
+                }
+                self.mark_timed_out(seat, now);
             }
         }
     }
@@ -938,6 +1002,7 @@ impl Table {
                         Occupant::Human { name, conn, .. } => WireOccupant::Human {
                             name: name.clone(),
                             connected: conn.is_some(),
+                            stand_in: self.stands_in(i, self.clock.now()),
                         },
                         Occupant::Bot { name } => WireOccupant::Bot { name: name.clone() },
                     },
@@ -952,6 +1017,7 @@ impl Table {
             turn_timer_ms: self.turn_timer_ms,
             match_id: self.running.as_ref().map(|r| r.match_id.clone()),
             spectators: self.spectators.len() as u32,
+            absent: self.absence.policy,
         }
     }
 
@@ -964,6 +1030,7 @@ impl Table {
     }
 
     fn push_lobby_to_all(&mut self) {
+        self.absence.shown = self.stand_in_flags(self.clock.now());
         let message = ServerMessage::Push(Push::Lobby(self.lobby_info()));
         let failed: Vec<u64> = self
             .connections()
@@ -1047,11 +1114,13 @@ impl Table {
         if ids.is_empty() {
             return;
         }
-        for o in &mut self.seats {
-            if let Occupant::Human { conn, .. } = o
+        let now = self.clock.now();
+        for seat in 0..self.seats.len() {
+            if let Occupant::Human { conn, .. } = &mut self.seats[seat]
                 && conn.as_ref().is_some_and(|c| ids.contains(&c.id))
             {
                 *conn = None;
+                self.mark_away(seat, now);
             }
         }
         self.spectators.retain(|c| !ids.contains(&c.id));
@@ -1107,5 +1176,8 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
     })
 }
 
+pub(crate) mod absence;
 mod admin;
+mod rematch;
 pub use admin::AdminOp;
+pub use rematch::REMATCH_WINDOW_MS;
