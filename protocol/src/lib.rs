@@ -135,8 +135,7 @@ fn yes() -> bool {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct AbsencePolicy {
     pub policy: AbsenceKind,
-    /// How long a player may be disconnected before the server plays for them (`bot`, `skip`).
-    #[serde(default)]
+    /// How long a player may be disconnected before the server plays for them (`bot`, `skip`); 0 for `wait`.
     pub grace_ms: u64,
 }
 

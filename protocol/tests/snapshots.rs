@@ -7,8 +7,9 @@
 use std::path::PathBuf;
 
 use protocol::{
-    ClientMessage, ErrorBody, ErrorCode, LobbyInfo, LobbyPhase, Occupant, Outcome, Push, Reply, ReplyMessage,
-    Request, RequestId, Seat, SeatInfo, SeatToken, ServerMessage, StateUpdate, Status,
+    AbsenceKind, AbsencePolicy, ClientMessage, ErrorBody, ErrorCode, LobbyInfo, LobbyPhase, Occupant,
+    Outcome, Push, RematchInfo, Reply, ReplyMessage, Request, RequestId, Seat, SeatInfo, SeatToken,
+    ServerMessage, StateUpdate, Status,
 };
 use serde_json::{Value, json};
 
@@ -43,6 +44,10 @@ fn requests() -> Vec<ClientMessage> {
                 seats: 3,
                 name: "Ann".into(),
                 turn_timer_ms: Some(60_000),
+                absent: AbsencePolicy {
+                    policy: AbsenceKind::Bot,
+                    grace_ms: 30_000,
+                },
             },
         ),
         request(
@@ -80,6 +85,7 @@ fn requests() -> Vec<ClientMessage> {
             id: Some(RequestId::Text("ping-10".into())),
             request: Request::Ping {},
         },
+        request(11, Request::Rematch { accept: true }),
     ]
 }
 
@@ -162,6 +168,7 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
                 occupant: Occupant::Human {
                     name: "Ann".into(),
                     connected: true,
+                    stand_in: false,
                 },
             },
             SeatInfo {
@@ -178,6 +185,10 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
         turn_timer_ms: Some(60_000),
         match_id: None,
         spectators: 1,
+        absent: AbsencePolicy {
+            policy: AbsenceKind::Bot,
+            grace_ms: 30_000,
+        },
     };
     let state = StateUpdate {
         code: "RKPYM3".into(),
@@ -227,6 +238,16 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
         turn_deadline: None,
         ..state.clone()
     };
+    let mut standing_in = LobbyInfo {
+        phase: LobbyPhase::Playing,
+        match_id: Some("817b39b86140b05df21e4184906c4fa3".into()),
+        ..lobby.clone()
+    };
+    standing_in.seats[2].occupant = Occupant::Human {
+        name: "Cy".into(),
+        connected: false,
+        stand_in: true,
+    };
     let finished = LobbyInfo {
         phase: LobbyPhase::Finished,
         match_id: Some("817b39b86140b05df21e4184906c4fa3".into()),
@@ -236,6 +257,7 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
     vec![
         ("lobby", ServerMessage::Push(Push::Lobby(lobby))),
         ("lobby_finished", ServerMessage::Push(Push::Lobby(finished))),
+        ("lobby_stand_in", ServerMessage::Push(Push::Lobby(standing_in))),
         ("state", ServerMessage::Push(Push::State(Box::new(state)))),
         ("state_turn", ServerMessage::Push(Push::State(Box::new(turn)))),
         (
@@ -269,6 +291,27 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
                 at: 1_800_000_012_345,
             }),
         ),
+        (
+            "rematch",
+            ServerMessage::Push(Push::Rematch(RematchInfo {
+                code: "RKPYM3".into(),
+                requested_by: Seat(0),
+                accepted: vec![Seat(0), Seat(2)],
+                declined: vec![],
+                deadline: 1_800_000_072_345,
+                new_code: None,
+            })),
+        ),
+        (
+            "rematched",
+            ServerMessage::Push(Push::Rematched {
+                code: "W7QZK2".into(),
+                previous: "RKPYM3".into(),
+                seat: Seat(2),
+                seat_token: SeatToken::new(TOKEN.into()),
+                host: false,
+            }),
+        ),
     ]
 }
 
@@ -291,6 +334,8 @@ fn server_kind(message: &ServerMessage) -> &'static str {
             Push::State(_) => "state",
             Push::Closing(_) => "closing",
             Push::Aborted { .. } => "aborted",
+            Push::Rematch(_) => "rematch",
+            Push::Rematched { .. } => "rematched",
         },
     }
 }
@@ -308,6 +353,8 @@ const SERVER_KINDS: &[&str] = &[
     "state",
     "closing",
     "aborted",
+    "rematch",
+    "rematched",
 ];
 
 fn examples() -> PathBuf {
