@@ -81,6 +81,10 @@ pub enum Request {
         /// Optional turn timer: a seat that must decide and stays idle this long plays a random legal action.
         #[serde(default)]
         turn_timer_ms: Option<u64>,
+        /// What happens to the seat of a player who is away (disconnected, or let the turn timer run out);
+        /// `wait` when absent.
+        #[serde(default)]
+        absent: AbsencePolicy,
     },
     /// Takes the lowest free seat of the lobby with this join code.
     JoinLobby { code: String, name: String },
@@ -120,13 +124,16 @@ pub enum Request {
     /// as `idle`. Any request counts as activity.
     Presence { hidden: bool },
     /// Host only, before the start: sets the game's options (missing ones take their defaults), the number of
-    /// seats and the turn timer together. Seats removed from the end must be empty or hold bots.
+    /// seats and the turn timer together, and the absence policy when given. Seats removed from the end must be empty or hold bots.
     ConfigureLobby {
         #[serde(default)]
         options: Value,
         seats: u8,
         #[serde(default)]
         turn_timer_ms: Option<u64>,
+        /// The absence policy; omitted or `null`: unchanged.
+        #[serde(default)]
+        absent: Option<AbsencePolicy>,
     },
     /// Host only, before the start: removes the player (or bot) at `seat`; a removed player's connection is
     /// closed with `removed`.
@@ -136,6 +143,39 @@ pub enum Request {
     /// Host only, before the start: `true` lists the lobby publicly (`GET /api/lobbies`), `false` makes it
     /// private (reachable only by its code).
     SetListed { listed: bool },
+    /// Once the match is over: asks for (or answers) a rematch of the same game, options and seats. The first
+    /// `rematch` opens the offer; every seat holder then accepts (`accept: true`, the default) or declines.
+    /// Progress is pushed as [`Push::Rematch`]; when it starts, each accepting connection gets
+    /// [`Push::Rematched`] with its new seat token.
+    Rematch {
+        #[serde(default = "yes")]
+        accept: bool,
+    },
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// What the server does for a seated player who is away: disconnected for `grace_ms`, or (for `bot` and `skip`)
+/// at once when their turn timer ran out. Wire form: `{"policy": "bot", "grace_ms": 30000}`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AbsencePolicy {
+    pub policy: AbsenceKind,
+    /// How long a player may be disconnected before the server plays for them (`bot`, `skip`); 0 for `wait`.
+    pub grace_ms: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AbsenceKind {
+    /// The match waits for them (a turn timer, if set, still plays a random legal action for an idle seat).
+    #[default]
+    Wait,
+    /// A server-side bot plays their seat (random legal actions) until they come back.
+    Bot,
+    /// Their decisions are skipped with the game's passive choice, for games whose `can_skip` is true.
+    Skip,
 }
 
 /// The longest chat message, in characters (after trimming).
@@ -163,6 +203,7 @@ impl Request {
             Request::RemovePlayer { .. } => "remove_player",
             Request::MakeHost { .. } => "make_host",
             Request::SetListed { .. } => "set_listed",
+            Request::Rematch { .. } => "rematch",
         }
     }
 }
@@ -185,6 +226,7 @@ pub const REQUEST_TYPES: &[&str] = &[
     "remove_player",
     "make_host",
     "set_listed",
+    "rematch",
 ];
 
 /// One server frame.
@@ -317,6 +359,8 @@ pub enum ErrorCode {
     /// (closing) An administrator removed this seat's player (or gave the seat to a bot); the seat token no
     /// longer works.
     Removed,
+    /// A rematch can only be asked for once the match is over.
+    NotOver,
 }
 
 impl ErrorCode {
@@ -349,6 +393,7 @@ impl ErrorCode {
             ErrorCode::ShuttingDown => "shutting_down",
             ErrorCode::Internal => "internal",
             ErrorCode::Removed => "removed",
+            ErrorCode::NotOver => "not_over",
         }
     }
 }
@@ -392,6 +437,19 @@ pub enum Push {
     ChatHistory {
         code: String,
         messages: Vec<ChatMessage>,
+    },
+    /// A rematch was asked for, or someone answered: who accepted, who declined, and until when the others may.
+    Rematch(RematchInfo),
+    /// The rematch started as a new lobby `code` whose match is already playing; this connection accepted and
+    /// holds `seat` there. `seat_token` is the secret for [`Request::Resume`] on `code` (sent once, here): leave
+    /// the old lobby and resume the new one.
+    Rematched {
+        code: String,
+        /// The finished lobby this rematch follows.
+        previous: String,
+        seat: Seat,
+        seat_token: SeatToken,
+        host: bool,
     },
 }
 
@@ -449,6 +507,21 @@ pub struct ListedLobby {
     pub created_at: u64,
 }
 
+/// An open rematch offer of a finished lobby.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RematchInfo {
+    /// The finished lobby.
+    pub code: String,
+    pub requested_by: Seat,
+    pub accepted: Vec<Seat>,
+    pub declined: Vec<Seat>,
+    /// When the offer closes without the others' answers, in Unix milliseconds (the host may start it sooner).
+    pub deadline: u64,
+    /// The new lobby, once the rematch has started.
+    #[serde(default)]
+    pub new_code: Option<String>,
+}
+
 /// A lobby as everyone in it sees it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct LobbyInfo {
@@ -468,6 +541,9 @@ pub struct LobbyInfo {
     /// Whether the lobby is in the public list of open lobbies (otherwise only its code leads to it).
     #[serde(default)]
     pub listed: bool,
+    /// The lobby's absence policy.
+    #[serde(default)]
+    pub absent: AbsencePolicy,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -497,6 +573,10 @@ pub enum Occupant {
         connected: bool,
         #[serde(default)]
         presence: Presence,
+        /// The player is away and the server plays for their seat (a bot, or skips): see the lobby's `absent`.
+        /// Omitted when false.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        stand_in: bool,
     },
     Bot {
         name: String,
@@ -643,6 +723,7 @@ mod tests {
             (json!({"type": "remove_player", "seat": 1}), "remove_player"),
             (json!({"type": "make_host", "seat": 1}), "make_host"),
             (json!({"type": "set_listed", "listed": true}), "set_listed"),
+            (json!({"type": "rematch", "accept": false}), "rematch"),
         ];
         for (value, kind) in cases {
             let message = parse_client_message(&value.to_string()).unwrap();
@@ -798,6 +879,7 @@ mod tests {
             ShuttingDown,
             Internal,
             Removed,
+            NotOver,
         ];
         for code in &all {
             match code {
@@ -805,7 +887,7 @@ mod tests {
                 | UnsupportedVersion | UnknownGame | BadOptions | UnknownLobby | LobbyFull
                 | AlreadyStarted | NotStarted | SeatsEmpty | AlreadyInLobby | NotInLobby | NotHost
                 | Unauthorized | NotYourTurn | IllegalAction | StaleVersion | GameOver | SessionReplaced
-                | Overloaded | ShuttingDown | Internal | Removed => {}
+                | Overloaded | ShuttingDown | Internal | Removed | NotOver => {}
             }
         }
         all

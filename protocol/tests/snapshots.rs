@@ -7,9 +7,9 @@
 use std::path::PathBuf;
 
 use protocol::{
-    ChatChannel, ChatMessage, ClientMessage, ErrorBody, ErrorCode, LobbyInfo, LobbyPhase, Occupant, Outcome,
-    Presence, Push, Reply, ReplyMessage, Request, RequestId, Seat, SeatInfo, SeatToken, ServerMessage,
-    StateUpdate, Status,
+    AbsenceKind, AbsencePolicy, ChatChannel, ChatMessage, ClientMessage, ErrorBody, ErrorCode, LobbyInfo,
+    LobbyPhase, Occupant, Outcome, Presence, Push, RematchInfo, Reply, ReplyMessage, Request, RequestId,
+    Seat, SeatInfo, SeatToken, ServerMessage, StateUpdate, Status,
 };
 use serde_json::{Value, json};
 
@@ -44,6 +44,10 @@ fn requests() -> Vec<ClientMessage> {
                 seats: 3,
                 name: "Ann".into(),
                 turn_timer_ms: Some(60_000),
+                absent: AbsencePolicy {
+                    policy: AbsenceKind::Bot,
+                    grace_ms: 30_000,
+                },
             },
         ),
         request(
@@ -94,11 +98,16 @@ fn requests() -> Vec<ClientMessage> {
                 options: json!({"target": 4}),
                 seats: 4,
                 turn_timer_ms: Some(30_000),
+                absent: Some(AbsencePolicy {
+                    policy: AbsenceKind::Wait,
+                    grace_ms: 0,
+                }),
             },
         ),
         request(14, Request::RemovePlayer { seat: 2 }),
         request(15, Request::MakeHost { seat: 1 }),
         request(16, Request::SetListed { listed: true }),
+        request(17, Request::Rematch { accept: true }),
     ]
 }
 
@@ -182,6 +191,7 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
                     name: "Ann".into(),
                     connected: true,
                     presence: Presence::Connected,
+                    stand_in: false,
                 },
             },
             SeatInfo {
@@ -190,6 +200,7 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
                     name: "Bob".into(),
                     connected: true,
                     presence: Presence::Idle,
+                    stand_in: false,
                 },
             },
             SeatInfo {
@@ -206,6 +217,10 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
         turn_timer_ms: Some(60_000),
         match_id: None,
         spectators: 1,
+        absent: AbsencePolicy {
+            policy: AbsenceKind::Bot,
+            grace_ms: 30_000,
+        },
         listed: true,
     };
     let state = StateUpdate {
@@ -256,6 +271,17 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
         turn_deadline: None,
         ..state.clone()
     };
+    let mut standing_in = LobbyInfo {
+        phase: LobbyPhase::Playing,
+        match_id: Some("817b39b86140b05df21e4184906c4fa3".into()),
+        ..lobby.clone()
+    };
+    standing_in.seats[2].occupant = Occupant::Human {
+        name: "Cy".into(),
+        connected: false,
+        presence: Presence::Away,
+        stand_in: true,
+    };
     let finished = LobbyInfo {
         phase: LobbyPhase::Finished,
         match_id: Some("817b39b86140b05df21e4184906c4fa3".into()),
@@ -265,6 +291,7 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
     vec![
         ("lobby", ServerMessage::Push(Push::Lobby(lobby))),
         ("lobby_finished", ServerMessage::Push(Push::Lobby(finished))),
+        ("lobby_stand_in", ServerMessage::Push(Push::Lobby(standing_in))),
         ("state", ServerMessage::Push(Push::State(Box::new(state)))),
         ("state_turn", ServerMessage::Push(Push::State(Box::new(turn)))),
         (
@@ -336,6 +363,27 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
                 ],
             }),
         ),
+        (
+            "rematch",
+            ServerMessage::Push(Push::Rematch(RematchInfo {
+                code: "RKPYM3".into(),
+                requested_by: Seat(0),
+                accepted: vec![Seat(0), Seat(2)],
+                declined: vec![],
+                deadline: 1_800_000_072_345,
+                new_code: None,
+            })),
+        ),
+        (
+            "rematched",
+            ServerMessage::Push(Push::Rematched {
+                code: "W7QZK2".into(),
+                previous: "RKPYM3".into(),
+                seat: Seat(2),
+                seat_token: SeatToken::new(TOKEN.into()),
+                host: false,
+            }),
+        ),
     ]
 }
 
@@ -360,6 +408,8 @@ fn server_kind(message: &ServerMessage) -> &'static str {
             Push::Aborted { .. } => "aborted",
             Push::ChatMessage { .. } => "chat_message",
             Push::ChatHistory { .. } => "chat_history",
+            Push::Rematch(_) => "rematch",
+            Push::Rematched { .. } => "rematched",
         },
     }
 }
@@ -379,6 +429,8 @@ const SERVER_KINDS: &[&str] = &[
     "aborted",
     "chat_message",
     "chat_history",
+    "rematch",
+    "rematched",
 ];
 
 fn examples() -> PathBuf {

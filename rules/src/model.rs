@@ -266,6 +266,10 @@ pub struct GameInfo {
     pub rules_version: u32,
     pub min_players: u8,
     pub max_players: u8,
+    /// Whether an absent player's decisions may be skipped (the lobby's `skip` absence policy): then
+    /// [`Game::skip_action`] names the passive choice for every decision of a seat.
+    #[serde(default)]
+    pub can_skip: bool,
     pub options: Vec<OptionSpec>,
 }
 
@@ -328,6 +332,15 @@ pub trait Game: Clone + fmt::Debug + Serialize + DeserializeOwned {
 
     /// The result, once [`Game::status`] is [`Status::Over`].
     fn outcome(&self) -> Option<Outcome>;
+
+    /// The action that skips `seat`'s current decision for an absent player: the passive choice the rules offer
+    /// (stop, decline, buy nothing). `None` when the seat has nothing to decide. A game whose
+    /// [`GameInfo::can_skip`] is true returns one of its `legal_actions` whenever that list is not empty; the
+    /// others keep this default and cannot be skipped.
+    fn skip_action(&self, seat: Seat) -> Option<Self::Action> {
+        let _ = seat;
+        None
+    }
 }
 
 #[cfg(test)]

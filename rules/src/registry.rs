@@ -139,6 +139,12 @@ macro_rules! games {
             pub fn outcome(&self) -> Option<Outcome> {
                 match self { $(AnyGame::$variant(g) => g.outcome()),+ }
             }
+
+            /// The passive action that skips `seat`'s current decision (see `Game::skip_action`), for games
+            /// whose info says `can_skip`.
+            pub fn skip_action(&self, seat: Seat) -> Option<Value> {
+                match self { $(AnyGame::$variant(g) => g.skip_action(seat).map(|a| to_json(&a))),+ }
+            }
         }
     };
 }
@@ -152,6 +158,14 @@ games! {
 }
 
 impl AnyGame {
+    /// Whether the game with this id lets an absent player's decisions be skipped (`None`: no such game).
+    pub fn can_skip(game_id: &str) -> Option<bool> {
+        AnyGame::catalogue()
+            .into_iter()
+            .find(|g| g.id == game_id)
+            .map(|g| g.can_skip)
+    }
+
     /// The whole state, hidden information included: for admins and snapshots only, never for players.
     pub fn full_state(&self) -> Value {
         to_json(self)
@@ -201,4 +215,60 @@ pub enum ReplayError {
     Setup(SetupError),
     #[error("action {index} of the log was refused: {rejection}")]
     Refused { index: usize, rejection: Rejection },
+}
+
+#[cfg(test)]
+mod skip_tests {
+    use super::*;
+
+    /// A game that says `can_skip` names a legal skip for every seat with a decision, and a match in which every
+    /// seat is skipped from the start still ends; the other games name none.
+    #[test]
+    fn skippable_games_always_name_a_legal_skip_and_end_when_everyone_is_skipped() {
+        let mut skippable = 0;
+        for info in AnyGame::catalogue() {
+            for players in info.min_players..=info.max_players {
+                let mut game = AnyGame::new(info.id, &Value::Null, players, 7 + u64::from(players)).unwrap();
+                let mut now = 1_000;
+                let mut steps = 0;
+                while !matches!(game.status(), Status::Over) {
+                    assert!(
+                        steps < 20_000,
+                        "{} does not end when every seat is skipped",
+                        info.id
+                    );
+                    let seats: Vec<Seat> = Seat::all(players)
+                        .filter(|s| !game.legal_actions(*s).is_empty())
+                        .collect();
+                    if !info.can_skip {
+                        for seat in &seats {
+                            assert_eq!(game.skip_action(*seat), None, "{} cannot skip", info.id);
+                        }
+                        break;
+                    }
+                    if seats.is_empty() {
+                        let deadline = game.deadline().expect("no seat decides, so the clock must");
+                        now = now.max(deadline.at);
+                        game.apply(Actor::Clock, &deadline.action, now).unwrap();
+                        continue;
+                    }
+                    let seat = seats[0];
+                    let skip = game.skip_action(seat).expect("a skippable game names a skip");
+                    assert!(
+                        game.legal_actions(seat).contains(&skip),
+                        "{}: {skip} is not legal",
+                        info.id
+                    );
+                    game.apply(Actor::Seat(seat), &skip, now).unwrap();
+                    now += 10;
+                    steps += 1;
+                }
+                if info.can_skip {
+                    skippable += 1;
+                    assert!(game.outcome().is_some());
+                }
+            }
+        }
+        assert!(skippable > 0, "at least one game can be skipped");
+    }
 }

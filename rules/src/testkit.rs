@@ -238,6 +238,7 @@ mod tests {
                 rules_version: 1,
                 min_players: 2,
                 max_players: 2,
+                can_skip: false,
                 options: vec![],
             }
         }

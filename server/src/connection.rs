@@ -291,12 +291,21 @@ impl Session {
                 seats,
                 name,
                 turn_timer_ms,
+                absent,
             } => {
                 self.require_unbound()?;
                 let (table, seated) = self
                     .shared
                     .hub
-                    .create(&game, &options, seats, &name, turn_timer_ms, self.conn.clone())
+                    .create(
+                        &game,
+                        &options,
+                        seats,
+                        &name,
+                        turn_timer_ms,
+                        absent,
+                        self.conn.clone(),
+                    )
                     .await?;
                 let code = table.code.clone();
                 self.bound = Some(Bound {
@@ -432,17 +441,30 @@ impl Session {
                 options,
                 seats,
                 turn_timer_ms,
+                absent,
             } => {
                 self.host_op(HostOp::Configure {
                     options,
                     seats,
                     turn_timer_ms,
+                    absent,
                 })
                 .await
             }
             Request::RemovePlayer { seat } => self.host_op(HostOp::Remove { seat }).await,
             Request::MakeHost { seat } => self.host_op(HostOp::MakeHost { seat }).await,
             Request::SetListed { listed } => self.host_op(HostOp::SetListed { listed }).await,
+            Request::Rematch { accept } => {
+                let table = self.require_bound()?;
+                let conn_id = self.conn.id;
+                self.ask(&table, |reply| Command::Rematch {
+                    conn_id,
+                    accept,
+                    reply,
+                })
+                .await?;
+                Ok(Reply::Ok {})
+            }
         }
     }
 

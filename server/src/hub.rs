@@ -6,7 +6,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use protocol::{ErrorBody, ErrorCode};
+use protocol::{AbsenceKind, AbsencePolicy, ErrorBody, ErrorCode};
 use rules::{AnyGame, Seat, SetupError};
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
@@ -135,6 +135,9 @@ impl Hub {
         let listed = self.store.is_listed(code).await?;
         let chat = self.store.recent_chat(code, protocol::CHAT_HISTORY).await?;
         table.restore_friends(listed, chat);
+        if let Some(absence) = self.store.load_absence(code).await? {
+            table = table.with_stored_absence(absence);
+        }
         Ok(Some(self.spawn(table)))
     }
 
@@ -168,6 +171,7 @@ impl Hub {
         seat_count: u8,
         name: &str,
         turn_timer_ms: Option<u64>,
+        absent: AbsencePolicy,
         conn: Conn,
     ) -> Result<(TableHandle, Seated), ErrorBody> {
         let name = check_name(name)?;
@@ -187,6 +191,7 @@ impl Hub {
                 format!("the turn timer must be between {MIN_TURN_TIMER_MS} and {MAX_TURN_TIMER_MS} ms"),
             ));
         }
+        check_absence(info.can_skip, absent)?;
         let token = secrets::seat_token();
         let token_hash = secrets::token_hash(&token);
         let host = SeatRecord {
@@ -209,7 +214,25 @@ impl Hub {
                 created_at: self.clock.now(),
             };
             match self.store.create_lobby(&lobby, &host).await {
-                Ok(()) => break lobby,
+                Ok(()) if absent == AbsencePolicy::default() => break lobby,
+                Ok(()) => match self
+                    .store
+                    .set_absence_policy(
+                        &lobby.code,
+                        crate::table::absence::kind_name(absent.policy),
+                        absent.grace_ms,
+                    )
+                    .await
+                {
+                    Ok(()) => break lobby,
+                    Err(e) => {
+                        error!(error = %e, "storing a lobby's absence policy failed");
+                        return Err(ErrorBody::new(
+                            ErrorCode::Internal,
+                            "the lobby could not be created",
+                        ));
+                    }
+                },
                 Err(StoreError::Conflict) if attempts < 8 => attempts += 1,
                 Err(e) => {
                     error!(error = %e, "creating a lobby failed");
@@ -221,7 +244,7 @@ impl Hub {
             }
         };
         info!(code = %lobby.code, game, seat_count, "lobby created");
-        let table = Table::new_lobby(&lobby, name, token_hash, conn, self.deps());
+        let table = Table::new_lobby(&lobby, name, token_hash, conn, self.deps()).with_absence_policy(absent);
         let handle = self.spawn(table);
         Ok((
             handle,
@@ -232,6 +255,26 @@ impl Hub {
             },
         ))
     }
+}
+
+/// The longest grace period an absence policy may ask for.
+pub const MAX_ABSENCE_GRACE_MS: u64 = 24 * 60 * 60 * 1_000;
+
+/// Refuses an absence policy the game cannot honour (`skip` where it cannot skip) or an out-of-range grace.
+pub(crate) fn check_absence(can_skip: bool, absent: AbsencePolicy) -> Result<(), ErrorBody> {
+    if absent.policy == AbsenceKind::Skip && !can_skip {
+        return Err(ErrorBody::new(
+            ErrorCode::BadOptions,
+            "this game cannot skip an absent player's decisions (see can_skip in GET /api/games); use wait or bot",
+        ));
+    }
+    if absent.grace_ms > MAX_ABSENCE_GRACE_MS {
+        return Err(ErrorBody::new(
+            ErrorCode::BadOptions,
+            format!("the absence grace period must be at most {MAX_ABSENCE_GRACE_MS} ms"),
+        ));
+    }
+    Ok(())
 }
 
 fn table_code(table: &Table) -> String {

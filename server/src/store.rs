@@ -750,3 +750,145 @@ mod tests {
         store.ping().await.unwrap();
     }
 }
+
+/// A lobby's absence policy and each seat's stand-in time, as stored (`0004_absence.sql`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredAbsence {
+    /// `wait`, `bot` or `skip`.
+    pub policy: String,
+    pub grace_ms: u64,
+    /// `(seat, stand_in_from)` for every seat.
+    pub stand_in_from: Vec<(u8, Option<Millis>)>,
+}
+
+/// A rematch to create: the new lobby (already playing), its seats and its match.
+#[derive(Clone, Debug)]
+pub struct RematchRecord<'a> {
+    pub lobby: &'a LobbyRecord,
+    pub seats: &'a [SeatRecord],
+    pub record: &'a MatchRecord,
+    pub previous: &'a str,
+    pub policy: &'a str,
+    pub grace_ms: u64,
+}
+
+/// Absent players and rematches (issue 13).
+impl Store {
+    /// Records a lobby's absence policy (a new lobby has `wait`).
+    pub async fn set_absence_policy(
+        &self,
+        code: &str,
+        policy: &str,
+        grace_ms: u64,
+    ) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query("UPDATE lobbies SET absent_policy = $1, absent_grace_ms = $2 WHERE code = $3")
+                .bind(policy)
+                .bind(to_i64(grace_ms))
+                .bind(code)
+                .execute(pool)
+                .await
+                .map(|_| ())
+                .map_err(classify)
+        })
+    }
+
+    /// Sets (or clears) the time from which the server stands in for a seat's player.
+    pub async fn set_stand_in_from(
+        &self,
+        code: &str,
+        seat: u8,
+        from: Option<Millis>,
+    ) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query("UPDATE seats SET stand_in_from = $1 WHERE lobby_code = $2 AND seat = $3")
+                .bind(from.map(to_i64))
+                .bind(code)
+                .bind(i64::from(seat))
+                .execute(pool)
+                .await
+                .map(|_| ())
+                .map_err(classify)
+        })
+    }
+
+    /// A lobby's absence policy and stand-in times; `None` if there is no such lobby.
+    pub async fn load_absence(&self, code: &str) -> Result<Option<StoredAbsence>, StoreError> {
+        on_pool!(self, pool => {
+            let Some(row) = sqlx::query("SELECT absent_policy, absent_grace_ms FROM lobbies WHERE code = $1")
+                .bind(code)
+                .fetch_optional(pool)
+                .await
+                .map_err(classify)?
+            else {
+                return Ok(None);
+            };
+            let mut stand_in_from = Vec::new();
+            for seat in sqlx::query("SELECT seat, stand_in_from FROM seats WHERE lobby_code = $1 ORDER BY seat")
+                .bind(code)
+                .fetch_all(pool)
+                .await
+                .map_err(classify)?
+            {
+                stand_in_from.push((
+                    small(seat.try_get("seat")?, "seat")?,
+                    seat.try_get::<Option<i64>, _>("stand_in_from")?.map(|v| v as u64),
+                ));
+            }
+            Ok(Some(StoredAbsence {
+                policy: row.try_get("absent_policy")?,
+                grace_ms: row.try_get::<i64, _>("absent_grace_ms")? as u64,
+                stand_in_from,
+            }))
+        })
+    }
+
+    /// Creates a rematch in one transaction: the new lobby with its seats and absence policy, naming the lobby it
+    /// follows, and its match, already started. Fails with [`StoreError::Conflict`] if the code is taken.
+    pub async fn create_rematch(&self, rematch: &RematchRecord<'_>) -> Result<(), StoreError> {
+        let lobby = rematch.lobby;
+        let record = rematch.record;
+        on_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            sqlx::query(
+                "INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at, \
+                 absent_policy, absent_grace_ms, rematch_of) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+            )
+            .bind(&lobby.code)
+            .bind(&lobby.game)
+            .bind(json_text(&lobby.options))
+            .bind(i64::from(lobby.seat_count))
+            .bind(i64::from(lobby.host_seat))
+            .bind(lobby.turn_timer_ms.map(to_i64))
+            .bind(Phase::Playing.as_str())
+            .bind(to_i64(lobby.created_at))
+            .bind(rematch.policy)
+            .bind(to_i64(rematch.grace_ms))
+            .bind(rematch.previous)
+            .execute(&mut *tx)
+            .await
+            .map_err(classify)?;
+            for seat in rematch.seats {
+                insert_seat_query(&lobby.code, seat).execute(&mut *tx).await.map_err(classify)?;
+            }
+            sqlx::query(
+                "INSERT INTO matches (id, lobby_code, game, options, players, seed, rules_version, status, started_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            )
+            .bind(&record.id)
+            .bind(&lobby.code)
+            .bind(&record.game)
+            .bind(json_text(&record.options))
+            .bind(i64::from(record.players))
+            .bind(record.seed as i64)
+            .bind(i64::from(record.rules_version))
+            .bind("playing")
+            .bind(to_i64(record.started_at))
+            .execute(&mut *tx)
+            .await
+            .map_err(classify)?;
+            tx.commit().await.map_err(classify)
+        })
+    }
+}

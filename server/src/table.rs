@@ -180,6 +180,12 @@ pub enum Command {
         op: HostOp,
         reply: Respond<()>,
     },
+    /// Asks for or answers a rematch (see `table/rematch.rs`).
+    Rematch {
+        conn_id: u64,
+        accept: bool,
+        reply: Respond<()>,
+    },
 }
 
 /// The handle connections use to reach a table.
@@ -249,6 +255,10 @@ pub struct Table {
     not_before: Millis,
     /// Chat, presence and the lobby's visibility (see `table/chat.rs`).
     friends: Friends,
+    /// The absence policy and when the server stands in for each seat (`table/absence.rs`).
+    absence: absence::Absence,
+    /// An open rematch offer once the match is over (`table/rematch.rs`).
+    rematch: Option<rematch::Offer>,
 }
 
 /// How long the table waits before retrying an action of its own that the database failed to store.
@@ -318,6 +328,8 @@ impl Table {
             rng: Rng::from_seed(secrets::bot_seed()),
             not_before: 0,
             friends: Friends::new(),
+            absence: absence::Absence::new(lobby.seat_count as usize),
+            rematch: None,
         };
         let now = table.clock.now();
         table.mark_active(lobby.host_seat, now);
@@ -375,6 +387,8 @@ impl Table {
             rng: Rng::from_seed(secrets::bot_seed()),
             not_before: 0,
             friends: Friends::new(),
+            absence: absence::Absence::new(lobby.seat_count as usize),
+            rematch: None,
         })
     }
 
@@ -410,7 +424,10 @@ impl Table {
                 if *shutdown.borrow() {
                     break;
                 }
-                let wake = self.next_wake();
+                let wake = [self.next_wake(), self.rematch_wake()]
+                    .into_iter()
+                    .flatten()
+                    .min();
                 let sleep = match wake {
                     Some(at) => self.clock.sleep_until(at),
                     None => Box::pin(std::future::pending()),
@@ -420,9 +437,13 @@ impl Table {
                         Some(command) => self.handle(command).await,
                         None => break,
                     },
-                    () = sleep => self.on_timer().await,
+                    () = sleep => {
+                        self.on_timer().await;
+                        self.on_rematch_timer().await;
+                    }
                     _ = shutdown.changed() => break,
                 }
+                self.sync_absence().await;
                 if self.phase == Phase::Closed {
                     break;
                 }
@@ -522,11 +543,21 @@ impl Table {
                 let result = self.admin(op).await;
                 let _ = reply.send(result);
             }
+            Command::Rematch {
+                conn_id,
+                accept,
+                reply,
+            } => {
+                let result = self.rematch(conn_id, accept).await;
+                let _ = reply.send(result);
+            }
             Command::Disconnect { conn_id } => {
                 if let Some(seat) = self.seat_of(conn_id) {
                     if let Occupant::Human { conn, .. } = &mut self.seats[seat as usize] {
                         *conn = None;
                     }
+                    let now = self.clock.now();
+                    self.mark_away(seat as usize, now);
                     self.push_lobby_to_all();
                 } else if self.is_spectator(conn_id) {
                     self.spectators.retain(|c| c.id != conn_id);
@@ -609,9 +640,12 @@ impl Table {
                 "this seat was resumed by a newer connection",
             );
         }
+        // The player is back: the server stops playing for them before anyone hears of it.
+        self.mark_present(seat);
         let seat = Seat(seat as u8);
         self.push_lobby_to_all();
         self.push_state_to(&conn, Viewer::Seat(seat), last_version);
+        self.push_rematch_to(&conn);
         Ok((seat, seat.0 == self.host))
     }
 
@@ -629,6 +663,8 @@ impl Table {
             if let Occupant::Human { conn, .. } = &mut self.seats[seat as usize] {
                 *conn = None;
             }
+            let now = self.clock.now();
+            self.mark_away(seat as usize, now);
             self.push_lobby_to_all();
             return Ok(());
         }
@@ -712,6 +748,9 @@ impl Table {
 
     async fn start(&mut self, conn_id: u64) -> Result<(), ErrorBody> {
         self.require_host(conn_id)?;
+        if self.phase == Phase::Finished && self.rematch.is_some() {
+            return self.start_rematch_now(conn_id).await;
+        }
         if self.phase != Phase::Open {
             return Err(err(ErrorCode::AlreadyStarted, "the match has already started"));
         }
@@ -752,6 +791,10 @@ impl Table {
         });
         self.metrics.phase_change(Some(self.phase), Some(Phase::Playing));
         self.phase = Phase::Playing;
+        // Players who went away before the start count as away from now.
+        for seat in 0..self.seats.len() {
+            self.mark_away(seat, now);
+        }
         self.push_lobby_to_all();
         self.push_state_to_all(0, &[]);
         Ok(())
@@ -776,7 +819,12 @@ impl Table {
                 format!("the state is at version {}, not {v}", running.version),
             ));
         }
-        self.apply(Actor::Seat(Seat(seat)), action).await
+        let result = self.apply(Actor::Seat(Seat(seat)), action).await;
+        if result.is_ok() {
+            // A player who acts is present: the server stops playing for them.
+            self.mark_present(seat as usize);
+        }
+        result
     }
 
     /// Applies an action of `actor` at the clock's current time: check on a copy, commit, then publish.
@@ -898,6 +946,8 @@ impl Table {
             .into_iter()
             .filter(|s| matches!(self.seats.get(s.index()), Some(Occupant::Human { .. })))
             .filter(|s| !running.game.legal_actions(*s).is_empty())
+            // The server already plays for an absent seat at the bots' pace.
+            .filter(|s| !self.stands_in(s.index(), self.clock.now()))
             .collect()
     }
 
@@ -924,10 +974,15 @@ impl Table {
         let engine = running.game.deadline().map(|d| d.at);
         let bots = (!self.bot_seats_to_act(running).is_empty())
             .then(|| running.last_change + self.settings.bot_delay_ms);
-        let wake = [engine, bots, self.turn_deadline(running)]
-            .into_iter()
-            .flatten()
-            .min()?;
+        let wake = [
+            engine,
+            bots,
+            self.turn_deadline(running),
+            self.stand_in_wake(running),
+        ]
+        .into_iter()
+        .flatten()
+        .min()?;
         Some(wake.max(self.not_before))
     }
 
@@ -948,9 +1003,18 @@ impl Table {
             self.play_random(seat, "bot").await;
             return;
         }
+        if let Some(seat) = self.stand_ins_due(running, now).first().copied() {
+            self.play_stand_in(seat).await;
+            return;
+        }
         if self.turn_deadline(running).is_some_and(|at| at <= now) {
             for seat in self.timed_seats(running) {
-                self.play_random(seat, "turn timer").await;
+                if self.absence.policy.policy == protocol::AbsenceKind::Skip {
+                    self.play_stand_in(seat).await;
+                } else {
+                    self.play_random(seat, "turn timer").await;
+                }
+                self.mark_timed_out(seat, now);
             }
         }
     }
@@ -998,6 +1062,7 @@ impl Table {
                             name: name.clone(),
                             connected: conn.is_some(),
                             presence: self.presence_of(i),
+                            stand_in: self.stands_in(i, self.clock.now()),
                         },
                         Occupant::Bot { name } => WireOccupant::Bot { name: name.clone() },
                     },
@@ -1013,6 +1078,7 @@ impl Table {
             match_id: self.running.as_ref().map(|r| r.match_id.clone()),
             spectators: self.spectators.len() as u32,
             listed: self.friends.listed,
+            absent: self.absence.policy,
         }
     }
 
@@ -1026,6 +1092,7 @@ impl Table {
 
     fn push_lobby_to_all(&mut self) {
         self.friends.shown = self.presences();
+        self.absence.shown = self.stand_in_flags(self.clock.now());
         let message = ServerMessage::Push(Push::Lobby(self.lobby_info()));
         let failed: Vec<u64> = self
             .connections()
@@ -1109,11 +1176,13 @@ impl Table {
         if ids.is_empty() {
             return;
         }
-        for o in &mut self.seats {
-            if let Occupant::Human { conn, .. } = o
+        let now = self.clock.now();
+        for seat in 0..self.seats.len() {
+            if let Occupant::Human { conn, .. } = &mut self.seats[seat]
                 && conn.as_ref().is_some_and(|c| ids.contains(&c.id))
             {
                 *conn = None;
+                self.mark_away(seat, now);
             }
         }
         self.spectators.retain(|c| !ids.contains(&c.id));
@@ -1169,10 +1238,13 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
     })
 }
 
+pub(crate) mod absence;
 mod admin;
+mod rematch;
 pub use admin::AdminOp;
 mod chat;
 use chat::Friends;
 pub use chat::{FriendsSettings, check_chat};
 mod host;
 pub use host::HostOp;
+pub use rematch::REMATCH_WINDOW_MS;

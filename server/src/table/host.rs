@@ -3,14 +3,14 @@
 //! private. Only the host may (`not_host`), only before the start (`already_started`); each change is stored
 //! before anyone hears of it, so it survives a restart.
 
-use protocol::{ErrorBody, ErrorCode};
+use protocol::{AbsencePolicy, ErrorBody, ErrorCode};
 use rules::AnyGame;
 use serde_json::Value;
 use tracing::info;
 
-use super::{Occupant, Table, err, internal};
+use super::{Occupant, Table, absence::kind_name, err, internal};
 use crate::{
-    hub::{MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, setup_error},
+    hub::{MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, check_absence, setup_error},
     store::Phase,
 };
 
@@ -22,6 +22,8 @@ pub enum HostOp {
         options: Value,
         seats: u8,
         turn_timer_ms: Option<u64>,
+        /// The new absence policy, or `None` to keep it.
+        absent: Option<AbsencePolicy>,
     },
     /// Frees a seat; a human there is told `removed` and disconnected.
     Remove { seat: u8 },
@@ -45,7 +47,8 @@ impl Table {
                 options,
                 seats,
                 turn_timer_ms,
-            } => self.configure(options, seats, turn_timer_ms).await,
+                absent,
+            } => self.configure(options, seats, turn_timer_ms, absent).await,
             HostOp::Remove { seat } => self.remove_player(seat).await,
             HostOp::MakeHost { seat } => self.make_host(seat).await,
             HostOp::SetListed { listed } => {
@@ -77,6 +80,7 @@ impl Table {
         options: Value,
         seats: u8,
         turn_timer_ms: Option<u64>,
+        absent: Option<AbsencePolicy>,
     ) -> Result<(), ErrorBody> {
         let options = AnyGame::normalise_config(&self.game_id, &options).map_err(setup_error)?;
         // Set the game up once with a throwaway seed to check the seat count and the options together.
@@ -88,6 +92,12 @@ impl Table {
                 ErrorCode::BadOptions,
                 format!("the turn timer must be between {MIN_TURN_TIMER_MS} and {MAX_TURN_TIMER_MS} ms"),
             ));
+        }
+        if let Some(absent) = absent {
+            let can_skip = AnyGame::catalogue()
+                .into_iter()
+                .any(|g| g.id == self.game_id && g.can_skip);
+            check_absence(can_skip, absent)?;
         }
         if let Some(taken) = self
             .seats
@@ -106,8 +116,16 @@ impl Table {
             .configure_lobby(&self.code, &options, seats, turn_timer_ms)
             .await
             .map_err(internal)?;
+        if let Some(absent) = absent.filter(|a| *a != self.absence.policy) {
+            self.store
+                .set_absence_policy(&self.code, kind_name(absent.policy), absent.grace_ms)
+                .await
+                .map_err(internal)?;
+            self.absence.policy = absent;
+        }
         self.options = options;
         self.turn_timer_ms = turn_timer_ms;
+        self.absence.resize(seats as usize);
         self.seats.truncate(seats as usize);
         while self.seats.len() < seats as usize {
             self.seats.push(Occupant::Empty);

@@ -5,7 +5,7 @@ import { Connection, ServerError } from "./net.js";
 import * as store from "./store.js";
 import { h, keepFocus, announce, clock, countdown, seatLabel } from "./ui.js";
 import { errorWords, listWords } from "./words.js";
-import { renderHome, renderJoin, renderLobby, lobbyChanges } from "./lobby.js";
+import { renderHome, renderJoin, renderLobby, lobbyChanges, standInTag } from "./lobby.js";
 import { screenFor } from "./games/index.js";
 import { initFriends, onChatHistory, onChatMessage, resetChat, chatPanel, presenceTag, reportPresence } from "./friends.js";
 
@@ -38,6 +38,8 @@ export const app = {
   /** What to do once connected, from the address: { kind: "join" | "watch", code }. */
   route: parseRoute(),
   busy: false,
+  /** The open rematch offer of a finished lobby (the `rematch` push). */
+  rematch: null,
 };
 
 function parseRoute() {
@@ -109,7 +111,7 @@ function clearNotice() {
 
 // ---- requests ------------------------------------------------------------------------------------------------
 
-export async function createLobby({ game, options, seats, name, turnTimerMs }) {
+export async function createLobby({ game, options, seats, name, turnTimerMs, absent }) {
   store.rememberName(name);
   const reply = await app.conn.request("create_lobby", {
     game,
@@ -117,6 +119,7 @@ export async function createLobby({ game, options, seats, name, turnTimerMs }) {
     seats,
     name,
     turn_timer_ms: turnTimerMs || null,
+    absent: absent || { policy: "wait", grace_ms: 0 },
   });
   seated(reply);
 }
@@ -180,6 +183,7 @@ function resetSession() {
   app.session = null;
   app.lobby = null;
   app.state = null;
+  app.rematch = null;
   app.log = [];
   resetChat();
 }
@@ -294,6 +298,12 @@ function onPush(message) {
     case "chat_message":
       onChatMessage(message);
       break;
+    case "rematch":
+      onRematch(message);
+      break;
+    case "rematched":
+      onRematched(message);
+      break;
     default:
       break;
   }
@@ -336,6 +346,42 @@ function onState(update) {
   }
   if (texts.length) announce(texts.slice(-3).join(" "));
   render();
+}
+
+/** A rematch offer of this lobby, or an answer to it. */
+function onRematch(offer) {
+  if (!app.session || offer.code !== app.session.code) return;
+  const before = app.rematch;
+  app.rematch = offer;
+  if (!before) {
+    const text = `${seatNames()[offer.requested_by] || "Someone"} asks for a rematch.`;
+    addLog({ text, kind: "lobby", version: null });
+    announce(text);
+  }
+  render();
+}
+
+/** The rematch started and we accepted: take the new seat with its new token. */
+async function onRematched(message) {
+  store.rememberSeat(message.code, message.seat, message.seat_token);
+  if (!app.session || app.session.code !== message.previous) return;
+  await detach();
+  app.session = null;
+  app.lobby = null;
+  app.state = null;
+  app.rematch = null;
+  try {
+    await resume(message.code);
+    addLog({ text: "The rematch has started.", kind: "lobby", version: null });
+  } catch (e) {
+    showError(e);
+  }
+  render();
+}
+
+/** Asks for a rematch, or answers one. */
+export function answerRematch(accept) {
+  return request("rematch", { accept });
 }
 
 function onClosing(message) {
@@ -579,6 +625,7 @@ function renderPlayers(ctx, screen) {
           seatLabel(s.seat, ctx.names[s.seat], { you: s.seat === ctx.me }),
           o.kind === "bot" ? h("span", { class: "tag" }, "bot") : null,
           presenceTag(o),
+          standInTag(s),
           doing ? h("span", { class: "doing" }, doing) : null,
           extra ? h("div", { class: "player-extra" }, extra) : null,
         );
@@ -632,8 +679,45 @@ function renderOutcome(state, ctx) {
         ),
       ),
     ),
+    renderRematch(ctx),
     h("button", { type: "button", onclick: goHome, "data-key": "new-game" }, "Play another game"),
   );
+}
+
+/** "Play again": ask for (or accept) a rematch, and see who accepted. */
+function renderRematch(ctx) {
+  if (ctx.spectator || app.lobby?.phase !== "finished") return null;
+  const offer = app.rematch;
+  const names = (seats) => listWords(seats.map((s) => ctx.name(s)));
+  const me = ctx.me;
+  const parts = [];
+  if (!offer) {
+    parts.push(h("button", { type: "button", class: "primary", "data-key": "play-again", onclick: () => answerRematch(true) }, "Play again"));
+  } else if (offer.new_code) {
+    parts.push(h("p", { class: "hint" }, `The rematch has started (game ${offer.new_code}).`));
+  } else {
+    const answered = offer.accepted.includes(me) || offer.declined.includes(me);
+    if (!answered) {
+      parts.push(
+        h("button", { type: "button", class: "primary", "data-key": "play-again", onclick: () => answerRematch(true) }, "Play again"),
+        h("button", { type: "button", "data-key": "no-rematch", onclick: () => answerRematch(false) }, "No thanks"),
+      );
+    }
+    if (app.session?.host && offer.accepted.includes(me)) {
+      parts.push(h("button", { type: "button", "data-key": "start-rematch", onclick: () => request("start", {}) }, "Start the rematch now"));
+    }
+    parts.push(
+      h(
+        "p",
+        { class: "hint", id: "rematch-status", "data-key": "rematch-status" },
+        `Play again: ${names(offer.accepted)} accepted`,
+        offer.declined.length ? `; ${names(offer.declined)} declined` : "",
+        ". It starts when everyone has answered",
+        app.session?.host ? " or when you start it." : ".",
+      ),
+    );
+  }
+  return h("div", { class: "rematch" }, parts);
 }
 
 // ---- start-up ------------------------------------------------------------------------------------------------

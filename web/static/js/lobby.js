@@ -26,6 +26,25 @@ const TURN_TIMERS = [
   ["300000", "5 minutes"],
 ];
 
+/** What happens to a player who is away: the lobby's absence policy (see docs/protocol.md, "Absent players"). */
+const ABSENCE = [
+  ["wait", 0, "Wait for them"],
+  ["bot", 30000, "A bot plays for them after 30 seconds"],
+  ["bot", 120000, "A bot plays for them after 2 minutes"],
+  ["skip", 30000, "Skip their turns after 30 seconds"],
+];
+
+function absenceChoices(info) {
+  return ABSENCE.filter(([policy]) => policy !== "skip" || info.can_skip).map(([policy, grace, label]) =>
+    h("option", { value: `${policy}:${grace}` }, label),
+  );
+}
+
+function readAbsence(form) {
+  const [policy, grace] = (form.elements.namedItem("absent")?.value || "wait:0").split(":");
+  return { policy, grace_ms: Number(grace) || 0 };
+}
+
 /** Runs a form's request, keeping the form's button busy meanwhile and showing a refusal in plain words. */
 async function submitting(form, work) {
   const button = form.querySelector("button[type=submit]");
@@ -116,6 +135,7 @@ function createForm(app) {
     inputmode: "numeric",
   });
   const seatsHint = h("span", { class: "hint" });
+  const absenceSelect = h("select", { id: "create-absent", name: "absent", "data-key": "create-absent" });
   const fillOptions = () => {
     const info = gameInfo(selected);
     optionsBox.replaceChildren(
@@ -126,6 +146,7 @@ function createForm(app) {
     seatsInput.max = info.max_players;
     seatsInput.value = info.min_players;
     seatsHint.textContent = ` ${info.min_players}–${info.max_players}`;
+    absenceSelect.replaceChildren(...absenceChoices(info));
   };
   const select = h(
     "select",
@@ -155,6 +176,7 @@ function createForm(app) {
         TURN_TIMERS.map(([v, label]) => h("option", { value: v }, label)),
       ),
     ),
+    h("div", { class: "field" }, h("label", { for: "create-absent" }, "When a player is away"), absenceSelect),
     nameField("create-name"),
     h("button", { type: "submit", class: "primary", "data-key": "create-submit" }, "Create the game"),
   );
@@ -168,6 +190,7 @@ function createForm(app) {
         seats: Number(seatsInput.value),
         name: form.elements.namedItem("name").value.trim(),
         turnTimerMs: Number(form.elements.namedItem("timer").value) || null,
+        absent: readAbsence(form),
       }),
     );
   });
@@ -274,6 +297,8 @@ export function renderLobby(app) {
     ? info.options.map((o) => `${o.label}: ${words(String(lobby.options?.[o.key] ?? o.default))}`)
     : Object.entries(lobby.options || {}).map(([k, v]) => `${words(k)}: ${v}`);
   if (lobby.turn_timer_ms) optionText.push(`Turn timer: ${Math.round(lobby.turn_timer_ms / 1000)} s`);
+  const away = absenceWords(lobby.absent);
+  if (away) optionText.push(away);
 
   const seats = h(
     "ol",
@@ -290,6 +315,7 @@ export function renderLobby(app) {
         s.seat === lobby.host ? h("span", { class: "tag" }, "host") : null,
         o.kind === "bot" ? h("span", { class: "tag" }, "bot") : null,
         presenceTag(o),
+        standInTag(s),
         host ? seatHostButtons(s, lobby, request) : null,
         host && o.kind === "empty"
           ? h(
@@ -373,6 +399,24 @@ export function renderLobby(app) {
   );
 }
 
+/** The lobby's absence policy in words, or null for the default (wait). */
+export function absenceWords(absent) {
+  if (!absent || absent.policy === "wait") return null;
+  const after = absent.grace_ms ? ` after ${Math.round(absent.grace_ms / 1000)} s` : " at once";
+  return absent.policy === "bot" ? `Away players: a bot plays for them${after}` : `Away players: skipped${after}`;
+}
+
+/** The "a bot is playing for X" badge of a seat whose absent player the server stands in for. */
+export function standInTag(seat) {
+  const o = seat.occupant;
+  if (o.kind !== "human" || !o.stand_in) return null;
+  return h(
+    "span",
+    { class: "tag stand-in", "data-key": `stand-in-${seat.seat}`, title: `${o.name} is away; the server plays for them until they are back` },
+    `a bot is playing for ${o.name}`,
+  );
+}
+
 /** Plain words for what changed between two lobby pushes: joins, departures, bots, connections, the start. */
 export function lobbyChanges(before, after, me) {
   if (!before || before.code !== after.code) return [];
@@ -388,6 +432,10 @@ export function lobbyChanges(before, after, me) {
     else if (was.kind === "human" && now.kind === "human" && !mine) {
       if (was.connected && !now.connected) out.push(`${nameOf(now)} lost the connection.`);
       if (!was.connected && now.connected) out.push(`${nameOf(now)} is back.`);
+    }
+    if (was.kind === "human" && now.kind === "human") {
+      if (!was.stand_in && now.stand_in) out.push(`A bot is playing for ${nameOf(now)} while they are away.`);
+      if (was.stand_in && !now.stand_in) out.push(`${mine ? "You have" : `${nameOf(now)} has`} the seat back.`);
     }
   }
   if (before.phase === "open" && after.phase === "playing") out.push("The game has started.");

@@ -1885,6 +1885,7 @@ impl Game for Hickory {
             rules_version: 1,
             min_players: MIN_PLAYERS,
             max_players: MAX_PLAYERS,
+            can_skip: false,
             options: vec![],
         }
     }

@@ -772,6 +772,7 @@ impl Game for HideAndEeek {
             rules_version: 1,
             min_players: MIN_PLAYERS,
             max_players: MAX_PLAYERS,
+            can_skip: false,
             options: vec![
                 OptionSpec {
                     key: "target",

@@ -866,6 +866,7 @@ impl Game for Molehills {
             rules_version: 1,
             min_players: 2,
             max_players: 4,
+            can_skip: false,
             options: vec![OptionSpec {
                 key: "three_player_grid",
                 label: "Grid for three players (6x6 as the seed says, or the published 5x5)",

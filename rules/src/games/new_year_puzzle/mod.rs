@@ -427,6 +427,7 @@ impl Game for NewYearPuzzle {
             rules_version: 1,
             min_players: MIN_PLAYERS,
             max_players: MAX_PLAYERS,
+            can_skip: false,
             options: vec![],
         }
     }

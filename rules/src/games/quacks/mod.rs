@@ -1647,6 +1647,7 @@ impl Game for Quacks {
             rules_version: 1,
             min_players: 2,
             max_players: 4,
+            can_skip: true,
             options: vec![],
         }
     }
@@ -1850,6 +1851,33 @@ impl Game for Quacks {
 
     fn deadline(&self) -> Option<Deadline<Action>> {
         None
+    }
+
+    /// An absent brewer is skipped with the passive choice of each decision (docs/rules/quacks.md, "Absent
+    /// players"): stop brewing, place no chip, keep the potion, decline or keep the rat tails, take the points,
+    /// buy nothing, finish the round; a decision without a passive choice (a fortune card's two benefits) takes
+    /// its first listed option.
+    fn skip_action(&self, seat: Seat) -> Option<Action> {
+        const PASSIVE: [Action; 8] = [
+            Action::Stop,
+            Action::PlaceNone,
+            Action::KeepPotion,
+            Action::Fortune {
+                choice: FortuneChoice::Decline,
+            },
+            Action::Fortune {
+                choice: FortuneChoice::KeepRatTails,
+            },
+            Action::TakePoints,
+            Action::BuyNothing,
+            Action::FinishRound,
+        ];
+        let legal = self.legal_actions(seat);
+        PASSIVE
+            .iter()
+            .find(|a| legal.contains(a))
+            .cloned()
+            .or_else(|| legal.into_iter().next())
     }
 
     fn outcome(&self) -> Option<Outcome> {

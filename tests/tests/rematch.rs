@@ -1,0 +1,222 @@
+//! Rematch (issue 13, point 4): at the end, one request asks for a new match of the same game with the same seats;
+//! those who accept are seated again with new seat tokens, and the new match has a new seed.
+
+use integration_tests::*;
+use serde_json::{Value, json};
+use server::store::SeatKind;
+
+const GAME: &str = "hide_and_eeek";
+
+fn options() -> Value {
+    json!({"target": 3, "claim_window_ms": 1000})
+}
+
+/// Plays a match of `humans` players to its end.
+async fn finished_match(server: &TestServer, humans: u8) -> (String, Vec<Player>) {
+    let time = Time::Manual(server.clock.clone());
+    let (code, mut players) = start_match(server.addr, GAME, options(), humans, humans).await;
+    let played = play(&mut players, &time, 21, 100_000).await;
+    assert_eq!(played.last_state["status"]["kind"], "over");
+    let last = played.last_state["version"].as_u64().unwrap();
+    for p in &mut players {
+        // The `lobby` push of the end comes just before the last state.
+        p.client.wait_version(last).await;
+        assert_eq!(p.client.lobby.as_ref().unwrap()["phase"], "finished");
+    }
+    (code, players)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_of_three_accept_a_rematch_and_play_a_new_match_with_a_new_seed() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let server = TestServer::start(&db, test_config()).await;
+        let (code, mut players) = finished_match(&server, 3).await;
+
+        // Not before the end: a rematch during a match is refused (checked on a second, running lobby).
+        let (_, mut running) = start_match(server.addr, GAME, options(), 2, 1).await;
+        let r = running[0].client.request(json!({"type": "rematch"})).await;
+        assert_eq!(r["code"], "not_over", "{r}");
+
+        // Seat 1 asks; everyone is told.
+        let r = players[1].client.request(json!({"type": "rematch"})).await;
+        assert_eq!(r["type"], "ok", "{r}");
+        for p in &mut players {
+            let offer = p.client.wait_push("rematch", |_| true).await;
+            assert_eq!(offer["requested_by"], 1);
+            assert_eq!(offer["accepted"], json!([1]));
+            assert_eq!(offer["new_code"], Value::Null);
+        }
+        // Seat 0 (the host) accepts; seat 2 does not answer.
+        let r = players[0]
+            .client
+            .request(json!({"type": "rematch", "accept": true}))
+            .await;
+        assert_eq!(r["type"], "ok", "{r}");
+        let offer = players[2]
+            .client
+            .wait_push("rematch", |o| o["accepted"] == json!([0, 1]))
+            .await;
+        assert_eq!(offer["declined"], json!([]));
+        // A spectator cannot answer.
+        let mut watcher = server.client().await;
+        watcher.request(json!({"type": "spectate", "code": code})).await;
+        let r = watcher.request(json!({"type": "rematch"})).await;
+        assert_eq!(r["code"], "unauthorized", "{r}");
+
+        // The host starts it without waiting for seat 2.
+        let r = players[0].client.request(json!({"type": "start"})).await;
+        assert_eq!(r["type"], "ok", "{r}");
+        let mut seated = Vec::new();
+        for p in players.iter_mut().take(2) {
+            let rematched = p.client.wait_push("rematched", |_| true).await;
+            assert_eq!(rematched["previous"], code.as_str());
+            assert_eq!(rematched["seat"], p.seat, "the same seat number");
+            assert_eq!(rematched["host"], p.seat == 0);
+            let token = rematched["seat_token"].as_str().unwrap().to_string();
+            assert_ne!(token, p.token, "a new seat token");
+            seated.push((rematched["code"].as_str().unwrap().to_string(), token));
+        }
+        let new_code = seated[0].0.clone();
+        assert_eq!(seated[1].0, new_code);
+        assert_ne!(new_code, code, "a new lobby code");
+        let told = players[2]
+            .client
+            .wait_push("rematch", |o| !o["new_code"].is_null())
+            .await;
+        assert_eq!(told["new_code"], new_code.as_str());
+        let r = players[2].client.request(json!({"type": "rematch"})).await;
+        assert_eq!(r["code"], "already_started", "{r}");
+
+        // In the database: same game, options and seats; a new match with a new seed; the old one kept.
+        let store = db.store().await;
+        let old = store.load_lobby(&code).await.unwrap().unwrap();
+        let new = store.load_lobby(&new_code).await.unwrap().unwrap();
+        let (old_match, new_match) = (old.game.unwrap().record, new.game.clone().unwrap().record);
+        assert_eq!(new.lobby.game, old.lobby.game);
+        assert_eq!(new.lobby.options, old.lobby.options);
+        assert_eq!(new.lobby.seat_count, 3);
+        assert_eq!(new_match.options, old_match.options);
+        assert_ne!(new_match.seed, old_match.seed, "a new seed");
+        assert_ne!(new_match.id, old_match.id);
+        assert!(!new_match.finished);
+        assert!(
+            store.result(&old_match.id).await.unwrap().is_some(),
+            "the old result stays"
+        );
+        let kinds: Vec<(u8, SeatKind, String)> = new
+            .seats
+            .iter()
+            .map(|s| (s.seat, s.kind.clone(), s.name.clone()))
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (0, SeatKind::Human, "Host".to_string()),
+                (1, SeatKind::Human, "P1".to_string()),
+                (2, SeatKind::Bot, "Bot 3".to_string()),
+            ],
+            "those who accepted keep their seats; the silent one's seat gets a bot"
+        );
+        store.close().await;
+
+        // The accepting players take their new seats with the new tokens (the old ones do not work there).
+        let mut next = Vec::new();
+        for (i, p) in players.iter_mut().take(2).enumerate() {
+            let r = p
+                .client
+                .request(json!({"type": "resume", "code": new_code, "token": p.token}))
+                .await;
+            assert_eq!(r["code"], "already_in_lobby", "{r}");
+            let r = p.client.request(json!({"type": "leave"})).await;
+            assert_eq!(r["type"], "ok", "{r}");
+            let r = p
+                .client
+                .request(json!({"type": "resume", "code": new_code, "token": p.token}))
+                .await;
+            assert_eq!(
+                r["code"], "unauthorized",
+                "the old token is not a seat of the rematch: {r}"
+            );
+            let r = p
+                .client
+                .request(json!({"type": "resume", "code": new_code, "token": seated[i].1}))
+                .await;
+            assert_eq!(
+                (r["type"].as_str(), r["seat"].as_u64()),
+                (Some("resumed"), Some(i as u64)),
+                "{r}"
+            );
+        }
+        for (i, p) in players.drain(..2).enumerate() {
+            let mut client = p.client;
+            let state = client
+                .wait_push("state", |s| s["match_id"] == new_match.id.as_str())
+                .await;
+            assert_eq!(state["game"], GAME);
+            next.push(Player {
+                client,
+                seat: i as u8,
+                token: seated[i].1.clone(),
+            });
+        }
+        // The rematch is played to its end, the bot playing seat 2.
+        let time = Time::Manual(server.clock.clone());
+        let played = play(&mut next, &time, 22, 100_000).await;
+        assert_eq!(played.last_state["status"]["kind"], "over");
+        assert_eq!(played.last_state["match_id"], new_match.id.as_str());
+        server.stop().await;
+        db.drop_db().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rematch_starts_when_everyone_answered_or_the_offer_runs_out() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let server = TestServer::start(&db, test_config()).await;
+
+        // Everyone answered: seat 1 declines, so its seat gets a bot and seat 0 plays again at once.
+        let (_, mut players) = finished_match(&server, 2).await;
+        players[0].client.request(json!({"type": "rematch"})).await;
+        let r = players[1]
+            .client
+            .request(json!({"type": "rematch", "accept": false}))
+            .await;
+        assert_eq!(r["type"], "ok", "{r}");
+        let rematched = players[0].client.wait_push("rematched", |_| true).await;
+        let told = players[1]
+            .client
+            .wait_push("rematch", |o| !o["new_code"].is_null())
+            .await;
+        assert_eq!(told["declined"], json!([1]));
+        assert_eq!(told["new_code"], rematched["code"]);
+        let store = db.store().await;
+        let new = store
+            .load_lobby(rematched["code"].as_str().unwrap())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(new.seats[1].kind, SeatKind::Bot);
+        store.close().await;
+
+        // Nobody else answers: when the offer runs out, the rematch starts with those who accepted.
+        let (_, mut players) = finished_match(&server, 2).await;
+        players[1].client.request(json!({"type": "rematch"})).await;
+        let offer = players[1].client.wait_push("rematch", |_| true).await;
+        let deadline = offer["deadline"].as_u64().unwrap();
+        assert_eq!(
+            deadline,
+            server::Clock::now(&server.clock) + server::table::REMATCH_WINDOW_MS
+        );
+        server.clock.set(deadline);
+        let rematched = players[1].client.wait_push("rematched", |_| true).await;
+        assert_eq!(rematched["seat"], 1);
+        assert_eq!(
+            rematched["host"], true,
+            "the host did not come: the lowest accepting seat hosts"
+        );
+        server.stop().await;
+        db.drop_db().await;
+    }
+}
