@@ -118,6 +118,12 @@ async fn players_and_spectators_chat_in_plain_text_and_newcomers_get_the_history
         let m = host.wait_push("chat_message", |_| true).await;
         assert_eq!(m["message"]["text"], "good luck");
         assert_eq!(m["message"]["seat"], 1);
+        // Stored with the lobby, and with the match once it is being played.
+        let match_id = state["match_id"].as_str().unwrap().to_string();
+        let store = db.store().await;
+        let stored = store.chat_matches(&code).await.unwrap();
+        store.close().await;
+        assert_eq!(stored, vec![(1, None), (2, None), (3, None), (4, Some(match_id))]);
         // The match is untouched by it: the next action still applies at the same version.
         let mover = if state["legal_actions"].as_array().unwrap().is_empty() {
             &mut host
