@@ -118,6 +118,12 @@ async fn players_and_spectators_chat_in_plain_text_and_newcomers_get_the_history
         let m = host.wait_push("chat_message", |_| true).await;
         assert_eq!(m["message"]["text"], "good luck");
         assert_eq!(m["message"]["seat"], 1);
+        // Stored with the lobby, and with the match once it is being played.
+        let match_id = state["match_id"].as_str().unwrap().to_string();
+        let store = db.store().await;
+        let stored = store.chat_matches(&code).await.unwrap();
+        store.close().await;
+        assert_eq!(stored, vec![(1, None), (2, None), (3, None), (4, Some(match_id))]);
         // The match is untouched by it: the next action still applies at the same version.
         let mover = if state["legal_actions"].as_array().unwrap().is_empty() {
             &mut host
@@ -239,6 +245,56 @@ async fn the_last_fifty_messages_survive_a_restart() {
         assert_eq!(r["type"], "ok", "{r}");
         let m = host.wait_push("chat_message", |_| true).await;
         assert_eq!(m["message"]["id"], 56);
+        server.stop().await;
+        db.drop_db().await;
+    }
+}
+
+/// The table never waits for a chat write: while the chat table is locked in the database (so a chat message
+/// cannot be stored), the match goes on for the players (the writer's own connection waits for its reply, as
+/// replies come in request order); once the lock is released the message is stored, answered and delivered. PostgreSQL only: SQLite has one writer for the whole
+/// database, so a lock there would hold the actions' writes too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chat_write_that_waits_does_not_hold_up_the_match() {
+    use sqlx::Connection;
+    for backend in backends() {
+        if backend != "postgres" {
+            continue;
+        }
+        let db = TestDb::new(backend).await;
+        let server = TestServer::start(&db, test_config()).await;
+        let time = Time::Manual(server.clock.clone());
+        let (code, mut players) = start_match(
+            server.addr,
+            GAME,
+            json!({"target": 5, "claim_window_ms": 1000}),
+            2,
+            1,
+        )
+        .await;
+        let mut spectator = server.client().await;
+        let r = spectator.request(json!({"type": "spectate", "code": code})).await;
+        assert_eq!(r["type"], "spectating", "{r}");
+
+        let mut conn = sqlx::PgConnection::connect(db.url()).await.unwrap();
+        let mut lock = conn.begin().await.unwrap();
+        sqlx::query("LOCK TABLE chat_messages IN ACCESS EXCLUSIVE MODE")
+            .execute(&mut *lock)
+            .await
+            .unwrap();
+        spectator
+            .send_text(json!({"id": "waiting", "type": "chat", "text": "can you see this?"}).to_string())
+            .await;
+
+        let played = play(&mut players, &time, 3, 6).await;
+        let version = played.last_state["version"].as_u64().unwrap();
+        assert!(version >= 6, "the match went on: version {version}");
+        lock.rollback().await.unwrap();
+        let r = spectator.reply_to(json!("waiting")).await;
+        assert_eq!(r["type"], "ok", "{r}");
+        let m = players[0].client.wait_push("chat_message", |_| true).await;
+        assert_eq!(m["message"]["text"], "can you see this?");
+        conn.close().await.unwrap();
         server.stop().await;
         db.drop_db().await;
     }

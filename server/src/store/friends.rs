@@ -81,6 +81,20 @@ impl Store {
         })
     }
 
+    /// Which match each stored chat message of a lobby was written during (`None`: before the start), by id.
+    pub async fn chat_matches(&self, code: &str) -> Result<Vec<(u64, Option<String>)>, StoreError> {
+        on_pool!(self, pool => {
+            let rows = sqlx::query("SELECT id, match_id FROM chat_messages WHERE lobby_code = $1 ORDER BY id")
+                .bind(code)
+                .fetch_all(pool)
+                .await
+                .map_err(classify)?;
+            rows.iter()
+                .map(|row| Ok((row.try_get::<i64, _>("id")? as u64, row.try_get("match_id")?)))
+                .collect()
+        })
+    }
+
     /// The host's new settings of an open lobby: options, seat count and turn timer, in one transaction with
     /// the removal of the seats at or past the new count (the caller checked they hold no human).
     pub async fn configure_lobby(

@@ -438,6 +438,14 @@ export function lobbyChanges(before, after, me) {
       if (was.stand_in && !now.stand_in) out.push(`${mine ? "You have" : `${nameOf(now)} has`} the seat back.`);
     }
   }
+  if (before.host !== after.host) {
+    const host = after.seats.find((s) => s.seat === after.host)?.occupant;
+    out.push(after.host === me ? "You are now the host." : `${host?.name || "Someone"} is now the host.`);
+  }
+  const settings = (l) => JSON.stringify([l.options, l.turn_timer_ms, l.seats.length]);
+  if (after.phase === "open" && settings(before) !== settings(after)) out.push("The host changed the game's settings.");
+  if (after.phase === "open" && !before.listed && after.listed) out.push("The game is now listed on the start page.");
+  if (after.phase === "open" && before.listed && !after.listed) out.push("The game is now private.");
   if (before.phase === "open" && after.phase === "playing") out.push("The game has started.");
   if (before.phase !== "finished" && after.phase === "finished") out.push("The game is over.");
   return out;
