@@ -54,9 +54,10 @@ async fn the_host_changes_the_lobby_and_the_changes_survive_a_restart() {
             assert_eq!(r["code"], "not_host", "{r}");
         }
 
-        // Options, seat count and turn timer, together; everyone sees them.
+        // Options, seat count, turn timer and absence policy, together; everyone sees them.
         let r = host
-            .request(json!({"type": "configure_lobby", "options": {"target": 4}, "seats": 4, "turn_timer_ms": 30000}))
+            .request(json!({"type": "configure_lobby", "options": {"target": 4}, "seats": 4, "turn_timer_ms": 30000,
+                            "absent": {"policy": "bot", "grace_ms": 20000}}))
             .await;
         assert_eq!(r["type"], "ok", "{r}");
         let lobby = guest
@@ -68,12 +69,15 @@ async fn the_host_changes_the_lobby_and_the_changes_survive_a_restart() {
             "missing options take their defaults"
         );
         assert_eq!(lobby["turn_timer_ms"], 30000);
+        assert_eq!(lobby["absent"], json!({"policy": "bot", "grace_ms": 20000}));
         assert_eq!(lobby["seats"][3]["occupant"]["kind"], "empty");
         // What does not set the game up is refused, and changes nothing.
         for bad in [
             json!({"type": "configure_lobby", "options": {"target": 99}, "seats": 4}),
             json!({"type": "configure_lobby", "options": {}, "seats": 7}),
             json!({"type": "configure_lobby", "options": {}, "seats": 4, "turn_timer_ms": 5}),
+            // This game has no passive choice to skip with.
+            json!({"type": "configure_lobby", "options": {}, "seats": 4, "absent": {"policy": "skip", "grace_ms": 0}}),
             // Seat 1 holds a player: it cannot be removed with its seat.
             json!({"type": "configure_lobby", "options": {}, "seats": 1}),
         ] {
@@ -91,6 +95,7 @@ async fn the_host_changes_the_lobby_and_the_changes_survive_a_restart() {
             .wait_push("lobby", |l| l["seats"].as_array().unwrap().len() == 3)
             .await;
         assert_eq!(lobby["turn_timer_ms"], Value::Null, "no timer given: no timer");
+        assert_eq!(lobby["absent"]["policy"], "bot", "no policy given: unchanged");
 
         // Private by default; listed on request, in the public list of its game only.
         let (status, list) = listed(&server, &format!("?game={GAME}")).await;
@@ -188,6 +193,7 @@ async fn the_host_changes_the_lobby_and_the_changes_survive_a_restart() {
         assert_eq!(lobby["options"]["target"], 4);
         assert_eq!(lobby["seats"].as_array().unwrap().len(), 3);
         assert_eq!(lobby["seats"][2]["occupant"]["kind"], "empty");
+        assert_eq!(lobby["absent"], json!({"policy": "bot", "grace_ms": 20000}));
 
         // The new host makes it private: it leaves the list.
         let r = guest
