@@ -200,6 +200,28 @@ async fn a_rematch_starts_when_everyone_answered_or_the_offer_runs_out() {
         assert_eq!(new.seats[1].kind, SeatKind::Bot);
         store.close().await;
 
+        // After a restart the finished lobby still knows its rematch started: no second one.
+        let old_code = told["code"].as_str().unwrap().to_string();
+        let token = players[1].token.clone();
+        drop(players);
+        let clock = server.clock.clone();
+        server.stop().await;
+        let server = TestServer::start_with_clock(&db, test_config(), clock).await;
+        let mut back = server.client().await;
+        let r = back
+            .request(json!({"type": "resume", "code": old_code, "token": token}))
+            .await;
+        assert_eq!(r["type"], "resumed", "{r}");
+        let r = back.request(json!({"type": "rematch"})).await;
+        assert_eq!(r["code"], "already_started", "{r}");
+        assert!(
+            r["message"]
+                .as_str()
+                .unwrap()
+                .contains(rematched["code"].as_str().unwrap()),
+            "{r}"
+        );
+
         // Nobody else answers: when the offer runs out, the rematch starts with those who accepted.
         let (_, mut players) = finished_match(&server, 2).await;
         players[1].client.request(json!({"type": "rematch"})).await;

@@ -8,7 +8,8 @@
 //! players who are connected when it starts get their old seat numbers with new seat tokens
 //! ([`Push::Rematched`]); bots keep their seats; the seats of players who declined, did not answer or are not
 //! connected get bots, so that the match can start at once. The offer itself lives in memory only: after a
-//! restart the finished lobby has none, and anyone may ask again.
+//! restart the finished lobby has none, and anyone may ask again unless a rematch already started (the database
+//! says so through `lobbies.rematch_of`).
 
 use protocol::{ErrorBody, ErrorCode, Push, RematchInfo, SeatToken, ServerMessage};
 use rules::{AnyGame, Millis, Seat};
@@ -106,6 +107,13 @@ impl Table {
                 return Err(err(ErrorCode::BadMessage, "nobody has asked for a rematch"));
             }
             None => {
+                // A rematch started before a restart (the offer itself lives in memory only).
+                if let Some(code) = self.store.rematch_of(&self.code).await.map_err(internal)? {
+                    return Err(err(
+                        ErrorCode::AlreadyStarted,
+                        format!("the rematch has started as lobby {code}"),
+                    ));
+                }
                 let mut answers = vec![None; self.seats.len()];
                 answers[seat as usize] = Some(true);
                 self.rematch = Some(Offer {
