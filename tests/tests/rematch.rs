@@ -199,6 +199,17 @@ async fn a_rematch_starts_when_everyone_answered_or_the_offer_runs_out() {
             .unwrap();
         assert_eq!(new.seats[1].kind, SeatKind::Bot);
         store.close().await;
+        // The rematch's table runs at once (its bots need no player to resume it first): one match is playing.
+        let playing = "tabletop_matches{state=\"playing\"} 1\n";
+        let mut metrics = String::new();
+        for _ in 0..200 {
+            metrics = http_get(server.addr, "/metrics").await.1;
+            if metrics.contains(playing) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        assert!(metrics.contains(playing), "{metrics}");
 
         // After a restart the finished lobby still knows its rematch started: no second one.
         let old_code = told["code"].as_str().unwrap().to_string();
