@@ -27,11 +27,14 @@ pub const MAX_TURN_TIMER_MS: u64 = 24 * 60 * 60 * 1_000;
 /// Commands waiting for one table.
 const TABLE_QUEUE: usize = 64;
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Hub {
     tables: Arc<Mutex<HashMap<String, TableHandle>>>,
     /// Serialises loading a table from the database, so one code never gets two tasks.
-    loading: tokio::sync::Mutex<()>,
+    loading: Arc<tokio::sync::Mutex<()>>,
+    /// Tables ask for a lobby they created (a rematch) to be started at once: its bots and deadlines run without
+    /// waiting for a player to resume it.
+    to_load: mpsc::UnboundedSender<String>,
     store: Store,
     /// Group commit of every table's actions.
     commits: Committer,
@@ -52,9 +55,11 @@ impl Hub {
         shutdown: watch::Receiver<bool>,
         done: mpsc::Sender<()>,
     ) -> Hub {
-        Hub {
+        let (to_load, mut load_requests) = mpsc::unbounded_channel::<String>();
+        let hub = Hub {
             tables: Arc::default(),
-            loading: tokio::sync::Mutex::new(()),
+            loading: Arc::default(),
+            to_load,
             commits: Committer::new(store.clone()),
             store,
             clock,
@@ -62,7 +67,29 @@ impl Hub {
             settings,
             shutdown,
             done,
-        }
+        };
+        // Loads the lobbies tables ask for, until the server shuts down (it holds a clone of `done` meanwhile).
+        let loader = hub.clone();
+        tokio::spawn(async move {
+            let mut shutdown = loader.shutdown.clone();
+            loop {
+                if *shutdown.borrow() {
+                    break;
+                }
+                tokio::select! {
+                    code = load_requests.recv() => match code {
+                        Some(code) => {
+                            if let Err(e) = loader.load(&code).await {
+                                error!(%code, error = %e, "starting a table failed");
+                            }
+                        }
+                        None => break,
+                    },
+                    _ = shutdown.changed() => break,
+                }
+            }
+        });
+        hub
     }
 
     fn deps(&self) -> TableDeps {
@@ -72,6 +99,7 @@ impl Hub {
             clock: self.clock.clone(),
             metrics: self.metrics.clone(),
             settings: self.settings.clone(),
+            load: self.to_load.clone(),
         }
     }
 
@@ -164,6 +192,9 @@ impl Hub {
     }
 
     /// Creates a lobby with the creator at seat 0 as host, stores it and starts its task.
+    // One argument per field of `create_lobby`; other lobby settings are being added in parallel (issue 13), and
+    // a settings struct is best introduced once they have landed.
+    #[allow(clippy::too_many_arguments)]
     pub async fn create(
         &self,
         game: &str,

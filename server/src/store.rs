@@ -843,6 +843,18 @@ impl Store {
         })
     }
 
+    /// The code of the rematch that follows lobby `code`, if one was started.
+    pub async fn rematch_of(&self, code: &str) -> Result<Option<String>, StoreError> {
+        on_pool!(self, pool => {
+            let row = sqlx::query("SELECT code FROM lobbies WHERE rematch_of = $1 ORDER BY created_at LIMIT 1")
+                .bind(code)
+                .fetch_optional(pool)
+                .await
+                .map_err(classify)?;
+            row.map(|r| r.try_get::<String, _>("code").map_err(classify)).transpose()
+        })
+    }
+
     /// Creates a rematch in one transaction: the new lobby with its seats and absence policy, naming the lobby it
     /// follows, and its match, already started. Fails with [`StoreError::Conflict`] if the code is taken.
     pub async fn create_rematch(&self, rematch: &RematchRecord<'_>) -> Result<(), StoreError> {

@@ -51,6 +51,8 @@ pub struct TableDeps {
     pub clock: SharedClock,
     pub metrics: Arc<Metrics>,
     pub settings: TableSettings,
+    /// Asks the hub to start the task of a lobby this table created (a rematch).
+    pub load: mpsc::UnboundedSender<String>,
 }
 
 /// The sending side of one WebSocket connection, as a table sees it.
@@ -259,6 +261,8 @@ pub struct Table {
     absence: absence::Absence,
     /// An open rematch offer once the match is over (`table/rematch.rs`).
     rematch: Option<rematch::Offer>,
+    /// Asks the hub to start a lobby's task (see [`TableDeps::load`]).
+    load: mpsc::UnboundedSender<String>,
 }
 
 /// How long the table waits before retrying an action of its own that the database failed to store.
@@ -303,6 +307,7 @@ impl Table {
             clock,
             metrics,
             settings,
+            load,
         } = deps;
         let mut seats: Vec<Occupant> = (0..lobby.seat_count).map(|_| Occupant::Empty).collect();
         seats[lobby.host_seat as usize] = Occupant::Human {
@@ -330,6 +335,7 @@ impl Table {
             friends: Friends::new(),
             absence: absence::Absence::new(lobby.seat_count as usize),
             rematch: None,
+            load,
         };
         let now = table.clock.now();
         table.mark_active(lobby.host_seat, now);
@@ -345,6 +351,7 @@ impl Table {
             clock,
             metrics,
             settings,
+            load,
         } = deps;
         let lobby = stored.lobby;
         let mut seats: Vec<Occupant> = (0..lobby.seat_count).map(|_| Occupant::Empty).collect();
@@ -389,6 +396,7 @@ impl Table {
             friends: Friends::new(),
             absence: absence::Absence::new(lobby.seat_count as usize),
             rematch: None,
+            load,
         })
     }
 

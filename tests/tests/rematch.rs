@@ -199,6 +199,39 @@ async fn a_rematch_starts_when_everyone_answered_or_the_offer_runs_out() {
             .unwrap();
         assert_eq!(new.seats[1].kind, SeatKind::Bot);
         store.close().await;
+        // The rematch's table runs at once (its bots need no player to resume it first): one match is playing.
+        let playing = "tabletop_matches{state=\"playing\"} 1\n";
+        let mut metrics = String::new();
+        for _ in 0..200 {
+            metrics = http_get(server.addr, "/metrics").await.1;
+            if metrics.contains(playing) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        assert!(metrics.contains(playing), "{metrics}");
+
+        // After a restart the finished lobby still knows its rematch started: no second one.
+        let old_code = told["code"].as_str().unwrap().to_string();
+        let token = players[1].token.clone();
+        drop(players);
+        let clock = server.clock.clone();
+        server.stop().await;
+        let server = TestServer::start_with_clock(&db, test_config(), clock).await;
+        let mut back = server.client().await;
+        let r = back
+            .request(json!({"type": "resume", "code": old_code, "token": token}))
+            .await;
+        assert_eq!(r["type"], "resumed", "{r}");
+        let r = back.request(json!({"type": "rematch"})).await;
+        assert_eq!(r["code"], "already_started", "{r}");
+        assert!(
+            r["message"]
+                .as_str()
+                .unwrap()
+                .contains(rematched["code"].as_str().unwrap()),
+            "{r}"
+        );
 
         // Nobody else answers: when the offer runs out, the rematch starts with those who accepted.
         let (_, mut players) = finished_match(&server, 2).await;

@@ -4,11 +4,13 @@
 //!
 //! It starts as a new lobby with a new join code, already playing a new match of the same game, options, seat
 //! count, turn timer and absence policy, with a new seed: the finished lobby and its match stay as they were (the
-//! admin API still finds them), and the new lobby records the code it follows (`lobbies.rematch_of`). Accepting
+//! admin API still finds them), and the new lobby records the code it follows (`lobbies.rematch_of`). The hub
+//! starts the new lobby's task at once (`TableDeps::load`), so its bots play before anyone resumes it. Accepting
 //! players who are connected when it starts get their old seat numbers with new seat tokens
 //! ([`Push::Rematched`]); bots keep their seats; the seats of players who declined, did not answer or are not
 //! connected get bots, so that the match can start at once. The offer itself lives in memory only: after a
-//! restart the finished lobby has none, and anyone may ask again.
+//! restart the finished lobby has none, and anyone may ask again unless a rematch already started (the database
+//! says so through `lobbies.rematch_of`).
 
 use protocol::{ErrorBody, ErrorCode, Push, RematchInfo, SeatToken, ServerMessage};
 use rules::{AnyGame, Millis, Seat};
@@ -106,6 +108,13 @@ impl Table {
                 return Err(err(ErrorCode::BadMessage, "nobody has asked for a rematch"));
             }
             None => {
+                // A rematch started before a restart (the offer itself lives in memory only).
+                if let Some(code) = self.store.rematch_of(&self.code).await.map_err(internal)? {
+                    return Err(err(
+                        ErrorCode::AlreadyStarted,
+                        format!("the rematch has started as lobby {code}"),
+                    ));
+                }
                 let mut answers = vec![None; self.seats.len()];
                 answers[seat as usize] = Some(true);
                 self.rematch = Some(Offer {
@@ -259,6 +268,8 @@ impl Table {
             }
         };
         info!(new_code = %lobby.code, match_id = %record.id, "rematch started");
+        // Its task starts now, so that its bots play without waiting for a player to resume it.
+        let _ = self.load.send(lobby.code.clone());
         if let Some(offer) = &mut self.rematch {
             offer.new_code = Some(lobby.code.clone());
         }

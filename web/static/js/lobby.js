@@ -29,6 +29,7 @@ const TURN_TIMERS = [
 /** What happens to a player who is away: the lobby's absence policy (see docs/protocol.md, "Absent players"). */
 const ABSENCE = [
   ["wait", 0, "Wait for them"],
+  ["bot", 10000, "A bot plays for them after 10 seconds"],
   ["bot", 30000, "A bot plays for them after 30 seconds"],
   ["bot", 120000, "A bot plays for them after 2 minutes"],
   ["skip", 30000, "Skip their turns after 30 seconds"],

@@ -1,0 +1,262 @@
+//! Browser test of issue 13's absent players and rematch: Ann creates a Hide and Eeek! game in which a bot plays
+//! for an away player after 10 seconds; Bo joins. Mid-match Bo closes the page; Ann sees Bo go offline, then the
+//! "a bot is playing for Bo" badge, and the bot plays Bo's turns. Bo comes back through the game's link and takes
+//! the seat back (the badge goes), and both play to the end. Then both click "Play again", each seeing who
+//! accepted, and a new match starts for both with a new game code.
+//!
+//! Needs `chromium` and `chromedriver` on PATH; without them the test says so and passes, unless `CI` is set.
+//! Takes about half a minute (the 10 seconds' grace period is waited for in real time).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Browser, TestServer, browsers_available, with_chromedriver};
+use serde_json::{Value, json};
+
+const MATCH_LIMIT: Duration = Duration::from_secs(90);
+
+/// One step of a player: click one of the offered actions (`data-act`), at most once per state version.
+const STEP: &str = r#"
+const app = window.tabletop;
+if (document.querySelector('#outcome')) return 'over';
+if (!app.state || app.busy || window.__acted === app.state.version) return 'wait';
+const buttons = [...document.querySelectorAll('.game [data-act]:not([disabled])')];
+if (!buttons.length) return 'wait';
+window.__n = (window.__n || 0) + 1;
+const b = buttons[(app.state.version * 7 + (app.session.seat || 0) * 3 + window.__n) % buttons.length];
+if (!b.dataset.local) window.__acted = app.state.version;
+b.click();
+return 'acted';
+"#;
+
+/// Whose turn it is on this page (null outside a turn).
+const TURN: &str = "const s = window.tabletop.state?.status; return s && s.kind === 'turn' ? s.seat : null;";
+
+async fn step(players: &[&Browser]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for b in players {
+        out.push(b.js(STEP).await);
+    }
+    tokio::time::sleep(Duration::from_millis(40)).await;
+    out
+}
+
+async fn run(webdriver: &str, base: &str) {
+    let ann = Browser::open(webdriver, "ann", 1280, 900, false).await;
+    let bo = Browser::open(webdriver, "bo", 1024, 800, false).await;
+
+    // Ann creates the game, choosing what happens to an away player.
+    ann.goto(&format!("{base}/")).await;
+    ann.wait_for("the create form", "document.querySelector('#create-game option')")
+        .await;
+    ann.js("const s = document.querySelector('#create-game'); s.value = 'hide_and_eeek'; s.dispatchEvent(new Event('change'));")
+        .await;
+    let choices = ann
+        .js("return [...document.querySelectorAll('#create-absent option')].map(o => o.value)")
+        .await;
+    assert!(
+        choices
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| !c.as_str().unwrap().starts_with("skip")),
+        "Hide and Eeek! cannot skip, so the form does not offer it: {choices}"
+    );
+    ann.js("const s = document.querySelector('#create-game'); s.value = 'quacks'; s.dispatchEvent(new Event('change'));")
+        .await;
+    let choices = ann
+        .js("return [...document.querySelectorAll('#create-absent option')].map(o => o.value)")
+        .await;
+    assert!(
+        choices.as_array().unwrap().contains(&json!("skip:30000")),
+        "Quacks can skip: {choices}"
+    );
+    ann.js("const s = document.querySelector('#create-game'); s.value = 'hide_and_eeek'; s.dispatchEvent(new Event('change'));")
+        .await;
+    ann.fill("#create-seats", "2").await;
+    ann.fill("#create-name", "Ann").await;
+    ann.js("document.querySelector('#create-absent').value = 'bot:10000';")
+        .await;
+    ann.click("button[data-key=create-submit]").await;
+    let code = ann
+        .wait_for(
+            "the lobby code",
+            "document.querySelector('#lobby-code')?.innerText",
+        )
+        .await;
+    let code = code.as_str().unwrap().trim().to_string();
+    let rules = ann.text(".lobby .hint").await;
+    assert!(
+        rules.contains("a bot plays for them after 10 s"),
+        "the lobby says so: {rules}"
+    );
+    bo.goto(&format!("{base}/#join={code}")).await;
+    bo.wait_for("the join form", "document.querySelector('#join-name')")
+        .await;
+    bo.fill("#join-name", "Bo").await;
+    bo.click("button[data-key=join-submit]").await;
+    ann.wait_for(
+        "Bo in the lobby",
+        "document.querySelector('.seats')?.innerText.includes('Bo')",
+    )
+    .await;
+    ann.wait_for(
+        "start enabled",
+        "!document.querySelector('[data-key=start]').disabled",
+    )
+    .await;
+    ann.click("button[data-key=start]").await;
+    for b in [&ann, &bo] {
+        b.wait_for("the game screen", "document.querySelector('.game')")
+            .await;
+    }
+
+    // A few moves, until it is Ann's turn again after Bo has played.
+    let start = Instant::now();
+    while ann
+        .js("return window.tabletop.state.version")
+        .await
+        .as_u64()
+        .unwrap()
+        < 4
+    {
+        assert!(start.elapsed() < MATCH_LIMIT, "the first moves");
+        step(&[&ann, &bo]).await;
+    }
+
+    // Bo closes the page (the whole window; what the browser remembers, his seat token, is kept aside to bring
+    // him back in a new window as the same browser would).
+    let remembered = bo.js("return localStorage.getItem('tabletop.v1')").await;
+    bo.close().await;
+    ann.wait_for(
+        "Bo shown offline",
+        "document.querySelector('.players li[data-seat=\"1\"] .tag.warn')",
+    )
+    .await;
+    // Ann plays on; after the grace period the badge shows and the bot plays Bo's turns.
+    let start = Instant::now();
+    let (mut badge, mut bo_turn_seen, mut bot_played) = (false, false, false);
+    while !(badge && bot_played) {
+        assert!(
+            start.elapsed() < MATCH_LIMIT,
+            "the stand-in: badge {badge}, Bo's turn seen {bo_turn_seen}, bot played {bot_played}"
+        );
+        let turn = ann.js(TURN).await;
+        if badge && turn == json!(1) {
+            bo_turn_seen = true;
+        }
+        if bo_turn_seen && turn == json!(0) {
+            bot_played = true;
+        }
+        if !badge {
+            let text = ann.text("[data-key=stand-in-1]").await;
+            if !text.is_empty() {
+                assert!(text.contains("a bot is playing for Bo"), "{text}");
+                badge = true;
+            }
+        }
+        if ann.js("return !!document.querySelector('#outcome')").await == json!(true) {
+            panic!("the match ended before Bo could come back; lower the pace");
+        }
+        step(&[&ann]).await;
+    }
+    ann.shot("rematch-stand-in").await;
+
+    // Bo comes back through the game's link: the seat is his again, and the badge goes.
+    let bo = Browser::open(webdriver, "bo", 1024, 800, false).await;
+    bo.goto(&format!("{base}/")).await;
+    bo.js(&format!("localStorage.setItem('tabletop.v1', {remembered});"))
+        .await;
+    bo.goto(&format!("{base}/#join={code}")).await;
+    // Only the address's fragment changed: load the page afresh, as opening the link in a new window does.
+    bo.client.refresh().await.unwrap();
+    bo.wait_for("Bo's game screen", "document.querySelector('.game')")
+        .await;
+    assert_eq!(bo.js("return window.tabletop.session.seat").await, json!(1));
+    ann.wait_for(
+        "the badge gone",
+        "!document.querySelector('[data-key=stand-in-1]') && !document.querySelector('.players li[data-seat=\"1\"] .tag.warn')",
+    )
+    .await;
+
+    // Both play to the end.
+    let start = Instant::now();
+    loop {
+        assert!(start.elapsed() < MATCH_LIMIT, "the match ends");
+        let done = step(&[&ann, &bo]).await;
+        if done.iter().all(|d| d == "over") {
+            break;
+        }
+    }
+    let old_match = ann.js("return window.tabletop.state.match_id").await;
+
+    // Play again: Ann asks, Bo sees it and accepts; a new match starts for both.
+    ann.wait_for(
+        "the Play again button",
+        "document.querySelector('[data-key=play-again]')",
+    )
+    .await;
+    ann.click("[data-key=play-again]").await;
+    ann.wait_for(
+        "Ann's acceptance shown",
+        "document.querySelector('[data-key=rematch-status]')?.innerText.includes('You accepted')",
+    )
+    .await;
+    bo.wait_for(
+        "Ann's request shown to Bo",
+        "document.querySelector('[data-key=rematch-status]')?.innerText.includes('Ann accepted')",
+    )
+    .await;
+    bo.click("[data-key=play-again]").await;
+    for b in [&ann, &bo] {
+        let new_code = b
+            .wait_for(
+                "the rematch",
+                &format!(
+                    "window.tabletop.state && window.tabletop.session?.code !== {} && !document.querySelector('#outcome') && window.tabletop.session.code",
+                    json!(code)
+                ),
+            )
+            .await;
+        assert_ne!(new_code, json!(code));
+        let match_id = b.js("return window.tabletop.state.match_id").await;
+        assert_ne!(match_id, old_match, "{}: a new match", b.name);
+    }
+    assert_eq!(ann.js("return window.tabletop.session.seat").await, json!(0));
+    assert_eq!(bo.js("return window.tabletop.session.seat").await, json!(1));
+    // And it can be played.
+    let first = ann
+        .js("return window.tabletop.state.version")
+        .await
+        .as_u64()
+        .unwrap();
+    let start = Instant::now();
+    while ann
+        .js("return window.tabletop.state.version")
+        .await
+        .as_u64()
+        .unwrap()
+        < first + 2
+    {
+        assert!(start.elapsed() < MATCH_LIMIT, "the rematch is played");
+        step(&[&ann, &bo]).await;
+    }
+    ann.shot("rematch-new-match").await;
+    ann.close().await;
+    bo.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_stands_in_for_a_closed_page_and_both_play_again() {
+    if !browsers_available("rematch browser test") {
+        return;
+    }
+    let server = TestServer::start_in(common::test_dir("rematch"), |config| {
+        config.bot_delay_ms = 250;
+    })
+    .await;
+    let base = server.base_url();
+    with_chromedriver(|webdriver| async move { run(&webdriver, &base).await }).await;
+    server.finish().await;
+}
