@@ -32,6 +32,44 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
 }
 
+impl StoreError {
+    /// Whether the database could not be reached (connection lost or refused, no connection within the acquire
+    /// timeout, server shutting down): the request may succeed later, unchanged.
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            StoreError::Database(e) => match e {
+                sqlx::Error::Io(_)
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::PoolTimedOut
+                | sqlx::Error::PoolClosed
+                | sqlx::Error::WorkerCrashed
+                | sqlx::Error::Protocol(_) => true,
+                // SQLSTATE class 08 (connection exception) and 57P (operator intervention: shutdown).
+                sqlx::Error::Database(db) => db
+                    .code()
+                    .is_some_and(|c| c.starts_with("08") || c.starts_with("57P")),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+}
+
+/// Connection pool settings.
+#[derive(Clone, Copy, Debug)]
+pub struct PoolSettings {
+    /// Longest wait for a connection before a query fails (PostgreSQL).
+    pub acquire_timeout: Duration,
+}
+
+impl Default for PoolSettings {
+    fn default() -> Self {
+        PoolSettings {
+            acquire_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
 fn classify(e: sqlx::Error) -> StoreError {
     match &e {
         sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict,
@@ -194,10 +232,15 @@ impl Store {
     /// file and its folder are created on first start, and the journal is WAL with synchronous=FULL so that a
     /// committed action survives a crash of the process or the machine.
     pub async fn connect(url: &str) -> Result<Store, StoreError> {
+        Store::connect_with(url, PoolSettings::default()).await
+    }
+
+    /// [`Store::connect`] with pool settings.
+    pub async fn connect_with(url: &str, settings: PoolSettings) -> Result<Store, StoreError> {
         if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let pool = PgPoolOptions::new()
                 .max_connections(8)
-                .acquire_timeout(Duration::from_secs(10))
+                .acquire_timeout(settings.acquire_timeout)
                 .connect(url)
                 .await?;
             sqlx::migrate!("../migrations/postgres").run(&pool).await?;
