@@ -147,13 +147,15 @@ pub struct TestServer {
     task: Option<JoinHandle<Result<(), server::RunError>>>,
 }
 
-/// The configuration tests start from: the defaults with bots acting at once, and no rate limit (test clients
-/// play far faster than people; the rate limit has its own test).
+/// The configuration tests start from: the defaults with bots acting at once, and no rate limit and no per-address
+/// limits (test clients play far faster than people, all from 127.0.0.1; the limits have their own tests).
 pub fn test_config() -> Config {
     let mut config = Config::defaults();
     config.bot_delay_ms = 0;
     config.rate_limit_per_sec = 1e9;
     config.rate_limit_burst = 1e9;
+    config.max_connections_per_ip = 100_000;
+    config.max_lobbies_per_ip = 1_000_000;
     config
 }
 
