@@ -663,3 +663,116 @@ pub async fn http_request(
     let body = if chunked { dechunk(body) } else { body.to_string() };
     (status, headers, body)
 }
+
+impl ServerProcess {
+    /// Like [`ServerProcess::start`], with the server's standard error (its log) written to `log`, at the
+    /// filter `rust_log`.
+    pub async fn start_logging(
+        binary: &str,
+        db: &TestDb,
+        extra_env: &[(&str, &str)],
+        rust_log: &str,
+        log: &std::path::Path,
+    ) -> ServerProcess {
+        let file = std::fs::File::create(log).expect("a log file");
+        let mut command = tokio::process::Command::new(binary);
+        command
+            .env("BIND", "127.0.0.1:0")
+            .env("DATABASE_URL", db.url())
+            .env("RUST_LOG", rust_log)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(file))
+            .kill_on_drop(true);
+        for (k, v) in extra_env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().expect("the server binary starts");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(TIMEOUT, lines.next_line())
+            .await
+            .expect("the server prints its address")
+            .unwrap()
+            .expect("a line");
+        let addr = line
+            .strip_prefix("listening on http://")
+            .expect("listening line")
+            .parse()
+            .unwrap();
+        ServerProcess { addr, child }
+    }
+}
+
+/// Every row of every table of a test database, each as one line of text (SQLite: the columns joined; PostgreSQL:
+/// `row_to_json`), to search for what must not be stored.
+pub async fn dump_tables(db: &TestDb) -> Vec<String> {
+    use sqlx::Row;
+    let mut out = Vec::new();
+    match db {
+        TestDb::Sqlite { .. } => {
+            let mut conn = sqlx::SqliteConnection::connect(db.url()).await.unwrap();
+            let tables: Vec<String> =
+                sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table'")
+                    .fetch_all(&mut conn)
+                    .await
+                    .unwrap();
+            for table in tables {
+                // A table name cannot be a bound parameter; these come from the database's own catalogue.
+                let select = format!("SELECT * FROM \"{}\"", table.replace('"', "\"\""));
+                let rows = sqlx::query(sqlx::AssertSqlSafe(select))
+                    .fetch_all(&mut conn)
+                    .await
+                    .unwrap();
+                for row in rows {
+                    let mut line = format!("{table}:");
+                    for i in 0..row.len() {
+                        let text = row
+                            .try_get::<Option<String>, _>(i)
+                            .ok()
+                            .flatten()
+                            .or_else(|| {
+                                row.try_get::<Option<Vec<u8>>, _>(i)
+                                    .ok()
+                                    .flatten()
+                                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                            })
+                            .or_else(|| {
+                                row.try_get::<Option<i64>, _>(i)
+                                    .ok()
+                                    .flatten()
+                                    .map(|n| n.to_string())
+                            })
+                            .unwrap_or_default();
+                        line.push(' ');
+                        line.push_str(&text);
+                    }
+                    out.push(line);
+                }
+            }
+            conn.close().await.unwrap();
+        }
+        TestDb::Postgres { .. } => {
+            let mut conn = sqlx::PgConnection::connect(db.url()).await.unwrap();
+            let tables: Vec<String> = sqlx::query_scalar(
+                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'",
+            )
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+            for table in tables {
+                // A table name cannot be a bound parameter; these come from the database's own catalogue.
+                let select = format!(
+                    "SELECT row_to_json(t)::text FROM \"{}\" t",
+                    table.replace('"', "\"\"")
+                );
+                let rows: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(select))
+                    .fetch_all(&mut conn)
+                    .await
+                    .unwrap();
+                out.extend(rows.into_iter().map(|r| format!("{table}: {r}")));
+            }
+            conn.close().await.unwrap();
+        }
+    }
+    out
+}
