@@ -776,3 +776,123 @@ pub async fn dump_tables(db: &TestDb) -> Vec<String> {
     }
     out
 }
+
+impl TestServer {
+    /// Starts a server on a store the test opened itself (e.g. through a proxy it controls).
+    pub async fn start_with_store(store: Store, config: Config) -> TestServer {
+        let clock = ManualClock::new(CLOCK_START);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(server::run(
+            listener,
+            config,
+            store,
+            Arc::new(clock.clone()),
+            async move {
+                let _ = stopped.await;
+            },
+        ));
+        TestServer {
+            addr,
+            clock,
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+}
+
+/// A TCP proxy the test controls, between the server and its database: [`TcpProxy::cut`] drops every
+/// connection and refuses new ones (the database "goes away"); [`TcpProxy::restore`] lets them through again.
+#[derive(Debug)]
+pub struct TcpProxy {
+    pub addr: SocketAddr,
+    open: Arc<std::sync::atomic::AtomicBool>,
+    links: Arc<std::sync::Mutex<Vec<JoinHandle<()>>>>,
+    accept: JoinHandle<()>,
+}
+
+impl TcpProxy {
+    pub async fn start(upstream: SocketAddr) -> TcpProxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let open = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let links: Arc<std::sync::Mutex<Vec<JoinHandle<()>>>> = Arc::default();
+        let accept = {
+            let open = open.clone();
+            let links = links.clone();
+            tokio::spawn(async move {
+                while let Ok((mut inbound, _)) = listener.accept().await {
+                    if !open.load(Ordering::SeqCst) {
+                        drop(inbound);
+                        continue;
+                    }
+                    let link = tokio::spawn(async move {
+                        if let Ok(mut outbound) = TcpStream::connect(upstream).await {
+                            let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                        }
+                    });
+                    links.lock().unwrap().push(link);
+                }
+            })
+        };
+        TcpProxy {
+            addr,
+            open,
+            links,
+            accept,
+        }
+    }
+
+    /// Drops every proxied connection and refuses new ones.
+    pub fn cut(&self) {
+        self.open.store(false, Ordering::SeqCst);
+        for link in self.links.lock().unwrap().drain(..) {
+            link.abort();
+        }
+    }
+
+    /// Lets connections through again.
+    pub fn restore(&self) {
+        self.open.store(true, Ordering::SeqCst);
+    }
+}
+
+impl Drop for TcpProxy {
+    fn drop(&mut self) {
+        self.accept.abort();
+        self.cut();
+    }
+}
+
+fn split_url(url: &str) -> (&str, &str, &str, &str) {
+    let (scheme, rest) = url.split_once("://").expect("a URL");
+    let (user, rest) = rest.split_once('@').unwrap_or(("", rest));
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    (scheme, user, host, path)
+}
+
+/// The address of a PostgreSQL URL's server (`postgres://user@host:port/db`, port 5432 by default).
+pub fn database_host(url: &str) -> SocketAddr {
+    let (_, _, host, _) = split_url(url);
+    let host = if host.contains(':') {
+        host.to_string()
+    } else {
+        format!("{host}:5432")
+    };
+    std::net::ToSocketAddrs::to_socket_addrs(&host)
+        .expect("the database host resolves")
+        .next()
+        .unwrap()
+}
+
+/// `url` with its `host:port` replaced by `addr`.
+pub fn url_through(url: &str, addr: SocketAddr) -> String {
+    let (scheme, user, _, path) = split_url(url);
+    let at = if user.is_empty() {
+        String::new()
+    } else {
+        format!("{user}@")
+    };
+    format!("{scheme}://{at}{addr}/{path}")
+}
