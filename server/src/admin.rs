@@ -44,9 +44,12 @@ pub struct AdminToken(String);
 /// Least entropy of an admin token, in bits: it is a password that unlocks every match.
 pub const MIN_ADMIN_TOKEN_BITS: f64 = 128.0;
 
+/// An alphabet: its name, its size, and whether a byte belongs to it.
+type Alphabet = (&'static str, f64, fn(u8) -> bool);
+
 /// The alphabets a token is measured against, smallest first: a token drawn at random from one of them carries
 /// log2(size) bits per character.
-const TOKEN_ALPHABETS: [(&str, f64, fn(u8) -> bool); 4] = [
+const TOKEN_ALPHABETS: [Alphabet; 4] = [
     ("decimal digits", 10.0, |b| b.is_ascii_digit()),
     ("hex digits", 16.0, |b| b.is_ascii_hexdigit()),
     ("base64", 64.0, |b| {
