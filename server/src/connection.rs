@@ -150,6 +150,9 @@ impl Shared {
         if let Some(ip) = ip {
             let entry = usage.per_ip.entry(ip).or_default();
             if entry.connections >= self.limits.max_connections_per_ip {
+                if entry.connections == 0 && entry.lobbies.is_empty() {
+                    usage.per_ip.remove(&ip);
+                }
                 return Err(ErrorBody::new(
                     ErrorCode::TooManyConnections,
                     format!(
