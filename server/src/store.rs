@@ -30,6 +30,9 @@ pub enum StoreError {
     Corrupt(String),
     #[error("migration: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The database could not be reached for a write that shared its transaction with this one.
+    #[error("database unreachable: {0}")]
+    Unavailable(String),
 }
 
 impl StoreError {
@@ -50,6 +53,7 @@ impl StoreError {
                     .is_some_and(|c| c.starts_with("08") || c.starts_with("57P")),
                 _ => false,
             },
+            StoreError::Unavailable(_) => true,
             _ => false,
         }
     }

@@ -909,6 +909,16 @@ impl Table {
                             "reloaded a newer state from the database"
                         );
                         let v = self.version();
+                        let over = self
+                            .running
+                            .as_ref()
+                            .is_some_and(|r| matches!(r.game.status(), Status::Over));
+                        if over && self.phase == Phase::Playing {
+                            // The lost commit ended the match.
+                            self.metrics.phase_change(Some(self.phase), Some(Phase::Finished));
+                            self.phase = Phase::Finished;
+                            self.push_lobby_to_all();
+                        }
                         self.push_state_to_all(v, &[]);
                     }
                     true
