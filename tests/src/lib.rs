@@ -808,6 +808,8 @@ impl TestServer {
 pub struct TcpProxy {
     pub addr: SocketAddr,
     open: Arc<std::sync::atomic::AtomicBool>,
+    /// 0: forward everything; 1: armed (the next `COMMIT` sent upstream mutes the answers); 2: answers muted.
+    lose_answers: Arc<std::sync::atomic::AtomicU8>,
     links: Arc<std::sync::Mutex<Vec<JoinHandle<()>>>>,
     accept: JoinHandle<()>,
 }
@@ -817,19 +819,61 @@ impl TcpProxy {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let open = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let lose_answers = Arc::new(std::sync::atomic::AtomicU8::new(0));
         let links: Arc<std::sync::Mutex<Vec<JoinHandle<()>>>> = Arc::default();
         let accept = {
             let open = open.clone();
             let links = links.clone();
+            let lose_answers = lose_answers.clone();
             tokio::spawn(async move {
-                while let Ok((mut inbound, _)) = listener.accept().await {
+                while let Ok((inbound, _)) = listener.accept().await {
                     if !open.load(Ordering::SeqCst) {
                         drop(inbound);
                         continue;
                     }
+                    let lose = lose_answers.clone();
                     let link = tokio::spawn(async move {
-                        if let Ok(mut outbound) = TcpStream::connect(upstream).await {
-                            let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                        if let Ok(outbound) = TcpStream::connect(upstream).await {
+                            let (mut from_client, mut to_client) = inbound.into_split();
+                            let (mut from_db, mut to_db) = outbound.into_split();
+                            let lose_up = lose.clone();
+                            let up = async move {
+                                let mut buf = vec![0u8; 16 * 1024];
+                                loop {
+                                    let n = match from_client.read(&mut buf).await {
+                                        Ok(0) | Err(_) => break,
+                                        Ok(n) => n,
+                                    };
+                                    let chunk = &buf[..n];
+                                    if lose_up.load(Ordering::SeqCst) == 1
+                                        && chunk.windows(6).any(|w| w == b"COMMIT")
+                                    {
+                                        lose_up.store(2, Ordering::SeqCst);
+                                    }
+                                    if to_db.write_all(chunk).await.is_err() {
+                                        break;
+                                    }
+                                }
+                            };
+                            let down = async move {
+                                let mut buf = vec![0u8; 16 * 1024];
+                                loop {
+                                    let n = match from_db.read(&mut buf).await {
+                                        Ok(0) | Err(_) => break,
+                                        Ok(n) => n,
+                                    };
+                                    if lose.load(Ordering::SeqCst) == 2 {
+                                        continue;
+                                    }
+                                    if to_client.write_all(&buf[..n]).await.is_err() {
+                                        break;
+                                    }
+                                }
+                            };
+                            tokio::select! {
+                                () = up => {}
+                                () = down => {}
+                            }
                         }
                     });
                     links.lock().unwrap().push(link);
@@ -839,6 +883,7 @@ impl TcpProxy {
         TcpProxy {
             addr,
             open,
+            lose_answers,
             links,
             accept,
         }
@@ -852,9 +897,16 @@ impl TcpProxy {
         }
     }
 
-    /// Lets connections through again.
+    /// Lets connections through again (and their answers).
     pub fn restore(&self) {
+        self.lose_answers.store(0, Ordering::SeqCst);
         self.open.store(true, Ordering::SeqCst);
+    }
+
+    /// From the next `COMMIT` sent to the database on, drops every answer of the database: the commit happens,
+    /// and the server never hears that it did.
+    pub fn lose_the_next_commit_answer(&self) {
+        self.lose_answers.store(1, Ordering::SeqCst);
     }
 }
 

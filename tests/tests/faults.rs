@@ -359,3 +359,118 @@ async fn the_database_going_away_and_coming_back_loses_nothing() {
     drop(proxy);
     db.drop_db().await;
 }
+
+/// The database commits an action but its answer is lost (the proxy drops everything the database says from the
+/// `COMMIT` on), then it goes away and comes back. The server answers `store_unavailable` without publishing the
+/// action; the client's retry with the same version is refused as `stale_version` (the server learns from the
+/// database that it was applied) and every seat then sees it: applied once, never twice, never lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_whose_answer_was_lost_is_found_and_never_applied_twice() {
+    if !backends().contains(&"postgres") {
+        assert!(
+            std::env::var("CI").is_err(),
+            "this test needs PostgreSQL: set TEST_DATABASE_URL in CI"
+        );
+        eprintln!("skipped: TEST_DATABASE_URL is not set (PostgreSQL only)");
+        return;
+    }
+    let db = TestDb::new("postgres").await;
+    db.store().await.close().await;
+    let proxy = TcpProxy::start(database_host(db.url())).await;
+    let store = server::Store::connect_with(
+        &url_through(db.url(), proxy.addr),
+        server::store::PoolSettings {
+            acquire_timeout: Duration::from_millis(1500),
+        },
+    )
+    .await
+    .unwrap();
+    let server = TestServer::start_with_store(store, test_config()).await;
+    let time = Time::Manual(server.clock.clone());
+    let (_code, mut players) = start_match(server.addr, GAME, json!({"target": 6}), 2, 2).await;
+    play(&mut players, &time, 7, 3).await;
+    let (mover, action, version) = loop {
+        let found = players.iter().enumerate().find_map(|(i, p)| {
+            let s = p.client.state.as_ref().unwrap();
+            let legal = s["legal_actions"].as_array().unwrap();
+            (!legal.is_empty()).then(|| (i, legal[0].clone(), s["version"].as_u64().unwrap()))
+        });
+        if let Some(found) = found {
+            break found;
+        }
+        let s = players[0].client.state.clone().unwrap();
+        let v = s["version"].as_u64().unwrap();
+        server
+            .clock
+            .set(s["deadline"].as_u64().expect("a deadline when nobody may act"));
+        for p in players.iter_mut() {
+            p.client.wait_version(v + 1).await;
+        }
+    };
+    let match_id = players[0].client.state.as_ref().unwrap()["match_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    proxy.lose_the_next_commit_answer();
+    let request = json!({"id": 777, "type": "action", "action": action, "version": version});
+    players[mover].client.send_text(request.to_string()).await;
+    // The action reaches the database and is committed there...
+    let direct = db.store().await;
+    let committed = tokio::time::timeout(TIMEOUT, async {
+        loop {
+            if direct.action_log(&match_id).await.unwrap().len() as u64 > version {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(committed.is_ok(), "the action was committed");
+    // ... but the server never hears so; then the database goes away.
+    proxy.cut();
+    let reply = players[mover].client.reply_to(json!(777)).await;
+    assert_eq!(reply["code"], "store_unavailable", "{reply}");
+    for p in players.iter_mut() {
+        assert_eq!(p.client.request(json!({"type": "ping"})).await["type"], "pong");
+        assert_eq!(
+            p.client.state.as_ref().unwrap()["version"].as_u64(),
+            Some(version),
+            "nothing unacknowledged was published"
+        );
+    }
+
+    proxy.restore();
+    let mut answer = None;
+    for _ in 0..300 {
+        let reply = players[mover]
+            .client
+            .request(json!({"type": "action", "action": action, "version": version}))
+            .await;
+        if reply["code"] != "store_unavailable" {
+            answer = Some(reply);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let answer = answer.expect("an answer once the database is back");
+    assert_eq!(
+        (answer["type"].as_str(), answer["code"].as_str()),
+        (Some("error"), Some("stale_version")),
+        "the retry of a committed action is refused: {answer}"
+    );
+    for p in players.iter_mut() {
+        let s = p.client.wait_version(version + 1).await;
+        assert_eq!(s["version"].as_u64(), Some(version + 1));
+    }
+    let log = direct.action_log(&match_id).await.unwrap();
+    assert_eq!(log.len() as u64, version + 1, "applied once");
+    assert_eq!(log[version as usize].action, action);
+    // And the match goes on.
+    let rest = play(&mut players, &time, 8, 10_000).await;
+    assert_eq!(rest.last_state["status"]["kind"], "over");
+    server.stop().await;
+    direct.close().await;
+    drop(proxy);
+    db.drop_db().await;
+}
