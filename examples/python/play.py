@@ -147,7 +147,7 @@ class Player:
                         expect(resumed, "resumed")
                         self.say(f"resumed seat {resumed['seat']} at version {self.version}")
                     return await self.play(conn)
-            except (Reconnect, OSError, InvalidHandshake) as e:  # InvalidHandshake: e.g. HTTP 503, server full
+            except (Reconnect, OSError, InvalidHandshake) as e:  # InvalidHandshake: e.g. HTTP 503 while shutting down
                 self.reconnections += 1
                 if self.reconnections > self.args.max_reconnections:
                     raise Fatal(f"gave up after {self.reconnections - 1} reconnections: {e}") from e

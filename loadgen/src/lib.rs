@@ -614,6 +614,9 @@ async fn start_server(opts: &Options, database_url: &str, max_connections: usize
         .env("DATABASE_URL", database_url)
         .env("RUST_LOG", "warn")
         .env("MAX_CONNECTIONS", max_connections.to_string())
+        // Every load client connects from 127.0.0.1: lift the per-address limits.
+        .env("MAX_CONNECTIONS_PER_IP", max_connections.to_string())
+        .env("MAX_LOBBIES_PER_IP", "1000000000")
         .env("RATE_LIMIT_PER_SEC", "1000000000")
         .env("RATE_LIMIT_BURST", "1000000000")
         .stdout(Stdio::piped())

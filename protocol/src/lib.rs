@@ -361,6 +361,21 @@ pub enum ErrorCode {
     Removed,
     /// A rematch can only be asked for once the match is over.
     NotOver,
+    /// (closing) The server already serves as many connections as it allows, in total or from this client's
+    /// address (`MAX_CONNECTIONS`, `MAX_CONNECTIONS_PER_IP`); try again later.
+    TooManyConnections,
+    /// This client's address opened more lobbies than the server allows in the current window
+    /// (`MAX_LOBBIES_PER_IP`, `LOBBY_WINDOW_SECS`); nothing was created. Try again later.
+    CreateLimited,
+    /// (closing) The connection sent nothing for longer than the idle timeout (`IDLE_TIMEOUT_SECS`); send
+    /// `ping` to keep a quiet connection open.
+    IdleTimeout,
+    /// (closing) The connection did not complete `hello` within the handshake deadline
+    /// (`HANDSHAKE_TIMEOUT_SECS`).
+    HandshakeTimeout,
+    /// Retryable: the database cannot be reached, so nothing can be committed; nothing changed and nothing was
+    /// published. Send the same request again (same `version`) a little later.
+    StoreUnavailable,
 }
 
 impl ErrorCode {
@@ -394,7 +409,23 @@ impl ErrorCode {
             ErrorCode::Internal => "internal",
             ErrorCode::Removed => "removed",
             ErrorCode::NotOver => "not_over",
+            ErrorCode::TooManyConnections => "too_many_connections",
+            ErrorCode::CreateLimited => "create_limited",
+            ErrorCode::IdleTimeout => "idle_timeout",
+            ErrorCode::HandshakeTimeout => "handshake_timeout",
+            ErrorCode::StoreUnavailable => "store_unavailable",
         }
+    }
+}
+
+impl ErrorCode {
+    /// Whether the same request may succeed if sent again unchanged a little later: the refusal says nothing
+    /// about the request itself (`rate_limited`, `create_limited`, `store_unavailable`).
+    pub fn retryable(self) -> bool {
+        matches!(
+            self,
+            ErrorCode::RateLimited | ErrorCode::CreateLimited | ErrorCode::StoreUnavailable
+        )
     }
 }
 
@@ -419,7 +450,8 @@ pub enum Push {
     Lobby(LobbyInfo),
     /// The match changed: the viewer's own view after `version`.
     State(Box<StateUpdate>),
-    /// The connection ends after this message (`session_replaced`, `shutting_down`, `overloaded`, `removed`).
+    /// The connection ends after this message (`session_replaced`, `shutting_down`, `overloaded`, `removed`,
+    /// `too_many_connections`, `idle_timeout`, `handshake_timeout`).
     Closing(ErrorBody),
     /// An administrator aborted the match: it is over without a result, and actions are refused with
     /// `game_over`. The connection stays open.
@@ -880,6 +912,11 @@ mod tests {
             Internal,
             Removed,
             NotOver,
+            TooManyConnections,
+            CreateLimited,
+            IdleTimeout,
+            HandshakeTimeout,
+            StoreUnavailable,
         ];
         for code in &all {
             match code {
@@ -887,7 +924,8 @@ mod tests {
                 | UnsupportedVersion | UnknownGame | BadOptions | UnknownLobby | LobbyFull
                 | AlreadyStarted | NotStarted | SeatsEmpty | AlreadyInLobby | NotInLobby | NotHost
                 | Unauthorized | NotYourTurn | IllegalAction | StaleVersion | GameOver | SessionReplaced
-                | Overloaded | ShuttingDown | Internal | Removed | NotOver => {}
+                | Overloaded | ShuttingDown | Internal | Removed | NotOver | TooManyConnections
+                | CreateLimited | IdleTimeout | HandshakeTimeout | StoreUnavailable => {}
             }
         }
         all

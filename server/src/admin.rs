@@ -41,16 +41,45 @@ use crate::{
 #[derive(Clone)]
 pub struct AdminToken(String);
 
-/// Shortest admin token accepted: it is a password that unlocks every match.
-pub const MIN_ADMIN_TOKEN_LEN: usize = 16;
+/// Least entropy of an admin token, in bits: it is a password that unlocks every match.
+pub const MIN_ADMIN_TOKEN_BITS: f64 = 128.0;
+
+/// An alphabet: its name, its size, and whether a byte belongs to it.
+type Alphabet = (&'static str, f64, fn(u8) -> bool);
+
+/// The alphabets a token is measured against, smallest first: a token drawn at random from one of them carries
+/// log2(size) bits per character.
+const TOKEN_ALPHABETS: [Alphabet; 4] = [
+    ("decimal digits", 10.0, |b| b.is_ascii_digit()),
+    ("hex digits", 16.0, |b| b.is_ascii_hexdigit()),
+    ("base64", 64.0, |b| {
+        b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_' | b'=')
+    }),
+    ("printable ASCII", 94.0, |b| b.is_ascii_graphic()),
+];
 
 impl AdminToken {
-    /// Parses a configured token (at least [`MIN_ADMIN_TOKEN_LEN`] characters, surrounding spaces ignored).
+    /// Parses a configured token (surrounding spaces ignored). It must be printable ASCII and carry at least
+    /// [`MIN_ADMIN_TOKEN_BITS`] bits if drawn at random from the smallest alphabet holding all its characters:
+    /// at least 39 decimal digits, 32 hex digits, 22 base64/base64url characters, or 20 other printable ASCII
+    /// characters (`openssl rand -hex 16` or `openssl rand -base64 24` make one). The rule cannot tell a
+    /// random token from a chosen one: generate it.
     pub fn parse(text: &str) -> Result<AdminToken, String> {
         let text = text.trim();
-        if text.chars().count() < MIN_ADMIN_TOKEN_LEN {
+        let bytes = text.as_bytes();
+        let Some((name, size, _)) = TOKEN_ALPHABETS
+            .iter()
+            .find(|(_, _, member)| bytes.iter().all(|b| member(*b)))
+        else {
+            return Err("the admin token must be printable ASCII without spaces".into());
+        };
+        let bits = bytes.len() as f64 * size.log2();
+        if bits < MIN_ADMIN_TOKEN_BITS {
+            let needed = (MIN_ADMIN_TOKEN_BITS / size.log2()).ceil();
             return Err(format!(
-                "the admin token must have at least {MIN_ADMIN_TOKEN_LEN} characters"
+                "the admin token must carry at least {MIN_ADMIN_TOKEN_BITS} random bits: {needed} or more \
+                 {name} (this one has {} characters, {bits:.0} bits); generate one with `openssl rand -hex 16`",
+                bytes.len()
             ));
         }
         Ok(AdminToken(text.to_string()))
@@ -621,4 +650,39 @@ pub(crate) async fn fire_deadline(
         reason,
     })
     .await
+}
+
+#[cfg(test)]
+mod token_rule_tests {
+    use super::AdminToken;
+
+    /// The admin token needs at least 128 bits for its alphabet: 32 hex digits, 22 base64 characters.
+    #[test]
+    fn admin_tokens_need_128_bits_for_their_alphabet() {
+        let ok = [
+            "0123456789abcdef0123456789abcdef",        // 32 hex digits: 128 bits
+            "AAECAwQFBgcICQoLDA0ODw",                  // 22 base64url characters: 132 bits
+            "q1W2e3R4t5Y6u7I8o9P0aS==",                // `openssl rand -base64 16`-like
+            "012345678901234567890123456789012345678", // 39 digits: 129.6 bits
+            "admin-token-for-tests-0123456789",
+            "!#$%&()*+,.:;<=>?@[]^{}", // 23 printable: 151 bits
+        ];
+        for token in ok {
+            assert!(AdminToken::parse(token).is_ok(), "{token} is accepted");
+        }
+        let refused = [
+            "0123456789abcdef0123456789abcde",        // 31 hex digits: 124 bits
+            "01234567890123456789012345678901234567", // 38 digits: 126 bits
+            "AAECAwQFBgcICQoLDA0OD",                  // 21 base64: 126 bits
+            "sixteen-chars-ok",                       // the old rule's minimum
+            "with spaces in the middle of it, which is long",
+            "ünïcödé-ünïcödé-ünïcödé-ünïcödé",
+            "",
+        ];
+        for token in refused {
+            assert!(AdminToken::parse(token).is_err(), "{token} is refused");
+        }
+        let message = AdminToken::parse("too-short").unwrap_err();
+        assert!(message.contains("22 or more base64"), "{message}");
+    }
 }

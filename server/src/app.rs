@@ -3,11 +3,11 @@
 //! `/` and every other path, and `run(listener, .., shutdown)`, which serves until the shutdown future completes
 //! and then waits for every connection and table task to finish.
 
-use std::{future::Future, sync::Arc};
+use std::{future::Future, net::SocketAddr, sync::Arc};
 
 use axum::{
     Json, Router,
-    extract::{State, WebSocketUpgrade},
+    extract::{ConnectInfo, State, WebSocketUpgrade},
     handler::Handler,
     http::{StatusCode, header},
     response::{IntoResponse, Response},
@@ -18,7 +18,7 @@ use futures_util::StreamExt;
 use rules::AnyGame;
 use tokio::{
     net::TcpListener,
-    sync::{Semaphore, mpsc, watch},
+    sync::{mpsc, watch},
 };
 use tracing::{error, info};
 
@@ -44,7 +44,6 @@ const READ_BUFFER: usize = 4 * 1024;
 #[derive(Debug)]
 pub(crate) struct AppState {
     pub(crate) shared: Arc<Shared>,
-    connections: Arc<Semaphore>,
     done: mpsc::Sender<()>,
     /// Set when an admin token is configured; the admin API answers 404 otherwise.
     pub(crate) admin: Option<admin::AdminAuth>,
@@ -132,23 +131,30 @@ async fn openapi() -> Response {
     ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
 }
 
-async fn ws(State(state): State<Arc<AppState>>, upgrade: WebSocketUpgrade) -> Response {
+/// The WebSocket endpoint. A connection over the limits (in total or from one IP address) is still upgraded,
+/// so that it can be told why in the protocol (`closing` with `too_many_connections`) before it is closed; it
+/// holds no place and lives only as long as writing that one message takes (at most the write timeout).
+async fn ws(
+    State(state): State<Arc<AppState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
     if *state.shared.shutdown.borrow() {
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
     }
-    let Ok(permit) = state.connections.clone().try_acquire_owned() else {
-        return (StatusCode::SERVICE_UNAVAILABLE, "too many connections").into_response();
-    };
+    let admission = state.shared.admit(Some(peer.ip()));
     let shared = state.shared.clone();
     let done = state.done.clone();
     upgrade
         .max_message_size(HARD_FRAME_LIMIT.max(shared.limits.max_message_bytes + 1))
         .read_buffer_size(READ_BUFFER)
         .on_upgrade(move |socket| async move {
-            let _permit = permit;
             let _done = done;
             let (sink, stream) = socket.split();
-            connection::serve(sink, stream, shared).await;
+            match admission {
+                Ok(admission) => connection::serve(sink, stream, shared, admission).await,
+                Err(reason) => connection::refuse(sink, reason, shared.limits.write_timeout).await,
+            }
         })
 }
 
@@ -263,7 +269,6 @@ pub async fn run(
     let shared = Arc::new(Shared::new(hub, metrics, config.limits(), stop_rx));
     let state = Arc::new(AppState {
         shared,
-        connections: Arc::new(Semaphore::new(config.max_connections)),
         done: done_tx,
         admin: config.admin_token.as_ref().map(admin::AdminAuth::new),
     });
@@ -278,6 +283,7 @@ pub async fn run(
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });
+    let app = app.into_make_service_with_connect_info::<SocketAddr>();
     let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
         shutdown.await;
         info!("shutting down: telling clients and finishing tables");

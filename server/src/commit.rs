@@ -106,6 +106,16 @@ async fn write_batches(store: Store, mut jobs: mpsc::Receiver<Job>) {
                 let job = batch.pop().expect("one job");
                 let _ = job.done.send(Err(e));
             }
+            Err(e) if e.is_unavailable() => {
+                // The database cannot be reached: writing the appends one by one would only make each table wait
+                // for its own timeout in turn. Every one of them gets the answer now (tables reload, and clients
+                // are told `store_unavailable`).
+                warn!(error = %e, size = batch.len(), "a group commit failed: the database cannot be reached");
+                let reason = e.to_string();
+                for job in batch.drain(..) {
+                    let _ = job.done.send(Err(StoreError::Unavailable(reason.clone())));
+                }
+            }
             Err(e) => {
                 warn!(error = %e, size = batch.len(), "a group commit failed; writing its appends one by one");
                 for job in batch.drain(..) {

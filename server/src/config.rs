@@ -1,6 +1,6 @@
 //! Every setting is a command-line flag with an environment variable; `server --help` lists them all.
 
-use std::net::SocketAddr;
+use std::{net::SocketAddr, time::Duration};
 
 use clap::Parser;
 
@@ -23,9 +23,42 @@ pub struct Config {
     #[arg(long, env = "DATABASE_URL", default_value = "sqlite://data/tabletop.db")]
     pub database_url: String,
 
-    /// Most WebSocket connections served at once; further upgrades get HTTP 503.
+    /// Most WebSocket connections served at once; one more is accepted, told `closing` with
+    /// `too_many_connections`, and closed.
     #[arg(long, env = "MAX_CONNECTIONS", default_value_t = 1024)]
     pub max_connections: usize,
+
+    /// Most WebSocket connections served at once from one IP address; one more is told `closing` with
+    /// `too_many_connections` and closed.
+    #[arg(long, env = "MAX_CONNECTIONS_PER_IP", default_value_t = 64)]
+    pub max_connections_per_ip: usize,
+
+    /// Most lobbies one IP address may create within `--lobby-window-secs` (each lobby holds at most one
+    /// match); one more `create_lobby` is refused with `create_limited`.
+    #[arg(long, env = "MAX_LOBBIES_PER_IP", default_value_t = 30)]
+    pub max_lobbies_per_ip: usize,
+
+    /// The window, in seconds, over which `--max-lobbies-per-ip` counts lobby creations.
+    #[arg(long, env = "LOBBY_WINDOW_SECS", default_value_t = 600)]
+    pub lobby_window_secs: u64,
+
+    /// Seconds a connection may stay silent (not even a `ping`) before it is told `idle_timeout` and closed.
+    #[arg(long, env = "IDLE_TIMEOUT_SECS", default_value_t = 300)]
+    pub idle_timeout_secs: u64,
+
+    /// Seconds a new connection has to complete `hello` before it is told `handshake_timeout` and closed.
+    #[arg(long, env = "HANDSHAKE_TIMEOUT_SECS", default_value_t = 10)]
+    pub handshake_timeout_secs: u64,
+
+    /// Seconds the server waits for a client's socket to take one outgoing message; a client that does not
+    /// read for this long is disconnected.
+    #[arg(long, env = "WRITE_TIMEOUT_SECS", default_value_t = 10)]
+    pub write_timeout_secs: u64,
+
+    /// Milliseconds to wait for a database connection before an action is answered `store_unavailable`
+    /// (PostgreSQL pool acquire timeout).
+    #[arg(long, env = "DB_ACQUIRE_TIMEOUT_MS", default_value_t = 5000)]
+    pub db_acquire_timeout_ms: u64,
 
     /// Largest client message, in bytes; a larger one is refused with `too_large`.
     #[arg(long, env = "MAX_MESSAGE_BYTES", default_value_t = 16 * 1024)]
@@ -52,7 +85,9 @@ pub struct Config {
     pub outbox_size: usize,
 
     /// Turns on the admin API under /api/admin/: requests must carry this token as `Authorization: Bearer
-    /// TOKEN` (at least 16 characters). Prefer the environment variable: flags show in process lists.
+    /// TOKEN`. It must carry at least 128 random bits: 32+ hex digits, 22+ base64/base64url characters (or 39+
+    /// decimal digits, 20+ other printable ASCII characters); `openssl rand -hex 16` makes one. Prefer the
+    /// environment variable: flags show in process lists.
     #[arg(long, env = "ADMIN_TOKEN", hide_env_values = true, value_parser = AdminToken::parse)]
     pub admin_token: Option<AdminToken>,
 
@@ -87,6 +122,13 @@ impl Config {
             rate_per_sec: self.rate_limit_per_sec,
             rate_burst: self.rate_limit_burst,
             outbox: self.outbox_size.max(8),
+            max_connections: self.max_connections,
+            max_connections_per_ip: self.max_connections_per_ip,
+            max_lobbies_per_ip: self.max_lobbies_per_ip,
+            lobby_window: Duration::from_secs(self.lobby_window_secs),
+            idle_timeout: Duration::from_secs(self.idle_timeout_secs),
+            handshake_timeout: Duration::from_secs(self.handshake_timeout_secs),
+            write_timeout: Duration::from_secs(self.write_timeout_secs.max(1)),
         }
     }
 

@@ -6,11 +6,13 @@
 //! driven by channels in unit tests as well as by a real socket.
 
 use std::{
+    collections::{HashMap, VecDeque},
+    net::IpAddr,
     sync::{
-        Arc,
+        Arc, Mutex,
         atomic::{AtomicU64, Ordering::Relaxed},
     },
-    time::Instant,
+    time::Duration,
 };
 
 use axum::extract::ws::Message;
@@ -19,8 +21,11 @@ use protocol::{
     ClientMessage, ErrorBody, ErrorCode, Push, Reply, Request, SUPPORTED_VERSIONS, ServerMessage,
     parse_client_message,
 };
-use tokio::sync::{mpsc, oneshot, watch};
-use tracing::{Instrument, debug, info_span};
+use tokio::{
+    sync::{mpsc, oneshot, watch},
+    time::Instant,
+};
+use tracing::{Instrument, debug, info_span, warn};
 
 use crate::{
     hub::Hub,
@@ -39,6 +44,68 @@ pub struct ConnectionLimits {
     pub rate_burst: f64,
     /// Messages queued for a client before it counts as too slow and is disconnected.
     pub outbox: usize,
+    /// Connections served at once; one more is told `too_many_connections` and closed.
+    pub max_connections: usize,
+    /// Connections served at once from one IP address; one more is told `too_many_connections` and closed.
+    pub max_connections_per_ip: usize,
+    /// Lobbies one IP address may create within `lobby_window`; one more is refused with `create_limited`.
+    /// (A lobby holds at most one match, so this also bounds the matches a client can start.)
+    pub max_lobbies_per_ip: usize,
+    pub lobby_window: Duration,
+    /// A connection that sends nothing for this long is told `idle_timeout` and closed.
+    pub idle_timeout: Duration,
+    /// A connection that has not completed `hello` this long after connecting is told `handshake_timeout`
+    /// and closed.
+    pub handshake_timeout: Duration,
+    /// Longest wait for the socket to take one outgoing frame; a client that does not read for this long is
+    /// disconnected (its unread messages are dropped with it).
+    pub write_timeout: Duration,
+}
+
+/// What one IP address uses: its open connections and when it created its recent lobbies.
+#[derive(Debug, Default)]
+struct IpUsage {
+    connections: usize,
+    lobbies: VecDeque<Instant>,
+}
+
+/// Connection and lobby counts, in total and per IP address.
+#[derive(Debug, Default)]
+struct Usage {
+    connections: usize,
+    per_ip: HashMap<IpAddr, IpUsage>,
+}
+
+/// A connection's place under the connection limits, given back when dropped.
+#[derive(Debug)]
+pub struct Admission {
+    shared: Arc<Shared>,
+    ip: Option<IpAddr>,
+}
+
+impl Drop for Admission {
+    fn drop(&mut self) {
+        let mut usage = self.shared.usage.lock().expect("usage lock");
+        usage.connections -= 1;
+        if let Some(ip) = self.ip
+            && let Some(entry) = usage.per_ip.get_mut(&ip)
+        {
+            entry.connections -= 1;
+            let window = self.shared.limits.lobby_window;
+            prune(&mut entry.lobbies, window);
+            if entry.connections == 0 && entry.lobbies.is_empty() {
+                usage.per_ip.remove(&ip);
+            }
+        }
+    }
+}
+
+/// Forgets lobby creations older than the window.
+fn prune(lobbies: &mut VecDeque<Instant>, window: Duration) {
+    let now = Instant::now();
+    while lobbies.front().is_some_and(|t| now.duration_since(*t) >= window) {
+        lobbies.pop_front();
+    }
 }
 
 /// What a connection needs from the server.
@@ -50,6 +117,7 @@ pub struct Shared {
     pub shutdown: watch::Receiver<bool>,
     pub server_name: String,
     next_id: AtomicU64,
+    usage: Mutex<Usage>,
 }
 
 impl Shared {
@@ -66,7 +134,71 @@ impl Shared {
             shutdown,
             server_name: format!("tabletop-server {}", env!("CARGO_PKG_VERSION")),
             next_id: AtomicU64::new(1),
+            usage: Mutex::default(),
         }
+    }
+
+    /// Takes a place for a new connection from `ip`, or says why there is none (`too_many_connections`).
+    pub fn admit(self: &Arc<Self>, ip: Option<IpAddr>) -> Result<Admission, ErrorBody> {
+        let mut usage = self.usage.lock().expect("usage lock");
+        if usage.connections >= self.limits.max_connections {
+            return Err(ErrorBody::new(
+                ErrorCode::TooManyConnections,
+                "the server is serving as many connections as it can; try again later",
+            ));
+        }
+        if let Some(ip) = ip {
+            let entry = usage.per_ip.entry(ip).or_default();
+            if entry.connections >= self.limits.max_connections_per_ip {
+                if entry.connections == 0 && entry.lobbies.is_empty() {
+                    usage.per_ip.remove(&ip);
+                }
+                return Err(ErrorBody::new(
+                    ErrorCode::TooManyConnections,
+                    format!(
+                        "at most {} connections from one address; close one first",
+                        self.limits.max_connections_per_ip
+                    ),
+                ));
+            }
+            entry.connections += 1;
+        }
+        usage.connections += 1;
+        Ok(Admission {
+            shared: self.clone(),
+            ip,
+        })
+    }
+
+    /// Refuses a lobby creation from `ip` if it already created its allowance within the window.
+    fn check_lobby_allowance(&self, ip: Option<IpAddr>) -> Result<(), ErrorBody> {
+        let Some(ip) = ip else { return Ok(()) };
+        let mut usage = self.usage.lock().expect("usage lock");
+        let entry = usage.per_ip.entry(ip).or_default();
+        prune(&mut entry.lobbies, self.limits.lobby_window);
+        if entry.lobbies.len() >= self.limits.max_lobbies_per_ip {
+            return Err(ErrorBody::new(
+                ErrorCode::CreateLimited,
+                format!(
+                    "at most {} new lobbies per {} seconds from one address; try again later",
+                    self.limits.max_lobbies_per_ip,
+                    self.limits.lobby_window.as_secs()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Counts a lobby created from `ip` against its allowance.
+    fn note_lobby(&self, ip: Option<IpAddr>) {
+        let Some(ip) = ip else { return };
+        let mut usage = self.usage.lock().expect("usage lock");
+        usage
+            .per_ip
+            .entry(ip)
+            .or_default()
+            .lobbies
+            .push_back(Instant::now());
     }
 }
 
@@ -121,10 +253,22 @@ struct Session {
     conn: Conn,
     greeted: bool,
     bound: Option<Bound>,
+    /// The client's IP address, for the per-address limits (`None` in unit tests driven by channels).
+    ip: Option<IpAddr>,
 }
 
-/// Serves one connection until the client leaves, the table drops it, or the server shuts down.
-pub async fn serve<S, R, E>(mut sink: S, mut stream: R, shared: Arc<Shared>)
+/// Answers a connection refused by [`Shared::admit`]: `closing` with the reason, then a close frame.
+pub async fn refuse<S: Sink<Message> + Unpin>(mut sink: S, reason: ErrorBody, write_timeout: Duration) {
+    debug!(code = reason.code.as_str(), "connection refused");
+    let message = ServerMessage::Push(Push::Closing(reason));
+    if send(&mut sink, &message, write_timeout).await.is_ok() {
+        let _ = tokio::time::timeout(write_timeout, sink.send(Message::Close(None))).await;
+    }
+}
+
+/// Serves one connection until the client leaves, the table drops it, it idles or stops reading, or the server
+/// shuts down. `admission` is its place under the connection limits (see [`Shared::admit`]).
+pub async fn serve<S, R, E>(mut sink: S, mut stream: R, shared: Arc<Shared>, admission: Admission)
 where
     S: Sink<Message> + Unpin,
     R: Stream<Item = Result<Message, E>> + Unpin,
@@ -141,7 +285,11 @@ where
         },
         greeted: false,
         bound: None,
+        ip: admission.ip,
     };
+    let write_timeout = shared.limits.write_timeout;
+    // Until `hello`, the handshake deadline; afterwards the idle timeout from the last frame received.
+    let mut quiet_until = Instant::now() + shared.limits.handshake_timeout;
     let mut shutdown = shared.shutdown.clone();
     let mut rate = RateLimit::new(shared.limits.rate_per_sec, shared.limits.rate_burst);
     shared.metrics.connections.fetch_add(1, Relaxed);
@@ -150,7 +298,7 @@ where
         debug!("connected");
         loop {
             if *shutdown.borrow() {
-                let _ = send(&mut sink, &closing(ErrorCode::ShuttingDown)).await;
+                let _ = send(&mut sink, &closing(ErrorCode::ShuttingDown), write_timeout).await;
                 break;
             }
             tokio::select! {
@@ -177,27 +325,42 @@ where
                         Message::Close(_) => break,
                         Message::Ping(_) | Message::Pong(_) => None,
                     };
+                    // Any frame keeps a greeted connection alive; before `hello`, only `hello` moves the deadline.
+                    if session.greeted {
+                        quiet_until = Instant::now() + shared.limits.idle_timeout;
+                    }
                     if let Some(reply) = reply
-                        && send(&mut sink, &reply).await.is_err() {
+                        && send(&mut sink, &reply, write_timeout).await.is_err() {
                             break;
                         }
                 }
                 pushed = outbox.recv() => {
                     // The session holds a sender, so the outbox never ends while we are here.
                     let Some(message) = pushed else { break };
-                    if send(&mut sink, &message).await.is_err() {
+                    if send(&mut sink, &message, write_timeout).await.is_err() {
                         break;
                     }
                 }
+                () = tokio::time::sleep_until(quiet_until) => {
+                    let code = if session.greeted { ErrorCode::IdleTimeout } else { ErrorCode::HandshakeTimeout };
+                    debug!(code = code.as_str(), "closing a quiet connection");
+                    let _ = send(&mut sink, &closing(code), write_timeout).await;
+                    break;
+                }
                 () = closer.notify.notified() => {
                     // The table dropped us: deliver what it queued, then the reason, then close.
+                    let mut open = true;
                     while let Ok(message) = outbox.try_recv() {
-                        if send(&mut sink, &message).await.is_err() {
+                        if send(&mut sink, &message, write_timeout).await.is_err() {
+                            open = false;
                             break;
                         }
                     }
-                    if let Some(reason) = closer.reason() {
-                        let _ = send(&mut sink, &ServerMessage::Push(Push::Closing(reason.clone()))).await;
+                    if let Some(reason) = closer.reason()
+                        && open
+                    {
+                        let message = ServerMessage::Push(Push::Closing(reason.clone()));
+                        let _ = send(&mut sink, &message, write_timeout).await;
                     }
                     session.bound = None;
                     break;
@@ -205,13 +368,14 @@ where
                 _ = shutdown.changed() => {}
             }
         }
-        let _ = sink.send(Message::Close(None)).await;
+        let _ = tokio::time::timeout(write_timeout, sink.send(Message::Close(None))).await;
         session.disconnect().await;
         debug!("disconnected");
     }
     .instrument(info_span!("conn", id))
     .await;
     shared.metrics.connections.fetch_sub(1, Relaxed);
+    drop(admission);
 }
 
 fn closing(code: ErrorCode) -> ServerMessage {
@@ -219,15 +383,28 @@ fn closing(code: ErrorCode) -> ServerMessage {
         ErrorCode::ShuttingDown => {
             "the server is shutting down; reconnect later and resume with your seat token"
         }
+        ErrorCode::IdleTimeout => "no message for too long; send `ping` to keep a quiet connection open",
+        ErrorCode::HandshakeTimeout => "no `hello` in time",
         _ => "closing",
     };
     ServerMessage::Push(Push::Closing(ErrorBody::new(code, message)))
 }
 
-async fn send<S: Sink<Message> + Unpin>(sink: &mut S, message: &ServerMessage) -> Result<(), ()> {
-    sink.send(Message::Text(message.to_json().into()))
-        .await
-        .map_err(|_| ())
+/// Writes one frame, waiting at most `timeout` for the socket to take it: a client that does not read is not
+/// waited for (what the server holds for it stays bounded by its outbox and the socket's buffers).
+async fn send<S: Sink<Message> + Unpin>(
+    sink: &mut S,
+    message: &ServerMessage,
+    timeout: Duration,
+) -> Result<(), ()> {
+    match tokio::time::timeout(timeout, sink.send(Message::Text(message.to_json().into()))).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(_)) => Err(()),
+        Err(_) => {
+            warn!("the client did not read for too long; disconnecting it");
+            Err(())
+        }
+    }
 }
 
 impl Session {
@@ -294,6 +471,7 @@ impl Session {
                 absent,
             } => {
                 self.require_unbound()?;
+                self.shared.check_lobby_allowance(self.ip)?;
                 let (table, seated) = self
                     .shared
                     .hub
@@ -307,6 +485,7 @@ impl Session {
                         self.conn.clone(),
                     )
                     .await?;
+                self.shared.note_lobby(self.ip);
                 let code = table.code.clone();
                 self.bound = Some(Bound {
                     table,
@@ -562,7 +741,8 @@ mod tests {
         let shared = Arc::new(Shared::new(hub, metrics.clone(), config.limits(), stopped));
         let (to_server, from_client) = channel::unbounded::<Result<Message, Infallible>>();
         let (to_client, mut from_server) = channel::unbounded::<Message>();
-        let task = tokio::spawn(serve(to_client, from_client, shared));
+        let admission = shared.admit(None).unwrap();
+        let task = tokio::spawn(serve(to_client, from_client, shared, admission));
         let send = |v: Value| {
             to_server
                 .unbounded_send(Ok(Message::Text(v.to_string().into())))
@@ -599,5 +779,175 @@ mod tests {
         assert!(matches!(from_server.next().await, Some(Message::Close(_))));
         task.await.unwrap();
         assert_eq!(metrics.connections.load(Relaxed), 0);
+    }
+
+    /// A server's connection state with adjusted limits, and the sender of its shutdown signal (kept alive).
+    async fn shared_with(limits: impl FnOnce(&mut ConnectionLimits)) -> (Arc<Shared>, watch::Sender<bool>) {
+        let (stop, stopped) = watch::channel(false);
+        let (done, _) = mpsc::channel(1);
+        let metrics = Arc::new(Metrics::default());
+        let config = Config::defaults();
+        let store = Store::connect("sqlite::memory:").await.unwrap();
+        let hub = Hub::new(
+            store,
+            Arc::new(ManualClock::new(0)),
+            metrics.clone(),
+            config.table_settings(),
+            stopped.clone(),
+            done,
+        );
+        let mut l = config.limits();
+        limits(&mut l);
+        (Arc::new(Shared::new(hub, metrics, l, stopped)), stop)
+    }
+
+    /// A sink that never takes a frame: a client that does not read its socket.
+    struct Stuck;
+
+    impl Sink<Message> for Stuck {
+        type Error = Infallible;
+        fn poll_ready(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<Result<(), Infallible>> {
+            std::task::Poll::Pending
+        }
+        fn start_send(self: std::pin::Pin<&mut Self>, _: Message) -> Result<(), Infallible> {
+            unreachable!("never ready")
+        }
+        fn poll_flush(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<Result<(), Infallible>> {
+            std::task::Poll::Pending
+        }
+        fn poll_close(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<Result<(), Infallible>> {
+            std::task::Poll::Pending
+        }
+    }
+
+    /// A client that sends a flood of requests and never reads: the connection stops reading once one reply
+    /// cannot be written (so nothing piles up on the server), gives up after the write timeout and ends, and
+    /// gives back its place under the connection limits. Paused time: the timeout passes without waiting.
+    #[tokio::test]
+    async fn a_client_that_never_reads_is_dropped_without_reading_more() {
+        let (shared, _stop) = shared_with(|l| l.write_timeout = Duration::from_secs(10)).await;
+        tokio::time::pause();
+        let read = Arc::new(AtomicU64::new(0));
+        let counter = read.clone();
+        let hello = json!({"id": 0, "type": "hello", "protocol": protocol::PROTOCOL_VERSION}).to_string();
+        let frames = std::iter::once(hello)
+            .chain((1..10_000).map(|i| json!({"id": i, "type": "ping"}).to_string()))
+            .map(|t| Ok::<_, Infallible>(Message::Text(t.into())));
+        let stream = futures_util::stream::iter(frames).inspect(move |_| {
+            counter.fetch_add(1, Relaxed);
+        });
+        let admission = shared.admit(None).unwrap();
+        tokio::time::timeout(
+            Duration::from_secs(60),
+            serve(Stuck, stream, shared.clone(), admission),
+        )
+        .await
+        .expect("the connection ends by itself");
+        assert_eq!(read.load(Relaxed), 1, "nothing is read while a reply waits");
+        assert_eq!(shared.usage.lock().unwrap().connections, 0);
+    }
+
+    /// Silence before `hello` ends the connection with `handshake_timeout`; after it, with `idle_timeout`; a
+    /// `ping` keeps it open.
+    #[tokio::test]
+    async fn quiet_connections_are_told_why_and_closed() {
+        let (shared, _stop) = shared_with(|l| {
+            l.handshake_timeout = Duration::from_secs(5);
+            l.idle_timeout = Duration::from_secs(30);
+        })
+        .await;
+        tokio::time::pause();
+        // No hello.
+        let (_to_server, from_client) = channel::unbounded::<Result<Message, Infallible>>();
+        let (to_client, mut from_server) = channel::unbounded::<Message>();
+        let task = tokio::spawn(serve(
+            to_client,
+            from_client,
+            shared.clone(),
+            shared.admit(None).unwrap(),
+        ));
+        let closing = next(&mut from_server).await;
+        assert_eq!(
+            (closing["type"].as_str(), closing["code"].as_str()),
+            (Some("closing"), Some("handshake_timeout"))
+        );
+        task.await.unwrap();
+
+        // Hello, then pings for longer than the idle timeout, then silence.
+        let (to_server, from_client) = channel::unbounded::<Result<Message, Infallible>>();
+        let (to_client, mut from_server) = channel::unbounded::<Message>();
+        let task = tokio::spawn(serve(
+            to_client,
+            from_client,
+            shared.clone(),
+            shared.admit(None).unwrap(),
+        ));
+        let send = |v: Value| {
+            to_server
+                .unbounded_send(Ok(Message::Text(v.to_string().into())))
+                .unwrap()
+        };
+        send(json!({"id": 1, "type": "hello", "protocol": protocol::PROTOCOL_VERSION}));
+        assert_eq!(next(&mut from_server).await["type"], "welcome");
+        for i in 0..5 {
+            tokio::time::sleep(Duration::from_secs(20)).await;
+            send(json!({"id": 2 + i, "type": "ping"}));
+            assert_eq!(
+                next(&mut from_server).await["type"],
+                "pong",
+                "still open after {} s",
+                20 * (i + 1)
+            );
+        }
+        let closing = next(&mut from_server).await;
+        assert_eq!(
+            (closing["type"].as_str(), closing["code"].as_str()),
+            (Some("closing"), Some("idle_timeout"))
+        );
+        task.await.unwrap();
+        assert_eq!(shared.usage.lock().unwrap().connections, 0);
+    }
+
+    /// Per-address and total connection limits, and the lobby allowance per address.
+    #[tokio::test]
+    async fn connection_and_lobby_limits_count_per_address() {
+        let (shared, _stop) = shared_with(|l| {
+            l.max_connections = 3;
+            l.max_connections_per_ip = 2;
+            l.max_lobbies_per_ip = 1;
+        })
+        .await;
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        let b: IpAddr = "192.0.2.2".parse().unwrap();
+        let a1 = shared.admit(Some(a)).unwrap();
+        let _a2 = shared.admit(Some(a)).unwrap();
+        assert_eq!(
+            shared.admit(Some(a)).unwrap_err().code,
+            ErrorCode::TooManyConnections
+        );
+        let _b1 = shared.admit(Some(b)).unwrap();
+        assert_eq!(
+            shared.admit(Some(b)).unwrap_err().code,
+            ErrorCode::TooManyConnections,
+            "in total"
+        );
+        drop(a1);
+        let _a3 = shared.admit(Some(a)).unwrap();
+        shared.check_lobby_allowance(Some(a)).unwrap();
+        shared.note_lobby(Some(a));
+        assert_eq!(
+            shared.check_lobby_allowance(Some(a)).unwrap_err().code,
+            ErrorCode::CreateLimited
+        );
+        shared.check_lobby_allowance(Some(b)).unwrap();
     }
 }

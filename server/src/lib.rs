@@ -27,7 +27,10 @@ pub async fn main_with_args() -> Result<(), RunError> {
     use clap::Parser;
     let config = Config::parse();
     init_logging(&config.log);
-    let store = Store::connect(&config.database_url).await?;
+    let pool = store::PoolSettings {
+        acquire_timeout: std::time::Duration::from_millis(config.db_acquire_timeout_ms),
+    };
+    let store = Store::connect_with(&config.database_url, pool).await?;
     let listener = tokio::net::TcpListener::bind(config.bind).await?;
     let addr = listener.local_addr()?;
     println!("listening on http://{addr}");

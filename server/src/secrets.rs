@@ -41,7 +41,9 @@ pub fn token_hash(token: &str) -> String {
     hex(&Sha256::digest(token.as_bytes()))
 }
 
-/// Whether `token` hashes to `stored_hash`, compared in constant time.
+/// Whether `token` hashes to `stored_hash`, compared in constant time: `subtle::ConstantTimeEq` (crate `subtle`,
+/// https://docs.rs/subtle) compares every byte without branching on the data. Only the lengths may differ in
+/// time, and both sides are always 64-digit SHA-256 hashes, so they never do.
 pub fn token_matches(token: &str, stored_hash: &str) -> bool {
     token_hash(token).as_bytes().ct_eq(stored_hash.as_bytes()).into()
 }
@@ -101,6 +103,58 @@ mod tests {
             token_hash(""),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
+    }
+
+    /// The constant-time comparison gives the right answer for equal hashes, hashes differing in the first, a
+    /// middle or the last digit, and hashes of another length.
+    #[test]
+    fn the_constant_time_compare_answers_like_equality() {
+        let token = seat_token();
+        let hash = token_hash(&token);
+        assert!(token_matches(&token, &hash));
+        for at in [0, 31, 63] {
+            let mut other = hash.clone().into_bytes();
+            other[at] = if other[at] == b'0' { b'1' } else { b'0' };
+            let other = String::from_utf8(other).unwrap();
+            assert!(!token_matches(&token, &other), "differs at {at}");
+        }
+        assert!(!token_matches(&token, ""));
+        assert!(!token_matches(&token, &format!("{hash}0")));
+        assert!(!token_matches(&hash, &hash), "the hash itself is not a token");
+    }
+
+    /// Seat tokens and match ids come from the OS generator: every one distinct, and each of their bits set
+    /// about half the time over many draws (a constant, a counter or a clock would fail this). 300 draws: a bit
+    /// falls outside 30%..70% with probability about 1e-12 for a fair generator.
+    #[test]
+    fn seat_tokens_and_match_ids_are_uniformly_random() {
+        fn bits(hex: &str) -> Vec<bool> {
+            hex.bytes()
+                .flat_map(|d| {
+                    let v = (d as char).to_digit(16).expect("hex");
+                    (0..4).map(move |i| v >> i & 1 == 1)
+                })
+                .collect()
+        }
+        for (what, make, width) in [
+            ("seat token", seat_token as fn() -> String, 256),
+            ("match id", match_id as fn() -> String, 128),
+        ] {
+            let draws: Vec<String> = (0..300).map(|_| make()).collect();
+            let distinct: std::collections::BTreeSet<&String> = draws.iter().collect();
+            assert_eq!(distinct.len(), draws.len(), "{what}s repeat");
+            let mut ones = vec![0u32; width];
+            for d in &draws {
+                let b = bits(d);
+                assert_eq!(b.len(), width, "{what} has {width} bits");
+                for (i, set) in b.into_iter().enumerate() {
+                    ones[i] += u32::from(set);
+                }
+            }
+            for (i, n) in ones.iter().enumerate() {
+                assert!((90..=210).contains(n), "{what} bit {i} set {n} times in 300");
+            }
+        }
     }
 
     #[test]

@@ -30,6 +30,48 @@ pub enum StoreError {
     Corrupt(String),
     #[error("migration: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    /// The database could not be reached for a write that shared its transaction with this one.
+    #[error("database unreachable: {0}")]
+    Unavailable(String),
+}
+
+impl StoreError {
+    /// Whether the database could not be reached (connection lost or refused, no connection within the acquire
+    /// timeout, server shutting down): the request may succeed later, unchanged.
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            StoreError::Database(e) => match e {
+                sqlx::Error::Io(_)
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::PoolTimedOut
+                | sqlx::Error::PoolClosed
+                | sqlx::Error::WorkerCrashed
+                | sqlx::Error::Protocol(_) => true,
+                // SQLSTATE class 08 (connection exception) and 57P (operator intervention: shutdown).
+                sqlx::Error::Database(db) => db
+                    .code()
+                    .is_some_and(|c| c.starts_with("08") || c.starts_with("57P")),
+                _ => false,
+            },
+            StoreError::Unavailable(_) => true,
+            _ => false,
+        }
+    }
+}
+
+/// Connection pool settings.
+#[derive(Clone, Copy, Debug)]
+pub struct PoolSettings {
+    /// Longest wait for a connection before a query fails (PostgreSQL).
+    pub acquire_timeout: Duration,
+}
+
+impl Default for PoolSettings {
+    fn default() -> Self {
+        PoolSettings {
+            acquire_timeout: Duration::from_secs(10),
+        }
+    }
 }
 
 fn classify(e: sqlx::Error) -> StoreError {
@@ -194,10 +236,15 @@ impl Store {
     /// file and its folder are created on first start, and the journal is WAL with synchronous=FULL so that a
     /// committed action survives a crash of the process or the machine.
     pub async fn connect(url: &str) -> Result<Store, StoreError> {
+        Store::connect_with(url, PoolSettings::default()).await
+    }
+
+    /// [`Store::connect`] with pool settings.
+    pub async fn connect_with(url: &str, settings: PoolSettings) -> Result<Store, StoreError> {
         if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let pool = PgPoolOptions::new()
                 .max_connections(8)
-                .acquire_timeout(Duration::from_secs(10))
+                .acquire_timeout(settings.acquire_timeout)
                 .connect(url)
                 .await?;
             sqlx::migrate!("../migrations/postgres").run(&pool).await?;

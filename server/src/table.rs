@@ -223,6 +223,10 @@ struct Running {
     /// Set when an action the table took by itself (deadline, bot, turn timer) was refused at this version: an
     /// engine bug. The table then stops acting by itself until the state changes, instead of spinning.
     stalled_at: Option<u64>,
+    /// Set when a write failed and the match could not be reloaded from the database afterwards: the database
+    /// may hold an action memory does not (a commit whose answer was lost). No action is applied until a
+    /// reload succeeds.
+    unsure: bool,
 }
 
 /// Why a stored table cannot be served.
@@ -270,6 +274,13 @@ const RETRY_AFTER_MS: Millis = 1_000;
 
 fn err(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
     ErrorBody::new(code, message)
+}
+
+fn store_unavailable() -> ErrorBody {
+    err(
+        ErrorCode::StoreUnavailable,
+        "the database cannot be reached; nothing changed. Send the same request again shortly",
+    )
 }
 
 fn internal(e: impl std::fmt::Display) -> ErrorBody {
@@ -796,6 +807,7 @@ impl Table {
             last_change: now,
             history: VecDeque::new(),
             stalled_at: None,
+            unsure: false,
         });
         self.metrics.phase_change(Some(self.phase), Some(Phase::Playing));
         self.phase = Phase::Playing;
@@ -816,6 +828,11 @@ impl Table {
                 err(ErrorCode::NotInLobby, "you are not in this lobby")
             });
         };
+        // After a lost database connection, learn what the database holds before checking the version: a retry
+        // of an action whose commit went through must be refused as stale, not applied twice.
+        if self.running.as_ref().is_some_and(|r| r.unsure) && !self.reload().await {
+            return Err(store_unavailable());
+        }
         let Some(running) = &self.running else {
             return Err(err(ErrorCode::NotStarted, "the match has not started"));
         };
@@ -843,6 +860,19 @@ impl Table {
 
     /// [`Table::apply`] at a given time (an admin firing a deadline early plays it at the deadline's time).
     async fn apply_at(&mut self, actor: Actor, action: Value, now: Millis) -> Result<u64, ErrorBody> {
+        if self.running.as_ref().is_some_and(|r| r.unsure) {
+            let before = self.version();
+            if !self.reload().await {
+                return Err(store_unavailable());
+            }
+            if self.version() != before {
+                // The action was chosen on the state before the lost commit: choose again.
+                return Err(err(
+                    ErrorCode::StaleVersion,
+                    format!("the state is at version {}", self.version()),
+                ));
+            }
+        }
         if self.phase == Phase::Finished {
             return Err(err(ErrorCode::GameOver, "the match is over"));
         }
@@ -880,9 +910,13 @@ impl Table {
             .await;
         self.metrics.db_write_latency.observe(write_started.elapsed());
         if let Err(e) = written {
-            // Nothing was published. Whatever the database holds now is the truth: reload it.
+            // Nothing was published. Whatever the database holds now is the truth: reload it. If the database
+            // cannot be reached, the reload is retried before the next action (see `Running::unsure`).
             error!(error = %e, seq, "appending an action failed; reloading the match from the database");
-            self.reload().await;
+            let unavailable = e.is_unavailable();
+            if !self.reload().await || unavailable {
+                return Err(store_unavailable());
+            }
             return Err(err(
                 ErrorCode::Internal,
                 "the action could not be stored; nothing changed",
@@ -906,26 +940,61 @@ impl Table {
         Ok(seq)
     }
 
-    /// After a failed write: rebuild the match from what the database holds.
-    async fn reload(&mut self) {
-        let Some(running) = &self.running else { return };
+    /// After a failed write: rebuild the match from what the database holds. Returns false, and marks the
+    /// match unsure, when the database could not be read: the state in memory is kept (nothing unacknowledged
+    /// was published) and no action is applied until a later reload succeeds.
+    async fn reload(&mut self) -> bool {
+        let Some(running) = &mut self.running else {
+            return true;
+        };
         let match_id = running.match_id.clone();
         match self.store.load_lobby(&self.code).await {
             Ok(Some(StoredLobby {
                 game: Some(stored), ..
             })) => match recover_match(&stored) {
-                Ok(recovered) => {
-                    let changed = recovered.version != self.version();
+                Ok(mut recovered) => {
+                    let changed = recovered.version != running.version;
+                    if !changed {
+                        // Same state: keep the recent events for reconnecting clients.
+                        recovered.history = std::mem::take(&mut running.history);
+                    }
                     self.running = Some(recovered);
                     if changed {
+                        info!(
+                            version = self.version(),
+                            "reloaded a newer state from the database"
+                        );
                         let v = self.version();
+                        let over = self
+                            .running
+                            .as_ref()
+                            .is_some_and(|r| matches!(r.game.status(), Status::Over));
+                        if over && self.phase == Phase::Playing {
+                            // The lost commit ended the match.
+                            self.metrics.phase_change(Some(self.phase), Some(Phase::Finished));
+                            self.phase = Phase::Finished;
+                            self.push_lobby_to_all();
+                        }
                         self.push_state_to_all(v, &[]);
                     }
+                    true
                 }
-                Err(e) => error!(error = %e, %match_id, "reload failed; keeping the state in memory"),
+                Err(e) => {
+                    error!(error = %e, %match_id, "reload failed; keeping the state in memory");
+                    running.unsure = false;
+                    true
+                }
             },
-            Ok(_) => error!(%match_id, "reload found no match; keeping the state in memory"),
-            Err(e) => error!(error = %e, %match_id, "reload failed; keeping the state in memory"),
+            Ok(_) => {
+                error!(%match_id, "reload found no match; keeping the state in memory");
+                running.unsure = false;
+                true
+            }
+            Err(e) => {
+                warn!(error = %e, %match_id, "reload failed; will retry before the next action");
+                running.unsure = true;
+                false
+            }
         }
     }
 
@@ -1030,7 +1099,10 @@ impl Table {
     /// After an action the table took by itself failed: if the database failed, try again a second later; if
     /// the engine refused (a bug), stop acting by itself until the state changes (see `Running::stalled_at`).
     fn stall(&mut self, error: &ErrorBody, now: Millis) {
-        if error.code == ErrorCode::Internal {
+        if matches!(
+            error.code,
+            ErrorCode::Internal | ErrorCode::StoreUnavailable | ErrorCode::StaleVersion
+        ) {
             self.not_before = now + RETRY_AFTER_MS;
         } else if let Some(running) = &mut self.running {
             running.stalled_at = Some(running.version);
@@ -1243,6 +1315,7 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
         last_change,
         history: VecDeque::new(),
         stalled_at: None,
+        unsure: false,
     })
 }
 

@@ -147,13 +147,15 @@ pub struct TestServer {
     task: Option<JoinHandle<Result<(), server::RunError>>>,
 }
 
-/// The configuration tests start from: the defaults with bots acting at once, and no rate limit (test clients
-/// play far faster than people; the rate limit has its own test).
+/// The configuration tests start from: the defaults with bots acting at once, and no rate limit and no per-address
+/// limits (test clients play far faster than people, all from 127.0.0.1; the limits have their own tests).
 pub fn test_config() -> Config {
     let mut config = Config::defaults();
     config.bot_delay_ms = 0;
     config.rate_limit_per_sec = 1e9;
     config.rate_limit_burst = 1e9;
+    config.max_connections_per_ip = 100_000;
+    config.max_lobbies_per_ip = 1_000_000;
     config
 }
 
@@ -660,4 +662,289 @@ pub async fn http_request(
         .any(|(n, v)| n == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"));
     let body = if chunked { dechunk(body) } else { body.to_string() };
     (status, headers, body)
+}
+
+impl ServerProcess {
+    /// Like [`ServerProcess::start`], with the server's standard error (its log) written to `log`, at the
+    /// filter `rust_log`.
+    pub async fn start_logging(
+        binary: &str,
+        db: &TestDb,
+        extra_env: &[(&str, &str)],
+        rust_log: &str,
+        log: &std::path::Path,
+    ) -> ServerProcess {
+        let file = std::fs::File::create(log).expect("a log file");
+        let mut command = tokio::process::Command::new(binary);
+        command
+            .env("BIND", "127.0.0.1:0")
+            .env("DATABASE_URL", db.url())
+            .env("RUST_LOG", rust_log)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(file))
+            .kill_on_drop(true);
+        for (k, v) in extra_env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().expect("the server binary starts");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(TIMEOUT, lines.next_line())
+            .await
+            .expect("the server prints its address")
+            .unwrap()
+            .expect("a line");
+        let addr = line
+            .strip_prefix("listening on http://")
+            .expect("listening line")
+            .parse()
+            .unwrap();
+        ServerProcess { addr, child }
+    }
+}
+
+/// Every row of every table of a test database, each as one line of text (SQLite: the columns joined; PostgreSQL:
+/// `row_to_json`), to search for what must not be stored.
+pub async fn dump_tables(db: &TestDb) -> Vec<String> {
+    use sqlx::Row;
+    let mut out = Vec::new();
+    match db {
+        TestDb::Sqlite { .. } => {
+            let mut conn = sqlx::SqliteConnection::connect(db.url()).await.unwrap();
+            let tables: Vec<String> =
+                sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table'")
+                    .fetch_all(&mut conn)
+                    .await
+                    .unwrap();
+            for table in tables {
+                // A table name cannot be a bound parameter; these come from the database's own catalogue.
+                let select = format!("SELECT * FROM \"{}\"", table.replace('"', "\"\""));
+                let rows = sqlx::query(sqlx::AssertSqlSafe(select))
+                    .fetch_all(&mut conn)
+                    .await
+                    .unwrap();
+                for row in rows {
+                    let mut line = format!("{table}:");
+                    for i in 0..row.len() {
+                        let text = row
+                            .try_get::<Option<String>, _>(i)
+                            .ok()
+                            .flatten()
+                            .or_else(|| {
+                                row.try_get::<Option<Vec<u8>>, _>(i)
+                                    .ok()
+                                    .flatten()
+                                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                            })
+                            .or_else(|| {
+                                row.try_get::<Option<i64>, _>(i)
+                                    .ok()
+                                    .flatten()
+                                    .map(|n| n.to_string())
+                            })
+                            .unwrap_or_default();
+                        line.push(' ');
+                        line.push_str(&text);
+                    }
+                    out.push(line);
+                }
+            }
+            conn.close().await.unwrap();
+        }
+        TestDb::Postgres { .. } => {
+            let mut conn = sqlx::PgConnection::connect(db.url()).await.unwrap();
+            let tables: Vec<String> = sqlx::query_scalar(
+                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = 'public'",
+            )
+            .fetch_all(&mut conn)
+            .await
+            .unwrap();
+            for table in tables {
+                // A table name cannot be a bound parameter; these come from the database's own catalogue.
+                let select = format!(
+                    "SELECT row_to_json(t)::text FROM \"{}\" t",
+                    table.replace('"', "\"\"")
+                );
+                let rows: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(select))
+                    .fetch_all(&mut conn)
+                    .await
+                    .unwrap();
+                out.extend(rows.into_iter().map(|r| format!("{table}: {r}")));
+            }
+            conn.close().await.unwrap();
+        }
+    }
+    out
+}
+
+impl TestServer {
+    /// Starts a server on a store the test opened itself (e.g. through a proxy it controls).
+    pub async fn start_with_store(store: Store, config: Config) -> TestServer {
+        let clock = ManualClock::new(CLOCK_START);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(server::run(
+            listener,
+            config,
+            store,
+            Arc::new(clock.clone()),
+            async move {
+                let _ = stopped.await;
+            },
+        ));
+        TestServer {
+            addr,
+            clock,
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+}
+
+/// A TCP proxy the test controls, between the server and its database: [`TcpProxy::cut`] drops every
+/// connection and refuses new ones (the database "goes away"); [`TcpProxy::restore`] lets them through again.
+#[derive(Debug)]
+pub struct TcpProxy {
+    pub addr: SocketAddr,
+    open: Arc<std::sync::atomic::AtomicBool>,
+    /// 0: forward everything; 1: armed (the next `COMMIT` sent upstream mutes the answers); 2: answers muted.
+    lose_answers: Arc<std::sync::atomic::AtomicU8>,
+    links: Arc<std::sync::Mutex<Vec<JoinHandle<()>>>>,
+    accept: JoinHandle<()>,
+}
+
+impl TcpProxy {
+    pub async fn start(upstream: SocketAddr) -> TcpProxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let open = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let lose_answers = Arc::new(std::sync::atomic::AtomicU8::new(0));
+        let links: Arc<std::sync::Mutex<Vec<JoinHandle<()>>>> = Arc::default();
+        let accept = {
+            let open = open.clone();
+            let links = links.clone();
+            let lose_answers = lose_answers.clone();
+            tokio::spawn(async move {
+                while let Ok((inbound, _)) = listener.accept().await {
+                    if !open.load(Ordering::SeqCst) {
+                        drop(inbound);
+                        continue;
+                    }
+                    let lose = lose_answers.clone();
+                    let link = tokio::spawn(async move {
+                        if let Ok(outbound) = TcpStream::connect(upstream).await {
+                            let (mut from_client, mut to_client) = inbound.into_split();
+                            let (mut from_db, mut to_db) = outbound.into_split();
+                            let lose_up = lose.clone();
+                            let up = async move {
+                                let mut buf = vec![0u8; 16 * 1024];
+                                loop {
+                                    let n = match from_client.read(&mut buf).await {
+                                        Ok(0) | Err(_) => break,
+                                        Ok(n) => n,
+                                    };
+                                    let chunk = &buf[..n];
+                                    if lose_up.load(Ordering::SeqCst) == 1
+                                        && chunk.windows(6).any(|w| w == b"COMMIT")
+                                    {
+                                        lose_up.store(2, Ordering::SeqCst);
+                                    }
+                                    if to_db.write_all(chunk).await.is_err() {
+                                        break;
+                                    }
+                                }
+                            };
+                            let down = async move {
+                                let mut buf = vec![0u8; 16 * 1024];
+                                loop {
+                                    let n = match from_db.read(&mut buf).await {
+                                        Ok(0) | Err(_) => break,
+                                        Ok(n) => n,
+                                    };
+                                    if lose.load(Ordering::SeqCst) == 2 {
+                                        continue;
+                                    }
+                                    if to_client.write_all(&buf[..n]).await.is_err() {
+                                        break;
+                                    }
+                                }
+                            };
+                            tokio::select! {
+                                () = up => {}
+                                () = down => {}
+                            }
+                        }
+                    });
+                    links.lock().unwrap().push(link);
+                }
+            })
+        };
+        TcpProxy {
+            addr,
+            open,
+            lose_answers,
+            links,
+            accept,
+        }
+    }
+
+    /// Drops every proxied connection and refuses new ones.
+    pub fn cut(&self) {
+        self.open.store(false, Ordering::SeqCst);
+        for link in self.links.lock().unwrap().drain(..) {
+            link.abort();
+        }
+    }
+
+    /// Lets connections through again (and their answers).
+    pub fn restore(&self) {
+        self.lose_answers.store(0, Ordering::SeqCst);
+        self.open.store(true, Ordering::SeqCst);
+    }
+
+    /// From the next `COMMIT` sent to the database on, drops every answer of the database: the commit happens,
+    /// and the server never hears that it did.
+    pub fn lose_the_next_commit_answer(&self) {
+        self.lose_answers.store(1, Ordering::SeqCst);
+    }
+}
+
+impl Drop for TcpProxy {
+    fn drop(&mut self) {
+        self.accept.abort();
+        self.cut();
+    }
+}
+
+fn split_url(url: &str) -> (&str, &str, &str, &str) {
+    let (scheme, rest) = url.split_once("://").expect("a URL");
+    let (user, rest) = rest.split_once('@').unwrap_or(("", rest));
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    (scheme, user, host, path)
+}
+
+/// The address of a PostgreSQL URL's server (`postgres://user@host:port/db`, port 5432 by default).
+pub fn database_host(url: &str) -> SocketAddr {
+    let (_, _, host, _) = split_url(url);
+    let host = if host.contains(':') {
+        host.to_string()
+    } else {
+        format!("{host}:5432")
+    };
+    std::net::ToSocketAddrs::to_socket_addrs(&host)
+        .expect("the database host resolves")
+        .next()
+        .unwrap()
+}
+
+/// `url` with its `host:port` replaced by `addr`.
+pub fn url_through(url: &str, addr: SocketAddr) -> String {
+    let (scheme, user, _, path) = split_url(url);
+    let at = if user.is_empty() {
+        String::new()
+    } else {
+        format!("{user}@")
+    };
+    format!("{scheme}://{at}{addr}/{path}")
 }

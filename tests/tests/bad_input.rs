@@ -242,25 +242,29 @@ async fn http_endpoints_answer() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn connections_beyond_the_limit_are_refused_with_503() {
+async fn connections_beyond_the_limit_are_told_why_and_closed() {
     let db = TestDb::new("sqlite").await;
     let mut config = test_config();
     config.max_connections = 1;
     let server = TestServer::start(&db, config).await;
     let mut first = server.client().await;
-    let refused = tokio_tungstenite::connect_async(format!("ws://{}/ws", server.addr)).await;
-    match refused {
-        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => assert_eq!(response.status(), 503),
-        other => panic!("a second connection was not refused: {:?}", other.map(|_| ())),
-    }
+    let mut refused = Client::connect(server.addr).await;
+    let last = refused.until_closed().await.expect("a closing message");
+    assert_eq!(
+        (last["type"].as_str(), last["code"].as_str()),
+        (Some("closing"), Some("too_many_connections"))
+    );
     // The first one is unaffected, and once it is gone there is room again.
     assert_eq!(first.request(json!({"type": "ping"})).await["type"], "pong");
     drop(first);
     let mut again = None;
     for _ in 0..200 {
         // The server releases the slot when it notices the close; each attempt is a full round trip.
-        if let Ok((ws, _)) = tokio_tungstenite::connect_async(format!("ws://{}/ws", server.addr)).await {
-            again = Some(ws);
+        let mut c = Client::connect(server.addr).await;
+        c.send_text(json!({"id": 1, "type": "hello", "protocol": protocol::PROTOCOL_VERSION}).to_string())
+            .await;
+        if c.read().await.is_some_and(|m| m["type"] == "welcome") {
+            again = Some(c);
             break;
         }
         tokio::task::yield_now().await;

@@ -29,6 +29,11 @@ const ERROR_WORDS = {
   internal: "Something went wrong on the server; nothing was changed. Try again.",
   connection_lost: "The connection to the server was lost. Reconnecting…",
   removed: "You were removed from this game (by its host or an administrator), so this seat is no longer yours.",
+  too_many_connections: "The server is full right now. Reconnecting…",
+  create_limited: "Too many new games from your address for now. Join an existing game, or try again later.",
+  idle_timeout: "The connection was idle for too long. Reconnecting…",
+  handshake_timeout: "The connection took too long to start. Reconnecting…",
+  store_unavailable: "The server cannot save moves right now; nothing was changed. Try again in a moment.",
 };
 
 export function errorWords(error) {

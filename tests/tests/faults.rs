@@ -1,0 +1,476 @@
+//! Faults (issue 10, point 3): the real server binary killed with SIGKILL in the middle of many matches, and the
+//! database going away (a TCP proxy the test controls, cut and restored) while a match is played.
+
+use std::{
+    collections::BTreeMap,
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
+
+use integration_tests::*;
+use serde_json::{Value, json};
+
+const GAME: &str = "hide_and_eeek";
+const SERVER_BINARY: &str = env!("CARGO_BIN_EXE_server-under-test");
+
+/// An action a seat sent at a version, and what became of it before the server died.
+#[derive(Debug, Clone)]
+struct Sent {
+    seat: u8,
+    action: Value,
+    version: u64,
+}
+
+/// One player acting on its own as fast as it may: on each state where it has legal actions it sends one with the
+/// state's version and waits for the reply. Returns the actions acknowledged, and the one in flight (sent, no
+/// reply) when the connection dropped.
+async fn autonomous(mut player: Player, seed: u64, acked: Arc<AtomicUsize>) -> (Vec<Sent>, Option<Sent>) {
+    let mut rng = rules::Rng::from_seed(seed);
+    let mut acknowledged = Vec::new();
+    let mut next_id = 1000u64;
+    loop {
+        let state = player.client.state.clone().expect("a state");
+        let legal = state["legal_actions"].as_array().cloned().unwrap_or_default();
+        if state["status"]["kind"] == "over" {
+            return (acknowledged, None);
+        }
+        if legal.is_empty() {
+            // Wait for the next state (or the end of the connection).
+            loop {
+                match player.client.read().await {
+                    None => return (acknowledged, None),
+                    Some(m) if m["type"] == "state" => break,
+                    Some(_) => continue,
+                }
+            }
+            continue;
+        }
+        let action = legal[rng.index(legal.len())].clone();
+        let version = state["version"].as_u64().unwrap();
+        next_id += 1;
+        let sent = Sent {
+            seat: player.seat,
+            action: action.clone(),
+            version,
+        };
+        player
+            .client
+            .send_text(
+                json!({"id": next_id, "type": "action", "action": action, "version": version}).to_string(),
+            )
+            .await;
+        let reply = loop {
+            match player.client.read().await {
+                None => return (acknowledged, Some(sent)),
+                Some(m) if m["re"] == json!(next_id) => break m,
+                Some(_) => continue,
+            }
+        };
+        if reply["type"] == "accepted" {
+            assert_eq!(reply["version"].as_u64(), Some(version + 1), "{reply}");
+            acknowledged.push(Sent {
+                version: version + 1,
+                ..sent
+            });
+            acked.fetch_add(1, Ordering::SeqCst);
+        } else {
+            let code = reply["code"].as_str().unwrap_or_default();
+            assert!(
+                ["stale_version", "not_your_turn", "illegal_action", "game_over"].contains(&code),
+                "{reply}"
+            );
+            // The state moved on; wait for it before acting again.
+            if player.client.state.as_ref().unwrap()["version"].as_u64() == Some(version) {
+                loop {
+                    match player.client.read().await {
+                        None => return (acknowledged, None),
+                        Some(m) if m["type"] == "state" => break,
+                        Some(_) => continue,
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_under_load_loses_no_acknowledged_action_and_applies_no_retry_twice() {
+    const MATCHES: usize = 6;
+    const SEATS: u8 = 3;
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let env = [
+            ("SNAPSHOT_EVERY", "4"),
+            ("BOT_DELAY_MS", "0"),
+            ("RATE_LIMIT_BURST", "1000000"),
+            ("RATE_LIMIT_PER_SEC", "1000000"),
+            ("MAX_CONNECTIONS_PER_IP", "10000"),
+            ("MAX_LOBBIES_PER_IP", "10000"),
+        ];
+        let process = ServerProcess::start(SERVER_BINARY, &db, &env).await;
+        let mut matches = Vec::new();
+        for _ in 0..MATCHES {
+            let (code, players) = start_match(
+                process.addr,
+                GAME,
+                json!({"target": 12, "claim_window_ms": 1000}),
+                SEATS,
+                SEATS,
+            )
+            .await;
+            let match_id = players[0].client.state.as_ref().unwrap()["match_id"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let tokens: Vec<(u8, String)> = players.iter().map(|p| (p.seat, p.token.clone())).collect();
+            matches.push((code, match_id, tokens, players));
+        }
+        // Every player of every match acts on its own, all at once.
+        let acked = Arc::new(AtomicUsize::new(0));
+        let mut tasks = Vec::new();
+        let mut plan = Vec::new();
+        for (m, (code, match_id, tokens, players)) in matches.into_iter().enumerate() {
+            plan.push((code, match_id, tokens));
+            for (i, p) in players.into_iter().enumerate() {
+                tasks.push((m, tokio::spawn(autonomous(p, (m * 10 + i) as u64, acked.clone()))));
+            }
+        }
+        // Kill the server mid-play, once a fair number of actions were acknowledged.
+        let waited = tokio::time::timeout(TIMEOUT, async {
+            while acked.load(Ordering::SeqCst) < 60 {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+        .await;
+        assert!(waited.is_ok(), "the matches were played");
+        process.kill().await;
+        let mut acknowledged: BTreeMap<usize, Vec<Sent>> = BTreeMap::new();
+        let mut in_flight: BTreeMap<usize, Vec<Sent>> = BTreeMap::new();
+        for (m, task) in tasks {
+            let (acks, flying) = task.await.unwrap();
+            acknowledged.entry(m).or_default().extend(acks);
+            in_flight.entry(m).or_default().extend(flying);
+        }
+
+        // Restart on the same database: every acknowledged action is in the log, at its version.
+        let process = ServerProcess::start(SERVER_BINARY, &db, &env).await;
+        let store = db.store().await;
+        for (m, (code, match_id, tokens)) in plan.iter().enumerate() {
+            let log = store.action_log(match_id).await.unwrap();
+            for a in &acknowledged[&m] {
+                let entry = log
+                    .get(a.version as usize - 1)
+                    .unwrap_or_else(|| panic!("acknowledged version {} is missing from the log", a.version));
+                assert_eq!(
+                    (entry.actor, &entry.action),
+                    (rules::Actor::Seat(rules::Seat(a.seat)), &a.action)
+                );
+            }
+            // Each seat resumes and retries the action it had in flight, with the same version.
+            let mut clients = Vec::new();
+            for (seat, token) in tokens {
+                let mut c = Client::hello(process.addr).await;
+                let r = c
+                    .request(json!({"type": "resume", "code": code, "token": token}))
+                    .await;
+                assert_eq!(r["type"], "resumed", "{r}");
+                clients.push((*seat, c));
+            }
+            let before = store.action_log(match_id).await.unwrap().len() as u64;
+            let mut accepted = 0;
+            for retry in &in_flight[&m] {
+                let c = &mut clients.iter_mut().find(|(s, _)| *s == retry.seat).unwrap().1;
+                let reply = c
+                    .request(json!({"type": "action", "action": retry.action, "version": retry.version}))
+                    .await;
+                if reply["type"] == "accepted" {
+                    // Accepted only if it had not been applied: then it is the next action after its version.
+                    assert_eq!(reply["version"].as_u64(), Some(retry.version + 1), "{reply}");
+                    accepted += 1;
+                } else {
+                    assert!(
+                        ["stale_version", "not_your_turn", "illegal_action", "game_over"]
+                            .contains(&reply["code"].as_str().unwrap_or_default()),
+                        "{reply}"
+                    );
+                }
+            }
+            // The log grew by the accepted retries (and any deadline the restarted server closed), and holds
+            // each retried action at most once after its version.
+            let log = store.action_log(match_id).await.unwrap();
+            assert!(log.len() as u64 >= before + accepted);
+            for retry in &in_flight[&m] {
+                let copies = log
+                    .iter()
+                    .skip(retry.version as usize)
+                    .filter(|e| {
+                        e.actor == rules::Actor::Seat(rules::Seat(retry.seat)) && e.action == retry.action
+                    })
+                    .count();
+                assert!(copies <= 1, "{retry:?} applied {copies} times");
+            }
+            // Every seat sees the log's length as its version.
+            let version = log.len() as u64;
+            for (_, c) in clients.iter_mut() {
+                let s = c.wait_version(version).await;
+                assert_eq!(s["version"].as_u64(), Some(version));
+            }
+        }
+        let total: usize = acknowledged.values().map(Vec::len).sum();
+        let flying: usize = in_flight.values().map(Vec::len).sum();
+        eprintln!("{backend}: {total} actions acknowledged before the kill, {flying} in flight and retried");
+        assert!(total >= 60);
+        store.close().await;
+        process.kill().await;
+        db.drop_db().await;
+    }
+}
+
+/// The database goes away while a match is played (a proxy between the server and PostgreSQL drops every
+/// connection and refuses new ones) and comes back: the server stays up, says `store_unavailable` and not ready
+/// meanwhile, publishes nothing it did not commit, and afterwards the same retried action succeeds by itself,
+/// with nothing lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_database_going_away_and_coming_back_loses_nothing() {
+    if !backends().contains(&"postgres") {
+        assert!(
+            std::env::var("CI").is_err(),
+            "this test needs PostgreSQL: set TEST_DATABASE_URL in CI"
+        );
+        eprintln!("skipped: TEST_DATABASE_URL is not set (PostgreSQL only)");
+        return;
+    }
+    let db = TestDb::new("postgres").await;
+    // Migrations run directly; the server reaches the database only through the proxy.
+    db.store().await.close().await;
+    let proxy = TcpProxy::start(database_host(db.url())).await;
+    let store = server::Store::connect_with(
+        &url_through(db.url(), proxy.addr),
+        server::store::PoolSettings {
+            acquire_timeout: Duration::from_millis(1500),
+        },
+    )
+    .await
+    .unwrap();
+    let server = TestServer::start_with_store(store, test_config()).await;
+    let time = Time::Manual(server.clock.clone());
+    let (_code, mut players) = start_match(server.addr, GAME, json!({"target": 6}), 2, 2).await;
+    let before = play(&mut players, &time, 3, 4).await;
+    let mut acknowledged = before.acknowledged.clone();
+    assert_eq!(http_get(server.addr, "/readyz").await.0, 200);
+
+    // Someone may act (let an open claim window close first).
+    let (mover, action, version) = loop {
+        let found = players.iter().enumerate().find_map(|(i, p)| {
+            let s = p.client.state.as_ref().unwrap();
+            let legal = s["legal_actions"].as_array().unwrap();
+            (!legal.is_empty()).then(|| (i, legal[0].clone(), s["version"].as_u64().unwrap()))
+        });
+        if let Some(found) = found {
+            break found;
+        }
+        let s = players[0].client.state.clone().unwrap();
+        let v = s["version"].as_u64().unwrap();
+        server
+            .clock
+            .set(s["deadline"].as_u64().expect("a deadline when nobody may act"));
+        for p in players.iter_mut() {
+            p.client.wait_version(v + 1).await;
+        }
+    };
+
+    proxy.cut();
+    // The mover's action cannot be committed: a retryable refusal, nothing published.
+    for _ in 0..2 {
+        let reply = players[mover]
+            .client
+            .request(json!({"type": "action", "action": action, "version": version}))
+            .await;
+        assert_eq!(
+            (reply["type"].as_str(), reply["code"].as_str()),
+            (Some("error"), Some("store_unavailable")),
+            "{reply}"
+        );
+        assert!(protocol::ErrorCode::StoreUnavailable.retryable());
+    }
+    assert_eq!(
+        http_get(server.addr, "/readyz").await.0,
+        503,
+        "not ready without a database"
+    );
+    assert_eq!(http_get(server.addr, "/healthz").await.0, 200, "still up");
+    for p in players.iter_mut() {
+        // A request round trip: any state push queued before the pong would be seen by now.
+        assert_eq!(p.client.request(json!({"type": "ping"})).await["type"], "pong");
+        assert_eq!(
+            p.client.state.as_ref().unwrap()["version"].as_u64(),
+            Some(version),
+            "nothing unacknowledged was published"
+        );
+    }
+
+    proxy.restore();
+    // The client retries the same action with the same version; the server carries on by itself.
+    let mut accepted = None;
+    for _ in 0..300 {
+        let reply = players[mover]
+            .client
+            .request(json!({"type": "action", "action": action, "version": version}))
+            .await;
+        match reply["type"].as_str() {
+            Some("accepted") => {
+                accepted = Some(reply);
+                break;
+            }
+            _ => {
+                assert_eq!(reply["code"], "store_unavailable", "{reply}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
+    let accepted = accepted.expect("the retry succeeds once the database is back");
+    assert_eq!(accepted["version"].as_u64(), Some(version + 1));
+    let seat = players[mover].seat;
+    acknowledged.push((seat, action, version + 1));
+    assert_eq!(http_get(server.addr, "/readyz").await.0, 200);
+    for p in players.iter_mut() {
+        p.client.wait_version(version + 1).await;
+    }
+    // The match plays on to its end; the log holds every acknowledged action once, in order.
+    let rest = play(&mut players, &time, 4, 10_000).await;
+    assert_eq!(rest.last_state["status"]["kind"], "over");
+    acknowledged.extend(rest.acknowledged);
+    let match_id = rest.last_state["match_id"].as_str().unwrap().to_string();
+    server.stop().await;
+    let store = db.store().await;
+    let log = store.action_log(&match_id).await.unwrap();
+    assert_eq!(log.len() as u64, rest.last_state["version"].as_u64().unwrap());
+    for (seat, action, v) in &acknowledged {
+        let entry = &log[*v as usize - 1];
+        assert_eq!(
+            (entry.actor, &entry.action),
+            (rules::Actor::Seat(rules::Seat(*seat)), action)
+        );
+    }
+    store.close().await;
+    drop(proxy);
+    db.drop_db().await;
+}
+
+/// The database commits an action but its answer is lost (the proxy drops everything the database says from the
+/// `COMMIT` on), then it goes away and comes back. The server answers `store_unavailable` without publishing the
+/// action; the client's retry with the same version is refused as `stale_version` (the server learns from the
+/// database that it was applied) and every seat then sees it: applied once, never twice, never lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_commit_whose_answer_was_lost_is_found_and_never_applied_twice() {
+    if !backends().contains(&"postgres") {
+        assert!(
+            std::env::var("CI").is_err(),
+            "this test needs PostgreSQL: set TEST_DATABASE_URL in CI"
+        );
+        eprintln!("skipped: TEST_DATABASE_URL is not set (PostgreSQL only)");
+        return;
+    }
+    let db = TestDb::new("postgres").await;
+    db.store().await.close().await;
+    let proxy = TcpProxy::start(database_host(db.url())).await;
+    let store = server::Store::connect_with(
+        &url_through(db.url(), proxy.addr),
+        server::store::PoolSettings {
+            acquire_timeout: Duration::from_millis(1500),
+        },
+    )
+    .await
+    .unwrap();
+    let server = TestServer::start_with_store(store, test_config()).await;
+    let time = Time::Manual(server.clock.clone());
+    let (_code, mut players) = start_match(server.addr, GAME, json!({"target": 6}), 2, 2).await;
+    play(&mut players, &time, 7, 3).await;
+    let (mover, action, version) = loop {
+        let found = players.iter().enumerate().find_map(|(i, p)| {
+            let s = p.client.state.as_ref().unwrap();
+            let legal = s["legal_actions"].as_array().unwrap();
+            (!legal.is_empty()).then(|| (i, legal[0].clone(), s["version"].as_u64().unwrap()))
+        });
+        if let Some(found) = found {
+            break found;
+        }
+        let s = players[0].client.state.clone().unwrap();
+        let v = s["version"].as_u64().unwrap();
+        server
+            .clock
+            .set(s["deadline"].as_u64().expect("a deadline when nobody may act"));
+        for p in players.iter_mut() {
+            p.client.wait_version(v + 1).await;
+        }
+    };
+    let match_id = players[0].client.state.as_ref().unwrap()["match_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    proxy.lose_the_next_commit_answer();
+    let request = json!({"id": 777, "type": "action", "action": action, "version": version});
+    players[mover].client.send_text(request.to_string()).await;
+    // The action reaches the database and is committed there...
+    let direct = db.store().await;
+    let committed = tokio::time::timeout(TIMEOUT, async {
+        loop {
+            if direct.action_log(&match_id).await.unwrap().len() as u64 > version {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(committed.is_ok(), "the action was committed");
+    // ... but the server never hears so; then the database goes away.
+    proxy.cut();
+    let reply = players[mover].client.reply_to(json!(777)).await;
+    assert_eq!(reply["code"], "store_unavailable", "{reply}");
+    for p in players.iter_mut() {
+        assert_eq!(p.client.request(json!({"type": "ping"})).await["type"], "pong");
+        assert_eq!(
+            p.client.state.as_ref().unwrap()["version"].as_u64(),
+            Some(version),
+            "nothing unacknowledged was published"
+        );
+    }
+
+    proxy.restore();
+    let mut answer = None;
+    for _ in 0..300 {
+        let reply = players[mover]
+            .client
+            .request(json!({"type": "action", "action": action, "version": version}))
+            .await;
+        if reply["code"] != "store_unavailable" {
+            answer = Some(reply);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let answer = answer.expect("an answer once the database is back");
+    assert_eq!(
+        (answer["type"].as_str(), answer["code"].as_str()),
+        (Some("error"), Some("stale_version")),
+        "the retry of a committed action is refused: {answer}"
+    );
+    for p in players.iter_mut() {
+        let s = p.client.wait_version(version + 1).await;
+        assert_eq!(s["version"].as_u64(), Some(version + 1));
+    }
+    let log = direct.action_log(&match_id).await.unwrap();
+    assert_eq!(log.len() as u64, version + 1, "applied once");
+    assert_eq!(log[version as usize].action, action);
+    // And the match goes on.
+    let rest = play(&mut players, &time, 8, 10_000).await;
+    assert_eq!(rest.last_state["status"]["kind"], "over");
+    server.stop().await;
+    direct.close().await;
+    drop(proxy);
+    db.drop_db().await;
+}
