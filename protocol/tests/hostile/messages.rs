@@ -139,7 +139,7 @@ fn value(b: &mut Bytes, depth: usize) -> Value {
 pub fn structured(data: &[u8]) -> String {
     let mut b = Bytes::new(data);
     let mut m = Map::new();
-    if b.byte() % 8 != 0 {
+    if !b.byte().is_multiple_of(8) {
         m.insert("type".into(), json!(REQUEST_TYPES[b.below(REQUEST_TYPES.len())]));
     }
     for _ in 0..b.below(6) {

@@ -92,14 +92,14 @@ fn options(info: &rules::GameInfo, b: &mut Bytes) -> (Value, bool) {
                         let span = (max - min) as u64 + 1;
                         json!(min + (b.u64() % span) as i64)
                     }
-                    OptionKind::Boolean { .. } => json!(b.byte() % 2 == 0),
+                    OptionKind::Boolean { .. } => json!(b.byte().is_multiple_of(2)),
                     OptionKind::Choice { values, .. } => json!(b.pick(values).copied().unwrap_or_default()),
                 };
                 map.insert(spec.key.to_string(), v);
             }
         }
     }
-    if b.byte() % 16 == 0 {
+    if b.byte().is_multiple_of(16) {
         map.insert("no_such_option".into(), json!(1));
         valid = false;
     }
@@ -214,7 +214,7 @@ fn mutate(action: &Value, others: &[Value], b: &mut Bytes) -> Value {
                 let k = m.keys().nth(b.below(m.len())).cloned().unwrap();
                 m.remove(&k);
             }
-            (1 | 2 | 3, Value::Object(m)) if !m.is_empty() => {
+            (1..=3, Value::Object(m)) if !m.is_empty() => {
                 let k = m.keys().nth(b.below(m.len())).cloned().unwrap();
                 let v = m.get_mut(&k).unwrap();
                 *v = mutate_inner(v, b);
@@ -226,7 +226,7 @@ fn mutate(action: &Value, others: &[Value], b: &mut Bytes) -> Value {
             (5, Value::Object(m)) => {
                 if let Some(Value::Object(o)) = b.pick(others) {
                     for (k, v) in o {
-                        if b.byte() % 2 == 0 {
+                        if b.byte().is_multiple_of(2) {
                             m.insert(k.clone(), v.clone());
                         }
                     }
@@ -252,7 +252,7 @@ fn mutate_inner(v: &Value, b: &mut Bytes) -> Value {
             3 => json!(n.to_string()),
             _ => hostile_scalar(b),
         },
-        Value::Array(items) if !items.is_empty() && b.byte() % 2 == 0 => {
+        Value::Array(items) if !items.is_empty() && b.byte().is_multiple_of(2) => {
             let mut items = items.clone();
             match b.byte() % 4 {
                 0 => {
@@ -267,14 +267,14 @@ fn mutate_inner(v: &Value, b: &mut Bytes) -> Value {
             }
             Value::Array(items)
         }
-        Value::Object(m) if !m.is_empty() && b.byte() % 2 == 0 => {
+        Value::Object(m) if !m.is_empty() && b.byte().is_multiple_of(2) => {
             let mut m = m.clone();
             let k = m.keys().nth(b.below(m.len())).cloned().unwrap();
             let inner = mutate_inner(&m[&k], b);
             m.insert(k, inner);
             Value::Object(m)
         }
-        Value::String(s) if b.byte() % 2 == 0 => {
+        Value::String(s) if b.byte().is_multiple_of(2) => {
             let mut s = s.clone();
             match b.byte() % 3 {
                 0 => s.push('x'),
@@ -392,7 +392,7 @@ pub fn run(data: &[u8]) {
     let mut b = Bytes::new(data);
     let catalogue = AnyGame::catalogue();
     let info = catalogue[b.below(catalogue.len())].clone();
-    let (players, players_valid) = if b.byte() % 16 == 0 {
+    let (players, players_valid) = if b.byte().is_multiple_of(16) {
         let p = b.byte();
         (p, (info.min_players..=info.max_players).contains(&p))
     } else {
@@ -438,7 +438,7 @@ pub fn run(data: &[u8]) {
         now += b.byte() as Millis * 50;
         let (actor, action) = match (&deadline, movers.is_empty()) {
             (Some(d), true) => (Actor::Clock, d.action.clone()),
-            (Some(d), false) if b.byte() % 4 == 0 => (Actor::Clock, d.action.clone()),
+            (Some(d), false) if b.byte().is_multiple_of(4) => (Actor::Clock, d.action.clone()),
             (None, true) => panic!("{}: nobody can act and no deadline", info.id),
             _ => {
                 let (seat, actions) = &movers[b.below(movers.len())];
@@ -480,14 +480,14 @@ pub fn run(data: &[u8]) {
             2 => game.deadline().map_or(now, |d| d.at.saturating_sub(1).max(now)),
             _ => now + b.u16() as Millis,
         };
-        if let Some(next) = probe(&game, actor, &action, at) {
-            if b.byte() % 2 == 0 {
-                game = next;
-                now = now.max(at);
-                observe(&game);
-            }
+        if let Some(next) = probe(&game, actor, &action, at)
+            && b.byte().is_multiple_of(2)
+        {
+            game = next;
+            now = now.max(at);
+            observe(&game);
         }
-        if b.byte() % 8 == 0 {
+        if b.byte().is_multiple_of(8) {
             listed_are_accepted(&game, now);
         }
     }
