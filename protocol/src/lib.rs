@@ -112,7 +112,36 @@ pub enum Request {
     },
     /// Liveness check; answered by [`Reply::Pong`].
     Ping {},
+    /// Says something in the lobby's chat (before, during and after the match). Seated players write to the
+    /// `players` channel, spectators to the `spectators` channel; everyone in the lobby reads both. The text is
+    /// trimmed, 1 to [`CHAT_MAX_CHARS`] characters, without control characters; it is plain text.
+    Chat { text: String },
+    /// Tells the server whether this client's page is hidden (a background tab): a hidden or silent seat shows
+    /// as `idle`. Any request counts as activity.
+    Presence { hidden: bool },
+    /// Host only, before the start: sets the game's options (missing ones take their defaults), the number of
+    /// seats and the turn timer together. Seats removed from the end must be empty or hold bots.
+    ConfigureLobby {
+        #[serde(default)]
+        options: Value,
+        seats: u8,
+        #[serde(default)]
+        turn_timer_ms: Option<u64>,
+    },
+    /// Host only, before the start: removes the player (or bot) at `seat`; a removed player's connection is
+    /// closed with `removed`.
+    RemovePlayer { seat: u8 },
+    /// Host only, before the start: hands the host role to the human at `seat`.
+    MakeHost { seat: u8 },
+    /// Host only, before the start: `true` lists the lobby publicly (`GET /api/lobbies`), `false` makes it
+    /// private (reachable only by its code).
+    SetListed { listed: bool },
 }
+
+/// The longest chat message, in characters (after trimming).
+pub const CHAT_MAX_CHARS: usize = 500;
+/// How many recent chat messages a client receives on joining, spectating or resuming.
+pub const CHAT_HISTORY: usize = 50;
 
 impl Request {
     /// The request's `type` tag.
@@ -128,6 +157,12 @@ impl Request {
             Request::Start {} => "start",
             Request::Action { .. } => "action",
             Request::Ping {} => "ping",
+            Request::Chat { .. } => "chat",
+            Request::Presence { .. } => "presence",
+            Request::ConfigureLobby { .. } => "configure_lobby",
+            Request::RemovePlayer { .. } => "remove_player",
+            Request::MakeHost { .. } => "make_host",
+            Request::SetListed { .. } => "set_listed",
         }
     }
 }
@@ -144,6 +179,12 @@ pub const REQUEST_TYPES: &[&str] = &[
     "start",
     "action",
     "ping",
+    "chat",
+    "presence",
+    "configure_lobby",
+    "remove_player",
+    "make_host",
+    "set_listed",
 ];
 
 /// One server frame.
@@ -344,6 +385,68 @@ pub enum Push {
         /// When it was aborted, in Unix milliseconds.
         at: u64,
     },
+    /// A chat message, delivered once it is stored.
+    ChatMessage { code: String, message: ChatMessage },
+    /// The most recent chat messages (up to [`CHAT_HISTORY`], oldest first), sent after `seated` (join),
+    /// `spectating` and `resumed`.
+    ChatHistory {
+        code: String,
+        messages: Vec<ChatMessage>,
+    },
+}
+
+/// Who may read a chat message's channel: everyone in the lobby reads both; the channel says who wrote it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatChannel {
+    /// Written by a seated player.
+    Players,
+    /// Written by a spectator.
+    Spectators,
+}
+
+/// One chat message: plain text, never markup.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ChatMessage {
+    /// Numbers the lobby's messages in order (1, 2, ...; a message the server failed to store leaves a gap).
+    pub id: u64,
+    pub channel: ChatChannel,
+    /// The writer's seat; `null` for a spectator.
+    pub seat: Option<Seat>,
+    /// The writer's display name (a spectator's is `Spectator`).
+    pub name: String,
+    pub text: String,
+    /// When it was written, in Unix milliseconds.
+    pub at: u64,
+}
+
+/// Whether a seat's player is there: `connected` (a live connection with recent activity), `idle` (connected,
+/// but silent for a while or the page is hidden) or `away` (no connection).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Presence {
+    Connected,
+    Idle,
+    #[default]
+    Away,
+}
+
+/// One open lobby of the public list (`GET /api/lobbies`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ListedLobby {
+    pub code: String,
+    pub game: String,
+    /// The options with every default filled in.
+    pub options: Value,
+    pub seats: u8,
+    pub seats_taken: u8,
+    pub seats_free: u8,
+    /// The host's display name.
+    pub host_name: String,
+    #[serde(default)]
+    pub turn_timer_ms: Option<u64>,
+    /// When the lobby was created, in Unix milliseconds.
+    pub created_at: u64,
 }
 
 /// A lobby as everyone in it sees it.
@@ -362,6 +465,9 @@ pub struct LobbyInfo {
     #[serde(default)]
     pub match_id: Option<String>,
     pub spectators: u32,
+    /// Whether the lobby is in the public list of open lobbies (otherwise only its code leads to it).
+    #[serde(default)]
+    pub listed: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -385,8 +491,16 @@ pub struct SeatInfo {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Occupant {
     Empty,
-    Human { name: String, connected: bool },
-    Bot { name: String },
+    Human {
+        name: String,
+        /// `true` while the player has a live connection (`presence` is not `away`).
+        connected: bool,
+        #[serde(default)]
+        presence: Presence,
+    },
+    Bot {
+        name: String,
+    },
 }
 
 /// The state of a match as one viewer may see it.
@@ -520,6 +634,15 @@ mod tests {
                 "action",
             ),
             (json!({"type": "ping", "id": 9}), "ping"),
+            (json!({"type": "chat", "text": "hi"}), "chat"),
+            (json!({"type": "presence", "hidden": false}), "presence"),
+            (
+                json!({"type": "configure_lobby", "options": {"target": 4}, "seats": 3}),
+                "configure_lobby",
+            ),
+            (json!({"type": "remove_player", "seat": 1}), "remove_player"),
+            (json!({"type": "make_host", "seat": 1}), "make_host"),
+            (json!({"type": "set_listed", "listed": true}), "set_listed"),
         ];
         for (value, kind) in cases {
             let message = parse_client_message(&value.to_string()).unwrap();

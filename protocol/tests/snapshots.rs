@@ -7,8 +7,9 @@
 use std::path::PathBuf;
 
 use protocol::{
-    ClientMessage, ErrorBody, ErrorCode, LobbyInfo, LobbyPhase, Occupant, Outcome, Push, Reply, ReplyMessage,
-    Request, RequestId, Seat, SeatInfo, SeatToken, ServerMessage, StateUpdate, Status,
+    ChatChannel, ChatMessage, ClientMessage, ErrorBody, ErrorCode, LobbyInfo, LobbyPhase, Occupant, Outcome,
+    Presence, Push, Reply, ReplyMessage, Request, RequestId, Seat, SeatInfo, SeatToken, ServerMessage,
+    StateUpdate, Status,
 };
 use serde_json::{Value, json};
 
@@ -80,6 +81,24 @@ fn requests() -> Vec<ClientMessage> {
             id: Some(RequestId::Text("ping-10".into())),
             request: Request::Ping {},
         },
+        request(
+            11,
+            Request::Chat {
+                text: "good luck, have fun".into(),
+            },
+        ),
+        request(12, Request::Presence { hidden: true }),
+        request(
+            13,
+            Request::ConfigureLobby {
+                options: json!({"target": 4}),
+                seats: 4,
+                turn_timer_ms: Some(30_000),
+            },
+        ),
+        request(14, Request::RemovePlayer { seat: 2 }),
+        request(15, Request::MakeHost { seat: 1 }),
+        request(16, Request::SetListed { listed: true }),
     ]
 }
 
@@ -162,6 +181,15 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
                 occupant: Occupant::Human {
                     name: "Ann".into(),
                     connected: true,
+                    presence: Presence::Connected,
+                },
+            },
+            SeatInfo {
+                seat: Seat(3),
+                occupant: Occupant::Human {
+                    name: "Bob".into(),
+                    connected: true,
+                    presence: Presence::Idle,
                 },
             },
             SeatInfo {
@@ -178,6 +206,7 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
         turn_timer_ms: Some(60_000),
         match_id: None,
         spectators: 1,
+        listed: true,
     };
     let state = StateUpdate {
         code: "RKPYM3".into(),
@@ -269,6 +298,44 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
                 at: 1_800_000_012_345,
             }),
         ),
+        (
+            "chat_message",
+            ServerMessage::Push(Push::ChatMessage {
+                code: "RKPYM3".into(),
+                message: ChatMessage {
+                    id: 7,
+                    channel: ChatChannel::Players,
+                    seat: Some(Seat(0)),
+                    name: "Ann".into(),
+                    text: "<b>not bold</b>, just text".into(),
+                    at: 1_800_000_012_345,
+                },
+            }),
+        ),
+        (
+            "chat_history",
+            ServerMessage::Push(Push::ChatHistory {
+                code: "RKPYM3".into(),
+                messages: vec![
+                    ChatMessage {
+                        id: 1,
+                        channel: ChatChannel::Players,
+                        seat: Some(Seat(1)),
+                        name: "Bob".into(),
+                        text: "hi".into(),
+                        at: 1_800_000_000_000,
+                    },
+                    ChatMessage {
+                        id: 2,
+                        channel: ChatChannel::Spectators,
+                        seat: None,
+                        name: "Spectator".into(),
+                        text: "go Bob".into(),
+                        at: 1_800_000_001_000,
+                    },
+                ],
+            }),
+        ),
     ]
 }
 
@@ -291,6 +358,8 @@ fn server_kind(message: &ServerMessage) -> &'static str {
             Push::State(_) => "state",
             Push::Closing(_) => "closing",
             Push::Aborted { .. } => "aborted",
+            Push::ChatMessage { .. } => "chat_message",
+            Push::ChatHistory { .. } => "chat_history",
         },
     }
 }
@@ -308,6 +377,8 @@ const SERVER_KINDS: &[&str] = &[
     "state",
     "closing",
     "aborted",
+    "chat_message",
+    "chat_history",
 ];
 
 fn examples() -> PathBuf {

@@ -97,7 +97,8 @@ fn routes() -> Routes {
     .get("/api/openapi.json", openapi)
     .get("/healthz", || async { "ok" })
     .get("/readyz", ready)
-    .get("/metrics", metrics);
+    .get("/metrics", metrics)
+    .get("/api/lobbies", lobbies);
     public
         .get("/api/admin/matches", admin::list)
         .get("/api/admin/matches/{id}", admin::inspect)
@@ -163,6 +164,40 @@ async fn client(uri: axum::http::Uri) -> Response {
         )
             .into_response(),
         None => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
+}
+
+/// `?game=ID` of `GET /api/lobbies`.
+#[derive(Debug, serde::Deserialize)]
+struct LobbiesQuery {
+    #[serde(default)]
+    game: Option<String>,
+}
+
+/// The public list of open, listed lobbies with a free seat (issue 13), of one game or of all, newest first.
+async fn lobbies(
+    State(state): State<Arc<AppState>>,
+    query: Result<axum::extract::Query<LobbiesQuery>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    let Ok(axum::extract::Query(query)) = query else {
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(protocol::ErrorBody::new(
+                protocol::ErrorCode::BadMessage,
+                "the only query parameter is `game`",
+            )),
+        )
+            .into_response();
+    };
+    match state.shared.hub.open_lobbies(query.game.as_deref()).await {
+        Ok(list) => Json(list).into_response(),
+        Err(e) => {
+            let status = match e.code {
+                protocol::ErrorCode::UnknownGame => StatusCode::NOT_FOUND,
+                _ => StatusCode::INTERNAL_SERVER_ERROR,
+            };
+            (status, Json(e)).into_response()
+        }
     }
 }
 

@@ -4,7 +4,11 @@ use std::net::SocketAddr;
 
 use clap::Parser;
 
-use crate::{admin::AdminToken, connection::ConnectionLimits, table::TableSettings};
+use crate::{
+    admin::AdminToken,
+    connection::ConnectionLimits,
+    table::{FriendsSettings, TableSettings},
+};
 
 /// The authoritative tabletop game server: lobbies and matches over WebSocket at /ws, every accepted action
 /// stored in SQLite (default) or PostgreSQL before anyone hears of it.
@@ -52,6 +56,20 @@ pub struct Config {
     #[arg(long, env = "ADMIN_TOKEN", hide_env_values = true, value_parser = AdminToken::parse)]
     pub admin_token: Option<AdminToken>,
 
+    /// Chat messages one writer (a seat, or a spectator's connection) may send per second, sustained; excess
+    /// ones are refused with `rate_limited`.
+    #[arg(long, env = "CHAT_RATE_PER_SEC", default_value_t = 0.5)]
+    pub chat_rate_per_sec: f64,
+
+    /// Chat messages one writer may send in one burst.
+    #[arg(long, env = "CHAT_BURST", default_value_t = 5.0)]
+    pub chat_burst: f64,
+
+    /// A connected player who sends nothing for this many milliseconds (or whose page is hidden) shows as
+    /// `idle`.
+    #[arg(long, env = "IDLE_AFTER_MS", default_value_t = 60_000)]
+    pub idle_after_ms: u64,
+
     /// Log filter, e.g. `info` or `info,server=debug,sqlx=warn`.
     #[arg(long, env = "RUST_LOG", default_value = "info,sqlx=warn")]
     pub log: String,
@@ -77,6 +95,11 @@ impl Config {
             bot_delay_ms: self.bot_delay_ms,
             snapshot_every: self.snapshot_every,
             history: 256,
+            friends: FriendsSettings {
+                chat_rate_per_sec: self.chat_rate_per_sec,
+                chat_burst: self.chat_burst,
+                idle_after_ms: self.idle_after_ms,
+            },
         }
     }
 }

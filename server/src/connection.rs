@@ -25,7 +25,7 @@ use tracing::{Instrument, debug, info_span};
 use crate::{
     hub::Hub,
     metrics::Metrics,
-    table::{Closer, Command, Conn, Respond, TableHandle},
+    table::{Closer, Command, Conn, HostOp, Respond, TableHandle},
 };
 
 /// Limits applied to every connection.
@@ -437,7 +437,49 @@ impl Session {
                     .await?;
                 Ok(Reply::Accepted { version })
             }
+            Request::Chat { text } => {
+                let table = self.require_bound()?;
+                let conn_id = self.conn.id;
+                self.ask(&table, |reply| Command::Chat { conn_id, text, reply })
+                    .await?;
+                Ok(Reply::Ok {})
+            }
+            Request::Presence { hidden } => {
+                let table = self.require_bound()?;
+                let conn_id = self.conn.id;
+                self.ask(&table, |reply| Command::Presence {
+                    conn_id,
+                    hidden,
+                    reply,
+                })
+                .await?;
+                Ok(Reply::Ok {})
+            }
+            Request::ConfigureLobby {
+                options,
+                seats,
+                turn_timer_ms,
+            } => {
+                self.host_op(HostOp::Configure {
+                    options,
+                    seats,
+                    turn_timer_ms,
+                })
+                .await
+            }
+            Request::RemovePlayer { seat } => self.host_op(HostOp::Remove { seat }).await,
+            Request::MakeHost { seat } => self.host_op(HostOp::MakeHost { seat }).await,
+            Request::SetListed { listed } => self.host_op(HostOp::SetListed { listed }).await,
         }
+    }
+
+    /// Sends a host control to the bound table.
+    async fn host_op(&mut self, op: HostOp) -> Result<Reply, ErrorBody> {
+        let table = self.require_bound()?;
+        let conn_id = self.conn.id;
+        self.ask(&table, |reply| Command::Host { conn_id, op, reply })
+            .await?;
+        Ok(Reply::Ok {})
     }
 
     fn require_unbound(&self) -> Result<(), ErrorBody> {

@@ -79,8 +79,9 @@ impl Hub {
         &self.store
     }
 
-    fn spawn(&self, table: Table) -> TableHandle {
+    fn spawn(&self, mut table: Table) -> TableHandle {
         let (tx, rx) = mpsc::channel(TABLE_QUEUE);
+        table.set_self_handle(tx.downgrade());
         let code = table_code(&table);
         let handle = TableHandle {
             code: code.clone(),
@@ -130,7 +131,10 @@ impl Hub {
         let Some(stored) = self.store.load_lobby(code).await? else {
             return Ok(None);
         };
-        let table = Table::recover(stored, self.deps())?;
+        let mut table = Table::recover(stored, self.deps())?;
+        let listed = self.store.is_listed(code).await?;
+        let chat = self.store.recent_chat(code, protocol::CHAT_HISTORY).await?;
+        table.restore_friends(listed, chat);
         Ok(Some(self.spawn(table)))
     }
 
@@ -234,11 +238,29 @@ fn table_code(table: &Table) -> String {
     table.code().to_string()
 }
 
-fn setup_error(e: SetupError) -> ErrorBody {
+pub(crate) fn setup_error(e: SetupError) -> ErrorBody {
     match e {
         SetupError::UnknownGame(_) => ErrorBody::new(ErrorCode::UnknownGame, e.to_string()),
         SetupError::PlayerCount { .. } | SetupError::BadOption { .. } => {
             ErrorBody::new(ErrorCode::BadOptions, e.to_string())
         }
+    }
+}
+
+impl Hub {
+    /// The public list of open, listed lobbies with a free seat, of one game or of all (issue 13).
+    pub async fn open_lobbies(&self, game: Option<&str>) -> Result<Vec<protocol::ListedLobby>, ErrorBody> {
+        if let Some(game) = game
+            && !AnyGame::catalogue().iter().any(|g| g.id == game)
+        {
+            return Err(ErrorBody::new(
+                ErrorCode::UnknownGame,
+                format!("no game has the id `{game}`"),
+            ));
+        }
+        self.store.listed_lobbies(game).await.map_err(|e| {
+            error!(error = %e, "listing open lobbies failed");
+            ErrorBody::new(ErrorCode::Internal, "the list of open lobbies is not available")
+        })
     }
 }

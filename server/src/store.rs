@@ -54,7 +54,7 @@ pub enum Phase {
 }
 
 impl Phase {
-    fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Phase::Open => "open",
             Phase::Playing => "playing",
@@ -565,6 +565,7 @@ impl Store {
 }
 
 mod admin;
+mod friends;
 pub use admin::{AuditEntry, MatchStatus, SeatSummary, TableFilter, TableSummary};
 
 fn is_memory(file: &Path) -> bool {

@@ -38,6 +38,8 @@ pub struct TableSettings {
     pub snapshot_every: u64,
     /// How many past changes a table keeps for reconnecting clients.
     pub history: usize,
+    /// Chat and presence (see `table/chat.rs`).
+    pub friends: FriendsSettings,
 }
 
 /// What every table is given: the database, the clock, the metrics and the shared settings.
@@ -154,6 +156,30 @@ pub enum Command {
         op: AdminOp,
         reply: Respond<Value>,
     },
+    /// A chat message from a seat or a spectator (see `table/chat.rs`).
+    Chat {
+        conn_id: u64,
+        text: String,
+        reply: Respond<()>,
+    },
+    /// From the table's chat writer: this message is stored (or failed to be); deliver it.
+    ChatStored {
+        message: protocol::ChatMessage,
+        stored: Result<(), String>,
+        reply: Respond<()>,
+    },
+    /// The client's page is hidden (or visible again).
+    Presence {
+        conn_id: u64,
+        hidden: bool,
+        reply: Respond<()>,
+    },
+    /// A host control (see `table/host.rs`).
+    Host {
+        conn_id: u64,
+        op: HostOp,
+        reply: Respond<()>,
+    },
 }
 
 /// The handle connections use to reach a table.
@@ -221,6 +247,8 @@ pub struct Table {
     rng: Rng,
     /// The table acts by itself no earlier than this (set after a database failure).
     not_before: Millis,
+    /// Chat, presence and the lobby's visibility (see `table/chat.rs`).
+    friends: Friends,
 }
 
 /// How long the table waits before retrying an action of its own that the database failed to store.
@@ -272,7 +300,7 @@ impl Table {
             token_hash: host_token_hash,
             conn: Some(host_conn),
         };
-        Table {
+        let mut table = Table {
             code: lobby.code.clone(),
             game_id: lobby.game.clone(),
             options: lobby.options.clone(),
@@ -289,7 +317,11 @@ impl Table {
             settings,
             rng: Rng::from_seed(secrets::bot_seed()),
             not_before: 0,
-        }
+            friends: Friends::new(),
+        };
+        let now = table.clock.now();
+        table.mark_active(lobby.host_seat, now);
+        table
     }
 
     /// Rebuilds a table from the database: the lobby, its seats, and its match from the latest snapshot plus
@@ -342,6 +374,7 @@ impl Table {
             settings,
             rng: Rng::from_seed(secrets::bot_seed()),
             not_before: 0,
+            friends: Friends::new(),
         })
     }
 
@@ -419,6 +452,17 @@ impl Table {
     }
 
     async fn handle(&mut self, command: Command) {
+        let origin = Self::command_origin(&command);
+        self.before_command(origin);
+        if Self::is_friends_command(&command) {
+            self.handle_friends(command).await;
+        } else {
+            self.handle_game(command).await;
+        }
+        self.after_command(origin);
+    }
+
+    async fn handle_game(&mut self, command: Command) {
         match command {
             Command::Join { name, conn, reply } => {
                 let result = self.join(name, conn).await;
@@ -488,6 +532,12 @@ impl Table {
                     self.spectators.retain(|c| c.id != conn_id);
                     self.push_lobby_to_all();
                 }
+            }
+            Command::Chat { .. }
+            | Command::ChatStored { .. }
+            | Command::Presence { .. }
+            | Command::Host { .. } => {
+                unreachable!("handled in table/chat.rs")
             }
         }
     }
@@ -859,6 +909,14 @@ impl Table {
     /// The next time this table must act by itself: the engine's deadline, a bot's move, or the turn timer.
     /// Derived from the state alone, so it is re-armed unchanged after a restart.
     fn next_wake(&self) -> Option<Millis> {
+        [self.match_wake(), self.presence_wake()]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// The next time the match needs the table: the engine's deadline, a bot's move, or the turn timer.
+    fn match_wake(&self) -> Option<Millis> {
         let running = self.running.as_ref()?;
         if self.phase != Phase::Playing || running.stalled_at == Some(running.version) {
             return None;
@@ -874,6 +932,7 @@ impl Table {
     }
 
     async fn on_timer(&mut self) {
+        self.publish_presence();
         let now = self.clock.now();
         let Some(running) = &self.running else { return };
         if let Some(deadline) = running.game.deadline().filter(|d| d.at <= now) {
@@ -938,6 +997,7 @@ impl Table {
                         Occupant::Human { name, conn, .. } => WireOccupant::Human {
                             name: name.clone(),
                             connected: conn.is_some(),
+                            presence: self.presence_of(i),
                         },
                         Occupant::Bot { name } => WireOccupant::Bot { name: name.clone() },
                     },
@@ -952,6 +1012,7 @@ impl Table {
             turn_timer_ms: self.turn_timer_ms,
             match_id: self.running.as_ref().map(|r| r.match_id.clone()),
             spectators: self.spectators.len() as u32,
+            listed: self.friends.listed,
         }
     }
 
@@ -964,6 +1025,7 @@ impl Table {
     }
 
     fn push_lobby_to_all(&mut self) {
+        self.friends.shown = self.presences();
         let message = ServerMessage::Push(Push::Lobby(self.lobby_info()));
         let failed: Vec<u64> = self
             .connections()
@@ -1109,3 +1171,8 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
 
 mod admin;
 pub use admin::AdminOp;
+mod chat;
+use chat::Friends;
+pub use chat::{FriendsSettings, check_chat};
+mod host;
+pub use host::HostOp;

@@ -265,7 +265,7 @@ async fn an_open_lobby_survives_a_restart() {
         assert_eq!(lobby["turn_timer_ms"], 60000);
         assert_eq!(
             lobby["seats"][1]["occupant"],
-            json!({"kind": "human", "name": "Bob", "connected": false})
+            json!({"kind": "human", "name": "Bob", "connected": false, "presence": "away"})
         );
         let mut bob = server.client().await;
         let r = bob

@@ -39,6 +39,7 @@ assets! {
     "js/ui.js",
     "js/words.js",
     "js/store.js",
+    "js/friends.js",
     "js/games/index.js",
     "js/games/generic.js",
     "js/games/hide_and_eeek.js",

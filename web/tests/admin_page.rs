@@ -6,67 +6,13 @@
 //!
 //! Needs `chromium` and `chromedriver` on PATH; without them the test says so and passes, unless `CI` is set.
 
-use std::{
-    path::PathBuf,
-    sync::Arc,
-    time::{Duration, Instant},
-};
+mod common;
 
-use fantoccini::{Client, ClientBuilder, Locator};
-use serde_json::{Value, json};
-use tokio::{net::TcpListener, process::Command, sync::oneshot};
+use common::{Browser, TestServer, browsers_available, with_chromedriver};
+use serde_json::json;
 
-const WAIT: Duration = Duration::from_secs(30);
 const ADMIN_TOKEN: &str = "admin-page-test-token-0123456789";
 const CODE: &str = "ADMNPQ";
-
-fn on_path(program: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(program))
-            .find(|p| p.is_file())
-    })
-}
-
-struct Page {
-    client: Client,
-}
-
-impl Page {
-    async fn js(&self, script: &str) -> Value {
-        self.client
-            .execute(script, vec![])
-            .await
-            .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
-    }
-
-    async fn wait_for(&self, what: &str, condition: &str) -> Value {
-        let start = Instant::now();
-        let script = format!("return ({condition}) || null;");
-        loop {
-            let v = self.js(&script).await;
-            if !v.is_null() && v != json!(false) {
-                return v;
-            }
-            if start.elapsed() > WAIT {
-                let page = self
-                    .js("return document.body.innerText")
-                    .await
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string();
-                panic!("timed out waiting for {what}. The page shows:\n{page}");
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    async fn fill(&self, selector: &str, value: &str) {
-        let field = self.client.find(Locator::Css(selector)).await.unwrap();
-        field.clear().await.unwrap();
-        field.send_keys(value).await.unwrap();
-    }
-}
 
 /// Stores a lobby with a person at seat 0 and a bot at seat 1, and its started match, as the server would.
 async fn seed_match(url: &str) -> String {
@@ -123,81 +69,20 @@ async fn seed_match(url: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_admin_page_lists_inspects_and_aborts_a_match() {
-    let (Some(_), Some(chromium)) = (on_path("chromedriver"), on_path("chromium")) else {
-        let message = "admin page test: chromium and chromedriver are not installed";
-        assert!(std::env::var_os("CI").is_none(), "{message}");
-        eprintln!("{message}: skipped");
+    if !browsers_available("admin page test") {
         return;
-    };
-    let dir = std::env::temp_dir().join(format!("tabletop-admin-page-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let url = format!("sqlite://{}", dir.join("test.db").display());
-    let match_id = seed_match(&url).await;
-    let mut config = server::Config::defaults();
-    config.bot_delay_ms = 50;
-    config.admin_token = Some(server::admin::AdminToken::parse(ADMIN_TOKEN).unwrap());
-    let store = server::Store::connect(&url).await.unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(server::run(
-        listener,
-        config,
-        store,
-        Arc::new(server::SystemClock),
-        async {
-            let _ = stopped.await;
-        },
-    ));
-
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut driver = Command::new("chromedriver")
-        .arg(format!("--port={port}"))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .process_group(0)
-        .spawn()
-        .expect("chromedriver starts");
-    let driver_group = driver.id().expect("chromedriver has a process id");
-    let start = Instant::now();
-    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-        assert!(start.elapsed() < WAIT, "chromedriver listens");
-        tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let outcome = tokio::spawn(async move {
-        let args = [
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-dev-shm-usage",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--disable-quic",
-            "--disable-gpu",
-            "--window-size=1280,1000",
-        ];
-        let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".into(),
-            json!({"args": args, "binary": chromium}),
-        );
-        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-            .expect("a browser session");
-        let page = Page { client };
-        page.client
-            .goto(&format!("http://{addr}/admin.html"))
-            .await
-            .unwrap();
+    let dir = common::test_dir("admin-page");
+    let match_id = seed_match(&TestServer::db_url_in(&dir)).await;
+    let server = TestServer::start_in(dir, |config| {
+        config.bot_delay_ms = 50;
+        config.admin_token = Some(server::admin::AdminToken::parse(ADMIN_TOKEN).unwrap());
+    })
+    .await;
+    let base = server.base_url();
+    with_chromedriver(|webdriver| async move {
+        let page = Browser::open(&webdriver, "admin", 1280, 1000, false).await;
+        page.goto(&format!("{base}/admin.html")).await;
         // A wrong token is refused and asked for again.
         page.wait_for("the token form", "document.querySelector('#token')").await;
         page.fill("#token", "a-wrong-token-of-enough-length").await;
@@ -275,17 +160,8 @@ async fn the_admin_page_lists_inspects_and_aborts_a_match() {
             "document.querySelector('#audit-all').innerText.includes('Root') && document.querySelector('#audit-all').innerText.includes('abort')",
         )
         .await;
-        let _ = page.client.close().await;
+        page.close().await;
     })
     .await;
-    let _ = std::process::Command::new("kill")
-        .args(["-TERM", "--", &format!("-{driver_group}")])
-        .status();
-    let _ = driver.kill().await;
-    let _ = stop.send(());
-    let _ = task.await;
-    let _ = std::fs::remove_dir_all(&dir);
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic.into_panic());
-    }
+    server.finish().await;
 }

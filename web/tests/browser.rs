@@ -9,241 +9,19 @@
 //! Needs `chromium` and `chromedriver` on PATH (Debian: `apt-get install chromium chromium-driver`). Without them
 //! the test says so and passes, unless `CI` is set, where a missing browser is a failure. Takes about a minute.
 
+mod common;
+
 use std::{
-    net::SocketAddr,
-    path::PathBuf,
     sync::Arc,
     time::{Duration, Instant},
 };
 
-use fantoccini::{Client, ClientBuilder, Locator, key::Key};
-use serde_json::{Value, json};
-use tokio::{net::TcpListener, process::Command, sync::oneshot};
+use common::{Browser, TestServer, browsers_available, http_get, screenshot_dir, with_chromedriver};
+use fantoccini::{Locator, key::Key};
+use serde_json::json;
 
-const CHROMIUM_FLAGS: &[&str] = &[
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-    "--disable-gpu",
-    "--hide-scrollbars",
-];
-
-/// The longest wait for anything the page should show; only turns a hang into a failure.
-const WAIT: Duration = Duration::from_secs(30);
 /// A whole match against the bot, with the target lowered to 3 cards.
 const MATCH_LIMIT: Duration = Duration::from_secs(60);
-
-fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join(program).is_file()))
-        .unwrap_or(false)
-}
-
-fn chromium_binary() -> Option<PathBuf> {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .find_map(|name| {
-            std::env::var_os("PATH").and_then(|paths| {
-                std::env::split_paths(&paths)
-                    .map(|dir| dir.join(name))
-                    .find(|p| p.is_file())
-            })
-        })
-}
-
-fn screenshot_dir() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
-    let dir = target.join("browser-screenshots");
-    std::fs::create_dir_all(&dir).expect("the screenshot folder can be created");
-    dir
-}
-
-async fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().port()
-}
-
-/// The server under test, on a fixed port once bound, with its SQLite database in a file of its own so that it
-/// can be stopped and started again (a restart, as after a deployment).
-struct TestServer {
-    addr: SocketAddr,
-    dir: PathBuf,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<tokio::task::JoinHandle<()>>,
-}
-
-impl TestServer {
-    async fn start() -> TestServer {
-        let dir = std::env::temp_dir().join(format!("tabletop-browser-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let mut server = TestServer {
-            addr,
-            dir,
-            stop: None,
-            task: None,
-        };
-        server.serve(listener).await;
-        server
-    }
-
-    async fn serve(&mut self, listener: TcpListener) {
-        let mut config = server::Config::defaults();
-        config.bot_delay_ms = 250;
-        let url = format!("sqlite://{}", self.dir.join("test.db").display());
-        let store = server::Store::connect(&url).await.unwrap();
-        let (stop, stopped) = oneshot::channel::<()>();
-        self.stop = Some(stop);
-        self.task = Some(tokio::spawn(async move {
-            server::run(listener, config, store, Arc::new(server::SystemClock), async {
-                let _ = stopped.await;
-            })
-            .await
-            .expect("the server runs");
-        }));
-    }
-
-    /// Stops the server gracefully (clients are told it is shutting down) and waits until it has stopped.
-    async fn stop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(task) = self.task.take() {
-            let _ = task.await;
-        }
-    }
-
-    /// Starts it again on the same port with the same database.
-    async fn start_again(&mut self) {
-        let start = Instant::now();
-        let listener = loop {
-            match TcpListener::bind(self.addr).await {
-                Ok(listener) => break listener,
-                Err(e) => {
-                    assert!(
-                        start.elapsed() < WAIT,
-                        "the port is free again after the stop: {e}"
-                    );
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-            }
-        };
-        self.serve(listener).await;
-    }
-}
-
-/// A plain HTTP/1.0 GET, for a check before any browser starts.
-async fn http_get(addr: SocketAddr, path: &str) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    stream
-        .write_all(format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").as_bytes())
-        .await
-        .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.unwrap();
-    response
-}
-
-struct Browser {
-    name: &'static str,
-    client: Client,
-}
-
-impl Browser {
-    /// A desktop window, or with `phone` a phone's viewport and touch (Chromium's mobile emulation).
-    async fn open(webdriver: &str, name: &'static str, width: u32, height: u32, phone: bool) -> Browser {
-        let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|s| s.to_string()).collect();
-        args.push(format!("--window-size={width},{height}"));
-        let mut chrome = json!({ "args": args });
-        if phone {
-            chrome["mobileEmulation"] = json!({
-                "deviceMetrics": { "width": width, "height": height, "pixelRatio": 2.0, "touch": true }
-            });
-        }
-        if let Some(binary) = chromium_binary() {
-            chrome["binary"] = json!(binary);
-        }
-        let mut caps = serde_json::Map::new();
-        caps.insert("goog:chromeOptions".into(), chrome);
-        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-            .capabilities(caps)
-            .connect(webdriver)
-            .await
-            .unwrap_or_else(|e| panic!("{name}: chromedriver starts a session: {e}"));
-        Browser { name, client }
-    }
-
-    async fn js(&self, script: &str) -> Value {
-        self.client
-            .execute(script, vec![])
-            .await
-            .unwrap_or_else(|e| panic!("{}: script failed: {e}\n{script}", self.name))
-    }
-
-    /// Waits until `condition` (a JS expression) is truthy; returns its value.
-    async fn wait_for(&self, what: &str, condition: &str) -> Value {
-        let start = Instant::now();
-        let script = format!("return ({condition}) || null;");
-        loop {
-            let v = self.js(&script).await;
-            if !v.is_null() && v != json!(false) {
-                return v;
-            }
-            if start.elapsed() > WAIT {
-                self.shot(&format!("timeout-{}", self.name)).await;
-                let page = self.text("main").await;
-                panic!(
-                    "{}: timed out waiting for {what}. The page shows:\n{page}",
-                    self.name
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    async fn text(&self, selector: &str) -> String {
-        self.js(&format!(
-            "const e = document.querySelector({}); return e ? e.innerText : '';",
-            json!(selector)
-        ))
-        .await
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-    }
-
-    async fn fill(&self, selector: &str, value: &str) {
-        let field = self.client.find(Locator::Css(selector)).await.unwrap();
-        field.clear().await.unwrap();
-        field.send_keys(value).await.unwrap();
-    }
-
-    async fn click(&self, selector: &str) {
-        self.client
-            .find(Locator::Css(selector))
-            .await
-            .unwrap_or_else(|e| panic!("{}: {selector} is on the page: {e}", self.name))
-            .click()
-            .await
-            .unwrap_or_else(|e| panic!("{}: {selector} can be clicked: {e}", self.name));
-    }
-
-    async fn shot(&self, name: &str) {
-        if let Ok(png) = self.client.screenshot().await {
-            let _ = std::fs::write(screenshot_dir().join(format!("{name}.png")), png);
-        }
-    }
-}
 
 /// One step of a player who plays what the page offers: claim a showing mouse (reporting it once before the
 /// click, for a screenshot), otherwise stop once two cards are set aside, otherwise click a playable card. Acts at most once per state version. Returns what it did.
@@ -872,58 +650,28 @@ async fn keyboard_move(b: &Browser) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_game_is_played_to_the_end_in_chromium() {
-    if !on_path("chromedriver") || chromium_binary().is_none() {
-        let message = "browser test: chromium and chromedriver are not installed \
-                       (apt-get install chromium chromium-driver)";
-        if std::env::var_os("CI").is_some() {
-            panic!("{message}");
-        }
-        eprintln!("{message}: skipped");
+    if !browsers_available("browser test") {
         return;
     }
-    let server = Arc::new(tokio::sync::Mutex::new(TestServer::start().await));
-    let addr = server.lock().await.addr;
-    let port = free_port().await;
-    let mut driver = Command::new("chromedriver")
-        .arg(format!("--port={port}"))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        // Its own process group, so that the browsers it starts can be ended with it even if a session was
-        // left open by a failure.
-        .process_group(0)
-        .spawn()
-        .expect("chromedriver starts");
-    let driver_group = driver.id().expect("chromedriver has a process id");
-    let webdriver = format!("http://127.0.0.1:{port}");
-    let start = Instant::now();
-    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-        assert!(start.elapsed() < WAIT, "chromedriver listens");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let server = TestServer::start_in(common::test_dir("browser"), |config| {
+        config.bot_delay_ms = 250;
+    })
+    .await;
+    let addr = server.addr;
     // The client is served at `/` by the same server.
-    let base = format!("http://{addr}");
+    let base = server.base_url();
     let index = http_get(addr, "/").await;
     assert!(
         index.contains("<script type=\"module\" src=\"/js/app.js\">"),
         "the server does not serve the web client at `/`: mount `web::asset` as the router's fallback in \
          server/src/app.rs. It answered:\n{index}"
     );
-    let outcome = tokio::spawn({
-        let webdriver = webdriver.clone();
-        let base = base.clone();
+    let server = Arc::new(tokio::sync::Mutex::new(server));
+    with_chromedriver({
         let server = server.clone();
-        async move { run_match(&webdriver, &base, &server).await }
+        |webdriver| async move { run_match(&webdriver, &base, &server).await }
     })
     .await;
-    let _ = std::process::Command::new("kill")
-        .args(["-TERM", "--", &format!("-{driver_group}")])
-        .status();
-    let _ = driver.kill().await;
-    let mut server = server.lock().await;
-    server.stop().await;
-    let _ = std::fs::remove_dir_all(&server.dir);
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic.into_panic());
-    }
+    let server = Arc::try_unwrap(server).expect("the test holds the only handle to the server");
+    server.into_inner().finish().await;
 }

@@ -7,6 +7,7 @@ import { h, keepFocus, announce, clock, countdown, seatLabel } from "./ui.js";
 import { errorWords, listWords } from "./words.js";
 import { renderHome, renderJoin, renderLobby, lobbyChanges } from "./lobby.js";
 import { screenFor } from "./games/index.js";
+import { initFriends, onChatHistory, onChatMessage, resetChat, chatPanel, presenceTag, reportPresence } from "./friends.js";
 
 const LOG_LIMIT = 200;
 
@@ -16,6 +17,8 @@ const early = { lobby: null, state: null };
 /** Takes over pushes that arrived before the session was set up. */
 function adoptEarlyPushes() {
   const code = app.session?.code;
+  // A hidden tab says so as soon as it holds a seat (a visible one is active by arriving).
+  if (document.hidden) reportPresence();
   if (early.lobby && early.lobby.code === code && !app.lobby) onLobby(early.lobby);
   if (early.state && early.state.code === code && !app.state) onState(early.state);
 }
@@ -178,6 +181,7 @@ function resetSession() {
   app.lobby = null;
   app.state = null;
   app.log = [];
+  resetChat();
 }
 
 export async function request(type, fields) {
@@ -283,6 +287,13 @@ function onPush(message) {
     case "closing":
       onClosing(message);
       break;
+    case "chat_history":
+      onChatHistory(message);
+      render();
+      break;
+    case "chat_message":
+      onChatMessage(message);
+      break;
     default:
       break;
   }
@@ -328,6 +339,15 @@ function onState(update) {
 }
 
 function onClosing(message) {
+  if (message.code === "removed") {
+    // The seat is gone for good: forget its token and go back to the start page, saying why.
+    const code = app.session?.code;
+    if (code) store.forgetSeat(code);
+    app.session = null;
+    goHome();
+    notify(errorWords(message), { timeout: 60_000 });
+    return;
+  }
   if (message.code === "session_replaced") {
     app.conn.stop();
     app.notice = { text: errorWords(message), kind: "replaced", id: "replaced" };
@@ -477,6 +497,7 @@ function renderGame() {
       "aside",
       { class: "side" },
       renderPlayers(ctx, screen),
+      chatPanel(ctx.spectator),
       renderLog(),
       h(
         "div",
@@ -557,7 +578,7 @@ function renderPlayers(ctx, screen) {
           { class: `player${doing === "to play" || doing === "deciding" ? " active" : ""}`, "data-seat": s.seat },
           seatLabel(s.seat, ctx.names[s.seat], { you: s.seat === ctx.me }),
           o.kind === "bot" ? h("span", { class: "tag" }, "bot") : null,
-          o.kind === "human" && !o.connected ? h("span", { class: "tag warn" }, "offline") : null,
+          presenceTag(o),
           doing ? h("span", { class: "doing" }, doing) : null,
           extra ? h("div", { class: "player-extra" }, extra) : null,
         );
@@ -654,6 +675,11 @@ export async function start() {
   });
   document.addEventListener("keydown", onKey);
   app.conn = new Connection({ onReady, onStatus, onPush, onOrphanError: showError });
+  initFriends({
+    request,
+    send: (type, fields) => app.conn.request(type, fields),
+    inLobby: () => !!app.session && app.conn.ready,
+  });
   render();
   await loadCatalogue();
   render();

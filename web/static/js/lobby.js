@@ -4,6 +4,7 @@
 import { h, seatLabel, seatMarker } from "./ui.js";
 import * as store from "./store.js";
 import { words } from "./words.js";
+import { chatPanel, presenceTag, hostPanel, seatHostButtons, openGames } from "./friends.js";
 import {
   createLobby,
   joinLobby,
@@ -234,6 +235,7 @@ export function renderHome(app) {
     ),
     h("section", { class: "panel", "aria-labelledby": "create-h" }, h("h2", { id: "create-h" }, "Start a new game"), createForm(app)),
     h("section", { class: "panel", "aria-labelledby": "join-h" }, h("h2", { id: "join-h" }, "Join a game"), joinForm()),
+    openGames(app.catalogue),
   );
 }
 
@@ -287,7 +289,8 @@ export function renderLobby(app) {
         who,
         s.seat === lobby.host ? h("span", { class: "tag" }, "host") : null,
         o.kind === "bot" ? h("span", { class: "tag" }, "bot") : null,
-        o.kind === "human" && !o.connected ? h("span", { class: "tag warn" }, "offline") : null,
+        presenceTag(o),
+        host ? seatHostButtons(s, lobby, request) : null,
         host && o.kind === "empty"
           ? h(
               "button",
@@ -365,6 +368,8 @@ export function renderLobby(app) {
     lobby.spectators ? h("p", { class: "hint" }, `${lobby.spectators} watching`) : null,
     app.session.spectator ? h("p", { class: "hint" }, "You are watching this game.") : null,
     h("div", { class: "controls" }, controls),
+    host ? hostPanel(lobby, info, { request, optionField, readOptions, timers: TURN_TIMERS }) : null,
+    chatPanel(app.session.spectator),
   );
 }
 

@@ -28,6 +28,7 @@ const ERROR_WORDS = {
   shutting_down: "The server is restarting. This page reconnects by itself and keeps your seat.",
   internal: "Something went wrong on the server; nothing was changed. Try again.",
   connection_lost: "The connection to the server was lost. Reconnecting…",
+  removed: "You were removed from this game (by its host or an administrator), so this seat is no longer yours.",
 };
 
 export function errorWords(error) {

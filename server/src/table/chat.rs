@@ -1,0 +1,471 @@
+//! Playing with friends, the table's side (issue 13): the lobby chat and the seats' presence.
+//!
+//! **Chat.** A message is checked (plain text: trimmed, 1 to [`CHAT_MAX_CHARS`] characters, no control
+//! characters), rate-limited per writer (a token bucket on the injected clock, keyed by seat, or by connection
+//! for a spectator), numbered, and handed to the table's chat writer, a task of its own that stores it. Only once
+//! it is stored does the writer hand it back (`Command::ChatStored`), and only then is it delivered to everyone in
+//! the lobby and the writer answered. The table never waits for the database on a chat message, so chat cannot
+//! slow the match down; a full writer queue refuses the message with `overloaded`. The last [`CHAT_HISTORY`]
+//! messages are kept in memory (loaded from the database after a restart) and pushed as `chat_history` to a
+//! client that joins, spectates or resumes.
+//!
+//! **Presence.** A seat is `away` without a connection, `idle` when its connection has sent nothing for
+//! `idle_after_ms` (on the injected clock) or said its page is hidden, and `connected` otherwise. Every request
+//! a seat's connection makes counts as activity. The table wakes when a seat turns idle, and pushes the lobby
+//! whenever a seat's presence differs from what it last pushed.
+
+use std::collections::{HashMap, VecDeque};
+
+use protocol::{
+    CHAT_HISTORY, CHAT_MAX_CHARS, ChatChannel, ChatMessage, ErrorBody, ErrorCode, Presence, Push,
+    ServerMessage,
+};
+use rules::{Millis, Seat};
+use tokio::sync::mpsc;
+use tracing::{error, warn};
+
+use super::{Command, Occupant, Respond, Table, err};
+use crate::store::Store;
+
+/// Chat and presence settings every table shares.
+#[derive(Clone, Debug)]
+pub struct FriendsSettings {
+    /// Chat messages a writer may send per second, sustained.
+    pub chat_rate_per_sec: f64,
+    /// Chat messages a writer may send in one burst.
+    pub chat_burst: f64,
+    /// A connected seat that sends nothing for this long shows as `idle`.
+    pub idle_after_ms: u64,
+}
+
+impl Default for FriendsSettings {
+    fn default() -> Self {
+        FriendsSettings {
+            chat_rate_per_sec: 0.5,
+            chat_burst: 5.0,
+            idle_after_ms: 60_000,
+        }
+    }
+}
+
+/// Chat messages waiting for the chat writer; when it is full, further messages are refused.
+const CHAT_QUEUE: usize = 64;
+
+/// One message for the chat writer: store it, then hand it back to the table.
+#[derive(Debug)]
+pub(crate) struct ChatWrite {
+    message: ChatMessage,
+    match_id: Option<String>,
+    reply: Respond<()>,
+}
+
+/// Who wrote a chat message, for the rate limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Writer {
+    Seat(u8),
+    Spectator(u64),
+}
+
+/// A token bucket on the table's clock.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    tokens: f64,
+    at: Millis,
+}
+
+/// A seat's activity as the table saw it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Seen {
+    last_active: Millis,
+    hidden: bool,
+}
+
+/// The table's chat and presence state.
+#[derive(Debug, Default)]
+pub(crate) struct Friends {
+    /// Listed in the public list of open lobbies (the host's choice; persisted).
+    pub(crate) listed: bool,
+    /// The last [`CHAT_HISTORY`] stored messages, oldest first.
+    recent: VecDeque<ChatMessage>,
+    next_id: u64,
+    buckets: HashMap<Writer, Bucket>,
+    writer: Option<mpsc::Sender<ChatWrite>>,
+    /// The table's own command channel, for the chat writer to hand stored messages back. Weak, so that the
+    /// table still ends when every other handle is gone.
+    myself: Option<mpsc::WeakSender<Command>>,
+    /// Per seat.
+    seen: Vec<Seen>,
+    /// The connection being seated by the command in progress (active, though not yet marked so).
+    arriving: Option<u64>,
+    /// The presence of each seat as last pushed.
+    pub(crate) shown: Vec<Presence>,
+}
+
+impl Friends {
+    pub(crate) fn new() -> Friends {
+        Friends {
+            next_id: 1,
+            ..Friends::default()
+        }
+    }
+}
+
+/// Checks a chat text: trimmed, 1 to [`CHAT_MAX_CHARS`] characters, no control characters.
+pub fn check_chat(text: &str) -> Result<String, ErrorBody> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(err(ErrorCode::BadMessage, "a chat message cannot be empty"));
+    }
+    if text.chars().count() > CHAT_MAX_CHARS {
+        return Err(err(
+            ErrorCode::BadMessage,
+            format!("a chat message has at most {CHAT_MAX_CHARS} characters"),
+        ));
+    }
+    if text.chars().any(char::is_control) {
+        return Err(err(
+            ErrorCode::BadMessage,
+            "a chat message cannot contain control characters (line breaks included)",
+        ));
+    }
+    Ok(text.to_string())
+}
+
+/// The chat writer: stores each message in order, then hands it back to its table (which delivers it). Ends
+/// when the table is gone.
+async fn chat_writer(
+    store: Store,
+    code: String,
+    mut queue: mpsc::Receiver<ChatWrite>,
+    table: mpsc::WeakSender<Command>,
+) {
+    while let Some(write) = queue.recv().await {
+        let stored = store
+            .insert_chat(&code, &write.message, write.match_id.as_deref())
+            .await
+            .map_err(|e| e.to_string());
+        let Some(table) = table.upgrade() else { break };
+        let handed = table
+            .send(Command::ChatStored {
+                message: write.message,
+                stored,
+                reply: write.reply,
+            })
+            .await;
+        if handed.is_err() {
+            break;
+        }
+    }
+}
+
+impl Table {
+    /// Called by the hub once the table's command channel exists.
+    pub(crate) fn set_self_handle(&mut self, handle: mpsc::WeakSender<Command>) {
+        self.friends.myself = Some(handle);
+    }
+
+    /// After a restart: the lobby's visibility and its recent chat, as stored.
+    pub(crate) fn restore_friends(&mut self, listed: bool, recent: Vec<ChatMessage>) {
+        self.friends.listed = listed;
+        self.friends.next_id = recent.last().map_or(1, |m| m.id + 1);
+        self.friends.recent = recent.into();
+    }
+
+    /// Whether a command is one of this module's.
+    pub(super) fn is_friends_command(command: &Command) -> bool {
+        matches!(
+            command,
+            Command::Chat { .. }
+                | Command::ChatStored { .. }
+                | Command::Presence { .. }
+                | Command::Host { .. }
+        )
+    }
+
+    pub(super) async fn handle_friends(&mut self, command: Command) {
+        match command {
+            Command::Chat { conn_id, text, reply } => {
+                if let Err(e) = self.chat(conn_id, text, reply) {
+                    // `chat` gives the reply back only when it refused the message.
+                    let (error, reply) = *e;
+                    let _ = reply.send(Err(error));
+                }
+            }
+            Command::ChatStored {
+                message,
+                stored,
+                reply,
+            } => self.chat_stored(message, stored, reply),
+            Command::Presence {
+                conn_id,
+                hidden,
+                reply,
+            } => {
+                let result = match self.seat_of(conn_id) {
+                    Some(seat) => {
+                        self.seen_mut(seat).hidden = hidden;
+                        Ok(())
+                    }
+                    None if self.is_spectator(conn_id) => Ok(()),
+                    None => Err(err(ErrorCode::NotInLobby, "you are not in this lobby")),
+                };
+                let _ = reply.send(result);
+            }
+            Command::Host { conn_id, op, reply } => {
+                let result = self.host_op(conn_id, op).await;
+                let _ = reply.send(result);
+            }
+            _ => unreachable!("only friends commands are routed here"),
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn chat(
+        &mut self,
+        conn_id: u64,
+        text: String,
+        reply: Respond<()>,
+    ) -> Result<(), Box<(ErrorBody, Respond<()>)>> {
+        let refuse = |e: ErrorBody, reply| Err(Box::new((e, reply)));
+        let (writer, channel, seat, name) = match self.seat_of(conn_id) {
+            Some(seat) => {
+                let name = match &self.seats[seat as usize] {
+                    Occupant::Human { name, .. } => name.clone(),
+                    _ => String::new(),
+                };
+                (Writer::Seat(seat), ChatChannel::Players, Some(Seat(seat)), name)
+            }
+            None if self.is_spectator(conn_id) => (
+                Writer::Spectator(conn_id),
+                ChatChannel::Spectators,
+                None,
+                "Spectator".to_string(),
+            ),
+            None => return refuse(err(ErrorCode::NotInLobby, "you are not in this lobby"), reply),
+        };
+        let text = match check_chat(&text) {
+            Ok(text) => text,
+            Err(e) => return refuse(e, reply),
+        };
+        let now = self.clock.now();
+        // Spectators who went away leave no bucket behind.
+        let spectators: Vec<u64> = self.spectators.iter().map(|c| c.id).collect();
+        self.friends.buckets.retain(|w, _| match w {
+            Writer::Spectator(id) => spectators.contains(id),
+            Writer::Seat(_) => true,
+        });
+        let settings = &self.settings.friends;
+        let bucket = self.friends.buckets.entry(writer).or_insert(Bucket {
+            tokens: settings.chat_burst,
+            at: now,
+        });
+        let elapsed = now.saturating_sub(bucket.at) as f64 / 1000.0;
+        bucket.tokens = (bucket.tokens + elapsed * settings.chat_rate_per_sec).min(settings.chat_burst);
+        bucket.at = now;
+        if bucket.tokens < 1.0 {
+            return refuse(
+                err(ErrorCode::RateLimited, "you are chatting too fast; wait a moment"),
+                reply,
+            );
+        }
+        let Some(writer_tx) = self.chat_writer() else {
+            return refuse(err(ErrorCode::Internal, "chat is not available"), reply);
+        };
+        let message = ChatMessage {
+            id: self.friends.next_id,
+            channel,
+            seat,
+            name,
+            text,
+            at: now,
+        };
+        let write = ChatWrite {
+            message,
+            match_id: self.running.as_ref().map(|r| r.match_id.clone()),
+            reply,
+        };
+        match writer_tx.try_send(write) {
+            Ok(()) => {
+                self.friends.next_id += 1;
+                if let Some(bucket) = self.friends.buckets.get_mut(&writer) {
+                    bucket.tokens -= 1.0;
+                }
+                Ok(())
+            }
+            Err(mpsc::error::TrySendError::Full(write) | mpsc::error::TrySendError::Closed(write)) => {
+                warn!("the chat writer is behind; refusing a message");
+                refuse(
+                    err(ErrorCode::Overloaded, "the chat is busy; try again"),
+                    write.reply,
+                )
+            }
+        }
+    }
+
+    /// The chat writer's queue, started on first use.
+    fn chat_writer(&mut self) -> Option<mpsc::Sender<ChatWrite>> {
+        if let Some(tx) = &self.friends.writer
+            && !tx.is_closed()
+        {
+            return Some(tx.clone());
+        }
+        let myself = self.friends.myself.clone()?;
+        let (tx, rx) = mpsc::channel(CHAT_QUEUE);
+        tokio::spawn(chat_writer(self.store.clone(), self.code.clone(), rx, myself));
+        self.friends.writer = Some(tx.clone());
+        Some(tx)
+    }
+
+    /// A message is stored: keep it, deliver it to everyone in the lobby, answer its writer.
+    fn chat_stored(&mut self, message: ChatMessage, stored: Result<(), String>, reply: Respond<()>) {
+        if let Err(e) = stored {
+            error!(error = %e, id = message.id, "storing a chat message failed");
+            let _ = reply.send(Err(err(
+                ErrorCode::Internal,
+                "the message could not be stored; it was not sent",
+            )));
+            return;
+        }
+        self.friends.recent.push_back(message.clone());
+        while self.friends.recent.len() > CHAT_HISTORY {
+            self.friends.recent.pop_front();
+        }
+        let push = ServerMessage::Push(Push::ChatMessage {
+            code: self.code.clone(),
+            message,
+        });
+        let failed: Vec<u64> = self
+            .connections()
+            .filter(|(_, c)| !c.push(push.clone()))
+            .map(|(_, c)| c.id)
+            .collect();
+        self.drop_connections(&failed);
+        let _ = reply.send(Ok(()));
+    }
+
+    /// Pushes the recent chat to a connection that just joined, spectated or resumed.
+    fn push_chat_history(&mut self, conn_id: u64) {
+        let Some(conn) = self
+            .connections()
+            .find(|(_, c)| c.id == conn_id)
+            .map(|(_, c)| c.clone())
+        else {
+            return;
+        };
+        let push = ServerMessage::Push(Push::ChatHistory {
+            code: self.code.clone(),
+            messages: self.friends.recent.iter().cloned().collect(),
+        });
+        if !conn.push(push) {
+            self.drop_connections(&[conn_id]);
+        }
+    }
+
+    /// The connection a command comes from, and whether it binds that connection to this table.
+    pub(super) fn command_origin(command: &Command) -> Option<(u64, bool)> {
+        match command {
+            Command::Join { conn, .. } | Command::Spectate { conn, .. } | Command::Resume { conn, .. } => {
+                Some((conn.id, true))
+            }
+            Command::Leave { conn_id, .. }
+            | Command::AddBot { conn_id, .. }
+            | Command::Start { conn_id, .. }
+            | Command::Act { conn_id, .. }
+            | Command::Chat { conn_id, .. }
+            | Command::Presence { conn_id, .. }
+            | Command::Host { conn_id, .. } => Some((*conn_id, false)),
+            _ => None,
+        }
+    }
+
+    /// Before a command: its sender is active now (so that what the command pushes already shows it so).
+    pub(super) fn before_command(&mut self, origin: Option<(u64, bool)>) {
+        let Some((conn_id, arriving)) = origin else { return };
+        if arriving {
+            self.friends.arriving = Some(conn_id);
+        } else if let Some(seat) = self.seat_of(conn_id) {
+            let now = self.clock.now();
+            self.seen_mut(seat).last_active = now;
+        }
+    }
+
+    /// After a command: the sender was active; a client that has just arrived gets the recent chat; every
+    /// client hears of presence changes.
+    pub(super) fn after_command(&mut self, origin: Option<(u64, bool)>) {
+        self.friends.arriving = None;
+        if let Some((conn_id, arrived)) = origin {
+            if let Some(seat) = self.seat_of(conn_id) {
+                let now = self.clock.now();
+                let seen = self.seen_mut(seat);
+                seen.last_active = now;
+                if arrived {
+                    seen.hidden = false;
+                }
+            }
+            if arrived {
+                self.push_chat_history(conn_id);
+            }
+        }
+        self.publish_presence();
+    }
+
+    fn seen_mut(&mut self, seat: u8) -> &mut Seen {
+        let i = seat as usize;
+        if self.friends.seen.len() <= i {
+            self.friends.seen.resize(i + 1, Seen::default());
+        }
+        &mut self.friends.seen[i]
+    }
+
+    /// Marks a seat active now (its player created the lobby).
+    pub(super) fn mark_active(&mut self, seat: u8, now: Millis) {
+        self.seen_mut(seat).last_active = now;
+    }
+
+    /// The presence of the human at `seat` now.
+    pub(super) fn presence_of(&self, seat: usize) -> Presence {
+        let Some(Occupant::Human { conn: Some(conn), .. }) = self.seats.get(seat) else {
+            return Presence::Away;
+        };
+        if self.friends.arriving == Some(conn.id) {
+            return Presence::Connected;
+        }
+        let seen = self.friends.seen.get(seat).copied().unwrap_or_default();
+        let now = self.clock.now();
+        if seen.hidden || now.saturating_sub(seen.last_active) >= self.settings.friends.idle_after_ms {
+            Presence::Idle
+        } else {
+            Presence::Connected
+        }
+    }
+
+    pub(super) fn presences(&self) -> Vec<Presence> {
+        (0..self.seats.len()).map(|i| self.presence_of(i)).collect()
+    }
+
+    /// Pushes the lobby if a seat's presence changed since it was last pushed.
+    pub(super) fn publish_presence(&mut self) {
+        if self.presences() != self.friends.shown {
+            self.push_lobby_to_all();
+        }
+    }
+
+    /// When the next connected seat turns idle (or now, if a change is not yet pushed).
+    pub(super) fn presence_wake(&self) -> Option<Millis> {
+        let now = self.clock.now();
+        if self.presences() != self.friends.shown {
+            return Some(now);
+        }
+        let idle_after = self.settings.friends.idle_after_ms;
+        self.seats
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| matches!(o, Occupant::Human { conn: Some(_), .. }))
+            .filter_map(|(i, _)| {
+                let seen = self.friends.seen.get(i).copied().unwrap_or_default();
+                let at = seen.last_active.saturating_add(idle_after);
+                (!seen.hidden && at > now).then_some(at)
+            })
+            .min()
+    }
+}

@@ -1,0 +1,162 @@
+//! The host's controls of an open lobby (issue 13): change the game's options, the seat count and the turn
+//! timer; remove a player; hand the host role to another seated human; list the lobby publicly or make it
+//! private. Only the host may (`not_host`), only before the start (`already_started`); each change is stored
+//! before anyone hears of it, so it survives a restart.
+
+use protocol::{ErrorBody, ErrorCode};
+use rules::AnyGame;
+use serde_json::Value;
+use tracing::info;
+
+use super::{Occupant, Table, err, internal};
+use crate::{
+    hub::{MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, setup_error},
+    store::Phase,
+};
+
+/// What the host asks of an open lobby.
+#[derive(Debug)]
+pub enum HostOp {
+    /// New options (missing ones take their defaults), seat count and turn timer, together.
+    Configure {
+        options: Value,
+        seats: u8,
+        turn_timer_ms: Option<u64>,
+    },
+    /// Frees a seat; a human there is told `removed` and disconnected.
+    Remove { seat: u8 },
+    /// Hands the host role to the human at this seat.
+    MakeHost { seat: u8 },
+    /// Lists the lobby publicly, or makes it private.
+    SetListed { listed: bool },
+}
+
+impl Table {
+    pub(super) async fn host_op(&mut self, conn_id: u64, op: HostOp) -> Result<(), ErrorBody> {
+        self.require_host(conn_id)?;
+        if self.phase != Phase::Open {
+            return Err(err(
+                ErrorCode::AlreadyStarted,
+                "the match has started: the lobby can no longer be changed",
+            ));
+        }
+        match op {
+            HostOp::Configure {
+                options,
+                seats,
+                turn_timer_ms,
+            } => self.configure(options, seats, turn_timer_ms).await,
+            HostOp::Remove { seat } => self.remove_player(seat).await,
+            HostOp::MakeHost { seat } => self.make_host(seat).await,
+            HostOp::SetListed { listed } => {
+                self.store
+                    .set_listed(&self.code, listed)
+                    .await
+                    .map_err(internal)?;
+                self.friends.listed = listed;
+                info!(listed, "lobby visibility changed");
+                self.push_lobby_to_all();
+                Ok(())
+            }
+        }
+    }
+
+    fn check_seat(&self, seat: u8) -> Result<usize, ErrorBody> {
+        if (seat as usize) < self.seats.len() {
+            Ok(seat as usize)
+        } else {
+            Err(err(
+                ErrorCode::BadMessage,
+                format!("this lobby has no seat {seat}"),
+            ))
+        }
+    }
+
+    async fn configure(
+        &mut self,
+        options: Value,
+        seats: u8,
+        turn_timer_ms: Option<u64>,
+    ) -> Result<(), ErrorBody> {
+        let options = AnyGame::normalise_config(&self.game_id, &options).map_err(setup_error)?;
+        // Set the game up once with a throwaway seed to check the seat count and the options together.
+        AnyGame::new(&self.game_id, &options, seats, 0).map_err(setup_error)?;
+        if let Some(ms) = turn_timer_ms
+            && !(MIN_TURN_TIMER_MS..=MAX_TURN_TIMER_MS).contains(&ms)
+        {
+            return Err(err(
+                ErrorCode::BadOptions,
+                format!("the turn timer must be between {MIN_TURN_TIMER_MS} and {MAX_TURN_TIMER_MS} ms"),
+            ));
+        }
+        if let Some(taken) = self
+            .seats
+            .iter()
+            .enumerate()
+            .skip(seats as usize)
+            .find(|(_, o)| matches!(o, Occupant::Human { .. }))
+            .map(|(i, _)| i)
+        {
+            return Err(err(
+                ErrorCode::BadOptions,
+                format!("seat {taken} holds a player: remove them before removing their seat"),
+            ));
+        }
+        self.store
+            .configure_lobby(&self.code, &options, seats, turn_timer_ms)
+            .await
+            .map_err(internal)?;
+        self.options = options;
+        self.turn_timer_ms = turn_timer_ms;
+        self.seats.truncate(seats as usize);
+        while self.seats.len() < seats as usize {
+            self.seats.push(Occupant::Empty);
+        }
+        info!(seats, "lobby settings changed by the host");
+        self.push_lobby_to_all();
+        Ok(())
+    }
+
+    async fn remove_player(&mut self, seat: u8) -> Result<(), ErrorBody> {
+        let index = self.check_seat(seat)?;
+        if seat == self.host {
+            return Err(err(
+                ErrorCode::BadMessage,
+                "the host cannot remove themselves: hand the host role over, or leave",
+            ));
+        }
+        if matches!(self.seats[index], Occupant::Empty) {
+            return Err(err(ErrorCode::BadMessage, format!("seat {seat} is empty")));
+        }
+        self.store
+            .free_seat(&self.code, seat, Some(self.host))
+            .await
+            .map_err(internal)?;
+        if let Occupant::Human { conn: Some(conn), .. } =
+            std::mem::replace(&mut self.seats[index], Occupant::Empty)
+        {
+            conn.close(ErrorCode::Removed, "the host removed you from this lobby");
+        }
+        info!(seat, "player removed by the host");
+        self.push_lobby_to_all();
+        Ok(())
+    }
+
+    async fn make_host(&mut self, seat: u8) -> Result<(), ErrorBody> {
+        let index = self.check_seat(seat)?;
+        if !matches!(self.seats[index], Occupant::Human { .. }) {
+            return Err(err(
+                ErrorCode::BadMessage,
+                format!("seat {seat} holds no player; only a seated player can host"),
+            ));
+        }
+        if seat == self.host {
+            return Ok(());
+        }
+        self.store.set_host(&self.code, seat).await.map_err(internal)?;
+        self.host = seat;
+        info!(seat, "host role handed over");
+        self.push_lobby_to_all();
+        Ok(())
+    }
+}
