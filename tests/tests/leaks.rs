@@ -305,6 +305,10 @@ async fn leak_check_match(server: &TestServer, db: &TestDb, game: &str, seats: u
     });
     let played = play(&mut players, &Time::Manual(server.clock.clone()), seed, 1_500).await;
     let last = played.last_state["version"].as_u64().unwrap();
+    assert_eq!(
+        played.last_state["status"]["kind"], "over",
+        "{game} {seats}p: a full match"
+    );
     last_tx.send(last).unwrap();
     let watched = watcher.await.unwrap();
 
