@@ -12,7 +12,9 @@
 //!    face-down card numbers (Hide and Eeek!, New Year Puzzle), other hands (Molehills cards, Hickory Dickory
 //!    favours before the end), other bags, looked-at chips and secret commitments (Quacks).
 //!
-//! `the_checker_*` unit tests feed deliberately leaky messages to the checker and require it to object.
+//! `the_checker_*` unit tests feed deliberately leaky messages to the checker and require it to object;
+//! `views_do_not_depend_on_hidden_orders_plans_or_the_rng` compares views of twin states that differ only in hidden
+//! information.
 
 use integration_tests::*;
 use rules::{Actor, AnyGame, Seat, Viewer};
@@ -54,11 +56,10 @@ fn hidden_orders(truth: &Truth, viewer: Viewer) -> Vec<(String, Vec<Value>)> {
             }
         }
         "new_year_puzzle" => {
-            // The top reward card lies face up; the rest of the pile is hidden.
-            orders.push((
-                "reward pile".into(),
-                list(&s["pile"]).into_iter().skip(1).collect(),
-            ));
+            // The top reward card (the pile's last) lies face up; the rest of the pile is hidden.
+            let mut pile = list(&s["pile"]);
+            pile.pop();
+            orders.push(("reward pile".into(), pile));
         }
         "quacks" => orders.push(("fortune deck".into(), list(&s["deck"]))),
         "hickory_dickory" => {
@@ -509,4 +510,97 @@ fn the_checker_finds_a_view_meant_for_someone_else() {
     let mut m = honest.clone();
     m["legal_actions"] = json!([{"type": "anything"}]);
     assert!(!check(&replay, Viewer::Seat(Seat(1)), &m).is_empty());
+}
+
+// --- Views do not depend on what they hide.
+
+/// Twins of a full state that differ only in hidden information, each with the viewers that must not tell them
+/// apart: hidden orders reversed, the RNG replaced, a seat's secret plan reversed (for everyone but that seat).
+fn hidden_twins(game: &str, full: &Value) -> Vec<(String, Value, Option<usize>)> {
+    let mut twins = Vec::new();
+    let mut twin = |what: &str, except: Option<usize>, change: &dyn Fn(&mut Value)| {
+        let mut t = full.clone();
+        change(&mut t["state"]);
+        if t != *full {
+            twins.push((what.to_string(), t, except));
+        }
+    };
+    let reverse = |v: &mut Value| {
+        if let Some(a) = v.as_array_mut() {
+            a.reverse();
+        }
+    };
+    twin("the RNG", None, &|s| {
+        if s.get("rng").is_some() {
+            s["rng"]["s"] = json!([1, 2, 3, 4]);
+        }
+    });
+    match game {
+        "hide_and_eeek" => twin("the draw pile's order", None, &|s| reverse(&mut s["draw_pile"])),
+        "molehills" => {
+            twin("the deck's order", None, &|s| reverse(&mut s["deck"]));
+            let n = full["state"]["players"].as_u64().unwrap() as usize;
+            for seat in 0..n {
+                twin(&format!("seat {seat}'s plan"), Some(seat), &|s| {
+                    reverse(&mut s["plans"][seat])
+                });
+            }
+        }
+        "new_year_puzzle" => twin("the reward pile below its top", None, &|s| {
+            if let Some(pile) = s["pile"].as_array_mut()
+                && pile.len() > 2
+            {
+                let top = pile.len() - 1;
+                pile[..top].reverse();
+            }
+        }),
+        "quacks" => {
+            twin("the fortune deck's order", None, &|s| reverse(&mut s["deck"]));
+            twin("the order of every bag", None, &|s| {
+                for p in s["players"].as_array_mut().unwrap() {
+                    reverse(&mut p["bag"]);
+                }
+            });
+        }
+        "hickory_dickory" => {
+            twin("the bag's order", None, &|s| reverse(&mut s["bag"]));
+            twin("the favour deck's order", None, &|s| {
+                reverse(&mut s["favour_deck"])
+            });
+            twin("the mission deck's order", None, &|s| {
+                reverse(&mut s["mission_deck"])
+            });
+        }
+        _ => {}
+    }
+    twins
+}
+
+#[test]
+fn views_do_not_depend_on_hidden_orders_plans_or_the_rng() {
+    let mut compared = 0;
+    for info in AnyGame::catalogue() {
+        for players in [info.min_players.max(2), info.max_players] {
+            for steps in [0, 5, 20, 60, 150, 400] {
+                let (g, _) = sample(info.id, players, steps);
+                let full = g.full_state();
+                for (what, twin, except) in hidden_twins(info.id, &full) {
+                    let t = AnyGame::from_full_state(&twin).unwrap();
+                    for viewer in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
+                        if except.is_some_and(|s| viewer == Viewer::Seat(Seat(s as u8))) {
+                            continue;
+                        }
+                        assert_eq!(
+                            g.view(viewer),
+                            t.view(viewer),
+                            "{} {players}p after {steps}: {viewer:?}'s view depends on {what}",
+                            info.id
+                        );
+                        compared += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(compared > 500, "only {compared} comparisons");
 }
