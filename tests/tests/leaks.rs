@@ -536,7 +536,36 @@ fn hidden_twins(game: &str, full: &Value) -> Vec<(String, Value, Option<usize>)>
         }
     });
     match game {
-        "hide_and_eeek" => twin("the draw pile's order", None, &|s| reverse(&mut s["draw_pile"])),
+        "hide_and_eeek" => {
+            twin("the draw pile's order", None, &|s| reverse(&mut s["draw_pile"]));
+            // Two face-down cards swapped, and a face-down card swapped with the top of the draw pile.
+            let down: Vec<usize> = full["state"]["grid"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c["face_up"] == false)
+                .map(|(i, _)| i)
+                .collect();
+            if down.len() >= 2 {
+                twin("which face-down card lies where", None, &|s| {
+                    let a = s["grid"][down[0]]["number"].take();
+                    let b = std::mem::replace(&mut s["grid"][down[1]]["number"], a);
+                    s["grid"][down[0]]["number"] = b;
+                });
+            }
+            if !down.is_empty()
+                && full["state"]["draw_pile"]
+                    .as_array()
+                    .is_some_and(|p| !p.is_empty())
+            {
+                twin("a face-down card's number", None, &|s| {
+                    let a = s["grid"][down[0]]["number"].take();
+                    let b = std::mem::replace(&mut s["draw_pile"][0], a);
+                    s["grid"][down[0]]["number"] = b;
+                });
+            }
+        }
         "molehills" => {
             twin("the deck's order", None, &|s| reverse(&mut s["deck"]));
             let n = full["state"]["players"].as_u64().unwrap() as usize;
@@ -544,16 +573,46 @@ fn hidden_twins(game: &str, full: &Value) -> Vec<(String, Value, Option<usize>)>
                 twin(&format!("seat {seat}'s plan"), Some(seat), &|s| {
                     reverse(&mut s["plans"][seat])
                 });
+                // A card of the seat's hand swapped with the top of the deck (both hidden from the others).
+                if full["state"]["hands"][seat]
+                    .as_array()
+                    .is_some_and(|h| !h.is_empty())
+                    && full["state"]["deck"].as_array().is_some_and(|d| !d.is_empty())
+                    && full["state"]["plans"][seat].is_null()
+                {
+                    twin(&format!("seat {seat}'s hand"), Some(seat), &|s| {
+                        let a = s["hands"][seat][0].take();
+                        let b = std::mem::replace(&mut s["deck"][0], a);
+                        s["hands"][seat][0] = b;
+                    });
+                }
             }
         }
-        "new_year_puzzle" => twin("the reward pile below its top", None, &|s| {
-            if let Some(pile) = s["pile"].as_array_mut()
-                && pile.len() > 2
-            {
-                let top = pile.len() - 1;
-                pile[..top].reverse();
+        "new_year_puzzle" => {
+            twin("the reward pile below its top", None, &|s| {
+                if let Some(pile) = s["pile"].as_array_mut()
+                    && pile.len() > 2
+                {
+                    let top = pile.len() - 1;
+                    pile[..top].reverse();
+                }
+            });
+            let down: Vec<usize> = full["state"]["face_up"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .enumerate()
+                .filter(|(_, up)| **up == false)
+                .map(|(i, _)| i)
+                .collect();
+            if down.len() >= 2 {
+                twin("which face-down card lies where", None, &|s| {
+                    let a = s["board"][down[0]].take();
+                    let b = std::mem::replace(&mut s["board"][down[1]], a);
+                    s["board"][down[0]] = b;
+                });
             }
-        }),
+        }
         "quacks" => {
             twin("the fortune deck's order", None, &|s| reverse(&mut s["deck"]));
             twin("the order of every bag", None, &|s| {
@@ -570,6 +629,24 @@ fn hidden_twins(game: &str, full: &Value) -> Vec<(String, Value, Option<usize>)>
             twin("the mission deck's order", None, &|s| {
                 reverse(&mut s["mission_deck"])
             });
+            // A favour card of a seat's hand swapped with the top of the favour deck, before the end reveals hands.
+            if full["state"]["phase"]["phase"] != "over" {
+                for seat in 0..full["state"]["seats"].as_array().unwrap().len() {
+                    if full["state"]["seats"][seat]["favours"]
+                        .as_array()
+                        .is_some_and(|f| !f.is_empty())
+                        && full["state"]["favour_deck"]
+                            .as_array()
+                            .is_some_and(|d| !d.is_empty())
+                    {
+                        twin(&format!("seat {seat}'s favour cards"), Some(seat), &|s| {
+                            let a = s["seats"][seat]["favours"][0].take();
+                            let b = std::mem::replace(&mut s["favour_deck"][0], a);
+                            s["seats"][seat]["favours"][0] = b;
+                        });
+                    }
+                }
+            }
         }
         _ => {}
     }
