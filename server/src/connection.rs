@@ -266,12 +266,30 @@ pub async fn refuse<S: Sink<Message> + Unpin>(mut sink: S, reason: ErrorBody, wr
     }
 }
 
+/// The `closing` push for a frame the WebSocket layer could not read: `too_large` for a frame over the hard size
+/// limit, `bad_message` for anything else (such as invalid UTF-8 in a text frame).
+fn unreadable_frame(e: &(dyn std::error::Error + 'static)) -> ServerMessage {
+    let mut cause = Some(e);
+    let mut code = ErrorCode::BadMessage;
+    while let Some(c) = cause {
+        if let Some(tungstenite::Error::Capacity(_)) = c.downcast_ref::<tungstenite::Error>() {
+            code = ErrorCode::TooLarge;
+        }
+        cause = c.source();
+    }
+    ServerMessage::Push(Push::Closing(ErrorBody::new(
+        code,
+        format!("unreadable frame: {e}"),
+    )))
+}
+
 /// Serves one connection until the client leaves, the table drops it, it idles or stops reading, or the server
 /// shuts down. `admission` is its place under the connection limits (see [`Shared::admit`]).
 pub async fn serve<S, R, E>(mut sink: S, mut stream: R, shared: Arc<Shared>, admission: Admission)
 where
     S: Sink<Message> + Unpin,
     R: Stream<Item = Result<Message, E>> + Unpin,
+    E: std::error::Error + 'static,
 {
     let id = shared.next_id.fetch_add(1, Relaxed);
     let (tx, mut outbox) = mpsc::channel(shared.limits.outbox);
@@ -303,7 +321,16 @@ where
             }
             tokio::select! {
                 frame = stream.next() => {
-                    let Some(Ok(frame)) = frame else { break };
+                    let frame = match frame {
+                        Some(Ok(frame)) => frame,
+                        Some(Err(e)) => {
+                            // A frame the WebSocket layer cannot read (invalid UTF-8 in a text frame, over the
+                            // hard size limit, a protocol violation) fails the connection (RFC 6455): say why.
+                            let _ = send(&mut sink, &unreadable_frame(&e), write_timeout).await;
+                            break;
+                        }
+                        None => break,
+                    };
                     let reply = match frame {
                         Message::Text(text) => {
                             if !rate.allow() {

@@ -312,6 +312,22 @@ impl Client {
         self.ws.send(Message::Binary(bytes.into())).await.expect("send");
     }
 
+    /// Sends a text frame and says whether it went (a server may close the connection while a big frame is still
+    /// being written).
+    pub async fn try_send_text(&mut self, text: String) -> bool {
+        self.ws.send(Message::Text(text.into())).await.is_ok()
+    }
+
+    /// Sends a text frame whose payload is any bytes, valid UTF-8 or not (for the hostile-input corpus).
+    pub async fn send_raw_text(&mut self, bytes: Vec<u8>) {
+        use tokio_tungstenite::tungstenite::protocol::frame::{
+            Frame,
+            coding::{Data, OpCode},
+        };
+        let frame = Frame::message(bytes, OpCode::Data(Data::Text), true);
+        self.ws.send(Message::Frame(frame)).await.expect("send");
+    }
+
     /// The next frame from the server as JSON; `None` once the connection is closed.
     pub async fn read(&mut self) -> Option<Value> {
         loop {

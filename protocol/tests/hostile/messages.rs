@@ -1,0 +1,170 @@
+//! Hostile client frames against the protocol's reader (shared by `protocol/tests/hostile.rs`, which feeds it
+//! proptest's inputs, and the `client_message` fuzz target in `fuzz/`, which feeds it libFuzzer's).
+//!
+//! [`check_text`] states the reader's contract for any text: it never panics; a refusal is `bad_message` or
+//! `unknown_message` with an explanation, and echoes only an id the frame really carries; anything accepted
+//! round-trips (written back out and read again it is the same message, and writing it is stable).
+
+#![allow(dead_code)]
+
+use protocol::{ErrorCode, REQUEST_TYPES, RequestId, parse_client_message, request_id_of};
+use serde_json::{Map, Value, json};
+
+pub fn check_text(text: &str) {
+    let id = request_id_of(text);
+    match parse_client_message(text) {
+        Ok(message) => {
+            let written = serde_json::to_string(&message).expect("requests serialise");
+            let again = parse_client_message(&written).unwrap_or_else(|e| {
+                panic!("{text:?} was accepted but its own form {written} is refused: {e:?}")
+            });
+            assert_eq!(again, message, "{text:?} does not round-trip through {written}");
+            assert_eq!(
+                serde_json::to_string(&again).unwrap(),
+                written,
+                "writing {text:?} is not stable"
+            );
+            assert_eq!(
+                message.id, id,
+                "{text:?}: the id read differs from the id echoed in refusals"
+            );
+            assert!(REQUEST_TYPES.contains(&message.request.kind()));
+        }
+        Err(e) => {
+            assert!(
+                matches!(e.code, ErrorCode::BadMessage | ErrorCode::UnknownMessage),
+                "{text:?}: unexpected code {:?}",
+                e.code
+            );
+            assert!(!e.message.is_empty(), "{text:?}: a refusal explains itself");
+            if let Some(re) = &e.re {
+                let value: Value = serde_json::from_str(text).expect("an id is only echoed from JSON");
+                let carried: RequestId = serde_json::from_value(value["id"].clone()).expect("a readable id");
+                assert_eq!(&carried, re, "{text:?}: echoed an id the frame does not carry");
+            }
+        }
+    }
+}
+
+/// Reads choices from the input; past its end every read is zero.
+pub struct Bytes<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Bytes<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Bytes { data, pos: 0 }
+    }
+    fn byte(&mut self) -> u8 {
+        let b = self.data.get(self.pos).copied().unwrap_or(0);
+        self.pos += 1;
+        b
+    }
+    fn is_empty(&self) -> bool {
+        self.pos >= self.data.len()
+    }
+    fn below(&mut self, n: usize) -> usize {
+        self.byte() as usize % n
+    }
+    fn u64(&mut self) -> u64 {
+        (0..8).fold(0, |acc, _| (acc << 8) | self.byte() as u64)
+    }
+}
+
+const FIELDS: &[&str] = &[
+    "id",
+    "type",
+    "protocol",
+    "client",
+    "game",
+    "options",
+    "seats",
+    "name",
+    "turn_timer_ms",
+    "code",
+    "token",
+    "last_version",
+    "seat",
+    "action",
+    "version",
+];
+
+fn scalar(b: &mut Bytes) -> Value {
+    match b.byte() % 22 {
+        0 => json!(u64::MAX),
+        1 => json!(i64::MIN),
+        2 => json!(-1),
+        3 => json!(0),
+        4 => json!(1.5),
+        5 => json!(1e300),
+        6 => json!(256),
+        7 => json!(4_294_967_296u64),
+        8 => json!(""),
+        9 => json!("\u{0}é☃\u{10ffff}"),
+        10 => Value::Null,
+        11 => json!(true),
+        12 => json!([]),
+        13 => json!({}),
+        14 => json!(b.u64()),
+        15 => json!(REQUEST_TYPES[b.below(REQUEST_TYPES.len())]),
+        16 => json!("hide_and_eeek"),
+        17 => json!("ABC234"),
+        18 => json!(b.byte() % 8),
+        19 => json!(-(b.byte() as i64)),
+        20 => json!(format!("{:x}", b.u64())),
+        _ => json!(1),
+    }
+}
+
+fn value(b: &mut Bytes, depth: usize) -> Value {
+    if depth > 6 || b.is_empty() {
+        return scalar(b);
+    }
+    match b.byte() % 6 {
+        0 => Value::Array((0..b.below(4)).map(|_| value(b, depth + 1)).collect()),
+        1 => {
+            let mut m = Map::new();
+            for _ in 0..b.below(4) {
+                m.insert(FIELDS[b.below(FIELDS.len())].into(), value(b, depth + 1));
+            }
+            Value::Object(m)
+        }
+        _ => scalar(b),
+    }
+}
+
+/// A frame that looks like a request: an object with a (usually known) type and fields of the protocol's names
+/// holding arbitrary values, written out with random textual damage now and then.
+pub fn structured(data: &[u8]) -> String {
+    let mut b = Bytes::new(data);
+    let mut m = Map::new();
+    if !b.byte().is_multiple_of(8) {
+        m.insert("type".into(), json!(REQUEST_TYPES[b.below(REQUEST_TYPES.len())]));
+    }
+    for _ in 0..b.below(6) {
+        m.insert(FIELDS[b.below(FIELDS.len())].into(), value(&mut b, 0));
+    }
+    let mut text = Value::Object(m).to_string();
+    match b.byte() % 8 {
+        0 if !text.is_empty() => {
+            let mut cut = b.byte() as usize % text.len();
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+        }
+        1 => {
+            text = format!(
+                "{}{}{}",
+                "[".repeat(b.below(200) * 60),
+                text,
+                "]".repeat(b.below(200) * 60)
+            )
+        }
+        2 => text.push_str(" trailing"),
+        3 => text = text.replace("1", "1e400"),
+        _ => {}
+    }
+    text
+}
