@@ -127,9 +127,18 @@ async fn friends_chat_see_each_other_and_the_host_runs_the_lobby() {
             assert_eq!(badge, json!("away"), "{}", b.name);
         }
 
-        // Ann changes an option; Bo sees it.
+        // Ann changes an option and what happens to away players; Bo sees both.
         ann.fill("#host-opt-target", "4").await;
+        ann.js("const s = document.querySelector('#host-absent'); s.value = 'bot:30000'; s.dispatchEvent(new Event('change'));")
+            .await;
         ann.click("button[data-key=host-save]").await;
+        bo.wait_for(
+            "the absence policy on Bo's page",
+            "document.querySelector('.lobby')?.innerText.includes('Away players: a bot plays for them after 30 s')",
+        )
+        .await;
+        let seen = bo.js("return window.tabletop.lobby.absent").await;
+        assert_eq!(seen, json!({"policy": "bot", "grace_ms": 30000}));
         bo.wait_for(
             "the new target on Bo's page",
             "document.querySelector('.lobby > p.hint')?.innerText.includes('Cards needed to win: 4')",

@@ -155,7 +155,7 @@ export function presenceTag(occupant) {
 // ---- host controls -------------------------------------------------------------------------------------------
 
 /** The host's controls of an open lobby: options, seats, timer, visibility. */
-export function hostPanel(lobby, info, { request, optionField, readOptions, timers }) {
+export function hostPanel(lobby, info, { request, optionField, readOptions, timers, absence, readAbsence }) {
   const form = h("form", { class: "host-settings", "aria-labelledby": "host-h" });
   const specs = info ? info.options : [];
   const fields = specs.map((spec) => {
@@ -194,6 +194,12 @@ export function hostPanel(lobby, info, { request, optionField, readOptions, time
       seats,
     ),
     h("div", { class: "field" }, h("label", { for: "host-timer" }, "Turn timer"), timer),
+    h(
+      "div",
+      { class: "field" },
+      h("label", { for: "host-absent" }, "When a player is away"),
+      h("select", { id: "host-absent", name: "absent", "data-key": "host-absent" }, absence()),
+    ),
     h("button", { type: "submit", "data-key": "host-save" }, "Save the settings"),
   );
   form.addEventListener("submit", (e) => {
@@ -202,6 +208,7 @@ export function hostPanel(lobby, info, { request, optionField, readOptions, time
       options: readOptions(form, specs),
       seats: Number(seats.value),
       turn_timer_ms: Number(timer.value) || null,
+      absent: readAbsence(form),
     });
   });
   const listed = h("input", {

@@ -35,10 +35,16 @@ const ABSENCE = [
   ["skip", 30000, "Skip their turns after 30 seconds"],
 ];
 
-function absenceChoices(info) {
-  return ABSENCE.filter(([policy]) => policy !== "skip" || info.can_skip).map(([policy, grace, label]) =>
-    h("option", { value: `${policy}:${grace}` }, label),
+function absenceChoices(info, current) {
+  const chosen = current ? `${current.policy}:${current.grace_ms}` : "wait:0";
+  const choices = ABSENCE.filter(([policy]) => policy !== "skip" || info.can_skip).map(([policy, grace, label]) =>
+    h("option", { value: `${policy}:${grace}`, selected: `${policy}:${grace}` === chosen }, label),
   );
+  // A policy set by another client that the list does not offer stays shown as it is.
+  if (current && !choices.some((o) => o.value === chosen)) {
+    choices.push(h("option", { value: chosen, selected: true }, absenceWords(current) || "Wait for them"));
+  }
+  return choices;
 }
 
 function readAbsence(form) {
@@ -395,7 +401,16 @@ export function renderLobby(app) {
     lobby.spectators ? h("p", { class: "hint" }, `${lobby.spectators} watching`) : null,
     app.session.spectator ? h("p", { class: "hint" }, "You are watching this game.") : null,
     h("div", { class: "controls" }, controls),
-    host ? hostPanel(lobby, info, { request, optionField, readOptions, timers: TURN_TIMERS }) : null,
+    host
+      ? hostPanel(lobby, info, {
+          request,
+          optionField,
+          readOptions,
+          timers: TURN_TIMERS,
+          absence: () => (info ? absenceChoices(info, lobby.absent) : []),
+          readAbsence,
+        })
+      : null,
     chatPanel(app.session.spectator),
   );
 }
