@@ -728,13 +728,14 @@ impl Table {
     }
 
     async fn add_bot(&mut self, conn_id: u64, seat: Option<u8>) -> Result<(), ErrorBody> {
-        self.require_host(conn_id)?;
+        // After the start everyone hears the same answer, host or not.
         if self.phase != Phase::Open {
             return Err(err(
                 ErrorCode::AlreadyStarted,
                 "bots can only sit down before the start",
             ));
         }
+        self.require_host(conn_id)?;
         let seat = match seat {
             Some(s) if (s as usize) >= self.seats.len() => {
                 return Err(err(ErrorCode::BadMessage, format!("this lobby has no seat {s}")));
@@ -766,12 +767,14 @@ impl Table {
     }
 
     async fn start(&mut self, conn_id: u64) -> Result<(), ErrorBody> {
-        self.require_host(conn_id)?;
-        if self.phase == Phase::Finished && self.rematch.is_some() {
-            return self.start_rematch_now(conn_id).await;
-        }
-        if self.phase != Phase::Open {
+        let rematch_open = self.phase == Phase::Finished && self.rematch.is_some();
+        // After the start everyone hears the same answer, host or not.
+        if self.phase != Phase::Open && !rematch_open {
             return Err(err(ErrorCode::AlreadyStarted, "the match has already started"));
+        }
+        self.require_host(conn_id)?;
+        if rematch_open {
+            return self.start_rematch_now(conn_id).await;
         }
         if self.seats.iter().any(|o| matches!(o, Occupant::Empty)) {
             return Err(err(

@@ -201,6 +201,13 @@ async fn seats_codes_and_host_rights() {
     assert_eq!(r["code"], "already_started", "{r}");
     let r = bob.request(json!({"type": "start"})).await;
     assert_eq!(r["code"], "already_started", "{r}");
+    // The same answer for a player who is not the host, and for a spectator.
+    for who in [&mut cy, &mut dee] {
+        for request in [json!({"type": "start"}), json!({"type": "add_bot"})] {
+            let r = who.request(request.clone()).await;
+            assert_eq!(r["code"], "already_started", "{request} -> {r}");
+        }
+    }
     // Out of turn, illegal, and stale actions.
     let state = host.wait_version(0).await;
     let turn = state["status"]["seat"].as_u64().unwrap() as usize;

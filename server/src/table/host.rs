@@ -35,13 +35,14 @@ pub enum HostOp {
 
 impl Table {
     pub(super) async fn host_op(&mut self, conn_id: u64, op: HostOp) -> Result<(), ErrorBody> {
-        self.require_host(conn_id)?;
+        // After the start everyone hears the same answer, host or not.
         if self.phase != Phase::Open {
             return Err(err(
                 ErrorCode::AlreadyStarted,
                 "the match has started: the lobby can no longer be changed",
             ));
         }
+        self.require_host(conn_id)?;
         match op {
             HostOp::Configure {
                 options,
