@@ -119,6 +119,10 @@ async fn every_admin_route_refuses_a_missing_wrong_or_seat_token() {
         assert_eq!(inspected["version"], 0);
         assert_eq!(inspected["seats"][1]["kind"], "human");
         assert_eq!(inspected["seats"][1]["connected"], true);
+        assert_eq!(inspected["seats"][1]["presence"], "connected");
+        assert_eq!(inspected["seats"][1]["stand_in"], false);
+        assert_eq!(inspected["absent"]["policy"], "wait");
+        assert_eq!(inspected["listed"], false);
         let audit = get(server.addr, "/api/admin/audit").await;
         assert_eq!(audit["items"], json!([]));
         // With the token, every GET route answers.
@@ -399,6 +403,7 @@ async fn admin_actions_reach_connected_clients_and_are_audited() {
         assert_eq!(inspected["seats"][1]["kind"], "human");
         assert_eq!(inspected["seats"][1]["removed"], true);
         assert_eq!(inspected["seats"][1]["connected"], false);
+        assert_eq!(inspected["seats"][1]["presence"], "away");
         assert_eq!(inspected["seats"][2]["kind"], "bot");
         // Removing twice, a bot's seat or a seat that does not exist is refused.
         for (path, expected) in [

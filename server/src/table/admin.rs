@@ -59,6 +59,7 @@ impl Table {
     }
 
     fn inspect(&self) -> Value {
+        let now = self.clock.now();
         let seats: Vec<Value> = self
             .seats
             .iter()
@@ -71,6 +72,7 @@ impl Table {
                     conn,
                 } => json!({
                     "seat": i, "kind": "human", "name": name, "connected": conn.is_some(),
+                    "presence": self.presence_of(i), "stand_in": self.stands_in(i, now),
                     "removed": token_hash.is_empty(),
                 }),
                 Occupant::Bot { name } => json!({"seat": i, "kind": "bot", "name": name}),
@@ -84,6 +86,8 @@ impl Table {
             "seat_count": self.seats.len(),
             "host": self.host,
             "turn_timer_ms": self.turn_timer_ms,
+            "absent": self.absence.policy,
+            "listed": self.friends.listed,
             "phase": phase_name(self.phase),
             "seats": seats,
             "spectators": self.spectators.len(),
