@@ -283,7 +283,13 @@ fn store_unavailable() -> ErrorBody {
     )
 }
 
-fn internal(e: impl std::fmt::Display) -> ErrorBody {
+/// A write the table could not make: `store_unavailable` (retryable) when the database cannot be reached,
+/// `internal` otherwise. Either way nothing changed.
+fn internal(e: StoreError) -> ErrorBody {
+    if e.is_unavailable() {
+        warn!(error = %e, "the database cannot be reached");
+        return store_unavailable();
+    }
     error!(error = %e, "internal error");
     err(
         ErrorCode::Internal,

@@ -282,7 +282,17 @@ async fn the_database_going_away_and_coming_back_loses_nothing() {
         }
     };
 
+    // An open lobby too, whose host will change it while the database is away.
+    let mut lobby_host = server.client().await;
+    let created = lobby_host
+        .request(json!({"type": "create_lobby", "game": GAME, "seats": 2, "name": "Host"}))
+        .await;
+    assert_eq!(created["type"], "seated", "{created}");
+
     proxy.cut();
+    // A lobby change cannot be stored either: the same retryable refusal, and the seat stays empty.
+    let reply = lobby_host.request(json!({"type": "add_bot"})).await;
+    assert_eq!(reply["code"], "store_unavailable", "{reply}");
     // The mover's action cannot be committed: a retryable refusal, nothing published.
     for _ in 0..2 {
         let reply = players[mover]
@@ -332,6 +342,11 @@ async fn the_database_going_away_and_coming_back_loses_nothing() {
         }
     }
     let accepted = accepted.expect("the retry succeeds once the database is back");
+    let reply = lobby_host.request(json!({"type": "add_bot"})).await;
+    assert_eq!(
+        reply["type"], "ok",
+        "the lobby change succeeds once the database is back: {reply}"
+    );
     assert_eq!(accepted["version"].as_u64(), Some(version + 1));
     let seat = players[mover].seat;
     acknowledged.push((seat, action, version + 1));
