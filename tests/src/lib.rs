@@ -276,6 +276,8 @@ pub struct Client {
     pub lobby: Option<Value>,
     /// Every state push received, in order.
     pub states: Vec<Value>,
+    /// Every frame received (replies and pushes of every type), in order.
+    pub received: Vec<Value>,
 }
 
 impl Client {
@@ -291,6 +293,7 @@ impl Client {
             state: None,
             lobby: None,
             states: Vec::new(),
+            received: Vec::new(),
         }
     }
 
@@ -347,6 +350,7 @@ impl Client {
                     if value["type"] == "lobby" {
                         self.lobby = Some(value.clone());
                     }
+                    self.received.push(value.clone());
                     return Some(value);
                 }
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,

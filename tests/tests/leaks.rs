@@ -1,6 +1,6 @@
 //! Hidden information at the wire. For every game and table size, a full match between seat clients playing
-//! random legal actions, watched by a spectator; every `state` each seat receives and every message the spectator
-//! receives is checked against the truth, rebuilt by replaying the stored seed and action log with
+//! random legal actions, watched by a spectator; every message each seat and the spectator receives (replies,
+//! lobby pushes, states) is checked against the truth, rebuilt by replaying the stored seed and action log with
 //! `rules::AnyGame`:
 //!
 //! 1. The server sends each viewer exactly the engine's view for that viewer at that version, that seat's legal
@@ -318,7 +318,8 @@ async fn leak_check_match(server: &TestServer, db: &TestDb, game: &str, seats: u
     let mut found = Vec::new();
     let mut checked = 0;
     for p in &players {
-        for m in &p.client.states {
+        // Every frame the seat received: replies, lobby pushes and states.
+        for m in &p.client.received {
             found.extend(check(&replay, Viewer::Seat(Seat(p.seat)), m));
             checked += 1;
         }
