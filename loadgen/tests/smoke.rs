@@ -15,6 +15,9 @@ async fn loadgen_plays_lobbies_of_every_game_without_errors() {
     config.rate_limit_per_sec = 1e9;
     config.rate_limit_burst = 1e9;
     config.bot_delay_ms = 0;
+    // Every client comes from 127.0.0.1, and each finished match is followed by a new lobby.
+    config.max_connections_per_ip = 100_000;
+    config.max_lobbies_per_ip = 1_000_000;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
