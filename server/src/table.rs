@@ -772,6 +772,25 @@ impl Table {
         Ok(())
     }
 
+    /// A new match of this table's game, options and seats with a fresh seed, and its record (not yet stored).
+    pub(crate) fn new_match(&self) -> Result<(AnyGame, MatchRecord), ErrorBody> {
+        let players = self.seats.len() as u8;
+        let seed = secrets::seed();
+        let game = AnyGame::new(&self.game_id, &self.options, players, seed)
+            .map_err(|e| err(ErrorCode::BadOptions, e.to_string()))?;
+        let record = MatchRecord {
+            id: secrets::match_id(),
+            game: self.game_id.clone(),
+            options: self.options.clone(),
+            players,
+            seed,
+            rules_version: game.info().rules_version,
+            started_at: self.clock.now(),
+            finished: false,
+        };
+        Ok((game, record))
+    }
+
     async fn start(&mut self, conn_id: u64) -> Result<(), ErrorBody> {
         let rematch_open = self.phase == Phase::Finished && self.rematch.is_some();
         // After the start everyone hears the same answer, host or not.
@@ -788,27 +807,14 @@ impl Table {
                 "every seat must be taken (add bots to empty seats)",
             ));
         }
-        let players = self.seats.len() as u8;
-        let seed = secrets::seed();
-        let game = AnyGame::new(&self.game_id, &self.options, players, seed)
-            .map_err(|e| err(ErrorCode::BadOptions, e.to_string()))?;
-        let now = self.clock.now();
-        let record = MatchRecord {
-            id: secrets::match_id(),
-            game: self.game_id.clone(),
-            options: self.options.clone(),
-            players,
-            seed,
-            rules_version: game.info().rules_version,
-            started_at: now,
-            finished: false,
-        };
+        let (game, record) = self.new_match()?;
+        let now = record.started_at;
         self.store
             .start_match(&self.code, &record)
             .await
             .map_err(internal)?;
         tracing::Span::current().record("match_id", record.id.as_str());
-        info!(match_id = %record.id, players, "match started");
+        info!(match_id = %record.id, players = record.players, "match started");
         self.running = Some(Running {
             match_id: record.id,
             game,

@@ -13,13 +13,13 @@
 //! says so through `lobbies.rematch_of`).
 
 use protocol::{ErrorBody, ErrorCode, Push, RematchInfo, SeatToken, ServerMessage};
-use rules::{AnyGame, Millis, Seat};
+use rules::{Millis, Seat};
 use tracing::{error, info};
 
 use super::{Occupant, Table, err, internal};
 use crate::{
     secrets,
-    store::{LobbyRecord, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, StoreError},
+    store::{LobbyRecord, Phase, RematchRecord, SeatKind, SeatRecord, StoreError},
 };
 
 /// How long the others have to answer a rematch offer.
@@ -223,28 +223,15 @@ impl Table {
         } else {
             tokens.iter().position(Option::is_some).expect("someone accepted") as u8
         };
-        let players = self.seats.len() as u8;
-        let seed = secrets::seed();
-        let game = AnyGame::new(&self.game_id, &self.options, players, seed)
-            .map_err(|e| err(ErrorCode::BadOptions, e.to_string()))?;
-        let now = self.clock.now();
-        let record = MatchRecord {
-            id: secrets::match_id(),
-            game: self.game_id.clone(),
-            options: self.options.clone(),
-            players,
-            seed,
-            rules_version: game.info().rules_version,
-            started_at: now,
-            finished: false,
-        };
+        let (_, record) = self.new_match()?;
+        let now = record.started_at;
         let mut attempts = 0;
         let lobby = loop {
             let lobby = LobbyRecord {
                 code: secrets::join_code(),
                 game: self.game_id.clone(),
                 options: self.options.clone(),
-                seat_count: players,
+                seat_count: record.players,
                 host_seat: host,
                 turn_timer_ms: self.turn_timer_ms,
                 phase: Phase::Playing,
