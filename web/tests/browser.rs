@@ -60,12 +60,21 @@ async fn run_match(webdriver: &str, base: &str, server: &tokio::sync::Mutex<Test
     let ann = Browser::open(webdriver, "ann", 1280, 900, false).await;
     let bo = Browser::open(webdriver, "bo", 390, 844, true).await;
     let watcher = Browser::open(webdriver, "watcher", 1024, 768, false).await;
-    // A mouse card does not show in every match: play again (up to three matches) until the claim button has
-    // been seen and used at least once.
-    let mut eeek_seen = false;
+    // A mouse card does not show in every match, and a short match can end before a reload, a stale click and a
+    // restart were tried: play again (up to MATCHES matches) until everything was seen once.
+    let mut checks = Checks::default();
     for round in 1..=MATCHES {
-        eeek_seen |= one_match(base, round, &ann, &bo, (round == 1).then_some(&watcher), server).await;
-        if eeek_seen {
+        one_match(
+            base,
+            round,
+            &ann,
+            &bo,
+            (round == 1).then_some(&watcher),
+            server,
+            &mut checks,
+        )
+        .await;
+        if checks.done() {
             break;
         }
     }
@@ -89,8 +98,14 @@ async fn run_match(webdriver: &str, base: &str, server: &tokio::sync::Mutex<Test
         let _ = b.client.clone().close().await;
     }
     assert!(
-        eeek_seen,
+        checks.eeek,
         "no mouse card showed in {MATCHES} matches: the Eeek! button was never exercised"
+    );
+    assert!(checks.keyboard, "a move was made with the keyboard: {checks:?}");
+    assert!(checks.reload, "Bo reloaded the page during a match: {checks:?}");
+    assert!(
+        checks.stale && checks.restart,
+        "the stale version and the restart were tried: {checks:?}"
     );
 }
 
@@ -284,11 +299,33 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
     shot(bo, "result-phone").await;
 }
 
-/// Matches played at most, to see a mouse card show.
-const MATCHES: u32 = 3;
+/// Matches played at most, to see a mouse card show and to try everything in [`Checks`] (a match to 3 cards can
+/// end before it gets to all of it).
+const MATCHES: u32 = 4;
 
-/// One lobby and one whole match. The first round also checks keyboard play, a reload and a spectator. Returns
-/// whether an Eeek! claim button showed (and was clicked).
+/// What the Hide and Eeek! matches must have tried once, whichever match it happened in.
+#[derive(Debug, Default)]
+struct Checks {
+    /// Ann played a card with the keyboard.
+    keyboard: bool,
+    /// Bo reloaded the page mid-match and got his seat back.
+    reload: bool,
+    /// A click on an outdated state was refused and the page resynchronised.
+    stale: bool,
+    /// The server restarted mid-match and both pages took their seats back.
+    restart: bool,
+    /// The Eeek! claim button showed and was clicked.
+    eeek: bool,
+}
+
+impl Checks {
+    fn done(&self) -> bool {
+        self.keyboard && self.reload && self.stale && self.restart && self.eeek
+    }
+}
+
+/// One lobby and one whole match, trying what `checks` still lacks (keyboard play, a reload, a stale click, a
+/// restart) and noting whether the Eeek! claim button showed and was clicked. The first round has a spectator.
 async fn one_match(
     base: &str,
     round: u32,
@@ -296,8 +333,8 @@ async fn one_match(
     bo: &Browser,
     watcher: Option<&Browser>,
     server: &tokio::sync::Mutex<TestServer>,
-) -> bool {
-    let first = round == 1;
+    checks: &mut Checks,
+) {
     let shot = |b: &Browser, name: &str| {
         let name = format!("r{round}-{name}");
         let b = b.client.clone();
@@ -451,15 +488,10 @@ async fn one_match(
     shot(ann, "04-game-start-desktop").await;
     shot(bo, "05-game-start-phone").await;
 
-    // Play what the page offers. In the first round Ann's first move is made with the keyboard and Bo reloads
+    // Play what the page offers. Until it has been done once, Ann's first move is made with the keyboard and Bo reloads
     // the page mid-game.
     let start = Instant::now();
-    let mut keyboard_used = !first;
-    let mut reloaded = !first;
-    let mut stale_tested = !first;
-    let mut restarted = !first;
     let mut steps: Vec<String> = Vec::new();
-    let mut eeek_seen = false;
     loop {
         if start.elapsed() > MATCH_LIMIT {
             let mut states = Vec::new();
@@ -471,9 +503,9 @@ async fn one_match(
         }
         let mut all_over = true;
         for b in [ann, bo] {
-            if !keyboard_used && b.name == "ann" {
-                keyboard_used = keyboard_move(b).await;
-                if keyboard_used {
+            if !checks.keyboard && b.name == "ann" {
+                checks.keyboard = keyboard_move(b).await;
+                if checks.keyboard {
                     steps.push("ann: keyboard move".into());
                     shot(b, "06-after-keyboard-move").await;
                 }
@@ -490,10 +522,10 @@ async fn one_match(
                     "{}: the claim button says what it does: {race}",
                     b.name
                 );
-                if !eeek_seen {
+                if !checks.eeek {
                     shot(b, &format!("07-eeek-button-{}", b.name)).await;
                 }
-                eeek_seen = true;
+                checks.eeek = true;
             }
             if did != "wait" && did != "over" {
                 steps.push(format!("{}: {did}", b.name));
@@ -509,8 +541,8 @@ async fn one_match(
         let version = bo
             .js("return window.tabletop.state ? window.tabletop.state.version : 0")
             .await;
-        if !reloaded && version.as_u64().unwrap_or(0) >= 4 {
-            reloaded = true;
+        if !checks.reload && version.as_u64().unwrap_or(0) >= 4 {
+            checks.reload = true;
             let log = bo.text(".log-list").await;
             assert!(log.contains("moved the mouse"), "the log tells the moves: {log}");
             bo.client.refresh().await.unwrap();
@@ -530,10 +562,10 @@ async fn one_match(
         }
         // An action chosen on an outdated state is refused with `stale_version`: the page says so in plain words
         // and brings itself up to date (here nothing newer is on its way, so it resynchronises by reconnecting).
-        if reloaded && !stale_tested {
+        if checks.reload && !checks.stale {
             let version = ann.js(STALE_CLICK).await;
             if let Some(version) = version.as_u64() {
-                stale_tested = true;
+                checks.stale = true;
                 ann.wait_for(
                     "the stale-version message",
                     "document.querySelector('#notice:not([hidden])')?.innerText.includes('moved on')",
@@ -548,8 +580,8 @@ async fn one_match(
             }
         }
         // The server restarts: every page says so, reconnects by itself and takes its seat back.
-        if stale_tested && !restarted {
-            restarted = true;
+        if checks.stale && !checks.restart {
+            checks.restart = true;
             server.lock().await.stop().await;
             for b in [ann, bo] {
                 b.wait_for(
@@ -577,12 +609,6 @@ async fn one_match(
         }
         tokio::time::sleep(Duration::from_millis(60)).await;
     }
-    assert!(
-        !first || (stale_tested && restarted),
-        "the stale version and the restart were tried"
-    );
-    assert!(keyboard_used, "a move was made with the keyboard");
-    assert!(reloaded, "Bo reloaded the page during the match");
 
     // The result is on every screen and agrees.
     let mut results = Vec::new();
@@ -618,7 +644,6 @@ async fn one_match(
     if let Some(w) = watcher {
         shot(w, "13-result-spectator").await;
     }
-    eeek_seen
 }
 
 /// Plays one move with the keyboard if the page offers one now: focus the first playable card and press Enter.
