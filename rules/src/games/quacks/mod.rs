@@ -929,6 +929,33 @@ impl Quacks {
         out
     }
 
+    /// Whether `seat` has a decision now, i.e. `!self.legal_actions(seat).is_empty()`, without listing the
+    /// actions where the answer is known (`status()` asks this for every seat after every action).
+    fn decides(&self, seat: Seat) -> bool {
+        if seat.0 >= self.n() {
+            return false;
+        }
+        let p = &self.players[seat.index()];
+        match self.phase {
+            Phase::Brewing | Phase::AfterBrewing => match p.pending {
+                // These always offer a "none" or two fixed answers.
+                Some(Pending::CrowSkull | Pending::StrongIngredient | Pending::SecondChance) => true,
+                Some(Pending::Fortune { .. } | Pending::Opportunistic | Pending::Schadenfreude) => {
+                    !self.brewing_actions(seat).is_empty()
+                }
+                // `Stop` is always offered while brewing.
+                None => self.phase == Phase::Brewing && p.brew == Brew::Brewing && p.commitment.is_none(),
+            },
+            Phase::Evaluation => match p.shop {
+                // `TakePoints` and `FinishRound` are always offered.
+                Shop::PointsOrBuying | Shop::Spending => true,
+                Shop::Buying => !self.buy_options(seat).is_empty(),
+                Shop::Idle | Shop::Done => false,
+            },
+            Phase::Over => false,
+        }
+    }
+
     fn brewing_actions(&self, seat: Seat) -> Vec<Action> {
         let p = &self.players[seat.index()];
         let mut out = Vec::new();
@@ -1716,9 +1743,7 @@ impl Game for Quacks {
         if self.phase == Phase::Over {
             return Status::Over;
         }
-        let seats: Vec<Seat> = Seat::all(self.n())
-            .filter(|s| !self.legal_actions(*s).is_empty())
-            .collect();
+        let seats: Vec<Seat> = Seat::all(self.n()).filter(|s| self.decides(*s)).collect();
         let secret = self.phase == Phase::Brewing && self.round == ROUNDS;
         Status::Simultaneous { seats, secret }
     }

@@ -278,6 +278,25 @@ fn setup_gives_the_starting_bag_ruby_droplet_and_flask() {
 
 // ----- random playouts, determinism -----
 
+/// `status()` names exactly the seats that have legal actions (it decides that without listing them all).
+#[test]
+fn status_names_exactly_the_seats_with_legal_actions() {
+    for players in 2..=4u8 {
+        for seed in 0..40u64 {
+            random_playout::<Quacks>(&CFG, players, seed, seed * 17 + 3, 20_000, |state| {
+                let with_actions: Vec<Seat> = Seat::all(players)
+                    .filter(|s| !state.legal_actions(*s).is_empty())
+                    .collect();
+                match state.status() {
+                    Status::Simultaneous { seats, .. } => assert_eq!(seats, with_actions),
+                    Status::Over => assert!(with_actions.is_empty()),
+                    other => panic!("Quacks has no {other:?} status"),
+                }
+            });
+        }
+    }
+}
+
 #[test]
 fn random_playouts_2_3_4_players() {
     // 600 games; measured about 15 s on the shared 2-core machine (rules is built with opt-level 2).
