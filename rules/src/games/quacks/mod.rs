@@ -917,6 +917,38 @@ impl Quacks {
         out
     }
 
+    /// Whether `buy_options(seat)` lists `Buy { chips }` (`chips` sorted), without listing every option.
+    fn buy_is_offered(&self, seat: Seat, chips: &[Chip]) -> bool {
+        let coins = u32::from(self.players[seat.index()].coins);
+        let price = |chip: Chip| {
+            PRICES
+                .iter()
+                .find(|(c, _)| *c == chip)
+                .map(|(_, price)| u32::from(*price))
+                .filter(|price| *price <= coins && self.book_open(chip.colour) && self.in_supply(chip) > 0)
+        };
+        match chips {
+            [a] => price(*a).is_some(),
+            [a, b] => match (price(*a), price(*b)) {
+                (Some(pa), Some(pb)) => a.colour != b.colour && pa + pb <= coins,
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// Whether `legal_actions(seat)` contains `action` (a `Buy`'s chips sorted): purchases are checked directly,
+    /// everything else against the list.
+    fn is_legal(&self, seat: Seat, action: &Action) -> bool {
+        let shop = self.players[seat.index()].shop;
+        let buying = self.phase == Phase::Evaluation
+            && (shop == Shop::Buying || (shop == Shop::PointsOrBuying && self.round != ROUNDS));
+        match action {
+            Action::Buy { chips } if buying => self.buy_is_offered(seat, chips),
+            _ => self.legal_actions(seat).contains(action),
+        }
+    }
+
     fn spend_options(&self, seat: Seat) -> Vec<Action> {
         let p = &self.players[seat.index()];
         let mut out = Vec::new();
@@ -947,9 +979,8 @@ impl Quacks {
                 None => self.phase == Phase::Brewing && p.brew == Brew::Brewing && p.commitment.is_none(),
             },
             Phase::Evaluation => match p.shop {
-                // `TakePoints` and `FinishRound` are always offered.
-                Shop::PointsOrBuying | Shop::Spending => true,
-                Shop::Buying => !self.buy_options(seat).is_empty(),
+                // `TakePoints`, `BuyNothing` and `FinishRound` are always offered.
+                Shop::PointsOrBuying | Shop::Buying | Shop::Spending => true,
                 Shop::Idle | Shop::Done => false,
             },
             Phase::Over => false,
@@ -1790,8 +1821,7 @@ impl Game for Quacks {
             Actor::Seat(seat) if seat.0 >= self.n() => return Err(QuacksReject::NoSuchSeat(seat)),
             Actor::Seat(seat) => seat,
         };
-        let legal = self.legal_actions(seat);
-        if legal.is_empty() {
+        if !self.decides(seat) {
             return Err(QuacksReject::NothingToDecide(seat));
         }
         // Two chips may be sent in either order.
@@ -1803,7 +1833,7 @@ impl Game for Quacks {
             }
             other => other.clone(),
         };
-        if !legal.contains(&action) {
+        if !self.is_legal(seat, &action) {
             return Err(self.explain(seat, &action));
         }
         let mut events = Vec::new();
