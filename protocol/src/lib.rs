@@ -11,7 +11,9 @@ use serde_json::Value;
 
 pub use rules::{GameInfo, Outcome, Seat, Status};
 
+mod raw;
 pub mod schema;
+pub use raw::RawJson;
 
 /// The protocol version this crate describes. A client announces the version it speaks in [`Request::Hello`];
 /// the server accepts exactly the versions in [`SUPPORTED_VERSIONS`].
@@ -628,10 +630,13 @@ pub struct StateUpdate {
     pub since: u64,
     /// `null` for spectators.
     pub seat: Option<Seat>,
+    // `view` and `legal_actions` are JSON text serialised once by the engine (`RawJson`); on the wire they are
+    // the plain JSON values the schema describes.
     /// The engine's view for this viewer (opaque, game-specific JSON).
-    pub view: Value,
+    pub view: RawJson,
     /// Every action this seat may send now, exactly as it may be sent (empty for spectators).
-    pub legal_actions: Vec<Value>,
+    #[schemars(with = "Vec<Value>")]
+    pub legal_actions: RawJson,
     /// What happened, filtered to what this viewer may know (game-specific JSON).
     pub events: Vec<Value>,
     pub status: Status,

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use protocol::{
     AbsenceKind, AbsencePolicy, ChatChannel, ChatMessage, ClientMessage, ErrorBody, ErrorCode, LobbyInfo,
-    LobbyPhase, Occupant, Outcome, Presence, Push, RematchInfo, Reply, ReplyMessage, Request, RequestId,
-    Seat, SeatInfo, SeatToken, ServerMessage, StateUpdate, Status,
+    LobbyPhase, Occupant, Outcome, Presence, Push, RawJson, RematchInfo, Reply, ReplyMessage, Request,
+    RequestId, Seat, SeatInfo, SeatToken, ServerMessage, StateUpdate, Status,
 };
 use serde_json::{Value, json};
 
@@ -230,8 +230,8 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
         version: 5,
         since: 4,
         seat: Some(Seat(0)),
-        view: json!({"game_specific": "see docs/schema/games/<game>/view.json"}),
-        legal_actions: vec![json!({"type": "eeek"}), json!({"type": "pass"})],
+        view: json!({"game_specific": "see docs/schema/games/<game>/view.json"}).into(),
+        legal_actions: json!([{"type": "eeek"}, {"type": "pass"}]).into(),
         events: vec![json!({"type": "revealed", "seat": 1})],
         status: Status::Race {
             seats: vec![Seat(0), Seat(2)],
@@ -244,7 +244,7 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
         version: 42,
         since: 42,
         seat: None,
-        legal_actions: vec![],
+        legal_actions: RawJson::empty_array(),
         events: vec![],
         status: Status::Over,
         deadline: None,
@@ -261,7 +261,7 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
             seats: vec![Seat(1), Seat(2)],
             secret: true,
         },
-        legal_actions: vec![],
+        legal_actions: RawJson::empty_array(),
         deadline: None,
         ..state.clone()
     };

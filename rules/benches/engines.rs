@@ -5,8 +5,11 @@
 //! - `views`: the same, plus every seat's view and the spectator's view built after each action (typed values,
 //!   not serialised).
 //! - `server`: what the server's table does per action, through `AnyGame`'s JSON boundary: clone the game, apply
-//!   the JSON action, then for every seat and a spectator the view and that seat's legal actions as JSON,
-//!   serialised to text.
+//!   the JSON action, then the status and clocks once, every seat's view and legal actions serialised straight
+//!   to JSON text (`view_json`, `legal_actions_json`), the spectators' view once, and each viewer's push
+//!   printed around them.
+//! - `server_value`: the previous server path, for comparison: every viewer's view and legal actions built as
+//!   `serde_json::Value` trees, the status recomputed per viewer, then printed.
 //!
 //! Each iteration plays `PLAYOUTS` complete games (fixed seeds, so the number of actions is known in advance and
 //! criterion reports actions per second as "elements"). Playouts per second = actions per second divided by the
@@ -24,7 +27,7 @@ use rules::{
         quacks::Quacks,
     },
 };
-use serde_json::Value;
+use serde_json::{Value, value::RawValue};
 
 /// Complete games per iteration.
 const PLAYOUTS: u64 = 16;
@@ -87,9 +90,29 @@ fn playout<G: Game>(players: u8, seed: u64, views: bool) -> u64 {
     }
 }
 
+/// One viewer's push as the server prints it (the fields that cost something; `protocol::StateUpdate` adds a few
+/// strings and numbers).
+#[derive(serde::Serialize)]
+struct Push<'a> {
+    view: &'a RawValue,
+    legal_actions: &'a RawValue,
+    events: Vec<&'a Value>,
+    status: &'a Status,
+    deadline: Option<Millis>,
+}
+
+/// Which server path `playout_server` measures.
+#[derive(Clone, Copy, PartialEq)]
+enum Path {
+    /// Views and legal actions serialised once to JSON text, shared values computed once (what the server does).
+    Text,
+    /// Views and legal actions as `serde_json::Value` trees, then printed (the server before).
+    Value,
+}
+
 /// The server's per-action work through `AnyGame`: clone, apply JSON, then every viewer's view and legal actions
 /// as JSON text.
-fn playout_server(game_id: &str, players: u8, seed: u64) -> u64 {
+fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
     let mut game = AnyGame::new(game_id, &Value::Null, players, seed).expect("setup");
     let mut driver = Rng::from_seed(seed ^ 0x9e37_79b9_7f4a_7c15);
     let mut now = START;
@@ -123,6 +146,32 @@ fn playout_server(game_id: &str, players: u8, seed: u64) -> u64 {
             .expect("listed actions are accepted");
         game = next;
         actions += 1;
+        if path == Path::Text {
+            let status = game.status();
+            let deadline = game.deadline().map(|d| d.at);
+            let empty = RawValue::from_string("[]".to_owned()).expect("valid JSON");
+            let spectator = game.view_json(Viewer::Spectator);
+            for v in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
+                let (view, legal) = match v {
+                    Viewer::Seat(s) => (game.view_json(v), Some(game.legal_actions_json(s))),
+                    Viewer::Spectator => (spectator.clone(), None),
+                };
+                let push = Push {
+                    view: &view,
+                    legal_actions: legal.as_deref().unwrap_or(&empty),
+                    events: events
+                        .iter()
+                        .filter(|e| e.audience.includes(v))
+                        .map(|e| &e.body)
+                        .collect(),
+                    status: &status,
+                    deadline,
+                };
+                black_box(serde_json::to_string(&push).expect("serialises"));
+            }
+            now += driver.below(3_000);
+            continue;
+        }
         for v in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
             let legal = match v {
                 Viewer::Seat(s) => Value::Array(game.legal_actions(s)),
@@ -167,15 +216,20 @@ fn bench_game<G: Game>(c: &mut Criterion, players: u8) {
     group.bench_function("views", |b| {
         b.iter(|| seeds.clone().map(|s| playout::<G>(players, s, true)).sum::<u64>())
     });
-    group.bench_function("server", |b| {
-        b.iter(|| {
-            let actions = seeds.clone().map(|s| playout_server(id, players, s)).sum::<u64>();
-            // The typed and JSON drivers play the very same games (checked here, not up front, so that a
-            // filtered run does not pay for every game's JSON playouts).
-            assert_eq!(actions, total, "the typed and JSON drivers play the same games");
-            actions
-        })
-    });
+    for (name, path) in [("server", Path::Text), ("server_value", Path::Value)] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let actions = seeds
+                    .clone()
+                    .map(|s| playout_server(id, players, s, path))
+                    .sum::<u64>();
+                // The typed and JSON drivers play the very same games (checked here, not up front, so that a
+                // filtered run does not pay for every game's JSON playouts).
+                assert_eq!(actions, total, "the typed and JSON drivers play the same games");
+                actions
+            })
+        });
+    }
     group.finish();
 }
 

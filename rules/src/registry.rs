@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::model::{
     Actor, Deadline, Event, Game, GameInfo, Millis, Outcome, RejectKind, Rejection, Seat, SetupError, Status,
@@ -32,6 +33,10 @@ fn parse_action<A: serde::de::DeserializeOwned>(action: &Value) -> Result<A, Rej
 
 fn to_json<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).expect("engine values serialise to JSON")
+}
+
+fn to_raw<T: Serialize + ?Sized>(value: &T) -> Box<RawValue> {
+    serde_json::value::to_raw_value(value).expect("engine values serialise to JSON")
 }
 
 /// The schema of what the server accepts from clients (serde's deserialising rules: defaults may be omitted).
@@ -128,6 +133,18 @@ macro_rules! games {
 
             pub fn view(&self, viewer: Viewer) -> Value {
                 match self { $(AnyGame::$variant(g) => to_json(&g.view(viewer))),+ }
+            }
+
+            /// `viewer`'s view as JSON text, written straight from the engine's typed view (no `Value` tree):
+            /// the same JSON value as [`AnyGame::view`].
+            pub fn view_json(&self, viewer: Viewer) -> Box<RawValue> {
+                match self { $(AnyGame::$variant(g) => to_raw(&g.view(viewer))),+ }
+            }
+
+            /// `seat`'s legal actions as the text of one JSON array, written straight from the engine's typed
+            /// actions: the same JSON value as [`AnyGame::legal_actions`].
+            pub fn legal_actions_json(&self, seat: Seat) -> Box<RawValue> {
+                match self { $(AnyGame::$variant(g) => to_raw(&g.legal_actions(seat))),+ }
             }
 
             pub fn deadline(&self) -> Option<Deadline<Value>> {
@@ -270,5 +287,53 @@ mod skip_tests {
             }
         }
         assert!(skippable > 0, "at least one game can be skipped");
+    }
+}
+
+#[cfg(test)]
+mod json_text_tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// The JSON text the server sends (`view_json`, `legal_actions_json`) is the same JSON value as the `Value`
+    /// path, for every viewer, through whole random games of every game and seat count.
+    #[test]
+    fn json_text_is_the_same_value_as_the_value_path() {
+        for info in AnyGame::catalogue() {
+            for players in info.min_players..=info.max_players {
+                let mut rng = Rng::from_seed(99 + u64::from(players));
+                let mut game = AnyGame::new(info.id, &Value::Null, players, 5 + u64::from(players)).unwrap();
+                let mut now = 1_000;
+                for _ in 0..400 {
+                    let viewers = Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]);
+                    for viewer in viewers {
+                        let text: Value = serde_json::from_str(game.view_json(viewer).get()).unwrap();
+                        assert_eq!(text, game.view(viewer), "{} view", info.id);
+                    }
+                    let mut movers = Vec::new();
+                    for seat in Seat::all(players) {
+                        let legal = game.legal_actions(seat);
+                        let text: Value = serde_json::from_str(game.legal_actions_json(seat).get()).unwrap();
+                        assert_eq!(text, Value::Array(legal.clone()), "{} legal actions", info.id);
+                        if !legal.is_empty() {
+                            movers.push((seat, legal));
+                        }
+                    }
+                    if matches!(game.status(), Status::Over) {
+                        break;
+                    }
+                    if movers.is_empty() {
+                        let deadline = game.deadline().expect("no seat decides, so the clock must");
+                        now = now.max(deadline.at);
+                        game.apply(Actor::Clock, &deadline.action, now).unwrap();
+                    } else {
+                        let (seat, legal) = &movers[rng.index(movers.len())];
+                        game.apply(Actor::Seat(*seat), &legal[rng.index(legal.len())], now)
+                            .unwrap();
+                    }
+                    now += 10;
+                }
+            }
+        }
     }
 }

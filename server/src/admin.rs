@@ -23,7 +23,7 @@ use axum::{
     http::{StatusCode, header, request::Parts},
     response::{IntoResponse, Response},
 };
-use protocol::{ErrorBody, ErrorCode, Push, ServerMessage, StateUpdate};
+use protocol::{ErrorBody, ErrorCode, Push, RawJson, ServerMessage, StateUpdate};
 use rules::{AnyGame, Millis, Seat, Viewer};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -462,8 +462,8 @@ pub(crate) async fn replay(
         version: step,
         since: step.saturating_sub(1),
         seat,
-        view: game.view(viewer),
-        legal_actions: seat.map(|s| game.legal_actions(s)).unwrap_or_default(),
+        view: game.view_json(viewer).into(),
+        legal_actions: seat.map_or_else(RawJson::empty_array, |s| game.legal_actions_json(s).into()),
         events: events
             .into_iter()
             .filter(|e| e.audience.includes(viewer))

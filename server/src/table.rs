@@ -10,8 +10,8 @@
 use std::{collections::VecDeque, sync::Arc, time::Instant};
 
 use protocol::{
-    ErrorBody, ErrorCode, LobbyInfo, LobbyPhase, Occupant as WireOccupant, Push, SeatInfo, SeatToken,
-    ServerMessage, StateUpdate,
+    ErrorBody, ErrorCode, LobbyInfo, LobbyPhase, Occupant as WireOccupant, Push, RawJson, SeatInfo,
+    SeatToken, ServerMessage, StateUpdate,
 };
 use rules::{Actor, AnyGame, Event, Millis, Rng, Seat, Status, Viewer};
 use serde_json::Value;
@@ -1197,12 +1197,45 @@ impl Table {
         self.drop_connections(&failed);
     }
 
-    fn state_for(&self, viewer: Viewer, since: u64, events: Vec<Value>) -> Option<ServerMessage> {
+    /// What every viewer's `state` push shares after a change, computed once per push round: the status (which
+    /// for some engines costs a pass over every seat's legal actions), the clocks, the outcome and the spectators'
+    /// view (one serialisation shared by all spectators).
+    fn shared_state(&self) -> Option<SharedState> {
         let running = self.running.as_ref()?;
         let game = &running.game;
-        let seat = match viewer {
-            Viewer::Seat(s) => Some(s),
-            Viewer::Spectator => None,
+        Some(SharedState {
+            status: game.status(),
+            deadline: game.deadline().map(|d| d.at),
+            turn_deadline: self.turn_deadline(running),
+            outcome: game.outcome(),
+            spectator_view: None,
+        })
+    }
+
+    /// `viewer`'s `state` push. The view and legal actions are serialised straight from the engine's typed
+    /// values to JSON text, once; the spectators' view is built on first use and then shared through `shared`.
+    fn state_for(
+        &self,
+        viewer: Viewer,
+        since: u64,
+        events: Vec<Value>,
+        shared: &mut SharedState,
+    ) -> Option<ServerMessage> {
+        let running = self.running.as_ref()?;
+        let game = &running.game;
+        let (seat, view, legal_actions) = match viewer {
+            Viewer::Seat(s) => (
+                Some(s),
+                RawJson::from(game.view_json(viewer)),
+                RawJson::from(game.legal_actions_json(s)),
+            ),
+            Viewer::Spectator => {
+                let view = shared
+                    .spectator_view
+                    .get_or_insert_with(|| RawJson::from(game.view_json(Viewer::Spectator)))
+                    .clone();
+                (None, view, RawJson::empty_array())
+            }
         };
         Some(ServerMessage::Push(Push::State(Box::new(StateUpdate {
             code: self.code.clone(),
@@ -1211,18 +1244,21 @@ impl Table {
             version: running.version,
             since,
             seat,
-            view: game.view(viewer),
-            legal_actions: seat.map(|s| game.legal_actions(s)).unwrap_or_default(),
+            view,
+            legal_actions,
             events,
-            status: game.status(),
-            deadline: game.deadline().map(|d| d.at),
-            turn_deadline: self.turn_deadline(running),
-            outcome: game.outcome(),
+            status: shared.status.clone(),
+            deadline: shared.deadline,
+            turn_deadline: shared.turn_deadline,
+            outcome: shared.outcome.clone(),
         }))))
     }
 
     /// Pushes the state after a change from `since`, with the events each viewer may see.
     fn push_state_to_all(&mut self, since: u64, events: &[Event<Value>]) {
+        let Some(mut shared) = self.shared_state() else {
+            return;
+        };
         let mut failed = Vec::new();
         for (viewer, conn) in self.connections() {
             let visible = events
@@ -1230,7 +1266,7 @@ impl Table {
                 .filter(|e| e.audience.includes(viewer))
                 .map(|e| e.body.clone())
                 .collect();
-            if let Some(message) = self.state_for(viewer, since, visible)
+            if let Some(message) = self.state_for(viewer, since, visible, &mut shared)
                 && !conn.push(message)
             {
                 failed.push(conn.id);
@@ -1260,7 +1296,10 @@ impl Table {
             }
             _ => (running.version, Vec::new()),
         };
-        if let Some(message) = self.state_for(viewer, since, events)
+        let Some(mut shared) = self.shared_state() else {
+            return;
+        };
+        if let Some(message) = self.state_for(viewer, since, events, &mut shared)
             && !conn.push(message)
         {
             self.drop_connections(&[conn.id]);
@@ -1282,6 +1321,15 @@ impl Table {
         }
         self.spectators.retain(|c| !ids.contains(&c.id));
     }
+}
+
+/// The parts of a `state` push that are the same for every viewer of one change (see `Table::shared_state`).
+struct SharedState {
+    status: Status,
+    deadline: Option<Millis>,
+    turn_deadline: Option<Millis>,
+    outcome: Option<protocol::Outcome>,
+    spectator_view: Option<RawJson>,
 }
 
 /// Rebuilds a match: the latest snapshot (or a fresh setup from the seed) and the actions logged after it.

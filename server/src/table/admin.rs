@@ -114,8 +114,9 @@ impl Table {
         {
             return Err(err(ErrorCode::BadMessage, format!("this match has no seat {s}")));
         }
+        let mut shared = self.shared_state().expect("the match is running");
         let message = self
-            .state_for(viewer, running.version, Vec::new())
+            .state_for(viewer, running.version, Vec::new(), &mut shared)
             .expect("the match is running");
         Ok(serde_json::to_value(message).expect("messages serialise"))
     }

@@ -426,20 +426,29 @@ fn card_of(id: CardId) -> Card {
 }
 
 /// All orders of `items`, in lexicographic order of positions.
+/// Every order of `items`, in the lexicographic order of their positions (the first item's orders first). Built
+/// iteratively (next permutation of the positions) into one preallocated list.
 fn permutations(items: &[CardId]) -> Vec<Vec<CardId>> {
-    if items.len() <= 1 {
-        return vec![items.to_vec()];
+    let n = items.len();
+    let mut positions: Vec<usize> = (0..n).collect();
+    let mut out = Vec::with_capacity((1..=n).product());
+    loop {
+        out.push(positions.iter().map(|&i| items[i]).collect());
+        // The next permutation: the last ascent, swapped with the last position above it, the tail reversed.
+        let Some(k) = (1..n)
+            .rev()
+            .find(|&k| positions[k - 1] < positions[k])
+            .map(|k| k - 1)
+        else {
+            return out;
+        };
+        let l = (k + 1..n)
+            .rev()
+            .find(|&l| positions[k] < positions[l])
+            .expect("an ascent has a larger position after it");
+        positions.swap(k, l);
+        positions[k + 1..].reverse();
     }
-    let mut out = Vec::new();
-    for i in 0..items.len() {
-        let mut rest = items.to_vec();
-        let first = rest.remove(i);
-        for mut tail in permutations(&rest) {
-            tail.insert(0, first);
-            out.push(tail);
-        }
-    }
-    out
 }
 
 impl Molehills {

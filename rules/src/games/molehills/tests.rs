@@ -1106,3 +1106,35 @@ fn snapshots_restore_mid_game_through_the_registry() {
     assert!(phases.len() >= 5, "{phases:?}");
     assert!(crate::AnyGame::catalogue().iter().any(|i| i.id == "molehills"));
 }
+
+/// The iterative `permutations` lists the same orders, in the same order, as the plain recursive definition
+/// (the order of the legal actions is part of what random playouts and replays depend on).
+#[test]
+fn permutations_match_the_recursive_definition() {
+    fn recursive(items: &[CardId]) -> Vec<Vec<CardId>> {
+        if items.len() <= 1 {
+            return vec![items.to_vec()];
+        }
+        let mut out = Vec::new();
+        for i in 0..items.len() {
+            let mut rest = items.to_vec();
+            let first = rest.remove(i);
+            for mut tail in recursive(&rest) {
+                tail.insert(0, first);
+                out.push(tail);
+            }
+        }
+        out
+    }
+    for items in [
+        &[][..],
+        &[4],
+        &[7, 2],
+        &[1, 5, 9],
+        &[3, 0, 8, 6],
+        &[2, 2, 5],
+        &[9, 1, 4, 3, 7],
+    ] {
+        assert_eq!(permutations(items), recursive(items), "{items:?}");
+    }
+}

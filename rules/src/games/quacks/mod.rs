@@ -917,6 +917,38 @@ impl Quacks {
         out
     }
 
+    /// Whether `buy_options(seat)` lists `Buy { chips }` (`chips` sorted), without listing every option.
+    fn buy_is_offered(&self, seat: Seat, chips: &[Chip]) -> bool {
+        let coins = u32::from(self.players[seat.index()].coins);
+        let price = |chip: Chip| {
+            PRICES
+                .iter()
+                .find(|(c, _)| *c == chip)
+                .map(|(_, price)| u32::from(*price))
+                .filter(|price| *price <= coins && self.book_open(chip.colour) && self.in_supply(chip) > 0)
+        };
+        match chips {
+            [a] => price(*a).is_some(),
+            [a, b] => match (price(*a), price(*b)) {
+                (Some(pa), Some(pb)) => a.colour != b.colour && pa + pb <= coins,
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// Whether `legal_actions(seat)` contains `action` (a `Buy`'s chips sorted): purchases are checked directly,
+    /// everything else against the list.
+    fn is_legal(&self, seat: Seat, action: &Action) -> bool {
+        let shop = self.players[seat.index()].shop;
+        let buying = self.phase == Phase::Evaluation
+            && (shop == Shop::Buying || (shop == Shop::PointsOrBuying && self.round != ROUNDS));
+        match action {
+            Action::Buy { chips } if buying => self.buy_is_offered(seat, chips),
+            _ => self.legal_actions(seat).contains(action),
+        }
+    }
+
     fn spend_options(&self, seat: Seat) -> Vec<Action> {
         let p = &self.players[seat.index()];
         let mut out = Vec::new();
@@ -927,6 +959,32 @@ impl Quacks {
             out.push(Action::RefillFlask);
         }
         out
+    }
+
+    /// Whether `seat` has a decision now, i.e. `!self.legal_actions(seat).is_empty()`, without listing the
+    /// actions where the answer is known (`status()` asks this for every seat after every action).
+    fn decides(&self, seat: Seat) -> bool {
+        if seat.0 >= self.n() {
+            return false;
+        }
+        let p = &self.players[seat.index()];
+        match self.phase {
+            Phase::Brewing | Phase::AfterBrewing => match p.pending {
+                // These always offer a "none" or two fixed answers.
+                Some(Pending::CrowSkull | Pending::StrongIngredient | Pending::SecondChance) => true,
+                Some(Pending::Fortune { .. } | Pending::Opportunistic | Pending::Schadenfreude) => {
+                    !self.brewing_actions(seat).is_empty()
+                }
+                // `Stop` is always offered while brewing.
+                None => self.phase == Phase::Brewing && p.brew == Brew::Brewing && p.commitment.is_none(),
+            },
+            Phase::Evaluation => match p.shop {
+                // `TakePoints`, `BuyNothing` and `FinishRound` are always offered.
+                Shop::PointsOrBuying | Shop::Buying | Shop::Spending => true,
+                Shop::Idle | Shop::Done => false,
+            },
+            Phase::Over => false,
+        }
     }
 
     fn brewing_actions(&self, seat: Seat) -> Vec<Action> {
@@ -1716,9 +1774,7 @@ impl Game for Quacks {
         if self.phase == Phase::Over {
             return Status::Over;
         }
-        let seats: Vec<Seat> = Seat::all(self.n())
-            .filter(|s| !self.legal_actions(*s).is_empty())
-            .collect();
+        let seats: Vec<Seat> = Seat::all(self.n()).filter(|s| self.decides(*s)).collect();
         let secret = self.phase == Phase::Brewing && self.round == ROUNDS;
         Status::Simultaneous { seats, secret }
     }
@@ -1765,8 +1821,7 @@ impl Game for Quacks {
             Actor::Seat(seat) if seat.0 >= self.n() => return Err(QuacksReject::NoSuchSeat(seat)),
             Actor::Seat(seat) => seat,
         };
-        let legal = self.legal_actions(seat);
-        if legal.is_empty() {
+        if !self.decides(seat) {
             return Err(QuacksReject::NothingToDecide(seat));
         }
         // Two chips may be sent in either order.
@@ -1778,7 +1833,7 @@ impl Game for Quacks {
             }
             other => other.clone(),
         };
-        if !legal.contains(&action) {
+        if !self.is_legal(seat, &action) {
             return Err(self.explain(seat, &action));
         }
         let mut events = Vec::new();

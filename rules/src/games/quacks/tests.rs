@@ -278,6 +278,45 @@ fn setup_gives_the_starting_bag_ruby_droplet_and_flask() {
 
 // ----- random playouts, determinism -----
 
+/// `status()` names exactly the seats that have legal actions, and `apply`'s purchase check accepts exactly the
+/// listed purchases (both decide without listing every action).
+#[test]
+fn status_and_purchase_checks_agree_with_the_legal_actions() {
+    for players in 2..=4u8 {
+        for seed in 0..40u64 {
+            random_playout::<Quacks>(&CFG, players, seed, seed * 17 + 3, 20_000, |state| {
+                let with_actions: Vec<Seat> = Seat::all(players)
+                    .filter(|s| !state.legal_actions(*s).is_empty())
+                    .collect();
+                match state.status() {
+                    Status::Simultaneous { seats, .. } => assert_eq!(seats, with_actions),
+                    Status::Over => assert!(with_actions.is_empty()),
+                    other => panic!("Quacks has no {other:?} status"),
+                }
+                // `apply` checks purchases without listing them: the same answer as the list, for every
+                // single chip and every pair of chips on sale.
+                if state.phase == Phase::Evaluation {
+                    for seat in with_actions {
+                        let legal = state.legal_actions(seat);
+                        for (i, (a, _)) in PRICES.iter().enumerate() {
+                            let mut offers = vec![vec![*a]];
+                            offers.extend(PRICES[i..].iter().map(|(b, _)| {
+                                let mut pair = vec![*a, *b];
+                                pair.sort();
+                                pair
+                            }));
+                            for chips in offers {
+                                let buy = Action::Buy { chips };
+                                assert_eq!(state.is_legal(seat, &buy), legal.contains(&buy), "{buy:?}");
+                            }
+                        }
+                    }
+                }
+            });
+        }
+    }
+}
+
 #[test]
 fn random_playouts_2_3_4_players() {
     // 600 games; measured about 15 s on the shared 2-core machine (rules is built with opt-level 2).
