@@ -8,7 +8,7 @@
 //!
 //! Architecture invariant: SQL takes values through bound parameters only; no SQL text is ever built from data.
 
-use std::{path::Path, str::FromStr, time::Duration};
+use std::{path::Path, str::FromStr, sync::OnceLock, time::Duration};
 
 use rules::{Actor, Millis, Outcome};
 use serde_json::Value;
@@ -219,6 +219,39 @@ fn to_i64(v: u64) -> i64 {
     v as i64
 }
 
+/// Rows per multi-row `INSERT INTO actions` of a group commit: a batch is cut greedily into statements of these
+/// sizes, so each connection prepares at most four statement texts (5 bound parameters a row: 320 at most, far
+/// below SQLite's and PostgreSQL's limits).
+const ACTION_ROWS: [usize; 4] = [64, 16, 4, 1];
+
+/// `INSERT INTO actions ... VALUES (...), (...)` with `rows` rows of bound parameters ($1 .. $5·rows). Made from
+/// constants only, once per size.
+fn insert_actions_sql(rows: usize) -> &'static str {
+    static SQL: OnceLock<Vec<String>> = OnceLock::new();
+    let all = SQL.get_or_init(|| {
+        ACTION_ROWS
+            .iter()
+            .map(|&n| {
+                let values: Vec<String> = (0..n)
+                    .map(|r| {
+                        let b = r * 5;
+                        format!("(${}, ${}, ${}, ${}, ${})", b + 1, b + 2, b + 3, b + 4, b + 5)
+                    })
+                    .collect();
+                format!(
+                    "INSERT INTO actions (match_id, seq, actor, action, at) VALUES {}",
+                    values.join(", ")
+                )
+            })
+            .collect()
+    });
+    let i = ACTION_ROWS
+        .iter()
+        .position(|n| *n == rows)
+        .expect("a size of ACTION_ROWS");
+    &all[i]
+}
+
 fn json_text(v: &Value) -> String {
     v.to_string()
 }
@@ -406,18 +439,27 @@ impl Store {
     pub async fn append_batch(&self, appends: &[Append<'_>]) -> Result<(), StoreError> {
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
+            // The actions first, several rows per statement (one round trip each instead of one per action),
+            // then the rare snapshots and results of the same batch.
+            let mut rest = appends;
+            while !rest.is_empty() {
+                let rows = ACTION_ROWS.iter().copied().find(|n| *n <= rest.len()).unwrap_or(1);
+                let (chunk, tail) = rest.split_at(rows);
+                rest = tail;
+                let mut query = sqlx::query(insert_actions_sql(rows));
+                for append in chunk {
+                    let entry = append.entry;
+                    query = query
+                        .bind(append.match_id)
+                        .bind(to_i64(entry.seq))
+                        .bind(serde_json::to_string(&entry.actor).expect("actors serialise"))
+                        .bind(json_text(&entry.action))
+                        .bind(to_i64(entry.at));
+                }
+                query.execute(&mut *tx).await.map_err(classify)?;
+            }
             for append in appends {
                 let entry = append.entry;
-                let actor = serde_json::to_string(&entry.actor).expect("actors serialise");
-                sqlx::query("INSERT INTO actions (match_id, seq, actor, action, at) VALUES ($1, $2, $3, $4, $5)")
-                    .bind(append.match_id)
-                    .bind(to_i64(entry.seq))
-                    .bind(&actor)
-                    .bind(json_text(&entry.action))
-                    .bind(to_i64(entry.at))
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(classify)?;
                 if let Some(state) = append.snapshot {
                     sqlx::query("INSERT INTO snapshots (match_id, seq, state, at) VALUES ($1, $2, $3, $4)")
                         .bind(append.match_id)
