@@ -726,6 +726,74 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_group_commit_writes_every_row_of_a_large_batch_or_none() {
+        let store = Store::connect("sqlite::memory:").await.unwrap();
+        for (code, id) in [("AAAAAA", "m1"), ("BBBBBB", "m2")] {
+            store
+                .create_lobby(&lobby(code), &seat(0, SeatKind::Human))
+                .await
+                .unwrap();
+            let record = MatchRecord {
+                id: id.into(),
+                game: "g".into(),
+                options: json!({}),
+                players: 2,
+                seed: 1,
+                rules_version: 1,
+                started_at: 10,
+                finished: false,
+            };
+            store.start_match(code, &record).await.unwrap();
+        }
+        let entry = |seq: u64| LogEntry {
+            seq,
+            actor: Actor::Seat(rules::Seat((seq % 2) as u8)),
+            action: json!({"n": seq, "s": "a \"quoted\" text"}),
+            at: 100 + seq,
+        };
+        // 87 appends (statements of 64, 16, 4, 1, 1 and 1 rows), interleaving two matches, one with a snapshot.
+        let entries: Vec<LogEntry> = (1..=87).map(entry).collect();
+        let snapshot = json!({"after": 40});
+        let appends: Vec<Append<'_>> = entries
+            .iter()
+            .map(|e| Append {
+                match_id: if e.seq % 3 == 0 { "m2" } else { "m1" },
+                lobby_code: if e.seq % 3 == 0 { "BBBBBB" } else { "AAAAAA" },
+                entry: e,
+                snapshot: (e.seq == 40).then_some(&snapshot),
+                outcome: None,
+            })
+            .collect();
+        store.append_batch(&appends).await.unwrap();
+        let of = |m: u64| -> Vec<LogEntry> {
+            entries
+                .iter()
+                .filter(|e| (e.seq % 3 == 0) == (m == 2))
+                .cloned()
+                .collect()
+        };
+        assert_eq!(store.action_log("m1").await.unwrap(), of(1));
+        assert_eq!(store.action_log("m2").await.unwrap(), of(2));
+        // A batch with one conflicting row (m1 already has seq 1) leaves nothing of itself behind.
+        let more: Vec<LogEntry> = (88..=100).map(entry).chain([entry(1)]).collect();
+        let appends: Vec<Append<'_>> = more
+            .iter()
+            .map(|e| Append {
+                match_id: "m1",
+                lobby_code: "AAAAAA",
+                entry: e,
+                snapshot: None,
+                outcome: None,
+            })
+            .collect();
+        assert!(matches!(
+            store.append_batch(&appends).await,
+            Err(StoreError::Conflict)
+        ));
+        assert_eq!(store.action_log("m1").await.unwrap(), of(1));
+    }
+
+    #[tokio::test]
     async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot() {
         let store = Store::connect("sqlite::memory:").await.unwrap();
         store
