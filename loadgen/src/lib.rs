@@ -1015,6 +1015,44 @@ mod tests {
     }
 
     #[test]
+    fn a_state_push_is_read_without_building_its_view() {
+        let text: Utf8Bytes = r#"{"type":"state","code":"ABCDEF","version":12,"view":{"cells":[[1,2],[3,{"x":"a \"b\""}]]},
+            "status":{"kind":"simultaneous","seats":[0,1]},"legal_actions":[{"type":"move","to":[1,2]}, "pass" ,{"type":"eeek","mouse":3}]}"#
+            .into();
+        let head: Head<'_> = serde_json::from_str(text.as_str()).unwrap();
+        assert_eq!(
+            (&*head.kind, head.re(), head.version()),
+            ("state", None, Some(12))
+        );
+        let mut seen = Seen::default();
+        seen.read(&text, &head).unwrap();
+        assert_eq!((seen.version, seen.over, seen.simultaneous), (12, false, true));
+        let actions: Vec<&str> = (0..seen.legal.len()).map(|i| seen.action(i)).collect();
+        assert_eq!(
+            actions,
+            [
+                r#"{"type":"move","to":[1,2]}"#,
+                r#""pass""#,
+                r#"{"type":"eeek","mouse":3}"#
+            ]
+        );
+
+        let over: Utf8Bytes =
+            r#"{"type":"state","version":3,"status":{"kind":"over"},"legal_actions":[]}"#.into();
+        let head: Head<'_> = serde_json::from_str(over.as_str()).unwrap();
+        seen.read(&over, &head).unwrap();
+        assert!(seen.over && !seen.simultaneous && seen.legal.is_empty());
+
+        let refused =
+            r#"{"code":"stale_version","message":"the state is at version 4","re":9,"type":"error"}"#;
+        let head: Head<'_> = serde_json::from_str(refused).unwrap();
+        assert_eq!((&*head.kind, head.re()), ("error", Some(9)));
+        let no_id: Head<'_> =
+            serde_json::from_str(r#"{"code":"bad_message","message":"x","re":null,"type":"error"}"#).unwrap();
+        assert_eq!(no_id.re(), None);
+    }
+
+    #[test]
     fn only_loopback_urls_are_accepted() {
         assert!(check_local("ws://127.0.0.1:8080/ws").is_ok());
         assert!(check_local("ws://localhost:1/ws").is_ok());
