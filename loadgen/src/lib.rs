@@ -12,6 +12,7 @@
 //! the same connections until the measurement ends. Nothing is counted during the warm-up.
 
 use std::{
+    borrow::Cow,
     path::PathBuf,
     process::Stdio,
     sync::{
@@ -24,7 +25,8 @@ use std::{
 use clap::Parser;
 use futures_util::{SinkExt, StreamExt};
 use rules::Rng;
-use serde_json::{Value, json};
+use serde::Deserialize;
+use serde_json::{Value, json, value::RawValue};
 use sqlx::Connection;
 use tokio::{
     io::{AsyncBufReadExt, BufReader},
@@ -32,7 +34,10 @@ use tokio::{
     sync::watch,
     task::JoinSet,
 };
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, tungstenite::Message};
+use tokio_tungstenite::{
+    MaybeTlsStream, WebSocketStream,
+    tungstenite::{Message, Utf8Bytes},
+};
 
 /// Longest wait for any one message before a client counts an error.
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -292,12 +297,90 @@ impl Tally {
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
-/// One WebSocket client speaking the protocol with JSON values.
+/// The fields loadgen reads of any server message. Everything else (views, names, options) is skipped by the
+/// parser without being built, and the fields whose shape depends on the message type are kept as borrowed raw
+/// text until the type says what they are.
+#[derive(Debug, Deserialize)]
+struct Head<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default, borrow)]
+    re: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    version: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    code: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    status: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    legal_actions: Option<&'a RawValue>,
+}
+
+impl Head<'_> {
+    /// The request id this replies to, if any (`re` absent or null: none).
+    fn re(&self) -> Option<u64> {
+        self.re.and_then(|r| r.get().parse().ok())
+    }
+    fn version(&self) -> Option<u64> {
+        self.version.and_then(|v| v.get().parse().ok())
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct StatusHead<'a> {
+    #[serde(borrow)]
+    kind: Cow<'a, str>,
+}
+
+/// The latest state push of a client: its text and what loadgen needs to act on it (the legal actions as byte
+/// ranges of that text, sent back verbatim).
+#[derive(Debug, Default)]
+struct Seen {
+    text: Utf8Bytes,
+    version: u64,
+    over: bool,
+    simultaneous: bool,
+    legal: Vec<std::ops::Range<usize>>,
+}
+
+impl Seen {
+    /// Remembers a `state` push.
+    fn read(&mut self, text: &Utf8Bytes, head: &Head<'_>) -> Result<(), String> {
+        let status: StatusHead<'_> = match head.status {
+            Some(raw) => serde_json::from_str(raw.get()).map_err(|e| format!("state status: {e}"))?,
+            None => return Err("state without status".into()),
+        };
+        let legal: Vec<&RawValue> = match head.legal_actions {
+            Some(raw) => serde_json::from_str(raw.get()).map_err(|e| format!("state legal_actions: {e}"))?,
+            None => Vec::new(),
+        };
+        let base = text.as_str().as_ptr() as usize;
+        self.legal.clear();
+        self.legal.extend(legal.iter().map(|a| {
+            // Every `&RawValue` borrows from `text`: its offset in it.
+            let start = a.get().as_ptr() as usize - base;
+            start..start + a.get().len()
+        }));
+        self.version = head.version().ok_or("state without version")?;
+        self.over = status.kind == "over";
+        self.simultaneous = status.kind == "simultaneous";
+        self.text = text.clone();
+        Ok(())
+    }
+
+    fn action(&self, i: usize) -> &str {
+        &self.text.as_str()[self.legal[i].clone()]
+    }
+}
+
+/// One WebSocket client. Requests are written as text; replies and pushes are read through [`Head`].
 struct Client {
     ws: Ws,
     next_id: u64,
-    /// The latest state push seen.
-    state: Option<Value>,
+    /// The latest state push seen (`None` until the first after joining a lobby).
+    state: Option<Seen>,
+    /// A spare for the next state push, so that its buffers are reused.
+    spare: Option<Seen>,
 }
 
 impl Client {
@@ -309,6 +392,7 @@ impl Client {
             ws,
             next_id: 1,
             state: None,
+            spare: None,
         };
         let welcome = c
             .request(json!({"type": "hello", "protocol": 1, "client": "loadgen"}))
@@ -319,31 +403,41 @@ impl Client {
         Ok(c)
     }
 
-    async fn send(&mut self, mut body: Value) -> Result<u64, String> {
+    /// Sends a request made by `body(id)` (a JSON object's text) and returns its id.
+    async fn send_text(&mut self, body: impl FnOnce(u64) -> String) -> Result<u64, String> {
         let id = self.next_id;
         self.next_id += 1;
-        body["id"] = json!(id);
         self.ws
-            .send(Message::Text(body.to_string().into()))
+            .send(Message::Text(body(id).into()))
             .await
             .map_err(|e| format!("send: {e}"))?;
         Ok(id)
     }
 
-    /// The next JSON frame; state pushes are remembered.
-    async fn recv(&mut self) -> Result<Value, String> {
+    async fn send(&mut self, mut body: Value) -> Result<u64, String> {
+        self.send_text(|id| {
+            body["id"] = json!(id);
+            body.to_string()
+        })
+        .await
+    }
+
+    /// The next text frame and its head; state pushes are remembered.
+    async fn recv(&mut self) -> Result<Utf8Bytes, String> {
         loop {
             let frame = tokio::time::timeout(TIMEOUT, self.ws.next())
                 .await
                 .map_err(|_| "no message for 30 s".to_string())?;
             match frame {
                 Some(Ok(Message::Text(text))) => {
-                    let value: Value = serde_json::from_str(text.as_str())
+                    let head: Head<'_> = serde_json::from_str(text.as_str())
                         .map_err(|e| format!("bad JSON from server: {e}"))?;
-                    if value["type"] == "state" {
-                        self.state = Some(value.clone());
+                    if head.kind == "state" {
+                        let mut seen = self.spare.take().unwrap_or_default();
+                        seen.read(&text, &head)?;
+                        self.spare = self.state.replace(seen);
                     }
-                    return Ok(value);
+                    return Ok(text);
                 }
                 Some(Ok(Message::Close(_))) | None => return Err("connection closed".into()),
                 Some(Err(e)) => return Err(format!("receive: {e}")),
@@ -352,11 +446,14 @@ impl Client {
         }
     }
 
-    /// Sends a request and returns its reply (pushes before it are consumed, the state ones remembered).
+    /// Sends a request and returns its reply as a JSON value (pushes before it are consumed, the state ones
+    /// remembered). Only used to set lobbies up, not on the play path.
     async fn request(&mut self, body: Value) -> Result<Value, String> {
         let id = self.send(body).await?;
         loop {
-            let m = self.recv().await?;
+            let text = self.recv().await?;
+            let m: Value =
+                serde_json::from_str(text.as_str()).map_err(|e| format!("bad JSON from server: {e}"))?;
             if m.get("re").is_some() {
                 if m["re"] != json!(id) {
                     return Err(format!("reply out of order: {m}"));
@@ -366,6 +463,13 @@ impl Client {
             if m["type"] == "closing" {
                 return Err(format!("closed by the server: {m}"));
             }
+        }
+    }
+
+    /// Forgets the state of the previous match.
+    fn forget_state(&mut self) {
+        if let Some(s) = self.state.take() {
+            self.spare = Some(s);
         }
     }
 }
@@ -393,32 +497,37 @@ async fn play_seat(
                 return Ok(false);
             }
             if let Some(s) = &client.state {
-                if s["status"]["kind"] == "over" {
+                if s.over {
                     return Ok(true);
                 }
-                let version = s["version"].as_u64().ok_or("state without version")?;
-                let legal = s["legal_actions"].as_array().map_or(&[][..], |a| a.as_slice());
-                if !legal.is_empty() && wait_past.is_none_or(|v| version > v) {
-                    let action = legal[rng.index(legal.len())].clone();
+                let version = s.version;
+                if !s.legal.is_empty() && wait_past.is_none_or(|v| version > v) {
+                    let action = s.action(rng.index(s.legal.len()));
                     // In a simultaneous step each seat decides independently of the others' progress: no version,
                     // or every other seat's choice would make this one stale.
-                    let mut body = json!({"type": "action", "action": action});
-                    if s["status"]["kind"] != "simultaneous" {
-                        body["version"] = json!(version);
-                    }
-                    let id = client.send(body).await?;
+                    let body = |id: u64| {
+                        if s.simultaneous {
+                            format!(r#"{{"type":"action","action":{action},"id":{id}}}"#)
+                        } else {
+                            format!(r#"{{"type":"action","action":{action},"version":{version},"id":{id}}}"#)
+                        }
+                    };
+                    let body = body(client.next_id);
+                    let id = client.send_text(|_| body).await?;
                     pending = Some((id, Instant::now(), version, None));
                     wait_past = None;
                 }
             }
         }
-        let message = tokio::select! {
+        let text = tokio::select! {
             m = client.recv() => m?,
             _ = stop.changed(), if !stopping => continue,
         };
-        match message["type"].as_str() {
-            Some("state") => {
-                let version = message["version"].as_u64().unwrap_or(0);
+        let message: Head<'_> =
+            serde_json::from_str(text.as_str()).map_err(|e| format!("bad JSON from server: {e}"))?;
+        match &*message.kind {
+            "state" => {
+                let version = message.version().unwrap_or(0);
                 if let Some((_, sent, _, Some(accepted))) = pending
                     && version >= accepted
                 {
@@ -432,35 +541,38 @@ async fn play_seat(
                     pending = None;
                 }
             }
-            Some("accepted") => {
+            "accepted" => {
                 let Some((id, sent, on, None)) = pending else {
-                    return Err(format!("unexpected reply {message}"));
+                    return Err(format!("unexpected reply {}", text.as_str()));
                 };
-                if message["re"] != json!(id) {
-                    return Err(format!("reply out of order: {message}"));
+                if message.re() != Some(id) {
+                    return Err(format!("reply out of order: {}", text.as_str()));
                 }
                 if tally.measuring() {
                     tally.accepted.fetch_add(1, Ordering::Relaxed);
                 }
-                let accepted = message["version"].as_u64().ok_or("accepted without version")?;
+                let accepted = message.version().ok_or("accepted without version")?;
                 pending = Some((id, sent, on, Some(accepted)));
             }
-            Some("error") if message.get("re").is_some() => {
+            "error" if message.re().is_some() => {
                 let Some((_, _, on, None)) = pending else {
-                    return Err(format!("unexpected reply {message}"));
+                    return Err(format!("unexpected reply {}", text.as_str()));
                 };
-                let code = message["code"].as_str().unwrap_or("");
+                let code: &str = message
+                    .code
+                    .and_then(|c| serde_json::from_str(c.get()).ok())
+                    .unwrap_or_default();
                 if lost_race(code) {
                     if tally.measuring() {
                         tally.lost.fetch_add(1, Ordering::Relaxed);
                     }
                     wait_past = Some(on);
                 } else {
-                    return Err(format!("action refused: {message}"));
+                    return Err(format!("action refused: {}", text.as_str()));
                 }
                 pending = None;
             }
-            Some("closing") => return Err(format!("closed by the server: {message}")),
+            "closing" => return Err(format!("closed by the server: {}", text.as_str())),
             _ => {}
         }
     }
@@ -470,7 +582,7 @@ async fn play_seat(
 async fn open_lobby(clients: &mut [Client], game: &str, options: &Value) -> Result<String, String> {
     let seats = clients.len();
     let (host, guests) = clients.split_first_mut().ok_or("no clients")?;
-    host.state = None;
+    host.forget_state();
     let created = host
         .request(
             json!({"type": "create_lobby", "game": game, "options": options, "seats": seats, "name": "host"}),
@@ -481,7 +593,7 @@ async fn open_lobby(clients: &mut [Client], game: &str, options: &Value) -> Resu
     }
     let code = created["code"].as_str().ok_or("no code")?.to_string();
     for (i, g) in guests.iter_mut().enumerate() {
-        g.state = None;
+        g.forget_state();
         let joined = g
             .request(json!({"type": "join_lobby", "code": code, "name": format!("p{}", i + 1)}))
             .await?;
@@ -900,6 +1012,44 @@ mod tests {
         assert_eq!((p.samples, p.p50, p.p90, p.p99, p.max), (100, 50, 90, 99, 100));
         assert_eq!(Percentiles::of(vec![]), Percentiles::default());
         assert_eq!(Percentiles::of(vec![7]).p99, 7);
+    }
+
+    #[test]
+    fn a_state_push_is_read_without_building_its_view() {
+        let text: Utf8Bytes = r#"{"type":"state","code":"ABCDEF","version":12,"view":{"cells":[[1,2],[3,{"x":"a \"b\""}]]},
+            "status":{"kind":"simultaneous","seats":[0,1]},"legal_actions":[{"type":"move","to":[1,2]}, "pass" ,{"type":"eeek","mouse":3}]}"#
+            .into();
+        let head: Head<'_> = serde_json::from_str(text.as_str()).unwrap();
+        assert_eq!(
+            (&*head.kind, head.re(), head.version()),
+            ("state", None, Some(12))
+        );
+        let mut seen = Seen::default();
+        seen.read(&text, &head).unwrap();
+        assert_eq!((seen.version, seen.over, seen.simultaneous), (12, false, true));
+        let actions: Vec<&str> = (0..seen.legal.len()).map(|i| seen.action(i)).collect();
+        assert_eq!(
+            actions,
+            [
+                r#"{"type":"move","to":[1,2]}"#,
+                r#""pass""#,
+                r#"{"type":"eeek","mouse":3}"#
+            ]
+        );
+
+        let over: Utf8Bytes =
+            r#"{"type":"state","version":3,"status":{"kind":"over"},"legal_actions":[]}"#.into();
+        let head: Head<'_> = serde_json::from_str(over.as_str()).unwrap();
+        seen.read(&over, &head).unwrap();
+        assert!(seen.over && !seen.simultaneous && seen.legal.is_empty());
+
+        let refused =
+            r#"{"code":"stale_version","message":"the state is at version 4","re":9,"type":"error"}"#;
+        let head: Head<'_> = serde_json::from_str(refused).unwrap();
+        assert_eq!((&*head.kind, head.re()), ("error", Some(9)));
+        let no_id: Head<'_> =
+            serde_json::from_str(r#"{"code":"bad_message","message":"x","re":null,"type":"error"}"#).unwrap();
+        assert_eq!(no_id.re(), None);
     }
 
     #[test]

@@ -4,6 +4,10 @@
 //! Architecture invariant: nothing in this crate depends on a particular game. Games are reached only through
 //! `rules::AnyGame` and their configurations, actions, views and events stay opaque JSON.
 
+/// The global allocator the server binary installs (`main.rs`); re-exported so that every package that builds
+/// that `main.rs` (the integration tests' `server-under-test`) gets it without a dependency of its own.
+pub use mimalloc::MiMalloc;
+
 pub mod admin;
 pub mod app;
 pub mod clock;

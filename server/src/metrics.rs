@@ -13,10 +13,12 @@ const BUCKETS: [f64; 12] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
 ];
 
-/// A latency histogram with fixed buckets (seconds).
+/// A latency histogram with fixed buckets (seconds). Each observation counts in the one bucket it falls in
+/// (three atomic additions on the hot path); the cumulative counts Prometheus expects are summed when rendered.
 #[derive(Debug, Default)]
 pub struct Histogram {
-    counts: [AtomicU64; BUCKETS.len()],
+    /// Observations in (previous bound, this bound]; the last entry counts those above every bound.
+    counts: [AtomicU64; BUCKETS.len() + 1],
     count: AtomicU64,
     sum_micros: AtomicU64,
 }
@@ -24,19 +26,21 @@ pub struct Histogram {
 impl Histogram {
     pub fn observe(&self, d: Duration) {
         let secs = d.as_secs_f64();
-        for (bound, count) in BUCKETS.iter().zip(&self.counts) {
-            if secs <= *bound {
-                count.fetch_add(1, Relaxed);
-            }
-        }
+        let bucket = BUCKETS
+            .iter()
+            .position(|bound| secs <= *bound)
+            .unwrap_or(BUCKETS.len());
+        self.counts[bucket].fetch_add(1, Relaxed);
         self.count.fetch_add(1, Relaxed);
         self.sum_micros.fetch_add(d.as_micros() as u64, Relaxed);
     }
 
     fn render(&self, out: &mut String, name: &str, help: &str) {
         let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} histogram");
+        let mut cumulative = 0;
         for (bound, count) in BUCKETS.iter().zip(&self.counts) {
-            let _ = writeln!(out, "{name}_bucket{{le=\"{bound}\"}} {}", count.load(Relaxed));
+            cumulative += count.load(Relaxed);
+            let _ = writeln!(out, "{name}_bucket{{le=\"{bound}\"}} {cumulative}");
         }
         let count = self.count.load(Relaxed);
         let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {count}");

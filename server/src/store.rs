@@ -8,7 +8,7 @@
 //!
 //! Architecture invariant: SQL takes values through bound parameters only; no SQL text is ever built from data.
 
-use std::{path::Path, str::FromStr, time::Duration};
+use std::{path::Path, str::FromStr, sync::OnceLock, time::Duration};
 
 use rules::{Actor, Millis, Outcome};
 use serde_json::Value;
@@ -219,6 +219,39 @@ fn to_i64(v: u64) -> i64 {
     v as i64
 }
 
+/// Rows per multi-row `INSERT INTO actions` of a group commit: a batch is cut greedily into statements of these
+/// sizes, so each connection prepares at most four statement texts (5 bound parameters a row: 320 at most, far
+/// below SQLite's and PostgreSQL's limits).
+const ACTION_ROWS: [usize; 4] = [64, 16, 4, 1];
+
+/// `INSERT INTO actions ... VALUES (...), (...)` with `rows` rows of bound parameters ($1 .. $5·rows). Made from
+/// constants only, once per size.
+fn insert_actions_sql(rows: usize) -> &'static str {
+    static SQL: OnceLock<Vec<String>> = OnceLock::new();
+    let all = SQL.get_or_init(|| {
+        ACTION_ROWS
+            .iter()
+            .map(|&n| {
+                let values: Vec<String> = (0..n)
+                    .map(|r| {
+                        let b = r * 5;
+                        format!("(${}, ${}, ${}, ${}, ${})", b + 1, b + 2, b + 3, b + 4, b + 5)
+                    })
+                    .collect();
+                format!(
+                    "INSERT INTO actions (match_id, seq, actor, action, at) VALUES {}",
+                    values.join(", ")
+                )
+            })
+            .collect()
+    });
+    let i = ACTION_ROWS
+        .iter()
+        .position(|n| *n == rows)
+        .expect("a size of ACTION_ROWS");
+    &all[i]
+}
+
 fn json_text(v: &Value) -> String {
     v.to_string()
 }
@@ -406,18 +439,27 @@ impl Store {
     pub async fn append_batch(&self, appends: &[Append<'_>]) -> Result<(), StoreError> {
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
+            // The actions first, several rows per statement (one round trip each instead of one per action),
+            // then the rare snapshots and results of the same batch.
+            let mut rest = appends;
+            while !rest.is_empty() {
+                let rows = ACTION_ROWS.iter().copied().find(|n| *n <= rest.len()).unwrap_or(1);
+                let (chunk, tail) = rest.split_at(rows);
+                rest = tail;
+                let mut query = sqlx::query(insert_actions_sql(rows));
+                for append in chunk {
+                    let entry = append.entry;
+                    query = query
+                        .bind(append.match_id)
+                        .bind(to_i64(entry.seq))
+                        .bind(serde_json::to_string(&entry.actor).expect("actors serialise"))
+                        .bind(json_text(&entry.action))
+                        .bind(to_i64(entry.at));
+                }
+                query.execute(&mut *tx).await.map_err(classify)?;
+            }
             for append in appends {
                 let entry = append.entry;
-                let actor = serde_json::to_string(&entry.actor).expect("actors serialise");
-                sqlx::query("INSERT INTO actions (match_id, seq, actor, action, at) VALUES ($1, $2, $3, $4, $5)")
-                    .bind(append.match_id)
-                    .bind(to_i64(entry.seq))
-                    .bind(&actor)
-                    .bind(json_text(&entry.action))
-                    .bind(to_i64(entry.at))
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(classify)?;
                 if let Some(state) = append.snapshot {
                     sqlx::query("INSERT INTO snapshots (match_id, seq, state, at) VALUES ($1, $2, $3, $4)")
                         .bind(append.match_id)
@@ -681,6 +723,74 @@ mod tests {
         for write in writes.collect::<Vec<_>>() {
             write.await.unwrap().unwrap();
         }
+    }
+
+    #[tokio::test]
+    async fn a_group_commit_writes_every_row_of_a_large_batch_or_none() {
+        let store = Store::connect("sqlite::memory:").await.unwrap();
+        for (code, id) in [("AAAAAA", "m1"), ("BBBBBB", "m2")] {
+            store
+                .create_lobby(&lobby(code), &seat(0, SeatKind::Human))
+                .await
+                .unwrap();
+            let record = MatchRecord {
+                id: id.into(),
+                game: "g".into(),
+                options: json!({}),
+                players: 2,
+                seed: 1,
+                rules_version: 1,
+                started_at: 10,
+                finished: false,
+            };
+            store.start_match(code, &record).await.unwrap();
+        }
+        let entry = |seq: u64| LogEntry {
+            seq,
+            actor: Actor::Seat(rules::Seat((seq % 2) as u8)),
+            action: json!({"n": seq, "s": "a \"quoted\" text"}),
+            at: 100 + seq,
+        };
+        // 87 appends (statements of 64, 16, 4, 1, 1 and 1 rows), interleaving two matches, one with a snapshot.
+        let entries: Vec<LogEntry> = (1..=87).map(entry).collect();
+        let snapshot = json!({"after": 40});
+        let appends: Vec<Append<'_>> = entries
+            .iter()
+            .map(|e| Append {
+                match_id: if e.seq % 3 == 0 { "m2" } else { "m1" },
+                lobby_code: if e.seq % 3 == 0 { "BBBBBB" } else { "AAAAAA" },
+                entry: e,
+                snapshot: (e.seq == 40).then_some(&snapshot),
+                outcome: None,
+            })
+            .collect();
+        store.append_batch(&appends).await.unwrap();
+        let of = |m: u64| -> Vec<LogEntry> {
+            entries
+                .iter()
+                .filter(|e| (e.seq % 3 == 0) == (m == 2))
+                .cloned()
+                .collect()
+        };
+        assert_eq!(store.action_log("m1").await.unwrap(), of(1));
+        assert_eq!(store.action_log("m2").await.unwrap(), of(2));
+        // A batch with one conflicting row (m1 already has seq 1) leaves nothing of itself behind.
+        let more: Vec<LogEntry> = (88..=100).map(entry).chain([entry(1)]).collect();
+        let appends: Vec<Append<'_>> = more
+            .iter()
+            .map(|e| Append {
+                match_id: "m1",
+                lobby_code: "AAAAAA",
+                entry: e,
+                snapshot: None,
+                outcome: None,
+            })
+            .collect();
+        assert!(matches!(
+            store.append_batch(&appends).await,
+            Err(StoreError::Conflict)
+        ));
+        assert_eq!(store.action_log("m1").await.unwrap(), of(1));
     }
 
     #[tokio::test]
