@@ -105,6 +105,11 @@ pub struct Config {
     #[arg(long, env = "IDLE_AFTER_MS", default_value_t = 60_000)]
     pub idle_after_ms: u64,
 
+    /// A finished match's table leaves memory once nobody has been connected to it for this many seconds; it is
+    /// loaded again from the database when someone asks for it (results, spectating, the admin API).
+    #[arg(long, env = "UNLOAD_FINISHED_AFTER_SECS", default_value_t = 120)]
+    pub unload_finished_after_secs: u64,
+
     /// Log filter, e.g. `info` or `info,server=debug,sqlx=warn`.
     #[arg(long, env = "RUST_LOG", default_value = "info,sqlx=warn")]
     pub log: String,
@@ -137,6 +142,7 @@ impl Config {
             bot_delay_ms: self.bot_delay_ms,
             snapshot_every: self.snapshot_every,
             history: 256,
+            unload_finished_after_ms: self.unload_finished_after_secs.saturating_mul(1000),
             friends: FriendsSettings {
                 chat_rate_per_sec: self.chat_rate_per_sec,
                 chat_burst: self.chat_burst,

@@ -38,6 +38,8 @@ pub struct TableSettings {
     pub snapshot_every: u64,
     /// How many past changes a table keeps for reconnecting clients.
     pub history: usize,
+    /// How long a finished table with nobody connected stays in memory (see [`Table::unload_at`]).
+    pub unload_finished_after_ms: u64,
     /// Chat and presence (see `table/chat.rs`).
     pub friends: FriendsSettings,
 }
@@ -259,6 +261,8 @@ pub struct Table {
     rng: Rng,
     /// The table acts by itself no earlier than this (set after a database failure).
     not_before: Millis,
+    /// Since when this finished table has had nobody connected (and no rematch offer open).
+    idle_since: Option<Millis>,
     /// Chat, presence and the lobby's visibility (see `table/chat.rs`).
     friends: Friends,
     /// The absence policy and when the server stands in for each seat (`table/absence.rs`).
@@ -349,6 +353,7 @@ impl Table {
             settings,
             rng: Rng::from_seed(secrets::bot_seed()),
             not_before: 0,
+            idle_since: None,
             friends: Friends::new(),
             absence: absence::Absence::new(lobby.seat_count as usize),
             rematch: None,
@@ -410,6 +415,7 @@ impl Table {
             settings,
             rng: Rng::from_seed(secrets::bot_seed()),
             not_before: 0,
+            idle_since: None,
             friends: Friends::new(),
             absence: absence::Absence::new(lobby.seat_count as usize),
             rematch: None,
@@ -439,6 +445,7 @@ impl Table {
         }
         let metrics = self.metrics.clone();
         metrics.phase_change(None, Some(self.phase));
+        let mut unloaded = false;
         async {
             if self.running.is_some() {
                 info!(phase = ?self.phase, version = self.version(), "table recovered");
@@ -449,7 +456,8 @@ impl Table {
                 if *shutdown.borrow() {
                     break;
                 }
-                let wake = [self.next_wake(), self.rematch_wake()]
+                self.note_idleness();
+                let wake = [self.next_wake(), self.rematch_wake(), self.unload_at()]
                     .into_iter()
                     .flatten()
                     .min();
@@ -465,6 +473,12 @@ impl Table {
                     () = sleep => {
                         self.on_timer().await;
                         self.on_rematch_timer().await;
+                        // A finished table nobody has looked at for a while leaves memory, unless a request is
+                        // already on its way to it.
+                        if self.unload_at().is_some_and(|at| self.clock.now() >= at) && commands.is_empty() {
+                            unloaded = true;
+                            break;
+                        }
                     }
                     _ = shutdown.changed() => break,
                 }
@@ -477,9 +491,29 @@ impl Table {
         .instrument(span)
         .await;
         metrics.phase_change(Some(self.phase), None);
-        if self.phase == Phase::Closed {
+        if self.phase == Phase::Closed || unloaded {
+            if unloaded {
+                info!(code = %self.code, "finished table unloaded; it loads again on demand");
+            }
             on_close();
         }
+    }
+
+    /// Starts or stops counting the time a finished table has had nobody connected.
+    fn note_idleness(&mut self) {
+        let idle =
+            self.phase == Phase::Finished && self.rematch.is_none() && self.connections().next().is_none();
+        if !idle {
+            self.idle_since = None;
+        } else if self.idle_since.is_none() {
+            self.idle_since = Some(self.clock.now());
+        }
+    }
+
+    /// When this finished, unwatched table leaves memory (`None` while anyone is connected or it is not finished).
+    fn unload_at(&self) -> Option<Millis> {
+        self.idle_since
+            .map(|since| since.saturating_add(self.settings.unload_finished_after_ms))
     }
 
     fn version(&self) -> u64 {

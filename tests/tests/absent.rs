@@ -84,11 +84,39 @@ fn seat1_decides(state: &Value) -> bool {
 
 const GRACE_MS: u64 = 2_000;
 
+/// [`takeover_and_return`] on new deals until one serves the whole scenario (the awaited step comes, and the match
+/// lasts until the returning player has played), at most eight.
+async fn takeover_until_served(
+    backend: &str,
+    game: &str,
+    options: Value,
+    absent: Value,
+    disconnect_when: impl Fn(&Value) -> bool,
+    restart: bool,
+) -> Option<(LogEntry, Vec<Value>)> {
+    for _ in 0..8 {
+        let served = takeover_and_return(
+            backend,
+            game,
+            options.clone(),
+            absent.clone(),
+            &disconnect_when,
+            restart,
+        )
+        .await;
+        if served.is_some() {
+            return served;
+        }
+    }
+    None
+}
+
 /// The scenario of the issue: two players; when `disconnect_when` holds, seat 1's connection drops; after the
 /// grace period a bot plays seat 1 and the match goes on; seat 1 resumes mid-match and the bot stops at once;
 /// the two play on. With `restart`, the server also restarts while the bot stands in, and the takeover holds.
 /// Returns the first action the stand-in played, with the legal actions seat 1 had then; `None` if the match
-/// ended before the awaited step came (a race needs a face-up mouse card, which not every deal shows).
+/// ended before the awaited step came (a race needs a face-up mouse card, which not every deal shows) or before
+/// the rest of the scenario could be played (the returning player had nothing left to decide).
 async fn takeover_and_return(
     backend: &str,
     game: &str,
@@ -173,10 +201,12 @@ async fn takeover_and_return(
         s["version"].as_u64().unwrap() >= target
     })
     .await;
-    assert_ne!(
-        played.last_state["status"]["kind"], "over",
-        "{game}: the match ended too soon for this test"
-    );
+    if played.last_state["status"]["kind"] == "over" {
+        // This deal ended too soon for the rest of the scenario: the caller deals again.
+        server.stop().await;
+        db.drop_db().await;
+        return None;
+    }
     // Seat 1 comes back mid-match: from the resume on, only the player acts for seat 1.
     let mut back = server.client().await;
     let r = back
@@ -212,10 +242,18 @@ async fn takeover_and_return(
             entry.seq
         );
     }
-    assert!(
-        played.acknowledged.iter().any(|(seat, _, _)| *seat == 1),
-        "{game}: the returning player plays on"
-    );
+    if !played.acknowledged.iter().any(|(seat, _, _)| *seat == 1) {
+        // Only acceptable when the match ended before seat 1 had anything to decide: deal again.
+        assert_eq!(
+            played.last_state["status"]["kind"],
+            "over",
+            "{game}: the returning player plays on (from version {v_resume}; {} actions acknowledged)",
+            played.acknowledged.len()
+        );
+        server.stop().await;
+        db.drop_db().await;
+        return None;
+    }
     server.stop().await;
     db.drop_db().await;
     Some((first, seat1_legal))
@@ -224,7 +262,7 @@ async fn takeover_and_return(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_stands_in_for_a_disconnected_player_who_then_returns_turn_based() {
     for backend in backends() {
-        takeover_and_return(
+        takeover_until_served(
             backend,
             "hide_and_eeek",
             json!({"target": 10, "claim_window_ms": 30_000}),
@@ -241,7 +279,7 @@ async fn a_bot_stands_in_for_a_disconnected_player_who_then_returns_turn_based()
 async fn a_bot_stands_in_for_a_simultaneous_choice_and_the_takeover_survives_a_restart() {
     for backend in backends() {
         // Quacks' brewing: every seat draws or stops at the same time.
-        takeover_and_return(
+        takeover_until_served(
             backend,
             "quacks",
             json!({}),
@@ -252,7 +290,7 @@ async fn a_bot_stands_in_for_a_simultaneous_choice_and_the_takeover_survives_a_r
         .await
         .expect("a simultaneous step comes");
         // Mountains out of Molehills' secret planning.
-        takeover_and_return(
+        takeover_until_served(
             backend,
             "molehills",
             json!({}),
@@ -314,7 +352,7 @@ fn quacks_skip(legal: &[Value]) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn skip_plays_the_passive_choice_where_the_game_allows_it_and_is_refused_elsewhere() {
     for backend in backends() {
-        let (first, legal) = takeover_and_return(
+        let (first, legal) = takeover_until_served(
             backend,
             "quacks",
             json!({}),
@@ -408,7 +446,7 @@ async fn under_the_wait_policy_nothing_plays_for_an_absent_player() {
 async fn every_game_lets_a_bot_stand_in_and_the_player_return() {
     for backend in backends() {
         for info in rules::AnyGame::catalogue() {
-            takeover_and_return(
+            takeover_until_served(
                 backend,
                 info.id,
                 json!({}),
