@@ -215,13 +215,24 @@ pub struct ServerProcess {
 
 impl ServerProcess {
     pub async fn start(binary: &str, db: &TestDb, extra_env: &[(&str, &str)]) -> ServerProcess {
+        ServerProcess::spawn(binary, db, extra_env, "warn", Stdio::inherit()).await
+    }
+
+    /// Starts the binary with `RUST_LOG` and its standard error as given, and waits for its address.
+    async fn spawn(
+        binary: &str,
+        db: &TestDb,
+        extra_env: &[(&str, &str)],
+        rust_log: &str,
+        stderr: Stdio,
+    ) -> ServerProcess {
         let mut command = tokio::process::Command::new(binary);
         command
             .env("BIND", "127.0.0.1:0")
             .env("DATABASE_URL", db.url())
-            .env("RUST_LOG", "warn")
+            .env("RUST_LOG", rust_log)
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .kill_on_drop(true);
         for (k, v) in extra_env {
             command.env(k, v);
@@ -695,31 +706,7 @@ impl ServerProcess {
         log: &std::path::Path,
     ) -> ServerProcess {
         let file = std::fs::File::create(log).expect("a log file");
-        let mut command = tokio::process::Command::new(binary);
-        command
-            .env("BIND", "127.0.0.1:0")
-            .env("DATABASE_URL", db.url())
-            .env("RUST_LOG", rust_log)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(file))
-            .kill_on_drop(true);
-        for (k, v) in extra_env {
-            command.env(k, v);
-        }
-        let mut child = command.spawn().expect("the server binary starts");
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        let line = tokio::time::timeout(TIMEOUT, lines.next_line())
-            .await
-            .expect("the server prints its address")
-            .unwrap()
-            .expect("a line");
-        let addr = line
-            .strip_prefix("listening on http://")
-            .expect("listening line")
-            .parse()
-            .unwrap();
-        ServerProcess { addr, child }
+        ServerProcess::spawn(binary, db, extra_env, rust_log, Stdio::from(file)).await
     }
 }
 
