@@ -401,20 +401,8 @@ impl Store {
     pub async fn start_match(&self, code: &str, record: &MatchRecord) -> Result<(), StoreError> {
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
-            sqlx::query(
-                "INSERT INTO matches (id, lobby_code, game, options, players, seed, rules_version, status, started_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            )
-            .bind(&record.id)
-            .bind(code)
-            .bind(&record.game)
-            .bind(json_text(&record.options))
-            .bind(i64::from(record.players))
-            .bind(record.seed as i64)
-            .bind(i64::from(record.rules_version))
-            .bind("playing")
-            .bind(to_i64(record.started_at))
-            .execute(&mut *tx)
+            insert_match_query(code, record)
+                .execute(&mut *tx)
             .await
             .map_err(classify)?;
             sqlx::query("UPDATE lobbies SET phase = $1 WHERE code = $2")
@@ -679,6 +667,31 @@ where
         })
         .bind(seat.name.as_str())
         .bind(seat.token_hash.as_deref())
+}
+
+/// The new match row of a lobby, playing from its start.
+fn insert_match_query<'a, DB: sqlx::Database>(
+    code: &'a str,
+    record: &'a MatchRecord,
+) -> sqlx::query::Query<'a, DB, <DB as sqlx::Database>::Arguments>
+where
+    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    String: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    i64: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+{
+    sqlx::query(
+        "INSERT INTO matches (id, lobby_code, game, options, players, seed, rules_version, status, started_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+    )
+    .bind(record.id.as_str())
+    .bind(code)
+    .bind(record.game.as_str())
+    .bind(json_text(&record.options))
+    .bind(i64::from(record.players))
+    .bind(record.seed as i64)
+    .bind(i64::from(record.rules_version))
+    .bind("playing")
+    .bind(to_i64(record.started_at))
 }
 
 #[cfg(test)]
@@ -1041,20 +1054,8 @@ impl Store {
             for seat in rematch.seats {
                 insert_seat_query(&lobby.code, seat).execute(&mut *tx).await.map_err(classify)?;
             }
-            sqlx::query(
-                "INSERT INTO matches (id, lobby_code, game, options, players, seed, rules_version, status, started_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            )
-            .bind(&record.id)
-            .bind(&lobby.code)
-            .bind(&record.game)
-            .bind(json_text(&record.options))
-            .bind(i64::from(record.players))
-            .bind(record.seed as i64)
-            .bind(i64::from(record.rules_version))
-            .bind("playing")
-            .bind(to_i64(record.started_at))
-            .execute(&mut *tx)
+            insert_match_query(&lobby.code, record)
+                .execute(&mut *tx)
             .await
             .map_err(classify)?;
             tx.commit().await.map_err(classify)
