@@ -60,7 +60,10 @@ async fn no_token_appears_in_any_log_line_or_database_row() {
         assert_eq!(resumed["type"], "resumed", "{resumed}");
         players[1].client = again;
         let mut stranger = Client::hello(addr).await;
-        let wrong = format!("{}0", &players[0].token[..63]);
+        // The seat's token with its last digit changed (always a different token, whatever that digit was).
+        let last = if players[0].token.ends_with('0') { '1' } else { '0' };
+        let wrong = format!("{}{last}", &players[0].token[..63]);
+        assert_ne!(wrong, players[0].token);
         let refused = stranger
             .request(json!({"type": "resume", "code": code, "token": wrong}))
             .await;
