@@ -630,15 +630,15 @@ pub struct StateUpdate {
     pub since: u64,
     /// `null` for spectators.
     pub seat: Option<Seat>,
-    // `view` and `legal_actions` are JSON text serialised once by the engine (`RawJson`); on the wire they are
-    // the plain JSON values the schema describes.
+    // `view`, `legal_actions` and each event are JSON text serialised once by the engine (`RawJson`); on the
+    // wire they are the plain JSON values the schema describes.
     /// The engine's view for this viewer (opaque, game-specific JSON).
     pub view: RawJson,
     /// Every action this seat may send now, exactly as it may be sent (empty for spectators).
     #[schemars(with = "Vec<Value>")]
     pub legal_actions: RawJson,
     /// What happened, filtered to what this viewer may know (game-specific JSON).
-    pub events: Vec<Value>,
+    pub events: Vec<RawJson>,
     pub status: Status,
     /// When the engine's clock acts next (for example the end of a claim window), in Unix milliseconds.
     pub deadline: Option<u64>,

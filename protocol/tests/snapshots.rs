@@ -232,7 +232,7 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
         seat: Some(Seat(0)),
         view: json!({"game_specific": "see docs/schema/games/<game>/view.json"}).into(),
         legal_actions: json!([{"type": "eeek"}, {"type": "pass"}]).into(),
-        events: vec![json!({"type": "revealed", "seat": 1})],
+        events: vec![json!({"type": "revealed", "seat": 1}).into()],
         status: Status::Race {
             seats: vec![Seat(0), Seat(2)],
         },

@@ -131,6 +131,28 @@ macro_rules! games {
                 }
             }
 
+            /// [`AnyGame::apply`] with each event body written once as JSON text, straight from the engine's typed
+            /// event (no `Value` tree): the same JSON values. This is what the server keeps and pushes.
+            pub fn apply_json(&mut self, actor: Actor, action: &Value, now: Millis) -> Result<Vec<Event<Box<RawValue>>>, Rejection> {
+                match self {
+                    $(AnyGame::$variant(g) => {
+                        let action = parse_action(action)?;
+                        let events = g.apply(actor, &action, now).map_err(Rejection::from)?;
+                        Ok(events.into_iter().map(|e| Event { audience: e.audience, body: to_raw(&e.body) }).collect())
+                    })+
+                }
+            }
+
+            /// [`AnyGame::apply`] without the events (replaying a stored log, where nobody is told anything).
+            pub fn apply_quietly(&mut self, actor: Actor, action: &Value, now: Millis) -> Result<(), Rejection> {
+                match self {
+                    $(AnyGame::$variant(g) => {
+                        let action = parse_action(action)?;
+                        g.apply(actor, &action, now).map(drop).map_err(Rejection::from)
+                    })+
+                }
+            }
+
             pub fn view(&self, viewer: Viewer) -> Value {
                 match self { $(AnyGame::$variant(g) => to_json(&g.view(viewer))),+ }
             }
@@ -203,7 +225,7 @@ impl AnyGame {
     ) -> Result<AnyGame, ReplayError> {
         let mut game = AnyGame::new(game_id, config, players, seed).map_err(ReplayError::Setup)?;
         for (index, (actor, action, at)) in log.into_iter().enumerate() {
-            game.apply(actor, action, at)
+            game.apply_quietly(actor, action, at)
                 .map_err(|rejection| ReplayError::Refused { index, rejection })?;
         }
         Ok(game)
@@ -322,15 +344,28 @@ mod json_text_tests {
                     if matches!(game.status(), Status::Over) {
                         break;
                     }
-                    if movers.is_empty() {
+                    let (actor, action) = if movers.is_empty() {
                         let deadline = game.deadline().expect("no seat decides, so the clock must");
                         now = now.max(deadline.at);
-                        game.apply(Actor::Clock, &deadline.action, now).unwrap();
+                        (Actor::Clock, deadline.action)
                     } else {
                         let (seat, legal) = &movers[rng.index(movers.len())];
-                        game.apply(Actor::Seat(*seat), &legal[rng.index(legal.len())], now)
-                            .unwrap();
+                        (Actor::Seat(*seat), legal[rng.index(legal.len())].clone())
+                    };
+                    // The three ways to apply give the same game, and the same events as values and as text.
+                    let mut as_text = game.clone();
+                    let mut quietly = game.clone();
+                    let events = game.apply(actor, &action, now).unwrap();
+                    let texts = as_text.apply_json(actor, &action, now).unwrap();
+                    quietly.apply_quietly(actor, &action, now).unwrap();
+                    assert_eq!(events.len(), texts.len(), "{} events", info.id);
+                    for (value, text) in events.iter().zip(&texts) {
+                        assert_eq!(value.audience, text.audience);
+                        let parsed: Value = serde_json::from_str(text.body.get()).unwrap();
+                        assert_eq!(parsed, value.body, "{} event", info.id);
                     }
+                    assert_eq!(as_text.full_state(), game.full_state());
+                    assert_eq!(quietly.full_state(), game.full_state());
                     now += 10;
                 }
             }

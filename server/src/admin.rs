@@ -426,7 +426,7 @@ pub(crate) async fn replay(
     let mut last_change = stored.record.started_at;
     let mut events = Vec::new();
     for entry in replay.log.iter().take(step as usize) {
-        events = match game.apply(entry.actor, &entry.action, entry.at) {
+        events = match game.apply_json(entry.actor, &entry.action, entry.at) {
             Ok(events) => events,
             Err(e) => return internal(format!("logged action {} was refused on replay: {e}", entry.seq)),
         };
@@ -467,7 +467,7 @@ pub(crate) async fn replay(
         events: events
             .into_iter()
             .filter(|e| e.audience.includes(viewer))
-            .map(|e| e.body)
+            .map(|e| RawJson::from(e.body))
             .collect(),
         status: game.status(),
         deadline: game.deadline().map(|d| d.at),

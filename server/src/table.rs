@@ -221,7 +221,8 @@ struct Running {
     /// When the last action was applied (or the match started): the turn timer and bots count from here.
     last_change: Millis,
     /// Recent changes, for clients that reconnect with the version they last saw.
-    history: VecDeque<(u64, Vec<Event<Value>>)>,
+    /// Each event body is JSON text written once (shared by every viewer who may see it, never re-serialised).
+    history: VecDeque<(u64, Vec<Event<RawJson>>)>,
     /// Set when an action the table took by itself (deadline, bot, turn timer) was refused at this version: an
     /// engine bug. The table then stops acting by itself until the state changes, instead of spinning.
     stalled_at: Option<u64>,
@@ -932,9 +933,15 @@ impl Table {
             return Err(err(ErrorCode::GameOver, "the match is over"));
         }
         let mut next = running.game.clone();
-        let events = next
-            .apply(actor, &action, now)
-            .map_err(|r| ErrorBody::new(r.kind.into(), r.message))?;
+        let events: Vec<Event<RawJson>> = next
+            .apply_json(actor, &action, now)
+            .map_err(|r| ErrorBody::new(r.kind.into(), r.message))?
+            .into_iter()
+            .map(|e| Event {
+                audience: e.audience,
+                body: RawJson::from(e.body),
+            })
+            .collect();
         let seq = running.version + 1;
         let over = matches!(next.status(), Status::Over);
         let outcome = if over { next.outcome() } else { None };
@@ -1252,7 +1259,7 @@ impl Table {
         &self,
         viewer: Viewer,
         since: u64,
-        events: Vec<Value>,
+        events: Vec<RawJson>,
         shared: &mut SharedState,
     ) -> Option<ServerMessage> {
         let running = self.running.as_ref()?;
@@ -1289,7 +1296,7 @@ impl Table {
     }
 
     /// Pushes the state after a change from `since`, with the events each viewer may see.
-    fn push_state_to_all(&mut self, since: u64, events: &[Event<Value>]) {
+    fn push_state_to_all(&mut self, since: u64, events: &[Event<RawJson>]) {
         let Some(mut shared) = self.shared_state() else {
             return;
         };
@@ -1400,7 +1407,7 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
         if entry.seq != version + 1 {
             return Err(fail(format!("the log jumps from {version} to {}", entry.seq)));
         }
-        game.apply(entry.actor, &entry.action, entry.at)
+        game.apply_quietly(entry.actor, &entry.action, entry.at)
             .map_err(|r| fail(format!("logged action {} was refused: {r}", entry.seq)))?;
         version = entry.seq;
         last_change = entry.at;
