@@ -22,18 +22,17 @@ const MAX_BATCH: usize = 512;
 /// Appends waiting for the writer before tables wait to enqueue (each table has at most one in flight).
 const QUEUE: usize = 4096;
 
-/// An append that owns its data, queued for the writer.
+/// An append that owns its data: handed over to the writer whole (the action is moved, never copied).
 #[derive(Debug)]
-struct Job {
-    match_id: String,
-    lobby_code: String,
-    entry: LogEntry,
-    snapshot: Option<Value>,
-    outcome: Option<Outcome>,
-    done: oneshot::Sender<Result<(), StoreError>>,
+pub struct Pending {
+    pub match_id: String,
+    pub lobby_code: String,
+    pub entry: LogEntry,
+    pub snapshot: Option<Value>,
+    pub outcome: Option<Outcome>,
 }
 
-impl Job {
+impl Pending {
     fn as_append(&self) -> Append<'_> {
         Append {
             match_id: &self.match_id,
@@ -42,6 +41,19 @@ impl Job {
             snapshot: self.snapshot.as_ref(),
             outcome: self.outcome.as_ref(),
         }
+    }
+}
+
+/// A pending append queued for the writer, with where its answer goes.
+#[derive(Debug)]
+struct Job {
+    pending: Pending,
+    done: oneshot::Sender<Result<(), StoreError>>,
+}
+
+impl Job {
+    fn as_append(&self) -> Append<'_> {
+        self.pending.as_append()
     }
 }
 
@@ -62,24 +74,16 @@ impl Committer {
 
     /// Appends one action (with its snapshot and result when due) and returns once the transaction holding it
     /// has committed, or failed.
-    pub async fn append(&self, append: &Append<'_>) -> Result<(), StoreError> {
+    pub async fn append(&self, pending: Pending) -> Result<(), StoreError> {
         let writer = self.writer.get_or_init(|| {
             let (tx, rx) = mpsc::channel(QUEUE);
             tokio::spawn(write_batches(self.store.clone(), rx));
             tx
         });
         let (done, answer) = oneshot::channel();
-        let job = Job {
-            match_id: append.match_id.to_string(),
-            lobby_code: append.lobby_code.to_string(),
-            entry: append.entry.clone(),
-            snapshot: append.snapshot.cloned(),
-            outcome: append.outcome.cloned(),
-            done,
-        };
-        if writer.send(job).await.is_err() {
+        if let Err(mpsc::error::SendError(job)) = writer.send(Job { pending, done }).await {
             // The writer is gone (shutting down): write this one alone.
-            return self.store.append(append).await;
+            return self.store.append(&job.as_append()).await;
         }
         answer.await.unwrap_or_else(|_| {
             Err(StoreError::Corrupt(

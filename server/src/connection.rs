@@ -309,6 +309,14 @@ where
     let mut scratch = Vec::new();
     // Until `hello`, the handshake deadline; afterwards the idle timeout from the last frame received.
     let mut quiet_until = Instant::now() + shared.limits.handshake_timeout;
+    // One timer for the connection's life: a frame only moves `quiet_until`; when the timer fires early (the
+    // deadline moved meanwhile) it is re-armed at the new deadline. (A fresh `sleep_until` per frame cost a timer
+    // registration and removal for every message.)
+    let quiet = tokio::time::sleep_until(quiet_until);
+    tokio::pin!(quiet);
+    // Likewise one wait for the table's `close` (`notify_one` keeps a permit if nobody waits yet).
+    let dropped = closer.notify.notified();
+    tokio::pin!(dropped);
     let mut shutdown = shared.shutdown.clone();
     let mut rate = RateLimit::new(shared.limits.rate_per_sec, shared.limits.rate_burst);
     shared.metrics.connections.fetch_add(1, Relaxed);
@@ -371,13 +379,17 @@ where
                         break;
                     }
                 }
-                () = tokio::time::sleep_until(quiet_until) => {
+                () = &mut quiet => {
+                    if Instant::now() < quiet_until {
+                        quiet.as_mut().reset(quiet_until);
+                        continue;
+                    }
                     let code = if session.greeted { ErrorCode::IdleTimeout } else { ErrorCode::HandshakeTimeout };
                     debug!(code = code.as_str(), "closing a quiet connection");
                     let _ = send(&mut sink, &closing(code), write_timeout).await;
                     break;
                 }
-                () = closer.notify.notified() => {
+                () = &mut dropped => {
                     // The table dropped us: deliver what it queued, then the reason, then close.
                     let mut open = true;
                     while let Ok(message) = outbox.try_recv() {

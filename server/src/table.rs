@@ -20,12 +20,12 @@ use tracing::{Instrument, debug, error, info, info_span, warn};
 
 use crate::{
     clock::SharedClock,
-    commit::Committer,
+    commit::{Committer, Pending},
     metrics::Metrics,
     secrets,
     store::{
-        Append, LobbyRecord, LogEntry, MatchRecord, Phase, SeatKind, SeatRecord, Store, StoreError,
-        StoredLobby, StoredMatch,
+        LobbyRecord, LogEntry, MatchRecord, Phase, SeatKind, SeatRecord, Store, StoreError, StoredLobby,
+        StoredMatch,
     },
 };
 
@@ -956,12 +956,12 @@ impl Table {
         let write_started = Instant::now();
         let written = self
             .commits
-            .append(&Append {
-                match_id: &running.match_id,
-                lobby_code: &self.code,
-                entry: &entry,
-                snapshot: snapshot.as_ref(),
-                outcome: outcome.as_ref(),
+            .append(Pending {
+                match_id: running.match_id.clone(),
+                lobby_code: self.code.clone(),
+                entry,
+                snapshot,
+                outcome: outcome.clone(),
             })
             .await;
         self.metrics.db_write_latency.observe(write_started.elapsed());
