@@ -145,6 +145,12 @@ pub struct Report {
     pub server_cpu_secs: Option<f64>,
     /// CPU time the load generator itself used during the measurement.
     pub loadgen_cpu_secs: Option<f64>,
+    /// Busy CPU time of the whole machine during the measurement (every core, every process, the kernel's
+    /// interrupt work), from /proc/stat; minus the two above it is the database's share plus everything else
+    /// running on the machine.
+    pub machine_cpu_secs: Option<f64>,
+    /// Cores the machine has (the most `machine_cpu_secs` can be per second).
+    pub machine_cores: Option<usize>,
 }
 
 impl Report {
@@ -184,6 +190,8 @@ impl Report {
             "server_cpu_secs": self.server_cpu_secs,
             "loadgen_cpu_secs": self.loadgen_cpu_secs,
             "accepted_per_server_cpu_sec": self.server_cpu_secs.filter(|c| *c > 0.0).map(|c| self.accepted as f64 / c),
+            "machine_cpu_secs": self.machine_cpu_secs,
+            "machine_cores": self.machine_cores,
         })
     }
 }
@@ -232,6 +240,27 @@ impl std::fmt::Display for Report {
                 self.accepted as f64 / cpu.max(1e-9),
                 self.loadgen_cpu_secs.unwrap_or(0.0)
             )?;
+        }
+        if let (Some(busy), Some(cores)) = (self.machine_cpu_secs, self.machine_cores) {
+            let known = self.server_cpu_secs.unwrap_or(0.0) + self.loadgen_cpu_secs.unwrap_or(0.0);
+            writeln!(
+                f,
+                "machine CPU {:.2} s busy of {:.2} s ({} cores); other than server and loadgen (database, kernel, the rest): {:.2} s",
+                busy,
+                self.measured_secs * cores as f64,
+                cores,
+                (busy - known).max(0.0)
+            )?;
+            if self.accepted > 0 {
+                writeln!(
+                    f,
+                    "CPU per accepted action, us: server {:.1}, loadgen {:.1}, everything else {:.1}, whole machine {:.1}",
+                    1e6 * self.server_cpu_secs.unwrap_or(0.0) / self.accepted as f64,
+                    1e6 * self.loadgen_cpu_secs.unwrap_or(0.0) / self.accepted as f64,
+                    1e6 * (busy - known).max(0.0) / self.accepted as f64,
+                    1e6 * busy / self.accepted as f64
+                )?;
+            }
         }
         for e in &self.error_samples {
             writeln!(f, "error: {e}")?;
@@ -710,6 +739,23 @@ pub fn proc_cpu_secs(pid: &str) -> Option<f64> {
     Some((utime + stime) as f64 / 100.0)
 }
 
+/// Busy and total CPU time of the whole machine so far, in seconds, from the first line of /proc/stat (user,
+/// nice, system, irq, softirq and steal count as busy; idle and iowait do not).
+pub fn machine_cpu_secs() -> Option<(f64, f64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let ticks: Vec<u64> = stat
+        .lines()
+        .next()?
+        .strip_prefix("cpu ")?
+        .split_whitespace()
+        .map(|t| t.parse().ok())
+        .collect::<Option<_>>()?;
+    let at = |i: usize| ticks.get(i).copied().unwrap_or(0);
+    let busy = at(0) + at(1) + at(2) + at(5) + at(6) + at(7);
+    let total = busy + at(3) + at(4);
+    Some((busy as f64 / 100.0, total as f64 / 100.0))
+}
+
 fn default_server_bin() -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     Ok(exe.with_file_name("server"))
@@ -963,7 +1009,7 @@ async fn run_load(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     tokio::time::sleep(Duration::from_secs_f64(opts.warmup)).await;
-    let cpu_before = (server_cpu(), proc_cpu_secs("self"));
+    let cpu_before = (server_cpu(), proc_cpu_secs("self"), machine_cpu_secs());
     tally.measuring.store(true, Ordering::Relaxed);
     let began = Instant::now();
     tokio::time::sleep(Duration::from_secs_f64(opts.duration)).await;
@@ -973,7 +1019,7 @@ async fn run_load(
     }
     tally.measuring.store(false, Ordering::Relaxed);
     let measured = began.elapsed().as_secs_f64();
-    let cpu_after = (server_cpu(), proc_cpu_secs("self"));
+    let cpu_after = (server_cpu(), proc_cpu_secs("self"), machine_cpu_secs());
     let _ = stop_tx.send(true);
     while lobbies.join_next().await.is_some() {}
     let open_idle_left = idle.len();
@@ -999,6 +1045,8 @@ async fn run_load(
         server_rss_end_kib: None,
         server_cpu_secs: cpu_before.0.zip(cpu_after.0).map(|(a, b)| b - a),
         loadgen_cpu_secs: cpu_before.1.zip(cpu_after.1).map(|(a, b)| b - a),
+        machine_cpu_secs: cpu_before.2.zip(cpu_after.2).map(|(a, b)| b.0 - a.0),
+        machine_cores: std::thread::available_parallelism().ok().map(usize::from),
     })
 }
 
@@ -1068,5 +1116,7 @@ mod tests {
         assert!(proc_status_kib(me, "NoSuchField").is_none());
         assert!(proc_cpu_secs("self").is_some_and(|s| s >= 0.0));
         assert!(proc_cpu_secs(&me.to_string()).is_some());
+        let (busy, total) = machine_cpu_secs().expect("/proc/stat is readable");
+        assert!(busy > 0.0 && total >= busy, "{busy} of {total}");
     }
 }
