@@ -352,7 +352,9 @@ where
                                     format!("messages are limited to {} bytes", shared.limits.max_message_bytes),
                                 ))
                             } else {
-                                Some(session.handle_text(text.as_str()).await)
+                                // Boxed: what a request awaits (a table's answer) is only alive while
+                                // it is handled, so it is not kept inline in every idle connection's task.
+                                Some(Box::pin(session.handle_text(text.as_str())).await)
                             }
                         }
                         Message::Binary(_) => {
@@ -474,7 +476,7 @@ fn frame(message: &ServerMessage, scratch: &mut Vec<u8>) -> Message {
 async fn send_with_outbox<S: Sink<Message> + Unpin>(
     sink: &mut S,
     first: &ServerMessage,
-    outbox: &mut mpsc::Receiver<ServerMessage>,
+    outbox: &mut mpsc::Receiver<Box<ServerMessage>>,
     scratch: &mut Vec<u8>,
     timeout: Duration,
 ) -> Result<(), ()> {
