@@ -510,6 +510,11 @@ impl Table {
             self.idle_since = None;
         } else if self.idle_since.is_none() {
             self.idle_since = Some(self.clock.now());
+            // Nobody is left to replay events to, and finished tables wait here (many at once under load): the
+            // history was most of a finished table's memory. A later `resume` redraws from the view.
+            if let Some(running) = &mut self.running {
+                running.history = VecDeque::new();
+            }
         }
     }
 

@@ -63,12 +63,24 @@ async fn a_finished_table_nobody_watches_leaves_memory_and_loads_again() {
         assert_eq!(finished_in_memory(&server).await, 1, "someone is connected");
 
         // Once nobody is, it leaves memory after the configured time, not before.
+        let token = players[0].token.clone();
         drop(players);
         // Let the table see the last connection go (a request to it goes through its queue after that).
         let mut probe = server.client().await;
         let r = probe.request(json!({"type": "spectate", "code": code})).await;
         assert_eq!(r["type"], "spectating", "{r}");
         drop(probe);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        // Nobody was connected: the table dropped its history of events (most of its memory while it waits), so
+        // a player who comes back redraws from the view instead of replaying what it missed.
+        let mut back = server.client().await;
+        let r = back
+            .request(json!({"type": "resume", "code": code, "token": token, "last_version": version - 2}))
+            .await;
+        assert_eq!(r["type"], "resumed", "{r}");
+        let state = back.wait_version(version).await;
+        assert_eq!(state["since"].as_u64(), Some(version), "no events kept: {state}");
+        drop(back);
         tokio::time::sleep(Duration::from_millis(200)).await;
         server.clock.advance(30_000);
         tokio::time::sleep(Duration::from_millis(200)).await;
