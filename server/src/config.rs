@@ -107,7 +107,7 @@ pub struct Config {
 
     /// A finished match's table leaves memory once nobody has been connected to it for this many seconds; it is
     /// loaded again from the database when someone asks for it (results, spectating, the admin API).
-    #[arg(long, env = "UNLOAD_FINISHED_AFTER_SECS", default_value_t = 120)]
+    #[arg(long, env = "UNLOAD_FINISHED_AFTER_SECS", default_value_t = 30)]
     pub unload_finished_after_secs: u64,
 
     /// Log filter, e.g. `info` or `info,server=debug,sqlx=warn`.

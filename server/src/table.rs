@@ -468,14 +468,19 @@ impl Table {
                     Some(at) => self.clock.sleep_until(at),
                     None => Box::pin(std::future::pending()),
                 };
+                // The work of a command or a wake-up is boxed: its futures are large and alive only while it runs,
+                // and inline they made every waiting table's task ~7.6 KB (tables wait far more than they work).
                 tokio::select! {
                     command = commands.recv() => match command {
-                        Some(command) => self.handle(command).await,
+                        Some(command) => Box::pin(self.handle(command)).await,
                         None => break,
                     },
                     () = sleep => {
-                        self.on_timer().await;
-                        self.on_rematch_timer().await;
+                        Box::pin(async {
+                            self.on_timer().await;
+                            self.on_rematch_timer().await;
+                        })
+                        .await;
                         // A finished table nobody has looked at for a while leaves memory, unless a request is
                         // already on its way to it.
                         if self.unload_at().is_some_and(|at| self.clock.now() >= at) && commands.is_empty() {
@@ -485,7 +490,7 @@ impl Table {
                     }
                     _ = shutdown.changed() => break,
                 }
-                self.sync_absence().await;
+                Box::pin(self.sync_absence()).await;
                 if self.phase == Phase::Closed {
                     break;
                 }
