@@ -6,8 +6,8 @@
 //!   not serialised).
 //! - `server`: what the server's table does per action, through `AnyGame`'s JSON boundary: clone the game, apply
 //!   the JSON action, then the status and clocks once, every seat's view and legal actions serialised straight
-//!   to JSON text (`view_json`, `legal_actions_json`), the spectators' view once, and each viewer's push
-//!   printed around them.
+//!   to JSON text (`view_json`, `legal_actions_json`), each event once (`apply_json`), the spectators' view once,
+//!   and each viewer's push printed around them.
 //! - `server_value`: the previous server path, for comparison: every viewer's view and legal actions built as
 //!   `serde_json::Value` trees, the status recomputed per viewer, then printed.
 //!
@@ -96,7 +96,7 @@ fn playout<G: Game>(players: u8, seed: u64, views: bool) -> u64 {
 struct Push<'a> {
     view: &'a RawValue,
     legal_actions: &'a RawValue,
-    events: Vec<&'a Value>,
+    events: Vec<&'a RawValue>,
     status: &'a Status,
     deadline: Option<Millis>,
 }
@@ -141,12 +141,13 @@ fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
             (Actor::Seat(*seat), legal[driver.index(legal.len())].clone())
         };
         let mut next = game.clone();
-        let events = next
-            .apply(actor, &action, now)
-            .expect("listed actions are accepted");
-        game = next;
         actions += 1;
         if path == Path::Text {
+            // As the table does: each event written once as text, shared by the pushes that carry it.
+            let events = next
+                .apply_json(actor, &action, now)
+                .expect("listed actions are accepted");
+            game = next;
             let status = game.status();
             let deadline = game.deadline().map(|d| d.at);
             let empty = RawValue::from_string("[]".to_owned()).expect("valid JSON");
@@ -162,7 +163,7 @@ fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
                     events: events
                         .iter()
                         .filter(|e| e.audience.includes(v))
-                        .map(|e| &e.body)
+                        .map(|e| &*e.body)
                         .collect(),
                     status: &status,
                     deadline,
@@ -172,6 +173,10 @@ fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
             now += driver.below(3_000);
             continue;
         }
+        let events = next
+            .apply(actor, &action, now)
+            .expect("listed actions are accepted");
+        game = next;
         for v in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
             let legal = match v {
                 Viewer::Seat(s) => Value::Array(game.legal_actions(s)),
