@@ -8,7 +8,7 @@
 //!
 //! Architecture invariant: SQL takes values through bound parameters only; no SQL text is ever built from data.
 
-use std::{path::Path, str::FromStr, time::Duration};
+use std::{path::Path, str::FromStr, sync::OnceLock, time::Duration};
 
 use rules::{Actor, Millis, Outcome};
 use serde_json::Value;
@@ -219,104 +219,37 @@ fn to_i64(v: u64) -> i64 {
     v as i64
 }
 
-/// All of a group commit's actions in ONE statement, whatever their number (one round trip to the database
-/// instead of one per few rows; a single statement is atomic). PostgreSQL: one array per column, unnested.
-const INSERT_ACTIONS_POSTGRES: &str = "INSERT INTO actions (match_id, seq, actor, action, at) \
-     SELECT * FROM UNNEST($1::TEXT[], $2::BIGINT[], $3::TEXT[], $4::TEXT[], $5::BIGINT[])";
+/// Rows per multi-row `INSERT INTO actions` of a group commit: a batch is cut greedily into statements of these
+/// sizes, so each connection prepares at most four statement texts (5 bound parameters a row: 320 at most, far
+/// below SQLite's and PostgreSQL's limits).
+const ACTION_ROWS: [usize; 4] = [64, 16, 4, 1];
 
-/// SQLite has no arrays: the rows come as one JSON array of `[match_id, seq, actor, action, at]` (the actor and
-/// the action as JSON text inside a JSON string), read back by `json_each`.
-const INSERT_ACTIONS_SQLITE: &str = "INSERT INTO actions (match_id, seq, actor, action, at) \
-     SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), \
-     json_extract(value, '$[3]'), json_extract(value, '$[4]') FROM json_each($1)";
-
-/// The bound values of [`INSERT_ACTIONS_POSTGRES`]: one array per column.
-type ActionColumns = (Vec<String>, Vec<i64>, Vec<String>, Vec<String>, Vec<i64>);
-
-fn action_columns(appends: &[Append<'_>]) -> ActionColumns {
-    let mut columns: ActionColumns = Default::default();
-    for append in appends {
-        let entry = append.entry;
-        columns.0.push(append.match_id.to_string());
-        columns.1.push(to_i64(entry.seq));
-        columns
-            .2
-            .push(serde_json::to_string(&entry.actor).expect("actors serialise"));
-        columns.3.push(json_text(&entry.action));
-        columns.4.push(to_i64(entry.at));
-    }
-    columns
-}
-
-/// The bound value of [`INSERT_ACTIONS_SQLITE`].
-fn action_rows_json(appends: &[Append<'_>]) -> String {
-    let rows: Vec<Value> = appends
-        .iter()
-        .map(|append| {
-            let entry = append.entry;
-            serde_json::json!([
-                append.match_id,
-                to_i64(entry.seq),
-                serde_json::to_string(&entry.actor).expect("actors serialise"),
-                json_text(&entry.action),
-                to_i64(entry.at),
-            ])
-        })
-        .collect();
-    Value::Array(rows).to_string()
-}
-
-/// Writes a batch's actions with one statement and, in the same transaction, its snapshots and results. A batch
-/// of actions only is that one statement in autocommit: atomic, and durable when it returns. The same code for
-/// both backends; `$insert` is the backend's statement with its values bound.
-macro_rules! append_with {
-    ($pool:expr, $insert:expr, $appends:expr) => {{
-        let appends = $appends;
-        if appends
+/// `INSERT INTO actions ... VALUES (...), (...)` with `rows` rows of bound parameters ($1 .. $5·rows). Made from
+/// constants only, once per size.
+fn insert_actions_sql(rows: usize) -> &'static str {
+    static SQL: OnceLock<Vec<String>> = OnceLock::new();
+    let all = SQL.get_or_init(|| {
+        ACTION_ROWS
             .iter()
-            .all(|a| a.snapshot.is_none() && a.outcome.is_none())
-        {
-            return $insert.execute($pool).await.map(drop).map_err(classify);
-        }
-        let mut tx = $pool.begin().await?;
-        $insert.execute(&mut *tx).await.map_err(classify)?;
-        for append in appends {
-            let entry = append.entry;
-            if let Some(state) = append.snapshot {
-                sqlx::query("INSERT INTO snapshots (match_id, seq, state, at) VALUES ($1, $2, $3, $4)")
-                    .bind(append.match_id)
-                    .bind(to_i64(entry.seq))
-                    .bind(json_text(state))
-                    .bind(to_i64(entry.at))
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(classify)?;
-            }
-            if let Some(outcome) = append.outcome {
-                sqlx::query("INSERT INTO results (match_id, outcome, finished_at) VALUES ($1, $2, $3)")
-                    .bind(append.match_id)
-                    .bind(serde_json::to_string(outcome).expect("outcomes serialise"))
-                    .bind(to_i64(entry.at))
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(classify)?;
-                sqlx::query("UPDATE matches SET status = $1, finished_at = $2 WHERE id = $3")
-                    .bind("finished")
-                    .bind(to_i64(entry.at))
-                    .bind(append.match_id)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(classify)?;
-                sqlx::query("UPDATE lobbies SET phase = $1 WHERE code = $2")
-                    .bind(Phase::Finished.as_str())
-                    .bind(append.lobby_code)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(classify)?;
-            }
-        }
-        tx.commit().await.map_err(classify)
-    }};
+            .map(|&n| {
+                let values: Vec<String> = (0..n)
+                    .map(|r| {
+                        let b = r * 5;
+                        format!("(${}, ${}, ${}, ${}, ${})", b + 1, b + 2, b + 3, b + 4, b + 5)
+                    })
+                    .collect();
+                format!(
+                    "INSERT INTO actions (match_id, seq, actor, action, at) VALUES {}",
+                    values.join(", ")
+                )
+            })
+            .collect()
+    });
+    let i = ACTION_ROWS
+        .iter()
+        .position(|n| *n == rows)
+        .expect("a size of ACTION_ROWS");
+    &all[i]
 }
 
 fn json_text(v: &Value) -> String {
@@ -490,28 +423,66 @@ impl Store {
     }
 
     /// Appends several actions (of any matches) in ONE transaction: all are committed or none is. Used by
-    /// group commit ([`crate::commit`]); a failure says nothing about which append caused it. The actions go in
-    /// one statement; a batch with no snapshot or result is just that statement (one round trip).
+    /// group commit ([`crate::commit`]); a failure says nothing about which append caused it.
     pub async fn append_batch(&self, appends: &[Append<'_>]) -> Result<(), StoreError> {
-        if appends.is_empty() {
-            return Ok(());
-        }
-        match self {
-            Store::Sqlite(pool) => {
-                let insert = sqlx::query(INSERT_ACTIONS_SQLITE).bind(action_rows_json(appends));
-                append_with!(pool, insert, appends)
+        on_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            // The actions first, several rows per statement (one round trip each instead of one per action),
+            // then the rare snapshots and results of the same batch.
+            let mut rest = appends;
+            while !rest.is_empty() {
+                let rows = ACTION_ROWS.iter().copied().find(|n| *n <= rest.len()).unwrap_or(1);
+                let (chunk, tail) = rest.split_at(rows);
+                rest = tail;
+                let mut query = sqlx::query(insert_actions_sql(rows));
+                for append in chunk {
+                    let entry = append.entry;
+                    query = query
+                        .bind(append.match_id)
+                        .bind(to_i64(entry.seq))
+                        .bind(serde_json::to_string(&entry.actor).expect("actors serialise"))
+                        .bind(json_text(&entry.action))
+                        .bind(to_i64(entry.at));
+                }
+                query.execute(&mut *tx).await.map_err(classify)?;
             }
-            Store::Postgres(pool) => {
-                let (match_ids, seqs, actors, actions, ats) = action_columns(appends);
-                let insert = sqlx::query(INSERT_ACTIONS_POSTGRES)
-                    .bind(match_ids)
-                    .bind(seqs)
-                    .bind(actors)
-                    .bind(actions)
-                    .bind(ats);
-                append_with!(pool, insert, appends)
+            for append in appends {
+                let entry = append.entry;
+                if let Some(state) = append.snapshot {
+                    sqlx::query("INSERT INTO snapshots (match_id, seq, state, at) VALUES ($1, $2, $3, $4)")
+                        .bind(append.match_id)
+                        .bind(to_i64(entry.seq))
+                        .bind(json_text(state))
+                        .bind(to_i64(entry.at))
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(classify)?;
+                }
+                if let Some(outcome) = append.outcome {
+                    sqlx::query("INSERT INTO results (match_id, outcome, finished_at) VALUES ($1, $2, $3)")
+                        .bind(append.match_id)
+                        .bind(serde_json::to_string(outcome).expect("outcomes serialise"))
+                        .bind(to_i64(entry.at))
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(classify)?;
+                    sqlx::query("UPDATE matches SET status = $1, finished_at = $2 WHERE id = $3")
+                        .bind("finished")
+                        .bind(to_i64(entry.at))
+                        .bind(append.match_id)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(classify)?;
+                    sqlx::query("UPDATE lobbies SET phase = $1 WHERE code = $2")
+                        .bind(Phase::Finished.as_str())
+                        .bind(append.lobby_code)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(classify)?;
+                }
             }
-        }
+            tx.commit().await.map_err(classify)
+        })
     }
 
     /// The codes of lobbies that are open or playing: what must be running after a start.

@@ -815,9 +815,7 @@ impl TestServer {
 pub struct TcpProxy {
     pub addr: SocketAddr,
     open: Arc<std::sync::atomic::AtomicBool>,
-    /// 0: forward everything; 1: armed (the next write sent upstream mutes the answers: a `COMMIT`, or a
-    /// statement run outside a transaction, which commits by itself); 3: armed inside a transaction (its
-    /// `COMMIT` mutes them); 2: answers muted.
+    /// 0: forward everything; 1: armed (the next `COMMIT` sent upstream mutes the answers); 2: answers muted.
     lose_answers: Arc<std::sync::atomic::AtomicU8>,
     links: Arc<std::sync::Mutex<Vec<JoinHandle<()>>>>,
     accept: JoinHandle<()>,
@@ -854,16 +852,10 @@ impl TcpProxy {
                                         Ok(n) => n,
                                     };
                                     let chunk = &buf[..n];
-                                    let says = |word: &[u8]| chunk.windows(word.len()).any(|w| w == word);
-                                    match lose_up.load(Ordering::SeqCst) {
-                                        // A transaction: wait for its COMMIT.
-                                        1 if says(b"BEGIN") => lose_up.store(3, Ordering::SeqCst),
-                                        // A statement run on its own commits by itself (autocommit).
-                                        1 if says(b"COMMIT") || runs_a_statement(chunk) => {
-                                            lose_up.store(2, Ordering::SeqCst)
-                                        }
-                                        3 if says(b"COMMIT") => lose_up.store(2, Ordering::SeqCst),
-                                        _ => {}
+                                    if lose_up.load(Ordering::SeqCst) == 1
+                                        && chunk.windows(6).any(|w| w == b"COMMIT")
+                                    {
+                                        lose_up.store(2, Ordering::SeqCst);
                                     }
                                     if to_db.write_all(chunk).await.is_err() {
                                         break;
@@ -918,8 +910,8 @@ impl TcpProxy {
         self.open.store(true, Ordering::SeqCst);
     }
 
-    /// From the next commit sent to the database on (a `COMMIT`, or a statement run outside a transaction),
-    /// drops every answer of the database: the commit happens, and the server never hears that it did.
+    /// From the next `COMMIT` sent to the database on, drops every answer of the database: the commit happens,
+    /// and the server never hears that it did.
     pub fn lose_the_next_commit_answer(&self) {
         self.lose_answers.store(1, Ordering::SeqCst);
     }
@@ -930,23 +922,6 @@ impl Drop for TcpProxy {
         self.accept.abort();
         self.cut();
     }
-}
-
-/// Whether a chunk a client sent to PostgreSQL is whole frontend messages (a type byte and a length each) that
-/// run a statement: an `Execute` and then a `Sync`, which commits the statement when no transaction is open. (A
-/// health check is a lone `Sync`.)
-fn runs_a_statement(chunk: &[u8]) -> bool {
-    let mut types = Vec::new();
-    let mut at = 0;
-    while at + 5 <= chunk.len() {
-        let len = u32::from_be_bytes(chunk[at + 1..at + 5].try_into().expect("4 bytes")) as usize;
-        if len < 4 {
-            return false;
-        }
-        types.push(chunk[at]);
-        at += 1 + len;
-    }
-    at == chunk.len() && types.contains(&b'E') && types.last() == Some(&b'S')
 }
 
 fn split_url(url: &str) -> (&str, &str, &str, &str) {

@@ -376,7 +376,7 @@ async fn the_database_going_away_and_coming_back_loses_nothing() {
 }
 
 /// The database commits an action but its answer is lost (the proxy drops everything the database says from the
-/// commit on: the statement that inserts the action, which commits by itself), then it goes away and comes back. The server answers `store_unavailable` without publishing the
+/// `COMMIT` on), then it goes away and comes back. The server answers `store_unavailable` without publishing the
 /// action; the client's retry with the same version is refused as `stale_version` (the server learns from the
 /// database that it was applied) and every seat then sees it: applied once, never twice, never lost.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
