@@ -32,6 +32,24 @@ async fn friends_chat_see_each_other_and_the_host_runs_the_lobby() {
         ann.goto(&format!("{base}/")).await;
         ann.wait_for("the create form", "document.querySelector('#create-game option')")
             .await;
+        // What she chooses and types survives the page being redrawn (here by a dropped connection; also when
+        // the open games arrive).
+        ann.js("const s = document.querySelector('#create-game'); s.value = 'quacks'; s.dispatchEvent(new Event('change'));")
+            .await;
+        ann.fill("#create-name", "Ann").await;
+        ann.wait_for("the connection", "window.tabletop.connection.status === 'open'")
+            .await;
+        ann.js("document.querySelector('#main').firstElementChild.dataset.old = '1'; window.tabletop.conn.socket.close();")
+            .await;
+        ann.wait_for(
+            "the page redrawn after reconnecting",
+            "!document.querySelector('#main [data-old]') && window.tabletop.connection.status === 'open'",
+        )
+        .await;
+        let kept = ann
+            .js("return [document.querySelector('#create-game').value, document.querySelector('#create-name').value, document.querySelector('fieldset.options legend').innerText]")
+            .await;
+        assert_eq!(kept, json!(["quacks", "Ann", "The Quacks of Quedlinburg options"]), "the create form kept its choices");
         ann.js("const s = document.querySelector('#create-game'); s.value = 'hide_and_eeek'; s.dispatchEvent(new Event('change'));")
             .await;
         ann.fill("#create-seats", "3").await;

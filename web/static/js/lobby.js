@@ -126,7 +126,22 @@ function readOptions(form, specs) {
   return options;
 }
 
+/**
+ * The home screen's forms, kept across re-renders: the page redraws when the open games arrive or the connection
+ * opens, and a form built anew would forget the game the player had chosen and what they had typed.
+ */
+const kept = { create: null, createFor: null, join: new Map() };
+
 function createForm(app) {
+  if (kept.create && kept.createFor === app.catalogue) return kept.create;
+  const form = buildCreateForm(app);
+  if (!app.catalogue.length) return form;
+  kept.create = form;
+  kept.createFor = app.catalogue;
+  return form;
+}
+
+function buildCreateForm(app) {
   const games = app.catalogue;
   if (!games.length) {
     return h("p", {}, "The list of games is not available yet.");
@@ -205,6 +220,11 @@ function createForm(app) {
 }
 
 function joinForm(code = "") {
+  if (!kept.join.has(code)) kept.join.set(code, buildJoinForm(code));
+  return kept.join.get(code);
+}
+
+function buildJoinForm(code) {
   const form = h(
     "form",
     { class: "join" },
