@@ -163,10 +163,10 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
         .await;
     let code = code.as_str().unwrap().trim().to_string();
     bo.client.goto(&format!("{base}/#join={code}")).await.unwrap();
-    bo.wait_for("the join form", "document.querySelector('#join-name')")
+    bo.wait_for("the join form", "document.querySelector('.join-only #join-name')")
         .await;
-    bo.fill("#join-name", "Bo").await;
-    bo.click("button[data-key=join-submit]").await;
+    bo.fill(".join-only #join-name", "Bo").await;
+    bo.click(".join-only button[data-key=join-submit]").await;
     ann.wait_for(
         "Bo in Ann's lobby",
         "document.querySelector('.seats')?.innerText.includes('Bo')",
@@ -402,15 +402,15 @@ async fn one_match(
 
     // Bo opens the shared link on a phone and joins with a name.
     bo.client.goto(link.as_str().unwrap()).await.unwrap();
-    bo.wait_for("the join form", "document.querySelector('#join-name')")
+    bo.wait_for("the join form", "document.querySelector('.join-only #join-name')")
         .await;
     let heading = bo.text("h1").await;
     assert!(
         heading.contains(&code),
         "the join page names the game code: {heading}"
     );
-    bo.fill("#join-name", "Bo").await;
-    bo.click("button[data-key=join-submit]").await;
+    bo.fill(".join-only #join-name", "Bo").await;
+    bo.click(".join-only button[data-key=join-submit]").await;
     bo.wait_for(
         "Bo's lobby",
         "document.querySelector('.seats')?.innerText.includes('Bo')",

@@ -77,10 +77,10 @@ async fn friends_chat_see_each_other_and_the_host_runs_the_lobby() {
         assert!(listed.contains("Ann"), "the list names the host: {listed}");
         assert!(listed.contains("1 of 3"), "the list shows the seats taken: {listed}");
         bo.click(&format!("{entry} a")).await;
-        bo.wait_for("the join form", "document.querySelector('#join-name')")
+        bo.wait_for("the join form", "document.querySelector('.join-only #join-name')")
             .await;
-        bo.fill("#join-name", "Bo").await;
-        bo.click("button[data-key=join-submit]").await;
+        bo.fill(".join-only #join-name", "Bo").await;
+        bo.click(".join-only button[data-key=join-submit]").await;
         bo.wait_for("Bo's lobby", "document.querySelector('#lobby-code')")
             .await;
         ann.wait_for(
@@ -119,10 +119,10 @@ async fn friends_chat_see_each_other_and_the_host_runs_the_lobby() {
         // Cy joins by the link and shows as online; closing the page makes them away.
         let cy = Browser::open(&webdriver, "cy", 900, 800, false).await;
         cy.goto(&format!("{base}/#join={code}")).await;
-        cy.wait_for("the join form", "document.querySelector('#join-name')")
+        cy.wait_for("the join form", "document.querySelector('.join-only #join-name')")
             .await;
-        cy.fill("#join-name", "Cy").await;
-        cy.click("button[data-key=join-submit]").await;
+        cy.fill(".join-only #join-name", "Cy").await;
+        cy.click(".join-only button[data-key=join-submit]").await;
         for b in [&ann, &bo] {
             b.wait_for(
                 "Cy online",

@@ -92,10 +92,10 @@ async fn run(webdriver: &str, base: &str) {
         "the lobby says so: {rules}"
     );
     bo.goto(&format!("{base}/#join={code}")).await;
-    bo.wait_for("the join form", "document.querySelector('#join-name')")
+    bo.wait_for("the join form", "document.querySelector('.join-only #join-name')")
         .await;
-    bo.fill("#join-name", "Bo").await;
-    bo.click("button[data-key=join-submit]").await;
+    bo.fill(".join-only #join-name", "Bo").await;
+    bo.click(".join-only button[data-key=join-submit]").await;
     ann.wait_for(
         "Bo in the lobby",
         "document.querySelector('.seats')?.innerText.includes('Bo')",
