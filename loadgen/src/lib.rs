@@ -361,6 +361,51 @@ struct StatusHead<'a> {
     kind: Cow<'a, str>,
 }
 
+/// The kinds of server message loadgen tells apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    State,
+    Accepted,
+    Error,
+    Closing,
+    Other,
+}
+
+/// A message as loadgen keeps it: its text and what its head said, read once when it arrived.
+#[derive(Debug)]
+struct Received {
+    text: Utf8Bytes,
+    kind: Kind,
+    re: Option<u64>,
+    version: Option<u64>,
+    /// An error's code.
+    code: Option<String>,
+}
+
+impl Received {
+    /// What `head` says (the text is filled in by the caller, which owns it).
+    fn of(head: &Head<'_>) -> Received {
+        let kind = match &*head.kind {
+            "state" => Kind::State,
+            "accepted" => Kind::Accepted,
+            "error" => Kind::Error,
+            "closing" => Kind::Closing,
+            _ => Kind::Other,
+        };
+        Received {
+            text: Utf8Bytes::default(),
+            kind,
+            re: head.re(),
+            version: head.version(),
+            code: if kind == Kind::Error {
+                head.code.and_then(|c| serde_json::from_str(c.get()).ok())
+            } else {
+                None
+            },
+        }
+    }
+}
+
 /// The latest state push of a client: its text and what loadgen needs to act on it (the legal actions as byte
 /// ranges of that text, sent back verbatim).
 #[derive(Debug, Default)]
@@ -451,8 +496,8 @@ impl Client {
         .await
     }
 
-    /// The next text frame and its head; state pushes are remembered.
-    async fn recv(&mut self) -> Result<Utf8Bytes, String> {
+    /// The next text frame, its head read once; state pushes are remembered.
+    async fn recv(&mut self) -> Result<Received, String> {
         loop {
             let frame = tokio::time::timeout(TIMEOUT, self.ws.next())
                 .await
@@ -461,12 +506,14 @@ impl Client {
                 Some(Ok(Message::Text(text))) => {
                     let head: Head<'_> = serde_json::from_str(text.as_str())
                         .map_err(|e| format!("bad JSON from server: {e}"))?;
-                    if head.kind == "state" {
+                    let received = Received::of(&head);
+                    if received.kind == Kind::State {
                         let mut seen = self.spare.take().unwrap_or_default();
                         seen.read(&text, &head)?;
                         self.spare = self.state.replace(seen);
                     }
-                    return Ok(text);
+                    drop(head);
+                    return Ok(Received { text, ..received });
                 }
                 Some(Ok(Message::Close(_))) | None => return Err("connection closed".into()),
                 Some(Err(e)) => return Err(format!("receive: {e}")),
@@ -480,7 +527,7 @@ impl Client {
     async fn request(&mut self, body: Value) -> Result<Value, String> {
         let id = self.send(body).await?;
         loop {
-            let text = self.recv().await?;
+            let text = self.recv().await?.text;
             let m: Value =
                 serde_json::from_str(text.as_str()).map_err(|e| format!("bad JSON from server: {e}"))?;
             if m.get("re").is_some() {
@@ -548,15 +595,13 @@ async fn play_seat(
                 }
             }
         }
-        let text = tokio::select! {
+        let message = tokio::select! {
             m = client.recv() => m?,
             _ = stop.changed(), if !stopping => continue,
         };
-        let message: Head<'_> =
-            serde_json::from_str(text.as_str()).map_err(|e| format!("bad JSON from server: {e}"))?;
-        match &*message.kind {
-            "state" => {
-                let version = message.version().unwrap_or(0);
+        match message.kind {
+            Kind::State => {
+                let version = message.version.unwrap_or(0);
                 if let Some((_, sent, _, Some(accepted))) = pending
                     && version >= accepted
                 {
@@ -570,38 +615,34 @@ async fn play_seat(
                     pending = None;
                 }
             }
-            "accepted" => {
+            Kind::Accepted => {
                 let Some((id, sent, on, None)) = pending else {
-                    return Err(format!("unexpected reply {}", text.as_str()));
+                    return Err(format!("unexpected reply {}", message.text.as_str()));
                 };
-                if message.re() != Some(id) {
-                    return Err(format!("reply out of order: {}", text.as_str()));
+                if message.re != Some(id) {
+                    return Err(format!("reply out of order: {}", message.text.as_str()));
                 }
                 if tally.measuring() {
                     tally.accepted.fetch_add(1, Ordering::Relaxed);
                 }
-                let accepted = message.version().ok_or("accepted without version")?;
+                let accepted = message.version.ok_or("accepted without version")?;
                 pending = Some((id, sent, on, Some(accepted)));
             }
-            "error" if message.re().is_some() => {
+            Kind::Error if message.re.is_some() => {
                 let Some((_, _, on, None)) = pending else {
-                    return Err(format!("unexpected reply {}", text.as_str()));
+                    return Err(format!("unexpected reply {}", message.text.as_str()));
                 };
-                let code: &str = message
-                    .code
-                    .and_then(|c| serde_json::from_str(c.get()).ok())
-                    .unwrap_or_default();
-                if lost_race(code) {
+                if message.code.as_deref().is_some_and(lost_race) {
                     if tally.measuring() {
                         tally.lost.fetch_add(1, Ordering::Relaxed);
                     }
                     wait_past = Some(on);
                 } else {
-                    return Err(format!("action refused: {}", text.as_str()));
+                    return Err(format!("action refused: {}", message.text.as_str()));
                 }
                 pending = None;
             }
-            "closing" => return Err(format!("closed by the server: {}", text.as_str())),
+            Kind::Closing => return Err(format!("closed by the server: {}", message.text.as_str())),
             _ => {}
         }
     }
@@ -1072,6 +1113,7 @@ mod tests {
             (&*head.kind, head.re(), head.version()),
             ("state", None, Some(12))
         );
+        assert_eq!(Received::of(&head).kind, Kind::State);
         let mut seen = Seen::default();
         seen.read(&text, &head).unwrap();
         assert_eq!((seen.version, seen.over, seen.simultaneous), (12, false, true));
@@ -1095,6 +1137,17 @@ mod tests {
             r#"{"code":"stale_version","message":"the state is at version 4","re":9,"type":"error"}"#;
         let head: Head<'_> = serde_json::from_str(refused).unwrap();
         assert_eq!((&*head.kind, head.re()), ("error", Some(9)));
+        let r = Received::of(&head);
+        assert_eq!(
+            (r.kind, r.re, r.code.as_deref()),
+            (Kind::Error, Some(9), Some("stale_version"))
+        );
+        let accepted: Head<'_> = serde_json::from_str(r#"{"type":"accepted","re":4,"version":7}"#).unwrap();
+        let r = Received::of(&accepted);
+        assert_eq!(
+            (r.kind, r.re, r.version, r.code),
+            (Kind::Accepted, Some(4), Some(7), None)
+        );
         let no_id: Head<'_> =
             serde_json::from_str(r#"{"code":"bad_message","message":"x","re":null,"type":"error"}"#).unwrap();
         assert_eq!(no_id.re(), None);
