@@ -327,6 +327,14 @@ pub trait Game: Clone + fmt::Debug + Serialize + DeserializeOwned {
     /// this viewer may not know.
     fn view(&self, viewer: Viewer) -> Self::View;
 
+    /// Whether every viewer, each seat and the spectators, is shown the same view now: nothing in the state is
+    /// known to one seat and not to another. The server then builds one view per change and shares it instead
+    /// of one per viewer. The default, `false`, is always safe; a `rules` test checks at every step of random
+    /// games of every game that `true` is only said of views that are in fact the same.
+    fn same_view_for_everyone(&self) -> bool {
+        false
+    }
+
     /// When the engine wants the clock to act, if at all.
     fn deadline(&self) -> Option<Deadline<Self::Action>>;
 

@@ -163,6 +163,11 @@ macro_rules! games {
                 match self { $(AnyGame::$variant(g) => to_raw(&g.view(viewer))),+ }
             }
 
+            /// Whether every seat and the spectators see the same view now (see `Game::same_view_for_everyone`).
+            pub fn same_view_for_everyone(&self) -> bool {
+                match self { $(AnyGame::$variant(g) => g.same_view_for_everyone()),+ }
+            }
+
             /// `seat`'s legal actions as the text of one JSON array, written straight from the engine's typed
             /// actions: the same JSON value as [`AnyGame::legal_actions`].
             pub fn legal_actions_json(&self, seat: Seat) -> Box<RawValue> {
@@ -328,9 +333,14 @@ mod json_text_tests {
                 let mut now = 1_000;
                 for _ in 0..400 {
                     let viewers = Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]);
+                    let spectators = game.view(Viewer::Spectator);
                     for viewer in viewers {
                         let text: Value = serde_json::from_str(game.view_json(viewer).get()).unwrap();
                         assert_eq!(text, game.view(viewer), "{} view", info.id);
+                        // The server shows one view to everybody when the engine says they are all the same.
+                        if game.same_view_for_everyone() {
+                            assert_eq!(text, spectators, "{} says every viewer sees the same", info.id);
+                        }
                     }
                     let mut movers = Vec::new();
                     for seat in Seat::all(players) {

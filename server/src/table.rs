@@ -1262,11 +1262,13 @@ impl Table {
             turn_deadline: self.turn_deadline(running),
             outcome: game.outcome(),
             spectator_view: None,
+            same_view: game.same_view_for_everyone(),
         })
     }
 
     /// `viewer`'s `state` push. The view and legal actions are serialised straight from the engine's typed
-    /// values to JSON text, once; the spectators' view is built on first use and then shared through `shared`.
+    /// values to JSON text, once; the spectators' view is built on first use and then shared through `shared`,
+    /// with every seat too when the game shows everybody the same view.
     fn state_for(
         &self,
         viewer: Viewer,
@@ -1276,19 +1278,23 @@ impl Table {
     ) -> Option<ServerMessage> {
         let running = self.running.as_ref()?;
         let game = &running.game;
+        let mut shared_view = || {
+            shared
+                .spectator_view
+                .get_or_insert_with(|| RawJson::from(game.view_json(Viewer::Spectator)))
+                .clone()
+        };
         let (seat, view, legal_actions) = match viewer {
             Viewer::Seat(s) => (
                 Some(s),
-                RawJson::from(game.view_json(viewer)),
+                if shared.same_view {
+                    shared_view()
+                } else {
+                    RawJson::from(game.view_json(viewer))
+                },
                 RawJson::from(game.legal_actions_json(s)),
             ),
-            Viewer::Spectator => {
-                let view = shared
-                    .spectator_view
-                    .get_or_insert_with(|| RawJson::from(game.view_json(Viewer::Spectator)))
-                    .clone();
-                (None, view, RawJson::empty_array())
-            }
+            Viewer::Spectator => (None, shared_view(), RawJson::empty_array()),
         };
         Some(ServerMessage::Push(Push::State(Box::new(StateUpdate {
             code: self.code.clone(),
@@ -1382,7 +1388,10 @@ struct SharedState {
     deadline: Option<Millis>,
     turn_deadline: Option<Millis>,
     outcome: Option<protocol::Outcome>,
+    /// The spectators' view, built on first use; also every seat's when `same_view` says so.
     spectator_view: Option<RawJson>,
+    /// Every viewer sees the same view now (`AnyGame::same_view_for_everyone`): it is built once per change.
+    same_view: bool,
 }
 
 /// Rebuilds a match: the latest snapshot (or a fresh setup from the seed) and the actions logged after it.

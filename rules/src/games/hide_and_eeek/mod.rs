@@ -934,6 +934,11 @@ impl Game for HideAndEeek {
         }
     }
 
+    /// This game has no private hands: face-down cards and the draw pile are hidden from everyone alike.
+    fn same_view_for_everyone(&self) -> bool {
+        true
+    }
+
     fn deadline(&self) -> Option<Deadline<Action>> {
         self.race.as_ref().map(|race| Deadline {
             at: race.closes_at,
