@@ -317,7 +317,16 @@ where
     // Likewise one wait for the table's `close` (`notify_one` keeps a permit if nobody waits yet).
     let dropped = closer.notify.notified();
     tokio::pin!(dropped);
-    let mut shutdown = shared.shutdown.clone();
+    let shutdown = shared.shutdown.clone();
+    // One wait for shutdown for the connection's life, like `quiet` and `dropped` (a new `changed()` per frame
+    // registered and removed a waiter each time). If the sender is gone, shutdown never comes.
+    let mut stop = shutdown.clone();
+    let stopping = async move {
+        if stop.wait_for(|s| *s).await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    tokio::pin!(stopping);
     let mut rate = RateLimit::new(shared.limits.rate_per_sec, shared.limits.rate_burst);
     shared.metrics.connections.fetch_add(1, Relaxed);
     shared.metrics.connections_total.fetch_add(1, Relaxed);
@@ -409,7 +418,8 @@ where
                     session.bound = None;
                     break;
                 }
-                _ = shutdown.changed() => {}
+                // The loop's first check says goodbye.
+                () = &mut stopping => {}
             }
         }
         let _ = tokio::time::timeout(write_timeout, sink.send(Message::Close(None))).await;

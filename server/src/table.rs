@@ -439,7 +439,7 @@ impl Table {
     pub async fn run(
         mut self,
         mut commands: mpsc::Receiver<Command>,
-        mut shutdown: watch::Receiver<bool>,
+        shutdown: watch::Receiver<bool>,
         on_close: impl FnOnce(),
     ) {
         let span = info_span!("table", code = %self.code, match_id = tracing::field::Empty);
@@ -449,6 +449,13 @@ impl Table {
         let metrics = self.metrics.clone();
         metrics.phase_change(None, Some(self.phase));
         let mut unloaded = false;
+        // One wait for shutdown for the table's whole life (a new `changed()` per command registered and removed a
+        // waiter each time); it also ends if the sender is gone.
+        let mut stop = shutdown.clone();
+        let stopping = async move {
+            let _ = stop.wait_for(|s| *s).await;
+        };
+        tokio::pin!(stopping);
         async {
             if self.running.is_some() {
                 info!(phase = ?self.phase, version = self.version(), "table recovered");
@@ -488,7 +495,7 @@ impl Table {
                             break;
                         }
                     }
-                    _ = shutdown.changed() => break,
+                    () = &mut stopping => break,
                 }
                 Box::pin(self.sync_absence()).await;
                 if self.phase == Phase::Closed {
