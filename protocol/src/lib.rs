@@ -696,7 +696,7 @@ fn parse_action_message(text: &str) -> Option<ClientMessage> {
         version: Option<u64>,
     }
     let frame: ActionFrame<'_> = serde_json::from_str(text).ok()?;
-    (frame.kind == "action").then(|| ClientMessage {
+    (frame.kind == "action").then_some(ClientMessage {
         id: frame.id,
         request: Request::Action {
             action: frame.action,
