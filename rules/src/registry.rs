@@ -25,7 +25,8 @@ fn parse_config<C: serde::de::DeserializeOwned>(config: &Value) -> Result<C, Set
 }
 
 fn parse_action<A: serde::de::DeserializeOwned>(action: &Value) -> Result<A, Rejection> {
-    serde_json::from_value(action.clone()).map_err(|e| Rejection {
+    // Read from the borrowed value (`serde_json::from_value` would need a clone of the whole tree).
+    A::deserialize(action).map_err(|e| Rejection {
         kind: RejectKind::IllegalAction,
         message: format!("not an action of this game: {e}"),
     })
