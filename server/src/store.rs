@@ -297,14 +297,17 @@ impl Store {
             {
                 std::fs::create_dir_all(dir).map_err(|e| StoreError::Database(sqlx::Error::Io(e)))?;
             }
-            let mut pool_options = SqlitePoolOptions::new().max_connections(4);
+            // One connection. SQLite lets one writer at a time in; with several connections, a writer that finds
+            // the lock taken sleeps in SQLite's busy handler (1, 2, 5 ... 100 ms) instead of queueing, so under
+            // load a lobby's insert could lose to the group commit again and again (1.0-1.4 s seen, and the busy
+            // timeout ends in an error). Through one connection every statement waits its turn in sqlx's queue,
+            // in order. Reads are short (WAL would let them run beside the writer, but none is long enough to
+            // matter); docs/performance.md, section 8.
+            let mut pool_options = SqlitePoolOptions::new().max_connections(1);
             if memory {
                 // Every connection to a private `:memory:` is its own database, and a shared-cache one refuses
-                // concurrent writers ("database table is locked"): keep exactly one connection, forever.
-                pool_options = pool_options
-                    .max_connections(1)
-                    .idle_timeout(None)
-                    .max_lifetime(None);
+                // concurrent writers ("database table is locked"): keep the one connection forever.
+                pool_options = pool_options.idle_timeout(None).max_lifetime(None);
             }
             let pool = pool_options.connect_with(options).await?;
             sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
