@@ -16,6 +16,9 @@
 //! mean actions per playout printed at the start of each group.
 //!
 //! Run: `cargo bench -p rules --bench engines` (add a filter such as `hide_and_eeek` to run one game).
+//!
+//! The engines are measured with the server's allocator (mimalloc): they run inside the server, and with glibc's
+//! malloc and free ~30 % of Quacks' samples were the allocator (docs/performance.md, section 8).
 
 use std::hint::black_box;
 
@@ -28,6 +31,9 @@ use rules::{
     },
 };
 use serde_json::{Value, value::RawValue};
+
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Complete games per iteration.
 const PLAYOUTS: u64 = 16;
