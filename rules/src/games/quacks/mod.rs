@@ -903,7 +903,10 @@ impl Quacks {
             .map(|(chip, price)| (*chip, u32::from(*price)))
             .filter(|(_, price)| *price <= coins)
             .collect();
-        let mut out = vec![Action::BuyNothing];
+        // Room for every option at once: nothing, each chip alone, each pair (the list is built for every state).
+        let n = sellable.len();
+        let mut out = Vec::with_capacity(1 + n + n * n.saturating_sub(1) / 2);
+        out.push(Action::BuyNothing);
         for (i, (a, pa)) in sellable.iter().enumerate() {
             out.push(Action::Buy { chips: vec![*a] });
             for (b, pb) in &sellable[i + 1..] {
@@ -989,7 +992,8 @@ impl Quacks {
 
     fn brewing_actions(&self, seat: Seat) -> Vec<Action> {
         let p = &self.players[seat.index()];
-        let mut out = Vec::new();
+        // At most draw, stop, the flask and two returns while brewing (one push at a time cost reallocations).
+        let mut out = Vec::with_capacity(5);
         if let Some(pending) = p.pending {
             match pending {
                 Pending::CrowSkull | Pending::StrongIngredient => {
