@@ -5,6 +5,10 @@
 #   cargo build --release -p server -p loadgen
 #   OUT=results.jsonl loadgen/run-set.sh A B C D E
 #
+# To compare two builds on a machine whose speed drifts (docs/performance.md, section 8), set OLD to the other
+# build's loadgen (it starts the server binary next to it): every run is then made twice in a row, OLD's first,
+# labelled old-... and new-....
+#
 # Sets: A = 500 x 2-seat Hide and Eeek!, Postgres and SQLite, 3 runs each; B = 10-250 lobbies, Postgres;
 # C = 500 lobbies of every game at 3 and 4 seats, Postgres; D = 10,000 idle connections; E = 500 lobbies for
 # 180 s (memory once finished tables unload). Needs PostgreSQL at $PG and `ulimit -n` above 10,100 for D.
@@ -12,10 +16,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ulimit -n 20000
 L=${LOADGEN:-target/release/loadgen}
+NEW=$L
 PG=${PG:-postgres://postgres@127.0.0.1:5432/postgres}
 OUT=${OUT:-results.jsonl}
 
 run() {
+  if [ -n "${OLD:-}" ]; then
+    local label="$1"; shift
+    L="$OLD" run1 "old-$label" "$@"
+    L="$NEW" run1 "new-$label" "$@"
+  else
+    run1 "$@"
+  fi
+}
+
+run1() {
   local label="$1"; shift
   local report
   report=$("$L" --json "$@")
