@@ -24,14 +24,18 @@ use serde_json::json;
 const MATCH_LIMIT: Duration = Duration::from_secs(60);
 
 /// One step of a player who plays what the page offers: claim a showing mouse (reporting it once before the
-/// click, for a screenshot), otherwise stop once two cards are set aside, otherwise click a playable card. Acts at most once per state version. Returns what it did.
+/// click, with the claims' text, for a check and a screenshot), otherwise stop once two cards are set aside, otherwise click a playable card. Acts at most once per state version. Returns what it did.
 const PLAY_ONE_STEP: &str = r#"
 const app = window.tabletop;
 if (document.querySelector('#outcome')) return 'over';
 if (!app.state || app.busy || window.__acted === app.state.version) return 'wait';
 const act = (el, what) => { window.__acted = app.state.version; el.click(); return what; };
 const eeek = document.querySelector('.eeek-button');
-if (eeek && !window.__eeekSeen) { window.__eeekSeen = true; return 'eeek-showing'; }
+if (eeek && !window.__eeekSeen) {
+  window.__eeekSeen = true;
+  const claims = document.querySelector('.claims');
+  return 'eeek-showing:' + (claims ? claims.innerText : '');
+}
 if (eeek) { window.__eeekSeen = false; return act(eeek, 'eeek'); }
 const stop = document.querySelector('button.stop');
 const setAside = app.state.view.step.collected ? app.state.view.step.collected.length : 0;
@@ -515,8 +519,9 @@ async fn one_match(
             if did != "over" {
                 all_over = false;
             }
-            if did == "eeek-showing" {
-                let race = b.text(".claims").await;
+            // The claims' text as the page showed it with the button, read in the same script: read afterwards, the
+            // race could already be over (the other player claimed, or its time ran out) and the text gone.
+            if let Some(race) = did.strip_prefix("eeek-showing:") {
                 assert!(
                     race.contains("Eeek!"),
                     "{}: the claim button says what it does: {race}",
