@@ -26,7 +26,10 @@ use clap::Parser;
 use futures_util::{SinkExt, StreamExt};
 use rules::Rng;
 use serde::Deserialize;
-use serde_json::{Value, json, value::RawValue};
+use serde_json::{Value, json};
+
+mod scan;
+use scan::Head;
 use sqlx::Connection;
 use tokio::{
     io::{AsyncBufReadExt, BufReader},
@@ -326,35 +329,6 @@ impl Tally {
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
-/// The fields loadgen reads of any server message. Everything else (views, names, options) is skipped by the
-/// parser without being built, and the fields whose shape depends on the message type are kept as borrowed raw
-/// text until the type says what they are.
-#[derive(Debug, Deserialize)]
-struct Head<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
-    #[serde(default, borrow)]
-    re: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    version: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    code: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    status: Option<&'a RawValue>,
-    #[serde(default, borrow)]
-    legal_actions: Option<&'a RawValue>,
-}
-
-impl Head<'_> {
-    /// The request id this replies to, if any (`re` absent or null: none).
-    fn re(&self) -> Option<u64> {
-        self.re.and_then(|r| r.get().parse().ok())
-    }
-    fn version(&self) -> Option<u64> {
-        self.version.and_then(|v| v.get().parse().ok())
-    }
-}
-
 #[derive(Debug, Deserialize)]
 struct StatusHead<'a> {
     #[serde(borrow)]
@@ -385,7 +359,7 @@ struct Received {
 impl Received {
     /// What `head` says (the text is filled in by the caller, which owns it).
     fn of(head: &Head<'_>) -> Received {
-        let kind = match &*head.kind {
+        let kind = match head.kind {
             "state" => Kind::State,
             "accepted" => Kind::Accepted,
             "error" => Kind::Error,
@@ -398,7 +372,7 @@ impl Received {
             re: head.re(),
             version: head.version(),
             code: if kind == Kind::Error {
-                head.code.and_then(|c| serde_json::from_str(c.get()).ok())
+                head.code().map(str::to_owned)
             } else {
                 None
             },
@@ -421,20 +395,17 @@ impl Seen {
     /// Remembers a `state` push.
     fn read(&mut self, text: &Utf8Bytes, head: &Head<'_>) -> Result<(), String> {
         let status: StatusHead<'_> = match head.status {
-            Some(raw) => serde_json::from_str(raw.get()).map_err(|e| format!("state status: {e}"))?,
+            Some(raw) => serde_json::from_str(raw).map_err(|e| format!("state status: {e}"))?,
             None => return Err("state without status".into()),
         };
-        let legal: Vec<&RawValue> = match head.legal_actions {
-            Some(raw) => serde_json::from_str(raw.get()).map_err(|e| format!("state legal_actions: {e}"))?,
-            None => Vec::new(),
-        };
-        let base = text.as_str().as_ptr() as usize;
         self.legal.clear();
-        self.legal.extend(legal.iter().map(|a| {
-            // Every `&RawValue` borrows from `text`: its offset in it.
-            let start = a.get().as_ptr() as usize - base;
-            start..start + a.get().len()
-        }));
+        if let Some(raw) = head.legal_actions {
+            // `raw` borrows from `text`: the elements' ranges are shifted by its offset in it.
+            let base = raw.as_ptr() as usize - text.as_str().as_ptr() as usize;
+            let elements = scan::array_elements(raw).map_err(|e| format!("state legal_actions: {e}"))?;
+            self.legal
+                .extend(elements.into_iter().map(|r| r.start + base..r.end + base));
+        }
         self.version = head.version().ok_or("state without version")?;
         self.over = status.kind == "over";
         self.simultaneous = status.kind == "simultaneous";
@@ -504,15 +475,13 @@ impl Client {
                 .map_err(|_| "no message for 30 s".to_string())?;
             match frame {
                 Some(Ok(Message::Text(text))) => {
-                    let head: Head<'_> = serde_json::from_str(text.as_str())
-                        .map_err(|e| format!("bad JSON from server: {e}"))?;
+                    let head = Head::scan(text.as_str()).map_err(|e| format!("bad JSON from server: {e}"))?;
                     let received = Received::of(&head);
                     if received.kind == Kind::State {
                         let mut seen = self.spare.take().unwrap_or_default();
                         seen.read(&text, &head)?;
                         self.spare = self.state.replace(seen);
                     }
-                    drop(head);
                     return Ok(Received { text, ..received });
                 }
                 Some(Ok(Message::Close(_))) | None => return Err("connection closed".into()),
@@ -1108,11 +1077,8 @@ mod tests {
         let text: Utf8Bytes = r#"{"type":"state","code":"ABCDEF","version":12,"view":{"cells":[[1,2],[3,{"x":"a \"b\""}]]},
             "status":{"kind":"simultaneous","seats":[0,1]},"legal_actions":[{"type":"move","to":[1,2]}, "pass" ,{"type":"eeek","mouse":3}]}"#
             .into();
-        let head: Head<'_> = serde_json::from_str(text.as_str()).unwrap();
-        assert_eq!(
-            (&*head.kind, head.re(), head.version()),
-            ("state", None, Some(12))
-        );
+        let head = Head::scan(text.as_str()).unwrap();
+        assert_eq!((head.kind, head.re(), head.version()), ("state", None, Some(12)));
         assert_eq!(Received::of(&head).kind, Kind::State);
         let mut seen = Seen::default();
         seen.read(&text, &head).unwrap();
@@ -1129,27 +1095,26 @@ mod tests {
 
         let over: Utf8Bytes =
             r#"{"type":"state","version":3,"status":{"kind":"over"},"legal_actions":[]}"#.into();
-        let head: Head<'_> = serde_json::from_str(over.as_str()).unwrap();
+        let head = Head::scan(over.as_str()).unwrap();
         seen.read(&over, &head).unwrap();
         assert!(seen.over && !seen.simultaneous && seen.legal.is_empty());
 
         let refused =
             r#"{"code":"stale_version","message":"the state is at version 4","re":9,"type":"error"}"#;
-        let head: Head<'_> = serde_json::from_str(refused).unwrap();
-        assert_eq!((&*head.kind, head.re()), ("error", Some(9)));
+        let head = Head::scan(refused).unwrap();
+        assert_eq!((head.kind, head.re()), ("error", Some(9)));
         let r = Received::of(&head);
         assert_eq!(
             (r.kind, r.re, r.code.as_deref()),
             (Kind::Error, Some(9), Some("stale_version"))
         );
-        let accepted: Head<'_> = serde_json::from_str(r#"{"type":"accepted","re":4,"version":7}"#).unwrap();
+        let accepted = Head::scan(r#"{"type":"accepted","re":4,"version":7}"#).unwrap();
         let r = Received::of(&accepted);
         assert_eq!(
             (r.kind, r.re, r.version, r.code),
             (Kind::Accepted, Some(4), Some(7), None)
         );
-        let no_id: Head<'_> =
-            serde_json::from_str(r#"{"code":"bad_message","message":"x","re":null,"type":"error"}"#).unwrap();
+        let no_id = Head::scan(r#"{"code":"bad_message","message":"x","re":null,"type":"error"}"#).unwrap();
         assert_eq!(no_id.re(), None);
     }
 

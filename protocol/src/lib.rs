@@ -632,13 +632,13 @@ pub struct StateUpdate {
     pub seat: Option<Seat>,
     // `view`, `legal_actions` and each event are JSON text serialised once by the engine (`RawJson`); on the
     // wire they are the plain JSON values the schema describes.
-    /// The engine's view for this viewer (opaque, game-specific JSON).
-    pub view: RawJson,
+    //
+    // The members are written in this order, with the large ones last (`events`, then `view`), so that a client
+    // reading a push as a stream has what it acts on (status, legal actions) before the view (docs/protocol.md;
+    // loadgen stops reading there).
     /// Every action this seat may send now, exactly as it may be sent (empty for spectators).
     #[schemars(with = "Vec<Value>")]
     pub legal_actions: RawJson,
-    /// What happened, filtered to what this viewer may know (game-specific JSON).
-    pub events: Vec<RawJson>,
     pub status: Status,
     /// When the engine's clock acts next (for example the end of a claim window), in Unix milliseconds.
     pub deadline: Option<u64>,
@@ -646,6 +646,10 @@ pub struct StateUpdate {
     pub turn_deadline: Option<u64>,
     /// The result, once the match is over.
     pub outcome: Option<Outcome>,
+    /// What happened, filtered to what this viewer may know (game-specific JSON).
+    pub events: Vec<RawJson>,
+    /// The engine's view for this viewer (opaque, game-specific JSON).
+    pub view: RawJson,
 }
 
 impl ServerMessage {
