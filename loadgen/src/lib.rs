@@ -426,6 +426,9 @@ struct Client {
     state: Option<Seen>,
     /// A spare for the next state push, so that its buffers are reused.
     spare: Option<Seen>,
+    /// One timer for the client's life, for [`TIMEOUT`]: a new `timeout` per frame registered and removed a
+    /// timer for every message (as the server's connections once did).
+    quiet: std::pin::Pin<Box<tokio::time::Sleep>>,
 }
 
 impl Client {
@@ -438,6 +441,7 @@ impl Client {
             next_id: 1,
             state: None,
             spare: None,
+            quiet: Box::pin(tokio::time::sleep(TIMEOUT)),
         };
         let welcome = c
             .request(json!({"type": "hello", "protocol": 1, "client": "loadgen"}))
@@ -469,10 +473,21 @@ impl Client {
 
     /// The next text frame, its head read once; state pushes are remembered.
     async fn recv(&mut self) -> Result<Received, String> {
+        let deadline = tokio::time::Instant::now() + TIMEOUT;
         loop {
-            let frame = tokio::time::timeout(TIMEOUT, self.ws.next())
-                .await
-                .map_err(|_| "no message for 30 s".to_string())?;
+            let frame = loop {
+                tokio::select! {
+                    biased;
+                    frame = self.ws.next() => break frame,
+                    () = self.quiet.as_mut() => {
+                        // The timer was set for an earlier call: move it to this one's deadline.
+                        if tokio::time::Instant::now() >= deadline {
+                            return Err("no message for 30 s".to_string());
+                        }
+                        self.quiet.as_mut().reset(deadline);
+                    }
+                }
+            };
             match frame {
                 Some(Ok(Message::Text(text))) => {
                     let head = Head::scan(text.as_str()).map_err(|e| format!("bad JSON from server: {e}"))?;
@@ -529,12 +544,22 @@ async fn play_seat(
     client: &mut Client,
     tally: &Tally,
     rng: &mut Rng,
-    mut stop: watch::Receiver<bool>,
+    stop: watch::Receiver<bool>,
 ) -> Result<bool, String> {
     // (request id, sent at, version acted on, version accepted)
     let mut pending: Option<(u64, Instant, u64, Option<u64>)> = None;
     // After a lost race, act again only on a newer state than this.
     let mut wait_past: Option<u64> = None;
+    // One wait for `stop` for the whole match (a new `changed()` per message registered and removed a waiter
+    // each time).
+    let mut raised = stop.clone();
+    let stopped = async move {
+        // Without a sender, `stop` is never raised.
+        if raised.wait_for(|s| *s).await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    tokio::pin!(stopped);
     loop {
         let stopping = *stop.borrow();
         if pending.is_none() {
@@ -566,7 +591,7 @@ async fn play_seat(
         }
         let message = tokio::select! {
             m = client.recv() => m?,
-            _ = stop.changed(), if !stopping => continue,
+            () = &mut stopped, if !stopping => continue,
         };
         match message.kind {
             Kind::State => {
