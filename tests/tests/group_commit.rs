@@ -1,0 +1,158 @@
+//! Group commit on both stores (SQLite always, PostgreSQL when `TEST_DATABASE_URL` is set): a batch of appends
+//! is written whole or not at all. A batch goes in multi-row `INSERT`s of 64, 16, 4 and 1 rows
+//! (`Store::append_batch`), so the sizes below take one statement or several, and a refused batch is one whose
+//! conflicting row is in its last statement; the actions' text holds quotes, backslashes, escapes and non-ASCII.
+//! (`server/src/store.rs` has the same check for SQLite alone; this one also runs on PostgreSQL, where the
+//! action log has no foreign key and the batches are what the load test writes.)
+
+use integration_tests::{TestDb, backends};
+use rules::{Actor, Seat};
+use serde_json::{Value, json};
+use server::store::{Append, LobbyRecord, LogEntry, MatchRecord, Phase, SeatKind, SeatRecord, StoreError};
+
+fn lobby(code: &str) -> LobbyRecord {
+    LobbyRecord {
+        code: code.into(),
+        game: "g".into(),
+        options: json!({}),
+        seat_count: 2,
+        host_seat: 0,
+        turn_timer_ms: None,
+        phase: Phase::Open,
+        created_at: 1,
+    }
+}
+
+fn host() -> SeatRecord {
+    SeatRecord {
+        seat: 0,
+        kind: SeatKind::Human,
+        name: "p0".into(),
+        token_hash: Some("ab".repeat(32)),
+    }
+}
+
+fn entry(seq: u64) -> LogEntry {
+    LogEntry {
+        seq,
+        actor: if seq % 7 == 0 {
+            Actor::Clock
+        } else {
+            Actor::Seat(Seat((seq % 2) as u8))
+        },
+        // Backslashes, quotes, a tab, a newline, a carriage return and non-ASCII: in JSON text the control
+        // characters are escapes (a backslash and a letter), which must come back as written.
+        action: json!({
+            "n": seq,
+            "s": "a \"quoted\"\ttext\nwith \\ a backslash\r, \\N, \\. and é ✓",
+            "list": [seq, null, true, {"deep": [1.5, -2]}],
+        }),
+        at: 1_000 + seq,
+    }
+}
+
+/// The appends of `entries`, of two interleaved matches (every third action the second's), the 40th with a
+/// snapshot.
+fn appends<'a>(entries: &'a [LogEntry], snapshot: &'a Value) -> Vec<Append<'a>> {
+    entries
+        .iter()
+        .map(|e| Append {
+            match_id: if e.seq % 3 == 0 { "m2" } else { "m1" },
+            lobby_code: if e.seq % 3 == 0 { "BBBBBB" } else { "AAAAAA" },
+            entry: e,
+            snapshot: (e.seq == 40).then_some(snapshot),
+            outcome: None,
+        })
+        .collect()
+}
+
+/// The stored log is the expected one (on failure, the first entry that differs rather than both whole logs).
+fn same_log(stored: Vec<LogEntry>, expected: Vec<LogEntry>, backend: &str) {
+    let first_difference = stored.iter().zip(&expected).position(|(a, b)| a != b);
+    if let Some(i) = first_difference {
+        panic!(
+            "{backend}: entry {i} is {:?}, expected {:?}",
+            stored[i], expected[i]
+        );
+    }
+    assert_eq!(
+        stored.len(),
+        expected.len(),
+        "{backend}: how many entries are stored"
+    );
+}
+
+#[tokio::test]
+async fn every_batch_is_written_whole_or_not_at_all_on_every_store() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let store = db.store().await;
+        for (code, id) in [("AAAAAA", "m1"), ("BBBBBB", "m2")] {
+            store.create_lobby(&lobby(code), &host()).await.unwrap();
+            let record = MatchRecord {
+                id: id.into(),
+                game: "g".into(),
+                options: json!({}),
+                players: 2,
+                seed: 1,
+                rules_version: 1,
+                started_at: 10,
+                finished: false,
+            };
+            store.start_match(code, &record).await.unwrap();
+        }
+        let snapshot = json!({"after": 40});
+        // Batches of 3 (three 1-row statements), 15 (4+4+4+1+1+1), 16 (one statement) and 87 (64+16+4+1+1+1).
+        let mut written: Vec<LogEntry> = Vec::new();
+        for range in [1..=3u64, 4..=18, 19..=34, 35..=121] {
+            let entries: Vec<LogEntry> = range.map(entry).collect();
+            store
+                .append_batch(&appends(&entries, &snapshot))
+                .await
+                .unwrap_or_else(|e| panic!("{backend}: {e}"));
+            written.extend(entries);
+        }
+        let of = |m: &str| -> Vec<LogEntry> {
+            written
+                .iter()
+                .filter(|e| (e.seq % 3 == 0) == (m == "m2"))
+                .cloned()
+                .collect()
+        };
+        same_log(store.action_log("m1").await.unwrap(), of("m1"), backend);
+        same_log(store.action_log("m2").await.unwrap(), of("m2"), backend);
+
+        // A batch with one row that conflicts (m1 already has seq 1) leaves nothing of itself behind, large or
+        // small.
+        for range in [122..=150u64, 122..=126] {
+            let mut entries: Vec<LogEntry> = range.map(entry).collect();
+            entries.push(entry(1));
+            let batch: Vec<Append<'_>> = entries
+                .iter()
+                .map(|e| Append {
+                    match_id: "m1",
+                    lobby_code: "AAAAAA",
+                    entry: e,
+                    snapshot: None,
+                    outcome: None,
+                })
+                .collect();
+            assert!(
+                matches!(store.append_batch(&batch).await, Err(StoreError::Conflict)),
+                "{backend}: a batch of {} with a second writer of seq 1",
+                batch.len()
+            );
+            same_log(store.action_log("m1").await.unwrap(), of("m1"), backend);
+        }
+        // The store is usable after the refused batches.
+        let last = [entry(200)];
+        store.append_batch(&appends(&last, &snapshot)).await.unwrap();
+        assert_eq!(
+            store.action_log("m1").await.unwrap().last(),
+            last.last(),
+            "{backend}"
+        );
+        drop(store);
+        db.drop_db().await;
+    }
+}
