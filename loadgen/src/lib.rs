@@ -148,6 +148,11 @@ pub struct Report {
     pub server_cpu_secs: Option<f64>,
     /// CPU time the load generator itself used during the measurement.
     pub loadgen_cpu_secs: Option<f64>,
+    /// The system (kernel) part of `server_cpu_secs` and of `loadgen_cpu_secs`.
+    pub server_kernel_cpu_secs: Option<f64>,
+    pub loadgen_kernel_cpu_secs: Option<f64>,
+    /// The kernel's part of `machine_cpu_secs` (system, irq and softirq time of every core).
+    pub machine_kernel_cpu_secs: Option<f64>,
     /// Busy CPU time of the whole machine during the measurement (every core, every process, the kernel's
     /// interrupt work), from /proc/stat; minus the two above it is the database's share plus everything else
     /// running on the machine.
@@ -194,6 +199,9 @@ impl Report {
             "loadgen_cpu_secs": self.loadgen_cpu_secs,
             "accepted_per_server_cpu_sec": self.server_cpu_secs.filter(|c| *c > 0.0).map(|c| self.accepted as f64 / c),
             "machine_cpu_secs": self.machine_cpu_secs,
+            "server_kernel_cpu_secs": self.server_kernel_cpu_secs,
+            "loadgen_kernel_cpu_secs": self.loadgen_kernel_cpu_secs,
+            "machine_kernel_cpu_secs": self.machine_kernel_cpu_secs,
             "machine_cores": self.machine_cores,
         })
     }
@@ -263,6 +271,15 @@ impl std::fmt::Display for Report {
                     1e6 * (busy - known).max(0.0) / self.accepted as f64,
                     1e6 * busy / self.accepted as f64
                 )?;
+                if let Some(kernel) = self.machine_kernel_cpu_secs {
+                    writeln!(
+                        f,
+                        "  of which in the kernel, us: server {:.1}, loadgen {:.1}, whole machine {:.1}",
+                        1e6 * self.server_kernel_cpu_secs.unwrap_or(0.0) / self.accepted as f64,
+                        1e6 * self.loadgen_kernel_cpu_secs.unwrap_or(0.0) / self.accepted as f64,
+                        1e6 * kernel / self.accepted as f64
+                    )?;
+                }
             }
         }
         for e in &self.error_samples {
@@ -767,16 +784,23 @@ pub fn proc_status_kib(pid: u32, field: &str) -> Option<u64> {
 /// CPU time (user + system) of a process so far, from /proc/PID/stat (in USER_HZ = 100 ticks per second, as
 /// Linux reports it to user space on every common architecture).
 pub fn proc_cpu_secs(pid: &str) -> Option<f64> {
+    proc_cpu_split(pid).map(|(user, system)| user + system)
+}
+
+/// A process's CPU time so far as (user, system) seconds: the system part is the kernel working for it (its
+/// system calls, and on loopback the receiving side's TCP work that a send does).
+pub fn proc_cpu_split(pid: &str) -> Option<(f64, f64)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let fields: Vec<&str> = stat.get(stat.rfind(')')? + 1..)?.split_whitespace().collect();
     let utime: u64 = fields.get(11)?.parse().ok()?;
     let stime: u64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) as f64 / 100.0)
+    Some((utime as f64 / 100.0, stime as f64 / 100.0))
 }
 
-/// Busy and total CPU time of the whole machine so far, in seconds, from the first line of /proc/stat (user,
-/// nice, system, irq, softirq and steal count as busy; idle and iowait do not).
-pub fn machine_cpu_secs() -> Option<(f64, f64)> {
+/// Busy, total and kernel CPU time of the whole machine so far, in seconds, from the first line of /proc/stat
+/// (user, nice, system, irq, softirq and steal count as busy; idle and iowait do not; system, irq and softirq
+/// are the kernel's).
+pub fn machine_cpu_secs() -> Option<(f64, f64, f64)> {
     let stat = std::fs::read_to_string("/proc/stat").ok()?;
     let ticks: Vec<u64> = stat
         .lines()
@@ -788,7 +812,8 @@ pub fn machine_cpu_secs() -> Option<(f64, f64)> {
     let at = |i: usize| ticks.get(i).copied().unwrap_or(0);
     let busy = at(0) + at(1) + at(2) + at(5) + at(6) + at(7);
     let total = busy + at(3) + at(4);
-    Some((busy as f64 / 100.0, total as f64 / 100.0))
+    let kernel = at(2) + at(5) + at(6);
+    Some((busy as f64 / 100.0, total as f64 / 100.0, kernel as f64 / 100.0))
 }
 
 fn default_server_bin() -> Result<PathBuf, String> {
@@ -1018,7 +1043,7 @@ async fn run_load(
     rss: &impl Fn(&str) -> Option<u64>,
     pid: Option<u32>,
 ) -> Result<Report, String> {
-    let server_cpu = || pid.and_then(|p| proc_cpu_secs(&p.to_string()));
+    let server_cpu = || pid.and_then(|p| proc_cpu_split(&p.to_string()));
     let tally = Arc::new(Tally::default());
     let rss_start = rss("VmRSS");
     let idle = open_idle(url, opts.idle, &tally).await;
@@ -1044,7 +1069,7 @@ async fn run_load(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     tokio::time::sleep(Duration::from_secs_f64(opts.warmup)).await;
-    let cpu_before = (server_cpu(), proc_cpu_secs("self"), machine_cpu_secs());
+    let cpu_before = (server_cpu(), proc_cpu_split("self"), machine_cpu_secs());
     tally.measuring.store(true, Ordering::Relaxed);
     let began = Instant::now();
     tokio::time::sleep(Duration::from_secs_f64(opts.duration)).await;
@@ -1054,7 +1079,7 @@ async fn run_load(
     }
     tally.measuring.store(false, Ordering::Relaxed);
     let measured = began.elapsed().as_secs_f64();
-    let cpu_after = (server_cpu(), proc_cpu_secs("self"), machine_cpu_secs());
+    let cpu_after = (server_cpu(), proc_cpu_split("self"), machine_cpu_secs());
     let _ = stop_tx.send(true);
     while lobbies.join_next().await.is_some() {}
     let open_idle_left = idle.len();
@@ -1078,9 +1103,12 @@ async fn run_load(
         server_rss_idle_kib: rss_idle,
         server_hwm_kib: None,
         server_rss_end_kib: None,
-        server_cpu_secs: cpu_before.0.zip(cpu_after.0).map(|(a, b)| b - a),
-        loadgen_cpu_secs: cpu_before.1.zip(cpu_after.1).map(|(a, b)| b - a),
+        server_cpu_secs: cpu_before.0.zip(cpu_after.0).map(|(a, b)| b.0 + b.1 - a.0 - a.1),
+        server_kernel_cpu_secs: cpu_before.0.zip(cpu_after.0).map(|(a, b)| b.1 - a.1),
+        loadgen_cpu_secs: cpu_before.1.zip(cpu_after.1).map(|(a, b)| b.0 + b.1 - a.0 - a.1),
+        loadgen_kernel_cpu_secs: cpu_before.1.zip(cpu_after.1).map(|(a, b)| b.1 - a.1),
         machine_cpu_secs: cpu_before.2.zip(cpu_after.2).map(|(a, b)| b.0 - a.0),
+        machine_kernel_cpu_secs: cpu_before.2.zip(cpu_after.2).map(|(a, b)| b.2 - a.2),
         machine_cores: std::thread::available_parallelism().ok().map(usize::from),
     })
 }
@@ -1159,7 +1187,12 @@ mod tests {
         assert!(proc_status_kib(me, "NoSuchField").is_none());
         assert!(proc_cpu_secs("self").is_some_and(|s| s >= 0.0));
         assert!(proc_cpu_secs(&me.to_string()).is_some());
-        let (busy, total) = machine_cpu_secs().expect("/proc/stat is readable");
-        assert!(busy > 0.0 && total >= busy, "{busy} of {total}");
+        let (busy, total, kernel) = machine_cpu_secs().expect("/proc/stat is readable");
+        assert!(
+            busy > 0.0 && total >= busy && busy >= kernel,
+            "{busy} of {total}, {kernel} in the kernel"
+        );
+        let (user, system) = proc_cpu_split("self").expect("/proc/self/stat is readable");
+        assert!(user >= 0.0 && system >= 0.0);
     }
 }
