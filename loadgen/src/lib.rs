@@ -27,9 +27,6 @@ use futures_util::{SinkExt, StreamExt};
 use rules::Rng;
 use serde::Deserialize;
 use serde_json::{Value, json};
-
-mod scan;
-use scan::Head;
 use sqlx::Connection;
 use tokio::{
     io::{AsyncBufReadExt, BufReader},
@@ -41,6 +38,9 @@ use tokio_tungstenite::{
     MaybeTlsStream, WebSocketStream,
     tungstenite::{Message, Utf8Bytes},
 };
+
+mod scan;
+use scan::Head;
 
 /// Longest wait for any one message before a client counts an error.
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -148,15 +148,15 @@ pub struct Report {
     pub server_cpu_secs: Option<f64>,
     /// CPU time the load generator itself used during the measurement.
     pub loadgen_cpu_secs: Option<f64>,
+    /// Busy CPU time of the whole machine during the measurement (every core, every process, the kernel's
+    /// interrupt work), from /proc/stat; minus the two above it is the database's share plus everything else
+    /// running on the machine.
+    pub machine_cpu_secs: Option<f64>,
     /// The system (kernel) part of `server_cpu_secs` and of `loadgen_cpu_secs`.
     pub server_kernel_cpu_secs: Option<f64>,
     pub loadgen_kernel_cpu_secs: Option<f64>,
     /// The kernel's part of `machine_cpu_secs` (system, irq and softirq time of every core).
     pub machine_kernel_cpu_secs: Option<f64>,
-    /// Busy CPU time of the whole machine during the measurement (every core, every process, the kernel's
-    /// interrupt work), from /proc/stat; minus the two above it is the database's share plus everything else
-    /// running on the machine.
-    pub machine_cpu_secs: Option<f64>,
     /// Cores the machine has (the most `machine_cpu_secs` can be per second).
     pub machine_cores: Option<usize>,
 }
