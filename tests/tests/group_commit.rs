@@ -1,12 +1,14 @@
 //! Group commit on both stores (SQLite always, PostgreSQL when `TEST_DATABASE_URL` is set): a batch of appends
-//! is written whole or not at all. A batch goes in multi-row `INSERT`s of 64, 16, 4 and 1 rows
+//! is written whole or not at all. On SQLite a batch goes in multi-row `INSERT`s of 64, 16, 4 and 1 rows
 //! (`Store::append_batch`), so the sizes below take one statement or several, and a refused batch is one whose
-//! conflicting row is in its last statement; the actions' text holds quotes, backslashes, escapes and non-ASCII.
+//! conflicting row is in its last statement; on PostgreSQL every batch is one statement of array parameters,
+//! snapshots, results and finished matches included. The actions' text holds quotes, backslashes, escapes and
+//! non-ASCII.
 //! (`server/src/store.rs` has the same check for SQLite alone; this one also runs on PostgreSQL, where the
 //! action log has no foreign key and the batches are what the load test writes.)
 
 use integration_tests::{TestDb, backends};
-use rules::{Actor, Seat};
+use rules::{Actor, Outcome, Seat};
 use serde_json::{Value, json};
 use server::store::{Append, LobbyRecord, LogEntry, MatchRecord, Phase, SeatKind, SeatRecord, StoreError};
 
@@ -152,6 +154,65 @@ async fn every_batch_is_written_whole_or_not_at_all_on_every_store() {
             last.last(),
             "{backend}"
         );
+
+        // A batch that ends both matches, with a snapshot: refused whole when one of its actions conflicts (no
+        // result, no finished match or lobby, no snapshot), written whole otherwise.
+        let outcome = Outcome {
+            scores: vec![3, 1],
+            placings: vec![1, 2],
+            winners: vec![Seat(0)],
+        };
+        let end_state = json!({"ended": true});
+        let ending = |m2_seq: u64| -> [LogEntry; 2] { [entry(201), entry(m2_seq)] };
+        for (m2_seq, accepted) in [(3, false), (1000, true)] {
+            let entries = ending(m2_seq);
+            let batch = [
+                Append {
+                    match_id: "m1",
+                    lobby_code: "AAAAAA",
+                    entry: &entries[0],
+                    snapshot: Some(&end_state),
+                    outcome: Some(&outcome),
+                },
+                Append {
+                    match_id: "m2",
+                    lobby_code: "BBBBBB",
+                    entry: &entries[1],
+                    snapshot: None,
+                    outcome: Some(&outcome),
+                },
+            ];
+            let result = store.append_batch(&batch).await;
+            assert_eq!(
+                result.is_ok(),
+                accepted,
+                "{backend}: ending batch with m2 seq {m2_seq}: {result:?}"
+            );
+            for (code, id) in [("AAAAAA", "m1"), ("BBBBBB", "m2")] {
+                let stored = store.load_lobby(code).await.unwrap().expect("the lobby");
+                let game = stored.game.expect("its match");
+                assert_eq!(
+                    stored.lobby.phase == Phase::Finished,
+                    accepted,
+                    "{backend}: {code}'s phase"
+                );
+                assert_eq!(game.record.finished, accepted, "{backend}: {id} finished");
+                assert_eq!(
+                    store.result(id).await.unwrap().as_ref(),
+                    accepted.then_some(&outcome),
+                    "{backend}: {id}'s result"
+                );
+                if id == "m1" {
+                    let snapshot = game.snapshot.expect("m1 has snapshots");
+                    assert_eq!(snapshot.seq == 201, accepted, "{backend}: m1's latest snapshot");
+                }
+            }
+            assert_eq!(
+                store.action_log("m2").await.unwrap().last().map(|e| e.seq),
+                Some(if accepted { 1000 } else { 120 }),
+                "{backend}"
+            );
+        }
         drop(store);
         db.drop_db().await;
     }
