@@ -108,6 +108,13 @@ pub struct Options {
     /// Print the report as one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+
+    /// Threads of loadgen's own runtime. 1 (the default) runs every client on one thread, with no wake-ups
+    /// across threads: ~10 % less CPU per action than two (docs/performance.md, section 10); one core is more than
+    /// twice what 1,000 clients playing Hide and Eeek! at 16,000 actions/s use. More threads for loads that one
+    /// core cannot generate.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub threads: u16,
 }
 
 fn parse_env(s: &str) -> Result<(String, String), String> {

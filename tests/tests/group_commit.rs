@@ -37,7 +37,7 @@ fn host() -> SeatRecord {
 fn entry(seq: u64) -> LogEntry {
     LogEntry {
         seq,
-        actor: if seq % 7 == 0 {
+        actor: if seq.is_multiple_of(7) {
             Actor::Clock
         } else {
             Actor::Seat(Seat((seq % 2) as u8))
