@@ -83,7 +83,8 @@ impl Committer {
         let (done, answer) = oneshot::channel();
         if let Err(mpsc::error::SendError(job)) = writer.send(Job { pending, done }).await {
             // The writer is gone (shutting down): write this one alone.
-            return self.store.append(&job.as_append()).await;
+            // Boxed: a rare path, and the store's future would make every append's (and so every action's) large.
+            return Box::pin(self.store.append(&job.as_append())).await;
         }
         answer.await.unwrap_or_else(|_| {
             Err(StoreError::Corrupt(

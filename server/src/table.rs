@@ -554,12 +554,45 @@ impl Table {
     async fn handle(&mut self, command: Command) {
         let origin = Self::command_origin(&command);
         self.before_command(origin);
-        if Self::is_friends_command(&command) {
-            self.handle_friends(command).await;
-        } else {
-            self.handle_game(command).await;
+        match command {
+            // The hot path, inline. Every other command is boxed once more: together their futures were ~10.9 KB,
+            // and `run` moved that whole size into a new box for every command, actions included (memcpy and a
+            // large aligned allocation were ~2 % of the server's CPU under load; docs/performance.md, section 10).
+            Command::Act {
+                conn_id,
+                action,
+                version,
+                reply,
+            } => self.handle_act(conn_id, action, version, reply).await,
+            command if Self::is_friends_command(&command) => Box::pin(self.handle_friends(command)).await,
+            command => Box::pin(self.handle_game(command)).await,
         }
         self.after_command(origin);
+    }
+
+    async fn handle_act(
+        &mut self,
+        conn_id: u64,
+        action: Value,
+        version: Option<u64>,
+        reply: oneshot::Sender<Result<u64, ErrorBody>>,
+    ) {
+        let started = Instant::now();
+        let result = self.act(conn_id, action, version).await;
+        match &result {
+            Ok(_) => {
+                self.metrics
+                    .actions_accepted
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                self.metrics.action_latency.observe(started.elapsed());
+            }
+            Err(_) => {
+                self.metrics
+                    .actions_rejected
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        let _ = reply.send(result);
     }
 
     async fn handle_game(&mut self, command: Command) {
@@ -600,24 +633,7 @@ impl Table {
                 action,
                 version,
                 reply,
-            } => {
-                let started = Instant::now();
-                let result = self.act(conn_id, action, version).await;
-                match &result {
-                    Ok(_) => {
-                        self.metrics
-                            .actions_accepted
-                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        self.metrics.action_latency.observe(started.elapsed());
-                    }
-                    Err(_) => {
-                        self.metrics
-                            .actions_rejected
-                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    }
-                }
-                let _ = reply.send(result);
-            }
+            } => Box::pin(self.handle_act(conn_id, action, version, reply)).await,
             Command::Admin { op, reply } => {
                 let result = self.admin(op).await;
                 let _ = reply.send(result);
@@ -899,7 +915,7 @@ impl Table {
         };
         // After a lost database connection, learn what the database holds before checking the version: a retry
         // of an action whose commit went through must be refused as stale, not applied twice.
-        if self.running.as_ref().is_some_and(|r| r.unsure) && !self.reload().await {
+        if self.running.as_ref().is_some_and(|r| r.unsure) && !Box::pin(self.reload()).await {
             return Err(store_unavailable());
         }
         let Some(running) = &self.running else {
@@ -931,7 +947,8 @@ impl Table {
     async fn apply_at(&mut self, actor: Actor, action: Value, now: Millis) -> Result<u64, ErrorBody> {
         if self.running.as_ref().is_some_and(|r| r.unsure) {
             let before = self.version();
-            if !self.reload().await {
+            // Boxed, like the reload below: rare, and its database reads would make every action's future large.
+            if !Box::pin(self.reload()).await {
                 return Err(store_unavailable());
             }
             if self.version() != before {
@@ -989,7 +1006,7 @@ impl Table {
             // cannot be reached, the reload is retried before the next action (see `Running::unsure`).
             error!(error = %e, seq, "appending an action failed; reloading the match from the database");
             let unavailable = e.is_unavailable();
-            if !self.reload().await || unavailable {
+            if !Box::pin(self.reload()).await || unavailable {
                 return Err(store_unavailable());
             }
             return Err(err(
