@@ -815,8 +815,10 @@ impl TestServer {
 pub struct TcpProxy {
     pub addr: SocketAddr,
     open: Arc<std::sync::atomic::AtomicBool>,
-    /// 0: forward everything; 1: armed (the next `COMMIT` sent upstream mutes the answers); 2: answers muted.
+    /// 0: forward everything; 1: armed (the next chunk sent upstream that holds `lose_after` mutes the
+    /// answers); 2: answers muted.
     lose_answers: Arc<std::sync::atomic::AtomicU8>,
+    lose_after: Arc<std::sync::Mutex<Vec<u8>>>,
     links: Arc<std::sync::Mutex<Vec<JoinHandle<()>>>>,
     accept: JoinHandle<()>,
 }
@@ -827,11 +829,13 @@ impl TcpProxy {
         let addr = listener.local_addr().unwrap();
         let open = Arc::new(std::sync::atomic::AtomicBool::new(true));
         let lose_answers = Arc::new(std::sync::atomic::AtomicU8::new(0));
+        let lose_after: Arc<std::sync::Mutex<Vec<u8>>> = Arc::default();
         let links: Arc<std::sync::Mutex<Vec<JoinHandle<()>>>> = Arc::default();
         let accept = {
             let open = open.clone();
             let links = links.clone();
             let lose_answers = lose_answers.clone();
+            let lose_after = lose_after.clone();
             tokio::spawn(async move {
                 while let Ok((inbound, _)) = listener.accept().await {
                     if !open.load(Ordering::SeqCst) {
@@ -839,6 +843,7 @@ impl TcpProxy {
                         continue;
                     }
                     let lose = lose_answers.clone();
+                    let lose_after = lose_after.clone();
                     let link = tokio::spawn(async move {
                         if let Ok(outbound) = TcpStream::connect(upstream).await {
                             let (mut from_client, mut to_client) = inbound.into_split();
@@ -852,9 +857,11 @@ impl TcpProxy {
                                         Ok(n) => n,
                                     };
                                     let chunk = &buf[..n];
-                                    if lose_up.load(Ordering::SeqCst) == 1
-                                        && chunk.windows(6).any(|w| w == b"COMMIT")
-                                    {
+                                    if lose_up.load(Ordering::SeqCst) == 1 && {
+                                        let needle = lose_after.lock().unwrap();
+                                        !needle.is_empty()
+                                            && chunk.windows(needle.len()).any(|w| w == *needle)
+                                    } {
                                         lose_up.store(2, Ordering::SeqCst);
                                     }
                                     if to_db.write_all(chunk).await.is_err() {
@@ -891,6 +898,7 @@ impl TcpProxy {
             addr,
             open,
             lose_answers,
+            lose_after,
             links,
             accept,
         }
@@ -910,9 +918,12 @@ impl TcpProxy {
         self.open.store(true, Ordering::SeqCst);
     }
 
-    /// From the next `COMMIT` sent to the database on, drops every answer of the database: the commit happens,
-    /// and the server never hears that it did.
-    pub fn lose_the_next_commit_answer(&self) {
+    /// From the next chunk sent to the database that holds `needle` on, drops every answer of the database.
+    /// With a needle only the write of interest carries (a match id: a group commit on PostgreSQL is one
+    /// statement in autocommit, its parameters hold the match id), the write is committed and the server never
+    /// hears that it was.
+    pub fn lose_answers_after(&self, needle: &str) {
+        *self.lose_after.lock().unwrap() = needle.as_bytes().to_vec();
         self.lose_answers.store(1, Ordering::SeqCst);
     }
 }

@@ -376,7 +376,7 @@ async fn the_database_going_away_and_coming_back_loses_nothing() {
 }
 
 /// The database commits an action but its answer is lost (the proxy drops everything the database says from the
-/// `COMMIT` on), then it goes away and comes back. The server answers `store_unavailable` without publishing the
+/// statement that commits it on), then it goes away and comes back. The server answers `store_unavailable` without publishing the
 /// action; the client's retry with the same version is refused as `stale_version` (the server learns from the
 /// database that it was applied) and every seat then sees it: applied once, never twice, never lost.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -427,7 +427,8 @@ async fn a_commit_whose_answer_was_lost_is_found_and_never_applied_twice() {
         .unwrap()
         .to_string();
 
-    proxy.lose_the_next_commit_answer();
+    // The match id is in that commit's parameters and in no other message before the cut.
+    proxy.lose_answers_after(&match_id);
     let request = json!({"id": 777, "type": "action", "action": action, "version": version});
     players[mover].client.send_text(request.to_string()).await;
     // The action reaches the database and is committed there...
