@@ -306,7 +306,7 @@ where
         ip: admission.ip,
     };
     let write_timeout = shared.limits.write_timeout;
-    let mut scratch = Vec::new();
+    let mut size_hint = 0;
     // Until `hello`, the handshake deadline; afterwards the idle timeout from the last frame received.
     let mut quiet_until = Instant::now() + shared.limits.handshake_timeout;
     // One timer for the connection's life: a frame only moves `quiet_until`; when the timer fires early (the
@@ -379,14 +379,14 @@ where
                     // The reply first, then whatever the table pushed meanwhile (the order of the old loop:
                     // a reply, then the outbox), in one socket write.
                     if let Some(reply) = reply
-                        && send_with_outbox(&mut sink, &reply, &mut outbox, &mut scratch, write_timeout).await.is_err() {
+                        && send_with_outbox(&mut sink, &reply, &mut outbox, &mut size_hint, write_timeout).await.is_err() {
                             break;
                         }
                 }
                 pushed = outbox.recv() => {
                     // The session holds a sender, so the outbox never ends while we are here.
                     let Some(message) = pushed else { break };
-                    if send_with_outbox(&mut sink, &message, &mut outbox, &mut scratch, write_timeout).await.is_err() {
+                    if send_with_outbox(&mut sink, &message, &mut outbox, &mut size_hint, write_timeout).await.is_err() {
                         break;
                     }
                 }
@@ -463,20 +463,19 @@ async fn send<S: Sink<Message> + Unpin>(
 
 /// Most queued pushes written behind one message before the socket is flushed.
 const WRITE_BATCH: usize = 64;
-/// A connection's serialisation buffer larger than this is given back after use.
-const SCRATCH_KEPT: usize = 64 * 1024;
+/// The largest first guess of a frame's size (a larger frame still grows its buffer as it is written).
+const SIZE_HINT_MAX: usize = 64 * 1024;
 
-/// One text frame: the message is written into the connection's reused buffer, then copied once into a frame
-/// of exactly its size (instead of growing a new string by doubling for every message). The same text as
+/// One text frame, written into a buffer of the size this connection's previous frame had (plus a margin), which
+/// becomes the frame's payload as it is: no copy, and no growing by doubling for a frame of the usual size. (The
+/// message used to be written into a reused buffer and then copied into a frame of its exact size: that copy was
+/// ~1 % of the server's CPU under load; docs/performance.md, section 10.) The same text as
 /// [`ServerMessage::to_json`].
-fn frame(message: &ServerMessage, scratch: &mut Vec<u8>) -> Message {
-    scratch.clear();
-    serde_json::to_writer(&mut *scratch, message).expect("protocol messages serialise");
-    Message::Text(
-        std::str::from_utf8(scratch)
-            .expect("serde_json writes UTF-8")
-            .into(),
-    )
+fn frame(message: &ServerMessage, size_hint: &mut usize) -> Message {
+    let mut text = Vec::with_capacity(*size_hint);
+    serde_json::to_writer(&mut text, message).expect("protocol messages serialise");
+    *size_hint = (text.len() + text.len() / 8 + 64).min(SIZE_HINT_MAX);
+    Message::Text(String::from_utf8(text).expect("serde_json writes UTF-8").into())
 }
 
 /// Writes `first` and then the pushes already waiting in `outbox` (at most [`WRITE_BATCH`]), in this order, and
@@ -487,21 +486,18 @@ async fn send_with_outbox<S: Sink<Message> + Unpin>(
     sink: &mut S,
     first: &ServerMessage,
     outbox: &mut mpsc::Receiver<Box<ServerMessage>>,
-    scratch: &mut Vec<u8>,
+    size_hint: &mut usize,
     timeout: Duration,
 ) -> Result<(), ()> {
     let write = async {
-        sink.feed(frame(first, scratch)).await?;
+        sink.feed(frame(first, size_hint)).await?;
         for _ in 0..WRITE_BATCH {
             let Ok(message) = outbox.try_recv() else { break };
-            sink.feed(frame(&message, scratch)).await?;
+            sink.feed(frame(&message, size_hint)).await?;
         }
         sink.flush().await
     };
     let written = tokio::time::timeout(timeout, write).await;
-    if scratch.capacity() > SCRATCH_KEPT {
-        *scratch = Vec::new();
-    }
     match written {
         Ok(Ok(())) => Ok(()),
         Ok(Err(_)) => Err(()),
