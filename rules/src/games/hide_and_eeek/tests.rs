@@ -701,3 +701,71 @@ fn a_view_would_reveal_a_leak() {
         fingerprint(&twin.view(Viewer::Spectator))
     );
 }
+
+/// The hand-written serialisation of a cell is exactly what serde's derive (the type's own attributes) writes, for
+/// every cell there can be, read back to the same cell, and inside a whole view too.
+#[test]
+fn cells_are_written_as_the_derived_serialisation_would() {
+    #[derive(Serialize)]
+    #[serde(tag = "card", rename_all = "snake_case")]
+    enum Derived {
+        Empty,
+        FaceDown,
+        FaceUp { number: u8, mouse: bool },
+    }
+    let mut cells = vec![
+        (CellView::Empty, Derived::Empty),
+        (CellView::FaceDown, Derived::FaceDown),
+    ];
+    for number in 0..=u8::MAX {
+        for mouse in [false, true] {
+            cells.push((
+                CellView::FaceUp { number, mouse },
+                Derived::FaceUp { number, mouse },
+            ));
+        }
+    }
+    for (cell, derived) in &cells {
+        let text = serde_json::to_string(cell).unwrap();
+        assert_eq!(text, serde_json::to_string(derived).unwrap());
+        assert_eq!(
+            serde_json::to_value(cell).unwrap(),
+            serde_json::to_value(derived).unwrap()
+        );
+        assert_eq!(&serde_json::from_str::<CellView>(&text).unwrap(), cell);
+    }
+    // Inside a whole view, after a few actions (so that some cards are face up or taken).
+    let mut game = HideAndEeek::new(&Config::default(), 2, 7).expect("setup");
+    let mut rng = crate::rng::Rng::from_seed(3);
+    for _ in 0..40 {
+        let Some((seat, action)) = (0..2).map(Seat).find_map(|s| {
+            let legal = game.legal_actions(s);
+            (!legal.is_empty()).then(|| (s, legal[rng.index(legal.len())].clone()))
+        }) else {
+            break;
+        };
+        game.apply(Actor::Seat(seat), &action, 0).expect("a legal action");
+    }
+    let typed = game.view(Viewer::Spectator);
+    let text = serde_json::to_value(&typed).unwrap();
+    let derived = |c: &CellView| match *c {
+        CellView::Empty => Derived::Empty,
+        CellView::FaceDown => Derived::FaceDown,
+        CellView::FaceUp { number, mouse } => Derived::FaceUp { number, mouse },
+    };
+    let kinds: BTreeSet<String> = typed
+        .grid
+        .iter()
+        .flatten()
+        .map(|c| format!("{c:?}")[..5].to_string())
+        .collect();
+    assert!(
+        kinds.len() >= 2,
+        "the grid shows several kinds of cell: {kinds:?}"
+    );
+    for (r, row) in typed.grid.iter().enumerate() {
+        for (c, cell) in row.iter().enumerate() {
+            assert_eq!(text["grid"][r][c], serde_json::to_value(derived(cell)).unwrap());
+        }
+    }
+}
