@@ -575,7 +575,7 @@ impl Table {
         conn_id: u64,
         action: Value,
         version: Option<u64>,
-        reply: oneshot::Sender<Result<u64, ErrorBody>>,
+        reply: Respond<u64>,
     ) {
         let started = Instant::now();
         let result = self.act(conn_id, action, version).await;
