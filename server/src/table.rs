@@ -570,13 +570,7 @@ impl Table {
         self.after_command(origin);
     }
 
-    async fn handle_act(
-        &mut self,
-        conn_id: u64,
-        action: Value,
-        version: Option<u64>,
-        reply: Respond<u64>,
-    ) {
+    async fn handle_act(&mut self, conn_id: u64, action: Value, version: Option<u64>, reply: Respond<u64>) {
         let started = Instant::now();
         let result = self.act(conn_id, action, version).await;
         match &result {
