@@ -112,7 +112,9 @@ pub enum Request {
     /// Plays an action of the game for the sender's seat. `version`, when given, must be the current state
     /// version (optimistic concurrency: an action chosen on an outdated view is refused with `stale_version`).
     Action {
-        action: Value,
+        /// One of the seat's `legal_actions`, sent as listed.
+        // Kept as the JSON text it arrived as, for the engine to read straight into its typed action.
+        action: RawJson,
         #[serde(default)]
         version: Option<u64>,
     },
@@ -683,11 +685,11 @@ pub fn request_id_of(text: &str) -> Option<RequestId> {
     serde_json::from_str::<IdOnly>(text).ok().and_then(|m| m.id)
 }
 
-/// The one request clients send at play speed, `action`, read in one pass straight from the text. The general
-/// path of [`parse_client_message`] reads a `Value` tree first and then the request from it through serde's
-/// buffering of flattened and tagged enums (most of the cost of reading an action). `None` for any other frame,
-/// or one this cannot read, which the general path then reads (or refuses) as before: both give the same
-/// message for every frame this accepts (tested).
+/// The one request clients send at play speed, `action`, read in one pass straight from the text, with the
+/// action kept as its text (no `Value` tree). The general path of [`parse_client_message`] reads a `Value` tree
+/// first and then the request from it through serde's buffering of flattened and tagged enums (most of the cost
+/// of reading an action). `None` for any other frame, or one this cannot read, which the general path then reads
+/// (or refuses) as before: both give the same message for every frame this accepts (tested).
 fn parse_action_message(text: &str) -> Option<ClientMessage> {
     #[derive(Deserialize)]
     struct ActionFrame<'a> {
@@ -695,18 +697,64 @@ fn parse_action_message(text: &str) -> Option<ClientMessage> {
         kind: std::borrow::Cow<'a, str>,
         #[serde(default)]
         id: Option<RequestId>,
-        action: Value,
+        #[serde(borrow)]
+        action: &'a serde_json::value::RawValue,
         #[serde(default)]
         version: Option<u64>,
     }
     let frame: ActionFrame<'_> = serde_json::from_str(text).ok()?;
-    (frame.kind == "action").then_some(ClientMessage {
+    // The action must be a value the general path would read: within the recursion limit, numbers in range.
+    serde_json::from_str::<AnyJson>(frame.action.get()).ok()?;
+    (frame.kind == "action").then(|| ClientMessage {
         id: frame.id,
         request: Request::Action {
-            action: frame.action,
+            action: RawJson::from(frame.action.to_owned()),
             version: frame.version,
         },
     })
+}
+
+/// Any JSON value, read exactly as a [`Value`] would be (the same recursion limit, the same range of numbers) but
+/// kept nowhere: it checks text without building a tree.
+struct AnyJson;
+
+impl<'de> Deserialize<'de> for AnyJson {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(AnyJson)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for AnyJson {
+    type Value = AnyJson;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<AnyJson, E> {
+        Ok(AnyJson)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<AnyJson, E> {
+        Ok(AnyJson)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<AnyJson, E> {
+        Ok(AnyJson)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<AnyJson, E> {
+        Ok(AnyJson)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<AnyJson, E> {
+        Ok(AnyJson)
+    }
+    fn visit_unit<E>(self) -> Result<AnyJson, E> {
+        Ok(AnyJson)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<AnyJson, A::Error> {
+        while seq.next_element::<AnyJson>()?.is_some() {}
+        Ok(AnyJson)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<AnyJson, A::Error> {
+        while map.next_entry::<AnyJson, AnyJson>()?.is_some() {}
+        Ok(AnyJson)
+    }
 }
 
 /// Reads one client text frame. Tells an unknown `type` (`unknown_message`) from a malformed frame
@@ -797,7 +845,7 @@ mod tests {
         assert_eq!(
             parse_client_message(r#"{"type":"action","action":1,"action":2}"#).map(|m| m.request),
             Ok(Request::Action {
-                action: json!(2),
+                action: RawJson::from(json!(2)),
                 version: None
             })
         );

@@ -64,6 +64,12 @@ impl PartialEq for RawJson {
     }
 }
 
+impl PartialEq<Value> for RawJson {
+    fn eq(&self, other: &Value) -> bool {
+        &self.to_value() == other
+    }
+}
+
 impl fmt::Debug for RawJson {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.get())

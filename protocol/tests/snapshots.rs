@@ -77,7 +77,7 @@ fn requests() -> Vec<ClientMessage> {
         request(
             9,
             Request::Action {
-                action: json!({"type": "move", "to": {"row": 0, "col": 0}}),
+                action: json!({"type": "move", "to": {"row": 0, "col": 0}}).into(),
                 version: Some(4),
             },
         ),

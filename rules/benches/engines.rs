@@ -151,8 +151,9 @@ fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
         if path == Path::Text {
             // As the table does: each event written once as text, shared by the pushes that carry it.
             let events = next
-                .apply_json(actor, &action, now)
-                .expect("listed actions are accepted");
+                .apply_json(actor, &action.to_string(), now)
+                .expect("listed actions are accepted")
+                .events;
             game = next;
             let status = game.status();
             let deadline = game.deadline().map(|d| d.at);

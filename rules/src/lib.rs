@@ -14,5 +14,5 @@ pub use model::{
     Actor, Audience, Deadline, Event, Game, GameInfo, Millis, OptionKind, OptionSpec, Outcome, Reject,
     RejectKind, Rejection, Seat, SetupError, Status, Viewer,
 };
-pub use registry::{AnyGame, GameSchemas, ReplayError};
+pub use registry::{AnyGame, AppliedJson, GameSchemas, ReplayError};
 pub use rng::Rng;

@@ -32,6 +32,13 @@ fn parse_action<A: serde::de::DeserializeOwned>(action: &Value) -> Result<A, Rej
     })
 }
 
+fn parse_action_text<A: serde::de::DeserializeOwned>(action: &str) -> Result<A, Rejection> {
+    serde_json::from_str(action).map_err(|e| Rejection {
+        kind: RejectKind::IllegalAction,
+        message: format!("not an action of this game: {e}"),
+    })
+}
+
 fn to_json<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).expect("engine values serialise to JSON")
 }
@@ -132,23 +139,29 @@ macro_rules! games {
                 }
             }
 
-            /// [`AnyGame::apply`] with each event body written once as JSON text, straight from the engine's typed
-            /// event (no `Value` tree): the same JSON values. This is what the server keeps and pushes.
-            pub fn apply_json(&mut self, actor: Actor, action: &Value, now: Millis) -> Result<Vec<Event<Box<RawValue>>>, Rejection> {
+            /// [`AnyGame::apply`] for an action given as JSON text, read straight into the engine's typed action (no
+            /// `Value` tree), with the action and each event body written back once as JSON text from the engine's
+            /// typed values. This is what the server applies, keeps and pushes: [`AppliedJson::action`] is the
+            /// canonical text of the action (the fields the engine knows, in its order), which the log stores.
+            pub fn apply_json(&mut self, actor: Actor, action: &str, now: Millis) -> Result<AppliedJson, Rejection> {
                 match self {
                     $(AnyGame::$variant(g) => {
-                        let action = parse_action(action)?;
+                        let action = parse_action_text(action)?;
                         let events = g.apply(actor, &action, now).map_err(Rejection::from)?;
-                        Ok(events.into_iter().map(|e| Event { audience: e.audience, body: to_raw(&e.body) }).collect())
+                        Ok(AppliedJson {
+                            action: to_raw(&action),
+                            events: events.into_iter().map(|e| Event { audience: e.audience, body: to_raw(&e.body) }).collect(),
+                        })
                     })+
                 }
             }
 
-            /// [`AnyGame::apply`] without the events (replaying a stored log, where nobody is told anything).
-            pub fn apply_quietly(&mut self, actor: Actor, action: &Value, now: Millis) -> Result<(), Rejection> {
+            /// [`AnyGame::apply_json`] without writing anything (replaying a stored log, where nobody is told
+            /// anything).
+            pub fn apply_quietly(&mut self, actor: Actor, action: &str, now: Millis) -> Result<(), Rejection> {
                 match self {
                     $(AnyGame::$variant(g) => {
-                        let action = parse_action(action)?;
+                        let action = parse_action_text(action)?;
                         g.apply(actor, &action, now).map(drop).map_err(Rejection::from)
                     })+
                 }
@@ -227,7 +240,7 @@ impl AnyGame {
         config: &Value,
         players: u8,
         seed: u64,
-        log: impl IntoIterator<Item = (Actor, &'a Value, Millis)>,
+        log: impl IntoIterator<Item = (Actor, &'a str, Millis)>,
     ) -> Result<AnyGame, ReplayError> {
         let mut game = AnyGame::new(game_id, config, players, seed).map_err(ReplayError::Setup)?;
         for (index, (actor, action, at)) in log.into_iter().enumerate() {
@@ -236,6 +249,16 @@ impl AnyGame {
         }
         Ok(game)
     }
+}
+
+/// An action applied by [`AnyGame::apply_json`], as JSON text.
+#[derive(Debug)]
+pub struct AppliedJson {
+    /// The action as the engine read it, written back from its typed value: what the action log stores. Reading
+    /// it gives the same action again.
+    pub action: Box<RawValue>,
+    /// The events, each body written once.
+    pub events: Vec<Event<Box<RawValue>>>,
 }
 
 /// One game's wire types as JSON Schemas, from [`AnyGame::schemas`]. Each is a standalone root schema: `config`
@@ -367,8 +390,12 @@ mod json_text_tests {
                     let mut as_text = game.clone();
                     let mut quietly = game.clone();
                     let events = game.apply(actor, &action, now).unwrap();
-                    let texts = as_text.apply_json(actor, &action, now).unwrap();
-                    quietly.apply_quietly(actor, &action, now).unwrap();
+                    let applied = as_text.apply_json(actor, &action.to_string(), now).unwrap();
+                    quietly.apply_quietly(actor, &action.to_string(), now).unwrap();
+                    // The text the log keeps is the action itself (listed actions are already canonical).
+                    let kept: Value = serde_json::from_str(applied.action.get()).unwrap();
+                    assert_eq!(kept, action, "{} action as kept", info.id);
+                    let texts = applied.events;
                     assert_eq!(events.len(), texts.len(), "{} events", info.id);
                     for (value, text) in events.iter().zip(&texts) {
                         assert_eq!(value.audience, text.audience);

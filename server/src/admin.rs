@@ -373,7 +373,7 @@ pub(crate) async fn log(_: Admin, State(state): State<Arc<AppState>>, Path(id): 
     };
     let mut entries = Vec::with_capacity(replay.log.len());
     for entry in &replay.log {
-        let events = match game.apply(entry.actor, &entry.action, entry.at) {
+        let events = match game.apply(entry.actor, &entry.action.to_value(), entry.at) {
             Ok(events) => events,
             Err(e) => return internal(format!("logged action {} was refused on replay: {e}", entry.seq)),
         };
@@ -426,8 +426,8 @@ pub(crate) async fn replay(
     let mut last_change = stored.record.started_at;
     let mut events = Vec::new();
     for entry in replay.log.iter().take(step as usize) {
-        events = match game.apply_json(entry.actor, &entry.action, entry.at) {
-            Ok(events) => events,
+        events = match game.apply_json(entry.actor, entry.action.get(), entry.at) {
+            Ok(applied) => applied.events,
             Err(e) => return internal(format!("logged action {} was refused on replay: {e}", entry.seq)),
         };
         last_change = entry.at;

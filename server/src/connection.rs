@@ -543,7 +543,7 @@ impl Session {
         }
     }
 
-    async fn action(&mut self, action: serde_json::Value, version: Option<u64>) -> Result<Reply, ErrorBody> {
+    async fn action(&mut self, action: protocol::RawJson, version: Option<u64>) -> Result<Reply, ErrorBody> {
         let table = self.require_bound()?;
         if let Some(Bound {
             role: Role::Spectator,

@@ -10,6 +10,7 @@
 
 use std::{path::Path, str::FromStr, sync::OnceLock, time::Duration};
 
+use protocol::RawJson;
 use rules::{Actor, Millis, Outcome};
 use serde_json::Value;
 use sqlx::{
@@ -159,7 +160,8 @@ pub struct LogEntry {
     /// 1-based: the state version this action produced.
     pub seq: u64,
     pub actor: Actor,
-    pub action: Value,
+    /// The action as JSON text (as the engine wrote it back when it was applied).
+    pub action: RawJson,
     pub at: Millis,
 }
 
@@ -272,7 +274,7 @@ fn append_batch_pg<'q>(
         ids.push(append.match_id.to_owned());
         seqs.push(to_i64(entry.seq));
         actors.push(serde_json::to_string(&entry.actor).expect("actors serialise"));
-        actions.push(json_text(&entry.action));
+        actions.push(entry.action.get().to_owned());
         ats.push(to_i64(entry.at));
         if let Some(state) = append.snapshot {
             snap_ids.push(append.match_id.to_owned());
@@ -317,6 +319,13 @@ fn append_batch_pg<'q>(
 
 fn json_text(v: &Value) -> String {
     v.to_string()
+}
+
+/// Stored JSON text, checked but not parsed into a tree.
+fn raw_json(text: String) -> Result<RawJson, StoreError> {
+    serde_json::value::RawValue::from_string(text)
+        .map(RawJson::from)
+        .map_err(corrupt)
 }
 
 fn parse_json(text: &str) -> Result<Value, StoreError> {
@@ -518,7 +527,7 @@ impl Store {
                         .bind(append.match_id)
                         .bind(to_i64(entry.seq))
                         .bind(serde_json::to_string(&entry.actor).expect("actors serialise"))
-                        .bind(json_text(&entry.action))
+                        .bind(entry.action.get().to_owned())
                         .bind(to_i64(entry.at));
                 }
                 query.execute(&mut *tx).await.map_err(classify)?;
@@ -669,7 +678,7 @@ impl Store {
                 log.push(LogEntry {
                     seq: row.try_get::<i64, _>("seq")? as u64,
                     actor: serde_json::from_str(&row.try_get::<String, _>("actor")?).map_err(corrupt)?,
-                    action: parse_json(&row.try_get::<String, _>("action")?)?,
+                    action: raw_json(row.try_get::<String, _>("action")?)?,
                     at: row.try_get::<i64, _>("at")? as u64,
                 });
             }
@@ -709,7 +718,7 @@ impl Store {
                 log.push(LogEntry {
                     seq: row.try_get::<i64, _>("seq")? as u64,
                     actor: serde_json::from_str(&row.try_get::<String, _>("actor")?).map_err(corrupt)?,
-                    action: parse_json(&row.try_get::<String, _>("action")?)?,
+                    action: raw_json(row.try_get::<String, _>("action")?)?,
                     at: row.try_get::<i64, _>("at")? as u64,
                 });
             }
@@ -838,7 +847,7 @@ mod tests {
         let entry = |seq: u64| LogEntry {
             seq,
             actor: Actor::Seat(rules::Seat((seq % 2) as u8)),
-            action: json!({"n": seq, "s": "a \"quoted\" text"}),
+            action: json!({"n": seq, "s": "a \"quoted\" text"}).into(),
             at: 100 + seq,
         };
         // 87 appends (statements of 64, 16, 4, 1, 1 and 1 rows), interleaving two matches, one with a snapshot.
@@ -922,7 +931,7 @@ mod tests {
             } else {
                 Actor::Seat(rules::Seat(1))
             },
-            action: json!({"n": seq}),
+            action: json!({"n": seq}).into(),
             at: 100 + seq,
         };
         for seq in 1..=5 {
@@ -944,7 +953,7 @@ mod tests {
             match_id: "m1",
             lobby_code: "AAAAAA",
             entry: &LogEntry {
-                action: json!("other"),
+                action: json!("other").into(),
                 ..entry(5)
             },
             snapshot: None,

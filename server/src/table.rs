@@ -150,7 +150,7 @@ pub enum Command {
     },
     Act {
         conn_id: u64,
-        action: Value,
+        action: RawJson,
         version: Option<u64>,
         reply: Respond<u64>,
     },
@@ -570,7 +570,7 @@ impl Table {
         self.after_command(origin);
     }
 
-    async fn handle_act(&mut self, conn_id: u64, action: Value, version: Option<u64>, reply: Respond<u64>) {
+    async fn handle_act(&mut self, conn_id: u64, action: RawJson, version: Option<u64>, reply: Respond<u64>) {
         let started = Instant::now();
         let result = self.act(conn_id, action, version).await;
         match &result {
@@ -899,7 +899,7 @@ impl Table {
         Ok(())
     }
 
-    async fn act(&mut self, conn_id: u64, action: Value, version: Option<u64>) -> Result<u64, ErrorBody> {
+    async fn act(&mut self, conn_id: u64, action: RawJson, version: Option<u64>) -> Result<u64, ErrorBody> {
         let Some(seat) = self.seat_of(conn_id) else {
             return Err(if self.is_spectator(conn_id) {
                 err(ErrorCode::Unauthorized, "spectators cannot act")
@@ -932,13 +932,13 @@ impl Table {
     }
 
     /// Applies an action of `actor` at the clock's current time: check on a copy, commit, then publish.
-    async fn apply(&mut self, actor: Actor, action: Value) -> Result<u64, ErrorBody> {
+    async fn apply(&mut self, actor: Actor, action: RawJson) -> Result<u64, ErrorBody> {
         let now = self.clock.now();
         self.apply_at(actor, action, now).await
     }
 
     /// [`Table::apply`] at a given time (an admin firing a deadline early plays it at the deadline's time).
-    async fn apply_at(&mut self, actor: Actor, action: Value, now: Millis) -> Result<u64, ErrorBody> {
+    async fn apply_at(&mut self, actor: Actor, action: RawJson, now: Millis) -> Result<u64, ErrorBody> {
         if self.running.as_ref().is_some_and(|r| r.unsure) {
             let before = self.version();
             // Boxed, like the reload below: rare, and its database reads would make every action's future large.
@@ -963,9 +963,11 @@ impl Table {
             return Err(err(ErrorCode::GameOver, "the match is over"));
         }
         let mut next = running.game.clone();
-        let events: Vec<Event<RawJson>> = next
-            .apply_json(actor, &action, now)
-            .map_err(|r| ErrorBody::new(r.kind.into(), r.message))?
+        let applied = next
+            .apply_json(actor, action.get(), now)
+            .map_err(|r| ErrorBody::new(r.kind.into(), r.message))?;
+        let events: Vec<Event<RawJson>> = applied
+            .events
             .into_iter()
             .map(|e| Event {
                 audience: e.audience,
@@ -977,10 +979,11 @@ impl Table {
         let outcome = if over { next.outcome() } else { None };
         let snapshot = (self.settings.snapshot_every > 0 && seq % self.settings.snapshot_every == 0)
             .then(|| next.full_state());
+        // The log keeps the action as the engine read it (its canonical text), not as the client wrote it.
         let entry = LogEntry {
             seq,
             actor,
-            action,
+            action: RawJson::from(applied.action),
             at: now,
         };
         let write_started = Instant::now();
@@ -1154,7 +1157,7 @@ impl Table {
         let now = self.clock.now();
         let Some(running) = &self.running else { return };
         if let Some(deadline) = running.game.deadline().filter(|d| d.at <= now) {
-            if let Err(e) = self.apply(Actor::Clock, deadline.action).await {
+            if let Err(e) = self.apply(Actor::Clock, RawJson::from(deadline.action)).await {
                 error!(code = e.code.as_str(), message = %e.message, "the deadline action failed");
                 self.stall(&e, now);
             }
@@ -1202,7 +1205,7 @@ impl Table {
         if legal.is_empty() {
             return;
         }
-        let action = legal[self.rng.index(legal.len())].clone();
+        let action = RawJson::from(&legal[self.rng.index(legal.len())]);
         debug!(%seat, why, "playing a random legal action");
         if let Err(e) = self.apply(Actor::Seat(seat), action).await {
             error!(%seat, why, code = e.code.as_str(), message = %e.message, "a listed legal action failed");
@@ -1446,7 +1449,7 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
         if entry.seq != version + 1 {
             return Err(fail(format!("the log jumps from {version} to {}", entry.seq)));
         }
-        game.apply_quietly(entry.actor, &entry.action, entry.at)
+        game.apply_quietly(entry.actor, entry.action.get(), entry.at)
             .map_err(|r| fail(format!("logged action {} was refused: {r}", entry.seq)))?;
         version = entry.seq;
         last_change = entry.at;

@@ -165,8 +165,8 @@ async fn sigkill_under_load_loses_no_acknowledged_action_and_applies_no_retry_tw
                     .get(a.version as usize - 1)
                     .unwrap_or_else(|| panic!("acknowledged version {} is missing from the log", a.version));
                 assert_eq!(
-                    (entry.actor, &entry.action),
-                    (rules::Actor::Seat(rules::Seat(a.seat)), &a.action)
+                    (entry.actor, entry.action.to_value()),
+                    (rules::Actor::Seat(rules::Seat(a.seat)), a.action.clone())
                 );
             }
             // Each seat resumes and retries the action it had in flight, with the same version.
@@ -207,7 +207,8 @@ async fn sigkill_under_load_loses_no_acknowledged_action_and_applies_no_retry_tw
                     .iter()
                     .skip(retry.version as usize)
                     .filter(|e| {
-                        e.actor == rules::Actor::Seat(rules::Seat(retry.seat)) && e.action == retry.action
+                        e.actor == rules::Actor::Seat(rules::Seat(retry.seat))
+                            && e.action.to_value() == retry.action
                     })
                     .count();
                 assert!(copies <= 1, "{retry:?} applied {copies} times");
@@ -366,8 +367,8 @@ async fn the_database_going_away_and_coming_back_loses_nothing() {
     for (seat, action, v) in &acknowledged {
         let entry = &log[*v as usize - 1];
         assert_eq!(
-            (entry.actor, &entry.action),
-            (rules::Actor::Seat(rules::Seat(*seat)), action)
+            (entry.actor, entry.action.to_value()),
+            (rules::Actor::Seat(rules::Seat(*seat)), action.clone())
         );
     }
     store.close().await;
@@ -481,7 +482,7 @@ async fn a_commit_whose_answer_was_lost_is_found_and_never_applied_twice() {
     }
     let log = direct.action_log(&match_id).await.unwrap();
     assert_eq!(log.len() as u64, version + 1, "applied once");
-    assert_eq!(log[version as usize].action, action);
+    assert_eq!(log[version as usize].action.to_value(), action);
     // And the match goes on.
     let rest = play(&mut players, &time, 8, 10_000).await;
     assert_eq!(rest.last_state["status"]["kind"], "over");

@@ -48,7 +48,8 @@ fn entry(seq: u64) -> LogEntry {
             "n": seq,
             "s": "a \"quoted\"\ttext\nwith \\ a backslash\r, \\N, \\. and é ✓",
             "list": [seq, null, true, {"deep": [1.5, -2]}],
-        }),
+        })
+        .into(),
         at: 1_000 + seq,
     }
 }

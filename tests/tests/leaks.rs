@@ -218,7 +218,10 @@ async fn replay(db: &TestDb, code: &str) -> Replay {
     let mut states = vec![game.clone()];
     let mut events = vec![Vec::new()];
     for entry in log {
-        events.push(game.apply(entry.actor, &entry.action, entry.at).unwrap());
+        events.push(
+            game.apply(entry.actor, &entry.action.to_value(), entry.at)
+                .unwrap(),
+        );
         states.push(game.clone());
     }
     Replay {

@@ -200,8 +200,8 @@ async fn sigkill_mid_match_loses_no_acknowledged_action() {
         for (seat, action, v) in &acknowledged {
             let entry = &log[*v as usize - 1];
             assert_eq!(
-                (entry.actor, &entry.action),
-                (rules::Actor::Seat(rules::Seat(*seat)), action)
+                (entry.actor, entry.action.to_value()),
+                (rules::Actor::Seat(rules::Seat(*seat)), action.clone())
             );
         }
         store.close().await;

@@ -190,7 +190,10 @@ impl Table {
                     return;
                 };
                 debug!(%seat, "skipping an absent player's decision");
-                if let Err(e) = self.apply(rules::Actor::Seat(seat), action).await {
+                if let Err(e) = self
+                    .apply(rules::Actor::Seat(seat), protocol::RawJson::from(action))
+                    .await
+                {
                     error!(%seat, code = e.code.as_str(), message = %e.message, "a skip action failed");
                     let now = self.clock.now();
                     self.stall(&e, now);
