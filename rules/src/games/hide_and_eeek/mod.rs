@@ -23,12 +23,89 @@ use crate::model::{
 use crate::rng::Rng;
 
 /// A position on the grid, 0-based.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, schemars::JsonSchema)]
 pub struct Cell {
     pub row: u8,
     pub col: u8,
+}
+
+/// serde's derived serialisation of [`Cell`]: what [`Cell`]'s own writes, through constant text on the grid.
+#[derive(Serialize)]
+#[serde(remote = "Cell")]
+struct DerivedCell {
+    row: u8,
+    col: u8,
+}
+
+/// Serde's derived JSON text of a value, as a raw value kept for good.
+fn derived_text(
+    serialize: &dyn Fn(&mut serde_json::Serializer<&mut Vec<u8>>) -> serde_json::Result<()>,
+) -> Box<serde_json::value::RawValue> {
+    let mut out = Vec::new();
+    serialize(&mut serde_json::Serializer::new(&mut out)).expect("plain data serialises");
+    serde_json::value::RawValue::from_string(String::from_utf8(out).expect("JSON is UTF-8"))
+        .expect("valid JSON")
+}
+
+/// The JSON text of every cell on the grid, `{"row":R,"col":C}`, made once from the derived serialisation. With
+/// [`action_texts`]: the server writes cells and actions after every action (legal actions, events, the view, the
+/// action log), and a constant text costs a fraction of serde's path with its key escaping (docs/performance.md,
+/// section 11).
+fn cell_texts() -> &'static [Box<serde_json::value::RawValue>] {
+    static TEXTS: std::sync::OnceLock<Vec<Box<serde_json::value::RawValue>>> = std::sync::OnceLock::new();
+    TEXTS.get_or_init(|| {
+        (0..GRID_CELLS)
+            .map(|i| derived_text(&|s| DerivedCell::serialize(&Cell::from_index(i), s)))
+            .collect()
+    })
+}
+
+/// The JSON text of every action that names a cell on the grid, and of the two that name none, made once from
+/// the derived serialisation; indexed by [`action_index`].
+fn action_texts() -> &'static [Box<serde_json::value::RawValue>] {
+    static TEXTS: std::sync::OnceLock<Vec<Box<serde_json::value::RawValue>>> = std::sync::OnceLock::new();
+    TEXTS.get_or_init(|| {
+        let mut texts = Vec::with_capacity(3 * GRID_CELLS + 2);
+        for make in [
+            |c| Action::Move { to: c },
+            |c| Action::Choose { cell: c },
+            |c| Action::Eeek { cell: c },
+        ] {
+            for i in 0..GRID_CELLS {
+                texts.push(derived_text(&|s| {
+                    DerivedAction::serialize(&make(Cell::from_index(i)), s)
+                }));
+            }
+        }
+        texts.push(derived_text(&|s| DerivedAction::serialize(&Action::Stop, s)));
+        texts.push(derived_text(&|s| DerivedAction::serialize(&Action::CloseRace, s)));
+        texts
+    })
+}
+
+/// Where [`action_texts`] holds `action`'s text (`None` for a cell off the grid, which only a client's malformed
+/// action can name).
+fn action_index(action: &Action) -> Option<usize> {
+    let on_grid = |kind: usize, cell: &Cell| cell.on_grid().then(|| kind * GRID_CELLS + cell.index());
+    match action {
+        Action::Move { to } => on_grid(0, to),
+        Action::Choose { cell } => on_grid(1, cell),
+        Action::Eeek { cell } => on_grid(2, cell),
+        Action::Stop => Some(3 * GRID_CELLS),
+        Action::CloseRace => Some(3 * GRID_CELLS + 1),
+    }
+}
+
+/// The cell's JSON text as it is (the derived serialisation off the grid), for serde_json (the only format cells
+/// are written in); another serializer gets serde_json's raw-value wrapper instead.
+impl Serialize for Cell {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.on_grid() {
+            cell_texts()[self.index()].serialize(serializer)
+        } else {
+            DerivedCell::serialize(self, serializer)
+        }
+    }
 }
 
 impl Cell {
@@ -141,7 +218,7 @@ pub struct HideAndEeek {
 }
 
 /// What a seat sends.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Action {
     /// Move the mouse figure to `to`, reachable in exactly the rolled number of steps.
@@ -154,6 +231,29 @@ pub enum Action {
     Eeek { cell: Cell },
     /// The clock closes a claim window (only the server's clock sends this).
     CloseRace,
+}
+
+/// serde's derived serialisation of [`Action`] (internally tagged by `type`): what [`Action`]'s own writes,
+/// through constant text (see [`action_texts`]).
+#[derive(Serialize)]
+#[serde(remote = "Action", tag = "type", rename_all = "snake_case")]
+enum DerivedAction {
+    Move { to: Cell },
+    Choose { cell: Cell },
+    Stop,
+    Eeek { cell: Cell },
+    CloseRace,
+}
+
+/// The action's JSON text as it is (see [`action_texts`]), for serde_json; another serializer gets serde_json's
+/// raw-value wrapper instead.
+impl Serialize for Action {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match action_index(self) {
+            Some(i) => action_texts()[i].serialize(serializer),
+            None => DerivedAction::serialize(self, serializer),
+        }
+    }
 }
 
 /// What happened, for clients to show. Every event is public: it only tells what every player at the table sees.

@@ -769,3 +769,95 @@ fn cells_are_written_as_the_derived_serialisation_would() {
         }
     }
 }
+
+#[test]
+fn cells_and_actions_are_written_as_the_derived_serialisation_would() {
+    // What `#[derive(Serialize)]` with the types' serde attributes writes, spelt out here independently.
+    #[derive(Serialize)]
+    struct DerivedCell {
+        row: u8,
+        col: u8,
+    }
+    #[derive(Serialize)]
+    #[serde(tag = "type", rename_all = "snake_case")]
+    enum Derived {
+        Move { to: DerivedCell },
+        Choose { cell: DerivedCell },
+        Stop,
+        Eeek { cell: DerivedCell },
+        CloseRace,
+    }
+    let same = |ours: &dyn erased::Text, derived: String, value: serde_json::Value| {
+        assert_eq!(ours.text(), derived);
+        assert_eq!(ours.value(), value, "{derived}");
+    };
+    // Every cell, on the grid (constant text) and off it (the derived path), and every action naming it.
+    for row in 0..=u8::MAX {
+        for col in 0..=u8::MAX {
+            let c = cell(row, col);
+            let d = || DerivedCell { row, col };
+            same(
+                &c,
+                serde_json::to_string(&d()).unwrap(),
+                serde_json::to_value(d()).unwrap(),
+            );
+            assert_eq!(
+                serde_json::from_str::<Cell>(&serde_json::to_string(&c).unwrap()).unwrap(),
+                c
+            );
+            if row > GRID_SIZE + 1 && col > GRID_SIZE + 1 && row != col {
+                continue; // every action of the grid and its edge, and a diagonal of the rest, is enough
+            }
+            for (action, derived) in [
+                (Action::Move { to: c }, Derived::Move { to: d() }),
+                (Action::Choose { cell: c }, Derived::Choose { cell: d() }),
+                (Action::Eeek { cell: c }, Derived::Eeek { cell: d() }),
+            ] {
+                let text = serde_json::to_string(&derived).unwrap();
+                same(&action, text.clone(), serde_json::to_value(&derived).unwrap());
+                assert_eq!(serde_json::from_str::<Action>(&text).unwrap(), action);
+            }
+        }
+    }
+    for (action, derived) in [
+        (Action::Stop, Derived::Stop),
+        (Action::CloseRace, Derived::CloseRace),
+    ] {
+        let text = serde_json::to_string(&derived).unwrap();
+        same(&action, text.clone(), serde_json::to_value(&derived).unwrap());
+        assert_eq!(serde_json::from_str::<Action>(&text).unwrap(), action);
+    }
+    // Inside the state and the events too (the snapshot reads back to the same game).
+    let mut game = HideAndEeek::new(&Config::default(), 2, 11).expect("setup");
+    let mut rng = crate::rng::Rng::from_seed(5);
+    for _ in 0..60 {
+        let Some((seat, action)) = (0..2).map(Seat).find_map(|s| {
+            let legal = game.legal_actions(s);
+            (!legal.is_empty()).then(|| (s, legal[rng.index(legal.len())].clone()))
+        }) else {
+            break;
+        };
+        for event in game.apply(Actor::Seat(seat), &action, 0).expect("a legal action") {
+            let text = serde_json::to_string(&event.body).unwrap();
+            assert_eq!(serde_json::from_str::<EventBody>(&text).unwrap(), event.body);
+        }
+    }
+    let state = serde_json::to_string(&game).unwrap();
+    assert_eq!(serde_json::from_str::<HideAndEeek>(&state).unwrap(), game);
+}
+
+/// Text and value of something serialisable, for the test above.
+mod erased {
+    pub trait Text {
+        fn text(&self) -> String;
+        fn value(&self) -> serde_json::Value;
+    }
+    impl<T: serde::Serialize> Text for T {
+        fn text(&self) -> String {
+            serde_json::to_string(self).unwrap()
+        }
+        fn value(&self) -> serde_json::Value {
+            serde_json::to_value(self).unwrap()
+        }
+    }
+}
