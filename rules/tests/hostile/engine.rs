@@ -9,7 +9,10 @@
 //! - a refused action changes nothing: the full state (hidden information included) is identical before and after;
 //! - an accepted action from a seat is one of that seat's listed legal actions: applying it has exactly the effect
 //!   of applying some listed action (same full state after); from the clock, it is the due deadline's action;
-//! - every listed legal action is accepted, and the deadline's action is accepted once due.
+//! - every listed legal action is accepted, and the deadline's action is accepted once due;
+//! - the server's path, [`AnyGame::apply_json`] on the action's text, accepts and refuses exactly what
+//!   [`AnyGame::apply`] does with the same effect, and the action text it returns for the log replays to the same
+//!   state.
 //!
 //! The file is plain Rust with no dependencies beyond `rules` and `serde_json`, included with `#[path]` by both.
 
@@ -293,7 +296,55 @@ fn mutate_inner(v: &Value, b: &mut Bytes) -> Value {
 fn probe(game: &AnyGame, actor: Actor, action: &Value, now: Millis) -> Option<AnyGame> {
     let before = state_of(game);
     let mut copy = game.clone();
-    match copy.apply(actor, action, now) {
+    let result = copy.apply(actor, action, now);
+    // The server's path reads the action from its text: it must decide exactly as the `Value` path, and the text
+    // it keeps in the log must replay to the same state.
+    let mut as_text = game.clone();
+    match as_text.apply_json(actor, &action.to_string(), now) {
+        Err(rejection) => {
+            assert!(
+                result.is_err(),
+                "{}: {action} refused as text ({rejection}), accepted as a value",
+                game.info().id
+            );
+            assert_eq!(
+                state_of(&as_text),
+                before,
+                "{}: refused {action} as text changed the state",
+                game.info().id
+            );
+        }
+        Ok(applied) => {
+            assert!(
+                result.is_ok(),
+                "{}: {action} accepted as text, refused as a value",
+                game.info().id
+            );
+            assert_eq!(
+                state_of(&as_text),
+                state_of(&copy),
+                "{}: {action} as text",
+                game.info().id
+            );
+            let mut replayed = game.clone();
+            replayed
+                .apply_quietly(actor, applied.action.get(), now)
+                .unwrap_or_else(|r| {
+                    panic!(
+                        "{}: the kept text {} of {action} is refused: {r}",
+                        game.info().id,
+                        applied.action
+                    )
+                });
+            assert_eq!(
+                state_of(&replayed),
+                state_of(&copy),
+                "{}: the kept text of {action}",
+                game.info().id
+            );
+        }
+    }
+    match result {
         Err(rejection) => {
             assert!(!rejection.message.is_empty(), "a refusal explains itself");
             assert_eq!(
