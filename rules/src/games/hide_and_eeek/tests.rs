@@ -861,3 +861,109 @@ mod erased {
         }
     }
 }
+
+#[test]
+fn actions_are_read_as_the_derived_deserialisation_reads_them() {
+    // What `#[derive(Deserialize)]` with the type's serde attributes reads, spelt out here independently.
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct DerivedCell {
+        row: u8,
+        col: u8,
+    }
+    #[derive(Deserialize, Debug, PartialEq)]
+    #[serde(tag = "type", rename_all = "snake_case")]
+    enum Derived {
+        Move { to: DerivedCell },
+        Choose { cell: DerivedCell },
+        Stop,
+        Eeek { cell: DerivedCell },
+        CloseRace,
+    }
+    let ours_as_derived = |a: Action| match a {
+        Action::Move { to } => Derived::Move {
+            to: DerivedCell {
+                row: to.row,
+                col: to.col,
+            },
+        },
+        Action::Choose { cell } => Derived::Choose {
+            cell: DerivedCell {
+                row: cell.row,
+                col: cell.col,
+            },
+        },
+        Action::Stop => Derived::Stop,
+        Action::Eeek { cell } => Derived::Eeek {
+            cell: DerivedCell {
+                row: cell.row,
+                col: cell.col,
+            },
+        },
+        Action::CloseRace => Derived::CloseRace,
+    };
+    let kinds = ["move", "choose", "stop", "eeek", "close_race", "Move", "pass", ""];
+    let cells = [
+        None,
+        Some(r#"{"row":1,"col":2}"#),
+        Some(r#"{"col":5,"row":0}"#),
+        Some(r#"{"row":300,"col":1}"#),
+        Some(r#"{"row":1}"#),
+        Some("null"),
+        Some("[1,2]"),
+        Some(r#"{"row":1,"col":2,"x":true}"#),
+    ];
+    let mut accepted = 0;
+    for kind in kinds
+        .iter()
+        .map(|k| Some(format!(r#""{k}""#)))
+        .chain([None, Some("3".into())])
+    {
+        for field in ["to", "cell"] {
+            for value in cells {
+                for extra in [None, Some(r#""other":[1,{"a":null}]"#)] {
+                    let mut members = Vec::new();
+                    if let Some(kind) = &kind {
+                        members.push(format!(r#""type":{kind}"#));
+                    }
+                    if let Some(value) = value {
+                        members.push(format!(r#""{field}":{value}"#));
+                    }
+                    members.extend(extra.map(String::from));
+                    let text = format!("{{{}}}", members.join(","));
+                    let ours = serde_json::from_str::<Action>(&text);
+                    let derived = serde_json::from_str::<Derived>(&text);
+                    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+                    assert_eq!(
+                        Action::deserialize(&value).ok(),
+                        ours.as_ref().ok().cloned(),
+                        "{text}: from a value as from text"
+                    );
+                    match (ours, derived) {
+                        (Ok(ours), Ok(derived)) => {
+                            assert_eq!(ours_as_derived(ours), derived, "{text}");
+                            accepted += 1;
+                        }
+                        (Err(_), Err(_)) => {}
+                        // Stricter only where the derived path ignores a field the action does not have.
+                        (Err(e), Ok(derived)) => assert!(
+                            matches!(derived, Derived::Stop | Derived::CloseRace)
+                                || matches!(
+                                    (&derived, field),
+                                    (Derived::Move { .. }, "cell")
+                                        | (Derived::Choose { .. } | Derived::Eeek { .. }, "to")
+                                ),
+                            "{text}: refused ({e}) but the derived path reads {derived:?}"
+                        ),
+                        (Ok(ours), Err(e)) => {
+                            panic!("{text}: read as {ours:?} but the derived path refuses it ({e})")
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        accepted >= 20,
+        "the inputs include plenty of valid actions ({accepted})"
+    );
+}
