@@ -469,13 +469,21 @@ const SIZE_HINT_MAX: usize = 64 * 1024;
 /// One text frame, written into a buffer of the size this connection's previous frame had (plus a margin), which
 /// becomes the frame's payload as it is: no copy, and no growing by doubling for a frame of the usual size. (The
 /// message used to be written into a reused buffer and then copied into a frame of its exact size: that copy was
-/// ~1 % of the server's CPU under load; docs/performance.md, section 10.) The same text as
-/// [`ServerMessage::to_json`].
+/// ~1 % of the server's CPU under load; docs/performance.md, section 10.) A `state` push, most of the frames, is
+/// written member by member ([`protocol::StateUpdate::write_push`]) straight into the frame's `String`, which then needs
+/// no UTF-8 check either. The same text as [`ServerMessage::to_json`].
 fn frame(message: &ServerMessage, size_hint: &mut usize) -> Message {
-    let mut text = Vec::with_capacity(*size_hint);
-    serde_json::to_writer(&mut text, message).expect("protocol messages serialise");
+    let text = if let ServerMessage::Push(Push::State(update)) = message {
+        let mut text = String::with_capacity(*size_hint);
+        update.write_push(&mut text);
+        text
+    } else {
+        let mut text = Vec::with_capacity(*size_hint);
+        serde_json::to_writer(&mut text, message).expect("protocol messages serialise");
+        String::from_utf8(text).expect("serde_json writes UTF-8")
+    };
     *size_hint = (text.len() + text.len() / 8 + 64).min(SIZE_HINT_MAX);
-    Message::Text(String::from_utf8(text).expect("serde_json writes UTF-8").into())
+    Message::Text(text.into())
 }
 
 /// Writes `first` and then the pushes already waiting in `outbox` (at most [`WRITE_BATCH`]), in this order, and
