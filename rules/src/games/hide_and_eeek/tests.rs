@@ -704,6 +704,15 @@ fn a_view_would_reveal_a_leak() {
 
 /// The hand-written serialisation of a cell is exactly what serde's derive (the type's own attributes) writes, for
 /// every cell there can be, read back to the same cell, and inside a whole view too.
+/// Applies a random listed action of the first of two seats that has one; `None` when neither has.
+fn random_legal_step(game: &mut HideAndEeek, rng: &mut crate::rng::Rng) -> Option<Vec<Event<EventBody>>> {
+    let (seat, action) = (0..2).map(Seat).find_map(|s| {
+        let legal = game.legal_actions(s);
+        (!legal.is_empty()).then(|| (s, legal[rng.index(legal.len())].clone()))
+    })?;
+    Some(game.apply(Actor::Seat(seat), &action, 0).expect("a legal action"))
+}
+
 #[test]
 fn cells_are_written_as_the_derived_serialisation_would() {
     #[derive(Serialize)]
@@ -738,13 +747,9 @@ fn cells_are_written_as_the_derived_serialisation_would() {
     let mut game = HideAndEeek::new(&Config::default(), 2, 7).expect("setup");
     let mut rng = crate::rng::Rng::from_seed(3);
     for _ in 0..40 {
-        let Some((seat, action)) = (0..2).map(Seat).find_map(|s| {
-            let legal = game.legal_actions(s);
-            (!legal.is_empty()).then(|| (s, legal[rng.index(legal.len())].clone()))
-        }) else {
+        if random_legal_step(&mut game, &mut rng).is_none() {
             break;
-        };
-        game.apply(Actor::Seat(seat), &action, 0).expect("a legal action");
+        }
     }
     let typed = game.view(Viewer::Spectator);
     let text = serde_json::to_value(&typed).unwrap();
@@ -831,13 +836,10 @@ fn cells_and_actions_are_written_as_the_derived_serialisation_would() {
     let mut game = HideAndEeek::new(&Config::default(), 2, 11).expect("setup");
     let mut rng = crate::rng::Rng::from_seed(5);
     for _ in 0..60 {
-        let Some((seat, action)) = (0..2).map(Seat).find_map(|s| {
-            let legal = game.legal_actions(s);
-            (!legal.is_empty()).then(|| (s, legal[rng.index(legal.len())].clone()))
-        }) else {
+        let Some(events) = random_legal_step(&mut game, &mut rng) else {
             break;
         };
-        for event in game.apply(Actor::Seat(seat), &action, 0).expect("a legal action") {
+        for event in events {
             let text = serde_json::to_string(&event.body).unwrap();
             assert_eq!(serde_json::from_str::<EventBody>(&text).unwrap(), event.body);
         }
