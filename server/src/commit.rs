@@ -7,15 +7,24 @@
 //! batches grow only with the load. If a batch fails, it is rolled back and its appends are retried one
 //! transaction each, so every append gets its own result (a conflict in one match never fails another's
 //! action).
+//!
+//! The rows that set a match up (a new lobby with its host's seat, a joined seat, a match's start) take the same
+//! path ([`Committer::create_lobby`], [`Committer::insert_seat`], [`Committer::start_match`]): each was a
+//! transaction and an fsync of its own, three for every match played (docs/performance.md, section 12). A batch
+//! writes them before its actions; a table has at most one write in flight, so one batch never holds two writes
+//! of the same lobby.
 
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
 use rules::Outcome;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tracing::warn;
 
-use crate::store::{Append, LogEntry, Store, StoreError};
+use crate::metrics::Metrics;
+use crate::store::{Append, LobbyRecord, LogEntry, MatchRecord, SeatRecord, Setup, Store, StoreError};
 
 /// Most appends in one transaction.
 const MAX_BATCH: usize = 512;
@@ -44,16 +53,59 @@ impl Pending {
     }
 }
 
-/// A pending append queued for the writer, with where its answer goes.
+/// A lobby's or match's row that owns its data, for the writer (see [`Setup`]).
+#[derive(Debug)]
+enum SetupRecord {
+    CreateLobby(LobbyRecord, SeatRecord),
+    InsertSeat(String, SeatRecord),
+    StartMatch(String, MatchRecord),
+}
+
+impl SetupRecord {
+    fn as_setup(&self) -> Setup<'_> {
+        match self {
+            SetupRecord::CreateLobby(lobby, host) => Setup::CreateLobby { lobby, host },
+            SetupRecord::InsertSeat(code, seat) => Setup::InsertSeat { code, seat },
+            SetupRecord::StartMatch(code, record) => Setup::StartMatch { code, record },
+        }
+    }
+}
+
+/// What a job writes.
+#[derive(Debug)]
+enum Work {
+    Append(Pending),
+    Setup(SetupRecord),
+}
+
+/// A write queued for the writer, with where its answer goes.
 #[derive(Debug)]
 struct Job {
-    pending: Pending,
+    work: Work,
     done: oneshot::Sender<Result<(), StoreError>>,
 }
 
 impl Job {
-    fn as_append(&self) -> Append<'_> {
-        self.pending.as_append()
+    fn append(&self) -> Option<Append<'_>> {
+        match &self.work {
+            Work::Append(pending) => Some(pending.as_append()),
+            Work::Setup(_) => None,
+        }
+    }
+
+    fn setup(&self) -> Option<Setup<'_>> {
+        match &self.work {
+            Work::Append(_) => None,
+            Work::Setup(record) => Some(record.as_setup()),
+        }
+    }
+
+    /// Writes this job alone, in its own transaction.
+    async fn write_alone(&self, store: &Store) -> Result<(), StoreError> {
+        match &self.work {
+            Work::Append(pending) => store.append(&pending.as_append()).await,
+            Work::Setup(record) => store.setup(&record.as_setup()).await,
+        }
     }
 }
 
@@ -61,13 +113,15 @@ impl Job {
 #[derive(Clone, Debug)]
 pub struct Committer {
     store: Store,
+    metrics: Arc<Metrics>,
     writer: Arc<OnceLock<mpsc::Sender<Job>>>,
 }
 
 impl Committer {
-    pub fn new(store: Store) -> Committer {
+    pub fn new(store: Store, metrics: Arc<Metrics>) -> Committer {
         Committer {
             store,
+            metrics,
             writer: Arc::default(),
         }
     }
@@ -75,16 +129,39 @@ impl Committer {
     /// Appends one action (with its snapshot and result when due) and returns once the transaction holding it
     /// has committed, or failed.
     pub async fn append(&self, pending: Pending) -> Result<(), StoreError> {
+        self.submit(Work::Append(pending)).await
+    }
+
+    /// [`Store::create_lobby`], in a group commit.
+    pub async fn create_lobby(&self, lobby: &LobbyRecord, host: &SeatRecord) -> Result<(), StoreError> {
+        let record = SetupRecord::CreateLobby(lobby.clone(), host.clone());
+        Box::pin(self.submit(Work::Setup(record))).await
+    }
+
+    /// [`Store::insert_seat`], in a group commit.
+    pub async fn insert_seat(&self, code: &str, seat: &SeatRecord) -> Result<(), StoreError> {
+        let record = SetupRecord::InsertSeat(code.to_owned(), seat.clone());
+        Box::pin(self.submit(Work::Setup(record))).await
+    }
+
+    /// [`Store::start_match`], in a group commit.
+    pub async fn start_match(&self, code: &str, record: &MatchRecord) -> Result<(), StoreError> {
+        let record = SetupRecord::StartMatch(code.to_owned(), record.clone());
+        Box::pin(self.submit(Work::Setup(record))).await
+    }
+
+    /// Queues `work` for the writer and returns once the transaction holding it has committed, or failed.
+    async fn submit(&self, work: Work) -> Result<(), StoreError> {
         let writer = self.writer.get_or_init(|| {
             let (tx, rx) = mpsc::channel(QUEUE);
-            tokio::spawn(write_batches(self.store.clone(), rx));
+            tokio::spawn(write_batches(self.store.clone(), self.metrics.clone(), rx));
             tx
         });
         let (done, answer) = oneshot::channel();
-        if let Err(mpsc::error::SendError(job)) = writer.send(Job { pending, done }).await {
+        if let Err(mpsc::error::SendError(job)) = writer.send(Job { work, done }).await {
             // The writer is gone (shutting down): write this one alone.
             // Boxed: a rare path, and the store's future would make every append's (and so every action's) large.
-            return Box::pin(self.store.append(&job.as_append())).await;
+            return Box::pin(job.write_alone(&self.store)).await;
         }
         answer.await.unwrap_or_else(|_| {
             Err(StoreError::Corrupt(
@@ -95,12 +172,21 @@ impl Committer {
 }
 
 /// The writer: one transaction per batch of whatever is queued, until every [`Committer`] is dropped.
-async fn write_batches(store: Store, mut jobs: mpsc::Receiver<Job>) {
+async fn write_batches(store: Store, metrics: Arc<Metrics>, mut jobs: mpsc::Receiver<Job>) {
     let mut batch: Vec<Job> = Vec::with_capacity(MAX_BATCH);
     while jobs.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        let appends: Vec<Append<'_>> = batch.iter().map(Job::as_append).collect();
-        let result = store.append_batch(&appends).await;
+        // Lobbies' and matches' rows first, in their order, then the actions.
+        let setups: Vec<Setup<'_>> = batch.iter().filter_map(Job::setup).collect();
+        let appends: Vec<Append<'_>> = batch.iter().filter_map(Job::append).collect();
+        let started = Instant::now();
+        let result = store.write_batch(&setups, &appends).await;
+        metrics.group_commit_latency.observe(started.elapsed());
+        metrics.group_commits.fetch_add(1, Relaxed);
+        metrics
+            .group_commit_appends
+            .fetch_add(appends.len() as u64, Relaxed);
         drop(appends);
+        drop(setups);
         match result {
             Ok(()) => {
                 for job in batch.drain(..) {
@@ -124,7 +210,7 @@ async fn write_batches(store: Store, mut jobs: mpsc::Receiver<Job>) {
             Err(e) => {
                 warn!(error = %e, size = batch.len(), "a group commit failed; writing its appends one by one");
                 for job in batch.drain(..) {
-                    let result = store.append(&job.as_append()).await;
+                    let result = job.write_alone(&store).await;
                     let _ = job.done.send(result);
                 }
             }

@@ -60,7 +60,7 @@ impl Hub {
             tables: Arc::default(),
             loading: Arc::default(),
             to_load,
-            commits: Committer::new(store.clone()),
+            commits: Committer::new(store.clone(), metrics.clone()),
             store,
             clock,
             metrics,
@@ -244,7 +244,7 @@ impl Hub {
                 phase: Phase::Open,
                 created_at: self.clock.now(),
             };
-            match self.store.create_lobby(&lobby, &host).await {
+            match self.commits.create_lobby(&lobby, &host).await {
                 Ok(()) if absent == AbsencePolicy::default() => break lobby,
                 Ok(()) => match self
                     .store

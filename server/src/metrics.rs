@@ -60,6 +60,12 @@ pub struct Metrics {
     pub actions_rejected: AtomicU64,
     pub action_latency: Histogram,
     pub db_write_latency: Histogram,
+    /// Group commits written (one database transaction each) and the appends they held: their ratio is the
+    /// mean batch size.
+    pub group_commits: AtomicU64,
+    pub group_commit_appends: AtomicU64,
+    /// The database's own time for each group commit, from sending it to its answer.
+    pub group_commit_latency: Histogram,
 }
 
 impl Metrics {
@@ -133,7 +139,24 @@ impl Metrics {
         self.db_write_latency.render(
             &mut out,
             "tabletop_db_write_seconds",
-            "Duration of each database transaction that appends an action.",
+            "From an action's append being handed to the group-commit writer to its answer (queueing included).",
+        );
+        let _ = writeln!(
+            out,
+            "# HELP tabletop_group_commits_total Group commits written (one transaction each).\n\
+             # TYPE tabletop_group_commits_total counter\ntabletop_group_commits_total {}",
+            self.group_commits.load(Relaxed)
+        );
+        let _ = writeln!(
+            out,
+            "# HELP tabletop_group_commit_appends_total Actions appended by group commits.\n\
+             # TYPE tabletop_group_commit_appends_total counter\ntabletop_group_commit_appends_total {}",
+            self.group_commit_appends.load(Relaxed)
+        );
+        self.group_commit_latency.render(
+            &mut out,
+            "tabletop_group_commit_seconds",
+            "The database's time for each group commit, from sending it to its answer.",
         );
         out
     }

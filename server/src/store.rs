@@ -122,6 +122,16 @@ pub enum SeatKind {
     Bot,
 }
 
+impl SeatKind {
+    /// As stored in `seats.kind`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            SeatKind::Human => "human",
+            SeatKind::Bot => "bot",
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct LobbyRecord {
     pub code: String,
@@ -199,6 +209,21 @@ pub struct Append<'a> {
     pub outcome: Option<&'a Outcome>,
 }
 
+/// A lobby's or match's row that a group commit carries beside the actions (docs/performance.md, section 12):
+/// each used to be a transaction of its own, with its own commit and fsync, three per match played.
+#[derive(Clone, Copy, Debug)]
+pub enum Setup<'a> {
+    /// [`Store::create_lobby`].
+    CreateLobby {
+        lobby: &'a LobbyRecord,
+        host: &'a SeatRecord,
+    },
+    /// [`Store::insert_seat`].
+    InsertSeat { code: &'a str, seat: &'a SeatRecord },
+    /// [`Store::start_match`].
+    StartMatch { code: &'a str, record: &'a MatchRecord },
+}
+
 /// The database: SQLite or PostgreSQL.
 #[derive(Clone, Debug)]
 pub enum Store {
@@ -256,11 +281,56 @@ fn insert_actions_sql(rows: usize) -> &'static str {
 
 /// PostgreSQL: a whole group commit as one statement of array parameters, the same text whatever the batch holds
 /// (one prepared statement per connection). Data-modifying `WITH` parts write the snapshots, the results and the
-/// finished matches' and lobbies' rows; the main `INSERT` writes the actions. The parts touch different rows,
-/// so it does not matter that they do not see each other's changes.
+/// finished matches' and lobbies' rows, and the [`Setup`]s' new lobbies, seats and started matches; the main
+/// `INSERT` writes the actions. The parts touch different rows (a table has one write in flight, so a lobby is
+/// never both started and finished in one batch), so it does not matter that they do not see each other's
+/// changes; the seats' foreign key is checked at the end of the statement, when a lobby created in the same batch
+/// is there.
 fn append_batch_pg<'q>(
+    setups: &[Setup<'_>],
     appends: &[Append<'_>],
 ) -> sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
+    // Column by column, as the statement's array parameters want them.
+    let (mut l_codes, mut l_games, mut l_options, mut l_seat_counts) = (vec![], vec![], vec![], vec![]);
+    let (mut l_hosts, mut l_phases, mut l_created) = (vec![], vec![], vec![]);
+    let mut l_timers: Vec<Option<i64>> = vec![];
+    let (mut s_codes, mut s_seats, mut s_kinds, mut s_names) = (vec![], vec![], vec![], vec![]);
+    let mut s_hashes: Vec<Option<String>> = vec![];
+    let (mut m_ids, mut m_codes, mut m_games, mut m_options) = (vec![], vec![], vec![], vec![]);
+    let (mut m_players, mut m_seeds, mut m_versions, mut m_started) = (vec![], vec![], vec![], vec![]);
+    let mut push_seat = |code: &str, seat: &SeatRecord| {
+        s_codes.push(code.to_owned());
+        s_seats.push(i64::from(seat.seat));
+        s_kinds.push(seat.kind.as_str());
+        s_names.push(seat.name.clone());
+        s_hashes.push(seat.token_hash.clone());
+    };
+    for setup in setups {
+        match *setup {
+            Setup::CreateLobby { lobby, host } => {
+                l_codes.push(lobby.code.clone());
+                l_games.push(lobby.game.clone());
+                l_options.push(json_text(&lobby.options));
+                l_seat_counts.push(i64::from(lobby.seat_count));
+                l_hosts.push(i64::from(lobby.host_seat));
+                l_timers.push(lobby.turn_timer_ms.map(to_i64));
+                l_phases.push(lobby.phase.as_str());
+                l_created.push(to_i64(lobby.created_at));
+                push_seat(&lobby.code, host);
+            }
+            Setup::InsertSeat { code, seat } => push_seat(code, seat),
+            Setup::StartMatch { code, record } => {
+                m_ids.push(record.id.clone());
+                m_codes.push(code.to_owned());
+                m_games.push(record.game.clone());
+                m_options.push(json_text(&record.options));
+                m_players.push(i64::from(record.players));
+                m_seeds.push(record.seed as i64);
+                m_versions.push(i64::from(record.rules_version));
+                m_started.push(to_i64(record.started_at));
+            }
+        }
+    }
     let n = appends.len();
     let mut ids = Vec::with_capacity(n);
     let mut seqs = Vec::with_capacity(n);
@@ -290,7 +360,17 @@ fn append_batch_pg<'q>(
         }
     }
     sqlx::query(
-        "WITH snapshot AS (INSERT INTO snapshots (match_id, seq, state, at) \
+        "WITH new_lobby AS (INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, phase, \
+             created_at) SELECT * FROM UNNEST($16::text[], $17::text[], $18::text[], $19::int8[], $20::int8[], \
+             $21::int8[], $22::text[], $23::int8[])), \
+         new_seat AS (INSERT INTO seats (lobby_code, seat, kind, name, token_hash) \
+             SELECT * FROM UNNEST($24::text[], $25::int8[], $26::text[], $27::text[], $28::text[])), \
+         started AS (INSERT INTO matches (id, lobby_code, game, options, players, seed, rules_version, status, \
+             started_at) SELECT id, code, game, options, players, seed, version, $37, at FROM UNNEST($29::text[], \
+             $30::text[], $31::text[], $32::text[], $33::int8[], $34::int8[], $35::int8[], $36::int8[]) \
+             AS m (id, code, game, options, players, seed, version, at)), \
+         playing AS (UPDATE lobbies SET phase = $38 WHERE code = ANY($30::text[])), \
+         snapshot AS (INSERT INTO snapshots (match_id, seq, state, at) \
              SELECT * FROM UNNEST($6::text[], $7::int8[], $8::text[], $9::int8[])), \
          result AS (INSERT INTO results (match_id, outcome, finished_at) \
              SELECT * FROM UNNEST($10::text[], $11::text[], $12::int8[])), \
@@ -315,6 +395,29 @@ fn append_batch_pg<'q>(
     .bind(done_lobbies)
     .bind("finished")
     .bind(Phase::Finished.as_str())
+    .bind(l_codes)
+    .bind(l_games)
+    .bind(l_options)
+    .bind(l_seat_counts)
+    .bind(l_hosts)
+    .bind(l_timers)
+    .bind(l_phases)
+    .bind(l_created)
+    .bind(s_codes)
+    .bind(s_seats)
+    .bind(s_kinds)
+    .bind(s_names)
+    .bind(s_hashes)
+    .bind(m_ids)
+    .bind(m_codes)
+    .bind(m_games)
+    .bind(m_options)
+    .bind(m_players)
+    .bind(m_seeds)
+    .bind(m_versions)
+    .bind(m_started)
+    .bind("playing")
+    .bind(Phase::Playing.as_str())
 }
 
 fn json_text(v: &Value) -> String {
@@ -411,11 +514,14 @@ impl Store {
 
     /// Creates a lobby with its first seat. Fails with [`StoreError::Conflict`] if the code is taken.
     pub async fn create_lobby(&self, lobby: &LobbyRecord, host: &SeatRecord) -> Result<(), StoreError> {
-        on_pool!(self, pool => {
-            let mut tx = pool.begin().await?;
-            sqlx::query(
-                "INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        if let Store::Postgres(pool) = self {
+            // ONE statement in autocommit (atomic and durable when it returns, like a group commit): one round
+            // trip instead of BEGIN, two INSERTs and COMMIT. The seat's foreign key is checked at the end of the
+            // statement, when the lobby's row is there (docs/performance.md, section 12).
+            return sqlx::query(
+                "WITH lobby AS (INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, \
+                 phase, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)) \
+                 INSERT INTO seats (lobby_code, seat, kind, name, token_hash) VALUES ($1, $9, $10, $11, $12)",
             )
             .bind(&lobby.code)
             .bind(&lobby.game)
@@ -425,9 +531,18 @@ impl Store {
             .bind(lobby.turn_timer_ms.map(to_i64))
             .bind(lobby.phase.as_str())
             .bind(to_i64(lobby.created_at))
-            .execute(&mut *tx)
+            .bind(i64::from(host.seat))
+            .bind(host.kind.as_str())
+            .bind(host.name.as_str())
+            .bind(host.token_hash.as_deref())
+            .execute(pool)
             .await
-            .map_err(classify)?;
+            .map(|_| ())
+            .map_err(classify);
+        }
+        on_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            insert_lobby_query(lobby).execute(&mut *tx).await.map_err(classify)?;
             insert_seat_query(&lobby.code, host).execute(&mut *tx).await.map_err(classify)?;
             tx.commit().await.map_err(classify)
         })
@@ -474,18 +589,32 @@ impl Store {
 
     /// Starts the match of an open lobby. Fails with [`StoreError::Conflict`] if it already has one.
     pub async fn start_match(&self, code: &str, record: &MatchRecord) -> Result<(), StoreError> {
+        if let Store::Postgres(pool) = self {
+            // ONE statement in autocommit, as in `create_lobby`: the match's row and the lobby's phase together.
+            return sqlx::query(
+                "WITH started AS (INSERT INTO matches (id, lobby_code, game, options, players, seed, rules_version, \
+                 status, started_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)) \
+                 UPDATE lobbies SET phase = $10 WHERE code = $2",
+            )
+            .bind(record.id.as_str())
+            .bind(code)
+            .bind(record.game.as_str())
+            .bind(json_text(&record.options))
+            .bind(i64::from(record.players))
+            .bind(record.seed as i64)
+            .bind(i64::from(record.rules_version))
+            .bind("playing")
+            .bind(to_i64(record.started_at))
+            .bind(Phase::Playing.as_str())
+            .execute(pool)
+            .await
+            .map(|_| ())
+            .map_err(classify);
+        }
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
-            insert_match_query(code, record)
-                .execute(&mut *tx)
-            .await
-            .map_err(classify)?;
-            sqlx::query("UPDATE lobbies SET phase = $1 WHERE code = $2")
-                .bind(Phase::Playing.as_str())
-                .bind(code)
-                .execute(&mut *tx)
-                .await
-                .map_err(classify)?;
+            insert_match_query(code, record).execute(&mut *tx).await.map_err(classify)?;
+            lobby_phase_query(code, Phase::Playing).execute(&mut *tx).await.map_err(classify)?;
             tx.commit().await.map_err(classify)
         })
     }
@@ -500,12 +629,28 @@ impl Store {
     /// Appends several actions (of any matches) in ONE transaction: all are committed or none is. Used by
     /// group commit ([`crate::commit`]); a failure says nothing about which append caused it.
     pub async fn append_batch(&self, appends: &[Append<'_>]) -> Result<(), StoreError> {
+        self.write_batch(&[], appends).await
+    }
+
+    /// Writes one [`Setup`] alone, in its own transaction.
+    pub async fn setup(&self, setup: &Setup<'_>) -> Result<(), StoreError> {
+        match *setup {
+            Setup::CreateLobby { lobby, host } => self.create_lobby(lobby, host).await,
+            Setup::InsertSeat { code, seat } => self.insert_seat(code, seat).await,
+            Setup::StartMatch { code, record } => self.start_match(code, record).await,
+        }
+    }
+
+    /// [`Store::append_batch`] with lobbies' and matches' rows written in the same transaction, before the
+    /// actions (in their order: a seat's lobby may be created earlier in the same batch). All are committed or
+    /// none is.
+    pub async fn write_batch(&self, setups: &[Setup<'_>], appends: &[Append<'_>]) -> Result<(), StoreError> {
         if let Store::Postgres(pool) = self {
             // ONE statement, run outside an explicit transaction: one round trip instead of BEGIN, an INSERT per
             // ACTION_ROWS chunk, the snapshots' and results' statements and COMMIT (docs/performance.md,
             // section 10). A single statement is atomic in PostgreSQL, and with the default synchronous_commit
             // durable when it returns, so the batch is still all-or-nothing.
-            return append_batch_pg(appends)
+            return append_batch_pg(setups, appends)
                 .execute(pool)
                 .await
                 .map(|_| ())
@@ -513,8 +658,23 @@ impl Store {
         }
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
-            // The actions first, several rows per statement (one round trip each instead of one per action),
-            // then the rare snapshots and results of the same batch.
+            for setup in setups {
+                match *setup {
+                    Setup::CreateLobby { lobby, host } => {
+                        insert_lobby_query(lobby).execute(&mut *tx).await.map_err(classify)?;
+                        insert_seat_query(&lobby.code, host).execute(&mut *tx).await.map_err(classify)?;
+                    }
+                    Setup::InsertSeat { code, seat } => {
+                        insert_seat_query(code, seat).execute(&mut *tx).await.map_err(classify)?;
+                    }
+                    Setup::StartMatch { code, record } => {
+                        insert_match_query(code, record).execute(&mut *tx).await.map_err(classify)?;
+                        lobby_phase_query(code, Phase::Playing).execute(&mut *tx).await.map_err(classify)?;
+                    }
+                }
+            }
+            // The actions, several rows per statement (one round trip each instead of one per action), then the
+            // rare snapshots and results of the same batch.
             let mut rest = appends;
             while !rest.is_empty() {
                 let rows = ACTION_ROWS.iter().copied().find(|n| *n <= rest.len()).unwrap_or(1);
@@ -735,6 +895,41 @@ fn is_memory(file: &Path) -> bool {
     file.as_os_str() == ":memory:" || file.as_os_str().is_empty()
 }
 
+fn insert_lobby_query<'a, DB: sqlx::Database>(
+    lobby: &'a LobbyRecord,
+) -> sqlx::query::Query<'a, DB, <DB as sqlx::Database>::Arguments>
+where
+    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    String: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    i64: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    Option<i64>: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+{
+    sqlx::query(
+        "INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    )
+    .bind(lobby.code.as_str())
+    .bind(lobby.game.as_str())
+    .bind(json_text(&lobby.options))
+    .bind(i64::from(lobby.seat_count))
+    .bind(i64::from(lobby.host_seat))
+    .bind(lobby.turn_timer_ms.map(to_i64))
+    .bind(lobby.phase.as_str())
+    .bind(to_i64(lobby.created_at))
+}
+
+fn lobby_phase_query<'a, DB: sqlx::Database>(
+    code: &'a str,
+    phase: Phase,
+) -> sqlx::query::Query<'a, DB, <DB as sqlx::Database>::Arguments>
+where
+    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+{
+    sqlx::query("UPDATE lobbies SET phase = $1 WHERE code = $2")
+        .bind(phase.as_str())
+        .bind(code)
+}
+
 fn insert_seat_query<'a, DB: sqlx::Database>(
     code: &'a str,
     seat: &'a SeatRecord,
@@ -747,10 +942,7 @@ where
     sqlx::query("INSERT INTO seats (lobby_code, seat, kind, name, token_hash) VALUES ($1, $2, $3, $4, $5)")
         .bind(code)
         .bind(i64::from(seat.seat))
-        .bind(match seat.kind {
-            SeatKind::Human => "human",
-            SeatKind::Bot => "bot",
-        })
+        .bind(seat.kind.as_str())
         .bind(seat.name.as_str())
         .bind(seat.token_hash.as_deref())
 }

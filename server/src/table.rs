@@ -680,7 +680,7 @@ impl Table {
             name: name.clone(),
             token_hash: Some(secrets::token_hash(&token)),
         };
-        self.store
+        self.commits
             .insert_seat(&self.code, &record)
             .await
             .map_err(internal)?;
@@ -827,7 +827,7 @@ impl Table {
             name: name.clone(),
             token_hash: None,
         };
-        self.store
+        self.commits
             .insert_seat(&self.code, &record)
             .await
             .map_err(internal)?;
@@ -873,7 +873,7 @@ impl Table {
         }
         let (game, record) = self.new_match()?;
         let now = record.started_at;
-        self.store
+        self.commits
             .start_match(&self.code, &record)
             .await
             .map_err(internal)?;

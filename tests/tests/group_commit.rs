@@ -10,7 +10,9 @@
 use integration_tests::{TestDb, backends};
 use rules::{Actor, Outcome, Seat};
 use serde_json::{Value, json};
-use server::store::{Append, LobbyRecord, LogEntry, MatchRecord, Phase, SeatKind, SeatRecord, StoreError};
+use server::store::{
+    Append, LobbyRecord, LogEntry, MatchRecord, Phase, SeatKind, SeatRecord, Setup, StoreError,
+};
 
 fn lobby(code: &str) -> LobbyRecord {
     LobbyRecord {
@@ -214,6 +216,215 @@ async fn every_batch_is_written_whole_or_not_at_all_on_every_store() {
                 "{backend}"
             );
         }
+        drop(store);
+        db.drop_db().await;
+    }
+}
+
+fn record(id: &str) -> MatchRecord {
+    MatchRecord {
+        id: id.into(),
+        game: "g".into(),
+        options: json!({"o": id}),
+        players: 2,
+        seed: 0xfeed_0000_0000_0001,
+        rules_version: 3,
+        started_at: 20,
+        finished: false,
+    }
+}
+
+fn seat(n: u8, kind: SeatKind) -> SeatRecord {
+    SeatRecord {
+        seat: n,
+        token_hash: (kind == SeatKind::Human).then(|| format!("{n:02x}").repeat(32)),
+        kind,
+        name: format!("p{n}"),
+    }
+}
+
+/// The rows that set a match up (a lobby with its host, a seat, a match's start) share a batch with actions: all
+/// written, in their order (a seat of a lobby created earlier in the same batch), or none of them.
+#[tokio::test]
+async fn lobbies_seats_and_starts_share_a_batch_with_actions_on_every_store() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let store = db.store().await;
+        store.create_lobby(&lobby("AAAAAA"), &host()).await.unwrap();
+        store.start_match("AAAAAA", &record("m1")).await.unwrap();
+        store.create_lobby(&lobby("DDDDDD"), &host()).await.unwrap();
+
+        let timed = LobbyRecord {
+            turn_timer_ms: Some(5_000),
+            ..lobby("CCCCCC")
+        };
+        let (bot, guest, m3) = (seat(1, SeatKind::Bot), seat(1, SeatKind::Human), record("m3"));
+        let entries: Vec<LogEntry> = (1..=3).map(entry).collect();
+        let actions: Vec<Append<'_>> = entries
+            .iter()
+            .map(|e| Append {
+                match_id: "m1",
+                lobby_code: "AAAAAA",
+                entry: e,
+                snapshot: None,
+                outcome: None,
+            })
+            .collect();
+        let setups = [
+            Setup::CreateLobby {
+                lobby: &timed,
+                host: &host(),
+            },
+            Setup::InsertSeat {
+                code: "CCCCCC",
+                seat: &bot,
+            },
+            Setup::InsertSeat {
+                code: "DDDDDD",
+                seat: &guest,
+            },
+            Setup::StartMatch {
+                code: "DDDDDD",
+                record: &m3,
+            },
+        ];
+        store
+            .write_batch(&setups, &actions)
+            .await
+            .unwrap_or_else(|e| panic!("{backend}: {e}"));
+        let c = store.load_lobby("CCCCCC").await.unwrap().expect("CCCCCC");
+        assert_eq!(c.lobby.phase, Phase::Open, "{backend}");
+        assert_eq!(c.lobby.turn_timer_ms, Some(5_000), "{backend}");
+        let seats: Vec<_> = c
+            .seats
+            .iter()
+            .map(|s| (s.seat, s.kind.clone(), s.name.clone(), s.token_hash.clone()))
+            .collect();
+        assert_eq!(
+            seats,
+            [
+                (0, SeatKind::Human, "p0".to_string(), host().token_hash),
+                (1, SeatKind::Bot, "p1".to_string(), None)
+            ],
+            "{backend}: CCCCCC's seats"
+        );
+        assert!(c.game.is_none(), "{backend}");
+        let d = store.load_lobby("DDDDDD").await.unwrap().expect("DDDDDD");
+        assert_eq!(d.lobby.phase, Phase::Playing, "{backend}");
+        assert_eq!(d.seats.len(), 2, "{backend}");
+        assert_eq!(d.seats[1].token_hash, guest.token_hash, "{backend}");
+        let game = d.game.expect("DDDDDD's match").record;
+        assert_eq!(
+            (
+                game.id.as_str(),
+                game.seed,
+                game.rules_version,
+                game.started_at,
+                game.finished
+            ),
+            ("m3", m3.seed, 3, 20, false),
+            "{backend}"
+        );
+        assert_eq!(game.options, json!({"o": "m3"}), "{backend}");
+        same_log(store.action_log("m1").await.unwrap(), entries.clone(), backend);
+
+        // One conflicting row (a lobby code taken, a seat taken) refuses the whole batch: no new lobby, no start,
+        // no action.
+        let later: Vec<LogEntry> = (4..=5).map(entry).collect();
+        let more: Vec<Append<'_>> = later
+            .iter()
+            .map(|e| Append {
+                match_id: "m1",
+                lobby_code: "AAAAAA",
+                entry: e,
+                snapshot: None,
+                outcome: None,
+            })
+            .collect();
+        let (m4, taken) = (record("m4"), seat(1, SeatKind::Human));
+        for conflict in [
+            Setup::CreateLobby {
+                lobby: &timed,
+                host: &host(),
+            },
+            Setup::InsertSeat {
+                code: "DDDDDD",
+                seat: &taken,
+            },
+        ] {
+            let setups = [
+                Setup::CreateLobby {
+                    lobby: &lobby("EEEEEE"),
+                    host: &host(),
+                },
+                Setup::StartMatch {
+                    code: "CCCCCC",
+                    record: &m4,
+                },
+                conflict,
+            ];
+            let result = store.write_batch(&setups, &more).await;
+            assert!(
+                matches!(result, Err(StoreError::Conflict)),
+                "{backend}: {conflict:?}: {result:?}"
+            );
+            assert!(store.load_lobby("EEEEEE").await.unwrap().is_none(), "{backend}");
+            let c = store.load_lobby("CCCCCC").await.unwrap().expect("CCCCCC");
+            assert_eq!(
+                (c.lobby.phase, c.game.is_none()),
+                (Phase::Open, true),
+                "{backend}"
+            );
+            same_log(store.action_log("m1").await.unwrap(), entries.clone(), backend);
+        }
+        drop(store);
+        db.drop_db().await;
+    }
+}
+
+/// Through the committer, writes queued together go in one batch; when one of them conflicts, each is written
+/// again alone and gets its own answer: the conflicting lobby code is refused, the others are written.
+#[tokio::test]
+async fn a_conflicting_setup_fails_alone_through_the_committer_on_every_store() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let store = db.store().await;
+        store.create_lobby(&lobby("AAAAAA"), &host()).await.unwrap();
+        store.start_match("AAAAAA", &record("m1")).await.unwrap();
+        let metrics = std::sync::Arc::new(server::metrics::Metrics::default());
+        let committer = server::commit::Committer::new(store.clone(), metrics.clone());
+        let pending = |seq: u64| server::commit::Pending {
+            match_id: "m1".into(),
+            lobby_code: "AAAAAA".into(),
+            entry: entry(seq),
+            snapshot: None,
+            outcome: None,
+        };
+        // On this test's one thread, all four are queued before the writer runs: one batch.
+        let (again, other, h) = (lobby("AAAAAA"), lobby("FFFFFF"), host());
+        let (taken, fresh, first, second) = tokio::join!(
+            committer.create_lobby(&again, &h),
+            committer.create_lobby(&other, &h),
+            committer.append(pending(1)),
+            committer.append(pending(2)),
+        );
+        assert!(matches!(taken, Err(StoreError::Conflict)), "{backend}: {taken:?}");
+        assert!(
+            fresh.is_ok() && first.is_ok() && second.is_ok(),
+            "{backend}: {fresh:?} {first:?} {second:?}"
+        );
+        assert_eq!(
+            metrics.group_commits.load(std::sync::atomic::Ordering::Relaxed),
+            1,
+            "{backend}: the four writes were one batch"
+        );
+        assert!(store.load_lobby("FFFFFF").await.unwrap().is_some(), "{backend}");
+        same_log(
+            store.action_log("m1").await.unwrap(),
+            vec![entry(1), entry(2)],
+            backend,
+        );
+        drop(committer);
         drop(store);
         db.drop_db().await;
     }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 use sqlx::Row;
 
-use super::{Phase, SeatKind, SeatRecord, Store, StoreError, classify, corrupt, parse_json, small, to_i64};
+use super::{Phase, SeatRecord, Store, StoreError, classify, corrupt, parse_json, small, to_i64};
 
 /// One admin action, as recorded: who, what, when, why, on which match and seat, and what it did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -168,10 +168,7 @@ impl Store {
         seat: &SeatRecord,
         audit: &AuditEntry,
     ) -> Result<(), StoreError> {
-        let kind = match seat.kind {
-            SeatKind::Human => "human",
-            SeatKind::Bot => "bot",
-        };
+        let kind = seat.kind.as_str();
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
             sqlx::query("UPDATE seats SET kind = $1, name = $2, token_hash = $3 WHERE lobby_code = $4 AND seat = $5")
