@@ -1291,6 +1291,18 @@ impl Store {
         })
     }
 
+    /// Whether a lobby, of any phase, has the code `code` (codes are never reused).
+    pub async fn lobby_code_taken(&self, code: &str) -> Result<bool, StoreError> {
+        on_pool!(self, pool => {
+            let row = sqlx::query("SELECT 1 FROM lobbies WHERE code = $1")
+                .bind(code)
+                .fetch_optional(pool)
+                .await
+                .map_err(classify)?;
+            Ok(row.is_some())
+        })
+    }
+
     /// The code of the rematch that follows lobby `code`, if one was started.
     pub async fn rematch_of(&self, code: &str) -> Result<Option<String>, StoreError> {
         on_pool!(self, pool => {

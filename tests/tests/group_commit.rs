@@ -369,6 +369,9 @@ async fn lobbies_seats_and_starts_share_a_batch_with_actions_on_every_store() {
                 "{backend}: {conflict:?}: {result:?}"
             );
             assert!(store.load_lobby("EEEEEE").await.unwrap().is_none(), "{backend}");
+            // What the hub asks before it queues a new lobby: a taken code would refuse a whole batch.
+            assert!(!store.lobby_code_taken("EEEEEE").await.unwrap(), "{backend}");
+            assert!(store.lobby_code_taken("CCCCCC").await.unwrap(), "{backend}");
             let c = store.load_lobby("CCCCCC").await.unwrap().expect("CCCCCC");
             assert_eq!(
                 (c.lobby.phase, c.game.is_none()),
