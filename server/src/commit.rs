@@ -6,7 +6,8 @@
 //! takes whatever is queued when it becomes free, so a lone action is committed at once (a batch of one) and
 //! batches grow only with the load. If a batch fails, it is rolled back and its appends are retried one
 //! transaction each, so every append gets its own result (a conflict in one match never fails another's
-//! action).
+//! action). A new lobby whose code is taken is the exception: the batch leaves it out and commits the rest, and
+//! only that lobby is answered with a conflict (its creator draws another code).
 //!
 //! The rows that set a match up (a new lobby with its host's seat, a joined seat, a match's start) take the same
 //! path ([`Committer::create_lobby`], [`Committer::insert_seat`], [`Committer::start_match`]): each was a
@@ -177,6 +178,8 @@ async fn write_batches(store: Store, metrics: Arc<Metrics>, mut jobs: mpsc::Rece
     while jobs.recv_many(&mut batch, MAX_BATCH).await > 0 {
         // Lobbies' and matches' rows first, in their order, then the actions.
         let setups: Vec<Setup<'_>> = batch.iter().filter_map(Job::setup).collect();
+        // Which job each setup is, to answer the lobbies a batch leaves out because their code is taken.
+        let setup_jobs: Vec<usize> = (0..batch.len()).filter(|&i| batch[i].setup().is_some()).collect();
         let appends: Vec<Append<'_>> = batch.iter().filter_map(Job::append).collect();
         let started = Instant::now();
         let result = store.write_batch(&setups, &appends).await;
@@ -187,10 +190,19 @@ async fn write_batches(store: Store, metrics: Arc<Metrics>, mut jobs: mpsc::Rece
             .fetch_add(appends.len() as u64, Relaxed);
         drop(appends);
         drop(setups);
+        if result.is_err() {
+            metrics.group_commit_failures.fetch_add(1, Relaxed);
+        }
         match result {
-            Ok(()) => {
-                for job in batch.drain(..) {
-                    let _ = job.done.send(Ok(()));
+            Ok(left_out) => {
+                let left_out: Vec<usize> = left_out.into_iter().map(|i| setup_jobs[i]).collect();
+                for (i, job) in batch.drain(..).enumerate() {
+                    let answer = if left_out.contains(&i) {
+                        Err(StoreError::Conflict)
+                    } else {
+                        Ok(())
+                    };
+                    let _ = job.done.send(answer);
                 }
             }
             Err(e) if batch.len() == 1 => {

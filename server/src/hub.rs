@@ -231,7 +231,8 @@ impl Hub {
             name: name.clone(),
             token_hash: Some(token_hash.clone()),
         };
-        // A fresh code is rarely taken; the check below, or the primary key, tells us when it is.
+        // A fresh code is rarely taken; the primary key tells us when it is (a group commit leaves such a lobby
+        // out and answers it with a conflict, without refusing the rest of its batch).
         let mut attempts = 0;
         let lobby = loop {
             let lobby = LobbyRecord {
@@ -244,31 +245,6 @@ impl Hub {
                 phase: Phase::Open,
                 created_at: self.clock.now(),
             };
-            // Checked first: a taken code would fail the whole group commit the lobby shares, and every write in
-            // it would be retried alone. (Another server may still take the same code in between; then that
-            // happens, and this lobby draws another code.) Codes are never reused, so as lobbies accumulate a
-            // fresh code is taken more often.
-            match self.store.lobby_code_taken(&lobby.code).await {
-                Ok(false) => {}
-                Ok(true) if attempts < 8 => {
-                    attempts += 1;
-                    continue;
-                }
-                Ok(true) => {
-                    error!("eight fresh lobby codes in a row were taken");
-                    return Err(ErrorBody::new(
-                        ErrorCode::Internal,
-                        "the lobby could not be created",
-                    ));
-                }
-                Err(e) => {
-                    error!(error = %e, "checking a new lobby's code failed");
-                    return Err(ErrorBody::new(
-                        ErrorCode::Internal,
-                        "the lobby could not be created",
-                    ));
-                }
-            }
             match self.commits.create_lobby(&lobby, &host).await {
                 Ok(()) if absent == AbsencePolicy::default() => break lobby,
                 Ok(()) => match self

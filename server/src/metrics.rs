@@ -66,6 +66,8 @@ pub struct Metrics {
     pub group_commit_appends: AtomicU64,
     /// The database's own time for each group commit, from sending it to its answer.
     pub group_commit_latency: Histogram,
+    /// Group commits refused whole (their writes then written again one at a time).
+    pub group_commit_failures: AtomicU64,
 }
 
 impl Metrics {
@@ -152,6 +154,13 @@ impl Metrics {
             "# HELP tabletop_group_commit_appends_total Actions appended by group commits.\n\
              # TYPE tabletop_group_commit_appends_total counter\ntabletop_group_commit_appends_total {}",
             self.group_commit_appends.load(Relaxed)
+        );
+        let _ = writeln!(
+            out,
+            "# HELP tabletop_group_commit_failures_total Group commits refused whole, whose writes were then \
+             written again one at a time.\n# TYPE tabletop_group_commit_failures_total counter\n\
+             tabletop_group_commit_failures_total {}",
+            self.group_commit_failures.load(Relaxed)
         );
         self.group_commit_latency.render(
             &mut out,

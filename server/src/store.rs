@@ -279,7 +279,8 @@ fn insert_actions_sql(rows: usize) -> &'static str {
     &all[i]
 }
 
-/// PostgreSQL: a whole group commit as one statement of array parameters, the same text whatever the batch holds
+/// PostgreSQL: a whole group commit as one statement of array parameters; it returns the codes of the new lobbies
+/// it did not write because the code was taken (their hosts' seats are not written either), the same text whatever the batch holds
 /// (one prepared statement per connection). Data-modifying `WITH` parts write the snapshots, the results and the
 /// finished matches' and lobbies' rows, and the [`Setup`]s' new lobbies, seats and started matches; the main
 /// `INSERT` writes the actions. The parts touch different rows (a table has one write in flight, so a lobby is
@@ -296,9 +297,11 @@ fn append_batch_pg<'q>(
     let mut l_timers: Vec<Option<i64>> = vec![];
     let (mut s_codes, mut s_seats, mut s_kinds, mut s_names) = (vec![], vec![], vec![], vec![]);
     let mut s_hashes: Vec<Option<String>> = vec![];
+    let mut s_hosts: Vec<bool> = vec![];
     let (mut m_ids, mut m_codes, mut m_games, mut m_options) = (vec![], vec![], vec![], vec![]);
     let (mut m_players, mut m_seeds, mut m_versions, mut m_started) = (vec![], vec![], vec![], vec![]);
-    let mut push_seat = |code: &str, seat: &SeatRecord| {
+    let mut push_seat = |code: &str, seat: &SeatRecord, host: bool| {
+        s_hosts.push(host);
         s_codes.push(code.to_owned());
         s_seats.push(i64::from(seat.seat));
         s_kinds.push(seat.kind.as_str());
@@ -316,9 +319,9 @@ fn append_batch_pg<'q>(
                 l_timers.push(lobby.turn_timer_ms.map(to_i64));
                 l_phases.push(lobby.phase.as_str());
                 l_created.push(to_i64(lobby.created_at));
-                push_seat(&lobby.code, host);
+                push_seat(&lobby.code, host, true);
             }
-            Setup::InsertSeat { code, seat } => push_seat(code, seat),
+            Setup::InsertSeat { code, seat } => push_seat(code, seat, false),
             Setup::StartMatch { code, record } => {
                 m_ids.push(record.id.clone());
                 m_codes.push(code.to_owned());
@@ -362,9 +365,11 @@ fn append_batch_pg<'q>(
     sqlx::query(
         "WITH new_lobby AS (INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, phase, \
              created_at) SELECT * FROM UNNEST($16::text[], $17::text[], $18::text[], $19::int8[], $20::int8[], \
-             $21::int8[], $22::text[], $23::int8[])), \
+             $21::int8[], $22::text[], $23::int8[]) ON CONFLICT (code) DO NOTHING RETURNING code), \
          new_seat AS (INSERT INTO seats (lobby_code, seat, kind, name, token_hash) \
-             SELECT * FROM UNNEST($24::text[], $25::int8[], $26::text[], $27::text[], $28::text[])), \
+             SELECT s.code, s.seat, s.kind, s.name, s.hash FROM UNNEST($24::text[], $25::int8[], $26::text[], \
+             $27::text[], $28::text[], $39::bool[]) AS s (code, seat, kind, name, hash, host) \
+             WHERE NOT s.host OR s.code IN (SELECT code FROM new_lobby)), \
          started AS (INSERT INTO matches (id, lobby_code, game, options, players, seed, rules_version, status, \
              started_at) SELECT id, code, game, options, players, seed, version, $37, at FROM UNNEST($29::text[], \
              $30::text[], $31::text[], $32::text[], $33::int8[], $34::int8[], $35::int8[], $36::int8[]) \
@@ -376,9 +381,10 @@ fn append_batch_pg<'q>(
              SELECT * FROM UNNEST($10::text[], $11::text[], $12::int8[])), \
          finished AS (UPDATE matches SET status = $14, finished_at = f.at \
              FROM UNNEST($10::text[], $12::int8[]) AS f (id, at) WHERE matches.id = f.id), \
-         lobby AS (UPDATE lobbies SET phase = $15 WHERE code = ANY($13::text[])) \
-         INSERT INTO actions (match_id, seq, actor, action, at) \
-         SELECT * FROM UNNEST($1::text[], $2::int8[], $3::text[], $4::text[], $5::int8[])",
+         lobby AS (UPDATE lobbies SET phase = $15 WHERE code = ANY($13::text[])), \
+         logged AS (INSERT INTO actions (match_id, seq, actor, action, at) \
+             SELECT * FROM UNNEST($1::text[], $2::int8[], $3::text[], $4::text[], $5::int8[])) \
+         SELECT code FROM UNNEST($16::text[]) AS c (code) WHERE code NOT IN (SELECT code FROM new_lobby)",
     )
     .bind(ids)
     .bind(seqs)
@@ -418,6 +424,7 @@ fn append_batch_pg<'q>(
     .bind(m_started)
     .bind("playing")
     .bind(Phase::Playing.as_str())
+    .bind(s_hosts)
 }
 
 fn json_text(v: &Value) -> String {
@@ -542,7 +549,7 @@ impl Store {
         }
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
-            insert_lobby_query(lobby).execute(&mut *tx).await.map_err(classify)?;
+            insert_lobby_query(lobby, false).execute(&mut *tx).await.map_err(classify)?;
             insert_seat_query(&lobby.code, host).execute(&mut *tx).await.map_err(classify)?;
             tx.commit().await.map_err(classify)
         })
@@ -629,7 +636,7 @@ impl Store {
     /// Appends several actions (of any matches) in ONE transaction: all are committed or none is. Used by
     /// group commit ([`crate::commit`]); a failure says nothing about which append caused it.
     pub async fn append_batch(&self, appends: &[Append<'_>]) -> Result<(), StoreError> {
-        self.write_batch(&[], appends).await
+        self.write_batch(&[], appends).await.map(drop)
     }
 
     /// Writes one [`Setup`] alone, in its own transaction.
@@ -643,25 +650,45 @@ impl Store {
 
     /// [`Store::append_batch`] with lobbies' and matches' rows written in the same transaction, before the
     /// actions (in their order: a seat's lobby may be created earlier in the same batch). All are committed or
-    /// none is.
-    pub async fn write_batch(&self, setups: &[Setup<'_>], appends: &[Append<'_>]) -> Result<(), StoreError> {
+    /// none is, with one exception: a new lobby whose code is taken is left out (with its host's seat) and the
+    /// rest is committed. The indexes (in `setups`) of the lobbies left out are returned: a taken code is
+    /// expected now and then (codes are short and never reused) and must not refuse everyone else's writes.
+    pub async fn write_batch(
+        &self,
+        setups: &[Setup<'_>],
+        appends: &[Append<'_>],
+    ) -> Result<Vec<usize>, StoreError> {
         if let Store::Postgres(pool) = self {
             // ONE statement, run outside an explicit transaction: one round trip instead of BEGIN, an INSERT per
             // ACTION_ROWS chunk, the snapshots' and results' statements and COMMIT (docs/performance.md,
             // section 10). A single statement is atomic in PostgreSQL, and with the default synchronous_commit
             // durable when it returns, so the batch is still all-or-nothing.
-            return append_batch_pg(setups, appends)
-                .execute(pool)
+            let rows = append_batch_pg(setups, appends)
+                .fetch_all(pool)
                 .await
-                .map(|_| ())
-                .map_err(classify);
+                .map_err(classify)?;
+            let mut taken = Vec::with_capacity(rows.len());
+            for row in rows {
+                taken.push(row.try_get::<String, _>(0).map_err(classify)?);
+            }
+            return Ok(setups
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| matches!(s, Setup::CreateLobby { lobby, .. } if taken.contains(&lobby.code)))
+                .map(|(i, _)| i)
+                .collect());
         }
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
-            for setup in setups {
+            let mut left_out = Vec::new();
+            for (i, setup) in setups.iter().enumerate() {
                 match *setup {
                     Setup::CreateLobby { lobby, host } => {
-                        insert_lobby_query(lobby).execute(&mut *tx).await.map_err(classify)?;
+                        let written = insert_lobby_query(lobby, true).execute(&mut *tx).await.map_err(classify)?;
+                        if written.rows_affected() == 0 {
+                            left_out.push(i);
+                            continue;
+                        }
                         insert_seat_query(&lobby.code, host).execute(&mut *tx).await.map_err(classify)?;
                     }
                     Setup::InsertSeat { code, seat } => {
@@ -727,7 +754,8 @@ impl Store {
                         .map_err(classify)?;
                 }
             }
-            tx.commit().await.map_err(classify)
+            tx.commit().await.map_err(classify)?;
+            Ok(left_out)
         })
     }
 
@@ -895,8 +923,11 @@ fn is_memory(file: &Path) -> bool {
     file.as_os_str() == ":memory:" || file.as_os_str().is_empty()
 }
 
+/// The new lobby's row. With `skip_taken`, a taken code writes nothing (no error; the caller reads how many rows
+/// were written) instead of failing the transaction.
 fn insert_lobby_query<'a, DB: sqlx::Database>(
     lobby: &'a LobbyRecord,
+    skip_taken: bool,
 ) -> sqlx::query::Query<'a, DB, <DB as sqlx::Database>::Arguments>
 where
     &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
@@ -904,10 +935,13 @@ where
     i64: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
     Option<i64>: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
 {
-    sqlx::query(
+    sqlx::query(if skip_taken {
         "INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-    )
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (code) DO NOTHING"
+    } else {
+        "INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+    })
     .bind(lobby.code.as_str())
     .bind(lobby.game.as_str())
     .bind(json_text(&lobby.options))
@@ -1288,18 +1322,6 @@ impl Store {
                 grace_ms: row.try_get::<i64, _>("absent_grace_ms")? as u64,
                 stand_in_from,
             }))
-        })
-    }
-
-    /// Whether a lobby, of any phase, has the code `code` (codes are never reused).
-    pub async fn lobby_code_taken(&self, code: &str) -> Result<bool, StoreError> {
-        on_pool!(self, pool => {
-            let row = sqlx::query("SELECT 1 FROM lobbies WHERE code = $1")
-                .bind(code)
-                .fetch_optional(pool)
-                .await
-                .map_err(classify)?;
-            Ok(row.is_some())
         })
     }
 

@@ -328,8 +328,7 @@ async fn lobbies_seats_and_starts_share_a_batch_with_actions_on_every_store() {
         assert_eq!(game.options, json!({"o": "m3"}), "{backend}");
         same_log(store.action_log("m1").await.unwrap(), entries.clone(), backend);
 
-        // One conflicting row (a lobby code taken, a seat taken) refuses the whole batch: no new lobby, no start,
-        // no action.
+        // A taken seat refuses the whole batch: no new lobby, no start, no action.
         let later: Vec<LogEntry> = (4..=5).map(entry).collect();
         let more: Vec<Append<'_>> = later
             .iter()
@@ -342,51 +341,89 @@ async fn lobbies_seats_and_starts_share_a_batch_with_actions_on_every_store() {
             })
             .collect();
         let (m4, taken) = (record("m4"), seat(1, SeatKind::Human));
-        for conflict in [
+        let (fresh, h) = (lobby("EEEEEE"), host());
+        let setups = [
             Setup::CreateLobby {
-                lobby: &timed,
-                host: &host(),
+                lobby: &fresh,
+                host: &h,
+            },
+            Setup::StartMatch {
+                code: "CCCCCC",
+                record: &m4,
             },
             Setup::InsertSeat {
                 code: "DDDDDD",
                 seat: &taken,
             },
-        ] {
-            let setups = [
-                Setup::CreateLobby {
-                    lobby: &lobby("EEEEEE"),
-                    host: &host(),
-                },
-                Setup::StartMatch {
-                    code: "CCCCCC",
-                    record: &m4,
-                },
-                conflict,
-            ];
-            let result = store.write_batch(&setups, &more).await;
-            assert!(
-                matches!(result, Err(StoreError::Conflict)),
-                "{backend}: {conflict:?}: {result:?}"
-            );
-            assert!(store.load_lobby("EEEEEE").await.unwrap().is_none(), "{backend}");
-            // What the hub asks before it queues a new lobby: a taken code would refuse a whole batch.
-            assert!(!store.lobby_code_taken("EEEEEE").await.unwrap(), "{backend}");
-            assert!(store.lobby_code_taken("CCCCCC").await.unwrap(), "{backend}");
-            let c = store.load_lobby("CCCCCC").await.unwrap().expect("CCCCCC");
-            assert_eq!(
-                (c.lobby.phase, c.game.is_none()),
-                (Phase::Open, true),
-                "{backend}"
-            );
-            same_log(store.action_log("m1").await.unwrap(), entries.clone(), backend);
-        }
+        ];
+        let result = store.write_batch(&setups, &more).await;
+        assert!(
+            matches!(result, Err(StoreError::Conflict)),
+            "{backend}: {result:?}"
+        );
+        assert!(store.load_lobby("EEEEEE").await.unwrap().is_none(), "{backend}");
+        let c = store.load_lobby("CCCCCC").await.unwrap().expect("CCCCCC");
+        assert_eq!(
+            (c.lobby.phase, c.game.is_none()),
+            (Phase::Open, true),
+            "{backend}"
+        );
+        same_log(store.action_log("m1").await.unwrap(), entries.clone(), backend);
+
+        // A taken lobby code is left out (with its host's seat) and everything else is written; the batch says
+        // which lobby it left out. The lobby that has the code keeps its row and seats.
+        let intruder = LobbyRecord {
+            game: "other".into(),
+            turn_timer_ms: None,
+            ..lobby("CCCCCC")
+        };
+        let intruding_host = SeatRecord {
+            name: "intruder".into(),
+            ..host()
+        };
+        let setups = [
+            Setup::CreateLobby {
+                lobby: &fresh,
+                host: &h,
+            },
+            Setup::StartMatch {
+                code: "CCCCCC",
+                record: &m4,
+            },
+            Setup::CreateLobby {
+                lobby: &intruder,
+                host: &intruding_host,
+            },
+        ];
+        let result = store.write_batch(&setups, &more).await;
+        assert_eq!(
+            result.ok(),
+            Some(vec![2]),
+            "{backend}: the taken code's lobby is left out"
+        );
+        assert!(store.load_lobby("EEEEEE").await.unwrap().is_some(), "{backend}");
+        let c = store.load_lobby("CCCCCC").await.unwrap().expect("CCCCCC");
+        assert_eq!(
+            (c.lobby.game.as_str(), c.lobby.turn_timer_ms, c.lobby.phase),
+            ("g", Some(5_000), Phase::Playing),
+            "{backend}: CCCCCC is the first lobby, now started"
+        );
+        assert_eq!(
+            c.seats[0].name, "p0",
+            "{backend}: its host's seat is the first one's"
+        );
+        assert_eq!(c.game.expect("m4").record.id, "m4", "{backend}");
+        let mut expected = entries.clone();
+        expected.extend(later.iter().cloned());
+        same_log(store.action_log("m1").await.unwrap(), expected, backend);
         drop(store);
         db.drop_db().await;
     }
 }
 
-/// Through the committer, writes queued together go in one batch; when one of them conflicts, each is written
-/// again alone and gets its own answer: the conflicting lobby code is refused, the others are written.
+/// Through the committer, writes queued together go in one batch. A taken lobby code is answered with a conflict
+/// and the rest of its batch is written; any other conflict refuses the batch, whose writes are then written again
+/// alone, each with its own answer.
 #[tokio::test]
 async fn a_conflicting_setup_fails_alone_through_the_committer_on_every_store() {
     for backend in backends() {
@@ -416,15 +453,49 @@ async fn a_conflicting_setup_fails_alone_through_the_committer_on_every_store() 
             fresh.is_ok() && first.is_ok() && second.is_ok(),
             "{backend}: {fresh:?} {first:?} {second:?}"
         );
+        let count = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
         assert_eq!(
-            metrics.group_commits.load(std::sync::atomic::Ordering::Relaxed),
+            count(&metrics.group_commits),
             1,
             "{backend}: the four writes were one batch"
+        );
+        assert_eq!(
+            count(&metrics.group_commit_failures),
+            0,
+            "{backend}: the batch was not refused"
         );
         assert!(store.load_lobby("FFFFFF").await.unwrap().is_some(), "{backend}");
         same_log(
             store.action_log("m1").await.unwrap(),
             vec![entry(1), entry(2)],
+            backend,
+        );
+
+        // A taken seat refuses its batch; written again one by one, only that seat fails.
+        let (other, taken_seat) = (lobby("GGGGGG"), seat(0, SeatKind::Human));
+        let (seated, created, third) = tokio::join!(
+            committer.insert_seat("AAAAAA", &taken_seat),
+            committer.create_lobby(&other, &h),
+            committer.append(pending(3)),
+        );
+        assert!(
+            matches!(seated, Err(StoreError::Conflict)),
+            "{backend}: {seated:?}"
+        );
+        assert!(
+            created.is_ok() && third.is_ok(),
+            "{backend}: {created:?} {third:?}"
+        );
+        assert_eq!(count(&metrics.group_commits), 2, "{backend}: one more batch");
+        assert_eq!(
+            count(&metrics.group_commit_failures),
+            1,
+            "{backend}: refused, then written one by one"
+        );
+        assert!(store.load_lobby("GGGGGG").await.unwrap().is_some(), "{backend}");
+        same_log(
+            store.action_log("m1").await.unwrap(),
+            vec![entry(1), entry(2), entry(3)],
             backend,
         );
         drop(committer);
