@@ -349,6 +349,7 @@ where
                         }
                         None => break,
                     };
+                    let greeted_before = session.greeted;
                     let reply = match frame {
                         Message::Text(text) => {
                             if !rate.allow() {
@@ -375,6 +376,11 @@ where
                     // Any frame keeps a greeted connection alive; before `hello`, only `hello` moves the deadline.
                     if session.greeted {
                         quiet_until = Instant::now() + shared.limits.idle_timeout;
+                        // The timer only moves itself later when it fires; the first idle deadline may be earlier
+                        // than the handshake's.
+                        if !greeted_before {
+                            quiet.as_mut().reset(quiet_until);
+                        }
                     }
                     // The reply first, then whatever the table pushed meanwhile (the order of the old loop:
                     // a reply, then the outbox), in one socket write.
@@ -1032,6 +1038,43 @@ mod tests {
         );
         task.await.unwrap();
         assert_eq!(shared.usage.lock().unwrap().connections, 0);
+    }
+
+    /// An idle timeout shorter than the handshake's closes a quiet greeted connection on time, not when the
+    /// handshake's deadline would have passed.
+    #[tokio::test]
+    async fn a_short_idle_timeout_is_kept_after_a_long_handshake_timeout() {
+        let (shared, _stop) = shared_with(|l| {
+            l.handshake_timeout = Duration::from_secs(60);
+            l.idle_timeout = Duration::from_secs(5);
+        })
+        .await;
+        tokio::time::pause();
+        let (to_server, from_client) = channel::unbounded::<Result<Message, Infallible>>();
+        let (to_client, mut from_server) = channel::unbounded::<Message>();
+        let task = tokio::spawn(serve(
+            to_client,
+            from_client,
+            shared.clone(),
+            shared.admit(None).unwrap(),
+        ));
+        let hello = json!({"id": 1, "type": "hello", "protocol": protocol::PROTOCOL_VERSION});
+        to_server
+            .unbounded_send(Ok(Message::Text(hello.to_string().into())))
+            .unwrap();
+        assert_eq!(next(&mut from_server).await["type"], "welcome");
+        let greeted = Instant::now();
+        let closing = next(&mut from_server).await;
+        assert_eq!(closing["code"], "idle_timeout");
+        // Paused time jumps to each timer, so this is the deadline the connection kept (to the timer's
+        // millisecond), not a measured duration: 60 s if the handshake's deadline were kept.
+        let quiet_for = Instant::now() - greeted;
+        assert!(
+            (Duration::from_secs(5)..Duration::from_secs(6)).contains(&quiet_for),
+            "closed after {quiet_for:?}"
+        );
+        drop(to_server);
+        task.await.unwrap();
     }
 
     /// Per-address and total connection limits, and the lobby allowance per address.
