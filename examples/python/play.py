@@ -48,12 +48,16 @@ class Fatal(Exception):
 class Connection:
     """One WebSocket: requests with ids and their one reply each, and the pushes in between."""
 
-    def __init__(self, ws: ClientConnection, transcript: Optional[Any]) -> None:
+    def __init__(self, ws: ClientConnection, transcript: Optional[Any], keepalive: float) -> None:
         self.ws = ws
         self.next_id = 1
         self.pushes: deque[dict] = deque()
         self.replies: deque[dict] = deque()
         self.transcript = transcript
+        # The server closes a connection that has sent nothing for IDLE_TIMEOUT_SECS (300 by default), however
+        # much it receives: after `keepalive` seconds without sending, `receive` sends a `ping`.
+        self.keepalive = keepalive
+        self.last_sent = time.monotonic()
 
     async def send(self, body: dict) -> int:
         request_id = self.next_id
@@ -64,16 +68,29 @@ class Connection:
             await self.ws.send(json.dumps(message))
         except ConnectionClosed as e:
             raise Reconnect(f"connection closed: {e}") from e
+        self.last_sent = time.monotonic()
         return request_id
 
     async def receive(self) -> dict:
-        try:
-            text = await self.ws.recv()
-        except ConnectionClosed as e:
-            raise Reconnect(f"connection closed: {e}") from e
-        message = json.loads(text)
-        self.log("<", message)
-        return message
+        """The next message from the server, sending a `ping` whenever this side has been quiet for `keepalive`
+        seconds; the `pong`s are not returned."""
+        while True:
+            quiet_for = self.last_sent + self.keepalive - time.monotonic()
+            if quiet_for <= 0:
+                await self.send({"type": "ping"})
+                continue
+            try:
+                # Cancelling `recv` on the timeout loses nothing (websockets >= 13).
+                text = await asyncio.wait_for(self.ws.recv(), quiet_for)
+            except asyncio.TimeoutError:
+                continue
+            except ConnectionClosed as e:
+                raise Reconnect(f"connection closed: {e}") from e
+            message = json.loads(text)
+            self.log("<", message)
+            if message.get("type") == "pong":
+                continue
+            return message
 
     async def request(self, body: dict) -> dict:
         """Sends a request and waits for its reply; pushes read meanwhile are kept for `next`."""
@@ -135,7 +152,7 @@ class Player:
         while True:
             try:
                 async with connect(self.args.url, max_size=2**22) as ws:
-                    conn = Connection(ws, self.transcript)
+                    conn = Connection(ws, self.transcript, self.args.keepalive)
                     welcome = await conn.request({"type": "hello", "protocol": PROTOCOL, "client": CLIENT})
                     expect(welcome, "welcome")
                     if self.token is None:
@@ -146,6 +163,9 @@ class Player:
                              "last_version": self.version})
                         expect(resumed, "resumed")
                         self.say(f"resumed seat {resumed['seat']} at version {self.version}")
+                        if self.is_host() and self.version is None:
+                            # Dropped in the lobby, before the start: starting is still this player's job.
+                            await self.start_when_full(conn)
                     return await self.play(conn)
             except (Reconnect, OSError, InvalidHandshake) as e:  # InvalidHandshake: e.g. HTTP 503 while shutting down
                 self.reconnections += 1
@@ -167,15 +187,29 @@ class Player:
                 {"type": "join_lobby", "code": await self.code, "name": self.name}), "seated")
         self.seat, self.token = seated["seat"], seated["seat_token"]
         self.say(f"seated at {self.seat}")
-        if self.index == 0 and not self.args.join:
+        if self.is_host():
             for _ in range(self.args.bots):
                 expect(await conn.request({"type": "add_bot"}), "ok")
-            # Start once every seat is taken: the other example players join on their own connections.
-            while not self.lobby_full():
-                message = await conn.next()
-                if message["type"] == "lobby":
-                    self.lobby = message
-            expect(await conn.request({"type": "start"}), "ok")
+            await self.start_when_full(conn)
+
+    def is_host(self) -> bool:
+        return self.index == 0 and not self.args.join
+
+    async def start_when_full(self, conn: Connection) -> None:
+        """Starts the match once every seat is taken (the other example players join on their own connections).
+        A `state` push means it has started already (this host started it before a drop): it is kept for
+        `play`."""
+        while not self.lobby_full():
+            message = await conn.next()
+            if message["type"] == "lobby":
+                self.lobby = message
+            elif message["type"] == "state":
+                conn.pushes.appendleft(message)
+                return
+        started = await conn.request({"type": "start"})
+        if started["type"] == "error" and started["code"] == "already_started":
+            return
+        expect(started, "ok")
 
     def lobby_full(self) -> bool:
         return self.lobby is not None and all(s["occupant"]["kind"] != "empty" for s in self.lobby["seats"])
@@ -275,6 +309,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--max-reconnections", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1, help="seed of this client's choices")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds to reach a result")
+    parser.add_argument("--keepalive", type=float, default=60.0,
+                        help="send a ping after this many seconds without sending (the server's IDLE_TIMEOUT_SECS "
+                             "closes quiet connections)")
     parser.add_argument("--transcript", help="write the first player's frames to this file")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
