@@ -979,6 +979,26 @@ mod tests {
         assert_eq!(shared.usage.lock().unwrap().connections, 0);
     }
 
+    /// A connection served by `serve` over in-memory channels: what the client sends, what it receives, the
+    /// connection's task.
+    fn open(
+        shared: &Arc<Shared>,
+    ) -> (
+        channel::UnboundedSender<Result<Message, Infallible>>,
+        channel::UnboundedReceiver<Message>,
+        tokio::task::JoinHandle<()>,
+    ) {
+        let (to_server, from_client) = channel::unbounded::<Result<Message, Infallible>>();
+        let (to_client, from_server) = channel::unbounded::<Message>();
+        let task = tokio::spawn(serve(
+            to_client,
+            from_client,
+            shared.clone(),
+            shared.admit(None).unwrap(),
+        ));
+        (to_server, from_server, task)
+    }
+
     /// Silence before `hello` ends the connection with `handshake_timeout`; after it, with `idle_timeout`; a
     /// `ping` keeps it open.
     #[tokio::test]
@@ -990,14 +1010,7 @@ mod tests {
         .await;
         tokio::time::pause();
         // No hello.
-        let (_to_server, from_client) = channel::unbounded::<Result<Message, Infallible>>();
-        let (to_client, mut from_server) = channel::unbounded::<Message>();
-        let task = tokio::spawn(serve(
-            to_client,
-            from_client,
-            shared.clone(),
-            shared.admit(None).unwrap(),
-        ));
+        let (_to_server, mut from_server, task) = open(&shared);
         let closing = next(&mut from_server).await;
         assert_eq!(
             (closing["type"].as_str(), closing["code"].as_str()),
@@ -1006,14 +1019,7 @@ mod tests {
         task.await.unwrap();
 
         // Hello, then pings for longer than the idle timeout, then silence.
-        let (to_server, from_client) = channel::unbounded::<Result<Message, Infallible>>();
-        let (to_client, mut from_server) = channel::unbounded::<Message>();
-        let task = tokio::spawn(serve(
-            to_client,
-            from_client,
-            shared.clone(),
-            shared.admit(None).unwrap(),
-        ));
+        let (to_server, mut from_server, task) = open(&shared);
         let send = |v: Value| {
             to_server
                 .unbounded_send(Ok(Message::Text(v.to_string().into())))
@@ -1050,14 +1056,7 @@ mod tests {
         })
         .await;
         tokio::time::pause();
-        let (to_server, from_client) = channel::unbounded::<Result<Message, Infallible>>();
-        let (to_client, mut from_server) = channel::unbounded::<Message>();
-        let task = tokio::spawn(serve(
-            to_client,
-            from_client,
-            shared.clone(),
-            shared.admit(None).unwrap(),
-        ));
+        let (to_server, mut from_server, task) = open(&shared);
         let hello = json!({"id": 1, "type": "hello", "protocol": protocol::PROTOCOL_VERSION});
         to_server
             .unbounded_send(Ok(Message::Text(hello.to_string().into())))

@@ -49,6 +49,15 @@ impl Histogram {
     }
 }
 
+/// One counter in the Prometheus text format.
+fn counter(out: &mut String, name: &str, help: &str, value: &AtomicU64) {
+    let _ = writeln!(
+        out,
+        "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}",
+        value.load(Relaxed)
+    );
+}
+
 #[derive(Debug, Default)]
 pub struct Metrics {
     pub connections: AtomicI64,
@@ -98,11 +107,11 @@ impl Metrics {
              tabletop_connections {}",
             self.connections.load(Relaxed)
         );
-        let _ = writeln!(
-            out,
-            "# HELP tabletop_connections_total WebSocket connections accepted since start.\n\
-             # TYPE tabletop_connections_total counter\ntabletop_connections_total {}",
-            self.connections_total.load(Relaxed)
+        counter(
+            &mut out,
+            "tabletop_connections_total",
+            "WebSocket connections accepted since start.",
+            &self.connections_total,
         );
         let _ = writeln!(
             out,
@@ -143,24 +152,23 @@ impl Metrics {
             "tabletop_db_write_seconds",
             "From an action's append being handed to the group-commit writer to its answer (queueing included).",
         );
-        let _ = writeln!(
-            out,
-            "# HELP tabletop_group_commits_total Group commits written (one transaction each).\n\
-             # TYPE tabletop_group_commits_total counter\ntabletop_group_commits_total {}",
-            self.group_commits.load(Relaxed)
+        counter(
+            &mut out,
+            "tabletop_group_commits_total",
+            "Group commits written (one transaction each).",
+            &self.group_commits,
         );
-        let _ = writeln!(
-            out,
-            "# HELP tabletop_group_commit_appends_total Actions appended by group commits.\n\
-             # TYPE tabletop_group_commit_appends_total counter\ntabletop_group_commit_appends_total {}",
-            self.group_commit_appends.load(Relaxed)
+        counter(
+            &mut out,
+            "tabletop_group_commit_appends_total",
+            "Actions appended by group commits.",
+            &self.group_commit_appends,
         );
-        let _ = writeln!(
-            out,
-            "# HELP tabletop_group_commit_failures_total Group commits refused whole, whose writes were then \
-             written again one at a time.\n# TYPE tabletop_group_commit_failures_total counter\n\
-             tabletop_group_commit_failures_total {}",
-            self.group_commit_failures.load(Relaxed)
+        counter(
+            &mut out,
+            "tabletop_group_commit_failures_total",
+            "Group commits refused whole, whose writes were then written again one at a time.",
+            &self.group_commit_failures,
         );
         self.group_commit_latency.render(
             &mut out,

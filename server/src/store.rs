@@ -521,32 +521,6 @@ impl Store {
 
     /// Creates a lobby with its first seat. Fails with [`StoreError::Conflict`] if the code is taken.
     pub async fn create_lobby(&self, lobby: &LobbyRecord, host: &SeatRecord) -> Result<(), StoreError> {
-        if let Store::Postgres(pool) = self {
-            // ONE statement in autocommit (atomic and durable when it returns, like a group commit): one round
-            // trip instead of BEGIN, two INSERTs and COMMIT. The seat's foreign key is checked at the end of the
-            // statement, when the lobby's row is there (docs/performance.md, section 12).
-            return sqlx::query(
-                "WITH lobby AS (INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, \
-                 phase, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)) \
-                 INSERT INTO seats (lobby_code, seat, kind, name, token_hash) VALUES ($1, $9, $10, $11, $12)",
-            )
-            .bind(&lobby.code)
-            .bind(&lobby.game)
-            .bind(json_text(&lobby.options))
-            .bind(i64::from(lobby.seat_count))
-            .bind(i64::from(lobby.host_seat))
-            .bind(lobby.turn_timer_ms.map(to_i64))
-            .bind(lobby.phase.as_str())
-            .bind(to_i64(lobby.created_at))
-            .bind(i64::from(host.seat))
-            .bind(host.kind.as_str())
-            .bind(host.name.as_str())
-            .bind(host.token_hash.as_deref())
-            .execute(pool)
-            .await
-            .map(|_| ())
-            .map_err(classify);
-        }
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
             insert_lobby_query(lobby, false).execute(&mut *tx).await.map_err(classify)?;
@@ -596,28 +570,6 @@ impl Store {
 
     /// Starts the match of an open lobby. Fails with [`StoreError::Conflict`] if it already has one.
     pub async fn start_match(&self, code: &str, record: &MatchRecord) -> Result<(), StoreError> {
-        if let Store::Postgres(pool) = self {
-            // ONE statement in autocommit, as in `create_lobby`: the match's row and the lobby's phase together.
-            return sqlx::query(
-                "WITH started AS (INSERT INTO matches (id, lobby_code, game, options, players, seed, rules_version, \
-                 status, started_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)) \
-                 UPDATE lobbies SET phase = $10 WHERE code = $2",
-            )
-            .bind(record.id.as_str())
-            .bind(code)
-            .bind(record.game.as_str())
-            .bind(json_text(&record.options))
-            .bind(i64::from(record.players))
-            .bind(record.seed as i64)
-            .bind(i64::from(record.rules_version))
-            .bind("playing")
-            .bind(to_i64(record.started_at))
-            .bind(Phase::Playing.as_str())
-            .execute(pool)
-            .await
-            .map(|_| ())
-            .map_err(classify);
-        }
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
             insert_match_query(code, record).execute(&mut *tx).await.map_err(classify)?;

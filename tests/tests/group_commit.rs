@@ -71,6 +71,20 @@ fn appends<'a>(entries: &'a [LogEntry], snapshot: &'a Value) -> Vec<Append<'a>> 
         .collect()
 }
 
+/// Plain appends (no snapshot, no result) of `entries` to match m1 of lobby AAAAAA.
+fn of_m1(entries: &[LogEntry]) -> Vec<Append<'_>> {
+    entries
+        .iter()
+        .map(|e| Append {
+            match_id: "m1",
+            lobby_code: "AAAAAA",
+            entry: e,
+            snapshot: None,
+            outcome: None,
+        })
+        .collect()
+}
+
 /// The stored log is the expected one (on failure, the first entry that differs rather than both whole logs).
 fn same_log(stored: Vec<LogEntry>, expected: Vec<LogEntry>, backend: &str) {
     let first_difference = stored.iter().zip(&expected).position(|(a, b)| a != b);
@@ -132,16 +146,7 @@ async fn every_batch_is_written_whole_or_not_at_all_on_every_store() {
         for range in [122..=150u64, 122..=126] {
             let mut entries: Vec<LogEntry> = range.map(entry).collect();
             entries.push(entry(1));
-            let batch: Vec<Append<'_>> = entries
-                .iter()
-                .map(|e| Append {
-                    match_id: "m1",
-                    lobby_code: "AAAAAA",
-                    entry: e,
-                    snapshot: None,
-                    outcome: None,
-                })
-                .collect();
+            let batch = of_m1(&entries);
             assert!(
                 matches!(store.append_batch(&batch).await, Err(StoreError::Conflict)),
                 "{backend}: a batch of {} with a second writer of seq 1",
@@ -260,16 +265,7 @@ async fn lobbies_seats_and_starts_share_a_batch_with_actions_on_every_store() {
         };
         let (bot, guest, m3) = (seat(1, SeatKind::Bot), seat(1, SeatKind::Human), record("m3"));
         let entries: Vec<LogEntry> = (1..=3).map(entry).collect();
-        let actions: Vec<Append<'_>> = entries
-            .iter()
-            .map(|e| Append {
-                match_id: "m1",
-                lobby_code: "AAAAAA",
-                entry: e,
-                snapshot: None,
-                outcome: None,
-            })
-            .collect();
+        let actions = of_m1(&entries);
         let setups = [
             Setup::CreateLobby {
                 lobby: &timed,
@@ -330,16 +326,7 @@ async fn lobbies_seats_and_starts_share_a_batch_with_actions_on_every_store() {
 
         // A taken seat refuses the whole batch: no new lobby, no start, no action.
         let later: Vec<LogEntry> = (4..=5).map(entry).collect();
-        let more: Vec<Append<'_>> = later
-            .iter()
-            .map(|e| Append {
-                match_id: "m1",
-                lobby_code: "AAAAAA",
-                entry: e,
-                snapshot: None,
-                outcome: None,
-            })
-            .collect();
+        let more = of_m1(&later);
         let (m4, taken) = (record("m4"), seat(1, SeatKind::Human));
         let (fresh, h) = (lobby("EEEEEE"), host());
         let setups = [
