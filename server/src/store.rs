@@ -460,6 +460,18 @@ impl Store {
             let pool = PgPoolOptions::new()
                 .max_connections(8)
                 .acquire_timeout(settings.acquire_timeout)
+                // Every statement of the store finds its rows by key. PostgreSQL plans a prepared statement
+                // on a connection's first runs and keeps that plan until the tables are analyzed (autovacuum: a
+                // minute or more after they filled); on a new database that is while they are empty, where a
+                // scan is cheapest, and the group commit then scanned `lobbies` twice and `matches` once per
+                // commit, dearer with every match played (docs/performance.md, section 13). Statements with no
+                // index to use still scan.
+                .after_connect(|conn, _| {
+                    Box::pin(async move {
+                        sqlx::Executor::execute(conn, "SET enable_seqscan = off").await?;
+                        Ok(())
+                    })
+                })
                 .connect(url)
                 .await?;
             sqlx::migrate!("../migrations/postgres").run(&pool).await?;

@@ -490,3 +490,104 @@ async fn a_conflicting_setup_fails_alone_through_the_committer_on_every_store() 
         db.drop_db().await;
     }
 }
+
+/// PostgreSQL plans a prepared statement when a connection first runs it and keeps the plan until the tables are
+/// analyzed, which autovacuum does a minute or more after they filled. On a new database that first plan is made
+/// while `lobbies` and `matches` are empty, where scanning them is cheapest; with it, every group commit scanned
+/// both (twice `lobbies`) whatever it wrote, and cost more with every match played (+20 % throughput over 40 s of
+/// load without it: docs/performance.md, section 13). The store's connections refuse sequential scans where an
+/// index serves (`enable_seqscan = off`); this test fails if a commit scans either table.
+#[tokio::test]
+async fn group_commits_find_lobbies_and_matches_by_key_on_a_new_postgres_database() {
+    if !backends().contains(&"postgres") {
+        return;
+    }
+    let db = TestDb::new("postgres").await;
+    let store = db.store().await;
+    let outcome = Outcome {
+        scores: vec![1, 0],
+        placings: vec![1, 2],
+        winners: vec![Seat(0)],
+    };
+    const MATCHES: usize = 12;
+    let (codes, ids): (Vec<String>, Vec<String>) = (0..MATCHES)
+        .map(|i| (format!("K{i:05}"), format!("m{i}")))
+        .unzip();
+    let (lobbies, records): (Vec<LobbyRecord>, Vec<MatchRecord>) = codes
+        .iter()
+        .zip(&ids)
+        .map(|(c, id)| (lobby(c), record(id)))
+        .unzip();
+    let (first, last, h) = (entry(1), entry(2), host());
+    for i in 0..MATCHES {
+        let (code, id) = (codes[i].as_str(), ids[i].as_str());
+        let plain = |entry| Append {
+            match_id: id,
+            lobby_code: code,
+            entry,
+            snapshot: None,
+            outcome: None,
+        };
+        let batches: [(Vec<Setup>, Vec<Append>); 4] = [
+            (
+                vec![Setup::CreateLobby {
+                    lobby: &lobbies[i],
+                    host: &h,
+                }],
+                vec![],
+            ),
+            (
+                vec![Setup::StartMatch {
+                    code,
+                    record: &records[i],
+                }],
+                vec![],
+            ),
+            (vec![], vec![plain(&first)]),
+            (
+                vec![],
+                vec![Append {
+                    outcome: Some(&outcome),
+                    ..plain(&last)
+                }],
+            ),
+        ];
+        for (setups, appends) in &batches {
+            store.write_batch(setups, appends).await.unwrap();
+        }
+    }
+    let finished = store.load_lobby(&codes[MATCHES - 1]).await.unwrap().unwrap();
+    assert_eq!(finished.lobby.phase, Phase::Finished);
+    // A backend reports its counters when it is idle or exits: close the pool and wait for them.
+    store.close().await;
+    let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(db.url())
+        .await
+        .unwrap();
+    let mut scans = None;
+    for _ in 0..300 {
+        let row: (i64, i64, i64) = sqlx::query_as(
+            "SELECT COALESCE(SUM(n_tup_ins), 0)::int8, COALESCE(SUM(seq_scan), 0)::int8, \
+                 COALESCE(SUM(n_tup_upd), 0)::int8 FROM pg_stat_user_tables WHERE relname = 'matches' \
+                 OR relname = 'lobbies'",
+        )
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+        // Both tables' rows in, and both updates of every lobby and the finish of every match.
+        if row.0 >= 2 * MATCHES as i64 && row.2 >= 3 * MATCHES as i64 {
+            scans = Some(row.1);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let scans = scans.expect("PostgreSQL reported the closed connections' counters within 30 s");
+    // The migrations scan the new tables a few times (5 here, with 12 or 24 matches alike); a scan per commit
+    // would be 104 for 12 matches (seen without `enable_seqscan = off`).
+    assert!(
+        scans < MATCHES as i64,
+        "{scans} sequential scans of lobbies and matches for {} group commits",
+        4 * MATCHES
+    );
+    drop(conn);
+    db.drop_db().await;
+}
