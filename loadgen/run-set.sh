@@ -37,8 +37,9 @@ run1() {
   echo "{\"label\": \"$label\", \"load\": \"$(cut -d' ' -f1 /proc/loadavg)\", \"report\": $report}" >> "$OUT"
   echo "$report" | python3 -c '
 import json, sys
-r = json.load(sys.stdin); l = r["latency_ms"]
-print(sys.argv[1], round(r["accepted_per_sec"]), "actions/s, p50", l["p50"], "p99", l["p99"], "ms, errors", r["errors"],
+r = json.load(sys.stdin); l = r["latency_ms"]; k = r.get("socket_latency_ms") or {}
+print(sys.argv[1], round(r["accepted_per_sec"]), "actions/s, p50", l["p50"], "p99", l["p99"], "ms (at the socket",
+      k.get("p50"), "/", k.get("p99"), "ms), errors", r["errors"],
       ", peak", (r["server_hwm_kib"] or 0) // 1024, "MiB")' "$label"
 }
 

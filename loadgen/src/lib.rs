@@ -35,12 +35,14 @@ use tokio::{
     task::JoinSet,
 };
 use tokio_tungstenite::{
-    MaybeTlsStream, WebSocketStream,
+    WebSocketStream,
     tungstenite::{Message, Utf8Bytes},
 };
 
 mod scan;
+mod stamped;
 use scan::Head;
+use stamped::Stamped;
 
 /// Longest wait for any one message before a client counts an error.
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -143,8 +145,12 @@ pub struct Report {
     pub error_samples: Vec<String>,
     /// Matches played to their end during the measurement.
     pub matches_finished: u64,
-    /// Round trip from sending an action to receiving the state push with its version, in microseconds.
+    /// Round trip from sending an action to receiving the state push with its version, in microseconds: until
+    /// the client's task reads the push.
     pub latency_us: Percentiles,
+    /// The same round trips until the kernel received the push on the client's socket (`SO_TIMESTAMPNS`): without
+    /// the time the push then waited for loadgen's own thread.
+    pub socket_latency_us: Percentiles,
     /// Server memory (KiB), when loadgen started the server: after start-up, after the idle connections were
     /// open, peak (VmHWM) and current at the end.
     pub server_rss_start_kib: Option<u64>,
@@ -198,6 +204,13 @@ impl Report {
                 "p99": self.latency_us.p99 as f64 / 1000.0,
                 "max": self.latency_us.max as f64 / 1000.0,
             },
+            "socket_latency_ms": {
+                "samples": self.socket_latency_us.samples,
+                "p50": self.socket_latency_us.p50 as f64 / 1000.0,
+                "p90": self.socket_latency_us.p90 as f64 / 1000.0,
+                "p99": self.socket_latency_us.p99 as f64 / 1000.0,
+                "max": self.socket_latency_us.max as f64 / 1000.0,
+            },
             "server_rss_start_kib": self.server_rss_start_kib,
             "server_rss_idle_kib": self.server_rss_idle_kib,
             "server_hwm_kib": self.server_hwm_kib,
@@ -240,6 +253,15 @@ impl std::fmt::Display for Report {
             ms(self.latency_us.p99),
             ms(self.latency_us.max),
             self.latency_us.samples
+        )?;
+        writeln!(
+            f,
+            "  at the socket: p50 {:.2} p90 {:.2} p99 {:.2} max {:.2} ({} samples)",
+            ms(self.socket_latency_us.p50),
+            ms(self.socket_latency_us.p90),
+            ms(self.socket_latency_us.p99),
+            ms(self.socket_latency_us.max),
+            self.socket_latency_us.samples
         )?;
         writeln!(
             f,
@@ -335,6 +357,9 @@ struct Tally {
     /// Lobbies whose first match has started.
     started: AtomicU64,
     latencies: Mutex<Vec<u64>>,
+    /// The same round trips, ended when the kernel received the state push instead of when the client's task got
+    /// to it.
+    socket_latencies: Mutex<Vec<u64>>,
     error_samples: Mutex<Vec<String>>,
 }
 
@@ -351,7 +376,7 @@ impl Tally {
     }
 }
 
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+type Ws = WebSocketStream<Stamped>;
 
 #[derive(Debug, Deserialize)]
 struct StatusHead<'a> {
@@ -457,7 +482,17 @@ struct Client {
 
 impl Client {
     async fn connect(url: &str) -> Result<Client, String> {
-        let (ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true)
+        check_local(url)?;
+        let authority = url
+            .strip_prefix("ws://")
+            .and_then(|rest| rest.split('/').next())
+            .ok_or("only ws:// URLs")?;
+        let tcp = TcpStream::connect(authority)
+            .await
+            .map_err(|e| format!("connect: {e}"))?;
+        tcp.set_nodelay(true).map_err(|e| format!("connect: {e}"))?;
+        let stream = Stamped::new(tcp).map_err(|e| format!("SO_TIMESTAMPNS: {e}"))?;
+        let (ws, _) = tokio_tungstenite::client_async_with_config(url, stream, None)
             .await
             .map_err(|e| format!("connect: {e}"))?;
         let mut c = Client {
@@ -558,6 +593,23 @@ impl Client {
     }
 }
 
+/// When an action was sent: on the monotonic clock, and on the realtime clock that the kernel's receive
+/// timestamps use.
+#[derive(Clone, Copy, Debug)]
+struct Sent {
+    at: Instant,
+    wall: std::time::SystemTime,
+}
+
+impl Sent {
+    fn now() -> Sent {
+        Sent {
+            at: Instant::now(),
+            wall: std::time::SystemTime::now(),
+        }
+    }
+}
+
 /// Refusals that are the normal outcome of playing against others at full speed.
 fn lost_race(code: &str) -> bool {
     matches!(code, "stale_version" | "not_your_turn" | "illegal_action")
@@ -571,7 +623,7 @@ async fn play_seat(
     stop: watch::Receiver<bool>,
 ) -> Result<bool, String> {
     // (request id, sent at, version acted on, version accepted)
-    let mut pending: Option<(u64, Instant, u64, Option<u64>)> = None;
+    let mut pending: Option<(u64, Sent, u64, Option<u64>)> = None;
     // After a lost race, act again only on a newer state than this.
     let mut wait_past: Option<u64> = None;
     // One wait for `stop` for the whole match (a new `changed()` per message registered and removed a waiter
@@ -607,8 +659,10 @@ async fn play_seat(
                         }
                     };
                     let body = body(client.next_id);
+                    // Timed from before the send: a send that waits for room in the socket counts.
+                    let sent = Sent::now();
                     let id = client.send_text(|_| body).await?;
-                    pending = Some((id, Instant::now(), version, None));
+                    pending = Some((id, sent, version, None));
                     wait_past = None;
                 }
             }
@@ -628,7 +682,16 @@ async fn play_seat(
                             .latencies
                             .lock()
                             .expect("not poisoned")
-                            .push(sent.elapsed().as_micros() as u64);
+                            .push(sent.at.elapsed().as_micros() as u64);
+                        // The kernel's time of the read that brought the push (never before the send).
+                        if let Some(received) = client.ws.get_ref().received() {
+                            let trip = received.duration_since(sent.wall).unwrap_or_default();
+                            tally
+                                .socket_latencies
+                                .lock()
+                                .expect("not poisoned")
+                                .push(trip.as_micros() as u64);
+                        }
                     }
                     pending = None;
                 }
@@ -1092,6 +1155,7 @@ async fn run_load(
     let open_idle_left = idle.len();
     drop(idle);
     let latencies = std::mem::take(&mut *tally.latencies.lock().expect("not poisoned"));
+    let socket_latencies = std::mem::take(&mut *tally.socket_latencies.lock().expect("not poisoned"));
     let error_samples = tally.error_samples.lock().expect("not poisoned").clone();
     Ok(Report {
         game: opts.game.clone(),
@@ -1106,6 +1170,7 @@ async fn run_load(
         error_samples,
         matches_finished: tally.matches.load(Ordering::Relaxed),
         latency_us: Percentiles::of(latencies),
+        socket_latency_us: Percentiles::of(socket_latencies),
         server_rss_start_kib: rss_start,
         server_rss_idle_kib: rss_idle,
         server_hwm_kib: None,

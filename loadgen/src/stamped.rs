@@ -1,0 +1,115 @@
+//! A client's TCP stream that keeps the kernel's receive time of the data its latest read returned
+//! (`SO_TIMESTAMPNS`). A round trip timed when loadgen's task gets to a message also holds the time that message
+//! waited for the task: loadgen's one thread serves every client and shares the 2 cores with the server and the
+//! database. The socket's time says when the message had arrived, so the report can give both, and the
+//! difference is loadgen's own share.
+
+use std::{
+    io::{self, IoSliceMut},
+    os::fd::{AsRawFd, RawFd},
+    pin::Pin,
+    task::{Context, Poll, ready},
+    time::{Duration, SystemTime, UNIX_EPOCH},
+};
+
+use nix::sys::{
+    socket::{ControlMessageOwned, MsgFlags, recvmsg, setsockopt, sockopt::ReceiveTimestampns},
+    time::TimeSpec,
+};
+use tokio::{
+    io::{AsyncRead, AsyncWrite, Interest, ReadBuf},
+    net::TcpStream,
+};
+
+/// A [`TcpStream`] whose reads note the kernel's receive time.
+#[derive(Debug)]
+pub struct Stamped {
+    inner: TcpStream,
+    /// When the kernel received the last data of the latest read (the realtime clock), if it said.
+    received: Option<SystemTime>,
+    /// Room for one timestamp message.
+    control: Vec<u8>,
+}
+
+impl Stamped {
+    /// Asks the kernel to timestamp what `inner` receives.
+    pub fn new(inner: TcpStream) -> io::Result<Stamped> {
+        setsockopt(&inner, ReceiveTimestampns, &true)?;
+        Ok(Stamped {
+            inner,
+            received: None,
+            control: nix::cmsg_space!(TimeSpec),
+        })
+    }
+
+    /// When the kernel received the last data of the latest read.
+    pub fn received(&self) -> Option<SystemTime> {
+        self.received
+    }
+}
+
+/// One `recvmsg` of `fd` into `buf`: the bytes read, and the kernel's receive time of the last of them.
+fn receive(fd: RawFd, control: &mut [u8], buf: &mut [u8]) -> io::Result<(usize, Option<SystemTime>)> {
+    let mut iov = [IoSliceMut::new(buf)];
+    let message = recvmsg::<()>(fd, &mut iov, Some(control), MsgFlags::empty())?;
+    let mut received = None;
+    for c in message.cmsgs()? {
+        if let ControlMessageOwned::ScmTimestampns(t) = c {
+            let since = Duration::new(t.tv_sec().max(0) as u64, t.tv_nsec().max(0) as u32);
+            received = Some(UNIX_EPOCH + since);
+        }
+    }
+    Ok((message.bytes, received))
+}
+
+impl AsyncRead for Stamped {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        loop {
+            ready!(this.inner.poll_read_ready(cx))?;
+            // tungstenite hands over initialised buffers: this zeroes nothing then.
+            let room = buf.initialize_unfilled();
+            let fd = this.inner.as_raw_fd();
+            let control = &mut this.control;
+            let read = this
+                .inner
+                .try_io(Interest::READABLE, || receive(fd, control, room));
+            match read {
+                Ok((n, received)) => {
+                    buf.advance(n);
+                    this.received = received;
+                    return Poll::Ready(Ok(()));
+                }
+                // A spurious readiness: `try_io` cleared it; wait again.
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+}
+
+impl AsyncWrite for Stamped {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
