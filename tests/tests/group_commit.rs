@@ -494,11 +494,13 @@ async fn a_conflicting_setup_fails_alone_through_the_committer_on_every_store() 
 /// PostgreSQL plans a prepared statement when a connection first runs it and keeps the plan until the tables are
 /// analyzed, which autovacuum does a minute or more after they filled. On a new database that first plan is made
 /// while `lobbies` and `matches` are empty, where scanning them is cheapest; with it, every group commit scanned
-/// both (twice `lobbies`) whatever it wrote, and cost more with every match played (+20 % throughput over 40 s of
-/// load without it: docs/performance.md, section 13). The store's connections refuse sequential scans where an
-/// index serves (`enable_seqscan = off`); this test fails if a commit scans either table.
+/// both (twice `lobbies`) whatever it wrote, and cost more with every match played (+7 to +15 % throughput over
+/// 40 s of load without it: docs/performance.md, section 13). The store's connections refuse sequential scans
+/// where an index serves (`enable_seqscan = off`); and a rematch request's lookup of a rematch already started
+/// from its lobby has an index (`lobbies_by_rematch_of`). This test fails if a commit scans either table or a
+/// lookup reads every lobby.
 #[tokio::test]
-async fn group_commits_find_lobbies_and_matches_by_key_on_a_new_postgres_database() {
+async fn commits_and_rematch_lookups_find_rows_by_key_on_a_new_postgres_database() {
     if !backends().contains(&"postgres") {
         return;
     }
@@ -558,6 +560,11 @@ async fn group_commits_find_lobbies_and_matches_by_key_on_a_new_postgres_databas
     }
     let finished = store.load_lobby(&codes[MATCHES - 1]).await.unwrap().unwrap();
     assert_eq!(finished.lobby.phase, Phase::Finished);
+    // A rematch request looks for a rematch already started from its lobby: by an index, not by reading every
+    // lobby (each of these would read all 12 without `lobbies_by_rematch_of`).
+    for code in &codes {
+        assert_eq!(store.rematch_of(code).await.unwrap(), None);
+    }
     // A backend reports its counters when it is idle or exits: close the pool and wait for them.
     store.close().await;
     let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(db.url())
@@ -565,28 +572,35 @@ async fn group_commits_find_lobbies_and_matches_by_key_on_a_new_postgres_databas
         .unwrap();
     let mut scans = None;
     for _ in 0..300 {
-        let row: (i64, i64, i64) = sqlx::query_as(
+        let row: (i64, i64, i64, i64) = sqlx::query_as(
             "SELECT COALESCE(SUM(n_tup_ins), 0)::int8, COALESCE(SUM(seq_scan), 0)::int8, \
-                 COALESCE(SUM(n_tup_upd), 0)::int8 FROM pg_stat_user_tables WHERE relname = 'matches' \
-                 OR relname = 'lobbies'",
+                 COALESCE(SUM(n_tup_upd), 0)::int8, \
+                 COALESCE(SUM(seq_tup_read + COALESCE(idx_tup_fetch, 0)) FILTER (WHERE relname = 'lobbies'), 0)::int8 \
+                 FROM pg_stat_user_tables WHERE relname = 'matches' OR relname = 'lobbies'",
         )
         .fetch_one(&mut conn)
         .await
         .unwrap();
         // Both tables' rows in, and both updates of every lobby and the finish of every match.
         if row.0 >= 2 * MATCHES as i64 && row.2 >= 3 * MATCHES as i64 {
-            scans = Some(row.1);
+            scans = Some((row.1, row.3));
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    let scans = scans.expect("PostgreSQL reported the closed connections' counters within 30 s");
-    // The migrations scan the new tables a few times (5 here, with 12 or 24 matches alike); a scan per commit
-    // would be 104 for 12 matches (seen without `enable_seqscan = off`).
+    let (scans, lobbies_read) =
+        scans.expect("PostgreSQL reported the closed connections' counters within 30 s");
+    // The migrations scan the new tables a few times (6 here, with 12 or 24 matches alike); a scan per commit
+    // was 104 for 12 matches (without `enable_seqscan = off`).
     assert!(
         scans < MATCHES as i64,
         "{scans} sequential scans of lobbies and matches for {} group commits",
         4 * MATCHES
+    );
+    // 49 here: the commits' updates by key and the migrations; 193 without `lobbies_by_rematch_of`.
+    assert!(
+        lobbies_read < (MATCHES * MATCHES) as i64,
+        "{lobbies_read} lobby rows read for {MATCHES} lobbies' commits and rematch lookups"
     );
     drop(conn);
     db.drop_db().await;
