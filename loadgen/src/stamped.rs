@@ -2,22 +2,31 @@
 //! (`SO_TIMESTAMPNS`). A round trip timed when loadgen's task gets to a message also holds the time that message
 //! waited for the task: loadgen's one thread serves every client and shares the 2 cores with the server and the
 //! database. The socket's time says when the message had arrived, so the report can give both, and the
-//! difference is loadgen's own share.
+//! difference is loadgen's own share. Linux only; elsewhere the stream reads as it is and says nothing.
 
 use std::{
-    io::{self, IoSliceMut},
-    os::fd::{AsRawFd, RawFd},
+    io,
     pin::Pin,
-    task::{Context, Poll, ready},
-    time::{Duration, SystemTime, UNIX_EPOCH},
+    task::{Context, Poll},
+    time::SystemTime,
+};
+#[cfg(target_os = "linux")]
+use std::{
+    io::IoSliceMut,
+    os::fd::{AsRawFd, RawFd},
+    task::ready,
+    time::{Duration, UNIX_EPOCH},
 };
 
+#[cfg(target_os = "linux")]
 use nix::sys::{
     socket::{ControlMessageOwned, MsgFlags, recvmsg, setsockopt, sockopt::ReceiveTimestampns},
     time::TimeSpec,
 };
+#[cfg(target_os = "linux")]
+use tokio::io::Interest;
 use tokio::{
-    io::{AsyncRead, AsyncWrite, Interest, ReadBuf},
+    io::{AsyncRead, AsyncWrite, ReadBuf},
     net::TcpStream,
 };
 
@@ -28,11 +37,13 @@ pub struct Stamped {
     /// When the kernel received the last data of the latest read (the realtime clock), if it said.
     received: Option<SystemTime>,
     /// Room for one timestamp message.
+    #[cfg(target_os = "linux")]
     control: Vec<u8>,
 }
 
 impl Stamped {
     /// Asks the kernel to timestamp what `inner` receives.
+    #[cfg(target_os = "linux")]
     pub fn new(inner: TcpStream) -> io::Result<Stamped> {
         setsockopt(&inner, ReceiveTimestampns, &true)?;
         Ok(Stamped {
@@ -42,12 +53,22 @@ impl Stamped {
         })
     }
 
+    /// No timestamps here: the stream reads as it is.
+    #[cfg(not(target_os = "linux"))]
+    pub fn new(inner: TcpStream) -> io::Result<Stamped> {
+        Ok(Stamped {
+            inner,
+            received: None,
+        })
+    }
+
     /// When the kernel received the last data of the latest read.
     pub fn received(&self) -> Option<SystemTime> {
         self.received
     }
 }
 
+#[cfg(target_os = "linux")]
 /// One `recvmsg` of `fd` into `buf`: the bytes read, and the kernel's receive time of the last of them.
 fn receive(fd: RawFd, control: &mut [u8], buf: &mut [u8]) -> io::Result<(usize, Option<SystemTime>)> {
     let mut iov = [IoSliceMut::new(buf)];
@@ -63,6 +84,12 @@ fn receive(fd: RawFd, control: &mut [u8], buf: &mut [u8]) -> io::Result<(usize, 
 }
 
 impl AsyncRead for Stamped {
+    #[cfg(not(target_os = "linux"))]
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+    }
+
+    #[cfg(target_os = "linux")]
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         loop {

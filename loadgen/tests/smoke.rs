@@ -69,16 +69,18 @@ async fn loadgen_plays_lobbies_of_every_game_without_errors() {
             report.latency_us.samples > 0,
             "{game}: no round trip measured: {report}"
         );
-        // Each round trip again, ended when the kernel received the push: one per round trip, never after the
-        // task read it, and after the send.
-        let (task, socket) = (&report.latency_us, &report.socket_latency_us);
-        assert_eq!(socket.samples, task.samples, "{game}: {report}");
-        assert!(
-            socket.p50 <= task.p50 && socket.p99 <= task.p99 && socket.max <= task.max,
-            "{game}: the socket saw pushes after the task did: {report}"
-        );
-        assert!(socket.p50 > 0, "{game}: a round trip of no time: {report}");
         assert_eq!(report.idle, 5);
+        // Each round trip again, ended when the kernel received the push (Linux): one per round trip, never
+        // after the task read it, and after the send.
+        let (task, socket) = (&report.latency_us, &report.socket_latency_us);
+        if cfg!(target_os = "linux") {
+            assert_eq!(socket.samples, task.samples, "{game}: {report}");
+            assert!(
+                socket.p50 <= task.p50 && socket.p99 <= task.p99 && socket.max <= task.max,
+                "{game}: the socket saw pushes after the task did: {report}"
+            );
+            assert!(socket.p50 > 0, "{game}: a round trip of no time: {report}");
+        }
     }
     let _ = stop.send(());
     task.await.unwrap().unwrap();
