@@ -4,9 +4,9 @@
 //! A table hands its append to [`Committer::append`] and awaits the answer; nothing is acknowledged or published
 //! before that answer says the transaction holding it has committed. The writer never waits to fill a batch: it
 //! takes whatever is queued when it becomes free, so a lone action is committed at once (a batch of one) and
-//! batches grow only with the load. If a batch fails, it is rolled back and its appends are retried one
-//! transaction each, so every append gets its own result (a conflict in one match never fails another's
-//! action). A new lobby whose code is taken is the exception: the batch leaves it out and commits the rest, and
+//! batches grow only with the load. If a batch fails, it is rolled back and written again in halves, a refused
+//! half halved again, so every write gets its own result (a conflict in one match never fails another's
+//! action) in about 2 log2(n) transactions for one refused write among n. A new lobby whose code is taken is the exception: the batch leaves it out and commits the rest, and
 //! only that lobby is answered with a conflict (its creator draws another code).
 //!
 //! The rows that set a match up (a new lobby with its host's seat, a joined seat, a match's start) take the same
@@ -176,56 +176,76 @@ impl Committer {
 async fn write_batches(store: Store, metrics: Arc<Metrics>, mut jobs: mpsc::Receiver<Job>) {
     let mut batch: Vec<Job> = Vec::with_capacity(MAX_BATCH);
     while jobs.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        // Lobbies' and matches' rows first, in their order, then the actions.
-        let setups: Vec<Setup<'_>> = batch.iter().filter_map(Job::setup).collect();
-        // Which job each setup is, to answer the lobbies a batch leaves out because their code is taken.
-        let setup_jobs: Vec<usize> = (0..batch.len()).filter(|&i| batch[i].setup().is_some()).collect();
-        let appends: Vec<Append<'_>> = batch.iter().filter_map(Job::append).collect();
-        let started = Instant::now();
-        let result = store.write_batch(&setups, &appends).await;
-        metrics.group_commit_latency.observe(started.elapsed());
-        metrics.group_commits.fetch_add(1, Relaxed);
-        metrics
-            .group_commit_appends
-            .fetch_add(appends.len() as u64, Relaxed);
-        drop(appends);
-        drop(setups);
-        if result.is_err() {
-            metrics.group_commit_failures.fetch_add(1, Relaxed);
-        }
-        match result {
-            Ok(left_out) => {
-                let left_out: Vec<usize> = left_out.into_iter().map(|i| setup_jobs[i]).collect();
-                for (i, job) in batch.drain(..).enumerate() {
-                    let answer = if left_out.contains(&i) {
-                        Err(StoreError::Conflict)
-                    } else {
-                        Ok(())
-                    };
-                    let _ = job.done.send(answer);
-                }
-            }
-            Err(e) if batch.len() == 1 => {
-                let job = batch.pop().expect("one job");
-                let _ = job.done.send(Err(e));
-            }
-            Err(e) if e.is_unavailable() => {
-                // The database cannot be reached: writing the appends one by one would only make each table wait
-                // for its own timeout in turn. Every one of them gets the answer now (tables reload, and clients
-                // are told `store_unavailable`).
-                warn!(error = %e, size = batch.len(), "a group commit failed: the database cannot be reached");
-                let reason = e.to_string();
-                for job in batch.drain(..) {
-                    let _ = job.done.send(Err(StoreError::Unavailable(reason.clone())));
-                }
-            }
+        match write_batch(&store, &metrics, &batch).await {
+            Ok(left_out) => answer(batch.drain(..), &left_out),
             Err(e) => {
-                warn!(error = %e, size = batch.len(), "a group commit failed; writing its appends one by one");
-                for job in batch.drain(..) {
-                    let result = job.write_alone(&store).await;
-                    let _ = job.done.send(result);
-                }
+                let jobs = std::mem::replace(&mut batch, Vec::with_capacity(MAX_BATCH));
+                // Boxed: a rare path, and recursive.
+                Box::pin(refused(&store, &metrics, jobs, e)).await;
             }
+        }
+    }
+}
+
+/// Writes `batch` as one transaction; on success, which of its jobs (indexes into `batch`) were left out because
+/// their lobby code is taken.
+async fn write_batch(store: &Store, metrics: &Metrics, batch: &[Job]) -> Result<Vec<usize>, StoreError> {
+    // Lobbies' and matches' rows first, in their order, then the actions.
+    let setups: Vec<Setup<'_>> = batch.iter().filter_map(Job::setup).collect();
+    // Which job each setup is, to answer the lobbies a batch leaves out because their code is taken.
+    let setup_jobs: Vec<usize> = (0..batch.len()).filter(|&i| batch[i].setup().is_some()).collect();
+    let appends: Vec<Append<'_>> = batch.iter().filter_map(Job::append).collect();
+    let started = Instant::now();
+    let result = store.write_batch(&setups, &appends).await;
+    metrics.group_commit_latency.observe(started.elapsed());
+    metrics.group_commits.fetch_add(1, Relaxed);
+    metrics
+        .group_commit_appends
+        .fetch_add(appends.len() as u64, Relaxed);
+    if result.is_err() {
+        metrics.group_commit_failures.fetch_add(1, Relaxed);
+    }
+    result.map(|left_out| left_out.into_iter().map(|i| setup_jobs[i]).collect())
+}
+
+/// Answers a written batch's jobs: a conflict for those left out (`left_out`, indexes), done for the rest.
+fn answer(jobs: impl Iterator<Item = Job>, left_out: &[usize]) {
+    for (i, job) in jobs.enumerate() {
+        let result = if left_out.contains(&i) {
+            Err(StoreError::Conflict)
+        } else {
+            Ok(())
+        };
+        let _ = job.done.send(result);
+    }
+}
+
+/// A batch the database refused with `error`. A single write gets that answer. When the database cannot be
+/// reached, every write gets it at once: writing them again would only make each table wait for its own timeout
+/// in turn (tables reload, and clients are told `store_unavailable`). Otherwise the batch is written again in
+/// halves, in order, and a refused half is halved again, so that every write gets its own answer as if written
+/// alone (a conflict in one match never fails another's action) in about 2 log2(n) transactions for one refused
+/// write among n, instead of n while every table waits.
+async fn refused(store: &Store, metrics: &Metrics, mut jobs: Vec<Job>, error: StoreError) {
+    if jobs.len() == 1 {
+        let job = jobs.pop().expect("one job");
+        let _ = job.done.send(Err(error));
+        return;
+    }
+    if error.is_unavailable() {
+        warn!(error = %error, size = jobs.len(), "a group commit failed: the database cannot be reached");
+        let reason = error.to_string();
+        for job in jobs {
+            let _ = job.done.send(Err(StoreError::Unavailable(reason.clone())));
+        }
+        return;
+    }
+    warn!(error = %error, size = jobs.len(), "a group commit failed; writing it again in halves");
+    let second = jobs.split_off(jobs.len() / 2);
+    for half in [jobs, second] {
+        match write_batch(store, metrics, &half).await {
+            Ok(left_out) => answer(half.into_iter(), &left_out),
+            Err(e) => Box::pin(refused(store, metrics, half, e)).await,
         }
     }
 }

@@ -75,7 +75,8 @@ pub struct Metrics {
     pub group_commit_appends: AtomicU64,
     /// The database's own time for each group commit, from sending it to its answer.
     pub group_commit_latency: Histogram,
-    /// Group commits refused whole (their writes then written again one at a time).
+    /// Group commits refused whole (their writes then written again in halves, each half counted as a group
+    /// commit of its own).
     pub group_commit_failures: AtomicU64,
 }
 
@@ -167,7 +168,7 @@ impl Metrics {
         counter(
             &mut out,
             "tabletop_group_commit_failures_total",
-            "Group commits refused whole, whose writes were then written again one at a time.",
+            "Group commits refused whole, whose writes were then written again in halves.",
             &self.group_commit_failures,
         );
         self.group_commit_latency.render(

@@ -458,7 +458,8 @@ async fn a_conflicting_setup_fails_alone_through_the_committer_on_every_store() 
             backend,
         );
 
-        // A taken seat refuses its batch; written again one by one, only that seat fails.
+        // A taken seat refuses its batch; written again in halves ([seat], then [lobby, action]), only that
+        // seat fails.
         let (other, taken_seat) = (lobby("GGGGGG"), seat(0, SeatKind::Human));
         let (seated, created, third) = tokio::join!(
             committer.insert_seat("AAAAAA", &taken_seat),
@@ -473,16 +474,56 @@ async fn a_conflicting_setup_fails_alone_through_the_committer_on_every_store() 
             created.is_ok() && third.is_ok(),
             "{backend}: {created:?} {third:?}"
         );
-        assert_eq!(count(&metrics.group_commits), 2, "{backend}: one more batch");
+        assert_eq!(
+            count(&metrics.group_commits),
+            4,
+            "{backend}: the batch and its two halves"
+        );
         assert_eq!(
             count(&metrics.group_commit_failures),
-            1,
-            "{backend}: refused, then written one by one"
+            2,
+            "{backend}: the batch and the seat alone refused"
         );
         assert!(store.load_lobby("GGGGGG").await.unwrap().is_some(), "{backend}");
         same_log(
             store.action_log("m1").await.unwrap(),
             vec![entry(1), entry(2), entry(3)],
+            backend,
+        );
+
+        // One refused write among seven: halved down to it, in order, in the batch and six more transactions
+        // (one by one took the batch and seven more; for n writes, ~2 log2(n) against n). [4 5 6] written; [7 seat 8 9] refused; [7 seat] refused: [7] written, [seat]
+        // refused alone; [8 9] written.
+        let taken_again = seat(0, SeatKind::Human);
+        let answers = tokio::join!(
+            committer.append(pending(4)),
+            committer.append(pending(5)),
+            committer.append(pending(6)),
+            committer.append(pending(7)),
+            committer.insert_seat("AAAAAA", &taken_again),
+            committer.append(pending(8)),
+            committer.append(pending(9)),
+        );
+        assert!(
+            matches!(answers.4, Err(StoreError::Conflict)),
+            "{backend}: {:?}",
+            answers.4
+        );
+        let appended = [answers.0, answers.1, answers.2, answers.3, answers.5, answers.6];
+        assert!(appended.iter().all(Result::is_ok), "{backend}: {appended:?}");
+        assert_eq!(
+            count(&metrics.group_commits),
+            4 + 7,
+            "{backend}: the batch, [4 5 6], [7 seat 8 9], [7 seat], [7], [seat], [8 9]"
+        );
+        assert_eq!(
+            count(&metrics.group_commit_failures),
+            2 + 4,
+            "{backend}: the batch, [7 seat 8 9], [7 seat], [seat]"
+        );
+        same_log(
+            store.action_log("m1").await.unwrap(),
+            (1..=9).map(entry).collect(),
             backend,
         );
         drop(committer);
