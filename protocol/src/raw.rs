@@ -15,7 +15,14 @@ use serde_json::value::RawValue;
 /// On the wire it is the JSON value itself, exactly as if the value had been serialised in place. Equality
 /// compares the values, not the text (so `{"a":1,"b":2}` equals `{"b":2,"a":1}`).
 #[derive(Clone)]
-pub struct RawJson(Arc<RawValue>);
+pub struct RawJson(Text);
+
+/// Checked by serde_json, or written by an engine's own writer (see [`RawJson::written`]).
+#[derive(Clone)]
+enum Text {
+    Raw(Arc<RawValue>),
+    Written(Arc<str>),
+}
 
 impl RawJson {
     /// Serialises `value` once. Panics only if `value`'s `Serialize` fails, which the engines' plain data types
@@ -29,20 +36,34 @@ impl RawJson {
         RawJson::from(RawValue::from_string("[]".to_owned()).expect("valid JSON"))
     }
 
+    /// JSON text an engine wrote by hand (`rules::AnyGame::view_text`), taken as it is: the writer promises
+    /// serde's exact text of a value, and its game's tests hold it to that; debug builds (every test) parse it
+    /// again to be sure. Not for text from anywhere else.
+    pub fn written(text: String) -> RawJson {
+        debug_assert!(
+            serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok(),
+            "not JSON: {text}"
+        );
+        RawJson(Text::Written(Arc::from(text)))
+    }
+
     /// The JSON text.
     pub fn get(&self) -> &str {
-        self.0.get()
+        match &self.0 {
+            Text::Raw(raw) => raw.get(),
+            Text::Written(text) => text,
+        }
     }
 
     /// The value, parsed (for tests and comparisons; the push path never parses).
     pub fn to_value(&self) -> Value {
-        serde_json::from_str(self.0.get()).expect("RawJson always holds valid JSON")
+        serde_json::from_str(self.get()).expect("RawJson always holds valid JSON")
     }
 }
 
 impl From<Box<RawValue>> for RawJson {
     fn from(raw: Box<RawValue>) -> Self {
-        RawJson(Arc::from(raw))
+        RawJson(Text::Raw(Arc::from(raw)))
     }
 }
 
@@ -82,9 +103,16 @@ impl fmt::Display for RawJson {
     }
 }
 
+/// Through serde (replies other than state pushes, which `StateUpdate::write_push` writes as text), written text
+/// is checked once more on the way: a rare path.
 impl Serialize for RawJson {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
+        match &self.0 {
+            Text::Raw(raw) => raw.serialize(serializer),
+            Text::Written(text) => RawValue::from_string(text.to_string())
+                .map_err(serde::ser::Error::custom)?
+                .serialize(serializer),
+        }
     }
 }
 
@@ -135,5 +163,16 @@ mod tests {
             RawJson::of(&json!({"a": "x", "b": [1, 2]}))
         );
         assert_ne!(RawJson::of(&json!([1])), RawJson::empty_array());
+
+        // Written text: the same on the wire and in comparisons as the value serialised.
+        let written = RawJson::written(r#"{"b":[1,2],"a":"x"}"#.to_owned());
+        assert_eq!(written.get(), r#"{"b":[1,2],"a":"x"}"#);
+        assert_eq!(written, RawJson::of(&json!({"a": "x", "b": [1, 2]})));
+        let text = serde_json::to_string(&Tagged::A {
+            view: written.clone(),
+            n: 4,
+        })
+        .unwrap();
+        assert_eq!(text, r#"{"type":"A","view":{"b":[1,2],"a":"x"},"n":4}"#);
     }
 }

@@ -327,6 +327,14 @@ pub trait Game: Clone + fmt::Debug + Serialize + DeserializeOwned {
     /// this viewer may not know.
     fn view(&self, viewer: Viewer) -> Self::View;
 
+    /// `viewer`'s view as JSON text written by hand, when the game has such a writer: exactly the text serde's
+    /// serialisation of [`Game::view`] gives (each such game tests this over random games). The server writes a
+    /// view after every action; a derived serialisation escapes every key as it writes it. `None`, the default,
+    /// means serde's.
+    fn view_text(&self, _viewer: Viewer) -> Option<String> {
+        None
+    }
+
     /// Whether every viewer, each seat and the spectators, is shown the same view now: nothing in the state is
     /// known to one seat and not to another. The server then builds one view per change and shares it instead
     /// of one per viewer. The default, `false`, is always safe; a `rules` test checks at every step of random

@@ -177,6 +177,12 @@ macro_rules! games {
                 match self { $(AnyGame::$variant(g) => to_raw(&g.view(viewer))),+ }
             }
 
+            /// `viewer`'s view as JSON text written by the game's own writer, if it has one (`Game::view_text`):
+            /// the same text as [`AnyGame::view_json`], without serde and without a check that it is JSON.
+            pub fn view_text(&self, viewer: Viewer) -> Option<String> {
+                match self { $(AnyGame::$variant(g) => g.view_text(viewer)),+ }
+            }
+
             /// Whether every seat and the spectators see the same view now (see `Game::same_view_for_everyone`).
             pub fn same_view_for_everyone(&self) -> bool {
                 match self { $(AnyGame::$variant(g) => g.same_view_for_everyone()),+ }
@@ -359,8 +365,13 @@ mod json_text_tests {
                     let viewers = Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]);
                     let spectators = game.view(Viewer::Spectator);
                     for viewer in viewers {
-                        let text: Value = serde_json::from_str(game.view_json(viewer).get()).unwrap();
+                        let raw = game.view_json(viewer);
+                        let text: Value = serde_json::from_str(raw.get()).unwrap();
                         assert_eq!(text, game.view(viewer), "{} view", info.id);
+                        // A game's own writer writes serde's text exactly.
+                        if let Some(written) = game.view_text(viewer) {
+                            assert_eq!(written, raw.get(), "{} view written by hand", info.id);
+                        }
                         // The server shows one view to everybody when the engine says they are all the same.
                         if game.same_view_for_everyone() {
                             assert_eq!(text, spectators, "{} says every viewer sees the same", info.id);

@@ -462,7 +462,7 @@ pub(crate) async fn replay(
         version: step,
         since: step.saturating_sub(1),
         seat,
-        view: game.view_json(viewer).into(),
+        view: crate::table::view_json(&game, viewer),
         legal_actions: seat.map_or_else(RawJson::empty_array, |s| game.legal_actions_json(s).into()),
         events: events
             .into_iter()

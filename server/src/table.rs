@@ -305,6 +305,15 @@ fn internal(e: StoreError) -> ErrorBody {
 }
 
 /// Checks a display name: 1 to 32 characters after trimming, no control characters.
+/// `viewer`'s view as the text a state push carries: the engine's own writer when it has one (Hide and Eeek!),
+/// serde's otherwise.
+pub fn view_json(game: &AnyGame, viewer: Viewer) -> RawJson {
+    match game.view_text(viewer) {
+        Some(text) => RawJson::written(text),
+        None => RawJson::from(game.view_json(viewer)),
+    }
+}
+
 pub fn check_name(name: &str) -> Result<String, ErrorBody> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 32 || name.chars().any(char::is_control) {
@@ -1302,7 +1311,7 @@ impl Table {
         let mut shared_view = || {
             shared
                 .spectator_view
-                .get_or_insert_with(|| RawJson::from(game.view_json(Viewer::Spectator)))
+                .get_or_insert_with(|| view_json(game, Viewer::Spectator))
                 .clone()
         };
         let (seat, view, legal_actions) = match viewer {
@@ -1311,7 +1320,7 @@ impl Table {
                 if shared.same_view {
                     shared_view()
                 } else {
-                    RawJson::from(game.view_json(viewer))
+                    view_json(game, viewer)
                 },
                 RawJson::from(game.legal_actions_json(s)),
             ),

@@ -503,7 +503,113 @@ pub struct View {
     pub over: bool,
 }
 
+/// Appends `n` in decimal.
+fn push_number(out: &mut String, n: usize) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(char::from(d));
+    }
+}
+
+/// Appends `n` in decimal, or `null`.
+fn push_optional(out: &mut String, n: Option<u8>) {
+    match n {
+        Some(n) => push_number(out, n.into()),
+        None => out.push_str("null"),
+    }
+}
+
+/// Appends serde's JSON text of a small value.
+fn push_serde(out: &mut String, value: &impl Serialize) {
+    out.push_str(&serde_json::to_string(value).expect("plain data serialises to JSON"));
+}
+
 impl HideAndEeek {
+    /// The JSON text of [`Game::view`] exactly as serde's derived serialisation of [`View`] writes it, written
+    /// member by member straight from the state, without building the view: the keys and the grid's cells as
+    /// constant text, numbers by hand, the small members (the mouse, the roll, the step, the claim window)
+    /// through serde. The server writes a view after every action, and building the view and its derived
+    /// serialisation, which escapes every key, were ~10 % of the server's instructions (docs/performance.md,
+    /// section 13). Every viewer's view is the same. The registry's `json_text_is_the_same_value_as_the_value_path`
+    /// checks this text against serde's through whole random games.
+    fn view_json_text(&self) -> String {
+        let mut out = String::with_capacity(2048);
+        out.push_str(r#"{"players":"#);
+        push_number(&mut out, self.players.into());
+        out.push_str(r#","target":"#);
+        push_number(&mut out, self.config.target.into());
+        out.push_str(r#","grid":["#);
+        for row in 0..GRID_SIZE {
+            if row > 0 {
+                out.push(',');
+            }
+            out.push('[');
+            for col in 0..GRID_SIZE {
+                if col > 0 {
+                    out.push(',');
+                }
+                let cell = match self.card_at(Cell { row, col }) {
+                    None => CellView::Empty,
+                    Some(card) if card.face_up => CellView::FaceUp {
+                        number: card.number,
+                        mouse: shows_mouse(card.number),
+                    },
+                    Some(_) => CellView::FaceDown,
+                };
+                out.push_str(cell_json(&cell).get());
+            }
+            out.push(']');
+        }
+        out.push_str(r#"],"mouse":"#);
+        push_serde(&mut out, &self.mouse);
+        out.push_str(r#","draw_pile":"#);
+        push_number(&mut out, self.draw_pile.len());
+        out.push_str(r#","piles":["#);
+        for (i, pile) in self.piles.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(r#"{"cards":"#);
+            push_number(&mut out, pile.len());
+            out.push_str(r#","top":"#);
+            push_optional(&mut out, pile.last().copied());
+            out.push('}');
+        }
+        out.push_str(r#"],"turn":"#);
+        push_number(&mut out, self.turn.0.into());
+        out.push_str(r#","roll":"#);
+        push_serde(&mut out, &self.roll);
+        out.push_str(r#","step":"#);
+        push_serde(&mut out, &self.step);
+        out.push_str(r#","race":"#);
+        push_serde(&mut out, &self.race);
+        out.push_str(r#","owed_turns":["#);
+        for (i, seat) in self.owed_turns.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_number(&mut out, seat.0.into());
+        }
+        out.push_str(r#"],"baseline":"#);
+        push_optional(&mut out, if self.over { None } else { self.baseline() });
+        out.push_str(if self.over {
+            r#","over":true}"#
+        } else {
+            r#","over":false}"#
+        });
+        out
+    }
+
     fn card_at(&self, cell: Cell) -> Option<GridCard> {
         self.grid[cell.index()]
     }
@@ -1109,6 +1215,11 @@ impl Game for HideAndEeek {
             baseline: if self.over { None } else { self.baseline() },
             over: self.over,
         }
+    }
+
+    /// The view's text written by hand, straight from the state (`view_json_text`).
+    fn view_text(&self, _viewer: Viewer) -> Option<String> {
+        Some(self.view_json_text())
     }
 
     /// This game has no private hands: face-down cards and the draw pile are hidden from everyone alike.
