@@ -197,20 +197,8 @@ impl Report {
             "errors": self.errors,
             "error_samples": self.error_samples,
             "matches_finished": self.matches_finished,
-            "latency_ms": {
-                "samples": self.latency_us.samples,
-                "p50": self.latency_us.p50 as f64 / 1000.0,
-                "p90": self.latency_us.p90 as f64 / 1000.0,
-                "p99": self.latency_us.p99 as f64 / 1000.0,
-                "max": self.latency_us.max as f64 / 1000.0,
-            },
-            "socket_latency_ms": {
-                "samples": self.socket_latency_us.samples,
-                "p50": self.socket_latency_us.p50 as f64 / 1000.0,
-                "p90": self.socket_latency_us.p90 as f64 / 1000.0,
-                "p99": self.socket_latency_us.p99 as f64 / 1000.0,
-                "max": self.socket_latency_us.max as f64 / 1000.0,
-            },
+            "latency_ms": self.latency_us.json_ms(),
+            "socket_latency_ms": self.socket_latency_us.json_ms(),
             "server_rss_start_kib": self.server_rss_start_kib,
             "server_rss_idle_kib": self.server_rss_idle_kib,
             "server_hwm_kib": self.server_hwm_kib,
@@ -229,7 +217,6 @@ impl Report {
 
 impl std::fmt::Display for Report {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let ms = |us: u64| us as f64 / 1000.0;
         let mib = |k: Option<u64>| k.map_or("-".to_string(), |k| format!("{:.1} MiB", k as f64 / 1024.0));
         writeln!(
             f,
@@ -245,24 +232,8 @@ impl std::fmt::Display for Report {
             self.errors,
             self.matches_finished
         )?;
-        writeln!(
-            f,
-            "round trip ms: p50 {:.2} p90 {:.2} p99 {:.2} max {:.2} ({} samples)",
-            ms(self.latency_us.p50),
-            ms(self.latency_us.p90),
-            ms(self.latency_us.p99),
-            ms(self.latency_us.max),
-            self.latency_us.samples
-        )?;
-        writeln!(
-            f,
-            "  at the socket: p50 {:.2} p90 {:.2} p99 {:.2} max {:.2} ({} samples)",
-            ms(self.socket_latency_us.p50),
-            ms(self.socket_latency_us.p90),
-            ms(self.socket_latency_us.p99),
-            ms(self.socket_latency_us.max),
-            self.socket_latency_us.samples
-        )?;
+        writeln!(f, "round trip ms: {}", self.latency_us.in_ms())?;
+        writeln!(f, "  at the socket: {}", self.socket_latency_us.in_ms())?;
         writeln!(
             f,
             "server memory: start {}, with idle {}, peak (VmHWM) {}, end {}",
@@ -329,6 +300,31 @@ pub struct Percentiles {
 }
 
 impl Percentiles {
+    /// In milliseconds, as the JSON report has them.
+    fn json_ms(&self) -> Value {
+        let ms = |us: u64| us as f64 / 1000.0;
+        json!({
+            "samples": self.samples,
+            "p50": ms(self.p50),
+            "p90": ms(self.p90),
+            "p99": ms(self.p99),
+            "max": ms(self.max),
+        })
+    }
+
+    /// In milliseconds, as the text report has them.
+    fn in_ms(&self) -> String {
+        let ms = |us: u64| us as f64 / 1000.0;
+        format!(
+            "p50 {:.2} p90 {:.2} p99 {:.2} max {:.2} ({} samples)",
+            ms(self.p50),
+            ms(self.p90),
+            ms(self.p99),
+            ms(self.max),
+            self.samples
+        )
+    }
+
     pub fn of(mut samples: Vec<u64>) -> Percentiles {
         if samples.is_empty() {
             return Percentiles::default();

@@ -711,18 +711,8 @@ fn write_str(out: &mut String, s: &str) {
     }
 }
 
-fn write_u64(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str(std::str::from_utf8(&digits[i..]).expect("ASCII digits"));
+fn write_u64(out: &mut String, n: u64) {
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 fn write_opt_u64(out: &mut String, n: Option<u64>) {

@@ -505,20 +505,7 @@ pub struct View {
 
 /// Appends `n` in decimal.
 fn push_number(out: &mut String, n: usize) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &d in &digits[i..] {
-        out.push(char::from(d));
-    }
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// Appends `n` in decimal, or `null`.
@@ -558,15 +545,7 @@ impl HideAndEeek {
                 if col > 0 {
                     out.push(',');
                 }
-                let cell = match self.card_at(Cell { row, col }) {
-                    None => CellView::Empty,
-                    Some(card) if card.face_up => CellView::FaceUp {
-                        number: card.number,
-                        mouse: shows_mouse(card.number),
-                    },
-                    Some(_) => CellView::FaceDown,
-                };
-                out.push_str(cell_json(&cell).get());
+                out.push_str(cell_json(&self.cell_view(Cell { row, col })).get());
             }
             out.push(']');
         }
@@ -601,7 +580,7 @@ impl HideAndEeek {
             push_number(&mut out, seat.0.into());
         }
         out.push_str(r#"],"baseline":"#);
-        push_optional(&mut out, if self.over { None } else { self.baseline() });
+        push_optional(&mut out, self.shown_baseline());
         out.push_str(if self.over {
             r#","over":true}"#
         } else {
@@ -612,6 +591,23 @@ impl HideAndEeek {
 
     fn card_at(&self, cell: Cell) -> Option<GridCard> {
         self.grid[cell.index()]
+    }
+
+    /// What every viewer sees at `cell`.
+    fn cell_view(&self, cell: Cell) -> CellView {
+        match self.card_at(cell) {
+            None => CellView::Empty,
+            Some(card) if card.face_up => CellView::FaceUp {
+                number: card.number,
+                mouse: shows_mouse(card.number),
+            },
+            Some(_) => CellView::FaceDown,
+        }
+    }
+
+    /// The view's `baseline`: none once the game is over.
+    fn shown_baseline(&self) -> Option<u8> {
+        if self.over { None } else { self.baseline() }
     }
 
     fn roll_dice(rng: &mut Rng) -> Roll {
@@ -1182,14 +1178,7 @@ impl Game for HideAndEeek {
         let grid = (0..GRID_SIZE)
             .map(|row| {
                 (0..GRID_SIZE)
-                    .map(|col| match self.card_at(Cell { row, col }) {
-                        None => CellView::Empty,
-                        Some(card) if card.face_up => CellView::FaceUp {
-                            number: card.number,
-                            mouse: shows_mouse(card.number),
-                        },
-                        Some(_) => CellView::FaceDown,
-                    })
+                    .map(|col| self.cell_view(Cell { row, col }))
                     .collect()
             })
             .collect();
@@ -1212,7 +1201,7 @@ impl Game for HideAndEeek {
             step: self.step.clone(),
             race: self.race.clone(),
             owed_turns: self.owed_turns.iter().copied().collect(),
-            baseline: if self.over { None } else { self.baseline() },
+            baseline: self.shown_baseline(),
             over: self.over,
         }
     }
