@@ -5,6 +5,7 @@
 //! and the same events.
 
 pub mod games;
+mod json_text;
 pub mod model;
 pub mod registry;
 pub mod rng;

@@ -16,6 +16,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use self::data::*;
+use crate::json_text::{push_number, push_optional, push_serde};
 use crate::model::{
     Actor, Deadline, Event, Game, GameInfo, Millis, OptionKind, OptionSpec, Outcome, Reject, RejectKind,
     Seat, SetupError, Status, Viewer,
@@ -503,24 +504,6 @@ pub struct View {
     pub over: bool,
 }
 
-/// Appends `n` in decimal.
-fn push_number(out: &mut String, n: usize) {
-    out.push_str(itoa::Buffer::new().format(n));
-}
-
-/// Appends `n` in decimal, or `null`.
-fn push_optional(out: &mut String, n: Option<u8>) {
-    match n {
-        Some(n) => push_number(out, n.into()),
-        None => out.push_str("null"),
-    }
-}
-
-/// Appends serde's JSON text of a small value.
-fn push_serde(out: &mut String, value: &impl Serialize) {
-    out.push_str(&serde_json::to_string(value).expect("plain data serialises to JSON"));
-}
-
 impl HideAndEeek {
     /// The JSON text of [`Game::view`] exactly as serde's derived serialisation of [`View`] writes it, written
     /// member by member straight from the state, without building the view: the keys and the grid's cells as
@@ -532,9 +515,9 @@ impl HideAndEeek {
     fn view_json_text(&self) -> String {
         let mut out = String::with_capacity(2048);
         out.push_str(r#"{"players":"#);
-        push_number(&mut out, self.players.into());
+        push_number(&mut out, self.players);
         out.push_str(r#","target":"#);
-        push_number(&mut out, self.config.target.into());
+        push_number(&mut out, self.config.target);
         out.push_str(r#","grid":["#);
         for row in 0..GRID_SIZE {
             if row > 0 {
@@ -565,7 +548,7 @@ impl HideAndEeek {
             out.push('}');
         }
         out.push_str(r#"],"turn":"#);
-        push_number(&mut out, self.turn.0.into());
+        push_number(&mut out, self.turn.0);
         out.push_str(r#","roll":"#);
         push_serde(&mut out, &self.roll);
         out.push_str(r#","step":"#);
@@ -577,7 +560,7 @@ impl HideAndEeek {
             if i > 0 {
                 out.push(',');
             }
-            push_number(&mut out, seat.0.into());
+            push_number(&mut out, seat.0);
         }
         out.push_str(r#"],"baseline":"#);
         push_optional(&mut out, self.shown_baseline());
