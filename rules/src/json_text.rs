@@ -75,9 +75,9 @@ mod tests {
             },
         );
         out.push(',');
-        push_array(&mut out, [1u8, 2, 3], |out, n| push_number(out, n));
+        push_array(&mut out, [1u8, 2, 3], push_number);
         out.push(',');
-        push_array(&mut out, Vec::<u8>::new(), |out, n| push_number(out, n));
+        push_array(&mut out, Vec::<u8>::new(), push_number);
         let expected = [
             serde_json::to_string(&42u16).unwrap(),
             serde_json::to_string(&-7i64).unwrap(),

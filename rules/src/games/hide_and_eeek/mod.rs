@@ -16,7 +16,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use self::data::*;
-use crate::json_text::{push_number, push_optional, push_serde};
+use crate::json_text::{push_array, push_bool, push_number, push_optional, push_serde};
 use crate::model::{
     Actor, Deadline, Event, Game, GameInfo, Millis, OptionKind, OptionSpec, Outcome, Reject, RejectKind,
     Seat, SetupError, Status, Viewer,
@@ -555,20 +555,13 @@ impl HideAndEeek {
         push_serde(&mut out, &self.step);
         out.push_str(r#","race":"#);
         push_serde(&mut out, &self.race);
-        out.push_str(r#","owed_turns":["#);
-        for (i, seat) in self.owed_turns.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            push_number(&mut out, seat.0);
-        }
-        out.push_str(r#"],"baseline":"#);
+        out.push_str(r#","owed_turns":"#);
+        push_array(&mut out, &self.owed_turns, |out, seat| push_number(out, seat.0));
+        out.push_str(r#","baseline":"#);
         push_optional(&mut out, self.shown_baseline());
-        out.push_str(if self.over {
-            r#","over":true}"#
-        } else {
-            r#","over":false}"#
-        });
+        out.push_str(r#","over":"#);
+        push_bool(&mut out, self.over);
+        out.push('}');
         out
     }
 
