@@ -6,7 +6,8 @@
 //!   not serialised).
 //! - `server`: what the server's table does per action, through `AnyGame`'s JSON boundary: clone the game, apply
 //!   the JSON action, then the status and clocks once, every seat's view and legal actions serialised straight
-//!   to JSON text (`view_json`, `legal_actions_json`), each event once (`apply_json`), the spectators' view once,
+//!   to JSON text (the engine's own `view_text` where it writes one, `view_json` otherwise; `legal_actions_json`),
+//!   each event once (`apply_json`), the spectators' view once,
 //!   and each viewer's push printed around them.
 //! - `server_value`: the previous server path, for comparison: every viewer's view and legal actions built as
 //!   `serde_json::Value` trees, the status recomputed per viewer, then printed.
@@ -96,15 +97,42 @@ fn playout<G: Game>(players: u8, seed: u64, views: bool) -> u64 {
     }
 }
 
-/// One viewer's push as the server prints it (the fields that cost something; `protocol::StateUpdate` adds a few
-/// strings and numbers).
-#[derive(serde::Serialize)]
-struct Push<'a> {
-    view: &'a RawValue,
-    legal_actions: &'a RawValue,
-    events: Vec<&'a RawValue>,
-    status: &'a Status,
+/// A viewer's view as the server writes it (`server::table::view_json`): the engine's own text if it writes one
+/// (`Game::view_text`), serde's otherwise.
+fn view_text(game: &AnyGame, viewer: Viewer) -> String {
+    match game.view_text(viewer) {
+        Some(text) => text,
+        None => game.view_json(viewer).get().to_owned(),
+    }
+}
+
+/// One viewer's push as the server prints it (`protocol::StateUpdate::write_push`, without the few strings and
+/// numbers that cost nothing).
+fn push_text(
+    view: &str,
+    legal_actions: &str,
+    events: &[&RawValue],
+    status: &Status,
     deadline: Option<Millis>,
+) -> String {
+    let mut out = String::with_capacity(view.len() + legal_actions.len() + 128);
+    out.push_str(r#"{"type":"state","legal_actions":"#);
+    out.push_str(legal_actions);
+    out.push_str(r#","status":"#);
+    out.push_str(&serde_json::to_string(status).expect("serialises"));
+    out.push_str(r#","deadline":"#);
+    out.push_str(&serde_json::to_string(&deadline).expect("serialises"));
+    out.push_str(r#","events":["#);
+    for (i, event) in events.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(event.get());
+    }
+    out.push_str(r#"],"view":"#);
+    out.push_str(view);
+    out.push('}');
+    out
 }
 
 /// Which server path `playout_server` measures.
@@ -157,25 +185,24 @@ fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
             game = next;
             let status = game.status();
             let deadline = game.deadline().map(|d| d.at);
-            let empty = RawValue::from_string("[]".to_owned()).expect("valid JSON");
-            let spectator = game.view_json(Viewer::Spectator);
+            let spectator = view_text(&game, Viewer::Spectator);
             for v in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
                 let (view, legal) = match v {
-                    Viewer::Seat(s) => (game.view_json(v), Some(game.legal_actions_json(s))),
-                    Viewer::Spectator => (spectator.clone(), None),
+                    Viewer::Seat(s) => (Some(view_text(&game, v)), Some(game.legal_actions_json(s))),
+                    Viewer::Spectator => (None, None),
                 };
-                let push = Push {
-                    view: &view,
-                    legal_actions: legal.as_deref().unwrap_or(&empty),
-                    events: events
-                        .iter()
-                        .filter(|e| e.audience.includes(v))
-                        .map(|e| &*e.body)
-                        .collect(),
-                    status: &status,
+                let visible: Vec<&RawValue> = events
+                    .iter()
+                    .filter(|e| e.audience.includes(v))
+                    .map(|e| &*e.body)
+                    .collect();
+                black_box(push_text(
+                    view.as_deref().unwrap_or(&spectator),
+                    legal.as_ref().map_or("[]", |l| l.get()),
+                    &visible,
+                    &status,
                     deadline,
-                };
-                black_box(serde_json::to_string(&push).expect("serialises"));
+                ));
             }
             now += driver.below(3_000);
             continue;
