@@ -19,7 +19,7 @@ use tokio::sync::{Notify, mpsc, oneshot, watch};
 use tracing::{Instrument, debug, error, info, info_span, warn};
 
 use crate::{
-    clock::SharedClock,
+    clock::{SharedClock, Sleep},
     commit::{Committer, Pending},
     metrics::Metrics,
     secrets,
@@ -471,6 +471,7 @@ impl Table {
             }
             // A new lobby's host hears of it at once (a recovered table has nobody connected yet).
             self.push_lobby_to_all();
+            let mut timer: Option<(Millis, Sleep)> = None;
             loop {
                 if *shutdown.borrow() {
                     break;
@@ -480,9 +481,16 @@ impl Table {
                     .into_iter()
                     .flatten()
                     .min();
-                let sleep = match wake {
-                    Some(at) => self.clock.sleep_until(at),
-                    None => Box::pin(std::future::pending()),
+                // The timer is kept while the time it waits for stays the same (most commands leave it): a new
+                // one per command was a boxed future and a timer registered and removed each time.
+                if timer.as_ref().map(|(at, _)| *at) != wake {
+                    timer = wake.map(|at| (at, self.clock.sleep_until(at)));
+                }
+                let sleep = async {
+                    match &mut timer {
+                        Some((_, sleep)) => sleep.await,
+                        None => std::future::pending().await,
+                    }
                 };
                 // The work of a command or a wake-up is boxed: its futures are large and alive only while it runs,
                 // and inline they made every waiting table's task ~7.6 KB (tables wait far more than they work).
@@ -492,6 +500,8 @@ impl Table {
                         None => break,
                     },
                     () = sleep => {
+                        // It has fired: a finished future is not polled again.
+                        timer = None;
                         Box::pin(async {
                             self.on_timer().await;
                             self.on_rematch_timer().await;
