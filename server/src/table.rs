@@ -481,10 +481,14 @@ impl Table {
                     .into_iter()
                     .flatten()
                     .min();
-                // The timer is kept while the time it waits for stays the same (most commands leave it): a new
-                // one per command was a boxed future and a timer registered and removed each time.
-                if timer.as_ref().map(|(at, _)| *at) != wake {
-                    timer = wake.map(|at| (at, self.clock.sleep_until(at)));
+                // The timer is kept unless the table must wake earlier than it fires: a wake-up before anything
+                // is due does nothing (every wake-up checks what is due), and then the timer is set again. A new
+                // timer per command was a boxed future and a timer registered and removed each time (under load
+                // the next wake-up moves with every action: the players' idle times).
+                if let Some(at) = wake
+                    && timer.as_ref().is_none_or(|(set, _)| at < *set)
+                {
+                    timer = Some((at, self.clock.sleep_until(at)));
                 }
                 let sleep = async {
                     match &mut timer {

@@ -443,9 +443,16 @@ impl Table {
         (0..self.seats.len()).map(|i| self.presence_of(i)).collect()
     }
 
+    /// Whether a seat's presence changed since it was last pushed (`presences() != friends.shown`, without
+    /// building the list: this is asked after every command).
+    fn presence_changed(&self) -> bool {
+        let shown = &self.friends.shown;
+        shown.len() != self.seats.len() || shown.iter().enumerate().any(|(i, p)| *p != self.presence_of(i))
+    }
+
     /// Pushes the lobby if a seat's presence changed since it was last pushed.
     pub(super) fn publish_presence(&mut self) {
-        if self.presences() != self.friends.shown {
+        if self.presence_changed() {
             self.push_lobby_to_all();
         }
     }
@@ -453,7 +460,7 @@ impl Table {
     /// When the next connected seat turns idle (or now, if a change is not yet pushed).
     pub(super) fn presence_wake(&self) -> Option<Millis> {
         let now = self.clock.now();
-        if self.presences() != self.friends.shown {
+        if self.presence_changed() {
             return Some(now);
         }
         let idle_after = self.settings.friends.idle_after_ms;
