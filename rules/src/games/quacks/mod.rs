@@ -15,6 +15,7 @@
 pub mod data;
 #[cfg(test)]
 mod tests;
+mod text;
 
 use serde::{Deserialize, Serialize};
 
@@ -100,7 +101,8 @@ struct Player {
     /// The chips in the bag, kept sorted (a multiset: there is no order to draw from).
     bag: Vec<Chip>,
     pot: Vec<Placed>,
-    /// Chips drawn to be looked at before a decision (sorted); they belong to the bag again afterwards.
+    /// Chips drawn to be looked at before a decision, kept sorted like the bag; they belong to the bag again
+    /// afterwards.
     aside: Vec<Chip>,
     whites: u8,
     brew: Brew,
@@ -134,6 +136,11 @@ impl Player {
     /// The first free space after the last chip.
     fn next_free_space(&self) -> u8 {
         self.last_space() + 1
+    }
+
+    /// The space that would be scored now: the first free one, or the spoon past the last.
+    fn scoring_space_now(&self) -> u8 {
+        self.next_free_space().min(POT_TRACK.len() as u8 - 1)
     }
 
     fn count_in_pot(&self, colour: Colour) -> usize {
@@ -213,6 +220,18 @@ enum Phase {
     /// Steps D-F: points or buying, buying, spending rubies.
     Evaluation,
     Over,
+}
+
+impl Phase {
+    /// The phase as views name it (the same as its serde name in the state).
+    fn name(self) -> &'static str {
+        match self {
+            Phase::Brewing => "brewing",
+            Phase::AfterBrewing => "after_brewing",
+            Phase::Evaluation => "evaluation",
+            Phase::Over => "over",
+        }
+    }
 }
 
 /// The state of a game of Quacks.
@@ -512,16 +531,43 @@ pub struct ChipCount {
     pub count: u8,
 }
 
-fn counts(chips: &[Chip]) -> Vec<ChipCount> {
-    let mut sorted = chips.to_vec();
-    sorted.sort();
-    let mut out: Vec<ChipCount> = Vec::new();
-    for chip in sorted {
-        match out.last_mut() {
-            Some(last) if last.chip == chip => last.count += 1,
-            _ => out.push(ChipCount { chip, count: 1 }),
-        }
+/// Calls `each` with the count of every kind of chip in `a` and `b` together, in chip order (the order of
+/// [`SUPPLY`], which is `Chip`'s), whatever the order of the two. A bag and the chips aside are kept sorted, so
+/// the runs of equal chips at the heads of the two are counted as they are, with no copy and no sort; a state
+/// whose chips are out of order (never made in play, but a view must not depend on the order of a bag) is
+/// counted from a sorted copy.
+fn for_each_count(a: &[Chip], b: &[Chip], mut each: impl FnMut(ChipCount)) {
+    // `Chip`'s order as one number (colour, then value), cheaper to compare than the derived order.
+    let key = |c: &Chip| u16::from_be_bytes([c.colour as u8, c.value]);
+    if !(a.is_sorted_by_key(key) && b.is_sorted_by_key(key)) {
+        let mut all = [a, b].concat();
+        all.sort();
+        return for_each_count(&all, &[], each);
     }
+    let (mut a, mut b) = (a, b);
+    loop {
+        // The smallest chip left, then its run at the head of each slice.
+        let chip = match (a.first(), b.first()) {
+            (Some(&x), Some(&y)) => x.min(y),
+            (Some(&x), None) | (None, Some(&x)) => x,
+            (None, None) => return,
+        };
+        let in_a = a.iter().take_while(|c| **c == chip).count();
+        let in_b = b.iter().take_while(|c| **c == chip).count();
+        each(ChipCount {
+            chip,
+            count: (in_a + in_b) as u8,
+        });
+        a = &a[in_a..];
+        b = &b[in_b..];
+    }
+}
+
+/// The counts of every kind of chip in `a` and `b` together, in chip order.
+fn counts(a: &[Chip], b: &[Chip]) -> Vec<ChipCount> {
+    // At most one entry per kind of chip in the box.
+    let mut out = Vec::with_capacity((a.len() + b.len()).min(SUPPLY.len()));
+    for_each_count(a, b, |c| out.push(c));
     out
 }
 
@@ -1222,7 +1268,7 @@ impl Quacks {
         let last_round = self.round == ROUNDS;
         for &seat in &order {
             let p = &mut self.players[seat.index()];
-            p.scoring_space = p.next_free_space().min(POT_TRACK.len() as u8 - 1);
+            p.scoring_space = p.scoring_space_now();
             let s = pot_space(p.scoring_space);
             p.coins = s.coins;
             events.push(Event::public(QuacksEvent::Scoring {
@@ -1640,7 +1686,9 @@ impl Quacks {
                 self.return_to_supply(*chip);
                 let taken = self.take_from_supply(up);
                 debug_assert!(taken, "listed trades are in the supply");
-                self.players[i].aside.push(up);
+                // In its place, so that the chips aside stay sorted (they go back into the bag just below).
+                let aside = &mut self.players[i].aside;
+                aside.insert(aside.partition_point(|c| *c <= up), up);
                 events.push(Event::public(QuacksEvent::TradedUp {
                     seat,
                     from: *chip,
@@ -1854,8 +1902,6 @@ impl Game for Quacks {
             .map(|(i, p)| {
                 let seat = Seat(i as u8);
                 let own = viewer == Viewer::Seat(seat);
-                let mut not_in_pot = p.bag.clone();
-                not_in_pot.extend(p.aside.iter().copied());
                 PlayerView {
                     seat,
                     score: p.score,
@@ -1867,11 +1913,11 @@ impl Game for Quacks {
                     pot: p.pot.clone(),
                     whites: p.whites,
                     brew: p.brew,
-                    scoring_space: p.next_free_space().min(POT_TRACK.len() as u8 - 1),
-                    not_in_pot: counts(&not_in_pot),
+                    scoring_space: p.scoring_space_now(),
+                    not_in_pot: counts(&p.bag, &p.aside),
                     looking_at_count: p.aside.len(),
                     looking_at: own.then(|| p.aside.clone()),
-                    bag: own.then(|| counts(&p.bag)),
+                    bag: own.then(|| counts(&p.bag, &[])),
                     deciding: p.pending,
                     committed: p.commitment.is_some(),
                     commitment: if own { p.commitment } else { None },
@@ -1885,12 +1931,7 @@ impl Game for Quacks {
             round: self.round,
             rounds: ROUNDS,
             start_player: self.start_player,
-            phase: match self.phase {
-                Phase::Brewing => "brewing",
-                Phase::AfterBrewing => "after_brewing",
-                Phase::Evaluation => "evaluation",
-                Phase::Over => "over",
-            },
+            phase: self.phase.name(),
             card: self.card,
             cards_left: self.deck.len(),
             white_limit: self.white_limit(),
@@ -1906,6 +1947,11 @@ impl Game for Quacks {
             players,
             outcome: self.outcome(),
         }
+    }
+
+    /// Written straight from the state (`text.rs`): serde's text of `view(viewer)`, several times cheaper.
+    fn view_text(&self, viewer: Viewer) -> Option<String> {
+        Some(self.view_json_text(viewer))
     }
 
     fn deadline(&self) -> Option<Deadline<Action>> {

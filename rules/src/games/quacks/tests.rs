@@ -48,9 +48,8 @@ fn assert_chips_conserved(g: &Quacks) {
             "pot spaces must increase"
         );
         assert!(p.pot.iter().all(|q| q.space > 0 && q.space <= LAST_CHIP_SPACE));
-        let mut bag = p.bag.clone();
-        bag.sort();
-        assert_eq!(bag, p.bag, "the bag is kept sorted (a multiset)");
+        assert!(p.bag.is_sorted(), "the bag is kept sorted (a multiset)");
+        assert!(p.aside.is_sorted(), "the chips aside are kept sorted");
         assert!(
             p.aside.is_empty() || p.pending.is_some(),
             "chips aside without a decision"
@@ -1687,5 +1686,104 @@ fn actions_have_readable_json() {
     for (action, wire) in cases {
         assert_eq!(serde_json::to_value(&action).expect("serialises"), wire);
         assert_eq!(serde_json::from_value::<Action>(wire).expect("parses"), action);
+    }
+}
+
+/// The view's text written by hand (`text.rs`) is serde's text of the view, byte for byte, for every viewer at
+/// every step of whole random games, hidden members included.
+#[test]
+fn the_view_text_is_serdes_text_of_the_view() {
+    let (mut looked_at, mut committed, mut over) = (0, 0, 0);
+    for players in 2..=4u8 {
+        for seed in 0..12u64 {
+            random_playout::<Quacks>(&CFG, players, seed, seed * 7 + 1, 20_000, |g| {
+                for viewer in all_viewers(players) {
+                    let text = g.view_text(viewer).expect("Quacks writes its views");
+                    assert_eq!(text, fingerprint(&g.view(viewer)), "{viewer:?}");
+                }
+                looked_at += usize::from(g.players.iter().any(|p| !p.aside.is_empty()));
+                committed += usize::from(g.players.iter().any(|p| p.commitment.is_some()));
+                over += usize::from(g.phase == Phase::Over);
+            });
+        }
+    }
+    assert!(looked_at > 20, "chips looked at must be seen ({looked_at})");
+    assert!(committed > 20, "round-9 commitments must be seen ({committed})");
+    assert_eq!(over, 36, "every game's end must be seen");
+}
+
+/// The names `text.rs` writes for enums are their serde names, for every variant, and its chips are serde's
+/// chips, from its tables (values 0-4) and beyond them.
+#[test]
+fn the_view_text_names_enums_and_chips_as_serde_does() {
+    for colour in Colour::ALL {
+        for value in 0..=6 {
+            let chip = Chip::new(colour, value);
+            fn written(push: impl FnOnce(&mut String)) -> String {
+                let mut out = String::new();
+                push(&mut out);
+                out
+            }
+            let count = ChipCount { chip, count: 12 };
+            let placed = Placed { chip, space: 52 };
+            assert_eq!(written(|out| text::push_chip(out, chip)), fingerprint(&chip));
+            assert_eq!(
+                written(|out| text::push_chip_count(out, count)),
+                fingerprint(&count)
+            );
+            assert_eq!(
+                written(|out| text::push_placed(out, &placed)),
+                fingerprint(&placed)
+            );
+        }
+    }
+    let quoted = |name: &str| format!("\"{name}\"");
+    for colour in Colour::ALL {
+        assert_eq!(quoted(text::colour_name(colour)), fingerprint(&colour));
+    }
+    for brew in [Brew::Brewing, Brew::Stopped, Brew::Exploded] {
+        assert_eq!(quoted(text::brew_name(brew)), fingerprint(&brew));
+    }
+    for shop in [
+        Shop::Idle,
+        Shop::PointsOrBuying,
+        Shop::Buying,
+        Shop::Spending,
+        Shop::Done,
+    ] {
+        assert_eq!(quoted(text::shop_name(shop)), fingerprint(&shop));
+    }
+    for phase in [
+        Phase::Brewing,
+        Phase::AfterBrewing,
+        Phase::Evaluation,
+        Phase::Over,
+    ] {
+        assert_eq!(quoted(phase.name()), fingerprint(&phase));
+    }
+}
+
+/// Views count the chips of a bag whatever order they are stored in (play keeps them sorted; the count takes a
+/// sorted copy of chips out of order, so that no view depends on the order of a bag).
+#[test]
+fn views_do_not_depend_on_the_order_of_a_bag() {
+    let mut g = table(3, 1, QUIET);
+    set_bag(&mut g, s(0), &[W1, O1, W2, W1, G1, W3, O1]);
+    g.players[0].aside = vec![W1, G1, O1];
+    g.players[0].pending = Some(Pending::CrowSkull);
+    let mut shuffled = g.clone();
+    shuffled.players[0].bag.reverse();
+    shuffled.players[0].aside.reverse();
+    shuffled.players[1].bag.reverse();
+    for viewer in all_viewers(3) {
+        let mut expected = g.view(viewer);
+        // The chips looked at are shown as they lie.
+        expected.players[0].looking_at = shuffled.view(viewer).players[0].looking_at.clone();
+        assert_eq!(shuffled.view(viewer), expected, "{viewer:?}");
+        assert_eq!(
+            shuffled.view_text(viewer).unwrap(),
+            fingerprint(&expected),
+            "{viewer:?}"
+        );
     }
 }
