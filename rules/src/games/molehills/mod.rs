@@ -9,6 +9,7 @@
 mod data;
 #[cfg(test)]
 mod tests;
+mod text;
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -354,6 +355,62 @@ pub struct PlayerView {
     pub revealed: Vec<CardView>,
 }
 
+/// The surface as a view holds it: every space's mountain, bottom piece first, row-major. It is serialised, and
+/// described by the view's schema, as the list of lists it stands for (`[[0,1],[],..]`), but kept as one list of
+/// pieces and where each space's mountain ends: a view is built after every action for every viewer, and a list
+/// per mountain cost an allocation per mountain (most of the view's cost once the surface fills up).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Surface {
+    /// Every mountain's pieces, space after space.
+    pieces: Vec<Seat>,
+    /// `ends[i]`: where space `i`'s mountain ends in `pieces` (it begins where space `i - 1`'s ends).
+    ends: Vec<usize>,
+}
+
+impl Surface {
+    fn of(stacks: &[Vec<Seat>]) -> Surface {
+        let mut pieces = Vec::with_capacity(stacks.iter().map(Vec::len).sum());
+        let ends = stacks
+            .iter()
+            .map(|stack| {
+                pieces.extend_from_slice(stack);
+                pieces.len()
+            })
+            .collect();
+        Surface { pieces, ends }
+    }
+
+    /// The number of spaces.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Each space's mountain, bottom piece first, row-major.
+    pub fn iter(&self) -> impl Iterator<Item = &[Seat]> {
+        (0..self.len()).map(|i| &self[i])
+    }
+}
+
+/// `surface[i]`: the mountain on space `i` (row-major), bottom piece first.
+impl std::ops::Index<usize> for Surface {
+    type Output = [Seat];
+
+    fn index(&self, i: usize) -> &[Seat] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.pieces[start..self.ends[i]]
+    }
+}
+
+impl Serialize for Surface {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
 /// What one viewer may know.
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct MolehillsView {
@@ -368,7 +425,8 @@ pub struct MolehillsView {
     pub players: Vec<PlayerView>,
     pub rock: Option<Pos>,
     /// The surface, row-major (`surface[row * grid + col]`): each mountain bottom piece first.
-    pub surface: Vec<Vec<Seat>>,
+    #[schemars(with = "Vec<Vec<Seat>>")]
+    pub surface: Surface,
     pub display: Vec<CardView>,
     pub deck_size: usize,
     pub discard_size: usize,
@@ -413,16 +471,43 @@ fn card_view(id: CardId) -> CardView {
     }
 }
 
-fn card_of(id: CardId) -> Card {
-    // The deck is small and fixed; rebuilding it keeps `DECK` the single source.
-    let mut left = id as usize;
-    for (card, copies) in DECK {
-        if left < copies as usize {
-            return card;
-        }
-        left -= copies as usize;
+/// The most players at a table ([`GameInfo::max_players`]).
+const MAX_PLAYERS: u8 = 4;
+
+/// How many cards [`DECK`] holds, copies counted.
+const DECK_SIZE: usize = {
+    let mut total = 0;
+    let mut k = 0;
+    while k < DECK.len() {
+        total += DECK[k].1 as usize;
+        k += 1;
     }
-    panic!("no card {id}")
+    total
+};
+
+/// Every card by its id: [`DECK`] expanded at compile time (the same list as [`deck_cards`]), so that views,
+/// which show many cards after every action, look a card up instead of counting through the deck.
+const CARDS: [Card; DECK_SIZE] = {
+    let mut cards = [Card::Rock; DECK_SIZE];
+    let (mut k, mut i) = (0, 0);
+    while k < DECK.len() {
+        let (card, copies) = DECK[k];
+        let mut c = 0;
+        while c < copies {
+            cards[i] = card;
+            i += 1;
+            c += 1;
+        }
+        k += 1;
+    }
+    cards
+};
+
+fn card_of(id: CardId) -> Card {
+    match CARDS.get(id as usize) {
+        Some(card) => *card,
+        None => panic!("no card {id}"),
+    }
 }
 
 /// All orders of `items`, in lexicographic order of positions.
@@ -488,12 +573,21 @@ impl Molehills {
             .map(|i| Seat(i as u8))
     }
 
-    fn token_of(&self, seat: Seat) -> u8 {
-        self.order
-            .iter()
-            .position(|s| *s == seat)
-            .expect("every seat has a token") as u8
-            + 1
+    /// Each seat's King of the Hill token (1 plays first), by seat: `order` read once for every seat.
+    fn tokens(&self) -> [u8; MAX_PLAYERS as usize] {
+        let mut tokens = [0; MAX_PLAYERS as usize];
+        for (i, seat) in self.order.iter().enumerate() {
+            tokens[seat.index()] = i as u8 + 1;
+        }
+        tokens
+    }
+
+    /// The programmed stack `viewer` may see: its own, if it is a seat of this table that has programmed one.
+    fn own_plan(&self, viewer: Viewer) -> Option<&[CardId]> {
+        match viewer {
+            Viewer::Seat(seat) if seat.0 < self.players => self.plans[seat.index()].as_deref(),
+            _ => None,
+        }
     }
 
     fn all_positions(&self) -> impl Iterator<Item = Pos> + use<> {
@@ -874,7 +968,7 @@ impl Game for Molehills {
             name: "Mountains out of Molehills",
             rules_version: 1,
             min_players: 2,
-            max_players: 4,
+            max_players: MAX_PLAYERS,
             can_skip: false,
             options: vec![OptionSpec {
                 key: "three_player_grid",
@@ -1095,16 +1189,18 @@ impl Game for Molehills {
     }
 
     fn view(&self, viewer: Viewer) -> MolehillsView {
+        let tokens = self.tokens();
         let players = Seat::all(self.players)
             .map(|seat| {
                 let s = seat.index();
+                let round_scores: Vec<i64> = self.round_scores.iter().map(|r| r[s]).collect();
                 PlayerView {
                     seat,
-                    token: self.token_of(seat),
+                    token: tokens[s],
                     mole: self.moles[s],
                     supply: self.supply[s],
-                    score: self.round_scores.iter().map(|r| r[s]).sum(),
-                    round_scores: self.round_scores.iter().map(|r| r[s]).collect(),
+                    score: round_scores.iter().sum(),
+                    round_scores,
                     cards: if viewer == Viewer::Seat(seat) {
                         self.hands[s].iter().map(|c| card_view(*c)).collect()
                     } else {
@@ -1116,12 +1212,9 @@ impl Game for Molehills {
                 }
             })
             .collect();
-        let your_stack = match viewer {
-            Viewer::Seat(seat) if seat.0 < self.players => self.plans[seat.index()]
-                .as_ref()
-                .map(|plan| plan.iter().map(|c| card_view(*c)).collect()),
-            _ => None,
-        };
+        let your_stack = self
+            .own_plan(viewer)
+            .map(|plan| plan.iter().map(|c| card_view(*c)).collect());
         MolehillsView {
             viewer,
             grid: self.grid,
@@ -1132,12 +1225,17 @@ impl Game for Molehills {
             turn_order: self.order.clone(),
             players,
             rock: self.rock,
-            surface: self.stacks.clone(),
+            surface: Surface::of(&self.stacks),
             display: self.display.iter().map(|c| card_view(*c)).collect(),
             deck_size: self.deck.len(),
             discard_size: self.discard.len(),
             your_stack,
         }
+    }
+
+    /// The view's text written by hand, straight from the state (`text.rs`): serde's exact text of `view`.
+    fn view_text(&self, viewer: Viewer) -> Option<String> {
+        Some(self.view_json_text(viewer))
     }
 
     fn deadline(&self) -> Option<Deadline<MolehillsAction>> {

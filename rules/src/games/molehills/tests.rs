@@ -1138,3 +1138,91 @@ fn permutations_match_the_recursive_definition() {
         assert_eq!(permutations(items), recursive(items), "{items:?}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The view's text written by hand
+// ---------------------------------------------------------------------------------------------------------
+
+#[test]
+fn the_card_table_is_the_deck() {
+    assert_eq!(CARDS.to_vec(), deck_cards());
+    assert!(deck_cards().len() <= CardId::MAX as usize + 1);
+}
+
+/// `view_text` writes serde's exact text of `view`, for every viewer (an unknown seat too), at every step of
+/// random games of every seat count and grid, the finished game included; and the games pass through every
+/// phase and decision the writer spells out.
+#[test]
+fn view_text_is_serdes_text_of_the_view() {
+    let mut kinds = std::collections::BTreeSet::new();
+    let check = |g: &Molehills, kinds: &mut std::collections::BTreeSet<String>| {
+        let mut viewers = viewers(g.players);
+        viewers.push(Viewer::Seat(Seat(g.players)));
+        for viewer in viewers {
+            assert_eq!(
+                g.view_text(viewer).expect("written by hand"),
+                view_json(g, viewer),
+                "{viewer:?} at {:?}",
+                g.phase
+            );
+        }
+        let phase = serde_json::to_value(&g.phase).expect("json");
+        kinds.insert(format!("{}/{}", phase["phase"], phase["pending"]["decision"]));
+    };
+    for (players, grid) in [
+        (2, ThreePlayerGrid::Seed6x6),
+        (3, ThreePlayerGrid::Seed6x6),
+        (3, ThreePlayerGrid::Published5x5),
+        (4, ThreePlayerGrid::Seed6x6),
+    ] {
+        let config = MolehillsConfig {
+            three_player_grid: grid,
+        };
+        for seed in 0..3 {
+            let mut g = Molehills::new(&config, players, seed).expect("setup");
+            let mut driver = Rng::from_seed(seed ^ 0x5A5A);
+            while g.phase != Phase::Over {
+                check(&g, &mut kinds);
+                let movers: Vec<(Seat, Vec<MolehillsAction>)> = Seat::all(players)
+                    .map(|s| (s, g.legal_actions(s)))
+                    .filter(|(_, a)| !a.is_empty())
+                    .collect();
+                let (seat, actions) = &movers[driver.index(movers.len())];
+                let action = actions[driver.index(actions.len())].clone();
+                g.apply(Actor::Seat(*seat), &action, 0).expect("legal");
+            }
+            check(&g, &mut kinds);
+        }
+    }
+    for kind in [
+        r#""place_moles"/null"#,
+        r#""draft"/null"#,
+        r#""planning"/null"#,
+        r#""resolving"/"move_turn""#,
+        r#""resolving"/"rock""#,
+        r#""king_of_the_hill"/null"#,
+        r#""over"/null"#,
+    ] {
+        assert!(kinds.contains(kind), "no {kind} in {kinds:?}");
+    }
+}
+
+/// The view's surface holds, and writes, exactly the state's mountains as a list of lists.
+#[test]
+fn the_surface_of_a_view_is_the_list_of_mountains() {
+    let stacks = vec![vec![P0, P1], vec![], vec![P2], vec![], vec![P1, P1, P0]];
+    let surface = Surface::of(&stacks);
+    assert_eq!(surface.len(), stacks.len());
+    assert_eq!(surface.iter().map(<[Seat]>::to_vec).collect::<Vec<_>>(), stacks);
+    assert_eq!(&surface[4], &[P1, P1, P0][..]);
+    assert_eq!(
+        serde_json::to_string(&surface).expect("json"),
+        serde_json::to_string(&stacks).expect("json")
+    );
+    assert_eq!(serde_json::to_string(&Surface::of(&[])).expect("json"), "[]");
+    let mut g = Molehills::new(&MolehillsConfig::default(), 2, 3).expect("setup");
+    mountain(&mut g, Pos::new(1, 2), &[P1, P0, P1]);
+    let view = g.view(Viewer::Spectator);
+    assert_eq!(&view.surface[g.idx(Pos::new(1, 2))], &[P1, P0, P1][..]);
+    assert_eq!(view.surface.len(), 16);
+}
