@@ -11,6 +11,7 @@
 pub mod data;
 #[cfg(test)]
 mod tests;
+mod text;
 
 use std::fmt;
 
@@ -772,6 +773,45 @@ fn next_number(n: u8, steps: u8) -> u8 {
 // ---------------------------------------------------------------------------------------------------------------
 // The engine.
 
+/// The most carded mice a table holds: every mouse card of every seat.
+const MAX_CARDED_MICE: usize = MAX_PLAYERS as usize * MICE.len();
+
+/// The carded mice standing on the clock's rings ([`Hickory::ring_mice`]), sorted by [`RingMice::key`] and, on one
+/// space, in priority order then in the order of [`MICE`]: the `inner` and `outer` lists of the view's spaces.
+#[derive(Clone, Copy, Debug)]
+struct RingMice {
+    len: usize,
+    mice: [(u16, MouseRef); MAX_CARDED_MICE],
+    /// How many of `mice` [`RingMice::take`] has passed.
+    taken: usize,
+}
+
+impl RingMice {
+    /// The sort key of a ring space: by number, the inner ring before the outer; none off the rings.
+    fn key(loc: Loc) -> Option<u16> {
+        match loc {
+            Loc::Inner(n) => Some(2 * u16::from(n)),
+            Loc::Outer(n) => Some(2 * u16::from(n) + 1),
+            Loc::Unplaced | Loc::Card | Loc::Hand => None,
+        }
+    }
+
+    /// The mice on the ring space `loc`, in the view's order. The spaces must be asked in increasing order of
+    /// key, as the view lists them (number by number, inner then outer): each answer starts where the last ended.
+    fn take(&mut self, loc: Loc) -> impl Iterator<Item = MouseRef> + '_ {
+        let key = Self::key(loc).expect("a ring space");
+        debug_assert!(
+            self.taken == 0 || self.mice[self.taken - 1].0 <= key,
+            "ring spaces asked out of order"
+        );
+        let rest = &self.mice[self.taken..self.len];
+        let start = rest.iter().take_while(|(k, _)| *k < key).count();
+        let end = start + rest[start..].iter().take_while(|(k, _)| *k == key).count();
+        self.taken += end;
+        rest[start..end].iter().map(|(_, m)| *m)
+    }
+}
+
 /// The decision the table is waiting for, computed from the state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Decision {
@@ -836,11 +876,11 @@ impl Hickory {
         self.hand_capacity() - used
     }
 
-    /// Seats in priority order: the priority holder, then to the left.
-    fn priority_order(&self) -> Vec<Seat> {
-        (0..self.players)
-            .map(|i| Seat((self.priority.0 + i) % self.players))
-            .collect()
+    /// Seats in priority order: the priority holder, then to the left. The iterator borrows nothing, so the
+    /// state may change while it runs (and it allocates nothing: the view and `status` use it).
+    fn priority_order(&self) -> impl DoubleEndedIterator<Item = Seat> + use<> {
+        let (players, priority) = (self.players, self.priority);
+        (0..players).map(move |i| Seat((priority.0 + i) % players))
     }
 
     fn decision(&self) -> Option<Decision> {
@@ -857,7 +897,6 @@ impl Hickory {
                 }
                 let here = self.minute;
                 self.priority_order()
-                    .into_iter()
                     .find(|s| self.player(*s).mice.iter().any(|m| m.loc == Loc::Inner(here)))
                     .map(|s| Decision::InnerRing(s, here))
             }
@@ -1809,16 +1848,38 @@ impl Hickory {
         }
     }
 
-    fn mice_at(&self, loc: Loc) -> Vec<MouseRef> {
-        let mut out = Vec::new();
+    /// The carded mice on the clock's rings, found in one pass over the mice (a view lists them space by space;
+    /// a pass per ring space was a quarter of building a view).
+    fn ring_mice(&self) -> RingMice {
+        let mut ring = RingMice {
+            len: 0,
+            mice: [(
+                0,
+                MouseRef {
+                    seat: Seat(0),
+                    mouse: MouseKind::Scurrier,
+                },
+            ); MAX_CARDED_MICE],
+            taken: 0,
+        };
         for seat in self.priority_order() {
             for m in &self.player(seat).mice {
-                if m.loc == loc {
-                    out.push(MouseRef { seat, mouse: m.kind });
+                if let Some(key) = RingMice::key(m.loc) {
+                    ring.mice[ring.len] = (key, MouseRef { seat, mouse: m.kind });
+                    ring.len += 1;
                 }
             }
         }
-        out
+        // Stable: within one space the mice stay in priority order, then in the order of MICE (what the view has
+        // always listed). Sixteen at most: an insertion sort, no allocation.
+        ring.mice[..ring.len].sort_by_key(|(key, _)| *key);
+        ring
+    }
+
+    /// Whether `viewer` sees the favour cards in `seat`'s hand: their owner does, and everyone once the game is
+    /// over (the typed view and its text both ask this).
+    fn shows_favours(&self, viewer: Viewer, seat: Seat) -> bool {
+        viewer == Viewer::Seat(seat) || self.phase == Phase::Over
     }
 
     /// Every tile of the game, wherever it is (for the invariant that none is lost or duplicated).
@@ -1985,8 +2046,7 @@ impl Game for Hickory {
         }
         game.refill_clock(&mut events);
         // Placement: in reverse priority order, one starting mouse per turn, round after round.
-        let mut reverse = game.priority_order();
-        reverse.reverse();
+        let reverse: Vec<Seat> = game.priority_order().rev().collect();
         let order: Vec<Seat> = (0..STARTING_MICE.len()).flat_map(|_| reverse.clone()).collect();
         game.phase = Phase::Placement { order, next: 0 };
         Ok(game)
@@ -2024,6 +2084,7 @@ impl Game for Hickory {
 
     fn view(&self, viewer: Viewer) -> HickoryView {
         let decision = self.decision();
+        let mut ring = self.ring_mice();
         HickoryView {
             viewer,
             players: self.players,
@@ -2046,8 +2107,8 @@ impl Game for Hickory {
                         token: s.token,
                         paw: self.paws.contains(&n),
                         tile: s.tile.map(tile),
-                        inner: self.mice_at(Loc::Inner(n)),
-                        outer: self.mice_at(Loc::Outer(n)),
+                        inner: ring.take(Loc::Inner(n)).collect(),
+                        outer: ring.take(Loc::Outer(n)).collect(),
                     }
                 })
                 .collect(),
@@ -2093,7 +2154,8 @@ impl Game for Hickory {
                             .collect(),
                         scaler_link: p.scaler_link,
                         favour_count: p.favours.len(),
-                        favours: (viewer == Viewer::Seat(seat) || self.phase == Phase::Over)
+                        favours: self
+                            .shows_favours(viewer, seat)
                             .then(|| p.favours.iter().map(|&f| favour_card(f)).collect()),
                         missions_done: p.missions_done.iter().map(|&m| mission_card(m)).collect(),
                     }
@@ -2101,6 +2163,11 @@ impl Game for Hickory {
                 .collect(),
             game_over: self.phase == Phase::Over,
         }
+    }
+
+    /// The view's text written by hand, straight from the state ([`text`]).
+    fn view_text(&self, viewer: Viewer) -> Option<String> {
+        Some(self.view_json_text(viewer))
     }
 
     fn deadline(&self) -> Option<Deadline<HickoryAction>> {

@@ -1384,6 +1384,59 @@ fn plays_through_the_registry_with_readable_json() {
     assert_eq!(g.outcome().unwrap().scores.len(), 2);
 }
 
+/// The view's text written by hand (`view_text`) is byte for byte serde's text of the typed view, for every
+/// viewer at every step of whole random games at every player count, through every kind of decision and the end.
+/// (The registry checks one game per player count; this checks more, and says which step differs.)
+#[test]
+fn view_text_is_serdes_text_of_the_view() {
+    let mut steps_seen = std::collections::BTreeSet::new();
+    let mut game_overs = 0;
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        for seed in 0..8 {
+            let mut g = Hickory::new(&HickoryConfig::default(), players, seed).unwrap();
+            let mut driver = Rng::from_seed(seed + 500);
+            loop {
+                for viewer in viewers(players) {
+                    assert_eq!(
+                        g.view_text(viewer).expect("written by hand"),
+                        json(&g.view(viewer)),
+                        "{players} players, seed {seed}, {viewer:?}, at {:?}",
+                        g.decision()
+                    );
+                }
+                let Status::Turn { seat } = g.status() else {
+                    game_overs += 1;
+                    break;
+                };
+                steps_seen.insert(g.decision().expect("a turn has a decision").name());
+                let legal = g.legal_actions(seat);
+                g.apply(Actor::Seat(seat), &legal[driver.index(legal.len())], 0)
+                    .unwrap();
+            }
+        }
+    }
+    assert_eq!(game_overs, 32);
+    assert_eq!(steps_seen.len(), 8, "every kind of decision: {steps_seen:?}");
+}
+
+/// The unit enums' texts that the hand-written view uses are serde's, variant by variant, and its tables of token
+/// faces and action tokens are indexed by declaration order.
+#[test]
+fn unit_enum_texts_are_serdes() {
+    for m in MICE {
+        assert_eq!(text::mouse_text(m), json(&m));
+    }
+    for b in [Blocker::Small, Blocker::Large] {
+        assert_eq!(text::blocker_text(b), json(&b));
+    }
+    for (i, f) in text::FACES.into_iter().enumerate() {
+        assert_eq!(f as usize, i);
+    }
+    for (i, t) in text::TOKENS.into_iter().enumerate() {
+        assert_eq!(t as usize, i);
+    }
+}
+
 #[test]
 fn a_wild_with_no_free_hunt_space_goes_back_to_itzys_web() {
     use HickoryAction as A;
