@@ -17,7 +17,7 @@
 use std::sync::OnceLock;
 
 use super::*;
-use crate::json_text::{push_array, push_bool, push_number};
+use crate::json_text::{push_array, push_bool, push_number, push_viewer};
 
 /// Serde's JSON text of every card and tile a view can show, and the fixed beginnings of its clock spaces, mice
 /// and hunt-board rows, made once. Taking serde's own text for these (the members with tags and flattened fields)
@@ -315,14 +315,7 @@ impl Hickory {
         // to four seats.
         let mut out = String::with_capacity(3072 + 2560 * usize::from(self.players));
         out.push_str(r#"{"viewer":"#);
-        match viewer {
-            Viewer::Seat(s) => {
-                out.push_str(r#"{"seat":"#);
-                push_number(&mut out, s.0);
-                out.push('}');
-            }
-            Viewer::Spectator => out.push_str(r#""spectator""#),
-        }
+        push_viewer(&mut out, viewer);
         out.push_str(r#","players":"#);
         push_number(&mut out, self.players);
         out.push_str(r#","hour":"#);

@@ -8,21 +8,7 @@
 //! must be added here too (those tests fail until it is).
 
 use super::*;
-use crate::json_text::{push_array, push_bool, push_number};
-
-/// A `u8` in decimal, as serde writes it. Most numbers of the view are one (seats, card ids, spaces, supplies);
-/// pushing their digits one at a time saves copying `itoa`'s buffer, a call to `memcpy` each. (The wider ones,
-/// scores and sizes, go through `push_number`: pushing their digits was no faster.)
-#[inline]
-fn push_u8(out: &mut String, n: u8) {
-    if n >= 100 {
-        out.push(char::from(b'0' + n / 100));
-    }
-    if n >= 10 {
-        out.push(char::from(b'0' + n / 10 % 10));
-    }
-    out.push(char::from(b'0' + n % 10));
-}
+use crate::json_text::{push_array, push_bool, push_number, push_small, push_viewer};
 
 /// `"name"`, for the `snake_case` names serde writes for unit variants and tags (none needs escaping).
 fn push_name(out: &mut String, name: &str) {
@@ -34,9 +20,9 @@ fn push_name(out: &mut String, name: &str) {
 /// A [`Pos`]: `{"row":..,"col":..}`.
 fn push_pos(out: &mut String, p: Pos) {
     out.push_str(r#"{"row":"#);
-    push_u8(out, p.row);
+    push_small(out, p.row);
     out.push_str(r#","col":"#);
-    push_u8(out, p.col);
+    push_small(out, p.col);
     out.push('}');
 }
 
@@ -60,11 +46,11 @@ fn turn_name(t: Turn) -> &'static str {
 /// A [`CardView`]: the id, then the card's members flattened into the same object (its `kind` tag first).
 fn push_card(out: &mut String, id: CardId) {
     out.push_str(r#"{"id":"#);
-    push_u8(out, id);
+    push_small(out, id);
     match card_of(id) {
         Card::Move { steps } => {
             out.push_str(r#","kind":"move","steps":"#);
-            push_u8(out, steps);
+            push_small(out, steps);
         }
         Card::Turn { turn } => {
             out.push_str(r#","kind":"turn","turn":"#);
@@ -72,7 +58,7 @@ fn push_card(out: &mut String, id: CardId) {
         }
         Card::MoveTurn { steps, turn } => {
             out.push_str(r#","kind":"move_turn","steps":"#);
-            push_u8(out, steps);
+            push_small(out, steps);
             out.push_str(r#","turn":"#);
             push_name(out, turn_name(turn));
         }
@@ -86,19 +72,7 @@ fn push_cards(out: &mut String, ids: &[CardId]) {
 }
 
 fn push_seats(out: &mut String, seats: &[Seat]) {
-    push_array(out, seats, |out, seat| push_u8(out, seat.0));
-}
-
-/// A [`Viewer`] (externally tagged, `snake_case`): `{"seat":n}` or `"spectator"`.
-fn push_viewer(out: &mut String, viewer: Viewer) {
-    match viewer {
-        Viewer::Seat(seat) => {
-            out.push_str(r#"{"seat":"#);
-            push_u8(out, seat.0);
-            out.push('}');
-        }
-        Viewer::Spectator => push_name(out, "spectator"),
-    }
+    push_array(out, seats, |out, seat| push_small(out, seat.0));
 }
 
 /// An `Option<Mole>`: `null` or `{"at":{..},"facing":".."}`.
@@ -120,9 +94,9 @@ fn push_pending(out: &mut String, pending: &Pending) {
     match pending {
         Pending::MoveTurn { seat, card } => {
             out.push_str(r#"{"decision":"move_turn","seat":"#);
-            push_u8(out, seat.0);
+            push_small(out, seat.0);
             out.push_str(r#","card":"#);
-            push_u8(out, *card);
+            push_small(out, *card);
         }
         Pending::Rock {
             seat,
@@ -131,11 +105,11 @@ fn push_pending(out: &mut String, pending: &Pending) {
             spaces,
         } => {
             out.push_str(r#"{"decision":"rock","seat":"#);
-            push_u8(out, seat.0);
+            push_small(out, seat.0);
             out.push_str(r#","card":"#);
-            push_u8(out, *card);
+            push_small(out, *card);
             out.push_str(r#","roll":"#);
-            push_u8(out, *roll);
+            push_small(out, *roll);
             out.push_str(r#","spaces":"#);
             push_array(out, spaces, |out, p| push_pos(out, *p));
         }
@@ -148,18 +122,18 @@ fn push_phase(out: &mut String, phase: &Phase) {
     match phase {
         Phase::PlaceMoles { placed } => {
             out.push_str(r#"{"phase":"place_moles","placed":"#);
-            push_u8(out, *placed);
+            push_small(out, *placed);
         }
         Phase::Draft { picks } => {
             out.push_str(r#"{"phase":"draft","picks":"#);
-            push_u8(out, *picks);
+            push_small(out, *picks);
         }
         Phase::Planning => out.push_str(r#"{"phase":"planning""#),
         Phase::Resolving { card, turn, pending } => {
             out.push_str(r#"{"phase":"resolving","card":"#);
-            push_u8(out, *card);
+            push_small(out, *card);
             out.push_str(r#","turn":"#);
-            push_u8(out, *turn);
+            push_small(out, *turn);
             out.push_str(r#","pending":"#);
             match pending {
                 Some(pending) => push_pending(out, pending),
@@ -168,7 +142,7 @@ fn push_phase(out: &mut String, phase: &Phase) {
         }
         Phase::KingOfTheHill { chooser } => {
             out.push_str(r#"{"phase":"king_of_the_hill","chooser":"#);
-            push_u8(out, chooser.0);
+            push_small(out, chooser.0);
         }
         Phase::Over => out.push_str(r#"{"phase":"over""#),
     }
@@ -189,13 +163,13 @@ impl Molehills {
         out.push_str(r#"{"viewer":"#);
         push_viewer(&mut out, viewer);
         out.push_str(r#","grid":"#);
-        push_u8(&mut out, self.grid);
+        push_small(&mut out, self.grid);
         out.push_str(r#","round":"#);
-        push_u8(&mut out, self.round);
+        push_small(&mut out, self.round);
         out.push_str(r#","rounds":"#);
-        push_u8(&mut out, ROUNDS);
+        push_small(&mut out, ROUNDS);
         out.push_str(r#","max_height":"#);
-        push_u8(&mut out, self.max_height() as u8);
+        push_small(&mut out, self.max_height() as u8);
         out.push_str(r#","phase":"#);
         push_phase(&mut out, &self.phase);
         out.push_str(r#","turn_order":"#);
@@ -204,13 +178,13 @@ impl Molehills {
         push_array(&mut out, Seat::all(self.players), |out, seat| {
             let s = seat.index();
             out.push_str(r#"{"seat":"#);
-            push_u8(out, seat.0);
+            push_small(out, seat.0);
             out.push_str(r#","token":"#);
-            push_u8(out, tokens[s]);
+            push_small(out, tokens[s]);
             out.push_str(r#","mole":"#);
             push_mole(out, self.moles[s]);
             out.push_str(r#","supply":"#);
-            push_u8(out, self.supply[s]);
+            push_small(out, self.supply[s]);
             out.push_str(r#","score":"#);
             push_number(out, self.round_scores.iter().map(|r| r[s]).sum::<i64>());
             out.push_str(r#","round_scores":"#);
@@ -252,19 +226,5 @@ impl Molehills {
         }
         out.push('}');
         out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn small_numbers_are_written_as_serde_writes_them() {
-        for n in 0..=u8::MAX {
-            let mut out = String::new();
-            push_u8(&mut out, n);
-            assert_eq!(out, serde_json::to_string(&n).expect("json"));
-        }
     }
 }

@@ -10,7 +10,7 @@
 //! (the card, a pending decision, a commitment, the outcome) go through serde.
 
 use super::*;
-use crate::json_text::{push_array, push_bool, push_number, push_serde};
+use crate::json_text::{push_array, push_bool, push_number, push_serde, push_small, push_viewer};
 
 /// A colour by its serde name (`rename_all = "snake_case"`).
 pub(super) fn colour_name(colour: Colour) -> &'static str {
@@ -121,20 +121,6 @@ pub(super) fn push_placed(out: &mut String, placed: &Placed) {
     out.push('}');
 }
 
-/// Appends `n` in decimal, as [`push_number`] does: the numbers of a view are nearly all below 100, and a digit
-/// or two pushed as they are cost less than a formatted copy.
-fn push_small(out: &mut String, n: impl Into<u32>) {
-    let n = n.into();
-    if n < 100 {
-        if n >= 10 {
-            out.push(char::from(b'0' + (n / 10) as u8));
-        }
-        out.push(char::from(b'0' + (n % 10) as u8));
-    } else {
-        push_number(out, n);
-    }
-}
-
 /// The counts of the chips in `a` and `b` together, as [`counts`] lists them.
 fn push_counts(out: &mut String, a: &[Chip], b: &[Chip]) {
     out.push('[');
@@ -156,14 +142,7 @@ impl Quacks {
         // seldom copied as it grows.
         let mut out = String::with_capacity(1536 + 1024 * self.players.len());
         out.push_str(r#"{"viewer":"#);
-        match viewer {
-            Viewer::Seat(seat) => {
-                out.push_str(r#"{"seat":"#);
-                push_small(&mut out, seat.0);
-                out.push('}');
-            }
-            Viewer::Spectator => out.push_str(r#""spectator""#),
-        }
+        push_viewer(&mut out, viewer);
         out.push_str(r#","round":"#);
         push_small(&mut out, self.round);
         out.push_str(r#","rounds":"#);
