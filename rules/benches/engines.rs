@@ -115,7 +115,8 @@ fn push_text(
     status: &Status,
     deadline: Option<Millis>,
 ) -> String {
-    let mut out = String::with_capacity(view.len() + legal_actions.len() + 128);
+    let events_len: usize = events.iter().map(|e| e.get().len() + 1).sum();
+    let mut out = String::with_capacity(view.len() + legal_actions.len() + events_len + 128);
     out.push_str(r#"{"type":"state","legal_actions":"#);
     out.push_str(legal_actions);
     out.push_str(r#","status":"#);
