@@ -15,4 +15,6 @@ fuzz_target!(|data: &[u8]| {
     }
     // The input as choices for a request-shaped frame, to get past the JSON and `type` checks more often.
     messages::check_text(&messages::structured(data));
+    // The input as choices for an action frame written as text (whitespace, escapes, number forms, repeats).
+    messages::check_text(&messages::action_frame(data));
 });

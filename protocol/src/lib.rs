@@ -11,6 +11,7 @@ use serde_json::Value;
 
 pub use rules::{GameInfo, Outcome, Seat, Status};
 
+mod action_frame;
 mod raw;
 pub mod schema;
 pub use raw::RawJson;
@@ -676,7 +677,7 @@ impl StateUpdate {
         out.push_str(r#","legal_actions":"#);
         out.push_str(self.legal_actions.get());
         out.push_str(r#","status":"#);
-        write_serde(out, &self.status);
+        write_status(out, &self.status);
         out.push_str(r#","deadline":"#);
         write_opt_u64(out, self.deadline);
         out.push_str(r#","turn_deadline":"#);
@@ -726,6 +727,49 @@ fn write_serde<T: Serialize + ?Sized>(out: &mut String, value: &T) {
     out.push_str(&serde_json::to_string(value).expect("protocol values serialise"));
 }
 
+fn write_seats(out: &mut String, seats: &[Seat]) {
+    out.push('[');
+    for (i, seat) in seats.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_u64(out, u64::from(seat.0));
+    }
+    out.push(']');
+}
+
+/// A [`Status`] as serde writes it (an internally tagged enum: serde's map path, four in every push).
+fn write_status(out: &mut String, status: &Status) {
+    match status {
+        Status::Turn { seat } => {
+            out.push_str(r#"{"kind":"turn","seat":"#);
+            write_u64(out, u64::from(seat.0));
+        }
+        Status::Simultaneous { seats, secret } => {
+            out.push_str(r#"{"kind":"simultaneous","seats":"#);
+            write_seats(out, seats);
+            out.push_str(if *secret {
+                r#","secret":true"#
+            } else {
+                r#","secret":false"#
+            });
+        }
+        Status::Race { seats } => {
+            out.push_str(r#"{"kind":"race","seats":"#);
+            write_seats(out, seats);
+        }
+        Status::Over => out.push_str(r#"{"kind":"over""#),
+    }
+    out.push('}');
+}
+
+fn write_request_id(out: &mut String, id: &RequestId) {
+    match id {
+        RequestId::Number(n) => write_u64(out, *n),
+        RequestId::Text(text) => write_str(out, text),
+    }
+}
+
 impl ServerMessage {
     pub fn reply(re: Option<RequestId>, reply: Reply) -> Self {
         ServerMessage::Reply(ReplyMessage { re, reply })
@@ -734,12 +778,36 @@ impl ServerMessage {
         ServerMessage::reply(re, Reply::Error(ErrorBody::new(code, message)))
     }
     pub fn to_json(&self) -> String {
-        if let ServerMessage::Push(Push::State(update)) = self {
-            let mut text = String::new();
-            update.write_push(&mut text);
-            return text;
+        let mut text = String::new();
+        self.write_json(&mut text);
+        text
+    }
+
+    /// This message as JSON text, appended to `out`: the same text as serde's. The two messages of every action,
+    /// the `state` push ([`StateUpdate::write_push`]) and the `accepted` reply, are written by hand with their
+    /// keys as constant text; the rest through serde.
+    pub fn write_json(&self, out: &mut String) {
+        match self {
+            ServerMessage::Push(Push::State(update)) => update.write_push(out),
+            ServerMessage::Reply(ReplyMessage {
+                re,
+                reply: Reply::Accepted { version },
+            }) => {
+                out.push_str(r#"{"re":"#);
+                match re {
+                    Some(id) => write_request_id(out, id),
+                    None => out.push_str("null"),
+                }
+                out.push_str(r#","type":"accepted","version":"#);
+                write_u64(out, *version);
+                out.push('}');
+            }
+            _ => {
+                let mut bytes = std::mem::take(out).into_bytes();
+                serde_json::to_writer(&mut bytes, self).expect("protocol messages serialise");
+                *out = String::from_utf8(bytes).expect("serde_json writes UTF-8");
+            }
         }
-        serde_json::to_string(self).expect("protocol messages serialise")
     }
 }
 
@@ -753,13 +821,35 @@ pub struct ParseError {
 
 /// The request id of a frame, if it is a JSON object with a readable `id` (to echo it in a refusal that does
 /// not otherwise read the frame).
+/// An `id` given twice counts as its last, as in the `Value` the general path reads (a derived struct would refuse
+/// the frame instead).
 pub fn request_id_of(text: &str) -> Option<RequestId> {
-    #[derive(Deserialize)]
-    struct IdOnly {
-        #[serde(default)]
-        id: Option<RequestId>,
+    struct LastId(Option<Value>);
+    impl<'de> Deserialize<'de> for LastId {
+        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_map(LastId(None))
+        }
     }
-    serde_json::from_str::<IdOnly>(text).ok().and_then(|m| m.id)
+    impl<'de> serde::de::Visitor<'de> for LastId {
+        type Value = LastId;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(mut self, mut map: A) -> Result<LastId, A::Error> {
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "id" {
+                    self.0 = Some(map.next_value()?);
+                } else {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+            Ok(self)
+        }
+    }
+    serde_json::from_str::<LastId>(text)
+        .ok()?
+        .0
+        .and_then(|id| serde_json::from_value(id).ok())
 }
 
 /// The one request clients send at play speed, `action`, read in one pass straight from the text, with the
@@ -780,8 +870,10 @@ fn parse_action_message(text: &str) -> Option<ClientMessage> {
         version: Option<u64>,
     }
     let frame: ActionFrame<'_> = serde_json::from_str(text).ok()?;
-    // The action must be a value the general path would read: within the recursion limit, numbers in range.
-    serde_json::from_str::<AnyJson>(frame.action.get()).ok()?;
+    // The frame must be one the general path would read as a `Value`: within the recursion limit (counted from
+    // the frame, not from the action: an action nested 127 deep is one level too deep in its frame), numbers in
+    // range. Only frames the hand reader (`action_frame`) leaves come here.
+    serde_json::from_str::<AnyJson>(text).ok()?;
     (frame.kind == "action").then(|| ClientMessage {
         id: frame.id,
         request: Request::Action {
@@ -837,6 +929,15 @@ impl<'de> serde::de::Visitor<'de> for AnyJson {
 /// Reads one client text frame. Tells an unknown `type` (`unknown_message`) from a malformed frame
 /// (`bad_message`), and recovers the request id where the JSON allows it so the error reply can echo it.
 pub fn parse_client_message(text: &str) -> Result<ClientMessage, ParseError> {
+    if let Some(frame) = action_frame::scan(text) {
+        return Ok(ClientMessage {
+            id: frame.id,
+            request: Request::Action {
+                action: RawJson::read(frame.action),
+                version: frame.version,
+            },
+        });
+    }
     if let Some(message) = parse_action_message(text) {
         return Ok(message);
     }
@@ -1205,6 +1306,27 @@ mod state_push_tests {
             u.since = 10_000_000_000;
             updates.push(u);
         }
+        for status in [
+            Status::Turn { seat: Seat(0) },
+            Status::Turn { seat: Seat(255) },
+            Status::Simultaneous {
+                seats: vec![],
+                secret: true,
+            },
+            Status::Simultaneous {
+                seats: vec![Seat(0), Seat(3)],
+                secret: false,
+            },
+            Status::Race { seats: vec![] },
+            Status::Race {
+                seats: vec![Seat(1), Seat(2), Seat(3)],
+            },
+            Status::Over,
+        ] {
+            let mut u = base.clone();
+            u.status = status;
+            updates.push(u);
+        }
         let mut u = base.clone();
         u.events = vec![
             RawJson::from(json!({"type": "a"})),
@@ -1225,6 +1347,104 @@ mod state_push_tests {
             assert_eq!(written, serde);
             assert_eq!(message.to_json(), serde);
             assert_eq!(serde_json::from_str::<ServerMessage>(&written).unwrap(), message);
+        }
+    }
+
+    /// `write_json` writes serde's text for every message: by hand for `accepted` replies (every request id form,
+    /// ids that need escaping, versions at their limits), through serde for the rest.
+    #[test]
+    fn the_written_reply_is_serdes_text() {
+        let mut messages = Vec::new();
+        for re in [
+            None,
+            Some(RequestId::Number(0)),
+            Some(RequestId::Number(u64::MAX)),
+            Some(RequestId::Text(String::new())),
+            Some(RequestId::Text("a \"quoted\" \\ id\n\u{1}é".into())),
+        ] {
+            for version in [0, 7, u64::MAX] {
+                messages.push(ServerMessage::reply(re.clone(), Reply::Accepted { version }));
+            }
+            messages.push(ServerMessage::reply(re.clone(), Reply::Pong {}));
+            messages.push(ServerMessage::error(
+                re,
+                ErrorCode::StaleVersion,
+                "the state is at version 3",
+            ));
+        }
+        for message in messages {
+            let mut written = String::from("kept ");
+            message.write_json(&mut written);
+            let serde = serde_json::to_string(&message).unwrap();
+            assert_eq!(written, format!("kept {serde}"));
+            assert_eq!(message.to_json(), serde);
+        }
+    }
+
+    /// The hand reader takes the action frames clients send (the documented form, the load generator's, the
+    /// Python example's spacing), so the fast path is really used; frames outside its subset go to serde, and
+    /// every path reads them alike (`protocol/tests/hostile.rs` compares them on generated frames).
+    #[test]
+    fn action_frames_are_read_by_hand() {
+        fn read(text: &str) -> Option<(Option<RequestId>, String, Option<u64>)> {
+            action_frame::scan(text).map(|f| (f.id, f.action.to_owned(), f.version))
+        }
+        assert_eq!(
+            read(r#"{"type":"action","action":{"type":"move","to":[1,2]},"version":7,"id":3}"#),
+            Some((
+                Some(RequestId::Number(3)),
+                r#"{"type":"move","to":[1,2]}"#.to_owned(),
+                Some(7)
+            ))
+        );
+        assert_eq!(
+            read(
+                "{\"id\": \"a-1\", \"type\": \"action\", \"action\": {\"type\": \"pass\"}, \"version\": null}\n"
+            ),
+            Some((
+                Some(RequestId::Text("a-1".into())),
+                r#"{"type": "pass"}"#.to_owned(),
+                None
+            ))
+        );
+        assert_eq!(
+            read(r#"{"type":"action","action":[true,false,null,-3,"é"],"id":null,"x":{"y":[]}}"#),
+            Some((None, r#"[true,false,null,-3,"é"]"#.to_owned(), None))
+        );
+        for other in [
+            r#"{"type":"acti\u006fn","action":1}"#,
+            r#"{"type":"action","action":"\n"}"#,
+            r#"{"type":"action","action":1.5}"#,
+            r#"{"type":"action","action":1,"action":2}"#,
+            r#"{"type":"action","type":"action","action":1}"#,
+            r#"{"type":"action","action":1,"id":-1}"#,
+            r#"{"type":"action","action":1,"version":01}"#,
+            r#"{"type":"action","action":1234567890123456789}"#,
+            r#"{"type":"ping","action":1}"#,
+            r#"{"action":1}"#,
+            r#"{"type":"action"}"#,
+            r#"{"type":"action","action":1} x"#,
+            r#"{"type":"action","action":1,}"#,
+            "{}",
+            "",
+        ] {
+            assert_eq!(read(other), None, "{other}");
+        }
+        let deep = |n: usize| {
+            format!(
+                r#"{{"type":"action","action":{}1{}}}"#,
+                "[".repeat(n),
+                "]".repeat(n)
+            )
+        };
+        assert!(read(&deep(63)).is_some());
+        assert_eq!(read(&deep(64)), None);
+        for text in [deep(63), deep(64), deep(127), deep(128)] {
+            assert_eq!(
+                parse_client_message(&text).is_ok(),
+                serde_json::from_str::<Value>(&text).is_ok(),
+                "{text}"
+            );
         }
     }
 }

@@ -47,6 +47,16 @@ impl RawJson {
         RawJson(Text::Written(Arc::from(text)))
     }
 
+    /// JSON text that the protocol's own reader has read as JSON (an action as it arrived; see
+    /// `action_frame`), kept as it is.
+    pub(crate) fn read(text: &str) -> RawJson {
+        debug_assert!(
+            serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok(),
+            "not JSON: {text}"
+        );
+        RawJson(Text::Written(Arc::from(text)))
+    }
+
     /// The JSON text.
     pub fn get(&self) -> &str {
         match &self.0 {

@@ -21,6 +21,11 @@ proptest! {
     }
 
     #[test]
+    fn action_shaped_frames_read_as_serde_reads_them(data in prop::collection::vec(any::<u8>(), 0..256)) {
+        messages::check_text(&messages::action_frame(&data));
+    }
+
+    #[test]
     fn request_shaped_frames_never_panic_and_round_trip(data in prop::collection::vec(any::<u8>(), 0..256)) {
         messages::check_text(&messages::structured(&data));
     }

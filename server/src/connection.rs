@@ -477,17 +477,11 @@ const SIZE_HINT_MAX: usize = 64 * 1024;
 /// message used to be written into a reused buffer and then copied into a frame of its exact size: that copy was
 /// ~1 % of the server's CPU under load; docs/performance.md, section 10.) A `state` push, most of the frames, is
 /// written member by member ([`protocol::StateUpdate::write_push`]) straight into the frame's `String`, which then needs
-/// no UTF-8 check either. The same text as [`ServerMessage::to_json`].
+/// no UTF-8 check either, and so is an `accepted` reply ([`ServerMessage::write_json`]). The same text as
+/// [`ServerMessage::to_json`].
 fn frame(message: &ServerMessage, size_hint: &mut usize) -> Message {
-    let text = if let ServerMessage::Push(Push::State(update)) = message {
-        let mut text = String::with_capacity(*size_hint);
-        update.write_push(&mut text);
-        text
-    } else {
-        let mut text = Vec::with_capacity(*size_hint);
-        serde_json::to_writer(&mut text, message).expect("protocol messages serialise");
-        String::from_utf8(text).expect("serde_json writes UTF-8")
-    };
+    let mut text = String::with_capacity(*size_hint);
+    message.write_json(&mut text);
     *size_hint = (text.len() + text.len() / 8 + 64).min(SIZE_HINT_MAX);
     Message::Text(text.into())
 }

@@ -7,13 +7,25 @@
 
 #![allow(dead_code)]
 
-use protocol::{ErrorCode, REQUEST_TYPES, RequestId, parse_client_message, request_id_of};
+use protocol::{ClientMessage, ErrorCode, REQUEST_TYPES, RequestId, parse_client_message, request_id_of};
 use serde_json::{Map, Value, json};
 
 pub fn check_text(text: &str) {
     let id = request_id_of(text);
+    // Whichever path reads a frame (the hand-read action, serde's action struct, the general one), it means what
+    // serde's general reading of it (a `Value`, then the message) means, and is refused where that refuses.
+    // (A `type` must be a request's name: serde alone would also take a variant's index, `"type":5`.)
+    let general = serde_json::from_str::<Value>(text)
+        .ok()
+        .filter(|v| v["type"].as_str().is_some_and(|t| REQUEST_TYPES.contains(&t)))
+        .and_then(|v| serde_json::from_value::<ClientMessage>(v).ok());
     match parse_client_message(text) {
         Ok(message) => {
+            assert_eq!(
+                general.as_ref(),
+                Some(&message),
+                "{text:?} is read otherwise than serde's general path reads it"
+            );
             let written = serde_json::to_string(&message).expect("requests serialise");
             let again = parse_client_message(&written).unwrap_or_else(|e| {
                 panic!("{text:?} was accepted but its own form {written} is refused: {e:?}")
@@ -31,6 +43,10 @@ pub fn check_text(text: &str) {
             assert!(REQUEST_TYPES.contains(&message.request.kind()));
         }
         Err(e) => {
+            assert_eq!(
+                general, None,
+                "{text:?} is refused but serde's general path reads it"
+            );
             assert!(
                 matches!(e.code, ErrorCode::BadMessage | ErrorCode::UnknownMessage),
                 "{text:?}: unexpected code {:?}",
@@ -164,6 +180,174 @@ pub fn structured(data: &[u8]) -> String {
         }
         2 => text.push_str(" trailing"),
         3 => text = text.replace("1", "1e400"),
+        _ => {}
+    }
+    text
+}
+
+/// JSON whitespace, or none.
+fn space(b: &mut Bytes) -> &'static str {
+    [" ", "", "", "\n\t ", "\r\n", ""][b.below(6)]
+}
+
+/// A member value written as text, in the forms a hand reader could get wrong: escapes, fractions, exponents,
+/// signs, leading zeros, numbers near the integer limits, deep nesting, whitespace.
+fn action_value(b: &mut Bytes, depth: usize, out: &mut String) {
+    const SCALARS: &[&str] = &[
+        "0",
+        "7",
+        "-0",
+        "-12",
+        "0.5",
+        "1e2",
+        "1E400",
+        "-",
+        "01",
+        "123456789012345678",
+        "1234567890123456789",
+        "18446744073709551616",
+        "true",
+        "false",
+        "null",
+        "nul",
+        "\"\"",
+        "\"move\"",
+        "\"a\\\"b\"",
+        "\"\\u0041\"",
+        "\"é☃\"",
+        "\"tab\there\"",
+        "\"\\n\"",
+        "[]",
+        "{}",
+    ];
+    match b.byte() % 8 {
+        0 if depth < 80 => {
+            out.push('[');
+            let n = b.below(3);
+            for i in 0..n {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(space(b));
+                action_value(b, depth + 1, out);
+                out.push_str(space(b));
+            }
+            out.push(']');
+        }
+        1 if depth < 80 => {
+            out.push('{');
+            let n = b.below(3);
+            for i in 0..n {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(space(b));
+                out.push_str(["\"type\"", "\"to\"", "\"t\\u0079pe\"", "\"a\""][b.below(4)]);
+                out.push(':');
+                out.push_str(space(b));
+                action_value(b, depth + 1, out);
+            }
+            out.push('}');
+        }
+        2 => {
+            // Deeper than the hand reader goes, and sometimes deeper than serde goes.
+            let n = [63, 64, 65, 127, 128][b.below(5)];
+            out.push_str(&"[".repeat(n));
+            out.push('1');
+            out.push_str(&"]".repeat(n));
+        }
+        _ => out.push_str(SCALARS[b.below(SCALARS.len())]),
+    }
+}
+
+/// A frame that looks like an `action` request, written as text by hand (not through `Value`): its members in any
+/// order, some given twice or missing, each in several forms, with whitespace between tokens and now and then
+/// trailing text or a cut.
+pub fn action_frame(data: &[u8]) -> String {
+    const TYPES: &[&str] = &[
+        "\"action\"",
+        "\"action\"",
+        "\"action\"",
+        "\"acti\\u006fn\"",
+        "\"ping\"",
+        "5",
+        "null",
+    ];
+    const IDS: &[&str] = &[
+        "7",
+        "0",
+        "\"x\"",
+        "\"a\\\"b\"",
+        "null",
+        "-1",
+        "1.5",
+        "18446744073709551615",
+        "18446744073709551616",
+        "01",
+        "\"é\"",
+        "{}",
+        "123456789012345678",
+    ];
+    const VERSIONS: &[&str] = &[
+        "3",
+        "0",
+        "null",
+        "-1",
+        "2.0",
+        "1e2",
+        "99999999999999999999",
+        "\"7\"",
+        "007",
+    ];
+    let mut b = Bytes::new(data);
+    let mut text = String::new();
+    text.push_str(space(&mut b));
+    text.push('{');
+    let members = 1 + b.below(5);
+    for i in 0..members {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(space(&mut b));
+        match b.byte() % 6 {
+            0 => {
+                text.push_str("\"type\":");
+                text.push_str(TYPES[b.below(TYPES.len())]);
+            }
+            1 => {
+                text.push_str("\"id\":");
+                text.push_str(IDS[b.below(IDS.len())]);
+            }
+            2 => {
+                text.push_str("\"version\":");
+                text.push_str(VERSIONS[b.below(VERSIONS.len())]);
+            }
+            3 => {
+                text.push_str("\"extra\":");
+                action_value(&mut b, 1, &mut text);
+            }
+            _ => {
+                text.push_str(["\"action\"", "\"action\"", "\"acti\\u006fn\""][b.below(3)]);
+                text.push_str(space(&mut b));
+                text.push(':');
+                text.push_str(space(&mut b));
+                action_value(&mut b, 1, &mut text);
+            }
+        }
+        text.push_str(space(&mut b));
+    }
+    text.push('}');
+    text.push_str(space(&mut b));
+    match b.byte() % 16 {
+        0 => text.push_str(" x"),
+        1 => text.push(','),
+        2 if !text.is_empty() => {
+            let mut cut = b.byte() as usize % text.len();
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+        }
         _ => {}
     }
     text
