@@ -31,7 +31,7 @@ use rules::{
         quacks::Quacks,
     },
 };
-use serde_json::{Value, value::RawValue};
+use serde_json::Value;
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -111,11 +111,11 @@ fn view_text(game: &AnyGame, viewer: Viewer) -> String {
 fn push_text(
     view: &str,
     legal_actions: &str,
-    events: &[&RawValue],
+    events: &[&str],
     status: &Status,
     deadline: Option<Millis>,
 ) -> String {
-    let events_len: usize = events.iter().map(|e| e.get().len() + 1).sum();
+    let events_len: usize = events.iter().map(|e| e.len() + 1).sum();
     let mut out = String::with_capacity(view.len() + legal_actions.len() + events_len + 128);
     out.push_str(r#"{"type":"state","legal_actions":"#);
     out.push_str(legal_actions);
@@ -128,7 +128,7 @@ fn push_text(
         if i > 0 {
             out.push(',');
         }
-        out.push_str(event.get());
+        out.push_str(event);
     }
     out.push_str(r#"],"view":"#);
     out.push_str(view);
@@ -192,14 +192,14 @@ fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
                     Viewer::Seat(s) => (Some(view_text(&game, v)), Some(game.legal_actions_json(s))),
                     Viewer::Spectator => (None, None),
                 };
-                let visible: Vec<&RawValue> = events
+                let visible: Vec<&str> = events
                     .iter()
                     .filter(|e| e.audience.includes(v))
-                    .map(|e| &*e.body)
+                    .map(|e| e.body.as_str())
                     .collect();
                 black_box(push_text(
                     view.as_deref().unwrap_or(&spectator),
-                    legal.as_ref().map_or("[]", |l| l.get()),
+                    legal.as_deref().unwrap_or("[]"),
                     &visible,
                     &status,
                     deadline,

@@ -335,6 +335,26 @@ pub trait Game: Clone + fmt::Debug + Serialize + DeserializeOwned {
         None
     }
 
+    /// `seat`'s legal actions as the JSON text of one array written by hand, when the game has such a writer:
+    /// exactly the text serde's serialisation of [`Game::legal_actions`] gives (the registry's test checks it
+    /// through random games). The server writes every seat's list after every action. `None`, the default, means
+    /// serde's.
+    fn legal_actions_text(&self, _seat: Seat) -> Option<String> {
+        None
+    }
+
+    /// An action's JSON text written by hand, as [`Game::legal_actions_text`] writes it: exactly serde's text of
+    /// `action` (the canonical text the server's action log keeps). `None`, the default, means serde's.
+    fn action_text(_action: &Self::Action) -> Option<String> {
+        None
+    }
+
+    /// An event body's JSON text written by hand: exactly serde's text of `event`. The server writes every
+    /// event once. `None`, the default, means serde's.
+    fn event_text(_event: &Self::Event) -> Option<String> {
+        None
+    }
+
     /// Whether every viewer, each seat and the spectators, is shown the same view now: nothing in the state is
     /// known to one seat and not to another. The server then builds one view per change and shares it instead
     /// of one per viewer. The default, `false`, is always safe; a `rules` test checks at every step of random

@@ -47,6 +47,58 @@ fn to_raw<T: Serialize + ?Sized>(value: &T) -> Box<RawValue> {
     serde_json::value::to_raw_value(value).expect("engine values serialise to JSON")
 }
 
+fn to_text<T: Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).expect("engine values serialise to JSON")
+}
+
+/// Which writer gives the JSON text of legal actions, actions and events: the engine's own where it has one
+/// (what the server uses), or serde's always (what the tests compare the engines' writers with).
+#[derive(Clone, Copy, PartialEq)]
+enum Writer {
+    Engine,
+    #[cfg_attr(not(test), allow(dead_code))]
+    Serde,
+}
+
+/// `seat`'s legal actions as the text of one JSON array (see [`AnyGame::legal_actions_json`]).
+fn legal_actions_text<G: Game>(game: &G, seat: Seat, writer: Writer) -> String {
+    let own = match writer {
+        Writer::Engine => game.legal_actions_text(seat),
+        Writer::Serde => None,
+    };
+    own.unwrap_or_else(|| to_text(&game.legal_actions(seat)))
+}
+
+/// Applies an action given as JSON text and writes the action and each event body back as text (see
+/// [`AnyGame::apply_json`]).
+fn apply_text<G: Game>(
+    game: &mut G,
+    actor: Actor,
+    action: &str,
+    now: Millis,
+    writer: Writer,
+) -> Result<AppliedJson, Rejection> {
+    let action: G::Action = parse_action_text(action)?;
+    let events = game.apply(actor, &action, now).map_err(Rejection::from)?;
+    let own = writer == Writer::Engine;
+    Ok(AppliedJson {
+        action: own
+            .then(|| G::action_text(&action))
+            .flatten()
+            .unwrap_or_else(|| to_text(&action)),
+        events: events
+            .into_iter()
+            .map(|e| Event {
+                body: own
+                    .then(|| G::event_text(&e.body))
+                    .flatten()
+                    .unwrap_or_else(|| to_text(&e.body)),
+                audience: e.audience,
+            })
+            .collect(),
+    })
+}
+
 /// The schema of what the server accepts from clients (serde's deserialising rules: defaults may be omitted).
 fn accepted<T: schemars::JsonSchema>() -> schemars::Schema {
     schemars::generate::SchemaSettings::default()
@@ -141,19 +193,18 @@ macro_rules! games {
 
             /// [`AnyGame::apply`] for an action given as JSON text, read straight into the engine's typed action (no
             /// `Value` tree), with the action and each event body written back once as JSON text from the engine's
-            /// typed values. This is what the server applies, keeps and pushes: [`AppliedJson::action`] is the
-            /// canonical text of the action (the fields the engine knows, in its order), which the log stores.
+            /// typed values (by the engine's own writers, `Game::action_text` and `Game::event_text`, where it has
+            /// them: serde's exact text all the same). This is what the server applies, keeps and pushes:
+            /// [`AppliedJson::action`] is the canonical text of the action (the fields the engine knows, in its
+            /// order), which the log stores.
             pub fn apply_json(&mut self, actor: Actor, action: &str, now: Millis) -> Result<AppliedJson, Rejection> {
-                match self {
-                    $(AnyGame::$variant(g) => {
-                        let action = parse_action_text(action)?;
-                        let events = g.apply(actor, &action, now).map_err(Rejection::from)?;
-                        Ok(AppliedJson {
-                            action: to_raw(&action),
-                            events: events.into_iter().map(|e| Event { audience: e.audience, body: to_raw(&e.body) }).collect(),
-                        })
-                    })+
-                }
+                match self { $(AnyGame::$variant(g) => apply_text(&mut **g, actor, action, now, Writer::Engine)),+ }
+            }
+
+            /// [`AnyGame::apply_json`] with every text written by serde, for the tests of the engines' writers.
+            #[cfg(test)]
+            fn apply_json_by_serde(&mut self, actor: Actor, action: &str, now: Millis) -> Result<AppliedJson, Rejection> {
+                match self { $(AnyGame::$variant(g) => apply_text(&mut **g, actor, action, now, Writer::Serde)),+ }
             }
 
             /// [`AnyGame::apply_json`] without writing anything (replaying a stored log, where nobody is told
@@ -189,9 +240,16 @@ macro_rules! games {
             }
 
             /// `seat`'s legal actions as the text of one JSON array, written straight from the engine's typed
-            /// actions: the same JSON value as [`AnyGame::legal_actions`].
-            pub fn legal_actions_json(&self, seat: Seat) -> Box<RawValue> {
-                match self { $(AnyGame::$variant(g) => to_raw(&g.legal_actions(seat))),+ }
+            /// actions (by the engine's own writer, `Game::legal_actions_text`, where it has one): serde's exact
+            /// text of the engine's list, the same JSON value as [`AnyGame::legal_actions`].
+            pub fn legal_actions_json(&self, seat: Seat) -> String {
+                match self { $(AnyGame::$variant(g) => legal_actions_text(&**g, seat, Writer::Engine)),+ }
+            }
+
+            /// [`AnyGame::legal_actions_json`] written by serde, for the tests of the engines' writers.
+            #[cfg(test)]
+            fn legal_actions_json_by_serde(&self, seat: Seat) -> String {
+                match self { $(AnyGame::$variant(g) => legal_actions_text(&**g, seat, Writer::Serde)),+ }
             }
 
             pub fn deadline(&self) -> Option<Deadline<Value>> {
@@ -257,14 +315,14 @@ impl AnyGame {
     }
 }
 
-/// An action applied by [`AnyGame::apply_json`], as JSON text.
-#[derive(Debug)]
+/// An action applied by [`AnyGame::apply_json`], as JSON text: serde's exact text of the engine's typed values.
+#[derive(Debug, PartialEq)]
 pub struct AppliedJson {
     /// The action as the engine read it, written back from its typed value: what the action log stores. Reading
     /// it gives the same action again.
-    pub action: Box<RawValue>,
+    pub action: String,
     /// The events, each body written once.
-    pub events: Vec<Event<Box<RawValue>>>,
+    pub events: Vec<Event<String>>,
 }
 
 /// One game's wire types as JSON Schemas, from [`AnyGame::schemas`]. Each is a standalone root schema: `config`
@@ -352,8 +410,10 @@ mod json_text_tests {
     use super::*;
     use crate::rng::Rng;
 
-    /// The JSON text the server sends (`view_json`, `legal_actions_json`) is the same JSON value as the `Value`
-    /// path, for every viewer, through whole random games of every game and seat count.
+    /// The JSON text the server sends (`view_json`, `legal_actions_json`, `apply_json`'s action and events) is
+    /// the same JSON value as the `Value` path, for every viewer, through whole random games of every game and
+    /// seat count; where an engine writes a text itself (`view_text`, `legal_actions_text`, `action_text`,
+    /// `event_text`), it is serde's text of the same typed value byte for byte, at every step and for every seat.
     #[test]
     fn json_text_is_the_same_value_as_the_value_path() {
         for info in AnyGame::catalogue() {
@@ -380,7 +440,15 @@ mod json_text_tests {
                     let mut movers = Vec::new();
                     for seat in Seat::all(players) {
                         let legal = game.legal_actions(seat);
-                        let text: Value = serde_json::from_str(game.legal_actions_json(seat).get()).unwrap();
+                        let json = game.legal_actions_json(seat);
+                        // A game's own writer writes serde's text exactly.
+                        assert_eq!(
+                            json,
+                            game.legal_actions_json_by_serde(seat),
+                            "{} legal actions",
+                            info.id
+                        );
+                        let text: Value = serde_json::from_str(&json).unwrap();
                         assert_eq!(text, Value::Array(legal.clone()), "{} legal actions", info.id);
                         if !legal.is_empty() {
                             movers.push((seat, legal));
@@ -399,18 +467,24 @@ mod json_text_tests {
                     };
                     // The three ways to apply give the same game, and the same events as values and as text.
                     let mut as_text = game.clone();
+                    let mut by_serde = game.clone();
                     let mut quietly = game.clone();
                     let events = game.apply(actor, &action, now).unwrap();
                     let applied = as_text.apply_json(actor, &action.to_string(), now).unwrap();
+                    // A game's own writers write serde's text of the action and of every event exactly.
+                    let serdes = by_serde
+                        .apply_json_by_serde(actor, &action.to_string(), now)
+                        .unwrap();
+                    assert_eq!(applied, serdes, "{} action and events written by hand", info.id);
                     quietly.apply_quietly(actor, &action.to_string(), now).unwrap();
                     // The text the log keeps is the action itself (listed actions are already canonical).
-                    let kept: Value = serde_json::from_str(applied.action.get()).unwrap();
+                    let kept: Value = serde_json::from_str(&applied.action).unwrap();
                     assert_eq!(kept, action, "{} action as kept", info.id);
                     let texts = applied.events;
                     assert_eq!(events.len(), texts.len(), "{} events", info.id);
                     for (value, text) in events.iter().zip(&texts) {
                         assert_eq!(value.audience, text.audience);
-                        let parsed: Value = serde_json::from_str(text.body.get()).unwrap();
+                        let parsed: Value = serde_json::from_str(&text.body).unwrap();
                         assert_eq!(parsed, value.body, "{} event", info.id);
                     }
                     assert_eq!(as_text.full_state(), game.full_state());

@@ -463,11 +463,13 @@ pub(crate) async fn replay(
         since: step.saturating_sub(1),
         seat,
         view: crate::table::view_json(&game, viewer),
-        legal_actions: seat.map_or_else(RawJson::empty_array, |s| game.legal_actions_json(s).into()),
+        legal_actions: seat.map_or_else(RawJson::empty_array, |s| {
+            RawJson::written(game.legal_actions_json(s))
+        }),
         events: events
             .into_iter()
             .filter(|e| e.audience.includes(viewer))
-            .map(|e| RawJson::from(e.body))
+            .map(|e| RawJson::written(e.body))
             .collect(),
         status: game.status(),
         deadline: game.deadline().map(|d| d.at),

@@ -994,7 +994,7 @@ impl Table {
             .into_iter()
             .map(|e| Event {
                 audience: e.audience,
-                body: RawJson::from(e.body),
+                body: RawJson::written(e.body),
             })
             .collect();
         let seq = running.version + 1;
@@ -1006,7 +1006,7 @@ impl Table {
         let entry = LogEntry {
             seq,
             actor,
-            action: RawJson::from(applied.action),
+            action: RawJson::written(applied.action),
             at: now,
         };
         let write_started = Instant::now();
@@ -1336,7 +1336,7 @@ impl Table {
                 } else {
                     view_json(game, viewer)
                 },
-                RawJson::from(game.legal_actions_json(s)),
+                RawJson::written(game.legal_actions_json(s)),
             ),
             Viewer::Spectator => (None, shared_view(), RawJson::empty_array()),
         };

@@ -328,7 +328,7 @@ fn probe(game: &AnyGame, actor: Actor, action: &Value, now: Millis) -> Option<An
             );
             let mut replayed = game.clone();
             replayed
-                .apply_quietly(actor, applied.action.get(), now)
+                .apply_quietly(actor, &applied.action, now)
                 .unwrap_or_else(|r| {
                     panic!(
                         "{}: the kept text {} of {action} is refused: {r}",

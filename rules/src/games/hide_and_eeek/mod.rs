@@ -9,14 +9,15 @@
 pub mod data;
 #[cfg(test)]
 mod tests;
+mod text;
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
 use self::data::*;
-use crate::json_text::{push_array, push_bool, push_number, push_optional, push_serde};
 use crate::model::{
     Actor, Deadline, Event, Game, GameInfo, Millis, OptionKind, OptionSpec, Outcome, Reject, RejectKind,
     Seat, SetupError, Status, Viewer,
@@ -505,66 +506,6 @@ pub struct View {
 }
 
 impl HideAndEeek {
-    /// The JSON text of [`Game::view`] exactly as serde's derived serialisation of [`View`] writes it, written
-    /// member by member straight from the state, without building the view: the keys and the grid's cells as
-    /// constant text, numbers by hand, the small members (the mouse, the roll, the step, the claim window)
-    /// through serde. The server writes a view after every action, and building the view and its derived
-    /// serialisation, which escapes every key, were ~10 % of the server's instructions (docs/performance.md,
-    /// section 13). Every viewer's view is the same. The registry's `json_text_is_the_same_value_as_the_value_path`
-    /// checks this text against serde's through whole random games.
-    fn view_json_text(&self) -> String {
-        let mut out = String::with_capacity(2048);
-        out.push_str(r#"{"players":"#);
-        push_number(&mut out, self.players);
-        out.push_str(r#","target":"#);
-        push_number(&mut out, self.config.target);
-        out.push_str(r#","grid":["#);
-        for row in 0..GRID_SIZE {
-            if row > 0 {
-                out.push(',');
-            }
-            out.push('[');
-            for col in 0..GRID_SIZE {
-                if col > 0 {
-                    out.push(',');
-                }
-                out.push_str(cell_json(&self.cell_view(Cell { row, col })).get());
-            }
-            out.push(']');
-        }
-        out.push_str(r#"],"mouse":"#);
-        push_serde(&mut out, &self.mouse);
-        out.push_str(r#","draw_pile":"#);
-        push_number(&mut out, self.draw_pile.len());
-        out.push_str(r#","piles":["#);
-        for (i, pile) in self.piles.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            out.push_str(r#"{"cards":"#);
-            push_number(&mut out, pile.len());
-            out.push_str(r#","top":"#);
-            push_optional(&mut out, pile.last().copied());
-            out.push('}');
-        }
-        out.push_str(r#"],"turn":"#);
-        push_number(&mut out, self.turn.0);
-        out.push_str(r#","roll":"#);
-        push_serde(&mut out, &self.roll);
-        out.push_str(r#","step":"#);
-        push_serde(&mut out, &self.step);
-        out.push_str(r#","race":"#);
-        push_serde(&mut out, &self.race);
-        out.push_str(r#","owed_turns":"#);
-        push_array(&mut out, &self.owed_turns, |out, seat| push_number(out, seat.0));
-        out.push_str(r#","baseline":"#);
-        push_optional(&mut out, self.shown_baseline());
-        out.push_str(r#","over":"#);
-        push_bool(&mut out, self.over);
-        out.push('}');
-        out
-    }
-
     fn card_at(&self, cell: Cell) -> Option<GridCard> {
         self.grid[cell.index()]
     }
@@ -602,10 +543,15 @@ impl HideAndEeek {
     /// The answer depends only on the grid's shape, so it is computed once per (start, steps) and then looked up:
     /// the walk enumerates every self-avoiding path and was 87 % of the engine's time (docs/performance.md).
     pub fn destinations(from: Cell, steps: u8) -> Vec<Cell> {
+        Self::reachable(from, steps).into_owned()
+    }
+
+    /// [`HideAndEeek::destinations`] without a copy of the table's list.
+    fn reachable(from: Cell, steps: u8) -> Cow<'static, [Cell]> {
         const MAX_CACHED_STEPS: u8 = 6;
         static TABLE: std::sync::OnceLock<Vec<Vec<Cell>>> = std::sync::OnceLock::new();
         if !from.on_grid() || steps > MAX_CACHED_STEPS {
-            return Self::walk_destinations(from, steps);
+            return Cow::Owned(Self::walk_destinations(from, steps));
         }
         let table = TABLE.get_or_init(|| {
             (0..GRID_CELLS)
@@ -614,7 +560,7 @@ impl HideAndEeek {
                 })
                 .collect()
         });
-        table[from.index() * (MAX_CACHED_STEPS as usize + 1) + steps as usize].clone()
+        Cow::Borrowed(&table[from.index() * (MAX_CACHED_STEPS as usize + 1) + steps as usize])
     }
 
     /// [`HideAndEeek::destinations`], computed by enumerating the walks.
@@ -658,24 +604,44 @@ impl HideAndEeek {
     }
 
     /// Adjacent cells holding a card the active player may choose (face-up mouse cards are claimed, not chosen).
-    fn choosable(&self) -> Vec<Cell> {
-        self.mouse
-            .neighbours()
-            .filter(|&c| match self.card_at(c) {
-                Some(card) => !(card.face_up && shows_mouse(card.number)),
-                None => false,
-            })
-            .collect()
+    fn choosable(&self) -> impl Iterator<Item = Cell> + '_ {
+        self.mouse.neighbours().filter(|&c| match self.card_at(c) {
+            Some(card) => !(card.face_up && shows_mouse(card.number)),
+            None => false,
+        })
     }
 
-    fn claimable(&self) -> Vec<Cell> {
-        (0..GRID_CELLS)
-            .map(Cell::from_index)
-            .filter(|&c| {
-                self.card_at(c)
-                    .is_some_and(|card| card.face_up && shows_mouse(card.number))
-            })
-            .collect()
+    /// The face-up mouse cards, which any seat may claim, in row-major order.
+    fn claimable(&self) -> impl Iterator<Item = Cell> + '_ {
+        self.grid
+            .iter()
+            .enumerate()
+            .filter(|(_, card)| card.is_some_and(|card| card.face_up && shows_mouse(card.number)))
+            .map(|(i, _)| Cell::from_index(i))
+    }
+
+    /// Calls `f` with every action `seat` may take now, in the order of [`Game::legal_actions`] (which collects
+    /// them; the text writer writes them straight away).
+    fn each_legal_action(&self, seat: Seat, mut f: impl FnMut(Action)) {
+        if self.over || seat.0 >= self.players {
+            return;
+        }
+        if seat == self.turn && self.race.is_none() {
+            match &self.step {
+                TurnStep::Move => {
+                    for &to in Self::reachable(self.mouse, self.roll.steps).iter() {
+                        f(Action::Move { to });
+                    }
+                }
+                TurnStep::Collect { collected } => {
+                    self.choosable().for_each(|cell| f(Action::Choose { cell }));
+                    if !collected.is_empty() {
+                        f(Action::Stop);
+                    }
+                }
+            }
+        }
+        self.claimable().for_each(|cell| f(Action::Eeek { cell }));
     }
 
     fn check(&self, actor: Actor, action: &Action, now: Millis) -> Result<(), Rejected> {
@@ -693,7 +659,7 @@ impl HideAndEeek {
             Actor::Seat(seat) => seat,
         };
         if let Action::Eeek { cell } = action {
-            return if cell.on_grid() && self.claimable().contains(cell) {
+            return if cell.on_grid() && self.claimable().any(|c| c == *cell) {
                 Ok(())
             } else {
                 Err(Rejected::NoMouseThere(*cell))
@@ -710,7 +676,7 @@ impl HideAndEeek {
         }
         match (action, &self.step) {
             (Action::Move { to }, TurnStep::Move) => {
-                if to.on_grid() && Self::destinations(self.mouse, self.roll.steps).contains(to) {
+                if to.on_grid() && Self::reachable(self.mouse, self.roll.steps).contains(to) {
                     Ok(())
                 } else {
                     Err(Rejected::Unreachable(*to))
@@ -847,7 +813,7 @@ impl HideAndEeek {
 
     /// The active player may go on only if a card is left to choose; otherwise the turn ends here.
     fn continue_or_end(&mut self, now: Millis, events: &mut Vec<Event<EventBody>>) {
-        if !matches!(self.step, TurnStep::Collect { .. }) || !self.choosable().is_empty() {
+        if !matches!(self.step, TurnStep::Collect { .. }) || self.choosable().next().is_some() {
             return;
         }
         let TurnStep::Collect { collected } = std::mem::replace(&mut self.step, TurnStep::Move) else {
@@ -885,7 +851,7 @@ impl HideAndEeek {
                     collected: Vec::new(),
                 };
                 events.push(Event::public(EventBody::Moved { seat, from, to: *to }));
-                if self.choosable().is_empty() {
+                if self.choosable().next().is_none() {
                     // Only when the draw pile has run dry can the mouse land next to nothing.
                     let next = seat.next(self.players);
                     self.end_turn(&[], next, false, now, &mut events);
@@ -1117,27 +1083,22 @@ impl Game for HideAndEeek {
     }
 
     fn legal_actions(&self, seat: Seat) -> Vec<Action> {
-        if self.over || seat.0 >= self.players {
-            return Vec::new();
-        }
         let mut actions = Vec::new();
-        if seat == self.turn && self.race.is_none() {
-            match &self.step {
-                TurnStep::Move => actions.extend(
-                    Self::destinations(self.mouse, self.roll.steps)
-                        .into_iter()
-                        .map(|to| Action::Move { to }),
-                ),
-                TurnStep::Collect { collected } => {
-                    actions.extend(self.choosable().into_iter().map(|cell| Action::Choose { cell }));
-                    if !collected.is_empty() {
-                        actions.push(Action::Stop);
-                    }
-                }
-            }
-        }
-        actions.extend(self.claimable().into_iter().map(|cell| Action::Eeek { cell }));
+        self.each_legal_action(seat, |action| actions.push(action));
         actions
+    }
+
+    /// The list's text written by hand, each action as its constant text (`text.rs`).
+    fn legal_actions_text(&self, seat: Seat) -> Option<String> {
+        Some(self.legal_actions_json_text(seat))
+    }
+
+    fn action_text(action: &Action) -> Option<String> {
+        Some(text::action_json_text(action))
+    }
+
+    fn event_text(event: &EventBody) -> Option<String> {
+        Some(text::event_json_text(event))
     }
 
     fn apply(
@@ -1182,7 +1143,7 @@ impl Game for HideAndEeek {
         }
     }
 
-    /// The view's text written by hand, straight from the state (`view_json_text`).
+    /// The view's text written by hand, straight from the state (`text.rs`).
     fn view_text(&self, _viewer: Viewer) -> Option<String> {
         Some(self.view_json_text())
     }

@@ -848,7 +848,7 @@ fn cells_and_actions_are_written_as_the_derived_serialisation_would() {
     assert_eq!(serde_json::from_str::<HideAndEeek>(&state).unwrap(), game);
 }
 
-/// Text and value of something serialisable, for the test above.
+/// Text and value of something serialisable, for the tests that compare values of several types.
 mod erased {
     pub trait Text {
         fn text(&self) -> String;
@@ -967,5 +967,197 @@ fn actions_are_read_as_the_derived_deserialisation_reads_them() {
     assert!(
         accepted >= 20,
         "the inputs include plenty of valid actions ({accepted})"
+    );
+}
+
+/// The texts written by hand (`text.rs`) are serde's text of the same typed values byte for byte: every event
+/// variant with the edge values of its members, every roll a `u8` of steps can hold, both steps, claim windows,
+/// actions off the grid; then the view, every seat's legal actions and every event through whole random games
+/// of every seat count.
+#[test]
+fn texts_are_serdes_text() {
+    let serde = |v: &dyn erased::Text| v.text();
+    let events = [
+        EventBody::TurnStarted {
+            seat: Seat(5),
+            roll: roll(6, Arrow::Down, Category::Even),
+            extra: true,
+        },
+        EventBody::Moved {
+            seat: Seat(0),
+            from: cell(5, 5),
+            to: cell(0, 0),
+        },
+        EventBody::Chosen {
+            seat: Seat(1),
+            cell: cell(2, 3),
+            number: 100,
+            matched: None,
+        },
+        EventBody::Chosen {
+            seat: Seat(1),
+            cell: cell(2, 3),
+            number: 7,
+            matched: Some(false),
+        },
+        EventBody::Chosen {
+            seat: Seat(255),
+            cell: cell(6, 200),
+            number: 255,
+            matched: Some(true),
+        },
+        EventBody::RaceOpened {
+            cell: cell(1, 4),
+            number: 44,
+            closes_at: u64::MAX,
+        },
+        EventBody::RaceClosed { cell: cell(3, 0) },
+        EventBody::Claimed {
+            seat: Seat(2),
+            cell: cell(4, 1),
+            number: 96,
+        },
+        EventBody::Banked {
+            seat: Seat(3),
+            cards: vec![1, 99, 100],
+            pile_size: usize::MAX,
+        },
+        EventBody::Banked {
+            seat: Seat(3),
+            cards: Vec::new(),
+            pile_size: 0,
+        },
+        EventBody::Lost {
+            seat: Seat(4),
+            cards: vec![12],
+        },
+        EventBody::Refilled {
+            cell: cell(0, 5),
+            face_up: false,
+            number: None,
+        },
+        EventBody::Refilled {
+            cell: cell(5, 0),
+            face_up: true,
+            number: Some(64),
+        },
+        EventBody::LeftInGrid {
+            cell: cell(2, 2),
+            face_up: true,
+        },
+        EventBody::LeftInGrid {
+            cell: cell(2, 2),
+            face_up: false,
+        },
+        EventBody::ExtraTurn { seat: Seat(0) },
+        EventBody::GameOver { winners: Vec::new() },
+        EventBody::GameOver {
+            winners: vec![Seat(0), Seat(5)],
+        },
+    ];
+    for event in &events {
+        assert_eq!(text::event_json_text(event), serde(event));
+    }
+    for action in [
+        Action::Move { to: cell(6, 0) },
+        Action::Choose { cell: cell(0, 255) },
+        Action::Eeek { cell: cell(9, 9) },
+        Action::Stop,
+        Action::CloseRace,
+        Action::Move { to: cell(5, 5) },
+    ] {
+        assert_eq!(text::action_json_text(&action), serde(&action));
+    }
+    // The small members of the view, inside a view whose state is set to each of them.
+    let mut game = HideAndEeek::new(&Config::default(), 2, 7).expect("setup");
+    let mut checked = 0;
+    for steps in 0..=u8::MAX {
+        for arrow in [Arrow::Up, Arrow::Down] {
+            for category in [Category::Higher, Category::Lower, Category::Odd, Category::Even] {
+                game.roll = roll(steps, arrow, category);
+                assert_eq!(game.view_json_text(), serde(&game.view(Viewer::Spectator)));
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 256 * 8);
+    for step in [
+        TurnStep::Move,
+        TurnStep::Collect { collected: vec![] },
+        TurnStep::Collect {
+            collected: vec![(cell(0, 1), 1)],
+        },
+        TurnStep::Collect {
+            collected: vec![(cell(0, 1), 1), (cell(1, 1), 100), (cell(5, 5), 255)],
+        },
+    ] {
+        game.step = step;
+        for race in [
+            None,
+            Some(Race {
+                cell: cell(3, 3),
+                closes_at: 0,
+                during_turn: true,
+            }),
+            Some(Race {
+                cell: cell(0, 5),
+                closes_at: u64::MAX,
+                during_turn: false,
+            }),
+        ] {
+            game.race = race;
+            assert_eq!(game.view_json_text(), serde(&game.view(Viewer::Spectator)));
+        }
+    }
+    // Whole games.
+    let mut variants = BTreeSet::new();
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        for seed in 0..4 {
+            let mut game = HideAndEeek::new(&Config::default(), players, seed).expect("setup");
+            let mut rng = crate::rng::Rng::from_seed(seed ^ 0x51);
+            let mut now = NOW;
+            for _ in 0..2_000 {
+                assert_eq!(game.view_json_text(), serde(&game.view(Viewer::Spectator)));
+                let mut movers = Vec::new();
+                for seat in Seat::all(players) {
+                    let legal = game.legal_actions(seat);
+                    assert_eq!(game.legal_actions_json_text(seat), serde(&legal));
+                    for action in &legal {
+                        assert_eq!(text::action_json_text(action), serde(action));
+                    }
+                    if !legal.is_empty() {
+                        movers.push((seat, legal));
+                    }
+                }
+                let deadline = game.deadline();
+                let (actor, action) = match deadline {
+                    // A claim window closes unclaimed about half the time.
+                    Some(deadline) if movers.is_empty() || rng.below(2) == 0 => {
+                        now = now.max(deadline.at);
+                        (Actor::Clock, deadline.action)
+                    }
+                    _ if movers.is_empty() => break,
+                    _ => {
+                        let (seat, legal) = &movers[rng.index(movers.len())];
+                        (Actor::Seat(*seat), legal[rng.index(legal.len())].clone())
+                    }
+                };
+                for event in game.apply(actor, &action, now).expect("a listed action") {
+                    assert_eq!(text::event_json_text(&event.body), serde(&event.body));
+                    variants.insert(
+                        format!("{:?}", event.body)
+                            .split([' ', '{'])
+                            .next()
+                            .unwrap()
+                            .to_string(),
+                    );
+                }
+                now += 10;
+            }
+        }
+    }
+    assert!(
+        variants.len() >= 10,
+        "the games showed most kinds of event: {variants:?}"
     );
 }
