@@ -36,9 +36,10 @@ impl RawJson {
         RawJson::from(RawValue::from_string("[]".to_owned()).expect("valid JSON"))
     }
 
-    /// JSON text an engine wrote by hand (`rules::AnyGame::view_text`), taken as it is: the writer promises
-    /// serde's exact text of a value, and its game's tests hold it to that; debug builds (every test) parse it
-    /// again to be sure. Not for text from anywhere else.
+    /// JSON text an engine wrote (`rules::AnyGame::view_text`, `legal_actions_json`, `apply_json`'s action and
+    /// events: by the engine's own writer or by serde), taken as it is: the writer promises serde's exact text of
+    /// a value, and the games' tests hold it to that; debug builds (every test) parse it again to be sure. Not for
+    /// text from anywhere else.
     pub fn written(text: String) -> RawJson {
         debug_assert!(
             serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok(),

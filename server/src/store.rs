@@ -344,10 +344,11 @@ fn append_batch_pg<'q>(
     let (mut done_ids, mut done_outcomes, mut done_ats, mut done_lobbies) = (vec![], vec![], vec![], vec![]);
     for append in appends {
         let entry = append.entry;
-        ids.push(append.match_id.to_owned());
+        // Borrowed, not copied: sqlx encodes every parameter as it is bound.
+        ids.push(append.match_id);
         seqs.push(to_i64(entry.seq));
         actors.push(serde_json::to_string(&entry.actor).expect("actors serialise"));
-        actions.push(entry.action.get().to_owned());
+        actions.push(entry.action.get());
         ats.push(to_i64(entry.at));
         if let Some(state) = append.snapshot {
             snap_ids.push(append.match_id.to_owned());
