@@ -5,6 +5,8 @@
 //! is not built from a type defined here (game views, actions and events are opaque JSON produced by the rules
 //! engines through `rules::AnyGame`). See `docs/protocol.md` for the reference with examples.
 
+use std::sync::Arc;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -623,9 +625,13 @@ pub enum Occupant {
 /// The state of a match as one viewer may see it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StateUpdate {
-    pub code: String,
-    pub match_id: String,
-    pub game: String,
+    // Shared with the table, which sends them in every push (a reference count each, not a copy).
+    #[schemars(with = "String")]
+    pub code: Arc<str>,
+    #[schemars(with = "String")]
+    pub match_id: Arc<str>,
+    #[schemars(with = "String")]
+    pub game: Arc<str>,
     /// The number of actions applied so far; only grows. Send it back with an action.
     pub version: u64,
     /// The version these events start after: `events` explain the change from `since` to `version`. When
@@ -1289,8 +1295,8 @@ mod state_push_tests {
         for s in strings {
             let mut u = base.clone();
             u.code = s.into();
-            u.match_id = format!("{s}{s}");
-            u.game = s.chars().rev().collect();
+            u.match_id = format!("{s}{s}").into();
+            u.game = s.chars().rev().collect::<String>().into();
             updates.push(u);
         }
         for (seat, deadline, turn_deadline) in [

@@ -21,7 +21,10 @@ pub struct RawJson(Text);
 #[derive(Clone)]
 enum Text {
     Raw(Arc<RawValue>),
-    Written(Arc<str>),
+    /// Kept in the `String` it was written into: sharing it costs a small allocation, not a copy of the text.
+    Written(Arc<String>),
+    /// Copied from a longer text (an action out of its frame).
+    Read(Arc<str>),
 }
 
 impl RawJson {
@@ -45,7 +48,7 @@ impl RawJson {
             serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok(),
             "not JSON: {text}"
         );
-        RawJson(Text::Written(Arc::from(text)))
+        RawJson(Text::Written(Arc::new(text)))
     }
 
     /// JSON text that the protocol's own reader has read as JSON (an action as it arrived; see
@@ -55,7 +58,7 @@ impl RawJson {
             serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok(),
             "not JSON: {text}"
         );
-        RawJson(Text::Written(Arc::from(text)))
+        RawJson(Text::Read(Arc::from(text)))
     }
 
     /// The JSON text.
@@ -63,6 +66,7 @@ impl RawJson {
         match &self.0 {
             Text::Raw(raw) => raw.get(),
             Text::Written(text) => text,
+            Text::Read(text) => text,
         }
     }
 
@@ -120,7 +124,7 @@ impl Serialize for RawJson {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match &self.0 {
             Text::Raw(raw) => raw.serialize(serializer),
-            Text::Written(text) => RawValue::from_string(text.to_string())
+            Text::Written(_) | Text::Read(_) => RawValue::from_string(self.get().to_owned())
                 .map_err(serde::ser::Error::custom)?
                 .serialize(serializer),
         }

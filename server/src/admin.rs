@@ -456,9 +456,9 @@ pub(crate) async fn replay(
         Viewer::Spectator => None,
     };
     let update = StateUpdate {
-        code: replay.stored.lobby.code.clone(),
-        match_id: id.clone(),
-        game: stored.record.game.clone(),
+        code: replay.stored.lobby.code.as_str().into(),
+        match_id: id.as_str().into(),
+        game: stored.record.game.as_str().into(),
         version: step,
         since: step.saturating_sub(1),
         seat,

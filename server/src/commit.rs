@@ -35,8 +35,9 @@ const QUEUE: usize = 4096;
 /// An append that owns its data: handed over to the writer whole (the action is moved, never copied).
 #[derive(Debug)]
 pub struct Pending {
-    pub match_id: String,
-    pub lobby_code: String,
+    /// Shared with the table (a reference count per action, not a copy).
+    pub match_id: Arc<str>,
+    pub lobby_code: Arc<str>,
     pub entry: LogEntry,
     pub snapshot: Option<Value>,
     pub outcome: Option<Outcome>,

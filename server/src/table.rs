@@ -216,7 +216,8 @@ enum Occupant {
 
 #[derive(Debug)]
 struct Running {
-    match_id: String,
+    /// Shared by every push and commit of the match (`Arc`: a reference count each, not a copy).
+    match_id: Arc<str>,
     game: AnyGame,
     /// Actions applied so far; the version clients see.
     version: u64,
@@ -246,8 +247,9 @@ pub enum RecoverError {
 /// A table's state, owned by its task.
 #[derive(Debug)]
 pub struct Table {
-    code: String,
-    game_id: String,
+    /// The join code and the game, shared by every push and commit (`Arc`: a reference count each).
+    code: Arc<str>,
+    game_id: Arc<str>,
     options: Value,
     host: u8,
     turn_timer_ms: Option<u64>,
@@ -349,8 +351,8 @@ impl Table {
             conn: Some(host_conn),
         };
         let mut table = Table {
-            code: lobby.code.clone(),
-            game_id: lobby.game.clone(),
+            code: lobby.code.as_str().into(),
+            game_id: lobby.game.as_str().into(),
             options: lobby.options.clone(),
             host: lobby.host_seat,
             turn_timer_ms: lobby.turn_timer_ms,
@@ -411,8 +413,8 @@ impl Table {
             (None, phase) => phase,
         };
         Ok(Table {
-            code: lobby.code,
-            game_id: lobby.game,
+            code: lobby.code.into(),
+            game_id: lobby.game.into(),
             options: lobby.options,
             host: lobby.host_seat,
             turn_timer_ms: lobby.turn_timer_ms,
@@ -453,7 +455,7 @@ impl Table {
     ) {
         let span = info_span!("table", code = %self.code, match_id = tracing::field::Empty);
         if let Some(r) = &self.running {
-            span.record("match_id", r.match_id.as_str());
+            span.record("match_id", &*r.match_id);
         }
         let metrics = self.metrics.clone();
         metrics.phase_change(None, Some(self.phase));
@@ -867,7 +869,7 @@ impl Table {
             .map_err(|e| err(ErrorCode::BadOptions, e.to_string()))?;
         let record = MatchRecord {
             id: secrets::match_id(),
-            game: self.game_id.clone(),
+            game: self.game_id.to_string(),
             options: self.options.clone(),
             players,
             seed,
@@ -903,7 +905,7 @@ impl Table {
         tracing::Span::current().record("match_id", record.id.as_str());
         info!(match_id = %record.id, players = record.players, "match started");
         self.running = Some(Running {
-            match_id: record.id,
+            match_id: record.id.into(),
             game,
             version: 0,
             last_change: now,
@@ -1239,8 +1241,8 @@ impl Table {
 
     fn lobby_info(&self) -> LobbyInfo {
         LobbyInfo {
-            code: self.code.clone(),
-            game: self.game_id.clone(),
+            code: self.code.to_string(),
+            game: self.game_id.to_string(),
             options: self.options.clone(),
             seats: self
                 .seats
@@ -1267,7 +1269,7 @@ impl Table {
                 Phase::Finished => LobbyPhase::Finished,
             },
             turn_timer_ms: self.turn_timer_ms,
-            match_id: self.running.as_ref().map(|r| r.match_id.clone()),
+            match_id: self.running.as_ref().map(|r| r.match_id.to_string()),
             spectators: self.spectators.len() as u32,
             listed: self.friends.listed,
             absent: self.absence.policy,
@@ -1478,7 +1480,7 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
         last_change = entry.at;
     }
     Ok(Running {
-        match_id: record.id.clone(),
+        match_id: record.id.as_str().into(),
         game,
         version,
         last_change,

@@ -127,8 +127,8 @@ impl Table {
             at: self.clock.now(),
             admin: by,
             action: action.to_string(),
-            lobby_code: self.code.clone(),
-            match_id: self.running.as_ref().map(|r| r.match_id.clone()),
+            lobby_code: self.code.to_string(),
+            match_id: self.running.as_ref().map(|r| r.match_id.to_string()),
             seat,
             reason,
             detail,
@@ -156,7 +156,7 @@ impl Table {
         self.metrics.phase_change(Some(self.phase), Some(Phase::Finished));
         self.phase = Phase::Finished;
         let message = ServerMessage::Push(Push::Aborted {
-            code: self.code.clone(),
+            code: self.code.to_string(),
             match_id,
             reason: audit.reason.clone(),
             at: audit.at,

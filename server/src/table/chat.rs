@@ -281,7 +281,7 @@ impl Table {
         };
         let write = ChatWrite {
             message,
-            match_id: self.running.as_ref().map(|r| r.match_id.clone()),
+            match_id: self.running.as_ref().map(|r| r.match_id.to_string()),
             reply,
         };
         match writer_tx.try_send(write) {
@@ -311,7 +311,7 @@ impl Table {
         }
         let myself = self.friends.myself.clone()?;
         let (tx, rx) = mpsc::channel(CHAT_QUEUE);
-        tokio::spawn(chat_writer(self.store.clone(), self.code.clone(), rx, myself));
+        tokio::spawn(chat_writer(self.store.clone(), self.code.to_string(), rx, myself));
         self.friends.writer = Some(tx.clone());
         Some(tx)
     }
@@ -331,7 +331,7 @@ impl Table {
             self.friends.recent.pop_front();
         }
         let push = ServerMessage::Push(Push::ChatMessage {
-            code: self.code.clone(),
+            code: self.code.to_string(),
             message,
         });
         let failed: Vec<u64> = self
@@ -353,7 +353,7 @@ impl Table {
             return;
         };
         let push = ServerMessage::Push(Push::ChatHistory {
-            code: self.code.clone(),
+            code: self.code.to_string(),
             messages: self.friends.recent.iter().cloned().collect(),
         });
         if !conn.push(push) {

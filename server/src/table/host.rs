@@ -97,7 +97,7 @@ impl Table {
         if let Some(absent) = absent {
             let can_skip = AnyGame::catalogue()
                 .into_iter()
-                .any(|g| g.id == self.game_id && g.can_skip);
+                .any(|g| g.id == &*self.game_id && g.can_skip);
             check_absence(can_skip, absent)?;
         }
         if let Some(taken) = self

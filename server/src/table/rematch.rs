@@ -48,7 +48,7 @@ impl Table {
                 .collect()
         };
         RematchInfo {
-            code: self.code.clone(),
+            code: self.code.to_string(),
             requested_by: offer.requested_by,
             accepted: with(true),
             declined: with(false),
@@ -229,7 +229,7 @@ impl Table {
         let lobby = loop {
             let lobby = LobbyRecord {
                 code: secrets::join_code(),
-                game: self.game_id.clone(),
+                game: self.game_id.to_string(),
                 options: self.options.clone(),
                 seat_count: record.players,
                 host_seat: host,
@@ -268,7 +268,7 @@ impl Table {
             };
             let message = ServerMessage::Push(Push::Rematched {
                 code: lobby.code.clone(),
-                previous: self.code.clone(),
+                previous: self.code.to_string(),
                 seat: Seat(i as u8),
                 seat_token: SeatToken::new(token),
                 host: i as u8 == host,
