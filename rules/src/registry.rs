@@ -176,6 +176,13 @@ macro_rules! games {
                 match self { $(AnyGame::$variant(g) => g.status()),+ }
             }
 
+            /// Whether `seat` may act now: [`AnyGame::legal_actions`] is not empty, found from the engine's typed
+            /// list without writing it as JSON (the server asks this of bots, timed and absent seats after every
+            /// change).
+            pub fn has_legal_actions(&self, seat: Seat) -> bool {
+                match self { $(AnyGame::$variant(g) => !g.legal_actions(seat).is_empty()),+ }
+            }
+
             pub fn legal_actions(&self, seat: Seat) -> Vec<Value> {
                 match self { $(AnyGame::$variant(g) => g.legal_actions(seat).iter().map(to_json).collect()),+ }
             }
@@ -440,6 +447,12 @@ mod json_text_tests {
                     let mut movers = Vec::new();
                     for seat in Seat::all(players) {
                         let legal = game.legal_actions(seat);
+                        assert_eq!(
+                            game.has_legal_actions(seat),
+                            !legal.is_empty(),
+                            "{} may act",
+                            info.id
+                        );
                         let json = game.legal_actions_json(seat);
                         // A game's own writer writes serde's text exactly.
                         assert_eq!(

@@ -444,7 +444,7 @@ pub(crate) async fn replay(
         .collect();
     let timed = Table::seats_deciding(&game)
         .into_iter()
-        .any(|s| humans.get(s.index()).copied().unwrap_or(false) && !game.legal_actions(s).is_empty());
+        .any(|s| humans.get(s.index()).copied().unwrap_or(false) && game.has_legal_actions(s));
     let turn_deadline = replay
         .stored
         .lobby

@@ -1128,7 +1128,7 @@ impl Table {
             .enumerate()
             .filter(|(_, o)| matches!(o, Occupant::Bot { .. }))
             .map(|(i, _)| Seat(i as u8))
-            .filter(|s| !running.game.legal_actions(*s).is_empty())
+            .filter(|s| running.game.has_legal_actions(*s))
             .collect()
     }
 
@@ -1136,7 +1136,7 @@ impl Table {
         Self::seats_deciding(&running.game)
             .into_iter()
             .filter(|s| matches!(self.seats.get(s.index()), Some(Occupant::Human { .. })))
-            .filter(|s| !running.game.legal_actions(*s).is_empty())
+            .filter(|s| running.game.has_legal_actions(*s))
             // The server already plays for an absent seat at the bots' pace.
             .filter(|s| !self.stands_in(s.index(), self.clock.now()))
             .collect()

@@ -158,7 +158,7 @@ impl Table {
             .filter(|s| matches!(self.seats[*s], Occupant::Human { .. }))
             .filter_map(|s| {
                 let from = self.absence.from[s]?;
-                let acts = !running.game.legal_actions(Seat(s as u8)).is_empty();
+                let acts = running.game.has_legal_actions(Seat(s as u8));
                 let announce = !self.absence.shown.get(s).copied().unwrap_or(false);
                 match (acts, announce) {
                     (true, _) => Some(from.max(bot_at)),
@@ -177,7 +177,7 @@ impl Table {
         (0..self.seats.len())
             .filter(|s| self.stands_in(*s, now))
             .map(|s| Seat(s as u8))
-            .filter(|s| !running.game.legal_actions(*s).is_empty())
+            .filter(|s| running.game.has_legal_actions(*s))
             .collect()
     }
 
