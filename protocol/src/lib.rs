@@ -662,12 +662,37 @@ pub struct StateUpdate {
 }
 
 impl StateUpdate {
+    /// About how many bytes [`StateUpdate::write_push`] writes: the lengths of its texts (view, legal actions,
+    /// events, ids) plus room for its keys, numbers and status. Made from lengths only, so it costs nothing
+    /// against writing; a buffer of this capacity holds the push without growing in all but rare cases (a long
+    /// outcome or an id that needs escaping). A frame's buffer used to be sized from the connection's previous
+    /// frame, so a push after a short `accepted` reply was copied as it doubled its way up: for Hickory Dickory's
+    /// views, ~5 % of the server's instructions per action (docs/performance.md, section 16).
+    pub fn push_len_hint(&self) -> usize {
+        const ROOM: usize = 320;
+        let events: usize = self.events.iter().map(|e| e.get().len() + 1).sum();
+        let status = match &self.status {
+            Status::Simultaneous { seats, .. } | Status::Race { seats } => 4 * seats.len(),
+            Status::Turn { .. } | Status::Over => 0,
+        };
+        let outcome = if self.outcome.is_some() { 256 } else { 0 };
+        ROOM + self.code.len()
+            + self.match_id.len()
+            + self.game.len()
+            + self.legal_actions.get().len()
+            + events
+            + self.view.get().len()
+            + status
+            + outcome
+    }
+
     /// This update's `state` push (`ServerMessage::Push(Push::State(..))`) as JSON text, appended to `out`: the
     /// same text serde writes for it (tested), written member by member with the keys as constant text. Most
     /// frames the server sends are state pushes, and serde's path (the tagged enum around the update, and every key
     /// escaped as it is written) was about an eighth of the server's instructions per action (docs/performance.md,
     /// section 11).
     pub fn write_push(&self, out: &mut String) {
+        out.reserve(self.push_len_hint());
         out.push_str(r#"{"type":"state","code":"#);
         write_str(out, &self.code);
         out.push_str(r#","match_id":"#);
@@ -787,6 +812,15 @@ impl ServerMessage {
         let mut text = String::new();
         self.write_json(&mut text);
         text
+    }
+
+    /// About how many bytes [`ServerMessage::write_json`] writes, where that is known from lengths alone (a
+    /// `state` push: [`StateUpdate::push_len_hint`]).
+    pub fn len_hint(&self) -> Option<usize> {
+        match self {
+            ServerMessage::Push(Push::State(update)) => Some(update.push_len_hint()),
+            _ => None,
+        }
     }
 
     /// This message as JSON text, appended to `out`: the same text as serde's. The two messages of every action,
@@ -1352,6 +1386,13 @@ mod state_push_tests {
             let serde = serde_json::to_string(&message).unwrap();
             assert_eq!(written, serde);
             assert_eq!(message.to_json(), serde);
+            // The buffer the server sizes from the hint holds the push without growing.
+            let hint = message.len_hint().expect("a state push knows its length");
+            assert!(
+                written.len() <= hint,
+                "{} bytes written, {hint} hinted",
+                written.len()
+            );
             assert_eq!(serde_json::from_str::<ServerMessage>(&written).unwrap(), message);
         }
     }
