@@ -20,7 +20,6 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use rules::Outcome;
-use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tracing::warn;
 
@@ -39,7 +38,8 @@ pub struct Pending {
     pub match_id: Arc<str>,
     pub lobby_code: Arc<str>,
     pub entry: LogEntry,
-    pub snapshot: Option<Value>,
+    /// The full state's JSON text (`AnyGame::full_state_text`), when a snapshot is due.
+    pub snapshot: Option<String>,
     pub outcome: Option<Outcome>,
 }
 
@@ -49,7 +49,7 @@ impl Pending {
             match_id: &self.match_id,
             lobby_code: &self.lobby_code,
             entry: &self.entry,
-            snapshot: self.snapshot.as_ref(),
+            snapshot: self.snapshot.as_deref(),
             outcome: self.outcome.as_ref(),
         }
     }

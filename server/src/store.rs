@@ -204,7 +204,7 @@ pub struct Append<'a> {
     pub lobby_code: &'a str,
     pub entry: &'a LogEntry,
     /// The full state after this action, when a snapshot is due.
-    pub snapshot: Option<&'a Value>,
+    pub snapshot: Option<&'a str>,
     /// The result, when this action ended the match.
     pub outcome: Option<&'a Outcome>,
 }
@@ -353,7 +353,7 @@ fn append_batch_pg<'q>(
         if let Some(state) = append.snapshot {
             snap_ids.push(append.match_id.to_owned());
             snap_seqs.push(to_i64(entry.seq));
-            snap_states.push(json_text(state));
+            snap_states.push(state);
             snap_ats.push(to_i64(entry.at));
         }
         if let Some(outcome) = append.outcome {
@@ -690,7 +690,7 @@ impl Store {
                     sqlx::query("INSERT INTO snapshots (match_id, seq, state, at) VALUES ($1, $2, $3, $4)")
                         .bind(append.match_id)
                         .bind(to_i64(entry.seq))
-                        .bind(json_text(state))
+                        .bind(state)
                         .bind(to_i64(entry.at))
                         .execute(&mut *tx)
                         .await
@@ -1043,14 +1043,14 @@ mod tests {
         };
         // 87 appends (statements of 64, 16, 4, 1, 1 and 1 rows), interleaving two matches, one with a snapshot.
         let entries: Vec<LogEntry> = (1..=87).map(entry).collect();
-        let snapshot = json!({"after": 40});
+        let snapshot = json!({"after": 40}).to_string();
         let appends: Vec<Append<'_>> = entries
             .iter()
             .map(|e| Append {
                 match_id: if e.seq % 3 == 0 { "m2" } else { "m1" },
                 lobby_code: if e.seq % 3 == 0 { "BBBBBB" } else { "AAAAAA" },
                 entry: e,
-                snapshot: (e.seq == 40).then_some(&snapshot),
+                snapshot: (e.seq == 40).then_some(snapshot.as_str()),
                 outcome: None,
             })
             .collect();
@@ -1126,14 +1126,14 @@ mod tests {
             at: 100 + seq,
         };
         for seq in 1..=5 {
-            let snapshot = json!({"after": seq});
+            let snapshot = json!({"after": seq}).to_string();
             let e = entry(seq);
             store
                 .append(&Append {
                     match_id: "m1",
                     lobby_code: "AAAAAA",
                     entry: &e,
-                    snapshot: (seq == 3).then_some(&snapshot),
+                    snapshot: (seq == 3).then_some(snapshot.as_str()),
                     outcome: None,
                 })
                 .await

@@ -479,7 +479,8 @@ impl Table {
                     break;
                 }
                 self.note_idleness();
-                let wake = [self.next_wake(), self.rematch_wake(), self.unload_at()]
+                let now = self.clock.now();
+                let wake = [self.next_wake(now), self.rematch_wake(), self.unload_at()]
                     .into_iter()
                     .flatten()
                     .min();
@@ -1003,7 +1004,7 @@ impl Table {
         let over = matches!(next.status(), Status::Over);
         let outcome = if over { next.outcome() } else { None };
         let snapshot = (self.settings.snapshot_every > 0 && seq % self.settings.snapshot_every == 0)
-            .then(|| next.full_state());
+            .then(|| next.full_state_text());
         // The log keeps the action as the engine read it (its canonical text), not as the client wrote it.
         let entry = LogEntry {
             seq,
@@ -1149,8 +1150,8 @@ impl Table {
 
     /// The next time this table must act by itself: the engine's deadline, a bot's move, or the turn timer.
     /// Derived from the state alone, so it is re-armed unchanged after a restart.
-    fn next_wake(&self) -> Option<Millis> {
-        [self.match_wake(), self.presence_wake()]
+    fn next_wake(&self, now: Millis) -> Option<Millis> {
+        [self.match_wake(), self.presence_wake(now)]
             .into_iter()
             .flatten()
             .min()
@@ -1178,8 +1179,8 @@ impl Table {
     }
 
     async fn on_timer(&mut self) {
-        self.publish_presence();
         let now = self.clock.now();
+        self.publish_presence(now);
         let Some(running) = &self.running else { return };
         if let Some(deadline) = running.game.deadline().filter(|d| d.at <= now) {
             if let Err(e) = self.apply(Actor::Clock, RawJson::from(deadline.action)).await {
@@ -1240,6 +1241,7 @@ impl Table {
     }
 
     fn lobby_info(&self) -> LobbyInfo {
+        let now = self.clock.now();
         LobbyInfo {
             code: self.code.to_string(),
             game: self.game_id.to_string(),
@@ -1255,8 +1257,8 @@ impl Table {
                         Occupant::Human { name, conn, .. } => WireOccupant::Human {
                             name: name.clone(),
                             connected: conn.is_some(),
-                            presence: self.presence_of(i),
-                            stand_in: self.stands_in(i, self.clock.now()),
+                            presence: self.presence_of(i, now),
+                            stand_in: self.stands_in(i, now),
                         },
                         Occupant::Bot { name } => WireOccupant::Bot { name: name.clone() },
                     },
@@ -1285,7 +1287,7 @@ impl Table {
     }
 
     fn push_lobby_to_all(&mut self) {
-        self.friends.shown = self.presences();
+        self.friends.shown = self.presences(self.clock.now());
         self.absence.shown = self.stand_in_flags(self.clock.now());
         let message = ServerMessage::Push(Push::Lobby(self.lobby_info()));
         let failed: Vec<u64> = self

@@ -9,7 +9,7 @@
 
 use integration_tests::{TestDb, backends};
 use rules::{Actor, Outcome, Seat};
-use serde_json::{Value, json};
+use serde_json::json;
 use server::store::{
     Append, LobbyRecord, LogEntry, MatchRecord, Phase, SeatKind, SeatRecord, Setup, StoreError,
 };
@@ -58,7 +58,7 @@ fn entry(seq: u64) -> LogEntry {
 
 /// The appends of `entries`, of two interleaved matches (every third action the second's), the 40th with a
 /// snapshot.
-fn appends<'a>(entries: &'a [LogEntry], snapshot: &'a Value) -> Vec<Append<'a>> {
+fn appends<'a>(entries: &'a [LogEntry], snapshot: &'a str) -> Vec<Append<'a>> {
     entries
         .iter()
         .map(|e| Append {
@@ -120,7 +120,7 @@ async fn every_batch_is_written_whole_or_not_at_all_on_every_store() {
             };
             store.start_match(code, &record).await.unwrap();
         }
-        let snapshot = json!({"after": 40});
+        let snapshot = json!({"after": 40}).to_string();
         // Batches of 3 (three 1-row statements), 15 (4+4+4+1+1+1), 16 (one statement) and 87 (64+16+4+1+1+1).
         let mut written: Vec<LogEntry> = Vec::new();
         for range in [1..=3u64, 4..=18, 19..=34, 35..=121] {
@@ -170,7 +170,7 @@ async fn every_batch_is_written_whole_or_not_at_all_on_every_store() {
             placings: vec![1, 2],
             winners: vec![Seat(0)],
         };
-        let end_state = json!({"ended": true});
+        let end_state = json!({"ended": true}).to_string();
         let ending = |m2_seq: u64| -> [LogEntry; 2] { [entry(201), entry(m2_seq)] };
         for (m2_seq, accepted) in [(3, false), (1000, true)] {
             let entries = ending(m2_seq);
@@ -179,7 +179,7 @@ async fn every_batch_is_written_whole_or_not_at_all_on_every_store() {
                     match_id: "m1",
                     lobby_code: "AAAAAA",
                     entry: &entries[0],
-                    snapshot: Some(&end_state),
+                    snapshot: Some(end_state.as_str()),
                     outcome: Some(&outcome),
                 },
                 Append {

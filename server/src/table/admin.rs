@@ -72,7 +72,7 @@ impl Table {
                     conn,
                 } => json!({
                     "seat": i, "kind": "human", "name": name, "connected": conn.is_some(),
-                    "presence": self.presence_of(i), "stand_in": self.stands_in(i, now),
+                    "presence": self.presence_of(i, now), "stand_in": self.stands_in(i, now),
                     "removed": token_hash.is_empty(),
                 }),
                 Occupant::Bot { name } => json!({"seat": i, "kind": "bot", "name": name}),
@@ -98,7 +98,7 @@ impl Table {
             "full_state": running.map(|r| r.game.full_state()),
             "deadline": running.and_then(|r| r.game.deadline()).map(|d| json!({"at": d.at, "action": d.action})),
             "turn_deadline": running.and_then(|r| self.turn_deadline(r)),
-            "next_wake": self.next_wake(),
+            "next_wake": self.next_wake(now),
             "stalled": running.is_some_and(|r| r.stalled_at == Some(r.version)),
             "outcome": running.and_then(|r| r.game.outcome()),
         })

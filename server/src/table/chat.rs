@@ -393,9 +393,9 @@ impl Table {
     /// client hears of presence changes.
     pub(super) fn after_command(&mut self, origin: Option<(u64, bool)>) {
         self.friends.arriving = None;
+        let now = self.clock.now();
         if let Some((conn_id, arrived)) = origin {
             if let Some(seat) = self.seat_of(conn_id) {
-                let now = self.clock.now();
                 let seen = self.seen_mut(seat);
                 seen.last_active = now;
                 if arrived {
@@ -406,7 +406,7 @@ impl Table {
                 self.push_chat_history(conn_id);
             }
         }
-        self.publish_presence();
+        self.publish_presence(now);
     }
 
     fn seen_mut(&mut self, seat: u8) -> &mut Seen {
@@ -422,8 +422,9 @@ impl Table {
         self.seen_mut(seat).last_active = now;
     }
 
-    /// The presence of the human at `seat` now.
-    pub(super) fn presence_of(&self, seat: usize) -> Presence {
+    /// The presence of the human at `seat` at `now` (the clock's time, read once by the caller: the table asks
+    /// this of every seat after every command, and each reading of the clock is a system clock call).
+    pub(super) fn presence_of(&self, seat: usize, now: Millis) -> Presence {
         let Some(Occupant::Human { conn: Some(conn), .. }) = self.seats.get(seat) else {
             return Presence::Away;
         };
@@ -431,7 +432,6 @@ impl Table {
             return Presence::Connected;
         }
         let seen = self.friends.seen.get(seat).copied().unwrap_or_default();
-        let now = self.clock.now();
         if seen.hidden || now.saturating_sub(seen.last_active) >= self.settings.friends.idle_after_ms {
             Presence::Idle
         } else {
@@ -439,28 +439,31 @@ impl Table {
         }
     }
 
-    pub(super) fn presences(&self) -> Vec<Presence> {
-        (0..self.seats.len()).map(|i| self.presence_of(i)).collect()
+    pub(super) fn presences(&self, now: Millis) -> Vec<Presence> {
+        (0..self.seats.len()).map(|i| self.presence_of(i, now)).collect()
     }
 
     /// Whether a seat's presence changed since it was last pushed (`presences() != friends.shown`, without
     /// building the list: this is asked after every command).
-    fn presence_changed(&self) -> bool {
+    fn presence_changed(&self, now: Millis) -> bool {
         let shown = &self.friends.shown;
-        shown.len() != self.seats.len() || shown.iter().enumerate().any(|(i, p)| *p != self.presence_of(i))
+        shown.len() != self.seats.len()
+            || shown
+                .iter()
+                .enumerate()
+                .any(|(i, p)| *p != self.presence_of(i, now))
     }
 
     /// Pushes the lobby if a seat's presence changed since it was last pushed.
-    pub(super) fn publish_presence(&mut self) {
-        if self.presence_changed() {
+    pub(super) fn publish_presence(&mut self, now: Millis) {
+        if self.presence_changed(now) {
             self.push_lobby_to_all();
         }
     }
 
     /// When the next connected seat turns idle (or now, if a change is not yet pushed).
-    pub(super) fn presence_wake(&self) -> Option<Millis> {
-        let now = self.clock.now();
-        if self.presence_changed() {
+    pub(super) fn presence_wake(&self, now: Millis) -> Option<Millis> {
+        if self.presence_changed(now) {
             return Some(now);
         }
         let idle_after = self.settings.friends.idle_after_ms;
