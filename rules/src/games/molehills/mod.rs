@@ -510,22 +510,32 @@ fn card_of(id: CardId) -> Card {
     }
 }
 
-/// All orders of `items`, in lexicographic order of positions.
 /// Every order of `items`, in the lexicographic order of their positions (the first item's orders first). Built
 /// iteratively (next permutation of the positions) into one preallocated list.
 fn permutations(items: &[CardId]) -> Vec<Vec<CardId>> {
+    let mut out = Vec::with_capacity((1..=items.len()).product());
+    each_permutation(items, |order| out.push(order.to_vec()));
+    out
+}
+
+/// Calls `each` with every order of `items`, in [`permutations`]' order, each in the same buffer (the text of
+/// the legal actions is written from it without a list per order, `text.rs`).
+fn each_permutation(items: &[CardId], mut each: impl FnMut(&[CardId])) {
     let n = items.len();
     let mut positions: Vec<usize> = (0..n).collect();
-    let mut out = Vec::with_capacity((1..=n).product());
+    let mut order = items.to_vec();
     loop {
-        out.push(positions.iter().map(|&i| items[i]).collect());
+        for (slot, &i) in order.iter_mut().zip(&positions) {
+            *slot = items[i];
+        }
+        each(&order);
         // The next permutation: the last ascent, swapped with the last position above it, the tail reversed.
         let Some(k) = (1..n)
             .rev()
             .find(|&k| positions[k - 1] < positions[k])
             .map(|k| k - 1)
         else {
-            return out;
+            return;
         };
         let l = (k + 1..n)
             .rev()
@@ -1236,6 +1246,19 @@ impl Game for Molehills {
     /// The view's text written by hand, straight from the state (`text.rs`): serde's exact text of `view`.
     fn view_text(&self, viewer: Viewer) -> Option<String> {
         Some(self.view_json_text(viewer))
+    }
+
+    /// Written by hand (`text.rs`): serde's text of `legal_actions(seat)`.
+    fn legal_actions_text(&self, seat: Seat) -> Option<String> {
+        Some(self.legal_actions_json_text(seat))
+    }
+
+    fn action_text(action: &MolehillsAction) -> Option<String> {
+        Some(text::action_json_text(action))
+    }
+
+    fn event_text(event: &MolehillsEvent) -> Option<String> {
+        Some(text::event_json_text(event))
     }
 
     fn deadline(&self) -> Option<Deadline<MolehillsAction>> {

@@ -1226,3 +1226,186 @@ fn the_surface_of_a_view_is_the_list_of_mountains() {
     assert_eq!(&view.surface[g.idx(Pos::new(1, 2))], &[P1, P0, P1][..]);
     assert_eq!(view.surface.len(), 16);
 }
+
+/// The legal actions, actions and events written by hand (`text.rs`) are serde's text of the same typed values
+/// byte for byte: every action and event variant with the edge values of its members, every card of the deck;
+/// then every seat's legal actions (the plans, written without a typed list, included), every action taken and
+/// every event through whole random games of every seat count.
+#[test]
+fn texts_are_serdes_text() {
+    let at = Pos::new(255, 0);
+    let mut actions = vec![
+        MolehillsAction::Pick { card: 0 },
+        MolehillsAction::Pick { card: 255 },
+        MolehillsAction::Plan { order: vec![] },
+        MolehillsAction::Plan {
+            order: vec![119, 0, 7, 100],
+        },
+        MolehillsAction::MoveThenTurn,
+        MolehillsAction::TurnThenMove,
+        MolehillsAction::PlaceRock { at },
+        MolehillsAction::ChooseToken { token: 1 },
+        MolehillsAction::ChooseToken { token: 255 },
+    ];
+    actions.extend(Dir::ALL.map(|facing| MolehillsAction::PlaceMole {
+        at: Pos::new(5, 12),
+        facing,
+    }));
+    for action in &actions {
+        assert_eq!(text::action_json_text(action), fingerprint(action));
+    }
+    // Every card of the deck, and ids past it (an event shows the card it holds, not the deck's).
+    let deck: Vec<CardView> = deck_cards()
+        .into_iter()
+        .enumerate()
+        .map(|(id, card)| CardView {
+            id: id as CardId,
+            card,
+        })
+        .chain([CardView {
+            id: 255,
+            card: Card::MoveTurn {
+                steps: 200,
+                turn: Turn::About,
+            },
+        }])
+        .collect();
+    let mut events = vec![
+        MolehillsEvent::TurnOrder {
+            round: 6,
+            order: vec![P2, P0, P1, Seat(3)],
+        },
+        MolehillsEvent::TurnOrder {
+            round: 1,
+            order: vec![],
+        },
+        MolehillsEvent::RoundStarted {
+            round: 255,
+            max_height: 5,
+        },
+        MolehillsEvent::Dealt { cards: deck.clone() },
+        MolehillsEvent::Dealt { cards: vec![] },
+        MolehillsEvent::Discarded { cards: deck.clone() },
+        MolehillsEvent::Ready { seat: P1 },
+        MolehillsEvent::Planned {
+            seat: P2,
+            order: deck[..4].to_vec(),
+        },
+        MolehillsEvent::Moved { seat: P0, to: at },
+        MolehillsEvent::Blocked {
+            seat: P0,
+            by: Obstacle::Edge,
+        },
+        MolehillsEvent::Blocked {
+            seat: P1,
+            by: Obstacle::Rock,
+        },
+        MolehillsEvent::Blocked {
+            seat: P2,
+            by: Obstacle::Mole { seat: Seat(3) },
+        },
+        MolehillsEvent::PiecePushed {
+            seat: P1,
+            at: Pos::new(0, 0),
+            height: 6,
+        },
+        MolehillsEvent::OutOfPieces { seat: P2 },
+        MolehillsEvent::Toppled {
+            at: Pos::new(2, 3),
+            toward: Dir::West,
+            falls: vec![],
+        },
+        MolehillsEvent::Toppled {
+            at: Pos::new(3, 2),
+            toward: Dir::South,
+            falls: vec![
+                Fall {
+                    piece: P0,
+                    to: Some(Pos::new(4, 2)),
+                },
+                Fall { piece: P1, to: None },
+            ],
+        },
+        MolehillsEvent::RockRolled { seat: P0, roll: 3 },
+        MolehillsEvent::RockPlaced { seat: P1, at },
+        MolehillsEvent::RockOutOfReach { seat: P2 },
+        MolehillsEvent::RoundScored {
+            round: 3,
+            points: vec![0, -1, i64::MIN, i64::MAX],
+            tops: vec![0, 7, 1000, u32::MAX],
+            totals: vec![12, 0],
+        },
+        MolehillsEvent::RoundScored {
+            round: 1,
+            points: vec![],
+            tops: vec![],
+            totals: vec![],
+        },
+        MolehillsEvent::KingOfTheHill { seat: Seat(3) },
+        MolehillsEvent::GameOver {
+            totals: vec![40, -3, 0],
+            placings: vec![1, 3, 255],
+        },
+        MolehillsEvent::GameOver {
+            totals: vec![],
+            placings: vec![],
+        },
+    ];
+    for facing in Dir::ALL {
+        events.push(MolehillsEvent::MolePlaced {
+            seat: P0,
+            at: Pos::new(3, 3),
+            facing,
+        });
+        events.push(MolehillsEvent::Turned { seat: P1, facing });
+    }
+    for card in &deck {
+        events.push(MolehillsEvent::Picked {
+            seat: P1,
+            card: *card,
+        });
+        events.push(MolehillsEvent::Revealed {
+            seat: P2,
+            card: *card,
+        });
+    }
+    for event in &events {
+        assert_eq!(text::event_json_text(event), fingerprint(event));
+    }
+    // Whole games.
+    let (mut plans, mut variants) = (0, std::collections::HashSet::new());
+    for players in 2..=4u8 {
+        for seed in 0..4u64 {
+            let mut g = Molehills::new(&MolehillsConfig::default(), players, seed).expect("setup");
+            let mut driver = Rng::from_seed(seed ^ 0x6d);
+            while g.status() != Status::Over {
+                let mut movers = Vec::new();
+                for seat in Seat::all(players) {
+                    let legal = g.legal_actions(seat);
+                    assert_eq!(g.legal_actions_json_text(seat), fingerprint(&legal));
+                    plans += usize::from(matches!(legal.first(), Some(MolehillsAction::Plan { .. })));
+                    if !legal.is_empty() {
+                        movers.push((seat, legal));
+                    }
+                }
+                let (seat, legal) = &movers[driver.index(movers.len())];
+                let action = &legal[driver.index(legal.len())];
+                assert_eq!(text::action_json_text(action), fingerprint(action));
+                let events = g.apply(Actor::Seat(*seat), action, 0).expect("a listed action");
+                for event in events {
+                    assert_eq!(text::event_json_text(&event.body), fingerprint(&event.body));
+                    variants.insert(std::mem::discriminant(&event.body));
+                }
+            }
+            // Past the table and after the end.
+            assert_eq!(g.legal_actions_json_text(Seat(players)), "[]");
+            assert_eq!(g.legal_actions_json_text(P0), "[]");
+        }
+    }
+    assert!(plans > 100, "plans must be listed ({plans})");
+    assert!(
+        variants.len() >= 18,
+        "most events must be seen ({})",
+        variants.len()
+    );
+}

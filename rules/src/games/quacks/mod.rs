@@ -942,28 +942,46 @@ impl Quacks {
     }
 
     fn buy_options(&self, seat: Seat) -> Vec<Action> {
+        // Room for most lists at once (nothing, each chip alone, each pair).
+        let mut out = Vec::with_capacity(32);
+        self.each_buy_option(seat, |chips| {
+            out.push(match chips {
+                [] => Action::BuyNothing,
+                chips => Action::Buy {
+                    chips: chips.to_vec(),
+                },
+            })
+        });
+        out
+    }
+
+    /// Calls `each` with every purchase `seat` may make now, in the order [`Quacks::buy_options`] lists them:
+    /// first `[]` (buy nothing), then each chip for sale alone, each followed by the pairs it starts (different
+    /// colours, sorted, affordable together). Nothing is allocated: the text of the legal actions is written from
+    /// it (`text.rs`).
+    fn each_buy_option(&self, seat: Seat, mut each: impl FnMut(&[Chip])) {
         let coins = u32::from(self.players[seat.index()].coins);
-        let sellable: Vec<(Chip, u32)> = PRICES
-            .iter()
-            .filter(|(chip, _)| self.book_open(chip.colour) && self.in_supply(*chip) > 0)
-            .map(|(chip, price)| (*chip, u32::from(*price)))
-            .filter(|(_, price)| *price <= coins)
-            .collect();
-        // Room for every option at once: nothing, each chip alone, each pair (the list is built for every state).
-        let n = sellable.len();
-        let mut out = Vec::with_capacity(1 + n + n * n.saturating_sub(1) / 2);
-        out.push(Action::BuyNothing);
-        for (i, (a, pa)) in sellable.iter().enumerate() {
-            out.push(Action::Buy { chips: vec![*a] });
-            for (b, pb) in &sellable[i + 1..] {
+        let mut sellable = [(WHITE_1, 0u32); PRICES.len()];
+        let mut n = 0;
+        for (chip, price) in PRICES {
+            let price = u32::from(price);
+            if price <= coins && self.book_open(chip.colour) && self.in_supply(chip) > 0 {
+                sellable[n] = (chip, price);
+                n += 1;
+            }
+        }
+        let sellable = &sellable[..n];
+        each(&[]);
+        for (i, &(a, pa)) in sellable.iter().enumerate() {
+            each(&[a]);
+            for &(b, pb) in &sellable[i + 1..] {
                 if a.colour != b.colour && pa + pb <= coins {
-                    let mut chips = vec![*a, *b];
+                    let mut chips = [a, b];
                     chips.sort();
-                    out.push(Action::Buy { chips });
+                    each(&chips);
                 }
             }
         }
-        out
     }
 
     /// Whether `buy_options(seat)` lists `Buy { chips }` (`chips` sorted), without listing every option.
@@ -1952,6 +1970,19 @@ impl Game for Quacks {
     /// Written straight from the state (`text.rs`): serde's text of `view(viewer)`, several times cheaper.
     fn view_text(&self, viewer: Viewer) -> Option<String> {
         Some(self.view_json_text(viewer))
+    }
+
+    /// Written by hand (`text.rs`): serde's text of `legal_actions(seat)`.
+    fn legal_actions_text(&self, seat: Seat) -> Option<String> {
+        Some(self.legal_actions_json_text(seat))
+    }
+
+    fn action_text(action: &Action) -> Option<String> {
+        Some(text::action_json_text(action))
+    }
+
+    fn event_text(event: &QuacksEvent) -> Option<String> {
+        Some(text::event_json_text(event))
     }
 
     fn deadline(&self) -> Option<Deadline<Action>> {

@@ -1787,3 +1787,243 @@ fn views_do_not_depend_on_the_order_of_a_bag() {
         );
     }
 }
+
+/// The legal actions, actions and events written by hand (`text.rs`) are serde's text of the same typed values
+/// byte for byte: every action, fortune choice, gain, reason, card and die face, every event variant with the
+/// edge values of its members; then every seat's legal actions, every action taken and every event through whole
+/// random games of every seat count (the purchases, written without a typed list, included).
+#[test]
+fn texts_are_serdes_text() {
+    let chips = [
+        c(Colour::White, 0),
+        W1,
+        c(Colour::Green, 4),
+        c(Colour::Black, 255),
+    ];
+    let mut choices = vec![
+        FortuneChoice::PointsForRatTails,
+        FortuneChoice::KeepRatTails,
+        FortuneChoice::TradeRatTails { tails: 0 },
+        FortuneChoice::TradeRatTails { tails: u32::MAX },
+        FortuneChoice::FourPoints,
+        FortuneChoice::RemoveWhite,
+        FortuneChoice::ThreeRubies,
+        FortuneChoice::DropletSteps,
+        FortuneChoice::Decline,
+    ];
+    for chip in chips {
+        choices.push(FortuneChoice::TakeChip { chip });
+        choices.push(FortuneChoice::TradeUp { chip });
+    }
+    let mut actions = vec![
+        Action::Draw,
+        Action::Stop,
+        Action::UseFlask,
+        Action::ReturnFirstWhite,
+        Action::ReturnWhiteBeforeMandrake,
+        Action::PlaceNone,
+        Action::StartOver,
+        Action::KeepPotion,
+        Action::TakePoints,
+        Action::ConvertCoins,
+        Action::Buy { chips: vec![] },
+        Action::Buy {
+            chips: chips.to_vec(),
+        },
+        Action::BuyNothing,
+        Action::MoveDroplet,
+        Action::RefillFlask,
+        Action::FinishRound,
+    ];
+    for chip in chips {
+        actions.push(Action::Place { chip });
+        actions.push(Action::Buy { chips: vec![chip] });
+    }
+    for choice in &choices {
+        actions.push(Action::Fortune {
+            choice: choice.clone(),
+        });
+    }
+    for action in &actions {
+        assert_eq!(text::action_json_text(action), fingerprint(action));
+    }
+    let mut gains = vec![
+        Gain::Points { points: 0 },
+        Gain::Points { points: u32::MAX },
+        Gain::Rubies { rubies: 1000 },
+        Gain::DropletSteps { steps: u8::MAX },
+    ];
+    for chip in chips {
+        gains.push(Gain::Chip { chip });
+        gains.push(Gain::ChipRemoved { chip });
+    }
+    let mut reasons = vec![
+        Reason::BonusDie,
+        Reason::Moth,
+        Reason::Spider,
+        Reason::GhostsBreath,
+        Reason::RubySpace,
+        Reason::ScoringSpace,
+        Reason::ExtraWhite,
+    ];
+    reasons.extend(FORTUNE_DECK.map(|card| Reason::Fortune { card }));
+    let mut events = vec![
+        QuacksEvent::RoundStarted {
+            round: 9,
+            start_player: s(3),
+        },
+        QuacksEvent::RatTails {
+            seat: s(0),
+            tails: u32::MAX,
+        },
+        QuacksEvent::Showed {
+            seat: s(1),
+            chips: vec![],
+        },
+        QuacksEvent::Showed {
+            seat: s(1),
+            chips: chips.to_vec(),
+        },
+        QuacksEvent::DrewToLookAt {
+            seat: s(2),
+            count: usize::MAX,
+        },
+        QuacksEvent::LookingAt {
+            seat: s(2),
+            chips: chips.to_vec(),
+        },
+        QuacksEvent::PutBack { seat: s(2), count: 0 },
+        QuacksEvent::TradedUp {
+            seat: s(3),
+            from: W1,
+            to: c(Colour::Blue, 200),
+        },
+        QuacksEvent::Placed {
+            seat: s(255),
+            chip: c(Colour::Red, 4),
+            space: 52,
+            whites: 8,
+        },
+        QuacksEvent::Exploded { seat: s(0) },
+        QuacksEvent::Stopped { seat: s(1) },
+        QuacksEvent::FlaskUsed { seat: s(2), chip: W3 },
+        QuacksEvent::WhiteReturned { seat: s(3), chip: W2 },
+        QuacksEvent::StartedOver { seat: s(0) },
+        QuacksEvent::KeptPotion { seat: s(1) },
+        QuacksEvent::Committed { seat: s(2) },
+        QuacksEvent::CommittedTo {
+            seat: s(3),
+            commitment: Commitment::Draw,
+        },
+        QuacksEvent::CommittedTo {
+            seat: s(0),
+            commitment: Commitment::Stop,
+        },
+        QuacksEvent::Stirred {
+            draw: vec![],
+            stop: vec![s(0), s(3)],
+        },
+        QuacksEvent::Stirred {
+            draw: vec![s(1)],
+            stop: vec![],
+        },
+        QuacksEvent::Scoring {
+            seat: s(1),
+            space: 53,
+            coins: 35,
+            points: 15,
+            exploded: true,
+        },
+        QuacksEvent::Scoring {
+            seat: s(2),
+            space: 0,
+            coins: 0,
+            points: 0,
+            exploded: false,
+        },
+        QuacksEvent::Bought {
+            seat: s(3),
+            chips: vec![c(Colour::Orange, 1), c(Colour::Purple, 1)],
+        },
+        QuacksEvent::BoughtNothing { seat: s(0) },
+        QuacksEvent::DropletMoved {
+            seat: s(1),
+            space: 255,
+        },
+        QuacksEvent::FlaskRefilled { seat: s(2) },
+        QuacksEvent::Converted {
+            seat: s(3),
+            coins: u32::MAX,
+            rubies: 999,
+            points: 1000,
+        },
+        QuacksEvent::FinishedRound { seat: s(0) },
+        QuacksEvent::GameOver { scores: vec![] },
+        QuacksEvent::GameOver {
+            scores: vec![0, 99, 100, u32::MAX],
+        },
+    ];
+    events.extend(Colour::ALL.map(|colour| QuacksEvent::BookOpened { colour }));
+    events.extend(FORTUNE_DECK.map(|card| QuacksEvent::CardRevealed { card }));
+    events.extend(
+        [
+            DieFace::OnePoint,
+            DieFace::TwoPoints,
+            DieFace::Ruby,
+            DieFace::Droplet,
+            DieFace::Pumpkin,
+        ]
+        .map(|face| QuacksEvent::DieRolled { seat: s(1), face }),
+    );
+    for (i, gain) in gains.iter().enumerate() {
+        for reason in &reasons {
+            events.push(QuacksEvent::Gained {
+                seat: s(i as u8),
+                gain: *gain,
+                reason: *reason,
+            });
+        }
+    }
+    events.extend(choices.iter().map(|choice| QuacksEvent::Chose {
+        seat: s(2),
+        choice: choice.clone(),
+    }));
+    for event in &events {
+        assert_eq!(text::event_json_text(event), fingerprint(event));
+    }
+    // Whole games.
+    let (mut buying, mut variants) = (0, std::collections::HashSet::new());
+    for players in 2..=4u8 {
+        for seed in 0..6u64 {
+            let mut g = Quacks::new(&CFG, players, seed).expect("setup");
+            let mut driver = Rng::from_seed(seed ^ 0x71);
+            while g.status() != Status::Over {
+                let mut movers = Vec::new();
+                for seat in Seat::all(players) {
+                    let legal = g.legal_actions(seat);
+                    assert_eq!(g.legal_actions_json_text(seat), fingerprint(&legal));
+                    buying += usize::from(legal.iter().any(|a| matches!(a, Action::Buy { .. })));
+                    if !legal.is_empty() {
+                        movers.push((seat, legal));
+                    }
+                }
+                let (seat, legal) = &movers[driver.index(movers.len())];
+                let action = &legal[driver.index(legal.len())];
+                assert_eq!(text::action_json_text(action), fingerprint(action));
+                for event in act(&mut g, *seat, action.clone()) {
+                    assert_eq!(text::event_json_text(&event.body), fingerprint(&event.body));
+                    variants.insert(std::mem::discriminant(&event.body));
+                }
+            }
+            // Past the table and after the end.
+            assert_eq!(g.legal_actions_json_text(s(players)), "[]");
+            assert_eq!(g.legal_actions_json_text(s(0)), "[]");
+        }
+    }
+    assert!(buying > 100, "purchases must be listed ({buying})");
+    assert!(
+        variants.len() >= 25,
+        "most events must be seen ({})",
+        variants.len()
+    );
+}

@@ -1,13 +1,20 @@
-//! Quacks' view written as JSON text straight from the state (`Game::view_text`), without building a
-//! [`QuacksView`] and without serde: the server writes every seat's view and the spectators' after every action,
-//! and serde's derived serialisation of a view (hundreds of chips, each an object of escaped keys) was most of
-//! the cost of an action.
+//! The JSON text the server writes after every action, written by hand straight from the state and without
+//! serde: each viewer's view (`Game::view_text`, without building a [`QuacksView`]), each seat's legal actions
+//! (`Game::legal_actions_text`), the action as the log keeps it (`Game::action_text`) and each event
+//! (`Game::event_text`). Serde's derived serialisation escapes every key and every enum name as it writes it and
+//! goes through its map serialiser for the tagged enums; the view (hundreds of chips, each an object of escaped
+//! keys) was most of the cost of an action, and the legal actions, action and events were another ~10,000
+//! instructions per action at 4 seats (engines bench, `server` path, callgrind: 109,154 -> 99,150; 3 seats
+//! 79,923 -> 71,484; 2 seats 56,196 -> 49,045).
 //!
-//! The text must be exactly serde's text of [`Quacks::view`]: compact, members in the declaration order of
-//! [`QuacksView`] and [`PlayerView`], enums by their serde names. The registry's
-//! `json_text_is_the_same_value_as_the_value_path` and this game's own tests compare the two through whole random
-//! games for every viewer; a member added to the view must be added here too. Small or rarely present members
-//! (the card, a pending decision, a commitment, the outcome) go through serde.
+//! Every text must be exactly serde's text of the typed value: compact, members in declaration order, the same
+//! tags and `snake_case` names. The registry's `json_text_is_the_same_value_as_the_value_path` compares all four
+//! through whole random games for every seat and viewer, and this game's `the_view_text_is_serdes_text_of_the_view`
+//! and `texts_are_serdes_text` compare the view, and every action and event variant and the legal actions of
+//! whole games; a member added to one of these types must be added here too. The purchases, the longest lists,
+//! are written as [`Quacks::each_buy_option`] finds them, without a typed list; the other lists from the typed
+//! actions. Small or rarely present members of the view (the card, a pending decision, a commitment, the outcome)
+//! go through serde.
 
 use super::*;
 use crate::json_text::{push_array, push_bool, push_number, push_serde, push_small, push_viewer};
@@ -242,5 +249,400 @@ impl Quacks {
         out.push_str(r#"","coins":"#);
         push_small(out, p.coins);
         out.push('}');
+    }
+}
+
+/// A fortune-teller card by its serde name.
+pub(super) fn card_name(card: Card) -> &'static str {
+    match card {
+        Card::RollTheDie => "roll_the_die",
+        Card::ThePotIsFillingUp => "the_pot_is_filling_up",
+        Card::Charity => "charity",
+        Card::BeginnersBonus => "beginners_bonus",
+        Card::RatInfestation => "rat_infestation",
+        Card::RatsAreYourFriends => "rats_are_your_friends",
+        Card::AGoodStart => "a_good_start",
+        Card::JustInTime => "just_in_time",
+        Card::YouOnlyGetToChooseOne => "you_only_get_to_choose_one",
+        Card::ChooseWisely => "choose_wisely",
+        Card::WheelAndDeal => "wheel_and_deal",
+        Card::AnOpportunisticMoment => "an_opportunistic_moment",
+        Card::LessIsMore => "less_is_more",
+        Card::ThePotIsFull => "the_pot_is_full",
+        Card::PumpkinPatchParty => "pumpkin_patch_party",
+        Card::LuckyDevil => "lucky_devil",
+        Card::ItsShiningExtraBright => "its_shining_extra_bright",
+        Card::MagicPotion => "magic_potion",
+        Card::SeasonedPerfectly => "seasoned_perfectly",
+        Card::LivingInLuxury => "living_in_luxury",
+        Card::WellStirred => "well_stirred",
+        Card::StrongIngredient => "strong_ingredient",
+        Card::Schadenfreude => "schadenfreude",
+        Card::ASecondChance => "a_second_chance",
+    }
+}
+
+/// A bonus die face by its serde name.
+pub(super) fn face_name(face: DieFace) -> &'static str {
+    match face {
+        DieFace::OnePoint => "one_point",
+        DieFace::TwoPoints => "two_points",
+        DieFace::Ruby => "ruby",
+        DieFace::Droplet => "droplet",
+        DieFace::Pumpkin => "pumpkin",
+    }
+}
+
+/// `"name"`, for the serde names of unit variants (none needs escaping).
+fn push_name(out: &mut String, name: &str) {
+    out.push('"');
+    out.push_str(name);
+    out.push('"');
+}
+
+fn push_seat(out: &mut String, seat: Seat) {
+    push_small(out, seat.0);
+}
+
+fn push_chips(out: &mut String, chips: &[Chip]) {
+    push_array(out, chips, |out, chip| push_chip(out, *chip));
+}
+
+/// A [`FortuneChoice`] (internally tagged by `option`).
+fn push_choice(out: &mut String, choice: &FortuneChoice) {
+    match choice {
+        FortuneChoice::TakeChip { chip } => {
+            out.push_str(r#"{"option":"take_chip","chip":"#);
+            push_chip(out, *chip);
+        }
+        FortuneChoice::PointsForRatTails => out.push_str(r#"{"option":"points_for_rat_tails""#),
+        FortuneChoice::KeepRatTails => out.push_str(r#"{"option":"keep_rat_tails""#),
+        FortuneChoice::TradeRatTails { tails } => {
+            out.push_str(r#"{"option":"trade_rat_tails","tails":"#);
+            push_small(out, *tails);
+        }
+        FortuneChoice::FourPoints => out.push_str(r#"{"option":"four_points""#),
+        FortuneChoice::RemoveWhite => out.push_str(r#"{"option":"remove_white""#),
+        FortuneChoice::ThreeRubies => out.push_str(r#"{"option":"three_rubies""#),
+        FortuneChoice::DropletSteps => out.push_str(r#"{"option":"droplet_steps""#),
+        FortuneChoice::TradeUp { chip } => {
+            out.push_str(r#"{"option":"trade_up","chip":"#);
+            push_chip(out, *chip);
+        }
+        FortuneChoice::Decline => out.push_str(r#"{"option":"decline""#),
+    }
+    out.push('}');
+}
+
+/// `{"type":"buy","chips":[` .. `]}` around the chips of a purchase.
+fn push_buy(out: &mut String, chips: &[Chip]) {
+    out.push_str(r#"{"type":"buy","chips":"#);
+    push_chips(out, chips);
+    out.push('}');
+}
+
+/// An [`Action`] (internally tagged by `type`).
+fn push_action(out: &mut String, action: &Action) {
+    let unit = match action {
+        Action::Place { chip } => {
+            out.push_str(r#"{"type":"place","chip":"#);
+            push_chip(out, *chip);
+            out.push('}');
+            return;
+        }
+        Action::Fortune { choice } => {
+            out.push_str(r#"{"type":"fortune","choice":"#);
+            push_choice(out, choice);
+            out.push('}');
+            return;
+        }
+        Action::Buy { chips } => return push_buy(out, chips),
+        Action::Draw => r#"{"type":"draw"}"#,
+        Action::Stop => r#"{"type":"stop"}"#,
+        Action::UseFlask => r#"{"type":"use_flask"}"#,
+        Action::ReturnFirstWhite => r#"{"type":"return_first_white"}"#,
+        Action::ReturnWhiteBeforeMandrake => r#"{"type":"return_white_before_mandrake"}"#,
+        Action::PlaceNone => r#"{"type":"place_none"}"#,
+        Action::StartOver => r#"{"type":"start_over"}"#,
+        Action::KeepPotion => r#"{"type":"keep_potion"}"#,
+        Action::TakePoints => r#"{"type":"take_points"}"#,
+        Action::ConvertCoins => r#"{"type":"convert_coins"}"#,
+        Action::BuyNothing => r#"{"type":"buy_nothing"}"#,
+        Action::MoveDroplet => r#"{"type":"move_droplet"}"#,
+        Action::RefillFlask => r#"{"type":"refill_flask"}"#,
+        Action::FinishRound => r#"{"type":"finish_round"}"#,
+    };
+    out.push_str(unit);
+}
+
+/// An action's JSON text, as serde writes it.
+pub(super) fn action_json_text(action: &Action) -> String {
+    let mut out = String::with_capacity(64);
+    push_action(&mut out, action);
+    out
+}
+
+/// A [`Gain`] (internally tagged by `kind`).
+fn push_gain(out: &mut String, gain: &Gain) {
+    match gain {
+        Gain::Points { points } => {
+            out.push_str(r#"{"kind":"points","points":"#);
+            push_small(out, *points);
+        }
+        Gain::Rubies { rubies } => {
+            out.push_str(r#"{"kind":"rubies","rubies":"#);
+            push_small(out, *rubies);
+        }
+        Gain::DropletSteps { steps } => {
+            out.push_str(r#"{"kind":"droplet_steps","steps":"#);
+            push_small(out, *steps);
+        }
+        Gain::Chip { chip } => {
+            out.push_str(r#"{"kind":"chip","chip":"#);
+            push_chip(out, *chip);
+        }
+        Gain::ChipRemoved { chip } => {
+            out.push_str(r#"{"kind":"chip_removed","chip":"#);
+            push_chip(out, *chip);
+        }
+    }
+    out.push('}');
+}
+
+/// A [`Reason`] (internally tagged by `source`).
+fn push_reason(out: &mut String, reason: &Reason) {
+    let unit = match reason {
+        Reason::Fortune { card } => {
+            out.push_str(r#"{"source":"fortune","card":"#);
+            push_name(out, card_name(*card));
+            out.push('}');
+            return;
+        }
+        Reason::BonusDie => r#"{"source":"bonus_die"}"#,
+        Reason::Moth => r#"{"source":"moth"}"#,
+        Reason::Spider => r#"{"source":"spider"}"#,
+        Reason::GhostsBreath => r#"{"source":"ghosts_breath"}"#,
+        Reason::RubySpace => r#"{"source":"ruby_space"}"#,
+        Reason::ScoringSpace => r#"{"source":"scoring_space"}"#,
+        Reason::ExtraWhite => r#"{"source":"extra_white"}"#,
+    };
+    out.push_str(unit);
+}
+
+/// An event's JSON text (internally tagged by `type`), as serde writes it.
+pub(super) fn event_json_text(event: &QuacksEvent) -> String {
+    let mut text = String::with_capacity(128);
+    let out = &mut text;
+    // The events that are only a seat: `{"type":"..","seat":n}`.
+    let seat_only = |out: &mut String, head: &str, seat: &Seat| {
+        out.push_str(head);
+        push_seat(out, *seat);
+    };
+    match event {
+        QuacksEvent::RoundStarted { round, start_player } => {
+            out.push_str(r#"{"type":"round_started","round":"#);
+            push_small(out, *round);
+            out.push_str(r#","start_player":"#);
+            push_seat(out, *start_player);
+        }
+        QuacksEvent::BookOpened { colour } => {
+            out.push_str(r#"{"type":"book_opened","colour":"#);
+            push_name(out, colour_name(*colour));
+        }
+        QuacksEvent::CardRevealed { card } => {
+            out.push_str(r#"{"type":"card_revealed","card":"#);
+            push_name(out, card_name(*card));
+        }
+        QuacksEvent::DieRolled { seat, face } => {
+            out.push_str(r#"{"type":"die_rolled","seat":"#);
+            push_seat(out, *seat);
+            out.push_str(r#","face":"#);
+            push_name(out, face_name(*face));
+        }
+        QuacksEvent::Gained { seat, gain, reason } => {
+            out.push_str(r#"{"type":"gained","seat":"#);
+            push_seat(out, *seat);
+            out.push_str(r#","gain":"#);
+            push_gain(out, gain);
+            out.push_str(r#","reason":"#);
+            push_reason(out, reason);
+        }
+        QuacksEvent::RatTails { seat, tails } => {
+            out.push_str(r#"{"type":"rat_tails","seat":"#);
+            push_seat(out, *seat);
+            out.push_str(r#","tails":"#);
+            push_small(out, *tails);
+        }
+        QuacksEvent::Showed { seat, chips } => {
+            out.push_str(r#"{"type":"showed","seat":"#);
+            push_seat(out, *seat);
+            out.push_str(r#","chips":"#);
+            push_chips(out, chips);
+        }
+        QuacksEvent::DrewToLookAt { seat, count } => {
+            out.push_str(r#"{"type":"drew_to_look_at","seat":"#);
+            push_seat(out, *seat);
+            out.push_str(r#","count":"#);
+            push_number(out, *count);
+        }
+        QuacksEvent::LookingAt { seat, chips } => {
+            out.push_str(r#"{"type":"looking_at","seat":"#);
+            push_seat(out, *seat);
+            out.push_str(r#","chips":"#);
+            push_chips(out, chips);
+        }
+        QuacksEvent::PutBack { seat, count } => {
+            out.push_str(r#"{"type":"put_back","seat":"#);
+            push_seat(out, *seat);
+            out.push_str(r#","count":"#);
+            push_number(out, *count);
+        }
+        QuacksEvent::Chose { seat, choice } => {
+            out.push_str(r#"{"type":"chose","seat":"#);
+            push_seat(out, *seat);
+            out.push_str(r#","choice":"#);
+            push_choice(out, choice);
+        }
+        QuacksEvent::TradedUp { seat, from, to } => {
+            out.push_str(r#"{"type":"traded_up","seat":"#);
+            push_seat(out, *seat);
+            out.push_str(r#","from":"#);
+            push_chip(out, *from);
+            out.push_str(r#","to":"#);
+            push_chip(out, *to);
+        }
+        QuacksEvent::Placed {
+            seat,
+            chip,
+            space,
+            whites,
+        } => {
+            out.push_str(r#"{"type":"placed","seat":"#);
+            push_seat(out, *seat);
+            out.push_str(r#","chip":"#);
+            push_chip(out, *chip);
+            out.push_str(r#","space":"#);
+            push_small(out, *space);
+            out.push_str(r#","whites":"#);
+            push_small(out, *whites);
+        }
+        QuacksEvent::Exploded { seat } => seat_only(out, r#"{"type":"exploded","seat":"#, seat),
+        QuacksEvent::Stopped { seat } => seat_only(out, r#"{"type":"stopped","seat":"#, seat),
+        QuacksEvent::FlaskUsed { seat, chip } => {
+            out.push_str(r#"{"type":"flask_used","seat":"#);
+            push_seat(out, *seat);
+            out.push_str(r#","chip":"#);
+            push_chip(out, *chip);
+        }
+        QuacksEvent::WhiteReturned { seat, chip } => {
+            out.push_str(r#"{"type":"white_returned","seat":"#);
+            push_seat(out, *seat);
+            out.push_str(r#","chip":"#);
+            push_chip(out, *chip);
+        }
+        QuacksEvent::StartedOver { seat } => seat_only(out, r#"{"type":"started_over","seat":"#, seat),
+        QuacksEvent::KeptPotion { seat } => seat_only(out, r#"{"type":"kept_potion","seat":"#, seat),
+        QuacksEvent::Committed { seat } => seat_only(out, r#"{"type":"committed","seat":"#, seat),
+        QuacksEvent::CommittedTo { seat, commitment } => {
+            out.push_str(r#"{"type":"committed_to","seat":"#);
+            push_seat(out, *seat);
+            out.push_str(match commitment {
+                Commitment::Draw => r#","commitment":"draw""#,
+                Commitment::Stop => r#","commitment":"stop""#,
+            });
+        }
+        QuacksEvent::Stirred { draw, stop } => {
+            out.push_str(r#"{"type":"stirred","draw":"#);
+            push_array(out, draw, |out, seat| push_seat(out, *seat));
+            out.push_str(r#","stop":"#);
+            push_array(out, stop, |out, seat| push_seat(out, *seat));
+        }
+        QuacksEvent::Scoring {
+            seat,
+            space,
+            coins,
+            points,
+            exploded,
+        } => {
+            out.push_str(r#"{"type":"scoring","seat":"#);
+            push_seat(out, *seat);
+            out.push_str(r#","space":"#);
+            push_small(out, *space);
+            out.push_str(r#","coins":"#);
+            push_small(out, *coins);
+            out.push_str(r#","points":"#);
+            push_small(out, *points);
+            out.push_str(r#","exploded":"#);
+            push_bool(out, *exploded);
+        }
+        QuacksEvent::Bought { seat, chips } => {
+            out.push_str(r#"{"type":"bought","seat":"#);
+            push_seat(out, *seat);
+            out.push_str(r#","chips":"#);
+            push_chips(out, chips);
+        }
+        QuacksEvent::BoughtNothing { seat } => seat_only(out, r#"{"type":"bought_nothing","seat":"#, seat),
+        QuacksEvent::DropletMoved { seat, space } => {
+            out.push_str(r#"{"type":"droplet_moved","seat":"#);
+            push_seat(out, *seat);
+            out.push_str(r#","space":"#);
+            push_small(out, *space);
+        }
+        QuacksEvent::FlaskRefilled { seat } => seat_only(out, r#"{"type":"flask_refilled","seat":"#, seat),
+        QuacksEvent::Converted {
+            seat,
+            coins,
+            rubies,
+            points,
+        } => {
+            out.push_str(r#"{"type":"converted","seat":"#);
+            push_seat(out, *seat);
+            out.push_str(r#","coins":"#);
+            push_small(out, *coins);
+            out.push_str(r#","rubies":"#);
+            push_small(out, *rubies);
+            out.push_str(r#","points":"#);
+            push_small(out, *points);
+        }
+        QuacksEvent::FinishedRound { seat } => seat_only(out, r#"{"type":"finished_round","seat":"#, seat),
+        QuacksEvent::GameOver { scores } => {
+            out.push_str(r#"{"type":"game_over","scores":"#);
+            push_array(out, scores, |out, score| push_small(out, *score));
+        }
+    }
+    out.push('}');
+    text
+}
+
+impl Quacks {
+    /// `seat`'s legal actions as the JSON text of one array, as serde writes [`Game::legal_actions`]: the
+    /// purchases written as [`Quacks::each_buy_option`] finds them (no list of typed purchases, a list of chips
+    /// each, built), every other list from the typed actions (a handful).
+    pub(super) fn legal_actions_json_text(&self, seat: Seat) -> String {
+        let buying = seat.0 < self.n() && self.phase == Phase::Evaluation && {
+            let shop = self.players[seat.index()].shop;
+            shop == Shop::Buying || (shop == Shop::PointsOrBuying && self.round != ROUNDS)
+        };
+        if !buying {
+            let legal = self.legal_actions(seat);
+            let mut out = String::with_capacity(24 + 48 * legal.len());
+            push_array(&mut out, &legal, push_action);
+            return out;
+        }
+        // Room for the longest lists without growing: ~50 purchases of up to ~90 bytes.
+        let mut out = String::with_capacity(4096);
+        out.push('[');
+        if self.players[seat.index()].shop == Shop::PointsOrBuying {
+            out.push_str(r#"{"type":"take_points"},"#);
+        }
+        self.each_buy_option(seat, |chips| match chips {
+            [] => out.push_str(r#"{"type":"buy_nothing"}"#),
+            chips => {
+                out.push(',');
+                push_buy(&mut out, chips);
+            }
+        });
+        out.push(']');
+        out
     }
 }
