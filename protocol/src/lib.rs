@@ -734,7 +734,13 @@ impl StateUpdate {
 /// A JSON string as serde_json writes it: as it is between quotes when nothing in it needs escaping (the server's
 /// codes, ids and game names never do), through serde_json otherwise.
 fn write_str(out: &mut String, s: &str) {
-    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+    // Every byte is looked at, without stopping at the first one that needs escaping: a loop the compiler turns
+    // into vector instructions (the codes, ids and game names of every push; `all` went byte by byte, ~1,300
+    // instructions per action).
+    let plain = !s
+        .bytes()
+        .fold(false, |needs, b| needs | (b < 0x20) | (b == b'"') | (b == b'\\'));
+    if plain {
         out.push('"');
         out.push_str(s);
         out.push('"');
