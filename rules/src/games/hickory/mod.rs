@@ -2170,6 +2170,21 @@ impl Game for Hickory {
         Some(self.view_json_text(viewer))
     }
 
+    /// The legal actions' text written by hand ([`text`]).
+    fn legal_actions_text(&self, seat: Seat) -> Option<String> {
+        Some(self.legal_actions_json_text(seat))
+    }
+
+    /// The action's text written by hand ([`text`]).
+    fn action_text(action: &HickoryAction) -> Option<String> {
+        Some(text::action_json_text(action))
+    }
+
+    /// The event's text written by hand ([`text`]).
+    fn event_text(event: &HickoryEvent) -> Option<String> {
+        Some(text::event_json_text(event))
+    }
+
     fn deadline(&self) -> Option<Deadline<HickoryAction>> {
         None
     }

@@ -1419,6 +1419,361 @@ fn view_text_is_serdes_text_of_the_view() {
     assert_eq!(steps_seen.len(), 8, "every kind of decision: {steps_seen:?}");
 }
 
+/// The hand-written texts of actions and events (`action_text`, `event_text`) are serde's, for every variant, with
+/// the widest numbers, empty and full lists, and values the tables do not hold (a tile or card that is not the one
+/// its id names, a mission renamed with characters to escape, a reason to escape), which fall back to serde.
+#[test]
+fn texts_are_serdes_text() {
+    use HickoryAction as A;
+    use HickoryEvent as E;
+    let odd_tile = Tile {
+        id: 0,
+        kind: TileKind::Wild,
+    };
+    let far_tile = Tile {
+        id: u8::MAX,
+        kind: TileKind::Relic,
+    };
+    let card = favour_card(0);
+    let odd_card = FavourCard {
+        item: if card.item == Item::Key {
+            Item::Acorn
+        } else {
+            Item::Key
+        },
+        ..card
+    };
+    let far_card = FavourCard { id: u8::MAX, ..card };
+    let last_card = favour_card(FAVOURS.len() as u8 - 1);
+    let odd_mission = MissionCard {
+        name: "\"Quoted\"\n\\ ünï".into(),
+        ..mission_card(0)
+    };
+    let far_mission = MissionCard {
+        id: u8::MAX,
+        ..mission_card(1)
+    };
+    let all_tiles: Vec<Tile> = (0..TILE_COUNT).map(tile).collect();
+    let all_favours: Vec<FavourCard> = (0..FAVOURS.len() as u8).map(favour_card).collect();
+    let breakdown = Breakdown {
+        deliveries: i64::MAX,
+        relics: -1,
+        missions: 0,
+        chain: 12,
+        hunt_lines: i64::MIN,
+        leftovers: 1_000,
+    };
+    let mut events = vec![
+        E::MinuteHand { hour: 0, minute: 255 },
+        E::Climbed {
+            seat: Seat(1),
+            links: 2,
+            link: 255,
+        },
+        E::Summit {
+            seat: Seat(0),
+            points: i64::MIN,
+            pinecone: 9,
+        },
+        E::Summit {
+            seat: Seat(3),
+            points: 9,
+            pinecone: 4,
+        },
+        E::SearchDrawn {
+            seat: Seat(1),
+            mouse: MouseKind::Spotter,
+            tiles: vec![],
+        },
+        E::SearchDrawn {
+            seat: Seat(1),
+            mouse: MouseKind::Spotter,
+            tiles: vec![tile(3), odd_tile, far_tile],
+        },
+        E::SearchKept {
+            seat: Seat(2),
+            mouse: MouseKind::Scamp,
+            kept: vec![tile(77)],
+            returned: vec![],
+        },
+        E::SearchKept {
+            seat: Seat(2),
+            mouse: MouseKind::Scamp,
+            kept: all_tiles.clone(),
+            returned: vec![tile(0), tile(1)],
+        },
+        E::Delivered {
+            seat: Seat(3),
+            mouse: MouseKind::Scavenger,
+            tiles: vec![],
+            favours: vec![],
+            points: 0,
+            relic_points: 0,
+        },
+        E::Delivered {
+            seat: Seat(0),
+            mouse: MouseKind::Scurrier,
+            tiles: all_tiles.clone(),
+            favours: vec![card, odd_card, far_card, last_card],
+            points: i64::MAX,
+            relic_points: -5,
+        },
+        E::MissionCompleted {
+            seat: Seat(1),
+            mission: mission_card(MISSIONS.len() as u8 - 1),
+        },
+        E::MissionCompleted {
+            seat: Seat(1),
+            mission: odd_mission.clone(),
+        },
+        E::MissionRevealed {
+            mission: mission_card(0),
+        },
+        E::MissionRevealed { mission: far_mission },
+        E::FavourTaken { seat: Seat(255) },
+        E::FavourDrawn { seat: Seat(0), card },
+        E::FavourDrawn {
+            seat: Seat(0),
+            card: odd_card,
+        },
+        E::FavourPlayed {
+            seat: Seat(2),
+            card: last_card,
+        },
+        E::FavourPlayed {
+            seat: Seat(2),
+            card: far_card,
+        },
+        E::BagRefilled { tiles: 0 },
+        E::BagRefilled { tiles: usize::MAX },
+        E::HourStruck { hour: 11 },
+        E::PriorityPassed { seat: Seat(3) },
+        E::MiceSteppedDown { mice: vec![] },
+        E::MiceSteppedDown {
+            mice: MICE
+                .iter()
+                .map(|&m| mref(1, m))
+                .chain([mref(255, MouseKind::Scamp)])
+                .collect(),
+        },
+        E::PawsPlaced { numbers: vec![] },
+        E::PawsPlaced {
+            numbers: vec![1, 12, 255],
+        },
+        E::ClockRefilled { tiles: vec![] },
+        E::ClockRefilled {
+            tiles: vec![(1, tile(5)), (12, far_tile), (255, tile(TILE_COUNT - 1))],
+        },
+        E::FavoursRevealed { hands: vec![] },
+        E::FavoursRevealed {
+            hands: vec![vec![], all_favours.clone(), vec![odd_card]],
+        },
+        E::GameEnded { scores: vec![] },
+        E::GameEnded {
+            scores: vec![
+                FinalScore {
+                    seat: Seat(0),
+                    points: Breakdown::default(),
+                    total: 0,
+                    hunt_spaces: 0,
+                },
+                FinalScore {
+                    seat: Seat(3),
+                    points: breakdown,
+                    total: -7,
+                    hunt_spaces: usize::MAX,
+                },
+            ],
+        },
+    ];
+    for (seat, mouse) in [(Seat(0), MouseKind::Scurrier), (Seat(255), MouseKind::Scamp)] {
+        for number in [0, 7, 12, 255] {
+            events.extend([
+                E::MousePlaced { seat, mouse, number },
+                E::HoppedOff { seat, mouse, number },
+                E::SteppedOut { seat, mouse, number },
+                E::ScampCalled { seat, number },
+                E::Scurried {
+                    seat,
+                    from: number,
+                    to: 1,
+                },
+                E::TileCollected {
+                    seat,
+                    mouse,
+                    number,
+                    tile: tile(number % TILE_COUNT),
+                },
+                E::TileCollected {
+                    seat,
+                    mouse,
+                    number,
+                    tile: odd_tile,
+                },
+                E::TileLeft {
+                    seat,
+                    mouse,
+                    number,
+                    reason: "the mouse card is full".into(),
+                },
+                E::TileLeft {
+                    seat,
+                    mouse,
+                    number,
+                    reason: "\"full\"\t\\ \u{1f} \u{7f} ünï".into(),
+                },
+                E::TileLeft {
+                    seat,
+                    mouse,
+                    number,
+                    reason: String::new(),
+                },
+            ]);
+        }
+        for (row, col) in [(0, 0), (3, 2), (255, 255)] {
+            for piece in [
+                PieceView::Tile { tile: tile(10) },
+                PieceView::Tile { tile: odd_tile },
+                PieceView::Favour { card },
+                PieceView::Favour { card: far_card },
+            ] {
+                events.push(E::HuntMarked {
+                    seat,
+                    row,
+                    col,
+                    piece,
+                });
+            }
+        }
+        for m in MICE {
+            events.extend([
+                E::Stayed { seat, mouse: m },
+                E::Boarded { seat, mouse: m },
+                E::MouseDone { seat, mouse: m },
+                E::Swapped {
+                    seat,
+                    mouse: m,
+                    gave: tile(0),
+                    took: far_tile,
+                },
+                E::WildBought {
+                    seat,
+                    mouse: m,
+                    paid: vec![tile(1), tile(2)],
+                    wild: tile(TILE_COUNT - 1),
+                },
+                E::WildBought {
+                    seat,
+                    mouse: m,
+                    paid: vec![],
+                    wild: odd_tile,
+                },
+                E::Foraged {
+                    seat,
+                    mouse: m,
+                    tile: tile(40),
+                },
+                E::WildGifted {
+                    seat,
+                    mouse: m,
+                    wild: tile(TILE_COUNT - 2),
+                },
+            ]);
+        }
+    }
+    let mut variants = std::collections::HashSet::new();
+    for event in &events {
+        assert_eq!(text::event_json_text(event), json(event));
+        variants.insert(std::mem::discriminant(event));
+    }
+    assert_eq!(variants.len(), 34, "every event variant");
+
+    let mut actions = vec![
+        A::Stay,
+        A::HopOff,
+        A::Climb,
+        A::Deliver,
+        A::Search,
+        A::TakeFavour,
+        A::FinishDelivery,
+        A::Done,
+        A::BuyWild { pay: vec![] },
+        A::BuyWild {
+            pay: vec![0, 9, 10, 99, 100, 255],
+        },
+    ];
+    for n in [0, 1, 9, 10, 99, 100, 255] {
+        actions.extend([
+            A::Scurry { steps: n },
+            A::Swap {
+                give: n,
+                take: 255 - n,
+            },
+            A::CallScamp { space: n },
+            A::PlayFavour { card: n },
+            A::Keep { tile: n },
+            A::AddFavour { card: n },
+            A::MarkHunt { row: n, col: 3 },
+        ]);
+        for mouse in MICE {
+            actions.extend([
+                A::Place { mouse, space: n },
+                A::StepOut { mouse },
+                A::Board { mouse },
+            ]);
+        }
+    }
+    let mut variants = std::collections::HashSet::new();
+    for action in &actions {
+        assert_eq!(text::action_json_text(action), json(action));
+        variants.insert(std::mem::discriminant(action));
+    }
+    assert_eq!(variants.len(), 19, "every action variant");
+}
+
+/// The legal actions' text (`legal_actions_text`) for every seat, and every action and event of whole random games
+/// at every player count, are serde's text. (The registry checks 400 steps of one game per player count.)
+#[test]
+fn legal_action_and_event_texts_are_serdes_text_through_random_games() {
+    let mut events_seen = std::collections::HashSet::new();
+    let mut actions_seen = std::collections::HashSet::new();
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        for seed in 0..8 {
+            let mut g = Hickory::new(&HickoryConfig::default(), players, seed).unwrap();
+            let mut driver = Rng::from_seed(seed + 700);
+            loop {
+                for seat in Seat::all(players) {
+                    assert_eq!(
+                        g.legal_actions_text(seat).expect("written by hand"),
+                        json(&g.legal_actions(seat)),
+                        "{players} players, seed {seed}, {seat:?}, at {:?}",
+                        g.decision()
+                    );
+                }
+                let Status::Turn { seat } = g.status() else {
+                    break;
+                };
+                let legal = g.legal_actions(seat);
+                let action = &legal[driver.index(legal.len())];
+                assert_eq!(
+                    Hickory::action_text(action).expect("written by hand"),
+                    json(action)
+                );
+                actions_seen.insert(std::mem::discriminant(action));
+                for event in g.apply(Actor::Seat(seat), action, 0).unwrap() {
+                    assert_eq!(
+                        Hickory::event_text(&event.body).expect("written by hand"),
+                        json(&event.body)
+                    );
+                    events_seen.insert(std::mem::discriminant(&event.body));
+                }
+            }
+        }
+    }
+    assert_eq!(actions_seen.len(), 19, "every kind of action");
+    assert!(events_seen.len() >= 33, "{} kinds of event", events_seen.len());
+}
+
 /// The unit enums' texts that the hand-written view uses are serde's, variant by variant, and its tables of token
 /// faces and action tokens are indexed by declaration order.
 #[test]
