@@ -12,6 +12,7 @@
 pub mod data;
 #[cfg(test)]
 mod tests;
+mod text;
 
 use std::fmt;
 
@@ -495,6 +496,18 @@ impl Game for NewYearPuzzle {
         actions
     }
 
+    fn legal_actions_text(&self, seat: Seat) -> Option<String> {
+        Some(self.legal_actions_json_text(seat))
+    }
+
+    fn action_text(action: &PuzzleAction) -> Option<String> {
+        Some(text::action_json_text(action))
+    }
+
+    fn event_text(event: &PuzzleEvent) -> Option<String> {
+        Some(text::event_json_text(event))
+    }
+
     fn apply(
         &mut self,
         actor: Actor,
@@ -536,6 +549,10 @@ impl Game for NewYearPuzzle {
             pending: self.pending.clone(),
             outcome: self.outcome(),
         }
+    }
+
+    fn view_text(&self, viewer: Viewer) -> Option<String> {
+        Some(self.view_json_text(viewer))
     }
 
     fn deadline(&self) -> Option<Deadline<PuzzleAction>> {

@@ -791,8 +791,11 @@ fn twin(g: &NewYearPuzzle, keep: Option<u8>, pile_keep: usize) -> NewYearPuzzle 
     t
 }
 
+/// Each viewer's view, as serde writes it and as the server writes it (`view_text`).
 fn views_json(g: &NewYearPuzzle) -> Vec<String> {
-    viewers(g.players).map(|v| fingerprint(&g.view(v))).collect()
+    viewers(g.players)
+        .flat_map(|v| [fingerprint(&g.view(v)), g.view_json_text(v)])
+        .collect()
 }
 
 /// The events of `action`, as each viewer would receive them.
@@ -979,4 +982,217 @@ fn the_events_let_a_memory_follow_every_card_and_memory_wins() {
         memory_wins > 0.8 * games as f64,
         "memory won only {memory_wins} of {games}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The JSON text written by hand (text.rs)
+
+fn serde_text<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).expect("plain data serialises to JSON")
+}
+
+/// `view_text` writes serde's exact text of `view`, for every viewer (an unknown seat too), at every step of
+/// whole random games at every seat count, the finished game included; and the games pass through every shape
+/// the writer spells out. (The registry checks one shorter game per seat count; this says which step differs.)
+#[test]
+fn view_text_is_serdes_text_of_the_view() {
+    let mut seen = std::collections::BTreeSet::new();
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        for seed in 0..4 {
+            let mut g = NewYearPuzzle::new(&NewYearPuzzleConfig::default(), players, seed).unwrap();
+            let mut driver = Rng::from_seed(seed + 700);
+            let mut step = 0;
+            loop {
+                for viewer in viewers(players).chain([Viewer::Seat(Seat(players))]) {
+                    assert_eq!(
+                        g.view_text(viewer).expect("written by hand"),
+                        serde_text(&g.view(viewer)),
+                        "{players} players, seed {seed}, step {step}, {viewer:?}"
+                    );
+                }
+                for (shape, there) in [
+                    ("extra move", g.extra_move),
+                    ("pending", !g.pending.is_empty()),
+                    ("empty pile", g.pile.is_empty()),
+                    ("negative score", g.scores.iter().any(|s| *s < 0)),
+                    ("over", g.over),
+                ] {
+                    if there {
+                        seen.insert(shape);
+                    }
+                }
+                if g.over {
+                    break;
+                }
+                let legal = g.legal_actions(g.turn);
+                g.apply(Actor::Seat(g.turn), &legal[driver.index(legal.len())], T)
+                    .unwrap();
+                step += 1;
+            }
+        }
+    }
+    assert_eq!(seen.len(), 5, "every shape of the view: {seen:?}");
+}
+
+/// The texts written by hand are serde's text of the same typed values byte for byte: every event and action
+/// variant with the edge values of its members, every reward kind, every reward card on top of the pile, the
+/// view's members at their extremes and the legal actions of rigged states.
+#[test]
+fn texts_are_serdes_text() {
+    let kinds: Vec<Reward> = REWARDS.iter().map(|c| c.reward).collect();
+    for &reward in &kinds {
+        assert_eq!(text::reward_text(reward), serde_text(&reward));
+        assert_eq!(text::card_text(reward), serde_text(reward.card()));
+    }
+    let mut events = vec![
+        PuzzleEvent::Failed {
+            seat: Seat(0),
+            position: 9,
+            card: 10,
+        },
+        PuzzleEvent::Failed {
+            seat: Seat(255),
+            position: 255,
+            card: 0,
+        },
+        PuzzleEvent::Placed {
+            seat: Seat(1),
+            from: 63,
+            card: 62,
+            swapped: true,
+        },
+        PuzzleEvent::Placed {
+            seat: Seat(5),
+            from: 7,
+            card: 7,
+            swapped: false,
+        },
+        PuzzleEvent::PileEmpty {
+            seat: Seat(2),
+            points: 1,
+        },
+        PuzzleEvent::PileEmpty {
+            seat: Seat(2),
+            points: i64::MIN,
+        },
+        PuzzleEvent::Bonus {
+            seat: Seat(3),
+            reward: Reward::HardFrost,
+            met: false,
+            changes: Vec::new(),
+        },
+        PuzzleEvent::Bonus {
+            seat: Seat(0),
+            reward: Reward::SnowballFight,
+            met: true,
+            changes: vec![
+                ScoreChange {
+                    seat: Seat(1),
+                    delta: -1,
+                },
+                ScoreChange {
+                    seat: Seat(255),
+                    delta: i64::MAX,
+                },
+                ScoreChange {
+                    seat: Seat(4),
+                    delta: i64::MIN,
+                },
+            ],
+        },
+        PuzzleEvent::ExtraMove { seat: Seat(0) },
+        PuzzleEvent::Stopped { seat: Seat(100) },
+        PuzzleEvent::TurnPassed { seat: Seat(5) },
+        PuzzleEvent::GameOver { scores: Vec::new() },
+        PuzzleEvent::GameOver {
+            scores: vec![-3, 0, 17, i64::MAX, i64::MIN, 1000],
+        },
+    ];
+    for (i, &reward) in kinds.iter().enumerate() {
+        let seat = Seat(i as u8 * 13);
+        events.extend([
+            PuzzleEvent::RewardDrawn {
+                seat,
+                reward,
+                points: i as i64 - 9,
+            },
+            PuzzleEvent::Bonus {
+                seat,
+                reward,
+                met: i % 2 == 0,
+                changes: vec![ScoreChange { seat, delta: 3 }],
+            },
+            PuzzleEvent::BonusPending { seat, reward },
+            PuzzleEvent::BonusLapsed { seat, reward },
+        ]);
+    }
+    for event in &events {
+        assert_eq!(text::event_json_text(event), serde_text(event));
+    }
+    let actions = [0, 9, 10, 63, 99, 100, 255]
+        .map(|position| PuzzleAction::Reveal { position })
+        .into_iter()
+        .chain([PuzzleAction::Stop]);
+    for action in actions {
+        assert_eq!(text::action_json_text(&action), serde_text(&action));
+    }
+
+    // The view with each reward card on top of the pile, then with every member at its extremes.
+    let views_match = |g: &NewYearPuzzle| {
+        for viewer in viewers(g.players).chain([Viewer::Seat(Seat(200))]) {
+            assert_eq!(
+                g.view_json_text(viewer),
+                serde_text(&g.view(viewer)),
+                "{viewer:?}"
+            );
+        }
+    };
+    let mut g = rigged(3, identity(), &[1, 2, 9, 10, 63 - 8], &[]);
+    views_match(&g);
+    for &reward in &kinds {
+        g.pile = vec![Reward::Confetti, reward];
+        views_match(&g);
+    }
+    g.extra_move = true;
+    g.scores = vec![i64::MIN, -5, i64::MAX];
+    g.placed = vec![0, 1000, u32::MAX];
+    g.rewards = vec![kinds.clone(), Vec::new(), vec![Reward::Resolution]];
+    g.pending = kinds
+        .iter()
+        .enumerate()
+        .map(|(i, &reward)| Pending {
+            seat: Seat(i as u8 % 3),
+            reward,
+        })
+        .collect();
+    views_match(&g);
+    g.face_up = vec![true; CARDS];
+    g.over = true;
+    views_match(&g);
+    g.scores = vec![4, 4, 4];
+    g.placed = vec![20, 20, 20];
+    views_match(&g);
+
+    // The legal actions: the seat to act (with and without an extra move), the others, a finished game.
+    let mut g = rigged(2, identity(), &[1], &[Reward::Confetti]);
+    let legal_match = |g: &NewYearPuzzle| {
+        for seat in Seat::all(g.players + 1) {
+            assert_eq!(
+                g.legal_actions_json_text(seat),
+                serde_text(&g.legal_actions(seat)),
+                "{seat}"
+            );
+        }
+    };
+    legal_match(&g);
+    g.extra_move = true;
+    legal_match(&g);
+    g.face_up = (0..CARDS).map(|p| p % 7 == 0).collect();
+    legal_match(&g);
+    g.face_up = vec![false; CARDS];
+    g.turn = Seat(1);
+    legal_match(&g);
+    g.face_up = vec![true; CARDS];
+    g.over = true;
+    legal_match(&g);
 }
