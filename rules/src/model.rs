@@ -50,6 +50,20 @@ pub enum Actor {
     Clock,
 }
 
+impl Actor {
+    /// This actor's JSON text, exactly serde's (`{"seat":N}` or `"clock"`), made once for every seat: the action
+    /// log stores it with every action, and the server writes it for every action it commits.
+    pub fn json_text(self) -> &'static str {
+        static SEATS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+        match self {
+            Actor::Seat(Seat(n)) => &SEATS
+                .get_or_init(|| (0..=u8::MAX).map(|n| format!(r#"{{"seat":{n}}}"#)).collect())
+                [usize::from(n)],
+            Actor::Clock => r#""clock""#,
+        }
+    }
+}
+
 /// Who is looking.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -400,5 +414,13 @@ mod tests {
         assert!(!a.includes(Viewer::Seat(Seat(0))));
         assert!(!a.includes(Viewer::Spectator));
         assert!(Audience::Everyone.includes(Viewer::Spectator));
+    }
+
+    #[test]
+    fn an_actors_text_is_serdes_text() {
+        let actors = (0..=u8::MAX).map(|n| Actor::Seat(Seat(n))).chain([Actor::Clock]);
+        for actor in actors {
+            assert_eq!(actor.json_text(), serde_json::to_string(&actor).unwrap());
+        }
     }
 }

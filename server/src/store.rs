@@ -347,7 +347,7 @@ fn append_batch_pg<'q>(
         // Borrowed, not copied: sqlx encodes every parameter as it is bound.
         ids.push(append.match_id);
         seqs.push(to_i64(entry.seq));
-        actors.push(serde_json::to_string(&entry.actor).expect("actors serialise"));
+        actors.push(entry.actor.json_text());
         actions.push(entry.action.get());
         ats.push(to_i64(entry.at));
         if let Some(state) = append.snapshot {
@@ -678,7 +678,7 @@ impl Store {
                     query = query
                         .bind(append.match_id)
                         .bind(to_i64(entry.seq))
-                        .bind(serde_json::to_string(&entry.actor).expect("actors serialise"))
+                        .bind(entry.actor.json_text())
                         .bind(entry.action.get().to_owned())
                         .bind(to_i64(entry.at));
                 }
