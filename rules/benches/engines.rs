@@ -1,4 +1,4 @@
-//! Engine throughput: complete random playouts of every game, measured three ways.
+//! Engine throughput: complete random playouts of every game at every seat count it allows, measured four ways.
 //!
 //! - `legal`: what an engine must do per action at the very least: `status()`, the legal actions of every seat
 //!   that decides next, and `apply` of one of them (the clock's action when its deadline is due).
@@ -273,15 +273,20 @@ fn bench_game<G: Game>(c: &mut Criterion, players: u8) {
     group.finish();
 }
 
-fn engines(c: &mut Criterion) {
-    bench_game::<HideAndEeek>(c, 2);
-    for players in [3, 4] {
-        bench_game::<HideAndEeek>(c, players);
-        bench_game::<Molehills>(c, players);
-        bench_game::<NewYearPuzzle>(c, players);
-        bench_game::<Quacks>(c, players);
-        bench_game::<Hickory>(c, players);
+/// Every seat count the game allows (`Game::info`), fewest first.
+fn bench_every_count<G: Game>(c: &mut Criterion) {
+    let info = G::info();
+    for players in info.min_players..=info.max_players {
+        bench_game::<G>(c, players);
     }
+}
+
+fn engines(c: &mut Criterion) {
+    bench_every_count::<HideAndEeek>(c);
+    bench_every_count::<Molehills>(c);
+    bench_every_count::<NewYearPuzzle>(c);
+    bench_every_count::<Quacks>(c);
+    bench_every_count::<Hickory>(c);
 }
 
 criterion_group! {
