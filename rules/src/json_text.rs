@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::model::Viewer;
+use crate::model::{Seat, Viewer};
 
 /// Appends `n` in decimal.
 pub(crate) fn push_number(out: &mut String, n: impl itoa::Integer) {
@@ -26,6 +26,19 @@ pub(crate) fn push_small(out: &mut String, n: impl Into<u32>) {
         out.push(char::from(b'0' + (n / 10 % 10) as u8));
     }
     out.push(char::from(b'0' + (n % 10) as u8));
+}
+
+/// Appends a [`Seat`] as serde writes it: its number.
+pub(crate) fn push_seat(out: &mut String, seat: Seat) {
+    push_small(out, seat.0);
+}
+
+/// Appends `"name"`, for the `snake_case` names serde writes for unit variants and tags and the names in a
+/// game's own data: text that never needs escaping (anything else goes through [`push_serde`]).
+pub(crate) fn push_name(out: &mut String, name: &str) {
+    out.push('"');
+    out.push_str(name);
+    out.push('"');
 }
 
 /// Appends a [`Viewer`] as serde writes it: `{"seat":n}` or `"spectator"`.

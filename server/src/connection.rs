@@ -472,25 +472,27 @@ const WRITE_BATCH: usize = 64;
 /// The largest first guess of a frame's size (a larger frame still grows its buffer as it is written).
 const SIZE_HINT_MAX: usize = 64 * 1024;
 
-/// One text frame, written into a buffer of the size the message says it needs (a `state` push knows it from
-/// its parts' lengths, [`ServerMessage::len_hint`]) or else of the size this connection's previous such frame had
-/// (plus a margin), which becomes the frame's payload as it is: no copy, and no growing by doubling for a frame of
-/// the usual size. (Sizing pushes from the previous frame grew every push that followed a short `accepted` reply
-/// by doubling; docs/performance.md, section 16.) (The
+/// One text frame, written into a buffer that becomes the frame's payload as it is: no copy, and no growing by
+/// doubling for a frame of the usual size. A `state` push reserves what its parts add up to as it starts
+/// ([`protocol::StateUpdate::push_len_hint`]); any other frame starts from the size this connection's previous
+/// such frame had (plus a margin). (Sizing pushes from the previous frame grew every push that followed a short
+/// `accepted` reply by doubling; docs/performance.md, section 16.) (The
 /// message used to be written into a reused buffer and then copied into a frame of its exact size: that copy was
 /// ~1 % of the server's CPU under load; docs/performance.md, section 10.) A `state` push, most of the frames, is
 /// written member by member ([`protocol::StateUpdate::write_push`]) straight into the frame's `String`, which then needs
 /// no UTF-8 check either, and so is an `accepted` reply ([`ServerMessage::write_json`]). The same text as
 /// [`ServerMessage::to_json`].
 fn frame(message: &ServerMessage, size_hint: &mut usize) -> Message {
-    if let Some(len) = message.len_hint() {
-        let mut text = String::with_capacity(len);
-        message.write_json(&mut text);
-        return Message::Text(text.into());
-    }
-    let mut text = String::with_capacity(*size_hint);
+    let state_push = matches!(message, ServerMessage::Push(Push::State(_)));
+    let mut text = if state_push {
+        String::new()
+    } else {
+        String::with_capacity(*size_hint)
+    };
     message.write_json(&mut text);
-    *size_hint = (text.len() + text.len() / 8 + 64).min(SIZE_HINT_MAX);
+    if !state_push {
+        *size_hint = (text.len() + text.len() / 8 + 64).min(SIZE_HINT_MAX);
+    }
     Message::Text(text.into())
 }
 

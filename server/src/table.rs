@@ -1240,8 +1240,7 @@ impl Table {
         }
     }
 
-    fn lobby_info(&self) -> LobbyInfo {
-        let now = self.clock.now();
+    fn lobby_info(&self, now: Millis) -> LobbyInfo {
         LobbyInfo {
             code: self.code.to_string(),
             game: self.game_id.to_string(),
@@ -1287,9 +1286,10 @@ impl Table {
     }
 
     fn push_lobby_to_all(&mut self) {
-        self.friends.shown = self.presences(self.clock.now());
-        self.absence.shown = self.stand_in_flags(self.clock.now());
-        let message = ServerMessage::Push(Push::Lobby(self.lobby_info()));
+        let now = self.clock.now();
+        self.friends.shown = self.presences(now);
+        self.absence.shown = self.stand_in_flags(now);
+        let message = ServerMessage::Push(Push::Lobby(self.lobby_info(now)));
         let failed: Vec<u64> = self
             .connections()
             .filter(|(_, c)| !c.push(message.clone()))

@@ -25,7 +25,7 @@
 use std::sync::OnceLock;
 
 use super::*;
-use crate::json_text::{push_array, push_bool, push_number, push_serde, push_small, push_viewer};
+use crate::json_text::{push_array, push_bool, push_number, push_seat, push_serde, push_small, push_viewer};
 
 /// Serde's JSON text of every card and tile a view can show, and the fixed beginnings of its clock spaces, mice
 /// and hunt-board rows, made once. Taking serde's own text for these (the members with tags and flattened fields)
@@ -491,10 +491,6 @@ impl Hickory {
         push_array(out, &p.missions_done, |out, m| out.push_str(texts.mission(*m)));
         out.push('}');
     }
-}
-
-fn push_seat(out: &mut String, seat: Seat) {
-    push_small(out, seat.0);
 }
 
 /// Appends an action's text (internally tagged by `type`; every member a unit enum or a small number).

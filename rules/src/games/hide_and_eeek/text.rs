@@ -12,7 +12,9 @@
 //! instructions per accepted action (callgrind; docs/performance.md, sections 11 and 14).
 
 use super::*;
-use crate::json_text::{push_array, push_bool, push_number, push_optional, push_serde, push_small};
+use crate::json_text::{
+    push_array, push_bool, push_number, push_optional, push_seat, push_serde, push_small,
+};
 
 /// Appends a cell's text: constant on the grid, serde's derived text off it (only a malformed action names one).
 fn push_cell(out: &mut String, cell: Cell) {
@@ -86,10 +88,6 @@ fn push_race(out: &mut String, race: Option<&Race>) {
     out.push_str(r#","during_turn":"#);
     push_bool(out, race.during_turn);
     out.push('}');
-}
-
-fn push_seat(out: &mut String, seat: Seat) {
-    push_small(out, seat.0);
 }
 
 /// An event's JSON text (internally tagged by `type`), as serde writes it.

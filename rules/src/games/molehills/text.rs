@@ -16,14 +16,7 @@
 //! added to one of these types must be added here too (those tests fail until it is).
 
 use super::*;
-use crate::json_text::{push_array, push_bool, push_number, push_small, push_viewer};
-
-/// `"name"`, for the `snake_case` names serde writes for unit variants and tags (none needs escaping).
-fn push_name(out: &mut String, name: &str) {
-    out.push('"');
-    out.push_str(name);
-    out.push('"');
-}
+use crate::json_text::{push_array, push_bool, push_name, push_number, push_small, push_viewer};
 
 /// A [`Pos`]: `{"row":..,"col":..}`.
 fn push_pos(out: &mut String, p: Pos) {

@@ -22,7 +22,7 @@
 use std::sync::OnceLock;
 
 use super::*;
-use crate::json_text::{push_array, push_bool, push_number, push_small};
+use crate::json_text::{push_array, push_bool, push_number, push_seat, push_small};
 
 /// A reward kind's text: its snake_case name, quoted, as serde writes it.
 pub(super) fn reward_text(reward: Reward) -> &'static str {
@@ -67,10 +67,6 @@ fn card_texts() -> &'static [Box<str>] {
 /// Serde's text of `reward`'s card (see [`card_texts`]).
 pub(super) fn card_text(reward: Reward) -> &'static str {
     &card_texts()[reward as usize]
-}
-
-fn push_seat(out: &mut String, seat: Seat) {
-    push_small(out, seat.0);
 }
 
 /// Appends an optional seat: the seat's number, or `null`.

@@ -17,7 +17,9 @@
 //! go through serde.
 
 use super::*;
-use crate::json_text::{push_array, push_bool, push_number, push_serde, push_small, push_viewer};
+use crate::json_text::{
+    push_array, push_bool, push_name, push_number, push_seat, push_serde, push_small, push_viewer,
+};
 
 /// A colour by its serde name (`rename_all = "snake_case"`).
 pub(super) fn colour_name(colour: Colour) -> &'static str {
@@ -291,17 +293,6 @@ pub(super) fn face_name(face: DieFace) -> &'static str {
         DieFace::Droplet => "droplet",
         DieFace::Pumpkin => "pumpkin",
     }
-}
-
-/// `"name"`, for the serde names of unit variants (none needs escaping).
-fn push_name(out: &mut String, name: &str) {
-    out.push('"');
-    out.push_str(name);
-    out.push('"');
-}
-
-fn push_seat(out: &mut String, seat: Seat) {
-    push_small(out, seat.0);
 }
 
 fn push_chips(out: &mut String, chips: &[Chip]) {
