@@ -27,7 +27,7 @@ use crate::metrics::Metrics;
 use crate::store::{Append, LobbyRecord, LogEntry, MatchRecord, SeatRecord, Setup, Store, StoreError};
 
 /// Most appends in one transaction.
-const MAX_BATCH: usize = 512;
+pub(crate) const MAX_BATCH: usize = 512;
 /// Appends waiting for the writer before tables wait to enqueue (each table has at most one in flight).
 const QUEUE: usize = 4096;
 

@@ -8,7 +8,7 @@
 //!
 //! Architecture invariant: SQL takes values through bound parameters only; no SQL text is ever built from data.
 
-use std::{path::Path, str::FromStr, sync::OnceLock, time::Duration};
+use std::{path::Path, str::FromStr, time::Duration};
 
 use protocol::RawJson;
 use rules::{Actor, Millis, Outcome};
@@ -18,6 +18,7 @@ use sqlx::{
     postgres::PgPoolOptions,
     sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
 };
+use tracing::warn;
 
 /// A database error, with the one case callers act on told apart.
 #[derive(Debug, thiserror::Error)]
@@ -246,37 +247,178 @@ fn to_i64(v: u64) -> i64 {
     v as i64
 }
 
-/// Rows per multi-row `INSERT INTO actions` of a group commit: a batch is cut greedily into statements of these
-/// sizes, so each connection prepares at most four statement texts (5 bound parameters a row: 320 at most, far
-/// below SQLite's and PostgreSQL's limits).
-const ACTION_ROWS: [usize; 4] = [64, 16, 4, 1];
+/// A SQLite group commit's text and its bound values, built together: the text is made of constant statements and
+/// placeholders, never of data.
+struct SqliteBatch {
+    sql: String,
+    args: sqlx::sqlite::SqliteArguments,
+}
 
-/// `INSERT INTO actions ... VALUES (...), (...)` with `rows` rows of bound parameters ($1 .. $5·rows). Made from
-/// constants only, once per size.
-fn insert_actions_sql(rows: usize) -> &'static str {
-    static SQL: OnceLock<Vec<String>> = OnceLock::new();
-    let all = SQL.get_or_init(|| {
-        ACTION_ROWS
-            .iter()
-            .map(|&n| {
-                let values: Vec<String> = (0..n)
-                    .map(|r| {
-                        let b = r * 5;
-                        format!("(${}, ${}, ${}, ${}, ${})", b + 1, b + 2, b + 3, b + 4, b + 5)
-                    })
-                    .collect();
-                format!(
-                    "INSERT INTO actions (match_id, seq, actor, action, at) VALUES {}",
-                    values.join(", ")
-                )
-            })
-            .collect()
-    });
-    let i = ACTION_ROWS
-        .iter()
-        .position(|n| *n == rows)
-        .expect("a size of ACTION_ROWS");
-    &all[i]
+impl SqliteBatch {
+    fn new(capacity: usize) -> Self {
+        SqliteBatch {
+            sql: String::with_capacity(capacity),
+            args: Default::default(),
+        }
+    }
+
+    fn sql(&mut self, text: &str) -> &mut Self {
+        self.sql.push_str(text);
+        self
+    }
+
+    /// Binds `value` as the next parameter and writes its placeholder: an anonymous `?`, which sqlx binds in
+    /// order across the query's statements. Named ones (`$7`) cost SQLite a linear search of the statement's
+    /// names, in its parser and again in every bind: quadratic in a 2,560-parameter INSERT (strncmp and
+    /// `sqlite3_bind_parameter_name` took more of its thread than the writing).
+    fn bind<'q, T>(&mut self, value: T) -> &mut Self
+    where
+        T: sqlx::Encode<'q, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>,
+    {
+        sqlx::Arguments::add(&mut self.args, value).expect("text and integers always encode");
+        self.sql.push('?');
+        self
+    }
+}
+
+/// SQLite: a whole group commit as ONE query of several statements, `BEGIN` to `COMMIT`, which sqlx's SQLite
+/// worker thread runs in one go. Written statement by statement, a batch was ~25 round trips between the writer
+/// task and that thread (`BEGIN`, the set-ups, the action inserts, every snapshot and result, `COMMIT`), each
+/// waiting for a turn on the busy runtime: ~16 ms per commit of which the thread worked ~6 (docs/performance.md,
+/// section 17). The text changes with the batch's shape, so it is not kept prepared.
+///
+/// A new lobby whose code is taken is skipped (`ON CONFLICT DO NOTHING`) and so is its host's seat (`changes()`
+/// is 0 after a skipped insert); each written lobby returns its index in `setups`, so the caller learns which
+/// were left out. On an error the statements after the failing one do not run and the transaction is still
+/// open: the caller rolls it back.
+fn sqlite_batch(setups: &[Setup<'_>], appends: &[Append<'_>]) -> SqliteBatch {
+    let mut b = SqliteBatch::new(64 + setups.len() * 200 + appends.len() * 40);
+    b.sql("BEGIN;\n");
+    for (i, setup) in setups.iter().enumerate() {
+        match *setup {
+            Setup::CreateLobby { lobby, host } => {
+                b.sql("INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at) VALUES (")
+                    .bind(lobby.code.clone())
+                    .sql(", ")
+                    .bind(lobby.game.clone())
+                    .sql(", ")
+                    .bind(json_text(&lobby.options))
+                    .sql(", ")
+                    .bind(i64::from(lobby.seat_count))
+                    .sql(", ")
+                    .bind(i64::from(lobby.host_seat))
+                    .sql(", ")
+                    .bind(lobby.turn_timer_ms.map(to_i64))
+                    .sql(", ")
+                    .bind(lobby.phase.as_str())
+                    .sql(", ")
+                    .bind(to_i64(lobby.created_at))
+                    .sql(") ON CONFLICT (code) DO NOTHING RETURNING ")
+                    .bind(i as i64)
+                    .sql(";\nINSERT INTO seats (lobby_code, seat, kind, name, token_hash) SELECT ");
+                sqlite_seat(&mut b, &lobby.code, host);
+                b.sql(" WHERE changes() = 1;\n");
+            }
+            Setup::InsertSeat { code, seat } => {
+                b.sql("INSERT INTO seats (lobby_code, seat, kind, name, token_hash) VALUES (");
+                sqlite_seat(&mut b, code, seat);
+                b.sql(");\n");
+            }
+            Setup::StartMatch { code, record } => {
+                b.sql("INSERT INTO matches (id, lobby_code, game, options, players, seed, rules_version, status, started_at) VALUES (")
+                    .bind(record.id.clone())
+                    .sql(", ")
+                    .bind(code.to_owned())
+                    .sql(", ")
+                    .bind(record.game.clone())
+                    .sql(", ")
+                    .bind(json_text(&record.options))
+                    .sql(", ")
+                    .bind(i64::from(record.players))
+                    .sql(", ")
+                    .bind(record.seed as i64)
+                    .sql(", ")
+                    .bind(i64::from(record.rules_version))
+                    .sql(", ")
+                    .bind("playing")
+                    .sql(", ")
+                    .bind(to_i64(record.started_at))
+                    .sql(");\nUPDATE lobbies SET phase = ")
+                    .bind(Phase::Playing.as_str())
+                    .sql(" WHERE code = ")
+                    .bind(code.to_owned())
+                    .sql(";\n");
+            }
+        }
+    }
+    // The actions in one multi-row INSERT (5 parameters a row: 2,560 for the largest batch, far below SQLite's
+    // 32,766 per statement), then the rare snapshots and results.
+    if !appends.is_empty() {
+        b.sql("INSERT INTO actions (match_id, seq, actor, action, at) VALUES ");
+        for (i, append) in appends.iter().enumerate() {
+            let entry = append.entry;
+            b.sql(if i == 0 { "(" } else { ", (" })
+                .bind(append.match_id)
+                .sql(", ")
+                .bind(to_i64(entry.seq))
+                .sql(", ")
+                .bind(entry.actor.json_text())
+                .sql(", ")
+                .bind(entry.action.get())
+                .sql(", ")
+                .bind(to_i64(entry.at))
+                .sql(")");
+        }
+        b.sql(";\n");
+    }
+    for append in appends {
+        let entry = append.entry;
+        if let Some(state) = append.snapshot {
+            b.sql("INSERT INTO snapshots (match_id, seq, state, at) VALUES (")
+                .bind(append.match_id)
+                .sql(", ")
+                .bind(to_i64(entry.seq))
+                .sql(", ")
+                .bind(state)
+                .sql(", ")
+                .bind(to_i64(entry.at))
+                .sql(");\n");
+        }
+        if let Some(outcome) = append.outcome {
+            b.sql("INSERT INTO results (match_id, outcome, finished_at) VALUES (")
+                .bind(append.match_id)
+                .sql(", ")
+                .bind(serde_json::to_string(outcome).expect("outcomes serialise"))
+                .sql(", ")
+                .bind(to_i64(entry.at))
+                .sql(");\nUPDATE matches SET status = ")
+                .bind("finished")
+                .sql(", finished_at = ")
+                .bind(to_i64(entry.at))
+                .sql(" WHERE id = ")
+                .bind(append.match_id)
+                .sql(";\nUPDATE lobbies SET phase = ")
+                .bind(Phase::Finished.as_str())
+                .sql(" WHERE code = ")
+                .bind(append.lobby_code)
+                .sql(";\n");
+        }
+    }
+    b.sql("COMMIT;");
+    b
+}
+
+/// A seat's five values, for [`sqlite_batch`].
+fn sqlite_seat(b: &mut SqliteBatch, code: &str, seat: &SeatRecord) {
+    b.bind(code.to_owned())
+        .sql(", ")
+        .bind(i64::from(seat.seat))
+        .sql(", ")
+        .bind(seat.kind.as_str())
+        .sql(", ")
+        .bind(seat.name.clone())
+        .sql(", ")
+        .bind(seat.token_hash.clone());
 }
 
 /// PostgreSQL: a whole group commit as one statement of array parameters; it returns the codes of the new lobbies
@@ -483,7 +625,20 @@ impl Store {
                 .journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Full)
                 .foreign_keys(true)
-                .busy_timeout(Duration::from_secs(5));
+                .busy_timeout(Duration::from_secs(5))
+                // The group commit's cost is SQLite's system calls (docs/performance.md, section 17; counted
+                // for 500 matches of Hide and Eeek!, per commit of ~200 actions). A multi-row INSERT inside a
+                // transaction keeps a statement journal, written to a temporary file once it passes 64 KiB:
+                // in memory, 1,137 pwrite calls per commit became 676.
+                .pragma("temp_store", "MEMORY")
+                // A checkpoint copies every page changed since the last one into the database file, and the
+                // pages of 500 matches' index are changed again and again: checkpointing after 10,000 WAL
+                // pages (~40 MB of WAL file) instead of 1,000 writes each once per checkpoint (476 pwrite
+                // calls and one fsync per commit instead of 676 and 1.6).
+                .pragma("wal_autocheckpoint", "10000")
+                // The pages a commit reads (the matches' index leaves, the foreign keys' lookups) outgrew the
+                // default 2 MiB cache: 300 pread calls per commit; with 16 MiB, 33.
+                .pragma("cache_size", "-16384");
             let file = options.get_filename();
             // `sqlite::memory:` becomes a shared-cache `file:...?mode=memory` name: in memory all the same.
             let memory = is_memory(file) || url.contains(":memory:") || url.contains("mode=memory");
@@ -624,8 +779,8 @@ impl Store {
         appends: &[Append<'_>],
     ) -> Result<Vec<usize>, StoreError> {
         if let Store::Postgres(pool) = self {
-            // ONE statement, run outside an explicit transaction: one round trip instead of BEGIN, an INSERT per
-            // ACTION_ROWS chunk, the snapshots' and results' statements and COMMIT (docs/performance.md,
+            // ONE statement, run outside an explicit transaction: one round trip instead of BEGIN, the INSERTs,
+            // the snapshots' and results' statements and COMMIT (docs/performance.md,
             // section 10). A single statement is atomic in PostgreSQL, and with the default synchronous_commit
             // durable when it returns, so the batch is still all-or-nothing.
             let rows = append_batch_pg(setups, appends)
@@ -643,85 +798,41 @@ impl Store {
                 .map(|(i, _)| i)
                 .collect());
         }
-        on_pool!(self, pool => {
-            let mut tx = pool.begin().await?;
-            let mut left_out = Vec::new();
-            for (i, setup) in setups.iter().enumerate() {
-                match *setup {
-                    Setup::CreateLobby { lobby, host } => {
-                        let written = insert_lobby_query(lobby, true).execute(&mut *tx).await.map_err(classify)?;
-                        if written.rows_affected() == 0 {
-                            left_out.push(i);
-                            continue;
-                        }
-                        insert_seat_query(&lobby.code, host).execute(&mut *tx).await.map_err(classify)?;
-                    }
-                    Setup::InsertSeat { code, seat } => {
-                        insert_seat_query(code, seat).execute(&mut *tx).await.map_err(classify)?;
-                    }
-                    Setup::StartMatch { code, record } => {
-                        insert_match_query(code, record).execute(&mut *tx).await.map_err(classify)?;
-                        lobby_phase_query(code, Phase::Playing).execute(&mut *tx).await.map_err(classify)?;
-                    }
+        let Store::Sqlite(pool) = self else {
+            unreachable!("PostgreSQL returned above")
+        };
+        let batch = sqlite_batch(setups, appends);
+        let mut conn = pool.acquire().await?;
+        let written = sqlx::query_with(sqlx::AssertSqlSafe(batch.sql), batch.args)
+            .persistent(false)
+            .fetch_all(&mut *conn)
+            .await;
+        match written {
+            Ok(rows) => {
+                let mut kept = Vec::with_capacity(rows.len());
+                for row in rows {
+                    kept.push(row.try_get::<i64, _>(0).map_err(classify)?);
                 }
+                Ok(setups
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, s)| matches!(s, Setup::CreateLobby { .. }) && !kept.contains(&(*i as i64)))
+                    .map(|(i, _)| i)
+                    .collect())
             }
-            // The actions, several rows per statement (one round trip each instead of one per action), then the
-            // rare snapshots and results of the same batch.
-            let mut rest = appends;
-            while !rest.is_empty() {
-                let rows = ACTION_ROWS.iter().copied().find(|n| *n <= rest.len()).unwrap_or(1);
-                let (chunk, tail) = rest.split_at(rows);
-                rest = tail;
-                let mut query = sqlx::query(insert_actions_sql(rows));
-                for append in chunk {
-                    let entry = append.entry;
-                    query = query
-                        .bind(append.match_id)
-                        .bind(to_i64(entry.seq))
-                        .bind(entry.actor.json_text())
-                        .bind(entry.action.get().to_owned())
-                        .bind(to_i64(entry.at));
+            Err(e) => {
+                // The failing statement stopped the query with its transaction open (unless SQLite ended it
+                // itself, as it does on some I/O errors): end it, or this connection would refuse every later
+                // BEGIN. If that fails for any other reason, the connection is closed rather than reused.
+                if let Err(rollback) = sqlx::query("ROLLBACK").execute(&mut *conn).await
+                    && !rollback.to_string().contains("no transaction is active")
+                {
+                    warn!(error = %rollback, "closing the SQLite connection after a failed rollback");
+                    let _ = conn.close().await;
                 }
-                query.execute(&mut *tx).await.map_err(classify)?;
+                Err(classify(e))
             }
-            for append in appends {
-                let entry = append.entry;
-                if let Some(state) = append.snapshot {
-                    sqlx::query("INSERT INTO snapshots (match_id, seq, state, at) VALUES ($1, $2, $3, $4)")
-                        .bind(append.match_id)
-                        .bind(to_i64(entry.seq))
-                        .bind(state)
-                        .bind(to_i64(entry.at))
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(classify)?;
-                }
-                if let Some(outcome) = append.outcome {
-                    sqlx::query("INSERT INTO results (match_id, outcome, finished_at) VALUES ($1, $2, $3)")
-                        .bind(append.match_id)
-                        .bind(serde_json::to_string(outcome).expect("outcomes serialise"))
-                        .bind(to_i64(entry.at))
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(classify)?;
-                    sqlx::query("UPDATE matches SET status = $1, finished_at = $2 WHERE id = $3")
-                        .bind("finished")
-                        .bind(to_i64(entry.at))
-                        .bind(append.match_id)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(classify)?;
-                    sqlx::query("UPDATE lobbies SET phase = $1 WHERE code = $2")
-                        .bind(Phase::Finished.as_str())
-                        .bind(append.lobby_code)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(classify)?;
-                }
-            }
-            tx.commit().await.map_err(classify)?;
-            Ok(left_out)
-        })
+        }
     }
 
     /// The codes of lobbies that are open or playing: what must be running after a start.
@@ -1041,8 +1152,10 @@ mod tests {
             action: json!({"n": seq, "s": "a \"quoted\" text"}).into(),
             at: 100 + seq,
         };
-        // 87 appends (statements of 64, 16, 4, 1, 1 and 1 rows), interleaving two matches, one with a snapshot.
-        let entries: Vec<LogEntry> = (1..=87).map(entry).collect();
+        // The largest batch the committer makes (one INSERT of 2,560 parameters), interleaving two matches, one
+        // with a snapshot.
+        let largest = crate::commit::MAX_BATCH as u64;
+        let entries: Vec<LogEntry> = (1..=largest).map(entry).collect();
         let snapshot = json!({"after": 40}).to_string();
         let appends: Vec<Append<'_>> = entries
             .iter()
@@ -1065,7 +1178,10 @@ mod tests {
         assert_eq!(store.action_log("m1").await.unwrap(), of(1));
         assert_eq!(store.action_log("m2").await.unwrap(), of(2));
         // A batch with one conflicting row (m1 already has seq 1) leaves nothing of itself behind.
-        let more: Vec<LogEntry> = (88..=100).map(entry).chain([entry(1)]).collect();
+        let more: Vec<LogEntry> = (largest + 1..=largest + 13)
+            .map(entry)
+            .chain([entry(1)])
+            .collect();
         let appends: Vec<Append<'_>> = more
             .iter()
             .map(|e| Append {
@@ -1081,6 +1197,28 @@ mod tests {
             Err(StoreError::Conflict)
         ));
         assert_eq!(store.action_log("m1").await.unwrap(), of(1));
+        // A batch refused by a statement after its actions' INSERT (a second result for m1) leaves none of its
+        // actions behind either, and the connection takes the next batch.
+        let outcome = Outcome {
+            scores: vec![1, 0],
+            placings: vec![1, 2],
+            winners: vec![rules::Seat(0)],
+        };
+        let ends = |seq: u64| vec![entry(seq)];
+        for (seq, written) in [(largest + 20, true), (largest + 21, false), (largest + 22, true)] {
+            let entries = ends(seq);
+            let append = Append {
+                match_id: "m1",
+                lobby_code: "AAAAAA",
+                entry: &entries[0],
+                snapshot: None,
+                outcome: (seq != largest + 22).then_some(&outcome),
+            };
+            let result = store.append_batch(&[append]).await;
+            assert_eq!(result.is_ok(), written, "seq {seq}: {result:?}");
+            let last = store.action_log("m1").await.unwrap().last().map(|e| e.seq);
+            assert_eq!(last, Some(if written { seq } else { largest + 20 }), "seq {seq}");
+        }
     }
 
     #[tokio::test]

@@ -1,8 +1,7 @@
 //! Group commit on both stores (SQLite always, PostgreSQL when `TEST_DATABASE_URL` is set): a batch of appends
-//! is written whole or not at all. On SQLite a batch goes in multi-row `INSERT`s of 64, 16, 4 and 1 rows
-//! (`Store::append_batch`), so the sizes below take one statement or several, and a refused batch is one whose
-//! conflicting row is in its last statement; on PostgreSQL every batch is one statement of array parameters,
-//! snapshots, results and finished matches included. The actions' text holds quotes, backslashes, escapes and
+//! is written whole or not at all. On SQLite a batch is one query of several statements from `BEGIN` to `COMMIT`
+//! (its actions in one multi-row `INSERT`, then its snapshots and results), rolled back when one fails; on
+//! PostgreSQL every batch is one statement of array parameters, snapshots, results and finished matches included. The actions' text holds quotes, backslashes, escapes and
 //! non-ASCII.
 //! (`server/src/store.rs` has the same check for SQLite alone; this one also runs on PostgreSQL, where the
 //! action log has no foreign key and the batches are what the load test writes.)
@@ -121,7 +120,7 @@ async fn every_batch_is_written_whole_or_not_at_all_on_every_store() {
             store.start_match(code, &record).await.unwrap();
         }
         let snapshot = json!({"after": 40}).to_string();
-        // Batches of 3 (three 1-row statements), 15 (4+4+4+1+1+1), 16 (one statement) and 87 (64+16+4+1+1+1).
+        // Batches of 3, 15, 16 and 87.
         let mut written: Vec<LogEntry> = Vec::new();
         for range in [1..=3u64, 4..=18, 19..=34, 35..=121] {
             let entries: Vec<LogEntry> = range.map(entry).collect();
