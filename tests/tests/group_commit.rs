@@ -525,6 +525,40 @@ async fn a_conflicting_setup_fails_alone_through_the_committer_on_every_store() 
             (1..=9).map(entry).collect(),
             backend,
         );
+
+        // Two new lobbies that drew the same code in one batch: one is written with its own host, the other is
+        // answered with a conflict (SQLite leaves it out of the batch; PostgreSQL's batch is refused by the two
+        // host seats and written again in halves), and nothing else is lost.
+        let (twin_a, twin_b) = (lobby("HHHHHH"), lobby("HHHHHH"));
+        let (host_a, host_b) = (
+            SeatRecord {
+                name: "first".into(),
+                ..host()
+            },
+            SeatRecord {
+                name: "second".into(),
+                ..host()
+            },
+        );
+        let (a, b, tenth) = tokio::join!(
+            committer.create_lobby(&twin_a, &host_a),
+            committer.create_lobby(&twin_b, &host_b),
+            committer.append(pending(10)),
+        );
+        assert!(tenth.is_ok(), "{backend}: {tenth:?}");
+        let winner = match (&a, &b) {
+            (Ok(()), Err(StoreError::Conflict)) => "first",
+            (Err(StoreError::Conflict), Ok(())) => "second",
+            _ => panic!("{backend}: one twin is written, the other refused: {a:?} {b:?}"),
+        };
+        let h = store.load_lobby("HHHHHH").await.unwrap().expect("HHHHHH");
+        let names: Vec<&str> = h.seats.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, [winner], "{backend}: the written twin's host alone");
+        same_log(
+            store.action_log("m1").await.unwrap(),
+            (1..=10).map(entry).collect(),
+            backend,
+        );
         drop(committer);
         drop(store);
         db.drop_db().await;
