@@ -421,6 +421,71 @@ fn sqlite_seat(b: &mut SqliteBatch, code: &str, seat: &SeatRecord) {
         .bind(seat.token_hash.clone());
 }
 
+/// [`Store::write_batch`] on PostgreSQL: ONE statement, run outside an explicit transaction: one round trip
+/// instead of BEGIN, the INSERTs, the snapshots' and results' statements and COMMIT (docs/performance.md, section
+/// 10). A single statement is atomic in PostgreSQL, and with the default synchronous_commit durable when it
+/// returns, so the batch is still all-or-nothing.
+async fn write_batch_pg(
+    pool: &PgPool,
+    setups: &[Setup<'_>],
+    appends: &[Append<'_>],
+) -> Result<Vec<usize>, StoreError> {
+    let rows = append_batch_pg(setups, appends)
+        .fetch_all(pool)
+        .await
+        .map_err(classify)?;
+    let mut taken = Vec::with_capacity(rows.len());
+    for row in rows {
+        taken.push(row.try_get::<String, _>(0).map_err(classify)?);
+    }
+    Ok(setups
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s, Setup::CreateLobby { lobby, .. } if taken.contains(&lobby.code)))
+        .map(|(i, _)| i)
+        .collect())
+}
+
+/// [`Store::write_batch`] on SQLite: [`sqlite_batch`]'s one query, rolled back if a statement fails.
+async fn write_batch_sqlite(
+    pool: &SqlitePool,
+    setups: &[Setup<'_>],
+    appends: &[Append<'_>],
+) -> Result<Vec<usize>, StoreError> {
+    let batch = sqlite_batch(setups, appends);
+    let mut conn = pool.acquire().await?;
+    let written = sqlx::query_with(sqlx::AssertSqlSafe(batch.sql), batch.args)
+        .persistent(false)
+        .fetch_all(&mut *conn)
+        .await;
+    match written {
+        Ok(rows) => {
+            let mut kept = Vec::with_capacity(rows.len());
+            for row in rows {
+                kept.push(row.try_get::<i64, _>(0).map_err(classify)?);
+            }
+            Ok(setups
+                .iter()
+                .enumerate()
+                .filter(|(i, s)| matches!(s, Setup::CreateLobby { .. }) && !kept.contains(&(*i as i64)))
+                .map(|(i, _)| i)
+                .collect())
+        }
+        Err(e) => {
+            // The failing statement stopped the query with its transaction open (unless SQLite ended it itself,
+            // as it does on some I/O errors): end it, or this connection would refuse every later BEGIN. If that
+            // fails for any other reason, the connection is closed rather than reused.
+            if let Err(rollback) = sqlx::query("ROLLBACK").execute(&mut *conn).await
+                && !rollback.to_string().contains("no transaction is active")
+            {
+                warn!(error = %rollback, "closing the SQLite connection after a failed rollback");
+                let _ = conn.close().await;
+            }
+            Err(classify(e))
+        }
+    }
+}
+
 /// PostgreSQL: a whole group commit as one statement of array parameters; it returns the codes of the new lobbies
 /// it did not write because the code was taken (their hosts' seats are not written either), the same text whatever the batch holds
 /// (one prepared statement per connection). Data-modifying `WITH` parts write the snapshots, the results and the
@@ -778,60 +843,9 @@ impl Store {
         setups: &[Setup<'_>],
         appends: &[Append<'_>],
     ) -> Result<Vec<usize>, StoreError> {
-        if let Store::Postgres(pool) = self {
-            // ONE statement, run outside an explicit transaction: one round trip instead of BEGIN, the INSERTs,
-            // the snapshots' and results' statements and COMMIT (docs/performance.md,
-            // section 10). A single statement is atomic in PostgreSQL, and with the default synchronous_commit
-            // durable when it returns, so the batch is still all-or-nothing.
-            let rows = append_batch_pg(setups, appends)
-                .fetch_all(pool)
-                .await
-                .map_err(classify)?;
-            let mut taken = Vec::with_capacity(rows.len());
-            for row in rows {
-                taken.push(row.try_get::<String, _>(0).map_err(classify)?);
-            }
-            return Ok(setups
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| matches!(s, Setup::CreateLobby { lobby, .. } if taken.contains(&lobby.code)))
-                .map(|(i, _)| i)
-                .collect());
-        }
-        let Store::Sqlite(pool) = self else {
-            unreachable!("PostgreSQL returned above")
-        };
-        let batch = sqlite_batch(setups, appends);
-        let mut conn = pool.acquire().await?;
-        let written = sqlx::query_with(sqlx::AssertSqlSafe(batch.sql), batch.args)
-            .persistent(false)
-            .fetch_all(&mut *conn)
-            .await;
-        match written {
-            Ok(rows) => {
-                let mut kept = Vec::with_capacity(rows.len());
-                for row in rows {
-                    kept.push(row.try_get::<i64, _>(0).map_err(classify)?);
-                }
-                Ok(setups
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, s)| matches!(s, Setup::CreateLobby { .. }) && !kept.contains(&(*i as i64)))
-                    .map(|(i, _)| i)
-                    .collect())
-            }
-            Err(e) => {
-                // The failing statement stopped the query with its transaction open (unless SQLite ended it
-                // itself, as it does on some I/O errors): end it, or this connection would refuse every later
-                // BEGIN. If that fails for any other reason, the connection is closed rather than reused.
-                if let Err(rollback) = sqlx::query("ROLLBACK").execute(&mut *conn).await
-                    && !rollback.to_string().contains("no transaction is active")
-                {
-                    warn!(error = %rollback, "closing the SQLite connection after a failed rollback");
-                    let _ = conn.close().await;
-                }
-                Err(classify(e))
-            }
+        match self {
+            Store::Postgres(pool) => write_batch_pg(pool, setups, appends).await,
+            Store::Sqlite(pool) => write_batch_sqlite(pool, setups, appends).await,
         }
     }
 
