@@ -94,8 +94,16 @@ async fn no_token_appears_in_any_log_line_or_database_row() {
         assert!(process.terminate().await, "clean exit");
 
         let text = std::fs::read_to_string(&log).expect("the server's log");
-        // The capture works: trace-level lines of the server and of its libraries are there.
-        assert!(text.lines().count() > 100, "a trace-level log");
+        // The capture works: trace-level lines are there, and lines of the libraries (every SQL statement sqlx
+        // runs). (Not a line count: how many lines a run writes depends on how commits were grouped.)
+        assert!(
+            text.lines().any(|l| l.contains(" TRACE ")),
+            "trace-level lines are captured"
+        );
+        assert!(
+            text.lines().any(|l| l.contains("sqlx::query")),
+            "the libraries' lines are captured"
+        );
         assert!(
             text.contains("match started"),
             "the server's own lines are captured"
