@@ -111,11 +111,13 @@ pub struct Options {
     #[arg(long)]
     pub json: bool,
 
-    /// Threads of loadgen's own runtime. 1 (the default) runs every client on one thread, with no wake-ups
-    /// across threads: ~10 % less CPU per action than two (docs/performance.md, section 10); one core is more than
-    /// twice what 1,000 clients playing Hide and Eeek! at 16,000 actions/s use. More threads for loads that one
-    /// core cannot generate.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    /// Threads of loadgen's own runtime. With 1 (a current-thread runtime) every client waits behind all the
+    /// others whenever the one thread is not running, and that queue is part of every round trip it times; 2 (the
+    /// default) shortens it: in 11 alternating pairs on a 2-core machine, ~1 ms less of loadgen's own queue at
+    /// the p99 in every pair, more actions/s and a lower p99 in 10 (docs/performance.md, section 18). On other
+    /// machines one thread did as well or better (section 10: ~10 % less CPU per action; section 13: two threads
+    /// −6 to +2 % actions/s).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub threads: u16,
 }
 

@@ -1,7 +1,7 @@
 //! A client's TCP stream that keeps the kernel's receive time of the data its latest read returned
 //! (`SO_TIMESTAMPNS`). A round trip timed when loadgen's task gets to a message also holds the time that message
-//! waited for the task: loadgen's one thread serves every client and shares the 2 cores with the server and the
-//! database. The socket's time says when the message had arrived, so the report can give both, and the
+//! waited for the task: loadgen's threads (two by default) serve every client and share the 2 cores with the
+//! server and the database. The socket's time says when the message had arrived, so the report can give both, and the
 //! difference is loadgen's own share. Linux only; elsewhere the stream reads as it is and says nothing.
 
 use std::{
