@@ -306,16 +306,12 @@ fn internal(e: StoreError) -> ErrorBody {
     )
 }
 
-/// Checks a display name: 1 to 32 characters after trimming, no control characters.
-/// `viewer`'s view as the text a state push carries: the engine's own writer when it has one (Hide and Eeek!),
-/// serde's otherwise.
+/// `viewer`'s view as the text a state push carries, written once by serde from the engine's view.
 pub fn view_json(game: &AnyGame, viewer: Viewer) -> RawJson {
-    match game.view_text(viewer) {
-        Some(text) => RawJson::written(text),
-        None => RawJson::from(game.view_json(viewer)),
-    }
+    RawJson::from(game.view_json(viewer))
 }
 
+/// Checks a display name: 1 to 32 characters after trimming, no control characters.
 pub fn check_name(name: &str) -> Result<String, ErrorBody> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > 32 || name.chars().any(char::is_control) {
