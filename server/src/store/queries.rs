@@ -1,0 +1,430 @@
+//! Reads, and the writes made outside the group commit (each in its own transaction).
+
+use rules::{Millis, Outcome};
+use sqlx::Row;
+
+use super::{
+    LobbyRecord, LogEntry, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, Snapshot, Store,
+    StoreError, StoredAbsence, StoredLobby, StoredMatch, classify, corrupt, json_text, parse_json, raw_json,
+    small, to_i64,
+};
+
+impl Store {
+    /// Creates a lobby with its first seat. Fails with [`StoreError::Conflict`] if the code is taken.
+    pub async fn create_lobby(&self, lobby: &LobbyRecord, host: &SeatRecord) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            insert_lobby_query(lobby, false).execute(&mut *tx).await.map_err(classify)?;
+            insert_seat_query(&lobby.code, host).execute(&mut *tx).await.map_err(classify)?;
+            tx.commit().await.map_err(classify)
+        })
+    }
+
+    /// Seats someone (a human or a bot). Fails with [`StoreError::Conflict`] if the seat is taken.
+    pub async fn insert_seat(&self, code: &str, seat: &SeatRecord) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            insert_seat_query(code, seat).execute(pool).await.map(|_| ()).map_err(classify)
+        })
+    }
+
+    /// Frees a seat of an open lobby, and records who hosts it now (or closes it when nobody is left).
+    pub async fn free_seat(&self, code: &str, seat: u8, host: Option<u8>) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            sqlx::query("DELETE FROM seats WHERE lobby_code = $1 AND seat = $2")
+                .bind(code)
+                .bind(i64::from(seat))
+                .execute(&mut *tx)
+                .await
+                .map_err(classify)?;
+            match host {
+                Some(host) => {
+                    sqlx::query("UPDATE lobbies SET host_seat = $1 WHERE code = $2")
+                        .bind(i64::from(host))
+                        .bind(code)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(classify)?;
+                }
+                None => {
+                    sqlx::query("UPDATE lobbies SET phase = $1 WHERE code = $2")
+                        .bind(Phase::Closed.as_str())
+                        .bind(code)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(classify)?;
+                }
+            }
+            tx.commit().await.map_err(classify)
+        })
+    }
+
+    /// Starts the match of an open lobby. Fails with [`StoreError::Conflict`] if it already has one.
+    pub async fn start_match(&self, code: &str, record: &MatchRecord) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            insert_match_query(code, record).execute(&mut *tx).await.map_err(classify)?;
+            lobby_phase_query(code, Phase::Playing).execute(&mut *tx).await.map_err(classify)?;
+            tx.commit().await.map_err(classify)
+        })
+    }
+
+    /// The codes of lobbies that are open or playing: what must be running after a start.
+    pub async fn live_lobby_codes(&self) -> Result<Vec<String>, StoreError> {
+        on_pool!(self, pool => {
+            let rows = sqlx::query("SELECT code FROM lobbies WHERE phase = $1 OR phase = $2 ORDER BY created_at")
+                .bind(Phase::Open.as_str())
+                .bind(Phase::Playing.as_str())
+                .fetch_all(pool)
+                .await
+                .map_err(classify)?;
+            rows.iter().map(|r| r.try_get::<String, _>("code").map_err(classify)).collect()
+        })
+    }
+
+    /// Loads a lobby with its seats and, if it has started, its match ready for recovery. `None` if no such
+    /// lobby exists or it was closed.
+    pub async fn load_lobby(&self, code: &str) -> Result<Option<StoredLobby>, StoreError> {
+        on_pool!(self, pool => {
+            let Some(row) = sqlx::query(
+                "SELECT code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at \
+                 FROM lobbies WHERE code = $1",
+            )
+            .bind(code)
+            .fetch_optional(pool)
+            .await
+            .map_err(classify)?
+            else {
+                return Ok(None);
+            };
+            let lobby = LobbyRecord {
+                code: row.try_get("code")?,
+                game: row.try_get("game")?,
+                options: parse_json(&row.try_get::<String, _>("options")?)?,
+                seat_count: small(row.try_get("seat_count")?, "seat count")?,
+                host_seat: small(row.try_get("host_seat")?, "host seat")?,
+                turn_timer_ms: row.try_get::<Option<i64>, _>("turn_timer_ms")?.map(|v| v as u64),
+                phase: Phase::parse(&row.try_get::<String, _>("phase")?)?,
+                created_at: row.try_get::<i64, _>("created_at")? as u64,
+            };
+            if lobby.phase == Phase::Closed {
+                return Ok(None);
+            }
+            let mut seats = Vec::new();
+            for row in sqlx::query("SELECT seat, kind, name, token_hash FROM seats WHERE lobby_code = $1 ORDER BY seat")
+                .bind(code)
+                .fetch_all(pool)
+                .await
+                .map_err(classify)?
+            {
+                seats.push(SeatRecord {
+                    seat: small(row.try_get("seat")?, "seat")?,
+                    kind: match row.try_get::<String, _>("kind")?.as_str() {
+                        "human" => SeatKind::Human,
+                        "bot" => SeatKind::Bot,
+                        other => return Err(corrupt(format!("seat kind `{other}`"))),
+                    },
+                    name: row.try_get("name")?,
+                    token_hash: row.try_get("token_hash")?,
+                });
+            }
+            let Some(row) = sqlx::query(
+                "SELECT id, game, options, players, seed, rules_version, status, started_at \
+                 FROM matches WHERE lobby_code = $1",
+            )
+            .bind(code)
+            .fetch_optional(pool)
+            .await
+            .map_err(classify)?
+            else {
+                return Ok(Some(StoredLobby { lobby, seats, game: None }));
+            };
+            let record = MatchRecord {
+                id: row.try_get("id")?,
+                game: row.try_get("game")?,
+                options: parse_json(&row.try_get::<String, _>("options")?)?,
+                players: small(row.try_get("players")?, "players")?,
+                seed: row.try_get::<i64, _>("seed")? as u64,
+                rules_version: u32::try_from(row.try_get::<i64, _>("rules_version")?).map_err(corrupt)?,
+                started_at: row.try_get::<i64, _>("started_at")? as u64,
+                finished: row.try_get::<String, _>("status")? == "finished",
+            };
+            let snapshot = match sqlx::query(
+                "SELECT seq, state, at FROM snapshots WHERE match_id = $1 ORDER BY seq DESC LIMIT 1",
+            )
+            .bind(&record.id)
+            .fetch_optional(pool)
+            .await
+            .map_err(classify)?
+            {
+                Some(row) => Some(Snapshot {
+                    seq: row.try_get::<i64, _>("seq")? as u64,
+                    state: parse_json(&row.try_get::<String, _>("state")?)?,
+                    at: row.try_get::<i64, _>("at")? as u64,
+                }),
+                None => None,
+            };
+            let after = snapshot.as_ref().map_or(0, |s| s.seq);
+            let mut log = Vec::new();
+            for row in sqlx::query("SELECT seq, actor, action, at FROM actions WHERE match_id = $1 AND seq > $2 ORDER BY seq")
+                .bind(&record.id)
+                .bind(to_i64(after))
+                .fetch_all(pool)
+                .await
+                .map_err(classify)?
+            {
+                log.push(LogEntry {
+                    seq: row.try_get::<i64, _>("seq")? as u64,
+                    actor: serde_json::from_str(&row.try_get::<String, _>("actor")?).map_err(corrupt)?,
+                    action: raw_json(row.try_get::<String, _>("action")?)?,
+                    at: row.try_get::<i64, _>("at")? as u64,
+                });
+            }
+            Ok(Some(StoredLobby {
+                lobby,
+                seats,
+                game: Some(StoredMatch { record, snapshot, log_after_snapshot: log }),
+            }))
+        })
+    }
+
+    /// The recorded result of a finished match, if it has finished.
+    pub async fn result(&self, match_id: &str) -> Result<Option<Outcome>, StoreError> {
+        on_pool!(self, pool => {
+            let row = sqlx::query("SELECT outcome FROM results WHERE match_id = $1")
+                .bind(match_id)
+                .fetch_optional(pool)
+                .await
+                .map_err(classify)?;
+            match row {
+                None => Ok(None),
+                Some(row) => Ok(Some(serde_json::from_str(&row.try_get::<String, _>("outcome")?).map_err(corrupt)?)),
+            }
+        })
+    }
+
+    /// The whole action log of a match, in order (for tests and audits).
+    pub async fn action_log(&self, match_id: &str) -> Result<Vec<LogEntry>, StoreError> {
+        on_pool!(self, pool => {
+            let mut log = Vec::new();
+            for row in sqlx::query("SELECT seq, actor, action, at FROM actions WHERE match_id = $1 ORDER BY seq")
+                .bind(match_id)
+                .fetch_all(pool)
+                .await
+                .map_err(classify)?
+            {
+                log.push(LogEntry {
+                    seq: row.try_get::<i64, _>("seq")? as u64,
+                    actor: serde_json::from_str(&row.try_get::<String, _>("actor")?).map_err(corrupt)?,
+                    action: raw_json(row.try_get::<String, _>("action")?)?,
+                    at: row.try_get::<i64, _>("at")? as u64,
+                });
+            }
+            Ok(log)
+        })
+    }
+}
+
+/// The new lobby's row. With `skip_taken`, a taken code writes nothing (no error; the caller reads how many rows
+/// were written) instead of failing the transaction.
+fn insert_lobby_query<'a, DB: sqlx::Database>(
+    lobby: &'a LobbyRecord,
+    skip_taken: bool,
+) -> sqlx::query::Query<'a, DB, <DB as sqlx::Database>::Arguments>
+where
+    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    String: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    i64: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    Option<i64>: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+{
+    sqlx::query(if skip_taken {
+        "INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (code) DO NOTHING"
+    } else {
+        "INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+    })
+    .bind(lobby.code.as_str())
+    .bind(lobby.game.as_str())
+    .bind(json_text(&lobby.options))
+    .bind(i64::from(lobby.seat_count))
+    .bind(i64::from(lobby.host_seat))
+    .bind(lobby.turn_timer_ms.map(to_i64))
+    .bind(lobby.phase.as_str())
+    .bind(to_i64(lobby.created_at))
+}
+
+fn lobby_phase_query<'a, DB: sqlx::Database>(
+    code: &'a str,
+    phase: Phase,
+) -> sqlx::query::Query<'a, DB, <DB as sqlx::Database>::Arguments>
+where
+    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+{
+    sqlx::query("UPDATE lobbies SET phase = $1 WHERE code = $2")
+        .bind(phase.as_str())
+        .bind(code)
+}
+
+fn insert_seat_query<'a, DB: sqlx::Database>(
+    code: &'a str,
+    seat: &'a SeatRecord,
+) -> sqlx::query::Query<'a, DB, <DB as sqlx::Database>::Arguments>
+where
+    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    i64: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    Option<&'a str>: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+{
+    sqlx::query("INSERT INTO seats (lobby_code, seat, kind, name, token_hash) VALUES ($1, $2, $3, $4, $5)")
+        .bind(code)
+        .bind(i64::from(seat.seat))
+        .bind(seat.kind.as_str())
+        .bind(seat.name.as_str())
+        .bind(seat.token_hash.as_deref())
+}
+
+/// The new match row of a lobby, playing from its start.
+fn insert_match_query<'a, DB: sqlx::Database>(
+    code: &'a str,
+    record: &'a MatchRecord,
+) -> sqlx::query::Query<'a, DB, <DB as sqlx::Database>::Arguments>
+where
+    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    String: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    i64: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+{
+    sqlx::query(
+        "INSERT INTO matches (id, lobby_code, game, options, players, seed, rules_version, status, started_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+    )
+    .bind(record.id.as_str())
+    .bind(code)
+    .bind(record.game.as_str())
+    .bind(json_text(&record.options))
+    .bind(i64::from(record.players))
+    .bind(record.seed as i64)
+    .bind(i64::from(record.rules_version))
+    .bind("playing")
+    .bind(to_i64(record.started_at))
+}
+
+/// Absent players and rematches (issue 13).
+impl Store {
+    /// Records a lobby's absence policy (a new lobby has `wait`).
+    pub async fn set_absence_policy(
+        &self,
+        code: &str,
+        policy: &str,
+        grace_ms: u64,
+    ) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query("UPDATE lobbies SET absent_policy = $1, absent_grace_ms = $2 WHERE code = $3")
+                .bind(policy)
+                .bind(to_i64(grace_ms))
+                .bind(code)
+                .execute(pool)
+                .await
+                .map(|_| ())
+                .map_err(classify)
+        })
+    }
+
+    /// Sets (or clears) the time from which the server stands in for a seat's player.
+    pub async fn set_stand_in_from(
+        &self,
+        code: &str,
+        seat: u8,
+        from: Option<Millis>,
+    ) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query("UPDATE seats SET stand_in_from = $1 WHERE lobby_code = $2 AND seat = $3")
+                .bind(from.map(to_i64))
+                .bind(code)
+                .bind(i64::from(seat))
+                .execute(pool)
+                .await
+                .map(|_| ())
+                .map_err(classify)
+        })
+    }
+
+    /// A lobby's absence policy and stand-in times; `None` if there is no such lobby.
+    pub async fn load_absence(&self, code: &str) -> Result<Option<StoredAbsence>, StoreError> {
+        on_pool!(self, pool => {
+            let Some(row) = sqlx::query("SELECT absent_policy, absent_grace_ms FROM lobbies WHERE code = $1")
+                .bind(code)
+                .fetch_optional(pool)
+                .await
+                .map_err(classify)?
+            else {
+                return Ok(None);
+            };
+            let mut stand_in_from = Vec::new();
+            for seat in sqlx::query("SELECT seat, stand_in_from FROM seats WHERE lobby_code = $1 ORDER BY seat")
+                .bind(code)
+                .fetch_all(pool)
+                .await
+                .map_err(classify)?
+            {
+                stand_in_from.push((
+                    small(seat.try_get("seat")?, "seat")?,
+                    seat.try_get::<Option<i64>, _>("stand_in_from")?.map(|v| v as u64),
+                ));
+            }
+            Ok(Some(StoredAbsence {
+                policy: row.try_get("absent_policy")?,
+                grace_ms: row.try_get::<i64, _>("absent_grace_ms")? as u64,
+                stand_in_from,
+            }))
+        })
+    }
+
+    /// The code of the rematch that follows lobby `code`, if one was started.
+    pub async fn rematch_of(&self, code: &str) -> Result<Option<String>, StoreError> {
+        on_pool!(self, pool => {
+            let row = sqlx::query("SELECT code FROM lobbies WHERE rematch_of = $1 ORDER BY created_at LIMIT 1")
+                .bind(code)
+                .fetch_optional(pool)
+                .await
+                .map_err(classify)?;
+            row.map(|r| r.try_get::<String, _>("code").map_err(classify)).transpose()
+        })
+    }
+
+    /// Creates a rematch in one transaction: the new lobby with its seats and absence policy, naming the lobby it
+    /// follows, and its match, already started. Fails with [`StoreError::Conflict`] if the code is taken.
+    pub async fn create_rematch(&self, rematch: &RematchRecord<'_>) -> Result<(), StoreError> {
+        let lobby = rematch.lobby;
+        let record = rematch.record;
+        on_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            sqlx::query(
+                "INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at, \
+                 absent_policy, absent_grace_ms, rematch_of) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+            )
+            .bind(&lobby.code)
+            .bind(&lobby.game)
+            .bind(json_text(&lobby.options))
+            .bind(i64::from(lobby.seat_count))
+            .bind(i64::from(lobby.host_seat))
+            .bind(lobby.turn_timer_ms.map(to_i64))
+            .bind(Phase::Playing.as_str())
+            .bind(to_i64(lobby.created_at))
+            .bind(rematch.policy)
+            .bind(to_i64(rematch.grace_ms))
+            .bind(rematch.previous)
+            .execute(&mut *tx)
+            .await
+            .map_err(classify)?;
+            for seat in rematch.seats {
+                insert_seat_query(&lobby.code, seat).execute(&mut *tx).await.map_err(classify)?;
+            }
+            insert_match_query(&lobby.code, record)
+                .execute(&mut *tx)
+            .await
+            .map_err(classify)?;
+            tx.commit().await.map_err(classify)
+        })
+    }
+}

@@ -1,0 +1,194 @@
+//! The rows the store reads and writes, as Rust values, and the conversions between them and their columns
+//! (unsigned integers as signed BIGINT/INTEGER, JSON as TEXT).
+
+use protocol::RawJson;
+use rules::{Actor, Millis, Outcome};
+use serde_json::Value;
+
+use super::StoreError;
+
+pub(crate) fn corrupt(what: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(what.to_string())
+}
+
+/// The lifecycle of a lobby, as stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Open,
+    Playing,
+    Finished,
+    /// Everyone left before the start; the code no longer answers.
+    Closed,
+}
+
+impl Phase {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Phase::Open => "open",
+            Phase::Playing => "playing",
+            Phase::Finished => "finished",
+            Phase::Closed => "closed",
+        }
+    }
+    pub(crate) fn parse(s: &str) -> Result<Phase, StoreError> {
+        Ok(match s {
+            "open" => Phase::Open,
+            "playing" => Phase::Playing,
+            "finished" => Phase::Finished,
+            "closed" => Phase::Closed,
+            other => return Err(corrupt(format!("lobby phase `{other}`"))),
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeatKind {
+    Human,
+    Bot,
+}
+
+impl SeatKind {
+    /// As stored in `seats.kind`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            SeatKind::Human => "human",
+            SeatKind::Bot => "bot",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct LobbyRecord {
+    pub code: String,
+    pub game: String,
+    pub options: Value,
+    pub seat_count: u8,
+    pub host_seat: u8,
+    pub turn_timer_ms: Option<u64>,
+    pub phase: Phase,
+    pub created_at: Millis,
+}
+
+#[derive(Clone, Debug)]
+pub struct SeatRecord {
+    pub seat: u8,
+    pub kind: SeatKind,
+    pub name: String,
+    /// Hex SHA-256 of the seat token (humans only).
+    pub token_hash: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct MatchRecord {
+    pub id: String,
+    pub game: String,
+    pub options: Value,
+    pub players: u8,
+    pub seed: u64,
+    pub rules_version: u32,
+    pub started_at: Millis,
+    pub finished: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogEntry {
+    /// 1-based: the state version this action produced.
+    pub seq: u64,
+    pub actor: Actor,
+    /// The action as JSON text (as the engine wrote it back when it was applied).
+    pub action: RawJson,
+    pub at: Millis,
+}
+
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub seq: u64,
+    pub state: Value,
+    pub at: Millis,
+}
+
+/// A stored match with what recovery needs: the latest snapshot and every action after it.
+#[derive(Clone, Debug)]
+pub struct StoredMatch {
+    pub record: MatchRecord,
+    pub snapshot: Option<Snapshot>,
+    pub log_after_snapshot: Vec<LogEntry>,
+}
+
+#[derive(Clone, Debug)]
+pub struct StoredLobby {
+    pub lobby: LobbyRecord,
+    pub seats: Vec<SeatRecord>,
+    pub game: Option<StoredMatch>,
+}
+
+/// What is written with one action, in the same transaction.
+#[derive(Clone, Debug)]
+pub struct Append<'a> {
+    pub match_id: &'a str,
+    pub lobby_code: &'a str,
+    pub entry: &'a LogEntry,
+    /// The full state after this action, when a snapshot is due.
+    pub snapshot: Option<&'a str>,
+    /// The result, when this action ended the match.
+    pub outcome: Option<&'a Outcome>,
+}
+
+/// A lobby's or match's row that a group commit carries beside the actions (docs/performance.md, section 12):
+/// each used to be a transaction of its own, with its own commit and fsync, three per match played.
+#[derive(Clone, Copy, Debug)]
+pub enum Setup<'a> {
+    /// [`Store::create_lobby`].
+    CreateLobby {
+        lobby: &'a LobbyRecord,
+        host: &'a SeatRecord,
+    },
+    /// [`Store::insert_seat`].
+    InsertSeat { code: &'a str, seat: &'a SeatRecord },
+    /// [`Store::start_match`].
+    StartMatch { code: &'a str, record: &'a MatchRecord },
+}
+
+/// A lobby's absence policy and each seat's stand-in time, as stored (`0004_absence.sql`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredAbsence {
+    /// `wait`, `bot` or `skip`.
+    pub policy: String,
+    pub grace_ms: u64,
+    /// `(seat, stand_in_from)` for every seat.
+    pub stand_in_from: Vec<(u8, Option<Millis>)>,
+}
+
+/// A rematch to create: the new lobby (already playing), its seats and its match.
+#[derive(Clone, Debug)]
+pub struct RematchRecord<'a> {
+    pub lobby: &'a LobbyRecord,
+    pub seats: &'a [SeatRecord],
+    pub record: &'a MatchRecord,
+    pub previous: &'a str,
+    pub policy: &'a str,
+    pub grace_ms: u64,
+}
+
+pub(crate) fn to_i64(v: u64) -> i64 {
+    v as i64
+}
+
+pub(crate) fn json_text(v: &Value) -> String {
+    v.to_string()
+}
+
+/// Stored JSON text, checked but not parsed into a tree.
+pub(crate) fn raw_json(text: String) -> Result<RawJson, StoreError> {
+    serde_json::value::RawValue::from_string(text)
+        .map(RawJson::from)
+        .map_err(corrupt)
+}
+
+pub(crate) fn parse_json(text: &str) -> Result<Value, StoreError> {
+    serde_json::from_str(text).map_err(corrupt)
+}
+
+pub(crate) fn small(v: i64, what: &str) -> Result<u8, StoreError> {
+    u8::try_from(v).map_err(|_| corrupt(format!("{what} out of range: {v}")))
+}

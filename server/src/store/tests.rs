@@ -1,0 +1,254 @@
+//! The store's own tests on an in-memory SQLite database (the tests crate runs the same paths on PostgreSQL).
+
+use rules::{Actor, Outcome};
+use serde_json::json;
+
+use super::*;
+
+fn lobby(code: &str) -> LobbyRecord {
+    LobbyRecord {
+        code: code.into(),
+        game: "g".into(),
+        options: json!({"a": 1}),
+        seat_count: 2,
+        host_seat: 0,
+        turn_timer_ms: Some(5_000),
+        phase: Phase::Open,
+        created_at: 7,
+    }
+}
+
+fn seat(n: u8, kind: SeatKind) -> SeatRecord {
+    SeatRecord {
+        seat: n,
+        kind,
+        name: format!("p{n}"),
+        token_hash: Some("ab".repeat(32)),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_in_memory_database_takes_concurrent_writes() {
+    // `sqlite::memory:` is a shared-cache database: several connections to it refuse concurrent writers with
+    // "database table is locked", which the busy timeout does not cover. One connection serialises them.
+    let store = Store::connect("sqlite::memory:").await.unwrap();
+    let writes = (0..32).map(|i| {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let code = format!("C{i:05}");
+            store.create_lobby(&lobby(&code), &seat(0, SeatKind::Human)).await
+        })
+    });
+    for write in writes.collect::<Vec<_>>() {
+        write.await.unwrap().unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_group_commit_writes_every_row_of_a_large_batch_or_none() {
+    let store = Store::connect("sqlite::memory:").await.unwrap();
+    for (code, id) in [("AAAAAA", "m1"), ("BBBBBB", "m2")] {
+        store
+            .create_lobby(&lobby(code), &seat(0, SeatKind::Human))
+            .await
+            .unwrap();
+        let record = MatchRecord {
+            id: id.into(),
+            game: "g".into(),
+            options: json!({}),
+            players: 2,
+            seed: 1,
+            rules_version: 1,
+            started_at: 10,
+            finished: false,
+        };
+        store.start_match(code, &record).await.unwrap();
+    }
+    let entry = |seq: u64| LogEntry {
+        seq,
+        actor: Actor::Seat(rules::Seat((seq % 2) as u8)),
+        action: json!({"n": seq, "s": "a \"quoted\" text"}).into(),
+        at: 100 + seq,
+    };
+    // The largest batch the committer makes (one INSERT of 2,560 parameters), interleaving two matches, one
+    // with a snapshot.
+    let largest = crate::commit::MAX_BATCH as u64;
+    let entries: Vec<LogEntry> = (1..=largest).map(entry).collect();
+    let snapshot = json!({"after": 40}).to_string();
+    let appends: Vec<Append<'_>> = entries
+        .iter()
+        .map(|e| Append {
+            match_id: if e.seq % 3 == 0 { "m2" } else { "m1" },
+            lobby_code: if e.seq % 3 == 0 { "BBBBBB" } else { "AAAAAA" },
+            entry: e,
+            snapshot: (e.seq == 40).then_some(snapshot.as_str()),
+            outcome: None,
+        })
+        .collect();
+    store.append_batch(&appends).await.unwrap();
+    let of = |m: u64| -> Vec<LogEntry> {
+        entries
+            .iter()
+            .filter(|e| (e.seq % 3 == 0) == (m == 2))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(store.action_log("m1").await.unwrap(), of(1));
+    assert_eq!(store.action_log("m2").await.unwrap(), of(2));
+    // A batch with one conflicting row (m1 already has seq 1) leaves nothing of itself behind.
+    let more: Vec<LogEntry> = (largest + 1..=largest + 13)
+        .map(entry)
+        .chain([entry(1)])
+        .collect();
+    let appends: Vec<Append<'_>> = more
+        .iter()
+        .map(|e| Append {
+            match_id: "m1",
+            lobby_code: "AAAAAA",
+            entry: e,
+            snapshot: None,
+            outcome: None,
+        })
+        .collect();
+    assert!(matches!(
+        store.append_batch(&appends).await,
+        Err(StoreError::Conflict)
+    ));
+    assert_eq!(store.action_log("m1").await.unwrap(), of(1));
+    // A batch refused by a statement after its actions' INSERT (a second result for m1) leaves none of its
+    // actions behind either, and the connection takes the next batch.
+    let outcome = Outcome {
+        scores: vec![1, 0],
+        placings: vec![1, 2],
+        winners: vec![rules::Seat(0)],
+    };
+    let ends = |seq: u64| vec![entry(seq)];
+    for (seq, written) in [(largest + 20, true), (largest + 21, false), (largest + 22, true)] {
+        let entries = ends(seq);
+        let append = Append {
+            match_id: "m1",
+            lobby_code: "AAAAAA",
+            entry: &entries[0],
+            snapshot: None,
+            outcome: (seq != largest + 22).then_some(&outcome),
+        };
+        let result = store.append_batch(&[append]).await;
+        assert_eq!(result.is_ok(), written, "seq {seq}: {result:?}");
+        let last = store.action_log("m1").await.unwrap().last().map(|e| e.seq);
+        assert_eq!(last, Some(if written { seq } else { largest + 20 }), "seq {seq}");
+    }
+}
+
+#[tokio::test]
+async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot() {
+    let store = Store::connect("sqlite::memory:").await.unwrap();
+    store
+        .create_lobby(&lobby("AAAAAA"), &seat(0, SeatKind::Human))
+        .await
+        .unwrap();
+    assert!(matches!(
+        store
+            .create_lobby(&lobby("AAAAAA"), &seat(0, SeatKind::Human))
+            .await,
+        Err(StoreError::Conflict)
+    ));
+    store
+        .insert_seat("AAAAAA", &seat(1, SeatKind::Bot))
+        .await
+        .unwrap();
+    assert!(matches!(
+        store.insert_seat("AAAAAA", &seat(1, SeatKind::Human)).await,
+        Err(StoreError::Conflict)
+    ));
+    let record = MatchRecord {
+        id: "m1".into(),
+        game: "g".into(),
+        options: json!({"a": 1}),
+        players: 2,
+        seed: u64::MAX - 3,
+        rules_version: 4,
+        started_at: 10,
+        finished: false,
+    };
+    store.start_match("AAAAAA", &record).await.unwrap();
+    let entry = |seq: u64| LogEntry {
+        seq,
+        actor: if seq.is_multiple_of(2) {
+            Actor::Clock
+        } else {
+            Actor::Seat(rules::Seat(1))
+        },
+        action: json!({"n": seq}).into(),
+        at: 100 + seq,
+    };
+    for seq in 1..=5 {
+        let snapshot = json!({"after": seq}).to_string();
+        let e = entry(seq);
+        store
+            .append(&Append {
+                match_id: "m1",
+                lobby_code: "AAAAAA",
+                entry: &e,
+                snapshot: (seq == 3).then_some(snapshot.as_str()),
+                outcome: None,
+            })
+            .await
+            .unwrap();
+    }
+    // A second writer of sequence number 5 is refused, and nothing of its transaction remains.
+    let again = Append {
+        match_id: "m1",
+        lobby_code: "AAAAAA",
+        entry: &LogEntry {
+            action: json!("other").into(),
+            ..entry(5)
+        },
+        snapshot: None,
+        outcome: None,
+    };
+    assert!(matches!(store.append(&again).await, Err(StoreError::Conflict)));
+    let loaded = store.load_lobby("aaaaaa").await.unwrap();
+    assert!(loaded.is_none(), "codes are stored upper case; callers normalise");
+    let loaded = store.load_lobby("AAAAAA").await.unwrap().unwrap();
+    assert_eq!(loaded.lobby.phase, Phase::Playing);
+    assert_eq!(loaded.lobby.turn_timer_ms, Some(5_000));
+    assert_eq!(loaded.seats.len(), 2);
+    assert_eq!(loaded.seats[1].kind, SeatKind::Bot);
+    let m = loaded.game.unwrap();
+    assert_eq!(m.record.seed, u64::MAX - 3, "all 64 bits of the seed survive");
+    assert_eq!(m.record.rules_version, 4);
+    let snapshot = m.snapshot.unwrap();
+    assert_eq!((snapshot.seq, snapshot.state), (3, json!({"after": 3})));
+    assert_eq!(m.log_after_snapshot, vec![entry(4), entry(5)]);
+    assert_eq!(store.action_log("m1").await.unwrap().len(), 5);
+    assert_eq!(
+        store.live_lobby_codes().await.unwrap(),
+        vec!["AAAAAA".to_string()]
+    );
+
+    // Finishing: the result is stored and the lobby is no longer live.
+    let outcome = rules::Outcome::ranked(vec![1, 2], vec![1, 2]);
+    store
+        .append(&Append {
+            match_id: "m1",
+            lobby_code: "AAAAAA",
+            entry: &entry(6),
+            snapshot: None,
+            outcome: Some(&outcome),
+        })
+        .await
+        .unwrap();
+    assert!(store.live_lobby_codes().await.unwrap().is_empty());
+    let loaded = store.load_lobby("AAAAAA").await.unwrap().unwrap();
+    assert_eq!(loaded.lobby.phase, Phase::Finished);
+    assert!(loaded.game.unwrap().record.finished);
+
+    // A lobby everyone left is closed and no longer found.
+    store
+        .create_lobby(&lobby("BBBBBB"), &seat(0, SeatKind::Human))
+        .await
+        .unwrap();
+    store.free_seat("BBBBBB", 0, None).await.unwrap();
+    assert!(store.load_lobby("BBBBBB").await.unwrap().is_none());
+    store.ping().await.unwrap();
+}
