@@ -8,8 +8,13 @@
 //!
 //! Architecture invariant: SQL takes values through bound parameters only; no SQL text is ever built from data.
 //!
-//! Layout: `records` (the rows as Rust values), `batches` (the group commit's writes), `queries` (reads and single
-//! writes), `admin` and `friends` (the admin API's and the lobby chat's queries).
+//! Each row shape the store inserts (a lobby, a seat, a match, an action, a snapshot, a result) is defined once in
+//! `rows`, as its table and columns; its single-row INSERT and its parts of the group commit's statements are
+//! generated from that definition.
+//!
+//! Layout: `records` (the rows as Rust values), `rows` (the row shapes and their generated INSERTs), `batches`
+//! (the group commit's writes), `queries` (reads and single writes), `admin` and `friends` (the admin API's and
+//! the lobby chat's queries).
 
 use std::{path::Path, str::FromStr, time::Duration};
 
@@ -105,6 +110,7 @@ mod batches;
 mod friends;
 mod queries;
 mod records;
+mod rows;
 #[cfg(test)]
 mod tests;
 

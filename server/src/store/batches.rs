@@ -1,14 +1,21 @@
 //! The group commit's writes ([`Store::write_batch`]): a batch of [`Setup`]s and [`Append`]s written in one
 //! transaction, as ONE statement of array parameters on PostgreSQL and ONE query of several statements on SQLite.
+//! Both are generated from the row shapes of [`super::rows`].
+
+use std::sync::LazyLock;
 
 use sqlx::{PgPool, Row, SqlitePool};
 use tracing::warn;
 
-use super::{Append, Phase, SeatRecord, Setup, Store, StoreError, classify, json_text, to_i64};
+use super::rows::{
+    ActionColumns, ActionRow, LobbyColumns, LobbyRow, MatchColumns, MatchRow, PgQuery, ResultColumns,
+    ResultRow, RowShape, SeatColumns, SeatRow, ShapedRow, SnapshotColumns, SnapshotRow,
+};
+use super::{Append, Phase, Setup, Store, StoreError, classify};
 
 /// A SQLite group commit's text and its bound values, built together: the text is made of constant statements and
 /// placeholders, never of data.
-struct SqliteBatch {
+pub(crate) struct SqliteBatch {
     sql: String,
     args: sqlx::sqlite::SqliteArguments,
 }
@@ -34,9 +41,40 @@ impl SqliteBatch {
     where
         T: sqlx::Encode<'q, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>,
     {
-        sqlx::Arguments::add(&mut self.args, value).expect("text and integers always encode");
+        self.add(value);
         self.sql.push('?');
         self
+    }
+
+    /// Writes `n` placeholders, `?, ?, ?`, for the next `n` values [`SqliteBatch::add`] binds (a row's values).
+    pub(crate) fn placeholders(&mut self, n: usize) {
+        for i in 0..n {
+            self.sql.push_str(if i == 0 { "?" } else { ", ?" });
+        }
+    }
+
+    /// Binds `value` as the next parameter, whose placeholder is written apart ([`SqliteBatch::placeholders`]).
+    pub(crate) fn add<'q, T>(&mut self, value: T)
+    where
+        T: sqlx::Encode<'q, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>,
+    {
+        sqlx::Arguments::add(&mut self.args, value).expect("text and integers always encode");
+    }
+
+    /// One multi-row INSERT of `rows` (nothing if there are none): `INSERT INTO table (a, b) VALUES (?, ?), (?, ?);`.
+    fn insert<R: ShapedRow>(&mut self, rows: impl IntoIterator<Item = R>) {
+        let mut rows = rows.into_iter().peekable();
+        if rows.peek().is_none() {
+            return;
+        }
+        R::SHAPE.write_head(&mut self.sql);
+        self.sql.push_str(" VALUES ");
+        for (i, row) in rows.enumerate() {
+            self.sql.push_str(if i == 0 { "(" } else { ", (" });
+            row.bind_sqlite(self);
+            self.sql.push(')');
+        }
+        self.sql.push_str(";\n");
     }
 }
 
@@ -56,128 +94,48 @@ fn sqlite_batch(setups: &[Setup<'_>], appends: &[Append<'_>]) -> SqliteBatch {
     for (i, setup) in setups.iter().enumerate() {
         match *setup {
             Setup::CreateLobby { lobby, host } => {
-                b.sql("INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at) VALUES (")
-                    .bind(lobby.code.clone())
-                    .sql(", ")
-                    .bind(lobby.game.clone())
-                    .sql(", ")
-                    .bind(json_text(&lobby.options))
-                    .sql(", ")
-                    .bind(i64::from(lobby.seat_count))
-                    .sql(", ")
-                    .bind(i64::from(lobby.host_seat))
-                    .sql(", ")
-                    .bind(lobby.turn_timer_ms.map(to_i64))
-                    .sql(", ")
-                    .bind(lobby.phase.as_str())
-                    .sql(", ")
-                    .bind(to_i64(lobby.created_at))
-                    .sql(") ON CONFLICT (code) DO NOTHING RETURNING ")
+                LobbyRow::SHAPE.write_head(&mut b.sql);
+                b.sql(" VALUES (");
+                LobbyRow::new(lobby).bind_sqlite(&mut b);
+                b.sql(") ON CONFLICT (code) DO NOTHING RETURNING ")
                     .bind(i as i64)
-                    .sql(";\nINSERT INTO seats (lobby_code, seat, kind, name, token_hash) SELECT ");
-                sqlite_seat(&mut b, &lobby.code, host);
+                    .sql(";\n");
+                SeatRow::SHAPE.write_head(&mut b.sql);
+                b.sql(" SELECT ");
+                SeatRow::new(&lobby.code, host).bind_sqlite(&mut b);
                 b.sql(" WHERE changes() = 1;\n");
             }
-            Setup::InsertSeat { code, seat } => {
-                b.sql("INSERT INTO seats (lobby_code, seat, kind, name, token_hash) VALUES (");
-                sqlite_seat(&mut b, code, seat);
-                b.sql(");\n");
-            }
+            Setup::InsertSeat { code, seat } => b.insert([SeatRow::new(code, seat)]),
             Setup::StartMatch { code, record } => {
-                b.sql("INSERT INTO matches (id, lobby_code, game, options, players, seed, rules_version, status, started_at) VALUES (")
-                    .bind(record.id.clone())
-                    .sql(", ")
-                    .bind(code.to_owned())
-                    .sql(", ")
-                    .bind(record.game.clone())
-                    .sql(", ")
-                    .bind(json_text(&record.options))
-                    .sql(", ")
-                    .bind(i64::from(record.players))
-                    .sql(", ")
-                    .bind(record.seed as i64)
-                    .sql(", ")
-                    .bind(i64::from(record.rules_version))
-                    .sql(", ")
-                    .bind("playing")
-                    .sql(", ")
-                    .bind(to_i64(record.started_at))
-                    .sql(");\nUPDATE lobbies SET phase = ")
+                b.insert([MatchRow::new(code, record)]);
+                b.sql("UPDATE lobbies SET phase = ")
                     .bind(Phase::Playing.as_str())
                     .sql(" WHERE code = ")
-                    .bind(code.to_owned())
+                    .bind(code)
                     .sql(";\n");
             }
         }
     }
     // The actions in one multi-row INSERT (5 parameters a row: 2,560 for the largest batch, far below SQLite's
     // 32,766 per statement), then the rare snapshots and results.
-    if !appends.is_empty() {
-        b.sql("INSERT INTO actions (match_id, seq, actor, action, at) VALUES ");
-        for (i, append) in appends.iter().enumerate() {
-            let entry = append.entry;
-            b.sql(if i == 0 { "(" } else { ", (" })
-                .bind(append.match_id)
-                .sql(", ")
-                .bind(to_i64(entry.seq))
-                .sql(", ")
-                .bind(entry.actor.json_text())
-                .sql(", ")
-                .bind(entry.action.get())
-                .sql(", ")
-                .bind(to_i64(entry.at))
-                .sql(")");
-        }
-        b.sql(";\n");
-    }
-    for append in appends {
-        let entry = append.entry;
-        if let Some(state) = append.snapshot {
-            b.sql("INSERT INTO snapshots (match_id, seq, state, at) VALUES (")
-                .bind(append.match_id)
-                .sql(", ")
-                .bind(to_i64(entry.seq))
-                .sql(", ")
-                .bind(state)
-                .sql(", ")
-                .bind(to_i64(entry.at))
-                .sql(");\n");
-        }
-        if let Some(outcome) = append.outcome {
-            b.sql("INSERT INTO results (match_id, outcome, finished_at) VALUES (")
-                .bind(append.match_id)
-                .sql(", ")
-                .bind(serde_json::to_string(outcome).expect("outcomes serialise"))
-                .sql(", ")
-                .bind(to_i64(entry.at))
-                .sql(");\nUPDATE matches SET status = ")
-                .bind("finished")
-                .sql(", finished_at = ")
-                .bind(to_i64(entry.at))
-                .sql(" WHERE id = ")
-                .bind(append.match_id)
-                .sql(";\nUPDATE lobbies SET phase = ")
-                .bind(Phase::Finished.as_str())
-                .sql(" WHERE code = ")
-                .bind(append.lobby_code)
-                .sql(";\n");
-        }
+    b.insert(appends.iter().map(ActionRow::new));
+    b.insert(appends.iter().filter_map(SnapshotRow::new));
+    b.insert(appends.iter().filter_map(ResultRow::new));
+    for append in appends.iter().filter(|a| a.outcome.is_some()) {
+        b.sql("UPDATE matches SET status = ")
+            .bind("finished")
+            .sql(", finished_at = ")
+            .bind(super::to_i64(append.entry.at))
+            .sql(" WHERE id = ")
+            .bind(append.match_id)
+            .sql(";\nUPDATE lobbies SET phase = ")
+            .bind(Phase::Finished.as_str())
+            .sql(" WHERE code = ")
+            .bind(append.lobby_code)
+            .sql(";\n");
     }
     b.sql("COMMIT;");
     b
-}
-
-/// A seat's five values, for [`sqlite_batch`].
-fn sqlite_seat(b: &mut SqliteBatch, code: &str, seat: &SeatRecord) {
-    b.bind(code.to_owned())
-        .sql(", ")
-        .bind(i64::from(seat.seat))
-        .sql(", ")
-        .bind(seat.kind.as_str())
-        .sql(", ")
-        .bind(seat.name.clone())
-        .sql(", ")
-        .bind(seat.token_hash.clone());
 }
 
 /// [`Store::write_batch`] on PostgreSQL: ONE statement, run outside an explicit transaction: one round trip
@@ -189,7 +147,8 @@ async fn write_batch_pg(
     setups: &[Setup<'_>],
     appends: &[Append<'_>],
 ) -> Result<Vec<usize>, StoreError> {
-    let rows = append_batch_pg(setups, appends)
+    let rows = PgBatch::new(setups, appends)
+        .bind()
         .fetch_all(pool)
         .await
         .map_err(classify)?;
@@ -245,153 +204,118 @@ async fn write_batch_sqlite(
     }
 }
 
-/// PostgreSQL: a whole group commit as one statement of array parameters; it returns the codes of the new lobbies
-/// it did not write because the code was taken (their hosts' seats are not written either), the same text whatever the batch holds
-/// (one prepared statement per connection). Data-modifying `WITH` parts write the snapshots, the results and the
-/// finished matches' and lobbies' rows, and the [`Setup`]s' new lobbies, seats and started matches; the main
-/// `INSERT` writes the actions. The parts touch different rows (a table has one write in flight, so a lobby is
-/// never both started and finished in one batch), so it does not matter that they do not see each other's
-/// changes; the seats' foreign key is checked at the end of the statement, when a lobby created in the same batch
-/// is there.
-fn append_batch_pg<'q>(
-    setups: &[Setup<'_>],
-    appends: &[Append<'_>],
-) -> sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
-    // Column by column, as the statement's array parameters want them.
-    let (mut l_codes, mut l_games, mut l_options, mut l_seat_counts) = (vec![], vec![], vec![], vec![]);
-    let (mut l_hosts, mut l_phases, mut l_created) = (vec![], vec![], vec![]);
-    let mut l_timers: Vec<Option<i64>> = vec![];
-    let (mut s_codes, mut s_seats, mut s_kinds, mut s_names) = (vec![], vec![], vec![], vec![]);
-    let mut s_hashes: Vec<Option<String>> = vec![];
-    let mut s_hosts: Vec<bool> = vec![];
-    let (mut m_ids, mut m_codes, mut m_games, mut m_options) = (vec![], vec![], vec![], vec![]);
-    let (mut m_players, mut m_seeds, mut m_versions, mut m_started) = (vec![], vec![], vec![], vec![]);
-    let mut push_seat = |code: &str, seat: &SeatRecord, host: bool| {
-        s_hosts.push(host);
-        s_codes.push(code.to_owned());
-        s_seats.push(i64::from(seat.seat));
-        s_kinds.push(seat.kind.as_str());
-        s_names.push(seat.name.clone());
-        s_hashes.push(seat.token_hash.clone());
+/// PostgreSQL: a whole group commit as one statement of array parameters, the same text whatever the batch holds
+/// (one prepared statement per connection). It returns the codes of the new lobbies it did not write because the
+/// code was taken (their hosts' seats are not written either). Data-modifying `WITH` parts write the [`Setup`]s'
+/// new lobbies, their hosts' seats, the other seats and the started matches, then the snapshots, the results, the
+/// finished matches' and lobbies' rows and the actions; each INSERT is its row shape's `UNNEST` part. The parts
+/// touch different rows (a table has one write in flight, so a lobby is never both started and finished in one
+/// batch), so it does not matter that they do not see each other's changes; the seats' foreign key is checked at
+/// the end of the statement, when a lobby created in the same batch is there.
+///
+/// The parameters are numbered here in the order [`PgBatch::bind`] binds them.
+static PG_BATCH: LazyLock<String> = LazyLock::new(|| {
+    let mut next = 1;
+    let mut place = |shape: RowShape| {
+        let first = next;
+        next += shape.columns.len();
+        (shape, first)
     };
-    for setup in setups {
-        match *setup {
-            Setup::CreateLobby { lobby, host } => {
-                l_codes.push(lobby.code.clone());
-                l_games.push(lobby.game.clone());
-                l_options.push(json_text(&lobby.options));
-                l_seat_counts.push(i64::from(lobby.seat_count));
-                l_hosts.push(i64::from(lobby.host_seat));
-                l_timers.push(lobby.turn_timer_ms.map(to_i64));
-                l_phases.push(lobby.phase.as_str());
-                l_created.push(to_i64(lobby.created_at));
-                push_seat(&lobby.code, host, true);
-            }
-            Setup::InsertSeat { code, seat } => push_seat(code, seat, false),
-            Setup::StartMatch { code, record } => {
-                m_ids.push(record.id.clone());
-                m_codes.push(code.to_owned());
-                m_games.push(record.game.clone());
-                m_options.push(json_text(&record.options));
-                m_players.push(i64::from(record.players));
-                m_seeds.push(record.seed as i64);
-                m_versions.push(i64::from(record.rules_version));
-                m_started.push(to_i64(record.started_at));
-            }
-        }
-    }
-    let n = appends.len();
-    let mut ids = Vec::with_capacity(n);
-    let mut seqs = Vec::with_capacity(n);
-    let mut actors = Vec::with_capacity(n);
-    let mut actions = Vec::with_capacity(n);
-    let mut ats = Vec::with_capacity(n);
-    let (mut snap_ids, mut snap_seqs, mut snap_states, mut snap_ats) = (vec![], vec![], vec![], vec![]);
-    let (mut done_ids, mut done_outcomes, mut done_ats, mut done_lobbies) = (vec![], vec![], vec![], vec![]);
-    for append in appends {
-        let entry = append.entry;
-        // Borrowed, not copied: sqlx encodes every parameter as it is bound.
-        ids.push(append.match_id);
-        seqs.push(to_i64(entry.seq));
-        actors.push(entry.actor.json_text());
-        actions.push(entry.action.get());
-        ats.push(to_i64(entry.at));
-        if let Some(state) = append.snapshot {
-            snap_ids.push(append.match_id.to_owned());
-            snap_seqs.push(to_i64(entry.seq));
-            snap_states.push(state);
-            snap_ats.push(to_i64(entry.at));
-        }
-        if let Some(outcome) = append.outcome {
-            done_ids.push(append.match_id.to_owned());
-            done_outcomes.push(serde_json::to_string(outcome).expect("outcomes serialise"));
-            done_ats.push(to_i64(entry.at));
-            done_lobbies.push(append.lobby_code.to_owned());
-        }
-    }
-    sqlx::query(
-        "WITH new_lobby AS (INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, phase, \
-             created_at) SELECT * FROM UNNEST($16::text[], $17::text[], $18::text[], $19::int8[], $20::int8[], \
-             $21::int8[], $22::text[], $23::int8[]) ON CONFLICT (code) DO NOTHING RETURNING code), \
-         new_seat AS (INSERT INTO seats (lobby_code, seat, kind, name, token_hash) \
-             SELECT s.code, s.seat, s.kind, s.name, s.hash FROM UNNEST($24::text[], $25::int8[], $26::text[], \
-             $27::text[], $28::text[], $39::bool[]) AS s (code, seat, kind, name, hash, host) \
-             WHERE NOT s.host OR s.code IN (SELECT code FROM new_lobby)), \
-         started AS (INSERT INTO matches (id, lobby_code, game, options, players, seed, rules_version, status, \
-             started_at) SELECT id, code, game, options, players, seed, version, $37, at FROM UNNEST($29::text[], \
-             $30::text[], $31::text[], $32::text[], $33::int8[], $34::int8[], $35::int8[], $36::int8[]) \
-             AS m (id, code, game, options, players, seed, version, at)), \
-         playing AS (UPDATE lobbies SET phase = $38 WHERE code = ANY($30::text[])), \
-         snapshot AS (INSERT INTO snapshots (match_id, seq, state, at) \
-             SELECT * FROM UNNEST($6::text[], $7::int8[], $8::text[], $9::int8[])), \
-         result AS (INSERT INTO results (match_id, outcome, finished_at) \
-             SELECT * FROM UNNEST($10::text[], $11::text[], $12::int8[])), \
-         finished AS (UPDATE matches SET status = $14, finished_at = f.at \
-             FROM UNNEST($10::text[], $12::int8[]) AS f (id, at) WHERE matches.id = f.id), \
-         lobby AS (UPDATE lobbies SET phase = $15 WHERE code = ANY($13::text[])), \
-         logged AS (INSERT INTO actions (match_id, seq, actor, action, at) \
-             SELECT * FROM UNNEST($1::text[], $2::int8[], $3::text[], $4::text[], $5::int8[])) \
-         SELECT code FROM UNNEST($16::text[]) AS c (code) WHERE code NOT IN (SELECT code FROM new_lobby)",
+    let lobbies = place(LobbyRow::SHAPE);
+    let hosts = place(SeatRow::SHAPE);
+    let seats = place(SeatRow::SHAPE);
+    let matches = place(MatchRow::SHAPE);
+    let snapshots = place(SnapshotRow::SHAPE);
+    let results = place(ResultRow::SHAPE);
+    let actions = place(ActionRow::SHAPE);
+    let (playing, finished_status, finished_phase, finished_lobbies) = (next, next + 1, next + 2, next + 3);
+    let insert = |(shape, first): (RowShape, usize)| shape.unnest_insert(first, None);
+    let column = |(shape, first): (RowShape, usize), name: &str| shape.param(first, name);
+    format!(
+        "WITH new_lobby AS ({} ON CONFLICT (code) DO NOTHING RETURNING code), \
+         new_host AS ({}), \
+         new_seat AS ({}), \
+         started AS ({}), \
+         playing AS (UPDATE lobbies SET phase = ${playing} WHERE code = ANY({})), \
+         snapshot AS ({}), \
+         result AS ({}), \
+         finished AS (UPDATE matches SET status = ${finished_status}, finished_at = f.at \
+             FROM UNNEST({}, {}) AS f (id, at) WHERE matches.id = f.id), \
+         lobby AS (UPDATE lobbies SET phase = ${finished_phase} WHERE code = ANY(${finished_lobbies}::text[])), \
+         logged AS ({}) \
+         SELECT code FROM UNNEST({}) AS c (code) WHERE code NOT IN (SELECT code FROM new_lobby)",
+        insert(lobbies),
+        hosts
+            .0
+            .unnest_insert(hosts.1, Some("r.lobby_code IN (SELECT code FROM new_lobby)")),
+        insert(seats),
+        insert(matches),
+        column(matches, "lobby_code"),
+        insert(snapshots),
+        insert(results),
+        column(results, "match_id"),
+        column(results, "finished_at"),
+        insert(actions),
+        column(lobbies, "code"),
     )
-    .bind(ids)
-    .bind(seqs)
-    .bind(actors)
-    .bind(actions)
-    .bind(ats)
-    .bind(snap_ids)
-    .bind(snap_seqs)
-    .bind(snap_states)
-    .bind(snap_ats)
-    .bind(done_ids)
-    .bind(done_outcomes)
-    .bind(done_ats)
-    .bind(done_lobbies)
-    .bind("finished")
-    .bind(Phase::Finished.as_str())
-    .bind(l_codes)
-    .bind(l_games)
-    .bind(l_options)
-    .bind(l_seat_counts)
-    .bind(l_hosts)
-    .bind(l_timers)
-    .bind(l_phases)
-    .bind(l_created)
-    .bind(s_codes)
-    .bind(s_seats)
-    .bind(s_kinds)
-    .bind(s_names)
-    .bind(s_hashes)
-    .bind(m_ids)
-    .bind(m_codes)
-    .bind(m_games)
-    .bind(m_options)
-    .bind(m_players)
-    .bind(m_seeds)
-    .bind(m_versions)
-    .bind(m_started)
-    .bind("playing")
-    .bind(Phase::Playing.as_str())
-    .bind(s_hosts)
+});
+
+/// A PostgreSQL group commit's values, column by column, bound in [`PG_BATCH`]'s order.
+#[derive(Debug, Default)]
+struct PgBatch<'a> {
+    lobbies: LobbyColumns<'a>,
+    /// The new lobbies' hosts, written only with their lobby.
+    hosts: SeatColumns<'a>,
+    seats: SeatColumns<'a>,
+    matches: MatchColumns<'a>,
+    snapshots: SnapshotColumns<'a>,
+    results: ResultColumns<'a>,
+    actions: ActionColumns<'a>,
+    finished_lobbies: Vec<&'a str>,
+}
+
+impl<'a> PgBatch<'a> {
+    fn new(setups: &[Setup<'a>], appends: &[Append<'a>]) -> Self {
+        let mut batch = PgBatch::default();
+        for setup in setups {
+            match *setup {
+                Setup::CreateLobby { lobby, host } => {
+                    batch.lobbies.push(LobbyRow::new(lobby));
+                    batch.hosts.push(SeatRow::new(&lobby.code, host));
+                }
+                Setup::InsertSeat { code, seat } => batch.seats.push(SeatRow::new(code, seat)),
+                Setup::StartMatch { code, record } => batch.matches.push(MatchRow::new(code, record)),
+            }
+        }
+        for append in appends {
+            // Borrowed, not copied: sqlx encodes every parameter as it is bound.
+            batch.actions.push(ActionRow::new(append));
+            if let Some(snapshot) = SnapshotRow::new(append) {
+                batch.snapshots.push(snapshot);
+            }
+            if let Some(result) = ResultRow::new(append) {
+                batch.results.push(result);
+                batch.finished_lobbies.push(append.lobby_code);
+            }
+        }
+        batch
+    }
+
+    fn bind(self) -> PgQuery<'a> {
+        let query = sqlx::query(PG_BATCH.as_str());
+        let query = self.lobbies.bind(query);
+        let query = self.hosts.bind(query);
+        let query = self.seats.bind(query);
+        let query = self.matches.bind(query);
+        let query = self.snapshots.bind(query);
+        let query = self.results.bind(query);
+        let query = self.actions.bind(query);
+        query
+            .bind(Phase::Playing.as_str())
+            .bind("finished")
+            .bind(Phase::Finished.as_str())
+            .bind(self.finished_lobbies)
+    }
 }
 
 impl Store {
@@ -431,5 +355,29 @@ impl Store {
             Store::Postgres(pool) => write_batch_pg(pool, setups, appends).await,
             Store::Sqlite(pool) => write_batch_sqlite(pool, setups, appends).await,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use sqlx::{Arguments, Execute};
+
+    use super::*;
+
+    #[test]
+    fn the_postgres_batch_binds_every_parameter_its_statement_numbers() {
+        let mut numbers: Vec<usize> = PG_BATCH
+            .split('$')
+            .skip(1)
+            .map(|after| {
+                let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+                digits.parse().expect("every `$` starts a parameter")
+            })
+            .collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        let mut query = PgBatch::new(&[], &[]).bind();
+        let bound = query.take_arguments().unwrap().unwrap().len();
+        assert_eq!(numbers, (1..=bound).collect::<Vec<_>>(), "{}", *PG_BATCH);
     }
 }

@@ -3,10 +3,11 @@
 use rules::{Millis, Outcome};
 use sqlx::Row;
 
+use super::rows::{LobbyRow, MatchRow, RematchLobbyRow, SeatRow, ShapedRow};
 use super::{
     LobbyRecord, LogEntry, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, Snapshot, Store,
-    StoreError, StoredAbsence, StoredLobby, StoredMatch, classify, corrupt, json_text, parse_json, raw_json,
-    small, to_i64,
+    StoreError, StoredAbsence, StoredLobby, StoredMatch, classify, corrupt, parse_json, raw_json, small,
+    to_i64,
 };
 
 impl Store {
@@ -14,8 +15,8 @@ impl Store {
     pub async fn create_lobby(&self, lobby: &LobbyRecord, host: &SeatRecord) -> Result<(), StoreError> {
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
-            insert_lobby_query(lobby, false).execute(&mut *tx).await.map_err(classify)?;
-            insert_seat_query(&lobby.code, host).execute(&mut *tx).await.map_err(classify)?;
+            LobbyRow::new(lobby).insert().execute(&mut *tx).await.map_err(classify)?;
+            SeatRow::new(&lobby.code, host).insert().execute(&mut *tx).await.map_err(classify)?;
             tx.commit().await.map_err(classify)
         })
     }
@@ -23,7 +24,7 @@ impl Store {
     /// Seats someone (a human or a bot). Fails with [`StoreError::Conflict`] if the seat is taken.
     pub async fn insert_seat(&self, code: &str, seat: &SeatRecord) -> Result<(), StoreError> {
         on_pool!(self, pool => {
-            insert_seat_query(code, seat).execute(pool).await.map(|_| ()).map_err(classify)
+            SeatRow::new(code, seat).insert().execute(pool).await.map(|_| ()).map_err(classify)
         })
     }
 
@@ -63,7 +64,7 @@ impl Store {
     pub async fn start_match(&self, code: &str, record: &MatchRecord) -> Result<(), StoreError> {
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
-            insert_match_query(code, record).execute(&mut *tx).await.map_err(classify)?;
+            MatchRow::new(code, record).insert().execute(&mut *tx).await.map_err(classify)?;
             lobby_phase_query(code, Phase::Playing).execute(&mut *tx).await.map_err(classify)?;
             tx.commit().await.map_err(classify)
         })
@@ -225,35 +226,6 @@ impl Store {
     }
 }
 
-/// The new lobby's row. With `skip_taken`, a taken code writes nothing (no error; the caller reads how many rows
-/// were written) instead of failing the transaction.
-fn insert_lobby_query<'a, DB: sqlx::Database>(
-    lobby: &'a LobbyRecord,
-    skip_taken: bool,
-) -> sqlx::query::Query<'a, DB, <DB as sqlx::Database>::Arguments>
-where
-    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-    String: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-    i64: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-    Option<i64>: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-{
-    sqlx::query(if skip_taken {
-        "INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (code) DO NOTHING"
-    } else {
-        "INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
-    })
-    .bind(lobby.code.as_str())
-    .bind(lobby.game.as_str())
-    .bind(json_text(&lobby.options))
-    .bind(i64::from(lobby.seat_count))
-    .bind(i64::from(lobby.host_seat))
-    .bind(lobby.turn_timer_ms.map(to_i64))
-    .bind(lobby.phase.as_str())
-    .bind(to_i64(lobby.created_at))
-}
-
 fn lobby_phase_query<'a, DB: sqlx::Database>(
     code: &'a str,
     phase: Phase,
@@ -264,48 +236,6 @@ where
     sqlx::query("UPDATE lobbies SET phase = $1 WHERE code = $2")
         .bind(phase.as_str())
         .bind(code)
-}
-
-fn insert_seat_query<'a, DB: sqlx::Database>(
-    code: &'a str,
-    seat: &'a SeatRecord,
-) -> sqlx::query::Query<'a, DB, <DB as sqlx::Database>::Arguments>
-where
-    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-    i64: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-    Option<&'a str>: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-{
-    sqlx::query("INSERT INTO seats (lobby_code, seat, kind, name, token_hash) VALUES ($1, $2, $3, $4, $5)")
-        .bind(code)
-        .bind(i64::from(seat.seat))
-        .bind(seat.kind.as_str())
-        .bind(seat.name.as_str())
-        .bind(seat.token_hash.as_deref())
-}
-
-/// The new match row of a lobby, playing from its start.
-fn insert_match_query<'a, DB: sqlx::Database>(
-    code: &'a str,
-    record: &'a MatchRecord,
-) -> sqlx::query::Query<'a, DB, <DB as sqlx::Database>::Arguments>
-where
-    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-    String: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-    i64: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
-{
-    sqlx::query(
-        "INSERT INTO matches (id, lobby_code, game, options, players, seed, rules_version, status, started_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-    )
-    .bind(record.id.as_str())
-    .bind(code)
-    .bind(record.game.as_str())
-    .bind(json_text(&record.options))
-    .bind(i64::from(record.players))
-    .bind(record.seed as i64)
-    .bind(i64::from(record.rules_version))
-    .bind("playing")
-    .bind(to_i64(record.started_at))
 }
 
 /// Absent players and rematches (issue 13).
@@ -395,32 +325,13 @@ impl Store {
     /// follows, and its match, already started. Fails with [`StoreError::Conflict`] if the code is taken.
     pub async fn create_rematch(&self, rematch: &RematchRecord<'_>) -> Result<(), StoreError> {
         let lobby = rematch.lobby;
-        let record = rematch.record;
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
-            sqlx::query(
-                "INSERT INTO lobbies (code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at, \
-                 absent_policy, absent_grace_ms, rematch_of) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-            )
-            .bind(&lobby.code)
-            .bind(&lobby.game)
-            .bind(json_text(&lobby.options))
-            .bind(i64::from(lobby.seat_count))
-            .bind(i64::from(lobby.host_seat))
-            .bind(lobby.turn_timer_ms.map(to_i64))
-            .bind(Phase::Playing.as_str())
-            .bind(to_i64(lobby.created_at))
-            .bind(rematch.policy)
-            .bind(to_i64(rematch.grace_ms))
-            .bind(rematch.previous)
-            .execute(&mut *tx)
-            .await
-            .map_err(classify)?;
+            RematchLobbyRow::new(rematch).insert().execute(&mut *tx).await.map_err(classify)?;
             for seat in rematch.seats {
-                insert_seat_query(&lobby.code, seat).execute(&mut *tx).await.map_err(classify)?;
+                SeatRow::new(&lobby.code, seat).insert().execute(&mut *tx).await.map_err(classify)?;
             }
-            insert_match_query(&lobby.code, record)
+            MatchRow::new(&lobby.code, rematch.record).insert()
                 .execute(&mut *tx)
             .await
             .map_err(classify)?;
