@@ -1,0 +1,4 @@
+-- Intentionally empty: postgres/0005_actions_without_fk.sql has no SQLite counterpart (SQLite keeps the action
+-- log's foreign key: there the check is a plain index lookup, with no lock to write), so SQLite's later migrations
+-- were numbered one lower. This migration brings both folders to 0007; from 0008 on, each migration has the same
+-- number and name in both (migrations/README.md; tests/tests/schema_match.rs checks it).
