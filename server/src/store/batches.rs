@@ -11,7 +11,7 @@ use super::rows::{
     ActionColumns, ActionRow, LobbyColumns, LobbyRow, MatchColumns, MatchRow, PgQuery, ResultColumns,
     ResultRow, RowShape, SeatColumns, SeatRow, ShapedRow, SnapshotColumns, SnapshotRow,
 };
-use super::{Append, Phase, Setup, Store, StoreError, classify};
+use super::{Append, Phase, Setup, Store, StoreError, classify, to_i64};
 
 /// A SQLite group commit's text and its bound values, built together: the text is made of constant statements and
 /// placeholders, never of data.
@@ -117,7 +117,8 @@ fn sqlite_batch(setups: &[Setup<'_>], appends: &[Append<'_>]) -> SqliteBatch {
         }
     }
     // The actions in one multi-row INSERT (5 parameters a row: 2,560 for the largest batch, far below SQLite's
-    // 32,766 per statement), then the rare snapshots and results.
+    // 32,766 per statement), then the rare snapshots and results (a multi-row INSERT each) and the finished
+    // matches' and lobbies' rows.
     b.insert(appends.iter().map(ActionRow::new));
     b.insert(appends.iter().filter_map(SnapshotRow::new));
     b.insert(appends.iter().filter_map(ResultRow::new));
@@ -125,7 +126,7 @@ fn sqlite_batch(setups: &[Setup<'_>], appends: &[Append<'_>]) -> SqliteBatch {
         b.sql("UPDATE matches SET status = ")
             .bind("finished")
             .sql(", finished_at = ")
-            .bind(super::to_i64(append.entry.at))
+            .bind(to_i64(append.entry.at))
             .sql(" WHERE id = ")
             .bind(append.match_id)
             .sql(";\nUPDATE lobbies SET phase = ")
