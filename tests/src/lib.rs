@@ -1,7 +1,7 @@
 //! Helpers shared by the end-to-end tests: a real server on port 0 (in this process with a manual clock, or the
 //! real binary as a child process), a fresh database per test (SQLite, and PostgreSQL when
-//! `TEST_DATABASE_URL` is set), WebSocket clients that speak the protocol, and a driver that plays a match to
-//! its end with random legal actions.
+//! `TEST_DATABASE_URL` is set), WebSocket clients that speak the protocol, typed requests for them ([`req`]),
+//! and a driver that plays a match to its end with random legal actions.
 //!
 //! Nothing here sleeps to synchronise: every wait is for a message, with a timeout that only turns a hang into
 //! a failure.
@@ -277,7 +277,8 @@ impl ServerProcess {
     }
 }
 
-/// A WebSocket client speaking the protocol with JSON values, as a third-party program would.
+/// A WebSocket client speaking the protocol as a third-party program would: it sends typed requests ([`req`])
+/// as their wire JSON and reads every frame as a JSON value (checked to be a protocol message).
 #[derive(Debug)]
 pub struct Client {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,

@@ -43,8 +43,7 @@ async fn connections_per_address_are_capped_with_too_many_connections() {
     for _ in 0..200 {
         // The server frees the place when it notices the close: retry until it has.
         let mut c = Client::connect(server.addr).await;
-        c.send_text(json!({"id": 1, "type": "hello", "protocol": protocol::PROTOCOL_VERSION}).to_string())
-            .await;
+        c.send_text(req::hello().frame(1)).await;
         if c.read().await.is_some_and(|m| m["type"] == "welcome") {
             admitted = true;
             break;
