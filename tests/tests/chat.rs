@@ -28,7 +28,7 @@ async fn lobby_of_two(server: &TestServer) -> (Client, Client, String, String, S
 }
 
 async fn say(client: &mut Client, text: &str) -> Value {
-    client.request(req::chat(&text)).await
+    client.request(req::chat(text)).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

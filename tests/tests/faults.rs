@@ -171,7 +171,7 @@ async fn sigkill_under_load_loses_no_acknowledged_action_and_applies_no_retry_tw
             let mut clients = Vec::new();
             for (seat, token) in tokens {
                 let mut c = Client::hello(process.addr).await;
-                let r = c.request(req::resume(&code, &token)).await;
+                let r = c.request(req::resume(code, token)).await;
                 assert_eq!(r["type"], "resumed", "{r}");
                 clients.push((*seat, c));
             }

@@ -49,7 +49,7 @@ async fn resume(addr: std::net::SocketAddr, table: &Table, seat: usize) -> Clien
 /// What a fresh spectator sees: the version and the public view.
 async fn public_state(addr: std::net::SocketAddr, code: &str) -> (u64, Value) {
     let mut c = Client::hello(addr).await;
-    let r = c.request(req::spectate(&code)).await;
+    let r = c.request(req::spectate(code)).await;
     assert_eq!(r["type"], "spectating", "{r}");
     let s = c.wait_push("state", |_| true).await;
     (s["version"].as_u64().unwrap(), s["view"].clone())

@@ -15,7 +15,7 @@ async fn resume_all(
 ) {
     for p in players.iter_mut() {
         let mut c = Client::hello(addr).await;
-        let r = c.request(req::resume_from(&code, &p.token, last_version)).await;
+        let r = c.request(req::resume_from(code, &p.token, last_version)).await;
         assert_eq!(
             (r["type"].as_str(), r["seat"].as_u64()),
             (Some("resumed"), Some(u64::from(p.seat))),
