@@ -1,7 +1,7 @@
 //! Helpers shared by the end-to-end tests: a real server on port 0 (in this process with a manual clock, or the
 //! real binary as a child process), a fresh database per test (SQLite, and PostgreSQL when
-//! `TEST_DATABASE_URL` is set), WebSocket clients that speak the protocol, and a driver that plays a match to
-//! its end with random legal actions.
+//! `TEST_DATABASE_URL` is set), WebSocket clients that speak the protocol, typed requests for them ([`req`]),
+//! and a driver that plays a match to its end with random legal actions.
 //!
 //! Nothing here sleeps to synchronise: every wait is for a message, with a timeout that only turns a hang into
 //! a failure.
@@ -35,6 +35,9 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, tungstenite::Message};
 pub const TIMEOUT: Duration = Duration::from_secs(30);
 /// Where the manual clock of in-process servers starts (a fixed, realistic Unix time).
 pub const CLOCK_START: u64 = 1_800_000_000_000;
+
+pub mod req;
+pub use req::{Body, LobbySettings};
 
 static UNIQUE: AtomicU64 = AtomicU64::new(0);
 
@@ -274,7 +277,8 @@ impl ServerProcess {
     }
 }
 
-/// A WebSocket client speaking the protocol with JSON values, as a third-party program would.
+/// A WebSocket client speaking the protocol as a third-party program would: it sends typed requests ([`req`])
+/// as their wire JSON and reads every frame as a JSON value (checked to be a protocol message).
 #[derive(Debug)]
 pub struct Client {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
@@ -311,9 +315,7 @@ impl Client {
     /// Connects and completes the handshake.
     pub async fn hello(addr: SocketAddr) -> Client {
         let mut c = Client::connect(addr).await;
-        let welcome = c
-            .request(json!({"type": "hello", "protocol": protocol::PROTOCOL_VERSION}))
-            .await;
+        let welcome = c.request(req::hello()).await;
         assert_eq!(welcome["type"], "welcome", "{welcome}");
         c
     }
@@ -371,12 +373,12 @@ impl Client {
     }
 
     /// Sends a request with a fresh id and returns its reply; pushes that arrive first are kept for
-    /// [`Client::next_push`].
-    pub async fn request(&mut self, mut body: Value) -> Value {
+    /// [`Client::next_push`]. The request is typed ([`req`]) or, where a test sends something invalid on
+    /// purpose, a raw JSON object.
+    pub async fn request(&mut self, body: impl Body) -> Value {
         let id = self.next_id;
         self.next_id += 1;
-        body["id"] = json!(id);
-        self.send_text(body.to_string()).await;
+        self.send_text(body.frame(id)).await;
         self.reply_to(json!(id)).await
     }
 
@@ -459,9 +461,7 @@ pub async fn start_match(
 ) -> (String, Vec<Player>) {
     let mut host = Client::hello(addr).await;
     let created = host
-        .request(
-            json!({"type": "create_lobby", "game": game, "options": options, "seats": seats, "name": "Host"}),
-        )
+        .request(req::create_lobby(game, seats, "Host").options(options))
         .await;
     assert_eq!(created["type"], "seated", "{created}");
     let code = created["code"].as_str().unwrap().to_string();
@@ -472,9 +472,7 @@ pub async fn start_match(
     }];
     for i in 1..humans {
         let mut c = Client::hello(addr).await;
-        let joined = c
-            .request(json!({"type": "join_lobby", "code": code.to_lowercase(), "name": format!("P{i}")}))
-            .await;
+        let joined = c.request(req::join(&code.to_lowercase(), &format!("P{i}"))).await;
         assert_eq!(joined["type"], "seated", "{joined}");
         assert_eq!(joined["seat"], i);
         players.push(Player {
@@ -484,10 +482,10 @@ pub async fn start_match(
         });
     }
     for _ in humans..seats {
-        let r = players[0].client.request(json!({"type": "add_bot"})).await;
+        let r = players[0].client.request(req::add_bot()).await;
         assert_eq!(r["type"], "ok", "{r}");
     }
-    let r = players[0].client.request(json!({"type": "start"})).await;
+    let r = players[0].client.request(req::start()).await;
     assert_eq!(r["type"], "ok", "{r}");
     for p in &mut players {
         p.client.wait_version(0).await;
@@ -586,10 +584,7 @@ pub async fn play_until(
             .unwrap()
             .clone();
         let action = legal[rng.index(legal.len())].clone();
-        let reply = p
-            .client
-            .request(json!({"type": "action", "action": action, "version": version}))
-            .await;
+        let reply = p.client.request(req::action(&action, version)).await;
         match reply["type"].as_str() {
             Some("accepted") => {
                 let v = reply["version"].as_u64().unwrap();

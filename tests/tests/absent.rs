@@ -2,8 +2,19 @@
 //! grace period, or the absent player's decisions are skipped; the player takes the seat back on `resume`.
 
 use integration_tests::*;
+use protocol::{AbsenceKind, AbsencePolicy};
 use serde_json::{Value, json};
 use server::{Clock, store::LogEntry};
+
+/// How the lobby push shows an absence policy (written out, to check the wire form).
+fn wire(absent: AbsencePolicy) -> Value {
+    let policy = match absent.policy {
+        AbsenceKind::Wait => "wait",
+        AbsenceKind::Bot => "bot",
+        AbsenceKind::Skip => "skip",
+    };
+    json!({"policy": policy, "grace_ms": absent.grace_ms})
+}
 
 /// Like `start_match`, with an absence policy: `humans` human seats (the first is the host), bots for the rest.
 async fn start_with_absence(
@@ -12,13 +23,14 @@ async fn start_with_absence(
     options: Value,
     seats: u8,
     humans: u8,
-    absent: Value,
+    absent: AbsencePolicy,
 ) -> (String, Vec<Player>) {
     let mut host = Client::hello(addr).await;
     let created = host
         .request(
-            json!({"type": "create_lobby", "game": game, "options": options, "seats": seats,
-                        "name": "Host", "absent": absent}),
+            req::create_lobby(game, seats, "Host")
+                .options(options)
+                .absent(absent),
         )
         .await;
     assert_eq!(created["type"], "seated", "{created}");
@@ -30,9 +42,7 @@ async fn start_with_absence(
     }];
     for i in 1..humans {
         let mut c = Client::hello(addr).await;
-        let joined = c
-            .request(json!({"type": "join_lobby", "code": code, "name": format!("P{i}")}))
-            .await;
+        let joined = c.request(req::join(&code, &format!("P{i}"))).await;
         assert_eq!(joined["type"], "seated", "{joined}");
         players.push(Player {
             client: c,
@@ -41,16 +51,16 @@ async fn start_with_absence(
         });
     }
     for _ in humans..seats {
-        let r = players[0].client.request(json!({"type": "add_bot"})).await;
+        let r = players[0].client.request(req::add_bot()).await;
         assert_eq!(r["type"], "ok", "{r}");
     }
-    let r = players[0].client.request(json!({"type": "start"})).await;
+    let r = players[0].client.request(req::start()).await;
     assert_eq!(r["type"], "ok", "{r}");
     for p in &mut players {
         p.client.wait_version(0).await;
     }
     let lobby = players[0].client.lobby.clone().unwrap();
-    assert_eq!(lobby["absent"], absent, "the lobby shows its policy");
+    assert_eq!(lobby["absent"], wire(absent), "the lobby shows its policy");
     (code, players)
 }
 
@@ -90,20 +100,13 @@ async fn takeover_until_served(
     backend: &str,
     game: &str,
     options: Value,
-    absent: Value,
+    absent: AbsencePolicy,
     disconnect_when: impl Fn(&Value) -> bool,
     restart: bool,
 ) -> Option<(LogEntry, Vec<Value>)> {
     for _ in 0..8 {
-        let served = takeover_and_return(
-            backend,
-            game,
-            options.clone(),
-            absent.clone(),
-            &disconnect_when,
-            restart,
-        )
-        .await;
+        let served =
+            takeover_and_return(backend, game, options.clone(), absent, &disconnect_when, restart).await;
         if served.is_some() {
             return served;
         }
@@ -121,7 +124,7 @@ async fn takeover_and_return(
     backend: &str,
     game: &str,
     options: Value,
-    absent: Value,
+    absent: AbsencePolicy,
     disconnect_when: impl Fn(&Value) -> bool,
     restart: bool,
 ) -> Option<(LogEntry, Vec<Value>)> {
@@ -129,7 +132,7 @@ async fn takeover_and_return(
     let mut server = TestServer::start(&db, test_config()).await;
     let clock = server.clock.clone();
     let time = Time::Manual(clock.clone());
-    let (code, mut players) = start_with_absence(server.addr, game, options, 2, 2, absent.clone()).await;
+    let (code, mut players) = start_with_absence(server.addr, game, options, 2, 2, absent).await;
 
     // Play until seat 1 has a decision to make.
     let played = play_until(&mut players, &time, 3, 20_000, |s| disconnect_when(s)).await;
@@ -177,12 +180,10 @@ async fn takeover_and_return(
         server.stop().await;
         server = TestServer::start_with_clock(&db, test_config(), clock.clone()).await;
         let mut host = server.client().await;
-        let r = host
-            .request(json!({"type": "resume", "code": code, "token": host_token}))
-            .await;
+        let r = host.request(req::resume(&code, &host_token)).await;
         assert_eq!(r["type"], "resumed", "{r}");
         let lobby = host.wait_push("lobby", |_| true).await;
-        assert_eq!(lobby["absent"], absent);
+        assert_eq!(lobby["absent"], wire(absent));
         assert!(stand_in(&lobby, 1), "the takeover survives the restart: {lobby}");
         host.wait_push("state", |_| true).await;
         players.insert(
@@ -209,9 +210,7 @@ async fn takeover_and_return(
     }
     // Seat 1 comes back mid-match: from the resume on, only the player acts for seat 1.
     let mut back = server.client().await;
-    let r = back
-        .request(json!({"type": "resume", "code": code, "token": token}))
-        .await;
+    let r = back.request(req::resume(&code, &token)).await;
     assert_eq!(r["type"], "resumed", "{r}");
     let resumed = back.wait_push("state", |_| true).await;
     let v_resume = resumed["version"].as_u64().unwrap();
@@ -266,7 +265,7 @@ async fn a_bot_stands_in_for_a_disconnected_player_who_then_returns_turn_based()
             backend,
             "hide_and_eeek",
             json!({"target": 10, "claim_window_ms": 30_000}),
-            json!({"policy": "bot", "grace_ms": GRACE_MS}),
+            req::bot_after(GRACE_MS),
             |s| s["status"]["kind"] == "turn" && s["status"]["seat"] == 1,
             false,
         )
@@ -283,7 +282,7 @@ async fn a_bot_stands_in_for_a_simultaneous_choice_and_the_takeover_survives_a_r
             backend,
             "quacks",
             json!({}),
-            json!({"policy": "bot", "grace_ms": GRACE_MS}),
+            req::bot_after(GRACE_MS),
             |s| s["status"]["kind"] == "simultaneous" && seat1_decides(s),
             true,
         )
@@ -294,7 +293,7 @@ async fn a_bot_stands_in_for_a_simultaneous_choice_and_the_takeover_survives_a_r
             backend,
             "molehills",
             json!({}),
-            json!({"policy": "bot", "grace_ms": GRACE_MS}),
+            req::bot_after(GRACE_MS),
             |s| s["status"]["kind"] == "simultaneous" && seat1_decides(s),
             false,
         )
@@ -314,7 +313,7 @@ async fn a_bot_stands_in_during_the_eeek_race() {
                 backend,
                 "hide_and_eeek",
                 json!({"target": 10, "claim_window_ms": 30_000}),
-                json!({"policy": "bot", "grace_ms": GRACE_MS}),
+                req::bot_after(GRACE_MS),
                 |s| s["status"]["kind"] == "race" && seat1_decides(s),
                 false,
             )
@@ -357,7 +356,7 @@ async fn skip_plays_the_passive_choice_where_the_game_allows_it_and_is_refused_e
             backend,
             "quacks",
             json!({}),
-            json!({"policy": "skip", "grace_ms": GRACE_MS}),
+            req::skip_after(GRACE_MS),
             |s| s["status"]["kind"] == "simultaneous" && seat1_decides(s),
             false,
         )
@@ -380,10 +379,7 @@ async fn skip_plays_the_passive_choice_where_the_game_allows_it_and_is_refused_e
         assert_eq!(listed["can_skip"], info.can_skip, "{}", info.id);
         let mut c = server.client().await;
         let r = c
-            .request(
-                json!({"type": "create_lobby", "game": info.id, "seats": info.min_players, "name": "A",
-                            "absent": {"policy": "skip", "grace_ms": 1000}}),
-            )
+            .request(req::create_lobby(info.id, info.min_players, "A").absent(req::skip_after(1000)))
             .await;
         if info.can_skip {
             assert_eq!(r["type"], "seated", "{r}");
@@ -414,7 +410,7 @@ async fn under_the_wait_policy_nothing_plays_for_an_absent_player() {
             json!({"target": 6}),
             2,
             2,
-            json!({"policy": "wait", "grace_ms": 0}),
+            req::wait(),
         )
         .await;
         let played = play_until(&mut players, &time, 3, 20_000, |s| {
@@ -432,7 +428,7 @@ async fn under_the_wait_policy_nothing_plays_for_an_absent_player() {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         // A spectator arriving now sees the match where it was, and no stand-in.
         let mut watcher = server.client().await;
-        let r = watcher.request(json!({"type": "spectate", "code": code})).await;
+        let r = watcher.request(req::spectate(&code)).await;
         assert_eq!(r["type"], "spectating", "{r}");
         let state = watcher.wait_push("state", |_| true).await;
         assert_eq!(state["version"].as_u64().unwrap(), v0, "the match waits");
@@ -451,7 +447,7 @@ async fn every_game_lets_a_bot_stand_in_and_the_player_return() {
                 backend,
                 info.id,
                 json!({}),
-                json!({"policy": "bot", "grace_ms": GRACE_MS}),
+                req::bot_after(GRACE_MS),
                 |s| s["version"].as_u64().unwrap() >= 3 && seat1_decides(s),
                 false,
             )

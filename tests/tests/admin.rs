@@ -215,7 +215,7 @@ async fn the_state_replayed_at_every_step_is_what_each_viewer_was_shown() {
         )
         .await;
         let mut spectator = server.client().await;
-        let r = spectator.request(json!({"type": "spectate", "code": code})).await;
+        let r = spectator.request(req::spectate(&code)).await;
         assert_eq!(r["type"], "spectating", "{r}");
         let played = play(&mut players, &Time::Manual(server.clock.clone()), 11, 10_000).await;
         let last = played.last_state.clone();
@@ -314,7 +314,7 @@ async fn admin_actions_reach_connected_clients_and_are_audited() {
             let (code, mut players) =
                 start_match(addr, GAME, json!({"target": 20, "claim_window_ms": 1000}), 3, 3).await;
             let mut spectator = server.client().await;
-            let r = spectator.request(json!({"type": "spectate", "code": code})).await;
+            let r = spectator.request(req::spectate(&code)).await;
             assert_eq!(r["type"], "spectating", "{r}");
             let match_id = players[0].client.state.as_ref().unwrap()["match_id"]
                 .as_str()
@@ -383,9 +383,7 @@ async fn admin_actions_reach_connected_clients_and_are_audited() {
             .await;
         assert_eq!(lobby["phase"], "playing");
         let mut again = server.client().await;
-        let r = again
-            .request(json!({"type": "resume", "code": code, "token": removed.token}))
-            .await;
+        let r = again.request(req::resume(&code, &removed.token)).await;
         assert_eq!(r["code"], "unauthorized", "{r}");
 
         // Remove seat 1: told and disconnected, token revoked; the seat stays a (removed) human.
@@ -395,9 +393,7 @@ async fn admin_actions_reach_connected_clients_and_are_audited() {
         let closing = gone.client.wait_push("closing", |_| true).await;
         assert_eq!(closing["code"], "removed", "{closing}");
         assert_eq!(gone.client.until_closed().await, None);
-        let r = again
-            .request(json!({"type": "resume", "code": code, "token": gone.token}))
-            .await;
+        let r = again.request(req::resume(&code, &gone.token)).await;
         assert_eq!(r["code"], "unauthorized", "{r}");
         let inspected = get(addr, &base).await;
         assert_eq!(inspected["seats"][1]["kind"], "human");
@@ -440,7 +436,7 @@ async fn admin_actions_reach_connected_clients_and_are_audited() {
         }
         let r = players[0]
             .client
-            .request(json!({"type": "action", "action": {"type": "stop"}}))
+            .request(req::action(&json!({"type": "stop"}), None))
             .await;
         assert_eq!(r["code"], "game_over", "{r}");
         let (status, reply) = post(addr, &format!("{base}/abort"), "carol", "twice").await;
@@ -560,16 +556,14 @@ async fn firing_the_turn_timer_plays_for_the_idle_seat() {
         let addr = server.addr;
         let mut host = server.client().await;
         let created = host
-            .request(json!({"type": "create_lobby", "game": GAME, "seats": 2, "name": "Host", "turn_timer_ms": 60000}))
+            .request(req::create_lobby(GAME, 2, "Host").turn_timer_ms(60000))
             .await;
         assert_eq!(created["type"], "seated", "{created}");
         let code = created["code"].as_str().unwrap().to_string();
         let mut guest = server.client().await;
-        let joined = guest
-            .request(json!({"type": "join_lobby", "code": code, "name": "Guest"}))
-            .await;
+        let joined = guest.request(req::join(&code, "Guest")).await;
         assert_eq!(joined["type"], "seated", "{joined}");
-        let r = host.request(json!({"type": "start"})).await;
+        let r = host.request(req::start()).await;
         assert_eq!(r["type"], "ok", "{r}");
         let state = host.wait_version(0).await;
         let states = [state.clone(), guest.wait_version(0).await];
@@ -627,7 +621,7 @@ async fn every_game_replays_to_what_its_viewers_were_shown() {
             };
             let (code, mut players) = start_match(server.addr, info.id, options, seats, humans).await;
             let mut spectator = server.client().await;
-            let r = spectator.request(json!({"type": "spectate", "code": code})).await;
+            let r = spectator.request(req::spectate(&code)).await;
             assert_eq!(r["type"], "spectating", "{r}");
             // Long games are cut short: a replay at any step works the same on an unfinished match.
             let played = play(

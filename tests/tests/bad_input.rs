@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 /// After each refusal the same connection still answers a ping with the right request id.
 async fn still_usable(c: &mut Client) {
-    let pong = c.request(json!({"type": "ping"})).await;
+    let pong = c.request(req::ping()).await;
     assert_eq!(pong["type"], "pong", "{pong}");
 }
 
@@ -19,20 +19,19 @@ async fn bad_frames_get_error_replies_and_the_connection_survives() {
     let mut c = Client::connect(server.addr).await;
 
     // Before the handshake only hello (and ping) are answered.
-    let r = c
-        .request(json!({"type": "join_lobby", "code": "ABCDEF", "name": "x"}))
-        .await;
+    let r = c.request(req::join("ABCDEF", "x")).await;
     assert_eq!(r["code"], "handshake_required", "{r}");
-    let r = c.request(json!({"type": "hello", "protocol": 99})).await;
+    let r = c.request(req::hello_as(99, None)).await;
     assert_eq!(r["code"], "unsupported_version", "{r}");
     still_usable(&mut c).await;
     let r = c
-        .request(json!({"type": "hello", "protocol": protocol::PROTOCOL_VERSION, "client": "tests"}))
+        .request(req::hello_as(protocol::PROTOCOL_VERSION, Some("tests")))
         .await;
     assert_eq!(r["type"], "welcome", "{r}");
     assert_eq!(r["protocol"], protocol::PROTOCOL_VERSION);
 
-    // Frames that are not requests: (frame, code, echoed id).
+    // Frames that are not requests: (frame, code, echoed id). Raw JSON and text on purpose: no typed request can
+    // be malformed like these.
     let cases: Vec<(String, &str, Value)> = vec![
         ("{not json".into(), "bad_message", Value::Null),
         ("[1, 2, 3]".into(), "bad_message", Value::Null),
@@ -91,53 +90,32 @@ async fn bad_frames_get_error_replies_and_the_connection_survives() {
 
     // Requests that are well formed but refused.
     let refusals = [
+        (req::create_lobby("chess", 2, "a"), "unknown_game"),
+        (req::create_lobby("hide_and_eeek", 9, "a"), "bad_options"),
         (
-            json!({"type": "create_lobby", "game": "chess", "seats": 2, "name": "a"}),
-            "unknown_game",
-        ),
-        (
-            json!({"type": "create_lobby", "game": "hide_and_eeek", "seats": 9, "name": "a"}),
+            req::create_lobby("hide_and_eeek", 2, "a").options(json!({"target": 99})),
             "bad_options",
         ),
         (
-            json!({"type": "create_lobby", "game": "hide_and_eeek", "seats": 2, "name": "a", "options": {"target": 99}}),
+            req::create_lobby("hide_and_eeek", 2, "a").options(json!({"colour": "red"})),
             "bad_options",
         ),
-        (
-            json!({"type": "create_lobby", "game": "hide_and_eeek", "seats": 2, "name": "a", "options": {"colour": "red"}}),
-            "bad_options",
-        ),
-        (
-            json!({"type": "create_lobby", "game": "hide_and_eeek", "seats": 2, "name": "   "}),
-            "bad_message",
-        ),
-        (
-            json!({"type": "join_lobby", "code": "QQQQQQ", "name": "a"}),
-            "unknown_lobby",
-        ),
-        (
-            json!({"type": "join_lobby", "code": "O0I1L!", "name": "a"}),
-            "unknown_lobby",
-        ),
-        (json!({"type": "spectate", "code": "QQQQQQ"}), "unknown_lobby"),
-        (
-            json!({"type": "resume", "code": "QQQQQQ", "token": "aa"}),
-            "unknown_lobby",
-        ),
-        (json!({"type": "leave"}), "not_in_lobby"),
-        (json!({"type": "start"}), "not_in_lobby"),
-        (json!({"type": "add_bot"}), "not_in_lobby"),
-        (
-            json!({"type": "action", "action": {"type": "stop"}}),
-            "not_in_lobby",
-        ),
+        (req::create_lobby("hide_and_eeek", 2, "   "), "bad_message"),
+        (req::join("QQQQQQ", "a"), "unknown_lobby"),
+        (req::join("O0I1L!", "a"), "unknown_lobby"),
+        (req::spectate("QQQQQQ"), "unknown_lobby"),
+        (req::resume("QQQQQQ", "aa"), "unknown_lobby"),
+        (req::leave(), "not_in_lobby"),
+        (req::start(), "not_in_lobby"),
+        (req::add_bot(), "not_in_lobby"),
+        (req::action(&json!({"type": "stop"}), None), "not_in_lobby"),
     ];
     for (request, code) in refusals {
         let r = c.request(request.clone()).await;
         assert_eq!(
             (r["type"].as_str(), r["code"].as_str()),
             (Some("error"), Some(code)),
-            "{request}: {r}"
+            "{request:?}: {r}"
         );
         still_usable(&mut c).await;
     }
@@ -154,7 +132,7 @@ async fn flooding_is_rate_limited_and_the_connection_recovers() {
     let server = TestServer::start(&db, config).await;
     let mut c = Client::connect(server.addr).await;
     for i in 0..12 {
-        c.send_text(json!({"id": i, "type": "ping"}).to_string()).await;
+        c.send_text(req::ping().frame(i)).await;
     }
     let mut codes = Vec::new();
     for i in 0..12 {
@@ -211,7 +189,7 @@ async fn http_endpoints_answer() {
     let played = play(&mut players, &Time::Manual(server.clock.clone()), 3, 3).await;
     let refused = players[0]
         .client
-        .request(json!({"type": "action", "action": {"type": "nope"}}))
+        .request(req::action(&json!({"type": "nope"}), None))
         .await;
     assert_eq!(refused["type"], "error");
     let (status, metrics) = http_get(server.addr, "/metrics").await;
@@ -255,14 +233,13 @@ async fn connections_beyond_the_limit_are_told_why_and_closed() {
         (Some("closing"), Some("too_many_connections"))
     );
     // The first one is unaffected, and once it is gone there is room again.
-    assert_eq!(first.request(json!({"type": "ping"})).await["type"], "pong");
+    assert_eq!(first.request(req::ping()).await["type"], "pong");
     drop(first);
     let mut again = None;
     for _ in 0..200 {
         // The server releases the slot when it notices the close; each attempt is a full round trip.
         let mut c = Client::connect(server.addr).await;
-        c.send_text(json!({"id": 1, "type": "hello", "protocol": protocol::PROTOCOL_VERSION}).to_string())
-            .await;
+        c.send_text(req::hello().frame(1)).await;
         if c.read().await.is_some_and(|m| m["type"] == "welcome") {
             again = Some(c);
             break;

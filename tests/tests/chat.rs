@@ -2,6 +2,7 @@
 //! limits, history for clients that join, spectate or resume, also after a restart.
 
 use integration_tests::*;
+use protocol::RequestId;
 use serde_json::{Value, json};
 
 const GAME: &str = "hide_and_eeek";
@@ -9,15 +10,11 @@ const GAME: &str = "hide_and_eeek";
 /// Creates a two-seat lobby; returns the host, the joined player, the code and both seat tokens.
 async fn lobby_of_two(server: &TestServer) -> (Client, Client, String, String, String) {
     let mut host = server.client().await;
-    let created = host
-        .request(json!({"type": "create_lobby", "game": GAME, "seats": 2, "name": "Host"}))
-        .await;
+    let created = host.request(req::create_lobby(GAME, 2, "Host")).await;
     assert_eq!(created["type"], "seated", "{created}");
     let code = created["code"].as_str().unwrap().to_string();
     let mut guest = server.client().await;
-    let joined = guest
-        .request(json!({"type": "join_lobby", "code": code, "name": "Guest"}))
-        .await;
+    let joined = guest.request(req::join(&code, "Guest")).await;
     assert_eq!(joined["type"], "seated", "{joined}");
     let history = guest.wait_push("chat_history", |_| true).await;
     assert_eq!(history["messages"], json!([]), "a new lobby has no chat");
@@ -31,7 +28,7 @@ async fn lobby_of_two(server: &TestServer) -> (Client, Client, String, String, S
 }
 
 async fn say(client: &mut Client, text: &str) -> Value {
-    client.request(json!({"type": "chat", "text": text})).await
+    client.request(req::chat(text)).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -65,7 +62,7 @@ async fn players_and_spectators_chat_in_plain_text_and_newcomers_get_the_history
         // A spectator arrives: it gets the history, and its own messages go to the spectators' channel, which
         // the players read too.
         let mut spectator = server.client().await;
-        let r = spectator.request(json!({"type": "spectate", "code": code})).await;
+        let r = spectator.request(req::spectate(&code)).await;
         assert_eq!(r["type"], "spectating", "{r}");
         let history = spectator.wait_push("chat_history", |_| true).await;
         let messages = history["messages"].as_array().unwrap();
@@ -108,9 +105,9 @@ async fn players_and_spectators_chat_in_plain_text_and_newcomers_get_the_history
         assert_eq!(r["code"], "not_in_lobby", "{r}");
 
         // Chat goes on during the match, and does not get in its way.
-        let r = host.request(json!({"type": "add_bot"})).await;
+        let r = host.request(req::add_bot()).await;
         assert_eq!(r["code"], "lobby_full", "{r}");
-        let r = host.request(json!({"type": "start"})).await;
+        let r = host.request(req::start()).await;
         assert_eq!(r["type"], "ok", "{r}");
         let state = guest.wait_version(0).await;
         let r = say(&mut guest, "good luck").await;
@@ -132,9 +129,7 @@ async fn players_and_spectators_chat_in_plain_text_and_newcomers_get_the_history
         };
         let s = mover.wait_version(0).await;
         let action = s["legal_actions"][0].clone();
-        let r = mover
-            .request(json!({"type": "action", "action": action, "version": 0}))
-            .await;
+        let r = mover.request(req::action(&action, 0)).await;
         assert_eq!(r["type"], "accepted", "{r}");
 
         server.stop().await;
@@ -220,9 +215,7 @@ async fn the_last_fifty_messages_survive_a_restart() {
 
         let server = TestServer::start_with_clock(&db, config, clock).await;
         let mut host = server.client().await;
-        let r = host
-            .request(json!({"type": "resume", "code": code, "token": host_token}))
-            .await;
+        let r = host.request(req::resume(&code, &host_token)).await;
         assert_eq!(r["type"], "resumed", "{r}");
         let history = host.wait_push("chat_history", |_| true).await;
         let messages = history["messages"].as_array().unwrap();
@@ -236,9 +229,7 @@ async fn the_last_fifty_messages_survive_a_restart() {
 
         // Numbering carries on after the restart.
         let mut guest = server.client().await;
-        let r = guest
-            .request(json!({"type": "resume", "code": code, "token": guest_token}))
-            .await;
+        let r = guest.request(req::resume(&code, &guest_token)).await;
         assert_eq!(r["type"], "resumed", "{r}");
         guest.wait_push("chat_history", |_| true).await;
         let r = say(&mut guest, "back again").await;
@@ -273,7 +264,7 @@ async fn a_chat_write_that_waits_does_not_hold_up_the_match() {
         )
         .await;
         let mut spectator = server.client().await;
-        let r = spectator.request(json!({"type": "spectate", "code": code})).await;
+        let r = spectator.request(req::spectate(&code)).await;
         assert_eq!(r["type"], "spectating", "{r}");
 
         let mut conn = sqlx::PgConnection::connect(db.url()).await.unwrap();
@@ -283,7 +274,10 @@ async fn a_chat_write_that_waits_does_not_hold_up_the_match() {
             .await
             .unwrap();
         spectator
-            .send_text(json!({"id": "waiting", "type": "chat", "text": "can you see this?"}).to_string())
+            .send_text(req::frame(
+                req::chat("can you see this?"),
+                RequestId::Text("waiting".into()),
+            ))
             .await;
 
         let played = play(&mut players, &time, 3, 6).await;

@@ -71,9 +71,7 @@ async fn every_game_plays_to_a_stored_result_at_every_seat_count() {
         let server = TestServer::start(&db, test_config()).await;
         for (code, token, outcome, game) in &finished {
             let mut client = server.client().await;
-            let r = client
-                .request(json!({"type": "resume", "code": code, "token": token}))
-                .await;
+            let r = client.request(req::resume(code, token)).await;
             assert_eq!(r["type"], "resumed", "{game}: {r}");
             let state = client.wait_push("state", |_| true).await;
             assert_eq!(state["status"]["kind"], "over", "{game}");

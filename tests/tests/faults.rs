@@ -58,9 +58,7 @@ async fn autonomous(mut player: Player, seed: u64, acked: Arc<AtomicUsize>) -> (
         };
         player
             .client
-            .send_text(
-                json!({"id": next_id, "type": "action", "action": action, "version": version}).to_string(),
-            )
+            .send_text(req::action(&action, version).frame(next_id))
             .await;
         let reply = loop {
             match player.client.read().await {
@@ -173,9 +171,7 @@ async fn sigkill_under_load_loses_no_acknowledged_action_and_applies_no_retry_tw
             let mut clients = Vec::new();
             for (seat, token) in tokens {
                 let mut c = Client::hello(process.addr).await;
-                let r = c
-                    .request(json!({"type": "resume", "code": code, "token": token}))
-                    .await;
+                let r = c.request(req::resume(code, token)).await;
                 assert_eq!(r["type"], "resumed", "{r}");
                 clients.push((*seat, c));
             }
@@ -183,9 +179,7 @@ async fn sigkill_under_load_loses_no_acknowledged_action_and_applies_no_retry_tw
             let mut accepted = 0;
             for retry in &in_flight[&m] {
                 let c = &mut clients.iter_mut().find(|(s, _)| *s == retry.seat).unwrap().1;
-                let reply = c
-                    .request(json!({"type": "action", "action": retry.action, "version": retry.version}))
-                    .await;
+                let reply = c.request(req::action(&retry.action, retry.version)).await;
                 if reply["type"] == "accepted" {
                     // Accepted only if it had not been applied: then it is the next action after its version.
                     assert_eq!(reply["version"].as_u64(), Some(retry.version + 1), "{reply}");
@@ -285,21 +279,16 @@ async fn the_database_going_away_and_coming_back_loses_nothing() {
 
     // An open lobby too, whose host will change it while the database is away.
     let mut lobby_host = server.client().await;
-    let created = lobby_host
-        .request(json!({"type": "create_lobby", "game": GAME, "seats": 2, "name": "Host"}))
-        .await;
+    let created = lobby_host.request(req::create_lobby(GAME, 2, "Host")).await;
     assert_eq!(created["type"], "seated", "{created}");
 
     proxy.cut();
     // A lobby change cannot be stored either: the same retryable refusal, and the seat stays empty.
-    let reply = lobby_host.request(json!({"type": "add_bot"})).await;
+    let reply = lobby_host.request(req::add_bot()).await;
     assert_eq!(reply["code"], "store_unavailable", "{reply}");
     // The mover's action cannot be committed: a retryable refusal, nothing published.
     for _ in 0..2 {
-        let reply = players[mover]
-            .client
-            .request(json!({"type": "action", "action": action, "version": version}))
-            .await;
+        let reply = players[mover].client.request(req::action(&action, version)).await;
         assert_eq!(
             (reply["type"].as_str(), reply["code"].as_str()),
             (Some("error"), Some("store_unavailable")),
@@ -315,7 +304,7 @@ async fn the_database_going_away_and_coming_back_loses_nothing() {
     assert_eq!(http_get(server.addr, "/healthz").await.0, 200, "still up");
     for p in players.iter_mut() {
         // A request round trip: any state push queued before the pong would be seen by now.
-        assert_eq!(p.client.request(json!({"type": "ping"})).await["type"], "pong");
+        assert_eq!(p.client.request(req::ping()).await["type"], "pong");
         assert_eq!(
             p.client.state.as_ref().unwrap()["version"].as_u64(),
             Some(version),
@@ -327,10 +316,7 @@ async fn the_database_going_away_and_coming_back_loses_nothing() {
     // The client retries the same action with the same version; the server carries on by itself.
     let mut accepted = None;
     for _ in 0..300 {
-        let reply = players[mover]
-            .client
-            .request(json!({"type": "action", "action": action, "version": version}))
-            .await;
+        let reply = players[mover].client.request(req::action(&action, version)).await;
         match reply["type"].as_str() {
             Some("accepted") => {
                 accepted = Some(reply);
@@ -343,7 +329,7 @@ async fn the_database_going_away_and_coming_back_loses_nothing() {
         }
     }
     let accepted = accepted.expect("the retry succeeds once the database is back");
-    let reply = lobby_host.request(json!({"type": "add_bot"})).await;
+    let reply = lobby_host.request(req::add_bot()).await;
     assert_eq!(
         reply["type"], "ok",
         "the lobby change succeeds once the database is back: {reply}"
@@ -430,8 +416,8 @@ async fn a_commit_whose_answer_was_lost_is_found_and_never_applied_twice() {
 
     // The match id is in that commit's parameters and in no other message before the cut.
     proxy.lose_answers_after(&match_id);
-    let request = json!({"id": 777, "type": "action", "action": action, "version": version});
-    players[mover].client.send_text(request.to_string()).await;
+    let frame = req::action(&action, version).frame(777);
+    players[mover].client.send_text(frame).await;
     // The action reaches the database and is committed there...
     let direct = db.store().await;
     let committed = tokio::time::timeout(TIMEOUT, async {
@@ -449,7 +435,7 @@ async fn a_commit_whose_answer_was_lost_is_found_and_never_applied_twice() {
     let reply = players[mover].client.reply_to(json!(777)).await;
     assert_eq!(reply["code"], "store_unavailable", "{reply}");
     for p in players.iter_mut() {
-        assert_eq!(p.client.request(json!({"type": "ping"})).await["type"], "pong");
+        assert_eq!(p.client.request(req::ping()).await["type"], "pong");
         assert_eq!(
             p.client.state.as_ref().unwrap()["version"].as_u64(),
             Some(version),
@@ -460,10 +446,7 @@ async fn a_commit_whose_answer_was_lost_is_found_and_never_applied_twice() {
     proxy.restore();
     let mut answer = None;
     for _ in 0..300 {
-        let reply = players[mover]
-            .client
-            .request(json!({"type": "action", "action": action, "version": version}))
-            .await;
+        let reply = players[mover].client.request(req::action(&action, version)).await;
         if reply["code"] != "store_unavailable" {
             answer = Some(reply);
             break;

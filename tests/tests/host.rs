@@ -27,27 +27,20 @@ async fn the_host_changes_the_lobby_and_the_changes_survive_a_restart() {
         let config = test_config();
         let server = TestServer::start(&db, config.clone()).await;
         let mut host = server.client().await;
-        let created = host
-            .request(json!({"type": "create_lobby", "game": GAME, "seats": 2, "name": "Host"}))
-            .await;
+        let created = host.request(req::create_lobby(GAME, 2, "Host")).await;
         let code = created["code"].as_str().unwrap().to_string();
         let mut guest = server.client().await;
-        let joined = guest
-            .request(json!({"type": "join_lobby", "code": code, "name": "Guest"}))
-            .await;
+        let joined = guest.request(req::join(&code, "Guest")).await;
         let guest_token = joined["seat_token"].as_str().unwrap().to_string();
         let mut spectator = server.client().await;
-        spectator.request(json!({"type": "spectate", "code": code})).await;
+        spectator.request(req::spectate(&code)).await;
 
         // Only the host.
         for (spectating, request) in [
-            (
-                false,
-                json!({"type": "configure_lobby", "options": {"target": 4}, "seats": 3}),
-            ),
-            (false, json!({"type": "set_listed", "listed": true})),
-            (false, json!({"type": "make_host", "seat": 1})),
-            (true, json!({"type": "remove_player", "seat": 1})),
+            (false, req::configure_lobby(json!({"target": 4}), 3)),
+            (false, req::set_listed(true)),
+            (false, req::make_host(1)),
+            (true, req::remove_player(1)),
         ] {
             let who = if spectating { &mut spectator } else { &mut guest };
             let r = who.request(request).await;
@@ -56,8 +49,11 @@ async fn the_host_changes_the_lobby_and_the_changes_survive_a_restart() {
 
         // Options, seat count, turn timer and absence policy, together; everyone sees them.
         let r = host
-            .request(json!({"type": "configure_lobby", "options": {"target": 4}, "seats": 4, "turn_timer_ms": 30000,
-                            "absent": {"policy": "bot", "grace_ms": 20000}}))
+            .request(
+                req::configure_lobby(json!({"target": 4}), 4)
+                    .turn_timer_ms(30000)
+                    .absent(req::bot_after(20000)),
+            )
             .await;
         assert_eq!(r["type"], "ok", "{r}");
         let lobby = guest
@@ -73,23 +69,21 @@ async fn the_host_changes_the_lobby_and_the_changes_survive_a_restart() {
         assert_eq!(lobby["seats"][3]["occupant"]["kind"], "empty");
         // What does not set the game up is refused, and changes nothing.
         for bad in [
-            json!({"type": "configure_lobby", "options": {"target": 99}, "seats": 4}),
-            json!({"type": "configure_lobby", "options": {}, "seats": 7}),
-            json!({"type": "configure_lobby", "options": {}, "seats": 4, "turn_timer_ms": 5}),
+            req::configure_lobby(json!({"target": 99}), 4),
+            req::configure_lobby(json!({}), 7),
+            req::configure_lobby(json!({}), 4).turn_timer_ms(5),
             // This game has no passive choice to skip with.
-            json!({"type": "configure_lobby", "options": {}, "seats": 4, "absent": {"policy": "skip", "grace_ms": 0}}),
+            req::configure_lobby(json!({}), 4).absent(req::skip_after(0)),
             // Seat 1 holds a player: it cannot be removed with its seat.
-            json!({"type": "configure_lobby", "options": {}, "seats": 1}),
+            req::configure_lobby(json!({}), 1),
         ] {
             let r = host.request(bad.clone()).await;
-            assert_eq!(r["code"], "bad_options", "{bad} -> {r}");
+            assert_eq!(r["code"], "bad_options", "{bad:?} -> {r}");
         }
         // Bots on removed seats go with them.
-        let r = host.request(json!({"type": "add_bot", "seat": 3})).await;
+        let r = host.request(req::add_bot_at(3)).await;
         assert_eq!(r["type"], "ok", "{r}");
-        let r = host
-            .request(json!({"type": "configure_lobby", "options": {"target": 4}, "seats": 3}))
-            .await;
+        let r = host.request(req::configure_lobby(json!({"target": 4}), 3)).await;
         assert_eq!(r["type"], "ok", "{r}");
         let lobby = guest
             .wait_push("lobby", |l| l["seats"].as_array().unwrap().len() == 3)
@@ -101,7 +95,7 @@ async fn the_host_changes_the_lobby_and_the_changes_survive_a_restart() {
         let (status, list) = listed(&server, &format!("?game={GAME}")).await;
         assert_eq!(status, 200);
         assert!(!codes(&list).contains(&code.as_str()), "private: {list}");
-        let r = host.request(json!({"type": "set_listed", "listed": true})).await;
+        let r = host.request(req::set_listed(true)).await;
         assert_eq!(r["type"], "ok", "{r}");
         let lobby = guest.wait_push("lobby", |l| l["listed"] == true).await;
         assert_eq!(lobby["code"], code.as_str());
@@ -135,14 +129,12 @@ async fn the_host_changes_the_lobby_and_the_changes_survive_a_restart() {
 
         // Removing a player: they are told why and disconnected, and their token stops working.
         let mut third = server.client().await;
-        let r = third
-            .request(json!({"type": "join_lobby", "code": code, "name": "Third"}))
-            .await;
+        let r = third.request(req::join(&code, "Third")).await;
         assert_eq!(r["seat"], 2, "{r}");
         let third_token = r["seat_token"].as_str().unwrap().to_string();
-        let r = host.request(json!({"type": "remove_player", "seat": 0})).await;
+        let r = host.request(req::remove_player(0)).await;
         assert_eq!(r["code"], "bad_message", "not oneself: {r}");
-        let r = host.request(json!({"type": "remove_player", "seat": 2})).await;
+        let r = host.request(req::remove_player(2)).await;
         assert_eq!(r["type"], "ok", "{r}");
         let last = third.until_closed().await.expect("a closing message");
         assert_eq!(
@@ -155,21 +147,19 @@ async fn the_host_changes_the_lobby_and_the_changes_survive_a_restart() {
             .await;
         assert_eq!(lobby["seats"].as_array().unwrap().len(), 3);
         let mut third = server.client().await;
-        let r = third
-            .request(json!({"type": "resume", "code": code, "token": third_token}))
-            .await;
+        let r = third.request(req::resume(&code, &third_token)).await;
         assert_eq!(r["code"], "unauthorized", "{r}");
-        let r = host.request(json!({"type": "remove_player", "seat": 2})).await;
+        let r = host.request(req::remove_player(2)).await;
         assert_eq!(r["code"], "bad_message", "an empty seat: {r}");
 
         // Handing the host role over: the old host may no longer, the new one may.
-        let r = host.request(json!({"type": "make_host", "seat": 2})).await;
+        let r = host.request(req::make_host(2)).await;
         assert_eq!(r["code"], "bad_message", "not to an empty seat: {r}");
-        let r = host.request(json!({"type": "make_host", "seat": 1})).await;
+        let r = host.request(req::make_host(1)).await;
         assert_eq!(r["type"], "ok", "{r}");
         let lobby = host.wait_push("lobby", |l| l["host"] == 1).await;
         assert_eq!(lobby["host"], 1);
-        let r = host.request(json!({"type": "set_listed", "listed": false})).await;
+        let r = host.request(req::set_listed(false)).await;
         assert_eq!(r["code"], "not_host", "{r}");
 
         // A restart keeps options, seats, timer, host and visibility.
@@ -179,9 +169,7 @@ async fn the_host_changes_the_lobby_and_the_changes_survive_a_restart() {
         let (_, list) = listed(&server, &format!("?game={GAME}")).await;
         assert!(codes(&list).contains(&code.as_str()), "still listed: {list}");
         let mut guest = server.client().await;
-        let r = guest
-            .request(json!({"type": "resume", "code": code, "token": guest_token}))
-            .await;
+        let r = guest.request(req::resume(&code, &guest_token)).await;
         assert_eq!(
             (r["type"].as_str(), r["host"].as_bool()),
             (Some("resumed"), Some(true)),
@@ -196,28 +184,26 @@ async fn the_host_changes_the_lobby_and_the_changes_survive_a_restart() {
         assert_eq!(lobby["absent"], json!({"policy": "bot", "grace_ms": 20000}));
 
         // The new host makes it private: it leaves the list.
-        let r = guest
-            .request(json!({"type": "set_listed", "listed": false}))
-            .await;
+        let r = guest.request(req::set_listed(false)).await;
         assert_eq!(r["type"], "ok", "{r}");
         let (_, list) = listed(&server, &format!("?game={GAME}")).await;
         assert!(!codes(&list).contains(&code.as_str()), "private again: {list}");
 
         // After the start, nothing can be changed; a started lobby is not listed.
-        let r = guest.request(json!({"type": "set_listed", "listed": true})).await;
+        let r = guest.request(req::set_listed(true)).await;
         assert_eq!(r["type"], "ok", "{r}");
-        let r = guest.request(json!({"type": "add_bot"})).await;
+        let r = guest.request(req::add_bot()).await;
         assert_eq!(r["type"], "ok", "{r}");
-        let r = guest.request(json!({"type": "start"})).await;
+        let r = guest.request(req::start()).await;
         assert_eq!(r["type"], "ok", "{r}");
         for request in [
-            json!({"type": "configure_lobby", "options": {}, "seats": 3}),
-            json!({"type": "remove_player", "seat": 2}),
-            json!({"type": "make_host", "seat": 0}),
-            json!({"type": "set_listed", "listed": false}),
+            req::configure_lobby(json!({}), 3),
+            req::remove_player(2),
+            req::make_host(0),
+            req::set_listed(false),
         ] {
             let r = guest.request(request.clone()).await;
-            assert_eq!(r["code"], "already_started", "{request} -> {r}");
+            assert_eq!(r["code"], "already_started", "{request:?} -> {r}");
         }
         let (_, list) = listed(&server, "").await;
         assert!(!codes(&list).contains(&code.as_str()), "started: {list}");
@@ -233,11 +219,9 @@ async fn a_listed_lobby_leaves_the_list_when_it_is_full_and_can_be_joined_from_i
         let db = TestDb::new(backend).await;
         let server = TestServer::start(&db, test_config()).await;
         let mut host = server.client().await;
-        let created = host
-            .request(json!({"type": "create_lobby", "game": GAME, "seats": 2, "name": "Ann"}))
-            .await;
+        let created = host.request(req::create_lobby(GAME, 2, "Ann")).await;
         let code = created["code"].as_str().unwrap().to_string();
-        let r = host.request(json!({"type": "set_listed", "listed": true})).await;
+        let r = host.request(req::set_listed(true)).await;
         assert_eq!(r["type"], "ok", "{r}");
         let (_, list) = listed(&server, &format!("?game={GAME}")).await;
         let entry = list
@@ -251,13 +235,13 @@ async fn a_listed_lobby_leaves_the_list_when_it_is_full_and_can_be_joined_from_i
         // Join it by the listed code.
         let mut guest = server.client().await;
         let r = guest
-            .request(json!({"type": "join_lobby", "code": entry["code"], "name": "Bo"}))
+            .request(req::join(entry["code"].as_str().unwrap(), "Bo"))
             .await;
         assert_eq!(r["type"], "seated", "{r}");
         let (_, list) = listed(&server, &format!("?game={GAME}")).await;
         assert!(!codes(&list).contains(&code.as_str()), "full: {list}");
         // A seat frees up: back in the list.
-        let r = guest.request(json!({"type": "leave"})).await;
+        let r = guest.request(req::leave()).await;
         assert_eq!(r["type"], "ok", "{r}");
         let (_, list) = listed(&server, &format!("?game={GAME}")).await;
         assert!(codes(&list).contains(&code.as_str()), "a free seat again: {list}");

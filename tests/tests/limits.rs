@@ -37,14 +37,13 @@ async fn connections_per_address_are_capped_with_too_many_connections() {
         closing("too_many_connections")
     );
     // The others are unaffected; once one leaves, there is room again.
-    assert_eq!(first.request(json!({"type": "ping"})).await["type"], "pong");
+    assert_eq!(first.request(req::ping()).await["type"], "pong");
     drop(second);
     let mut admitted = false;
     for _ in 0..200 {
         // The server frees the place when it notices the close: retry until it has.
         let mut c = Client::connect(server.addr).await;
-        c.send_text(json!({"id": 1, "type": "hello", "protocol": protocol::PROTOCOL_VERSION}).to_string())
-            .await;
+        c.send_text(req::hello().frame(1)).await;
         if c.read().await.is_some_and(|m| m["type"] == "welcome") {
             admitted = true;
             break;
@@ -63,11 +62,11 @@ async fn lobbies_per_address_are_capped_with_create_limited() {
     config.max_lobbies_per_ip = 2;
     config.lobby_window_secs = 3600;
     let server = TestServer::start(&db, config).await;
-    let create = json!({"type": "create_lobby", "game": GAME, "seats": 2, "name": "Ann"});
+    let create = req::create_lobby(GAME, 2, "Ann");
     let mut ann = server.client().await;
     for _ in 0..2 {
         assert_eq!(ann.request(create.clone()).await["type"], "seated");
-        assert_eq!(ann.request(json!({"type": "leave"})).await["type"], "ok");
+        assert_eq!(ann.request(req::leave()).await["type"], "ok");
     }
     let refused = ann.request(create.clone()).await;
     assert_eq!(
@@ -79,7 +78,7 @@ async fn lobbies_per_address_are_capped_with_create_limited() {
     let mut bob = server.client().await;
     assert_eq!(bob.request(create).await["code"], "create_limited");
     // The connection stays usable: joining someone else's lobby is not limited.
-    assert_eq!(ann.request(json!({"type": "ping"})).await["type"], "pong");
+    assert_eq!(ann.request(req::ping()).await["type"], "pong");
     server.stop().await;
     db.drop_db().await;
 }
@@ -97,9 +96,7 @@ async fn no_hello_in_time_is_closed_with_handshake_timeout() {
     );
     // Requests other than hello do not count as the handshake.
     let mut chatty = Client::connect(server.addr).await;
-    let refused = chatty
-        .request(json!({"type": "spectate", "code": "AAAAAA"}))
-        .await;
+    let refused = chatty.request(req::spectate("AAAAAA")).await;
     assert_eq!(refused["code"], "handshake_required");
     assert_eq!(
         closing_code(chatty.until_closed().await),
@@ -142,20 +139,12 @@ async fn a_client_that_never_reads_is_disconnected_and_does_not_slow_other_match
     let (mut ws, _) = tokio_tungstenite::client_async(format!("ws://{}/ws", server.addr), tcp)
         .await
         .expect("WebSocket handshake");
-    for (i, request) in [
-        json!({"type": "hello", "protocol": protocol::PROTOCOL_VERSION}),
-        json!({"type": "spectate", "code": code_a}),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let mut request = request;
-        request["id"] = json!(i);
-        ws.send(Message::Text(request.to_string().into())).await.unwrap();
+    for (id, request) in [(0, req::hello()), (1, req::spectate(&code_a))] {
+        ws.send(Message::Text(request.frame(id).into())).await.unwrap();
     }
     // From now on it only writes: pings as fast as the socket takes them, until the server hangs up.
     let flood = tokio::spawn(async move {
-        let ping = json!({"id": 99, "type": "ping"}).to_string();
+        let ping = req::ping().frame(99);
         let mut sent = 0u64;
         loop {
             if ws.send(Message::Text(ping.clone().into())).await.is_err() {

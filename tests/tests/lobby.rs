@@ -73,9 +73,7 @@ async fn bots_wait_for_their_delay_before_acting() {
             .unwrap_or(&legal[0])
             .clone();
         let v = state["version"].as_u64().unwrap();
-        let r = host
-            .request(json!({"type": "action", "action": action, "version": v}))
-            .await;
+        let r = host.request(req::action(&action, v)).await;
         assert_eq!(r["type"], "accepted", "{r}");
         host.wait_version(v + 1).await;
     }
@@ -83,9 +81,7 @@ async fn bots_wait_for_their_delay_before_acting() {
     // Nothing happens before the delay. A refused action is a round trip through the table itself, so its
     // reply comes after whatever the table did at that time.
     server.clock.advance(1_499);
-    let r = host
-        .request(json!({"type": "action", "action": {"type": "stop"}, "version": before}))
-        .await;
+    let r = host.request(req::action(&json!({"type": "stop"}), before)).await;
     assert_eq!(r["code"], "not_your_turn", "{r}");
     assert_eq!(
         host.state.clone().unwrap()["version"].as_u64().unwrap(),
@@ -105,9 +101,7 @@ async fn seats_codes_and_host_rights() {
     let server = TestServer::start(&db, test_config()).await;
     let mut host = server.client().await;
     let created = host
-        .request(
-            json!({"type": "create_lobby", "game": GAME, "options": short_game(), "seats": 3, "name": "Ann"}),
-        )
+        .request(req::create_lobby(GAME, 3, "Ann").options(short_game()))
         .await;
     assert_eq!(created["type"], "seated");
     assert_eq!(created["host"], true);
@@ -126,86 +120,70 @@ async fn seats_codes_and_host_rights() {
 
     // Unknown codes, and a code typed in lower case with spaces.
     let mut bob = server.client().await;
-    let r = bob
-        .request(json!({"type": "join_lobby", "code": "ZZZZZZ", "name": "Bob"}))
-        .await;
+    let r = bob.request(req::join("ZZZZZZ", "Bob")).await;
     assert_eq!(r["code"], "unknown_lobby", "{r}");
     let r = bob
-        .request(json!({"type": "join_lobby", "code": format!(" {} ", code.to_lowercase()), "name": "Bob"}))
+        .request(req::join(&format!(" {} ", code.to_lowercase()), "Bob"))
         .await;
     assert_eq!(
         (r["type"].as_str(), r["seat"].as_u64(), r["host"].as_bool()),
         (Some("seated"), Some(1), Some(false))
     );
-    let r = bob
-        .request(json!({"type": "join_lobby", "code": code, "name": "Bob"}))
-        .await;
+    let r = bob.request(req::join(&code, "Bob")).await;
     assert_eq!(r["code"], "already_in_lobby", "{r}");
     // Only the host adds bots and starts.
-    let r = bob.request(json!({"type": "add_bot"})).await;
+    let r = bob.request(req::add_bot()).await;
     assert_eq!(r["code"], "not_host", "{r}");
-    let r = bob.request(json!({"type": "start"})).await;
+    let r = bob.request(req::start()).await;
     assert_eq!(r["code"], "not_host", "{r}");
-    let r = host.request(json!({"type": "start"})).await;
+    let r = host.request(req::start()).await;
     assert_eq!(r["code"], "seats_empty", "{r}");
-    let r = host.request(json!({"type": "add_bot", "seat": 7})).await;
+    let r = host.request(req::add_bot_at(7)).await;
     assert_eq!(r["code"], "bad_message", "{r}");
-    let r = host.request(json!({"type": "add_bot", "seat": 1})).await;
+    let r = host.request(req::add_bot_at(1)).await;
     assert_eq!(r["code"], "lobby_full", "{r}");
     // The host leaves: Bob hosts now.
-    let r = host.request(json!({"type": "leave"})).await;
+    let r = host.request(req::leave()).await;
     assert_eq!(r["type"], "ok");
     let lobby = bob.wait_push("lobby", |l| l["host"] == 1).await;
     assert_eq!(lobby["seats"][0]["occupant"]["kind"], "empty");
-    let r = host.request(json!({"type": "action", "action": {}})).await;
+    let r = host.request(req::action(&json!({}), None)).await;
     assert_eq!(r["code"], "not_in_lobby", "{r}");
     // Ann comes back into the free seat 0; a third player fills seat 2; a fourth finds the lobby full.
-    let r = host
-        .request(json!({"type": "join_lobby", "code": code, "name": "Ann"}))
-        .await;
+    let r = host.request(req::join(&code, "Ann")).await;
     assert_eq!(r["seat"], 0, "{r}");
     let mut cy = server.client().await;
-    let r = cy
-        .request(json!({"type": "join_lobby", "code": code, "name": "Cy"}))
-        .await;
+    let r = cy.request(req::join(&code, "Cy")).await;
     assert_eq!(r["seat"], 2, "{r}");
     let mut dee = server.client().await;
-    let r = dee
-        .request(json!({"type": "join_lobby", "code": code, "name": "Dee"}))
-        .await;
+    let r = dee.request(req::join(&code, "Dee")).await;
     assert_eq!(r["code"], "lobby_full", "{r}");
     // Actions before the start.
-    let r = cy
-        .request(json!({"type": "action", "action": {"type": "stop"}}))
-        .await;
+    let r = cy.request(req::action(&json!({"type": "stop"}), None)).await;
     assert_eq!(r["code"], "not_started", "{r}");
     // A spectator joins by code, and cannot act.
-    let r = dee.request(json!({"type": "spectate", "code": code})).await;
+    let r = dee.request(req::spectate(&code)).await;
     assert_eq!(r["type"], "spectating", "{r}");
-    let r = bob.request(json!({"type": "start"})).await;
+    let r = bob.request(req::start()).await;
     assert_eq!(r["type"], "ok", "{r}");
     let s = dee.wait_version(0).await;
     assert_eq!(s["seat"], Value::Null);
     assert_eq!(s["legal_actions"], json!([]));
-    let r = dee
-        .request(json!({"type": "action", "action": {"type": "stop"}}))
-        .await;
+    let r = dee.request(req::action(&json!({"type": "stop"}), None)).await;
     assert_eq!(r["code"], "unauthorized", "{r}");
     // After the start nobody can join or add bots.
     let mut eve = server.client().await;
-    let r = eve
-        .request(json!({"type": "join_lobby", "code": code, "name": "Eve"}))
-        .await;
+    let r = eve.request(req::join(&code, "Eve")).await;
     assert_eq!(r["code"], "already_started", "{r}");
-    let r = bob.request(json!({"type": "add_bot"})).await;
+    let r = bob.request(req::add_bot()).await;
     assert_eq!(r["code"], "already_started", "{r}");
-    let r = bob.request(json!({"type": "start"})).await;
+    let r = bob.request(req::start()).await;
     assert_eq!(r["code"], "already_started", "{r}");
     // The same answer for a player who is not the host, and for a spectator.
     for who in [&mut cy, &mut dee] {
-        for request in [json!({"type": "start"}), json!({"type": "add_bot"})] {
+        for request in [req::start(), req::add_bot()] {
             let r = who.request(request.clone()).await;
-            assert_eq!(r["code"], "already_started", "{request} -> {r}");
+            assert_eq!(r["code"], "already_started", "{request:?} -> {r}");
         }
     }
     // Out of turn, illegal, and stale actions.
@@ -215,30 +193,25 @@ async fn seats_codes_and_host_rights() {
     let other = (turn + 1) % 3;
     let mover_state = clients[turn].wait_version(0).await;
     let mover_action = mover_state["legal_actions"][0].clone();
-    let r = clients[other]
-        .request(json!({"type": "action", "action": mover_action, "version": 0}))
-        .await;
+    let r = clients[other].request(req::action(&mover_action, 0)).await;
     assert!(
         ["not_your_turn", "illegal_action"].contains(&r["code"].as_str().unwrap()),
         "{r}"
     );
     let r = clients[turn]
-        .request(
-            json!({"type": "action", "action": {"type": "move", "to": {"row": 99, "col": 0}}, "version": 0}),
-        )
+        .request(req::action(
+            &json!({"type": "move", "to": {"row": 99, "col": 0}}),
+            0,
+        ))
         .await;
     assert_eq!(r["code"], "illegal_action", "{r}");
     let r = clients[turn]
-        .request(json!({"type": "action", "action": {"type": "no_such_action"}}))
+        .request(req::action(&json!({"type": "no_such_action"}), None))
         .await;
     assert_eq!(r["code"], "illegal_action", "{r}");
-    let r = clients[turn]
-        .request(json!({"type": "action", "action": mover_action, "version": 5}))
-        .await;
+    let r = clients[turn].request(req::action(&mover_action, 5)).await;
     assert_eq!(r["code"], "stale_version", "{r}");
-    let r = clients[turn]
-        .request(json!({"type": "action", "action": mover_action, "version": 0}))
-        .await;
+    let r = clients[turn].request(req::action(&mover_action, 0)).await;
     assert_eq!(r["type"], "accepted", "{r}");
     server.stop().await;
     db.drop_db().await;
@@ -250,13 +223,16 @@ async fn the_turn_timer_plays_for_an_idle_seat() {
     let server = TestServer::start(&db, test_config()).await;
     let mut host = server.client().await;
     let created = host
-        .request(json!({"type": "create_lobby", "game": GAME, "options": short_game(), "seats": 2, "name": "Ann", "turn_timer_ms": 30000}))
+        .request(
+            req::create_lobby(GAME, 2, "Ann")
+                .options(short_game())
+                .turn_timer_ms(30000),
+        )
         .await;
     let code = created["code"].as_str().unwrap().to_string();
     let mut bob = server.client().await;
-    bob.request(json!({"type": "join_lobby", "code": code, "name": "Bob"}))
-        .await;
-    let r = host.request(json!({"type": "start"})).await;
+    bob.request(req::join(&code, "Bob")).await;
+    let r = host.request(req::start()).await;
     assert_eq!(r["type"], "ok");
     let s = host.wait_version(0).await;
     let due = s["turn_deadline"].as_u64().expect("a turn deadline");
@@ -266,7 +242,7 @@ async fn the_turn_timer_plays_for_an_idle_seat() {
     let seat = s["status"]["seat"].as_u64().unwrap();
     let idle = if seat == 0 { &mut host } else { &mut bob };
     let r = idle
-        .request(json!({"type": "action", "action": {"type": "no_such_action"}}))
+        .request(req::action(&json!({"type": "no_such_action"}), None))
         .await;
     assert_eq!(r["code"], "illegal_action");
     assert_eq!(idle.state.clone().unwrap()["version"], 0);
@@ -283,9 +259,7 @@ async fn the_turn_timer_plays_for_an_idle_seat() {
     store.close().await;
     // Bad timers are refused.
     let mut c = server.client().await;
-    let r = c
-        .request(json!({"type": "create_lobby", "game": GAME, "seats": 2, "name": "Cy", "turn_timer_ms": 5}))
-        .await;
+    let r = c.request(req::create_lobby(GAME, 2, "Cy").turn_timer_ms(5)).await;
     assert_eq!(r["code"], "bad_options", "{r}");
     server.stop().await;
     db.drop_db().await;

@@ -40,9 +40,7 @@ async fn new_table(addr: std::net::SocketAddr) -> Table {
 /// Takes `seat` back on a new connection; returns the client with its first state read.
 async fn resume(addr: std::net::SocketAddr, table: &Table, seat: usize) -> Client {
     let mut c = Client::hello(addr).await;
-    let r = c
-        .request(json!({"type": "resume", "code": table.code, "token": table.tokens[seat]}))
-        .await;
+    let r = c.request(req::resume(&table.code, &table.tokens[seat])).await;
     assert_eq!(r["type"], "resumed", "{r}");
     c.wait_push("state", |_| true).await;
     c
@@ -51,7 +49,7 @@ async fn resume(addr: std::net::SocketAddr, table: &Table, seat: usize) -> Clien
 /// What a fresh spectator sees: the version and the public view.
 async fn public_state(addr: std::net::SocketAddr, code: &str) -> (u64, Value) {
     let mut c = Client::hello(addr).await;
-    let r = c.request(json!({"type": "spectate", "code": code})).await;
+    let r = c.request(req::spectate(code)).await;
     assert_eq!(r["type"], "spectating", "{r}");
     let s = c.wait_push("state", |_| true).await;
     (s["version"].as_u64().unwrap(), s["view"].clone())
@@ -91,9 +89,7 @@ async fn seats_at_a_turn(server: &TestServer, table: &Table) -> (Client, Client,
         };
         match mover {
             Some((c, action)) => {
-                let r = c
-                    .request(json!({"type": "action", "action": action, "version": v}))
-                    .await;
+                let r = c.request(req::action(&action, v)).await;
                 assert_eq!(r["type"], "accepted", "{r}");
             }
             None => {
@@ -196,9 +192,7 @@ async fn run_case(server: &TestServer, fx: &Fixture, case: &Value, next_id: &mut
         "greeted" => Client::hello(addr).await,
         "host_open_lobby" => {
             let mut c = Client::hello(addr).await;
-            let r = c
-                .request(json!({"type": "create_lobby", "game": GAME, "seats": 2, "name": "Host"}))
-                .await;
+            let r = c.request(req::create_lobby(GAME, 2, "Host")).await;
             assert_eq!(r["type"], "seated", "{r}");
             cx.code = r["code"].as_str().unwrap().to_string();
             c
@@ -223,7 +217,7 @@ async fn run_case(server: &TestServer, fx: &Fixture, case: &Value, next_id: &mut
                     kept.push(mover);
                     kept.push(waiting);
                     let mut c = Client::hello(addr).await;
-                    let r = c.request(json!({"type": "spectate", "code": cx.code})).await;
+                    let r = c.request(req::spectate(&cx.code)).await;
                     assert_eq!(r["type"], "spectating", "{r}");
                     c.wait_push("state", |_| true).await;
                     c
@@ -306,7 +300,7 @@ async fn run_case(server: &TestServer, fx: &Fixture, case: &Value, next_id: &mut
         }
     }
     if !closed {
-        let pong = client.request(json!({"type": "ping"})).await;
+        let pong = client.request(req::ping()).await;
         if pong["type"] != "pong" {
             failures.push(format!("{name}: the connection is not usable afterwards: {pong}"));
         }

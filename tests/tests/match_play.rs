@@ -21,7 +21,7 @@ async fn complete_matches_between_clients_end_with_an_outcome() {
             .await;
             // A spectator watches the whole match.
             let mut spectator = server.client().await;
-            let r = spectator.request(json!({"type": "spectate", "code": code})).await;
+            let r = spectator.request(req::spectate(&code)).await;
             assert_eq!(r["type"], "spectating", "{r}");
             let played = play(&mut players, &Time::Manual(server.clock.clone()), seed, 10_000).await;
             let last = &played.last_state;
@@ -65,7 +65,7 @@ async fn complete_matches_between_clients_end_with_an_outcome() {
             assert_eq!(lobby["match_id"], last["match_id"]);
             let r = players[0]
                 .client
-                .request(json!({"type": "action", "action": {"type": "stop"}}))
+                .request(req::action(&json!({"type": "stop"}), None))
                 .await;
             assert_eq!(r["code"], "game_over", "{r}");
         }
@@ -92,7 +92,7 @@ async fn every_push_is_the_engines_view_and_the_events_its_viewer_may_see() {
         };
         let (code, mut players) = start_match(server.addr, info.id, options, seats, seats).await;
         let mut spectator = server.client().await;
-        spectator.request(json!({"type": "spectate", "code": code})).await;
+        spectator.request(req::spectate(&code)).await;
         let played = play(
             &mut players,
             &Time::Manual(server.clock.clone()),

@@ -2,7 +2,7 @@
 //! measured on the server's injected clock.
 
 use integration_tests::*;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 const GAME: &str = "hide_and_eeek";
 const IDLE_MS: u64 = 10_000;
@@ -23,14 +23,10 @@ async fn seats_turn_idle_and_away_and_everyone_sees_it() {
         config.idle_after_ms = IDLE_MS;
         let server = TestServer::start(&db, config).await;
         let mut host = server.client().await;
-        let created = host
-            .request(json!({"type": "create_lobby", "game": GAME, "seats": 3, "name": "Host"}))
-            .await;
+        let created = host.request(req::create_lobby(GAME, 3, "Host")).await;
         let code = created["code"].as_str().unwrap().to_string();
         let mut guest = server.client().await;
-        let joined = guest
-            .request(json!({"type": "join_lobby", "code": code, "name": "Guest"}))
-            .await;
+        let joined = guest.request(req::join(&code, "Guest")).await;
         let guest_token = joined["seat_token"].as_str().unwrap().to_string();
         let lobby = host
             .wait_push("lobby", |l| l["seats"][1]["occupant"]["kind"] == "human")
@@ -40,7 +36,7 @@ async fn seats_turn_idle_and_away_and_everyone_sees_it() {
 
         // The guest does something halfway through; then the host's silence makes the host idle first.
         server.clock.advance(IDLE_MS / 2);
-        let r = guest.request(json!({"type": "chat", "text": "hello"})).await;
+        let r = guest.request(req::chat("hello")).await;
         assert_eq!(r["type"], "ok", "{r}");
         server.clock.advance(IDLE_MS / 2);
         let lobby = guest
@@ -55,9 +51,9 @@ async fn seats_turn_idle_and_away_and_everyone_sees_it() {
         assert_eq!(presence(&lobby, 0), ("idle", true));
 
         // Any request brings a seat back (a ping does not reach the lobby, so it does not count).
-        let r = host.request(json!({"type": "ping"})).await;
+        let r = host.request(req::ping()).await;
         assert_eq!(r["type"], "pong");
-        let r = host.request(json!({"type": "presence", "hidden": false})).await;
+        let r = host.request(req::presence(false)).await;
         assert_eq!(r["type"], "ok", "{r}");
         let lobby = guest
             .wait_push("lobby", |l| l["seats"][0]["occupant"]["presence"] == "connected")
@@ -65,11 +61,11 @@ async fn seats_turn_idle_and_away_and_everyone_sees_it() {
         assert_eq!(presence(&lobby, 1), ("idle", true));
 
         // A hidden page is idle at once, and active again when it says so.
-        let r = guest.request(json!({"type": "presence", "hidden": false})).await;
+        let r = guest.request(req::presence(false)).await;
         assert_eq!(r["type"], "ok", "{r}");
         host.wait_push("lobby", |l| l["seats"][1]["occupant"]["presence"] == "connected")
             .await;
-        let r = guest.request(json!({"type": "presence", "hidden": true})).await;
+        let r = guest.request(req::presence(true)).await;
         assert_eq!(r["type"], "ok", "{r}");
         host.wait_push("lobby", |l| l["seats"][1]["occupant"]["presence"] == "idle")
             .await;
@@ -87,9 +83,7 @@ async fn seats_turn_idle_and_away_and_everyone_sees_it() {
             .await;
         assert_eq!(presence(&lobby, 1), ("away", false));
         let mut guest = server.client().await;
-        let r = guest
-            .request(json!({"type": "resume", "code": code, "token": guest_token}))
-            .await;
+        let r = guest.request(req::resume(&code, &guest_token)).await;
         assert_eq!(r["type"], "resumed", "{r}");
         let lobby = host
             .wait_push("lobby", |l| l["seats"][1]["occupant"]["presence"] == "connected")
@@ -98,16 +92,14 @@ async fn seats_turn_idle_and_away_and_everyone_sees_it() {
 
         // Spectators may say they are hidden; it changes nothing for the seats.
         let mut spectator = server.client().await;
-        spectator.request(json!({"type": "spectate", "code": code})).await;
-        let r = spectator
-            .request(json!({"type": "presence", "hidden": true}))
-            .await;
+        spectator.request(req::spectate(&code)).await;
+        let r = spectator.request(req::presence(true)).await;
         assert_eq!(r["type"], "ok", "{r}");
 
         // During the match, too.
-        let r = host.request(json!({"type": "add_bot"})).await;
+        let r = host.request(req::add_bot()).await;
         assert_eq!(r["type"], "ok", "{r}");
-        let r = host.request(json!({"type": "start"})).await;
+        let r = host.request(req::start()).await;
         assert_eq!(r["type"], "ok", "{r}");
         guest.wait_version(0).await;
         host.wait_version(0).await;
@@ -121,7 +113,7 @@ async fn seats_turn_idle_and_away_and_everyone_sees_it() {
         assert_eq!(lobby["phase"], "playing");
         assert_eq!(lobby["seats"][2]["occupant"]["kind"], "bot");
         // Any request of a seated player counts, during the match too.
-        let r = guest.request(json!({"type": "chat", "text": "still here"})).await;
+        let r = guest.request(req::chat("still here")).await;
         assert_eq!(r["type"], "ok", "{r}");
         let lobby = spectator
             .wait_push("lobby", |l| l["seats"][1]["occupant"]["presence"] == "connected")

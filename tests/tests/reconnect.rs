@@ -36,9 +36,7 @@ async fn a_player_resumes_mid_match_and_the_older_connection_is_closed() {
 
         // A new connection resumes seat 1 with the token and the version it last saw.
         let mut fresh = server.client().await;
-        let r = fresh
-            .request(json!({"type": "resume", "code": code, "token": old.token, "last_version": from}))
-            .await;
+        let r = fresh.request(req::resume_from(&code, &old.token, from)).await;
         assert_eq!(
             (r["type"].as_str(), r["seat"].as_u64()),
             (Some("resumed"), Some(1)),
@@ -63,12 +61,10 @@ async fn a_player_resumes_mid_match_and_the_older_connection_is_closed() {
 
         // Wrong tokens are refused.
         let mut intruder = server.client().await;
-        let r = intruder
-            .request(json!({"type": "resume", "code": code, "token": "00".repeat(32)}))
-            .await;
+        let r = intruder.request(req::resume(&code, &"00".repeat(32))).await;
         assert_eq!(r["code"], "unauthorized", "{r}");
         let r = intruder
-            .request(json!({"type": "resume", "code": code, "token": players[0].token.to_uppercase()}))
+            .request(req::resume(&code, &players[0].token.to_uppercase()))
             .await;
         assert_eq!(r["code"], "unauthorized", "{r}");
 
@@ -81,9 +77,7 @@ async fn a_player_resumes_mid_match_and_the_older_connection_is_closed() {
             .await;
         assert_eq!(lobby["seats"][1]["occupant"]["name"], "P1");
         let mut back = server.client().await;
-        let r = back
-            .request(json!({"type": "resume", "code": code, "token": token}))
-            .await;
+        let r = back.request(req::resume(&code, &token)).await;
         assert_eq!(r["type"], "resumed", "{r}");
         // Without a last version the client gets the current view alone.
         let state = back.wait_version(version).await;

@@ -36,10 +36,11 @@ async fn two_of_three_accept_a_rematch_and_play_a_new_match_with_a_new_seed() {
 
         // Not before the end: a rematch during a match is refused (checked on a second, running lobby).
         let (_, mut running) = start_match(server.addr, GAME, options(), 2, 1).await;
-        let r = running[0].client.request(json!({"type": "rematch"})).await;
+        let r = running[0].client.request(req::rematch(true)).await;
         assert_eq!(r["code"], "not_over", "{r}");
 
         // Seat 1 asks; everyone is told.
+        // Raw JSON on purpose: `accept` is left out to check that it defaults to `true`.
         let r = players[1].client.request(json!({"type": "rematch"})).await;
         assert_eq!(r["type"], "ok", "{r}");
         for p in &mut players {
@@ -49,10 +50,7 @@ async fn two_of_three_accept_a_rematch_and_play_a_new_match_with_a_new_seed() {
             assert_eq!(offer["new_code"], Value::Null);
         }
         // Seat 0 (the host) accepts; seat 2 does not answer.
-        let r = players[0]
-            .client
-            .request(json!({"type": "rematch", "accept": true}))
-            .await;
+        let r = players[0].client.request(req::rematch(true)).await;
         assert_eq!(r["type"], "ok", "{r}");
         let offer = players[2]
             .client
@@ -61,12 +59,12 @@ async fn two_of_three_accept_a_rematch_and_play_a_new_match_with_a_new_seed() {
         assert_eq!(offer["declined"], json!([]));
         // A spectator cannot answer.
         let mut watcher = server.client().await;
-        watcher.request(json!({"type": "spectate", "code": code})).await;
-        let r = watcher.request(json!({"type": "rematch"})).await;
+        watcher.request(req::spectate(&code)).await;
+        let r = watcher.request(req::rematch(true)).await;
         assert_eq!(r["code"], "unauthorized", "{r}");
 
         // The host starts it without waiting for seat 2.
-        let r = players[0].client.request(json!({"type": "start"})).await;
+        let r = players[0].client.request(req::start()).await;
         assert_eq!(r["type"], "ok", "{r}");
         let mut seated = Vec::new();
         for p in players.iter_mut().take(2) {
@@ -86,7 +84,7 @@ async fn two_of_three_accept_a_rematch_and_play_a_new_match_with_a_new_seed() {
             .wait_push("rematch", |o| !o["new_code"].is_null())
             .await;
         assert_eq!(told["new_code"], new_code.as_str());
-        let r = players[2].client.request(json!({"type": "rematch"})).await;
+        let r = players[2].client.request(req::rematch(true)).await;
         assert_eq!(r["code"], "already_started", "{r}");
 
         // In the database: same game, options and seats; a new match with a new seed; the old one kept.
@@ -133,25 +131,16 @@ async fn two_of_three_accept_a_rematch_and_play_a_new_match_with_a_new_seed() {
         // The accepting players take their new seats with the new tokens (the old ones do not work there).
         let mut next = Vec::new();
         for (i, p) in players.iter_mut().take(2).enumerate() {
-            let r = p
-                .client
-                .request(json!({"type": "resume", "code": new_code, "token": p.token}))
-                .await;
+            let r = p.client.request(req::resume(&new_code, &p.token)).await;
             assert_eq!(r["code"], "already_in_lobby", "{r}");
-            let r = p.client.request(json!({"type": "leave"})).await;
+            let r = p.client.request(req::leave()).await;
             assert_eq!(r["type"], "ok", "{r}");
-            let r = p
-                .client
-                .request(json!({"type": "resume", "code": new_code, "token": p.token}))
-                .await;
+            let r = p.client.request(req::resume(&new_code, &p.token)).await;
             assert_eq!(
                 r["code"], "unauthorized",
                 "the old token is not a seat of the rematch: {r}"
             );
-            let r = p
-                .client
-                .request(json!({"type": "resume", "code": new_code, "token": seated[i].1}))
-                .await;
+            let r = p.client.request(req::resume(&new_code, &seated[i].1)).await;
             assert_eq!(
                 (r["type"].as_str(), r["seat"].as_u64()),
                 (Some("resumed"), Some(i as u64)),
@@ -188,11 +177,8 @@ async fn a_rematch_starts_when_everyone_answered_or_the_offer_runs_out() {
 
         // Everyone answered: seat 1 declines, so its seat gets a bot and seat 0 plays again at once.
         let (_, mut players) = finished_match(&server, 2).await;
-        players[0].client.request(json!({"type": "rematch"})).await;
-        let r = players[1]
-            .client
-            .request(json!({"type": "rematch", "accept": false}))
-            .await;
+        players[0].client.request(req::rematch(true)).await;
+        let r = players[1].client.request(req::rematch(false)).await;
         assert_eq!(r["type"], "ok", "{r}");
         let rematched = players[0].client.wait_push("rematched", |_| true).await;
         let told = players[1]
@@ -234,11 +220,9 @@ async fn a_rematch_starts_when_everyone_answered_or_the_offer_runs_out() {
         server.stop().await;
         let server = TestServer::start_with_clock(&db, test_config(), clock).await;
         let mut back = server.client().await;
-        let r = back
-            .request(json!({"type": "resume", "code": old_code, "token": token}))
-            .await;
+        let r = back.request(req::resume(&old_code, &token)).await;
         assert_eq!(r["type"], "resumed", "{r}");
-        let r = back.request(json!({"type": "rematch"})).await;
+        let r = back.request(req::rematch(true)).await;
         assert_eq!(r["code"], "already_started", "{r}");
         assert!(
             r["message"]
@@ -250,7 +234,7 @@ async fn a_rematch_starts_when_everyone_answered_or_the_offer_runs_out() {
 
         // Nobody else answers: when the offer runs out, the rematch starts with those who accepted.
         let (_, mut players) = finished_match(&server, 2).await;
-        players[1].client.request(json!({"type": "rematch"})).await;
+        players[1].client.request(req::rematch(true)).await;
         let offer = players[1].client.wait_push("rematch", |_| true).await;
         let deadline = offer["deadline"].as_u64().unwrap();
         assert_eq!(

@@ -15,9 +15,7 @@ async fn resume_all(
 ) {
     for p in players.iter_mut() {
         let mut c = Client::hello(addr).await;
-        let r = c
-            .request(json!({"type": "resume", "code": code, "token": p.token, "last_version": last_version}))
-            .await;
+        let r = c.request(req::resume_from(code, &p.token, last_version)).await;
         assert_eq!(
             (r["type"].as_str(), r["seat"].as_u64()),
             (Some("resumed"), Some(u64::from(p.seat))),
@@ -69,7 +67,7 @@ async fn graceful_restart_tells_clients_and_rearms_deadlines() {
             .collect();
         // A spectator and the players are all told that the server is going away.
         let mut spectator = server.client().await;
-        spectator.request(json!({"type": "spectate", "code": code})).await;
+        spectator.request(req::spectate(&code)).await;
         let clock = server.clock.clone();
         server.stop().await;
         for c in players.iter_mut().map(|p| &mut p.client).chain([&mut spectator]) {
@@ -101,7 +99,7 @@ async fn graceful_restart_tells_clients_and_rearms_deadlines() {
         server.clock.set(deadline - 1);
         let probe = players[0]
             .client
-            .request(json!({"type": "action", "action": {"type": "no_such"}}))
+            .request(req::action(&json!({"type": "no_such"}), None))
             .await;
         assert_eq!(probe["code"], "illegal_action");
         assert_eq!(
@@ -166,7 +164,7 @@ async fn sigkill_mid_match_loses_no_acknowledged_action() {
             let s = p.client.state.clone().unwrap();
             let action = s["legal_actions"][0].clone();
             p.client
-                .send_text(json!({"type": "action", "action": action, "version": s["version"]}).to_string())
+                .send_text(req::to_value(&req::action(&action, s["version"].as_u64())).to_string())
                 .await;
         }
         process.kill().await;
@@ -240,22 +238,18 @@ async fn an_open_lobby_survives_a_restart() {
         let server = TestServer::start(&db, test_config()).await;
         let mut ann = server.client().await;
         let created = ann
-            .request(json!({"type": "create_lobby", "game": GAME, "seats": 3, "name": "Ann", "turn_timer_ms": 60000}))
+            .request(req::create_lobby(GAME, 3, "Ann").turn_timer_ms(60000))
             .await;
         let code = created["code"].as_str().unwrap().to_string();
         let ann_token = created["seat_token"].as_str().unwrap().to_string();
         let mut bob = server.client().await;
-        let joined = bob
-            .request(json!({"type": "join_lobby", "code": code, "name": "Bob"}))
-            .await;
+        let joined = bob.request(req::join(&code, "Bob")).await;
         let bob_token = joined["seat_token"].as_str().unwrap().to_string();
         server.stop().await;
 
         let server = TestServer::start(&db, test_config()).await;
         let mut ann = server.client().await;
-        let r = ann
-            .request(json!({"type": "resume", "code": code, "token": ann_token}))
-            .await;
+        let r = ann.request(req::resume(&code, &ann_token)).await;
         assert_eq!(
             (r["type"].as_str(), r["seat"].as_u64(), r["host"].as_bool()),
             (Some("resumed"), Some(0), Some(true))
@@ -268,15 +262,13 @@ async fn an_open_lobby_survives_a_restart() {
             json!({"kind": "human", "name": "Bob", "connected": false, "presence": "away"})
         );
         let mut bob = server.client().await;
-        let r = bob
-            .request(json!({"type": "resume", "code": code, "token": bob_token}))
-            .await;
+        let r = bob.request(req::resume(&code, &bob_token)).await;
         assert_eq!(
             (r["type"].as_str(), r["seat"].as_u64(), r["host"].as_bool()),
             (Some("resumed"), Some(1), Some(false))
         );
-        assert_eq!(ann.request(json!({"type": "add_bot"})).await["type"], "ok");
-        assert_eq!(ann.request(json!({"type": "start"})).await["type"], "ok");
+        assert_eq!(ann.request(req::add_bot()).await["type"], "ok");
+        assert_eq!(ann.request(req::start()).await["type"], "ok");
         // The first player is drawn at random; the bot (seat 2) plays at once, so wait for a human's decision.
         let human_to_act = |s: &Value| s["status"]["seat"].as_u64().is_some_and(|seat| seat < 2);
         let s = bob.wait_push("state", human_to_act).await;

@@ -46,7 +46,7 @@ async fn no_token_appears_in_any_log_line_or_database_row() {
 
         let mut spectator = Client::hello(addr).await;
         assert_eq!(
-            spectator.request(json!({"type": "spectate", "code": code})).await["type"],
+            spectator.request(req::spectate(&code)).await["type"],
             "spectating"
         );
         let played = play(&mut players, &Time::Real, 5, 6).await;
@@ -54,9 +54,7 @@ async fn no_token_appears_in_any_log_line_or_database_row() {
 
         // A seat resumes on a new connection; a wrong token and another seat's token in the wrong lobby are refused.
         let mut again = Client::hello(addr).await;
-        let resumed = again
-            .request(json!({"type": "resume", "code": code, "token": players[1].token, "last_version": 1}))
-            .await;
+        let resumed = again.request(req::resume_from(&code, &players[1].token, 1)).await;
         assert_eq!(resumed["type"], "resumed", "{resumed}");
         players[1].client = again;
         let mut stranger = Client::hello(addr).await;
@@ -64,9 +62,7 @@ async fn no_token_appears_in_any_log_line_or_database_row() {
         let last = if players[0].token.ends_with('0') { '1' } else { '0' };
         let wrong = format!("{}{last}", &players[0].token[..63]);
         assert_ne!(wrong, players[0].token);
-        let refused = stranger
-            .request(json!({"type": "resume", "code": code, "token": wrong}))
-            .await;
+        let refused = stranger.request(req::resume(&code, &wrong)).await;
         assert_eq!(refused["code"], "unauthorized");
         tokens.push(wrong);
 

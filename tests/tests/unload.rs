@@ -56,10 +56,7 @@ async fn a_finished_table_nobody_watches_leaves_memory_and_loads_again() {
         server.clock.advance(120_000);
         let (status, _) = http_get(server.addr, "/healthz").await;
         assert_eq!(status, 200);
-        assert_eq!(
-            players[0].client.request(json!({"type": "ping"})).await["type"],
-            "pong"
-        );
+        assert_eq!(players[0].client.request(req::ping()).await["type"], "pong");
         assert_eq!(finished_in_memory(&server).await, 1, "someone is connected");
 
         // Once nobody is, it leaves memory after the configured time, not before.
@@ -67,16 +64,14 @@ async fn a_finished_table_nobody_watches_leaves_memory_and_loads_again() {
         drop(players);
         // Let the table see the last connection go (a request to it goes through its queue after that).
         let mut probe = server.client().await;
-        let r = probe.request(json!({"type": "spectate", "code": code})).await;
+        let r = probe.request(req::spectate(&code)).await;
         assert_eq!(r["type"], "spectating", "{r}");
         drop(probe);
         tokio::time::sleep(Duration::from_millis(200)).await;
         // Nobody was connected: the table dropped its history of events (most of its memory while it waits), so
         // a player who comes back redraws from the view instead of replaying what it missed.
         let mut back = server.client().await;
-        let r = back
-            .request(json!({"type": "resume", "code": code, "token": token, "last_version": version - 2}))
-            .await;
+        let r = back.request(req::resume_from(&code, &token, version - 2)).await;
         assert_eq!(r["type"], "resumed", "{r}");
         let state = back.wait_version(version).await;
         assert_eq!(state["since"].as_u64(), Some(version), "no events kept: {state}");
@@ -90,7 +85,7 @@ async fn a_finished_table_nobody_watches_leaves_memory_and_loads_again() {
 
         // Asked for again, it comes back from the database as it was.
         let mut watcher = server.client().await;
-        let r = watcher.request(json!({"type": "spectate", "code": code})).await;
+        let r = watcher.request(req::spectate(&code)).await;
         assert_eq!(r["type"], "spectating", "{r}");
         let state = watcher.wait_version(version).await;
         assert_eq!(state["version"].as_u64(), Some(version));
