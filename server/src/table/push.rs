@@ -17,7 +17,7 @@ pub fn view_json(game: &AnyGame, viewer: Viewer) -> RawJson {
 }
 
 impl Table {
-    pub(super) fn lobby_info(&self, now: Millis) -> LobbyInfo {
+    fn lobby_info(&self, now: Millis) -> LobbyInfo {
         LobbyInfo {
             code: self.code.to_string(),
             game: self.game_id.to_string(),

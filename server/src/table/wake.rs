@@ -21,7 +21,7 @@ impl Table {
         }
     }
 
-    pub(super) fn bot_seats_to_act(&self, running: &Running) -> Vec<Seat> {
+    fn bot_seats_to_act(&self, running: &Running) -> Vec<Seat> {
         self.seats
             .iter()
             .enumerate()
@@ -56,7 +56,7 @@ impl Table {
     }
 
     /// The next time the match needs the table: the engine's deadline, a bot's move, or the turn timer.
-    pub(super) fn match_wake(&self) -> Option<Millis> {
+    fn match_wake(&self) -> Option<Millis> {
         let running = self.running.as_ref()?;
         if self.phase != Phase::Playing || running.stalled_at == Some(running.version) {
             return None;
