@@ -17,7 +17,7 @@ use std::sync::Arc;
 use axum::{
     Json,
     extract::{
-        FromRequestParts, Path, Query, State,
+        FromRef, FromRequestParts, Path, Query, State,
         rejection::{JsonRejection, QueryRejection},
     },
     http::{StatusCode, header, request::Parts},
@@ -31,7 +31,7 @@ use tokio::sync::oneshot;
 use tracing::warn;
 
 use crate::{
-    app::AppState,
+    connection::Shared,
     secrets,
     store::{SeatKind, StoredLobby, TableFilter},
     table::{AdminOp, Command, Table},
@@ -96,6 +96,15 @@ impl std::fmt::Debug for AdminToken {
     }
 }
 
+/// What the admin API reads of the server: the connections' shared state (its hub) and, when an admin token is
+/// configured, what is kept of it (the admin API answers 404 otherwise). The router's state hands it to the
+/// handlers (`FromRef`, in `app.rs`), so the admin API does not depend on the router that serves it.
+#[derive(Clone, Debug)]
+pub(crate) struct AdminState {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) auth: Option<Arc<AdminAuth>>,
+}
+
 /// What the server keeps of the admin token: its hash.
 #[derive(Debug)]
 pub struct AdminAuth {
@@ -144,11 +153,15 @@ fn not_found(what: impl Into<String>) -> Response {
 #[derive(Debug)]
 pub(crate) struct Admin;
 
-impl FromRequestParts<Arc<AppState>> for Admin {
+impl<S: Send + Sync> FromRequestParts<S> for Admin
+where
+    AdminState: FromRef<S>,
+{
     type Rejection = Response;
 
-    async fn from_request_parts(parts: &mut Parts, state: &Arc<AppState>) -> Result<Admin, Response> {
-        let Some(auth) = &state.admin else {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Admin, Response> {
+        let state = AdminState::from_ref(state);
+        let Some(auth) = &state.auth else {
             return Err(error(
                 StatusCode::NOT_FOUND,
                 ErrorCode::Unauthorized,
@@ -191,7 +204,7 @@ impl FromRequestParts<Arc<AppState>> for Admin {
 }
 
 /// Sends an admin op to the table of `code` (loading it if needed) and waits for its answer.
-async fn ask_table(state: &AppState, code: &str, op: AdminOp) -> Result<Value, Response> {
+async fn ask_table(state: &AdminState, code: &str, op: AdminOp) -> Result<Value, Response> {
     let handle = state.shared.hub.find(code).await.map_err(refusal)?;
     let (reply, answer) = oneshot::channel();
     let gone = || {
@@ -210,7 +223,7 @@ async fn ask_table(state: &AppState, code: &str, op: AdminOp) -> Result<Value, R
 }
 
 /// A match's lobby code, or 404.
-async fn lobby_of(state: &AppState, match_id: &str) -> Result<crate::store::MatchStatus, Response> {
+async fn lobby_of(state: &AdminState, match_id: &str) -> Result<crate::store::MatchStatus, Response> {
     state
         .shared
         .hub
@@ -238,7 +251,7 @@ pub const MAX_PAGE: u32 = 500;
 /// `GET /api/admin/matches`: lobbies and their matches, newest first, filtered and paged.
 pub(crate) async fn list(
     _: Admin,
-    State(state): State<Arc<AppState>>,
+    State(state): State<AdminState>,
     query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Response {
     let Ok(Query(q)) = query else {
@@ -276,11 +289,7 @@ pub(crate) async fn list(
 }
 
 /// `GET /api/admin/matches/{id}`: the match in full, from its table.
-pub(crate) async fn inspect(
-    _: Admin,
-    State(state): State<Arc<AppState>>,
-    Path(id): Path<String>,
-) -> Response {
+pub(crate) async fn inspect(_: Admin, State(state): State<AdminState>, Path(id): Path<String>) -> Response {
     let status = match lobby_of(&state, &id).await {
         Ok(s) => s,
         Err(r) => return r,
@@ -316,7 +325,7 @@ fn viewer(query: Result<Query<ViewerQuery>, QueryRejection>) -> Result<Viewer, R
 /// gets now.
 pub(crate) async fn view(
     _: Admin,
-    State(state): State<Arc<AppState>>,
+    State(state): State<AdminState>,
     Path(id): Path<String>,
     query: Result<Query<ViewerQuery>, QueryRejection>,
 ) -> Response {
@@ -340,7 +349,7 @@ struct Replay {
     log: Vec<crate::store::LogEntry>,
 }
 
-async fn load_replay(state: &AppState, match_id: &str) -> Result<Replay, Response> {
+async fn load_replay(state: &AdminState, match_id: &str) -> Result<Replay, Response> {
     let store = state.shared.hub.store();
     let status = lobby_of(state, match_id).await?;
     let stored = store
@@ -362,7 +371,7 @@ impl Replay {
 
 /// `GET /api/admin/matches/{id}/log`: every logged action with its sequence number, seat (`null` for the
 /// clock), time, and the events it caused with their audiences, recomputed by replaying the log.
-pub(crate) async fn log(_: Admin, State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+pub(crate) async fn log(_: Admin, State(state): State<AdminState>, Path(id): Path<String>) -> Response {
     let replay = match load_replay(&state, &id).await {
         Ok(r) => r,
         Err(r) => return r,
@@ -394,7 +403,7 @@ pub(crate) async fn log(_: Admin, State(state): State<Arc<AppState>>, Path(id): 
 /// step `step` that viewer saw).
 pub(crate) async fn replay(
     _: Admin,
-    State(state): State<Arc<AppState>>,
+    State(state): State<AdminState>,
     Path((id, step)): Path<(String, u64)>,
     query: Result<Query<ViewerQuery>, QueryRejection>,
 ) -> Response {
@@ -487,7 +496,7 @@ pub(crate) async fn replay(
 }
 
 /// `GET /api/admin/matches/{id}/result`: how the match ended (or that it has not).
-pub(crate) async fn result(_: Admin, State(state): State<Arc<AppState>>, Path(id): Path<String>) -> Response {
+pub(crate) async fn result(_: Admin, State(state): State<AdminState>, Path(id): Path<String>) -> Response {
     let status = match lobby_of(&state, &id).await {
         Ok(s) => s,
         Err(r) => return r,
@@ -512,7 +521,7 @@ pub(crate) struct PageQuery {
 }
 
 async fn audit_page(
-    state: &AppState,
+    state: &AdminState,
     match_id: Option<&str>,
     query: Result<Query<PageQuery>, QueryRejection>,
 ) -> Response {
@@ -534,7 +543,7 @@ async fn audit_page(
 /// `GET /api/admin/audit`: every admin action, newest first.
 pub(crate) async fn audit(
     _: Admin,
-    State(state): State<Arc<AppState>>,
+    State(state): State<AdminState>,
     query: Result<Query<PageQuery>, QueryRejection>,
 ) -> Response {
     audit_page(&state, None, query).await
@@ -543,7 +552,7 @@ pub(crate) async fn audit(
 /// `GET /api/admin/matches/{id}/audit`: the admin actions on one match, newest first.
 pub(crate) async fn match_audit(
     _: Admin,
-    State(state): State<Arc<AppState>>,
+    State(state): State<AdminState>,
     Path(id): Path<String>,
     query: Result<Query<PageQuery>, QueryRejection>,
 ) -> Response {
@@ -579,7 +588,7 @@ fn action_body(body: Result<Json<ActionBody>, JsonRejection>) -> Result<(String,
 }
 
 async fn act(
-    state: &AppState,
+    state: &AdminState,
     id: &str,
     body: Result<Json<ActionBody>, JsonRejection>,
     op: impl FnOnce(String, String) -> AdminOp,
@@ -601,7 +610,7 @@ async fn act(
 /// `POST /api/admin/matches/{id}/abort`.
 pub(crate) async fn abort(
     _: Admin,
-    State(state): State<Arc<AppState>>,
+    State(state): State<AdminState>,
     Path(id): Path<String>,
     body: Result<Json<ActionBody>, JsonRejection>,
 ) -> Response {
@@ -611,7 +620,7 @@ pub(crate) async fn abort(
 /// `POST /api/admin/matches/{id}/seats/{seat}/remove`.
 pub(crate) async fn remove(
     _: Admin,
-    State(state): State<Arc<AppState>>,
+    State(state): State<AdminState>,
     Path((id, seat)): Path<(String, u8)>,
     body: Result<Json<ActionBody>, JsonRejection>,
 ) -> Response {
@@ -627,7 +636,7 @@ pub(crate) async fn remove(
 /// `POST /api/admin/matches/{id}/seats/{seat}/bot`.
 pub(crate) async fn replace_with_bot(
     _: Admin,
-    State(state): State<Arc<AppState>>,
+    State(state): State<AdminState>,
     Path((id, seat)): Path<(String, u8)>,
     body: Result<Json<ActionBody>, JsonRejection>,
 ) -> Response {
@@ -643,7 +652,7 @@ pub(crate) async fn replace_with_bot(
 /// `POST /api/admin/matches/{id}/fire-deadline`.
 pub(crate) async fn fire_deadline(
     _: Admin,
-    State(state): State<Arc<AppState>>,
+    State(state): State<AdminState>,
     Path(id): Path<String>,
     body: Result<Json<ActionBody>, JsonRejection>,
 ) -> Response {

@@ -7,7 +7,7 @@ use std::{future::Future, net::SocketAddr, sync::Arc};
 
 use axum::{
     Json, Router,
-    extract::{ConnectInfo, State, WebSocketUpgrade},
+    extract::{ConnectInfo, FromRef, State, WebSocketUpgrade},
     handler::Handler,
     http::{StatusCode, header},
     response::{IntoResponse, Response},
@@ -46,8 +46,14 @@ const READ_BUFFER: usize = 1024;
 pub(crate) struct AppState {
     pub(crate) shared: Arc<Shared>,
     done: mpsc::Sender<()>,
-    /// Set when an admin token is configured; the admin API answers 404 otherwise.
-    pub(crate) admin: Option<admin::AdminAuth>,
+    /// What the admin API reads (see [`admin::AdminState`]).
+    admin: admin::AdminState,
+}
+
+impl FromRef<Arc<AppState>> for admin::AdminState {
+    fn from_ref(state: &Arc<AppState>) -> admin::AdminState {
+        state.admin.clone()
+    }
 }
 
 /// The OpenAPI document of every HTTP route, maintained by hand beside the code; a test checks it lists exactly
@@ -269,14 +275,20 @@ pub async fn run(
     hub.restore_all().await?;
     let shared = Arc::new(Shared::new(hub, metrics, config.limits(), stop_rx));
     let state = Arc::new(AppState {
+        admin: admin::AdminState {
+            shared: shared.clone(),
+            auth: config
+                .admin_token
+                .as_ref()
+                .map(|t| Arc::new(admin::AdminAuth::new(t))),
+        },
         shared,
         done: done_tx,
-        admin: config.admin_token.as_ref().map(admin::AdminAuth::new),
     });
     info!(
         addr = %listener.local_addr()?,
         database = store.backend(),
-        admin_api = state.admin.is_some(),
+        admin_api = state.admin.auth.is_some(),
         "serving"
     );
     let app = router(state.clone());

@@ -6,8 +6,8 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use protocol::{AbsenceKind, AbsencePolicy, ErrorBody, ErrorCode};
-use rules::{AnyGame, Seat, SetupError};
+use protocol::{AbsencePolicy, ErrorBody, ErrorCode};
+use rules::{AnyGame, Seat};
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tracing::{error, info};
@@ -18,12 +18,12 @@ use crate::{
     metrics::Metrics,
     secrets,
     store::{LobbyRecord, Phase, SeatKind, SeatRecord, Store, StoreError},
-    table::{Conn, RecoverError, Seated, Table, TableDeps, TableHandle, TableSettings, check_name},
+    table::{
+        Conn, MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, RecoverError, Seated, Table, TableDeps, TableHandle,
+        TableSettings, check_absence, check_name, setup_error,
+    },
 };
 
-/// Limits on what a lobby may ask for.
-pub const MIN_TURN_TIMER_MS: u64 = 1_000;
-pub const MAX_TURN_TIMER_MS: u64 = 24 * 60 * 60 * 1_000;
 /// Commands waiting for one table.
 const TABLE_QUEUE: usize = 64;
 
@@ -289,37 +289,8 @@ impl Hub {
     }
 }
 
-/// The longest grace period an absence policy may ask for.
-pub const MAX_ABSENCE_GRACE_MS: u64 = 24 * 60 * 60 * 1_000;
-
-/// Refuses an absence policy the game cannot honour (`skip` where it cannot skip) or an out-of-range grace.
-pub(crate) fn check_absence(can_skip: bool, absent: AbsencePolicy) -> Result<(), ErrorBody> {
-    if absent.policy == AbsenceKind::Skip && !can_skip {
-        return Err(ErrorBody::new(
-            ErrorCode::BadOptions,
-            "this game cannot skip an absent player's decisions (see can_skip in GET /api/games); use wait or bot",
-        ));
-    }
-    if absent.grace_ms > MAX_ABSENCE_GRACE_MS {
-        return Err(ErrorBody::new(
-            ErrorCode::BadOptions,
-            format!("the absence grace period must be at most {MAX_ABSENCE_GRACE_MS} ms"),
-        ));
-    }
-    Ok(())
-}
-
 fn table_code(table: &Table) -> String {
     table.code().to_string()
-}
-
-pub(crate) fn setup_error(e: SetupError) -> ErrorBody {
-    match e {
-        SetupError::UnknownGame(_) => ErrorBody::new(ErrorCode::UnknownGame, e.to_string()),
-        SetupError::PlayerCount { .. } | SetupError::BadOption { .. } => {
-            ErrorBody::new(ErrorCode::BadOptions, e.to_string())
-        }
-    }
 }
 
 impl Hub {

@@ -8,11 +8,11 @@ use rules::AnyGame;
 use serde_json::Value;
 use tracing::info;
 
-use super::{Occupant, Table, absence::kind_name, err, internal};
-use crate::{
-    hub::{MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, check_absence, setup_error},
-    store::Phase,
+use super::{
+    MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, Occupant, Table, absence::kind_name, check_absence, err, internal,
+    setup_error,
 };
+use crate::store::Phase;
 
 /// What the host asks of an open lobby.
 #[derive(Debug)]

@@ -5,7 +5,7 @@ import { Connection, ServerError } from "./net.js";
 import * as store from "./store.js";
 import { h, keepFocus, announce, clock, countdown, seatLabel } from "./ui.js";
 import { errorWords, listWords } from "./words.js";
-import { renderHome, renderJoin, renderLobby, lobbyChanges, standInTag } from "./lobby.js";
+import { initLobby, renderHome, renderJoin, renderLobby, lobbyChanges, standInTag } from "./lobby.js";
 import { screenFor } from "./games/index.js";
 import { initFriends, onChatHistory, onChatMessage, resetChat, chatPanel, presenceTag, reportPresence } from "./friends.js";
 
@@ -759,6 +759,18 @@ export async function start() {
   });
   document.addEventListener("keydown", onKey);
   app.conn = new Connection({ onReady, onStatus, onPush, onOrphanError: showError });
+  initLobby({
+    createLobby,
+    joinLobby,
+    spectate,
+    leave,
+    request,
+    showError,
+    notify,
+    normaliseCode,
+    gameInfo,
+    gameTitle,
+  });
   initFriends({
     request,
     send: (type, fields) => app.conn.request(type, fields),

@@ -5,18 +5,18 @@ import { h, seatLabel, seatMarker } from "./ui.js";
 import * as store from "./store.js";
 import { words } from "./words.js";
 import { chatPanel, presenceTag, hostPanel, seatHostButtons, openGames } from "./friends.js";
-import {
-  createLobby,
-  joinLobby,
-  spectate,
-  leave,
-  request,
-  showError,
-  normaliseCode,
-  gameInfo,
-  gameTitle,
-  notify,
-} from "./app.js";
+
+/**
+ * What this module needs of the application (app.js, which imports this module, so this one does not import it):
+ * its requests (`createLobby`, `joinLobby`, `spectate`, `leave`, `request`), its notices (`notify`, `showError`),
+ * `normaliseCode` and the game catalogue (`gameInfo`, `gameTitle`). Set once by `initLobby` before the first render.
+ */
+let hooks = null;
+
+/** Wires the module to the application (see `hooks`). */
+export function initLobby(app) {
+  hooks = app;
+}
 
 const TURN_TIMERS = [
   ["", "No turn timer"],
@@ -59,7 +59,7 @@ async function submitting(form, work) {
   try {
     await work();
   } catch (e) {
-    showError(e);
+    hooks.showError(e);
   } finally {
     if (button && button.isConnected) button.disabled = false;
   }
@@ -159,7 +159,7 @@ function buildCreateForm(app) {
   const seatsHint = h("span", { class: "hint" });
   const absenceSelect = h("select", { id: "create-absent", name: "absent", "data-key": "create-absent" });
   const fillOptions = () => {
-    const info = gameInfo(selected);
+    const info = hooks.gameInfo(selected);
     optionsBox.replaceChildren(
       h("legend", {}, `${info.name} options`),
       ...(info.options.length ? info.options.map(optionField) : [h("p", { class: "hint" }, "This game has no options.")]),
@@ -204,9 +204,9 @@ function buildCreateForm(app) {
   );
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    const info = gameInfo(selected);
+    const info = hooks.gameInfo(selected);
     submitting(form, () =>
-      createLobby({
+      hooks.createLobby({
         game: selected,
         options: readOptions(form, info.options),
         seats: Number(seatsInput.value),
@@ -255,9 +255,9 @@ function buildJoinForm(code) {
           type: "button",
           "data-key": "watch-submit",
           onclick: () => {
-            const c = normaliseCode(form.elements.namedItem("code").value);
+            const c = hooks.normaliseCode(form.elements.namedItem("code").value);
             if (!c) return form.elements.namedItem("code").focus();
-            submitting(form, () => spectate(c));
+            submitting(form, () => hooks.spectate(c));
           },
         },
         "Watch instead",
@@ -266,9 +266,9 @@ function buildJoinForm(code) {
   );
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    const c = normaliseCode(form.elements.namedItem("code").value);
+    const c = hooks.normaliseCode(form.elements.namedItem("code").value);
     const name = form.elements.namedItem("name").value.trim();
-    submitting(form, () => joinLobby(c, name));
+    submitting(form, () => hooks.joinLobby(c, name));
   });
   return form;
 }
@@ -307,9 +307,9 @@ function shareLink(code) {
 async function copy(text, what) {
   try {
     await navigator.clipboard.writeText(text);
-    notify(`${what} copied.`, { kind: "info" });
+    hooks.notify(`${what} copied.`, { kind: "info" });
   } catch {
-    notify(`Copy did not work here: select the ${what.toLowerCase()} and copy it by hand.`, { kind: "info" });
+    hooks.notify(`Copy did not work here: select the ${what.toLowerCase()} and copy it by hand.`, { kind: "info" });
   }
 }
 
@@ -319,7 +319,7 @@ export function renderLobby(app) {
   const host = app.session.host && !app.session.spectator;
   const free = lobby.seats.filter((s) => s.occupant.kind === "empty").length;
   const link = shareLink(lobby.code);
-  const info = gameInfo(lobby.game);
+  const info = hooks.gameInfo(lobby.game);
   const optionText = info
     ? info.options.map((o) => `${o.label}: ${words(String(lobby.options?.[o.key] ?? o.default))}`)
     : Object.entries(lobby.options || {}).map(([k, v]) => `${words(k)}: ${v}`);
@@ -343,7 +343,7 @@ export function renderLobby(app) {
         o.kind === "bot" ? h("span", { class: "tag" }, "bot") : null,
         presenceTag(o),
         standInTag(s),
-        host ? seatHostButtons(s, lobby, request) : null,
+        host ? seatHostButtons(s, lobby, hooks.request) : null,
         host && o.kind === "empty"
           ? h(
               "button",
@@ -351,7 +351,7 @@ export function renderLobby(app) {
                 type: "button",
                 class: "small",
                 "data-key": `bot-${s.seat}`,
-                onclick: () => request("add_bot", { seat: s.seat }),
+                onclick: () => hooks.request("add_bot", { seat: s.seat }),
               },
               "Add a bot here",
             )
@@ -371,7 +371,7 @@ export function renderLobby(app) {
           "data-key": "start",
           disabled: free > 0,
           "aria-describedby": "start-hint",
-          onclick: () => request("start", {}),
+          onclick: () => hooks.request("start", {}),
         },
         "Start the game",
       ),
@@ -383,7 +383,7 @@ export function renderLobby(app) {
     );
     if (free > 0) {
       controls.push(
-        h("button", { type: "button", "data-key": "add-bot", onclick: () => request("add_bot", {}) }, "Add a bot"),
+        h("button", { type: "button", "data-key": "add-bot", onclick: () => hooks.request("add_bot", {}) }, "Add a bot"),
       );
     }
   } else {
@@ -393,7 +393,7 @@ export function renderLobby(app) {
   controls.push(
     h(
       "button",
-      { type: "button", class: "quiet", "data-key": "leave", onclick: leave },
+      { type: "button", class: "quiet", "data-key": "leave", onclick: () => hooks.leave() },
       app.session.spectator ? "Stop watching" : "Leave",
     ),
   );
@@ -401,7 +401,7 @@ export function renderLobby(app) {
   return h(
     "section",
     { class: "panel lobby", "aria-labelledby": "lobby-h" },
-    h("h1", { id: "lobby-h" }, gameTitle(lobby.game)),
+    h("h1", { id: "lobby-h" }, hooks.gameTitle(lobby.game)),
     optionText.length ? h("p", { class: "hint" }, optionText.join(" · ")) : null,
     h(
       "div",
@@ -423,7 +423,7 @@ export function renderLobby(app) {
     h("div", { class: "controls" }, controls),
     host
       ? hostPanel(lobby, info, {
-          request,
+          request: hooks.request,
           optionField,
           readOptions,
           timers: TURN_TIMERS,

@@ -1,0 +1,350 @@
+//! The lobby's rules: a new lobby with its host, players joining, resuming their seat by token and leaving,
+//! bots added by the host, and the start of the match (a fresh game from a secret seed, stored before anyone
+//! hears of it). Also the checks a lobby's settings must pass, whether the hub creates the lobby or its host
+//! configures it: names, the turn timer's range, the absence policy and the game's own options.
+
+use std::collections::VecDeque;
+
+use protocol::{AbsenceKind, AbsencePolicy, ErrorBody, ErrorCode, SeatToken};
+use rules::{AnyGame, Rng, Seat, SetupError, Viewer};
+use tracing::info;
+
+use super::{Conn, Occupant, Running, Seated, Table, TableDeps, absence, chat::Friends, err, internal};
+use crate::{
+    secrets,
+    store::{LobbyRecord, MatchRecord, Phase, SeatKind, SeatRecord},
+};
+
+/// Limits on what a lobby may ask for.
+pub const MIN_TURN_TIMER_MS: u64 = 1_000;
+pub const MAX_TURN_TIMER_MS: u64 = 24 * 60 * 60 * 1_000;
+
+/// The longest grace period an absence policy may ask for.
+pub const MAX_ABSENCE_GRACE_MS: u64 = 24 * 60 * 60 * 1_000;
+
+/// Refuses an absence policy the game cannot honour (`skip` where it cannot skip) or an out-of-range grace.
+pub(crate) fn check_absence(can_skip: bool, absent: AbsencePolicy) -> Result<(), ErrorBody> {
+    if absent.policy == AbsenceKind::Skip && !can_skip {
+        return Err(ErrorBody::new(
+            ErrorCode::BadOptions,
+            "this game cannot skip an absent player's decisions (see can_skip in GET /api/games); use wait or bot",
+        ));
+    }
+    if absent.grace_ms > MAX_ABSENCE_GRACE_MS {
+        return Err(ErrorBody::new(
+            ErrorCode::BadOptions,
+            format!("the absence grace period must be at most {MAX_ABSENCE_GRACE_MS} ms"),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn setup_error(e: SetupError) -> ErrorBody {
+    match e {
+        SetupError::UnknownGame(_) => ErrorBody::new(ErrorCode::UnknownGame, e.to_string()),
+        SetupError::PlayerCount { .. } | SetupError::BadOption { .. } => {
+            ErrorBody::new(ErrorCode::BadOptions, e.to_string())
+        }
+    }
+}
+
+/// Checks a display name: 1 to 32 characters after trimming, no control characters.
+pub fn check_name(name: &str) -> Result<String, ErrorBody> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 32 || name.chars().any(char::is_control) {
+        return Err(err(
+            ErrorCode::BadMessage,
+            "a name has 1 to 32 characters and no control characters",
+        ));
+    }
+    Ok(name.to_string())
+}
+
+impl Table {
+    /// A new open lobby with its host at seat 0 (already stored by the caller).
+    pub fn new_lobby(
+        lobby: &LobbyRecord,
+        host_name: String,
+        host_token_hash: String,
+        host_conn: Conn,
+        deps: TableDeps,
+    ) -> Table {
+        let TableDeps {
+            store,
+            commits,
+            clock,
+            metrics,
+            settings,
+            load,
+        } = deps;
+        let mut seats: Vec<Occupant> = (0..lobby.seat_count).map(|_| Occupant::Empty).collect();
+        seats[lobby.host_seat as usize] = Occupant::Human {
+            name: host_name,
+            token_hash: host_token_hash,
+            conn: Some(host_conn),
+        };
+        let mut table = Table {
+            code: lobby.code.as_str().into(),
+            game_id: lobby.game.as_str().into(),
+            options: lobby.options.clone(),
+            host: lobby.host_seat,
+            turn_timer_ms: lobby.turn_timer_ms,
+            phase: Phase::Open,
+            seats,
+            spectators: Vec::new(),
+            running: None,
+            store,
+            commits,
+            clock,
+            metrics,
+            settings,
+            rng: Rng::from_seed(secrets::bot_seed()),
+            not_before: 0,
+            idle_since: None,
+            friends: Friends::new(),
+            absence: absence::Absence::new(lobby.seat_count as usize),
+            rematch: None,
+            load,
+        };
+        let now = table.clock.now();
+        table.mark_active(lobby.host_seat, now);
+        table
+    }
+
+    pub(super) async fn join(&mut self, name: String, conn: Conn) -> Result<Seated, ErrorBody> {
+        let name = check_name(&name)?;
+        if self.phase != Phase::Open {
+            return Err(err(
+                ErrorCode::AlreadyStarted,
+                "this match has already started; spectate instead",
+            ));
+        }
+        let Some(seat) = self.seats.iter().position(|o| matches!(o, Occupant::Empty)) else {
+            return Err(err(ErrorCode::LobbyFull, "every seat of this lobby is taken"));
+        };
+        let token = secrets::seat_token();
+        let record = SeatRecord {
+            seat: seat as u8,
+            kind: SeatKind::Human,
+            name: name.clone(),
+            token_hash: Some(secrets::token_hash(&token)),
+        };
+        self.commits
+            .insert_seat(&self.code, &record)
+            .await
+            .map_err(internal)?;
+        self.seats[seat] = Occupant::Human {
+            name,
+            token_hash: record.token_hash.expect("set above"),
+            conn: Some(conn),
+        };
+        info!(seat, "seat taken");
+        self.push_lobby_to_all();
+        Ok(Seated {
+            seat: Seat(seat as u8),
+            seat_token: SeatToken::new(token),
+            host: false,
+        })
+    }
+
+    pub(super) fn resume(
+        &mut self,
+        token: &str,
+        last_version: Option<u64>,
+        conn: Conn,
+    ) -> Result<(Seat, bool), ErrorBody> {
+        // Compare against every seat's hash, each in constant time, so the time taken says nothing about which
+        // seat (if any) matched.
+        let mut found = None;
+        for (i, occupant) in self.seats.iter().enumerate() {
+            if let Occupant::Human { token_hash, .. } = occupant
+                && secrets::token_matches(token, token_hash)
+            {
+                found = Some(i);
+            }
+        }
+        let Some(seat) = found else {
+            return Err(err(
+                ErrorCode::Unauthorized,
+                "this seat token does not belong to this lobby",
+            ));
+        };
+        if let Occupant::Human { conn: slot, .. } = &mut self.seats[seat]
+            && let Some(older) = slot.replace(conn.clone())
+        {
+            info!(seat, "seat taken over by a newer connection");
+            older.close(
+                ErrorCode::SessionReplaced,
+                "this seat was resumed by a newer connection",
+            );
+        }
+        // The player is back: the server stops playing for them before anyone hears of it.
+        self.mark_present(seat);
+        let seat = Seat(seat as u8);
+        self.push_lobby_to_all();
+        self.push_state_to(&conn, Viewer::Seat(seat), last_version);
+        self.push_rematch_to(&conn);
+        Ok((seat, seat.0 == self.host))
+    }
+
+    pub(super) async fn leave(&mut self, conn_id: u64) -> Result<(), ErrorBody> {
+        if self.is_spectator(conn_id) {
+            self.spectators.retain(|c| c.id != conn_id);
+            self.push_lobby_to_all();
+            return Ok(());
+        }
+        let Some(seat) = self.seat_of(conn_id) else {
+            return Err(err(ErrorCode::NotInLobby, "you are not in this lobby"));
+        };
+        if self.phase != Phase::Open {
+            // The seat stays yours for the rest of the match: you can resume it with your token.
+            if let Occupant::Human { conn, .. } = &mut self.seats[seat as usize] {
+                *conn = None;
+            }
+            let now = self.clock.now();
+            self.mark_away(seat as usize, now);
+            self.push_lobby_to_all();
+            return Ok(());
+        }
+        let new_host = if seat == self.host {
+            self.seats
+                .iter()
+                .enumerate()
+                .find(|(i, o)| *i != seat as usize && matches!(o, Occupant::Human { .. }))
+                .map(|(i, _)| i as u8)
+        } else {
+            Some(self.host)
+        };
+        self.store
+            .free_seat(&self.code, seat, new_host)
+            .await
+            .map_err(internal)?;
+        self.seats[seat as usize] = Occupant::Empty;
+        match new_host {
+            Some(host) => {
+                self.host = host;
+                self.push_lobby_to_all();
+            }
+            None => {
+                info!("everyone left; lobby closed");
+                self.metrics.phase_change(Some(self.phase), Some(Phase::Closed));
+                self.phase = Phase::Closed;
+                for s in self.spectators.drain(..) {
+                    s.close(ErrorCode::UnknownLobby, "everyone left; the lobby is closed");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn require_host(&self, conn_id: u64) -> Result<(), ErrorBody> {
+        match self.seat_of(conn_id) {
+            Some(seat) if seat == self.host => Ok(()),
+            Some(_) => Err(err(ErrorCode::NotHost, "only the host may do this")),
+            None if self.is_spectator(conn_id) => Err(err(ErrorCode::NotHost, "only the host may do this")),
+            None => Err(err(ErrorCode::NotInLobby, "you are not in this lobby")),
+        }
+    }
+
+    pub(super) async fn add_bot(&mut self, conn_id: u64, seat: Option<u8>) -> Result<(), ErrorBody> {
+        // After the start everyone hears the same answer, host or not.
+        if self.phase != Phase::Open {
+            return Err(err(
+                ErrorCode::AlreadyStarted,
+                "bots can only sit down before the start",
+            ));
+        }
+        self.require_host(conn_id)?;
+        let seat = match seat {
+            Some(s) if (s as usize) >= self.seats.len() => {
+                return Err(err(ErrorCode::BadMessage, format!("this lobby has no seat {s}")));
+            }
+            Some(s) if !matches!(self.seats[s as usize], Occupant::Empty) => {
+                return Err(err(ErrorCode::LobbyFull, format!("seat {s} is taken")));
+            }
+            Some(s) => s as usize,
+            None => self
+                .seats
+                .iter()
+                .position(|o| matches!(o, Occupant::Empty))
+                .ok_or_else(|| err(ErrorCode::LobbyFull, "every seat of this lobby is taken"))?,
+        };
+        let name = format!("Bot {}", seat + 1);
+        let record = SeatRecord {
+            seat: seat as u8,
+            kind: SeatKind::Bot,
+            name: name.clone(),
+            token_hash: None,
+        };
+        self.commits
+            .insert_seat(&self.code, &record)
+            .await
+            .map_err(internal)?;
+        self.seats[seat] = Occupant::Bot { name };
+        self.push_lobby_to_all();
+        Ok(())
+    }
+
+    /// A new match of this table's game, options and seats with a fresh seed, and its record (not yet stored).
+    pub(crate) fn new_match(&self) -> Result<(AnyGame, MatchRecord), ErrorBody> {
+        let players = self.seats.len() as u8;
+        let seed = secrets::seed();
+        let game = AnyGame::new(&self.game_id, &self.options, players, seed)
+            .map_err(|e| err(ErrorCode::BadOptions, e.to_string()))?;
+        let record = MatchRecord {
+            id: secrets::match_id(),
+            game: self.game_id.to_string(),
+            options: self.options.clone(),
+            players,
+            seed,
+            rules_version: game.info().rules_version,
+            started_at: self.clock.now(),
+            finished: false,
+        };
+        Ok((game, record))
+    }
+
+    pub(super) async fn start(&mut self, conn_id: u64) -> Result<(), ErrorBody> {
+        let rematch_open = self.phase == Phase::Finished && self.rematch.is_some();
+        // After the start everyone hears the same answer, host or not.
+        if self.phase != Phase::Open && !rematch_open {
+            return Err(err(ErrorCode::AlreadyStarted, "the match has already started"));
+        }
+        self.require_host(conn_id)?;
+        if rematch_open {
+            return self.start_rematch_now(conn_id).await;
+        }
+        if self.seats.iter().any(|o| matches!(o, Occupant::Empty)) {
+            return Err(err(
+                ErrorCode::SeatsEmpty,
+                "every seat must be taken (add bots to empty seats)",
+            ));
+        }
+        let (game, record) = self.new_match()?;
+        let now = record.started_at;
+        self.commits
+            .start_match(&self.code, &record)
+            .await
+            .map_err(internal)?;
+        tracing::Span::current().record("match_id", record.id.as_str());
+        info!(match_id = %record.id, players = record.players, "match started");
+        self.running = Some(Running {
+            match_id: record.id.into(),
+            game,
+            version: 0,
+            last_change: now,
+            history: VecDeque::new(),
+            stalled_at: None,
+            unsure: false,
+        });
+        self.metrics.phase_change(Some(self.phase), Some(Phase::Playing));
+        self.phase = Phase::Playing;
+        // Players who went away before the start count as away from now.
+        for seat in 0..self.seats.len() {
+            self.mark_away(seat, now);
+        }
+        self.push_lobby_to_all();
+        self.push_state_to_all(0, &[]);
+        Ok(())
+    }
+}

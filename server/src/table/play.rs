@@ -1,0 +1,158 @@
+//! Playing the match: an action from a seat is checked against the engine on a copy of the game, appended to the
+//! log through group commit, and only once that write has committed does the copy become the state, the history
+//! grow and the viewers hear of it (the other viewers' pushes first, then the sender's reply). A failed write
+//! reloads the match (`recover.rs`) instead of guessing what the database holds.
+
+use std::time::Instant;
+
+use protocol::{ErrorBody, ErrorCode, RawJson};
+use rules::{Actor, Event, Millis, Seat, Status};
+use tracing::{debug, error, info};
+
+use super::{Table, err, store_unavailable};
+use crate::{
+    commit::Pending,
+    store::{LogEntry, Phase},
+};
+
+impl Table {
+    pub(super) async fn act(
+        &mut self,
+        conn_id: u64,
+        action: RawJson,
+        version: Option<u64>,
+    ) -> Result<u64, ErrorBody> {
+        let Some(seat) = self.seat_of(conn_id) else {
+            return Err(if self.is_spectator(conn_id) {
+                err(ErrorCode::Unauthorized, "spectators cannot act")
+            } else {
+                err(ErrorCode::NotInLobby, "you are not in this lobby")
+            });
+        };
+        // After a lost database connection, learn what the database holds before checking the version: a retry
+        // of an action whose commit went through must be refused as stale, not applied twice.
+        if self.running.as_ref().is_some_and(|r| r.unsure) && !Box::pin(self.reload()).await {
+            return Err(store_unavailable());
+        }
+        let Some(running) = &self.running else {
+            return Err(err(ErrorCode::NotStarted, "the match has not started"));
+        };
+        if let Some(v) = version
+            && v != running.version
+        {
+            return Err(err(
+                ErrorCode::StaleVersion,
+                format!("the state is at version {}, not {v}", running.version),
+            ));
+        }
+        let result = self.apply(Actor::Seat(Seat(seat)), action).await;
+        if result.is_ok() {
+            // A player who acts is present: the server stops playing for them.
+            self.mark_present(seat as usize);
+        }
+        result
+    }
+
+    /// Applies an action of `actor` at the clock's current time: check on a copy, commit, then publish.
+    pub(super) async fn apply(&mut self, actor: Actor, action: RawJson) -> Result<u64, ErrorBody> {
+        let now = self.clock.now();
+        self.apply_at(actor, action, now).await
+    }
+
+    /// [`Table::apply`] at a given time (an admin firing a deadline early plays it at the deadline's time).
+    pub(super) async fn apply_at(
+        &mut self,
+        actor: Actor,
+        action: RawJson,
+        now: Millis,
+    ) -> Result<u64, ErrorBody> {
+        if self.running.as_ref().is_some_and(|r| r.unsure) {
+            let before = self.version();
+            // Boxed, like the reload below: rare, and its database reads would make every action's future large.
+            if !Box::pin(self.reload()).await {
+                return Err(store_unavailable());
+            }
+            if self.version() != before {
+                // The action was chosen on the state before the lost commit: choose again.
+                return Err(err(
+                    ErrorCode::StaleVersion,
+                    format!("the state is at version {}", self.version()),
+                ));
+            }
+        }
+        if self.phase == Phase::Finished {
+            return Err(err(ErrorCode::GameOver, "the match is over"));
+        }
+        let Some(running) = &mut self.running else {
+            return Err(err(ErrorCode::NotStarted, "the match has not started"));
+        };
+        if matches!(running.game.status(), Status::Over) {
+            return Err(err(ErrorCode::GameOver, "the match is over"));
+        }
+        let mut next = running.game.clone();
+        let applied = next
+            .apply_json(actor, action.get(), now)
+            .map_err(|r| ErrorBody::new(r.kind.into(), r.message))?;
+        let events: Vec<Event<RawJson>> = applied
+            .events
+            .into_iter()
+            .map(|e| Event {
+                audience: e.audience,
+                body: RawJson::written(e.body),
+            })
+            .collect();
+        let seq = running.version + 1;
+        let over = matches!(next.status(), Status::Over);
+        let outcome = if over { next.outcome() } else { None };
+        let snapshot = (self.settings.snapshot_every > 0 && seq % self.settings.snapshot_every == 0)
+            .then(|| next.full_state_text());
+        // The log keeps the action as the engine read it (its canonical text), not as the client wrote it.
+        let entry = LogEntry {
+            seq,
+            actor,
+            action: RawJson::written(applied.action),
+            at: now,
+        };
+        let write_started = Instant::now();
+        let written = self
+            .commits
+            .append(Pending {
+                match_id: running.match_id.clone(),
+                lobby_code: self.code.clone(),
+                entry,
+                snapshot,
+                outcome: outcome.clone(),
+            })
+            .await;
+        self.metrics.db_write_latency.observe(write_started.elapsed());
+        if let Err(e) = written {
+            // Nothing was published. Whatever the database holds now is the truth: reload it. If the database
+            // cannot be reached, the reload is retried before the next action (see `Running::unsure`).
+            error!(error = %e, seq, "appending an action failed; reloading the match from the database");
+            let unavailable = e.is_unavailable();
+            if !Box::pin(self.reload()).await || unavailable {
+                return Err(store_unavailable());
+            }
+            return Err(err(
+                ErrorCode::Internal,
+                "the action could not be stored; nothing changed",
+            ));
+        }
+        debug!(seq, ?actor, "action committed");
+        running.game = next;
+        running.version = seq;
+        running.last_change = now;
+        running.history.push_back((seq, events.clone()));
+        while running.history.len() > self.settings.history {
+            running.history.pop_front();
+        }
+        if over {
+            info!(version = seq, "match finished");
+            self.metrics.phase_change(Some(self.phase), Some(Phase::Finished));
+            self.phase = Phase::Finished;
+            self.push_lobby_to_all();
+        }
+        self.push_state_to_all(seq - 1, &events);
+        Ok(seq)
+    }
+}

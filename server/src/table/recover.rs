@@ -1,0 +1,184 @@
+//! Recovery: a table rebuilt from the database (the lobby, its seats, and its match from the latest snapshot plus
+//! the actions logged after it, refused when the stored rules version is not the engine's), and the reload of the
+//! match after a failed write, which keeps the state in memory and marks it unsure while the database cannot be
+//! read.
+
+use std::collections::VecDeque;
+
+use rules::{AnyGame, Rng, Status};
+use tracing::{error, info, warn};
+
+use super::{Occupant, RecoverError, Running, Table, TableDeps, absence, chat::Friends};
+use crate::{
+    secrets,
+    store::{Phase, SeatKind, StoredLobby, StoredMatch},
+};
+
+impl Table {
+    /// Rebuilds a table from the database: the lobby, its seats, and its match from the latest snapshot plus
+    /// the actions logged after it.
+    pub fn recover(stored: StoredLobby, deps: TableDeps) -> Result<Table, RecoverError> {
+        let TableDeps {
+            store,
+            commits,
+            clock,
+            metrics,
+            settings,
+            load,
+        } = deps;
+        let lobby = stored.lobby;
+        let mut seats: Vec<Occupant> = (0..lobby.seat_count).map(|_| Occupant::Empty).collect();
+        for seat in stored.seats {
+            let Some(slot) = seats.get_mut(seat.seat as usize) else {
+                continue;
+            };
+            *slot = match seat.kind {
+                SeatKind::Bot => Occupant::Bot { name: seat.name },
+                SeatKind::Human => Occupant::Human {
+                    name: seat.name,
+                    token_hash: seat.token_hash.unwrap_or_default(),
+                    conn: None,
+                },
+            };
+        }
+        let running = stored.game.map(|m| recover_match(&m)).transpose()?;
+        let phase = match (&running, lobby.phase) {
+            (Some(r), _) if matches!(r.game.status(), Status::Over) => Phase::Finished,
+            // A match an administrator aborted: finished without being over.
+            (Some(_), Phase::Finished) => Phase::Finished,
+            (Some(_), _) => Phase::Playing,
+            (None, phase) => phase,
+        };
+        Ok(Table {
+            code: lobby.code.into(),
+            game_id: lobby.game.into(),
+            options: lobby.options,
+            host: lobby.host_seat,
+            turn_timer_ms: lobby.turn_timer_ms,
+            phase,
+            seats,
+            spectators: Vec::new(),
+            running,
+            store,
+            commits,
+            clock,
+            metrics,
+            settings,
+            rng: Rng::from_seed(secrets::bot_seed()),
+            not_before: 0,
+            idle_since: None,
+            friends: Friends::new(),
+            absence: absence::Absence::new(lobby.seat_count as usize),
+            rematch: None,
+            load,
+        })
+    }
+
+    /// After a failed write: rebuild the match from what the database holds. Returns false, and marks the
+    /// match unsure, when the database could not be read: the state in memory is kept (nothing unacknowledged
+    /// was published) and no action is applied until a later reload succeeds.
+    pub(super) async fn reload(&mut self) -> bool {
+        let Some(running) = &mut self.running else {
+            return true;
+        };
+        let match_id = running.match_id.clone();
+        match self.store.load_lobby(&self.code).await {
+            Ok(Some(StoredLobby {
+                game: Some(stored), ..
+            })) => match recover_match(&stored) {
+                Ok(mut recovered) => {
+                    let changed = recovered.version != running.version;
+                    if !changed {
+                        // Same state: keep the recent events for reconnecting clients.
+                        recovered.history = std::mem::take(&mut running.history);
+                    }
+                    self.running = Some(recovered);
+                    if changed {
+                        info!(
+                            version = self.version(),
+                            "reloaded a newer state from the database"
+                        );
+                        let v = self.version();
+                        let over = self
+                            .running
+                            .as_ref()
+                            .is_some_and(|r| matches!(r.game.status(), Status::Over));
+                        if over && self.phase == Phase::Playing {
+                            // The lost commit ended the match.
+                            self.metrics.phase_change(Some(self.phase), Some(Phase::Finished));
+                            self.phase = Phase::Finished;
+                            self.push_lobby_to_all();
+                        }
+                        self.push_state_to_all(v, &[]);
+                    }
+                    true
+                }
+                Err(e) => {
+                    error!(error = %e, %match_id, "reload failed; keeping the state in memory");
+                    running.unsure = false;
+                    true
+                }
+            },
+            Ok(_) => {
+                error!(%match_id, "reload found no match; keeping the state in memory");
+                running.unsure = false;
+                true
+            }
+            Err(e) => {
+                warn!(error = %e, %match_id, "reload failed; will retry before the next action");
+                running.unsure = true;
+                false
+            }
+        }
+    }
+}
+
+/// Rebuilds a match: the latest snapshot (or a fresh setup from the seed) and the actions logged after it.
+fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
+    let record = &stored.record;
+    let fail = |reason: String| RecoverError::Unrecoverable {
+        match_id: record.id.clone(),
+        reason,
+    };
+    let engine = AnyGame::catalogue()
+        .into_iter()
+        .find(|g| g.id == record.game)
+        .ok_or_else(|| fail(format!("the game `{}` is no longer served", record.game)))?;
+    if engine.rules_version != record.rules_version {
+        return Err(fail(format!(
+            "stored under rules version {}, but this server runs version {}",
+            record.rules_version, engine.rules_version
+        )));
+    }
+    let (mut game, mut version, mut last_change) = match &stored.snapshot {
+        Some(s) => (
+            AnyGame::from_full_state(&s.state).map_err(|e| fail(format!("snapshot {}: {e}", s.seq)))?,
+            s.seq,
+            s.at,
+        ),
+        None => (
+            AnyGame::new(&record.game, &record.options, record.players, record.seed)
+                .map_err(|e| fail(e.to_string()))?,
+            0,
+            record.started_at,
+        ),
+    };
+    for entry in &stored.log_after_snapshot {
+        if entry.seq != version + 1 {
+            return Err(fail(format!("the log jumps from {version} to {}", entry.seq)));
+        }
+        game.apply_quietly(entry.actor, entry.action.get(), entry.at)
+            .map_err(|r| fail(format!("logged action {} was refused: {r}", entry.seq)))?;
+        version = entry.seq;
+        last_change = entry.at;
+    }
+    Ok(Running {
+        match_id: record.id.as_str().into(),
+        game,
+        version,
+        last_change,
+        history: VecDeque::new(),
+        stalled_at: None,
+        unsure: false,
+    })
+}

@@ -1,0 +1,140 @@
+//! What the table does by itself, computed from the state alone so that a restart re-arms the same deadlines:
+//! the engine's deadline (played as the clock's action), bots acting one at a time after their delay, and the turn
+//! timer playing a random legal action for the seats that must decide. An action of its own that the engine
+//! refuses stalls the table until the state changes; one the database fails to store is tried again later.
+
+use protocol::{ErrorBody, ErrorCode, RawJson};
+use rules::{Actor, AnyGame, Millis, Seat, Status};
+use tracing::{debug, error};
+
+use super::{Occupant, RETRY_AFTER_MS, Running, Table};
+use crate::store::Phase;
+
+impl Table {
+    /// Seats that must decide now and may be timed: the one whose turn it is, or those still expected in a
+    /// simultaneous step. A race is closed by the engine's own deadline instead.
+    pub(crate) fn seats_deciding(game: &AnyGame) -> Vec<Seat> {
+        match game.status() {
+            Status::Turn { seat } => vec![seat],
+            Status::Simultaneous { seats, .. } => seats,
+            Status::Race { .. } | Status::Over => vec![],
+        }
+    }
+
+    fn bot_seats_to_act(&self, running: &Running) -> Vec<Seat> {
+        self.seats
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| matches!(o, Occupant::Bot { .. }))
+            .map(|(i, _)| Seat(i as u8))
+            .filter(|s| running.game.has_legal_actions(*s))
+            .collect()
+    }
+
+    pub(super) fn timed_seats(&self, running: &Running) -> Vec<Seat> {
+        Self::seats_deciding(&running.game)
+            .into_iter()
+            .filter(|s| matches!(self.seats.get(s.index()), Some(Occupant::Human { .. })))
+            .filter(|s| running.game.has_legal_actions(*s))
+            // The server already plays for an absent seat at the bots' pace.
+            .filter(|s| !self.stands_in(s.index(), self.clock.now()))
+            .collect()
+    }
+
+    pub(super) fn turn_deadline(&self, running: &Running) -> Option<Millis> {
+        let timer = self.turn_timer_ms?;
+        (!self.timed_seats(running).is_empty()).then(|| running.last_change + timer)
+    }
+
+    /// The next time this table must act by itself: the engine's deadline, a bot's move, or the turn timer.
+    /// Derived from the state alone, so it is re-armed unchanged after a restart.
+    pub(super) fn next_wake(&self, now: Millis) -> Option<Millis> {
+        [self.match_wake(), self.presence_wake(now)]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// The next time the match needs the table: the engine's deadline, a bot's move, or the turn timer.
+    fn match_wake(&self) -> Option<Millis> {
+        let running = self.running.as_ref()?;
+        if self.phase != Phase::Playing || running.stalled_at == Some(running.version) {
+            return None;
+        }
+        let engine = running.game.deadline().map(|d| d.at);
+        let bots = (!self.bot_seats_to_act(running).is_empty())
+            .then(|| running.last_change + self.settings.bot_delay_ms);
+        let wake = [
+            engine,
+            bots,
+            self.turn_deadline(running),
+            self.stand_in_wake(running),
+        ]
+        .into_iter()
+        .flatten()
+        .min()?;
+        Some(wake.max(self.not_before))
+    }
+
+    pub(super) async fn on_timer(&mut self) {
+        let now = self.clock.now();
+        self.publish_presence(now);
+        let Some(running) = &self.running else { return };
+        if let Some(deadline) = running.game.deadline().filter(|d| d.at <= now) {
+            if let Err(e) = self.apply(Actor::Clock, RawJson::from(deadline.action)).await {
+                error!(code = e.code.as_str(), message = %e.message, "the deadline action failed");
+                self.stall(&e, now);
+            }
+            return;
+        }
+        let bots = self.bot_seats_to_act(running);
+        if !bots.is_empty() && running.last_change + self.settings.bot_delay_ms <= now {
+            let seat = bots[0];
+            self.play_random(seat, "bot").await;
+            return;
+        }
+        if let Some(seat) = self.stand_ins_due(running, now).first().copied() {
+            self.play_stand_in(seat).await;
+            return;
+        }
+        if self.turn_deadline(running).is_some_and(|at| at <= now) {
+            for seat in self.timed_seats(running) {
+                if self.absence.policy.policy == protocol::AbsenceKind::Skip {
+                    self.play_stand_in(seat).await;
+                } else {
+                    self.play_random(seat, "turn timer").await;
+                }
+                self.mark_timed_out(seat, now);
+            }
+        }
+    }
+
+    /// After an action the table took by itself failed: if the database failed, try again a second later; if
+    /// the engine refused (a bug), stop acting by itself until the state changes (see `Running::stalled_at`).
+    pub(super) fn stall(&mut self, error: &ErrorBody, now: Millis) {
+        if matches!(
+            error.code,
+            ErrorCode::Internal | ErrorCode::StoreUnavailable | ErrorCode::StaleVersion
+        ) {
+            self.not_before = now + RETRY_AFTER_MS;
+        } else if let Some(running) = &mut self.running {
+            running.stalled_at = Some(running.version);
+        }
+    }
+
+    /// Plays a random legal action for `seat` (a bot's move, or the turn timer's for an idle seat).
+    pub(super) async fn play_random(&mut self, seat: Seat, why: &'static str) {
+        let Some(running) = &self.running else { return };
+        let legal = running.game.legal_actions(seat);
+        if legal.is_empty() {
+            return;
+        }
+        let action = RawJson::from(&legal[self.rng.index(legal.len())]);
+        debug!(%seat, why, "playing a random legal action");
+        if let Err(e) = self.apply(Actor::Seat(seat), action).await {
+            error!(%seat, why, code = e.code.as_str(), message = %e.message, "a listed legal action failed");
+            let now = self.clock.now();
+            self.stall(&e, now);
+        }
+    }
+}
