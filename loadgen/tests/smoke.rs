@@ -30,14 +30,22 @@ async fn loadgen_plays_lobbies_of_every_game_without_errors() {
             let _ = stopped.await;
         },
     ));
-    // Short claim windows so that an Eeek! race nobody wins does not hold a match for long.
-    for (game, seats, options) in [
-        ("hide_and_eeek", "2", r#"{"claim_window_ms": 1000}"#),
-        ("molehills", "3", "{}"),
-        ("new_year_puzzle", "3", "{}"),
-        ("quacks", "4", "{}"),
-        ("hickory_dickory", "3", "{}"),
-    ] {
+    // Every registered game, at three seats (or the nearest count it allows), with every timed window (an option
+    // `..._ms`) at its shortest so that, say, an Eeek! race nobody wins does not hold a match for long.
+    for info in rules::AnyGame::catalogue() {
+        let game = info.id;
+        let seats = 3.clamp(info.min_players, info.max_players).to_string();
+        let options: serde_json::Map<String, serde_json::Value> = info
+            .options
+            .iter()
+            .filter_map(|option| match option.kind {
+                rules::OptionKind::Integer { min, .. } if option.key.ends_with("_ms") => {
+                    Some((option.key.to_owned(), min.into()))
+                }
+                _ => None,
+            })
+            .collect();
+        let options = serde_json::Value::Object(options).to_string();
         let opts = loadgen::Options::parse_from([
             "loadgen",
             "--url",
@@ -45,9 +53,9 @@ async fn loadgen_plays_lobbies_of_every_game_without_errors() {
             "--game",
             game,
             "--seats",
-            seats,
+            &seats,
             "--options",
-            options,
+            &options,
             "--lobbies",
             "3",
             "--idle",

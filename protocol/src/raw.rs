@@ -12,20 +12,12 @@ use serde_json::value::RawValue;
 
 /// JSON text that is already serialised, shared without copying (cloning is a reference count).
 ///
-/// On the wire it is the JSON value itself, exactly as if the value had been serialised in place. Equality
-/// compares the values, not the text (so `{"a":1,"b":2}` equals `{"b":2,"a":1}`).
+/// On the wire it is the JSON value itself, exactly as if the value had been serialised in place: it serialises
+/// as serde_json's [`RawValue`], whose text serde_json copies into its output as it is (no parse, no tree).
+/// Equality compares the values, not the text (so `{"a":1,"b":2}` equals `{"b":2,"a":1}`).
 #[derive(Clone)]
-pub struct RawJson(Text);
-
-/// Checked by serde_json, or written by an engine's own writer (see [`RawJson::written`]).
-#[derive(Clone)]
-enum Text {
-    Raw(Arc<RawValue>),
-    /// Kept in the `String` it was written into: sharing it costs a small allocation, not a copy of the text.
-    Written(Arc<String>),
-    /// Copied from a longer text (an action out of its frame).
-    Read(Arc<str>),
-}
+// The text stays in the box it was written into: an `Arc<RawValue>` made from it would copy the text.
+pub struct RawJson(Arc<Box<RawValue>>);
 
 impl RawJson {
     /// Serialises `value` once. Panics only if `value`'s `Serialize` fails, which the engines' plain data types
@@ -39,35 +31,17 @@ impl RawJson {
         RawJson::from(RawValue::from_string("[]".to_owned()).expect("valid JSON"))
     }
 
-    /// JSON text an engine wrote (`rules::AnyGame::view_text`, `legal_actions_json`, `apply_json`'s action and
-    /// events: by the engine's own writer or by serde), taken as it is: the writer promises serde's exact text of
-    /// a value, and the games' tests hold it to that; debug builds (every test) parse it again to be sure. Not for
-    /// text from anywhere else.
+    /// JSON text an engine wrote (`rules::AnyGame::legal_actions_json`, `apply_json`'s action and events), taken as
+    /// it is once checked to be one JSON value (a pass over the text, without a tree; a `Box<RawValue>` from
+    /// `serde_json::value::to_raw_value` needs no check). Panics if it is not JSON: engines write their texts with
+    /// serde. Not for text from anywhere else.
     pub fn written(text: String) -> RawJson {
-        debug_assert!(
-            serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok(),
-            "not JSON: {text}"
-        );
-        RawJson(Text::Written(Arc::new(text)))
-    }
-
-    /// JSON text that the protocol's own reader has read as JSON (an action as it arrived; see
-    /// `action_frame`), kept as it is.
-    pub(crate) fn read(text: &str) -> RawJson {
-        debug_assert!(
-            serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok(),
-            "not JSON: {text}"
-        );
-        RawJson(Text::Read(Arc::from(text)))
+        RawJson::from(RawValue::from_string(text).expect("engines write JSON"))
     }
 
     /// The JSON text.
     pub fn get(&self) -> &str {
-        match &self.0 {
-            Text::Raw(raw) => raw.get(),
-            Text::Written(text) => text,
-            Text::Read(text) => text,
-        }
+        self.0.get()
     }
 
     /// The value, parsed (for tests and comparisons; the push path never parses).
@@ -78,7 +52,7 @@ impl RawJson {
 
 impl From<Box<RawValue>> for RawJson {
     fn from(raw: Box<RawValue>) -> Self {
-        RawJson(Text::Raw(Arc::from(raw)))
+        RawJson(Arc::new(raw))
     }
 }
 
@@ -118,16 +92,10 @@ impl fmt::Display for RawJson {
     }
 }
 
-/// Through serde (replies other than state pushes, which `StateUpdate::write_push` writes as text), written text
-/// is checked once more on the way: a rare path.
+/// As serde_json's [`RawValue`]: its text, copied into the output as it is.
 impl Serialize for RawJson {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match &self.0 {
-            Text::Raw(raw) => raw.serialize(serializer),
-            Text::Written(_) | Text::Read(_) => RawValue::from_string(self.get().to_owned())
-                .map_err(serde::ser::Error::custom)?
-                .serialize(serializer),
-        }
+        self.0.serialize(serializer)
     }
 }
 
@@ -189,5 +157,11 @@ mod tests {
         })
         .unwrap();
         assert_eq!(text, r#"{"type":"A","view":{"b":[1,2],"a":"x"},"n":4}"#);
+    }
+
+    #[test]
+    #[should_panic(expected = "engines write JSON")]
+    fn written_text_must_be_json() {
+        RawJson::written(r#"{"a":"#.to_owned());
     }
 }

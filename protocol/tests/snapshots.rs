@@ -536,6 +536,47 @@ fn no_fixture_is_left_over() {
     }
 }
 
+/// Every committed example, read from its file as the server (a request) or a client (a reply or push) reads it,
+/// is accepted by its schema and written back by serde, as the server writes every frame, as the same JSON value.
+#[test]
+fn every_committed_example_reads_and_writes_back() {
+    let client_schema = jsonschema::validator_for(&protocol::schema::client_message()).unwrap();
+    let server_schema = jsonschema::validator_for(&protocol::schema::server_message()).unwrap();
+    let mut read = 0;
+    for entry in std::fs::read_dir(examples()).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        let value: Value = serde_json::from_str(&text).unwrap();
+        if name.starts_with("request.") {
+            client_schema
+                .validate(&value)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let message = protocol::parse_client_message(&text).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            let written = serde_json::to_string(&message).unwrap();
+            assert_eq!(serde_json::from_str::<Value>(&written).unwrap(), value, "{name}");
+            assert_eq!(protocol::parse_client_message(&written), Ok(message), "{name}");
+        } else {
+            server_schema
+                .validate(&value)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let message: ServerMessage =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let written = message.to_json();
+            assert_eq!(serde_json::from_str::<Value>(&written).unwrap(), value, "{name}");
+            assert_eq!(
+                serde_json::from_str::<ServerMessage>(&written).unwrap(),
+                message,
+                "{name}"
+            );
+        }
+        read += 1;
+    }
+    assert!(
+        read >= protocol::REQUEST_TYPES.len() + SERVER_KINDS.len(),
+        "only {read} examples"
+    );
+}
+
 /// The schema refuses what the server would refuse: an unknown request type and a request missing a field.
 #[test]
 fn the_client_schema_is_not_vacuous() {

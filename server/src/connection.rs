@@ -306,7 +306,7 @@ where
         ip: admission.ip,
     };
     let write_timeout = shared.limits.write_timeout;
-    let mut size_hint = 0;
+    let mut sizes = FrameSizes::default();
     // Until `hello`, the handshake deadline; afterwards the idle timeout from the last frame received.
     let mut quiet_until = Instant::now() + shared.limits.handshake_timeout;
     // One timer for the connection's life: a frame only moves `quiet_until`; when the timer fires early (the
@@ -385,14 +385,14 @@ where
                     // The reply first, then whatever the table pushed meanwhile (the order of the old loop:
                     // a reply, then the outbox), in one socket write.
                     if let Some(reply) = reply
-                        && send_with_outbox(&mut sink, &reply, &mut outbox, &mut size_hint, write_timeout).await.is_err() {
+                        && send_with_outbox(&mut sink, &reply, &mut outbox, &mut sizes, write_timeout).await.is_err() {
                             break;
                         }
                 }
                 pushed = outbox.recv() => {
                     // The session holds a sender, so the outbox never ends while we are here.
                     let Some(message) = pushed else { break };
-                    if send_with_outbox(&mut sink, &message, &mut outbox, &mut size_hint, write_timeout).await.is_err() {
+                    if send_with_outbox(&mut sink, &message, &mut outbox, &mut sizes, write_timeout).await.is_err() {
                         break;
                     }
                 }
@@ -472,28 +472,29 @@ const WRITE_BATCH: usize = 64;
 /// The largest first guess of a frame's size (a larger frame still grows its buffer as it is written).
 const SIZE_HINT_MAX: usize = 64 * 1024;
 
-/// One text frame, written into a buffer that becomes the frame's payload as it is: no copy, and no growing by
-/// doubling for a frame of the usual size. A `state` push reserves what its parts add up to as it starts
-/// ([`protocol::StateUpdate::push_len_hint`]); any other frame starts from the size this connection's previous
-/// such frame had (plus a margin). (Sizing pushes from the previous frame grew every push that followed a short
-/// `accepted` reply by doubling; docs/performance.md, section 16.) (The
-/// message used to be written into a reused buffer and then copied into a frame of its exact size: that copy was
-/// ~1 % of the server's CPU under load; docs/performance.md, section 10.) A `state` push, most of the frames, is
-/// written member by member ([`protocol::StateUpdate::write_push`]) straight into the frame's `String`, which then needs
-/// no UTF-8 check either, and so is an `accepted` reply ([`ServerMessage::write_json`]). The same text as
+/// The sizes of a connection's last frames, a `state` push and any other message apart: the first guess of its next
+/// frame's size of the same kind. (One guess for both made a push after a short `accepted` reply grow by doubling;
+/// docs/performance.md, section 16.)
+#[derive(Debug, Default)]
+struct FrameSizes {
+    state_push: usize,
+    other: usize,
+}
+
+/// One text frame, written by serde into a buffer of the size this connection's previous frame of the same kind
+/// had (plus a margin), which becomes the frame's payload as it is: no copy, and no growing by doubling for a
+/// frame of the usual size. (Writing into one reused buffer and then copying it into a frame of its exact size
+/// cost ~1 % of the server's CPU under load; docs/performance.md, section 10.) The same text as
 /// [`ServerMessage::to_json`].
-fn frame(message: &ServerMessage, size_hint: &mut usize) -> Message {
-    let state_push = matches!(message, ServerMessage::Push(Push::State(_)));
-    let mut text = if state_push {
-        String::new()
-    } else {
-        String::with_capacity(*size_hint)
+fn frame(message: &ServerMessage, sizes: &mut FrameSizes) -> Message {
+    let size = match message {
+        ServerMessage::Push(Push::State(_)) => &mut sizes.state_push,
+        _ => &mut sizes.other,
     };
-    message.write_json(&mut text);
-    if !state_push {
-        *size_hint = (text.len() + text.len() / 8 + 64).min(SIZE_HINT_MAX);
-    }
-    Message::Text(text.into())
+    let mut bytes = Vec::with_capacity(*size);
+    serde_json::to_writer(&mut bytes, message).expect("protocol messages serialise");
+    *size = (bytes.len() + bytes.len() / 8 + 64).min(SIZE_HINT_MAX);
+    Message::Text(String::from_utf8(bytes).expect("serde_json writes UTF-8").into())
 }
 
 /// Writes `first` and then the pushes already waiting in `outbox` (at most [`WRITE_BATCH`]), in this order, and
@@ -504,14 +505,14 @@ async fn send_with_outbox<S: Sink<Message> + Unpin>(
     sink: &mut S,
     first: &ServerMessage,
     outbox: &mut mpsc::Receiver<Box<ServerMessage>>,
-    size_hint: &mut usize,
+    sizes: &mut FrameSizes,
     timeout: Duration,
 ) -> Result<(), ()> {
     let write = async {
-        sink.feed(frame(first, size_hint)).await?;
+        sink.feed(frame(first, sizes)).await?;
         for _ in 0..WRITE_BATCH {
             let Ok(message) = outbox.try_recv() else { break };
-            sink.feed(frame(&message, size_hint)).await?;
+            sink.feed(frame(&message, sizes)).await?;
         }
         sink.flush().await
     };

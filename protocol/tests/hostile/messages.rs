@@ -12,9 +12,10 @@ use serde_json::{Map, Value, json};
 
 pub fn check_text(text: &str) {
     let id = request_id_of(text);
-    // Whichever path reads a frame (the hand-read action, serde's action struct, the general one), it means what
-    // serde's general reading of it (a `Value`, then the message) means, and is refused where that refuses.
-    // (A `type` must be a request's name: serde alone would also take a variant's index, `"type":5`.)
+    // A frame means what serde's general reading of it (a `Value`, then the message) means, and is refused where
+    // that refuses: the reader keeps an action as its text and reads no tree, but takes repeated members, nesting
+    // and numbers as a `Value` does. (A `type` must be a request's name: serde alone would also take a variant's
+    // index, `"type":5`.)
     let general = serde_json::from_str::<Value>(text)
         .ok()
         .filter(|v| v["type"].as_str().is_some_and(|t| REQUEST_TYPES.contains(&t)))
@@ -190,8 +191,9 @@ fn space(b: &mut Bytes) -> &'static str {
     [" ", "", "", "\n\t ", "\r\n", ""][b.below(6)]
 }
 
-/// A member value written as text, in the forms a hand reader could get wrong: escapes, fractions, exponents,
-/// signs, leading zeros, numbers near the integer limits, deep nesting, whitespace.
+/// A member value written as text, in the forms a reader that keeps the action's text could get wrong: escapes,
+/// fractions, exponents, signs, leading zeros, numbers near the integer limits, nesting at serde_json's limit,
+/// whitespace.
 fn action_value(b: &mut Bytes, depth: usize, out: &mut String) {
     const SCALARS: &[&str] = &[
         "0",
@@ -250,8 +252,8 @@ fn action_value(b: &mut Bytes, depth: usize, out: &mut String) {
             out.push('}');
         }
         2 => {
-            // Deeper than the hand reader goes, and sometimes deeper than serde goes.
-            let n = [63, 64, 65, 127, 128][b.below(5)];
+            // Around serde_json's nesting limit for the whole frame (127 levels), which an action's text also keeps.
+            let n = [63, 125, 126, 127, 128][b.below(5)];
             out.push_str(&"[".repeat(n));
             out.push('1');
             out.push_str(&"]".repeat(n));

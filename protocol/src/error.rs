@@ -1,0 +1,226 @@
+//! Refusals: the stable [`ErrorCode`]s and the [`ErrorBody`] that carries one to a client.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A refusal: a stable machine-readable code and a human message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ErrorBody {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl ErrorBody {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ErrorBody {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// Every reason the server refuses something. The serialised names are stable; new codes may be added.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The frame is not a JSON object of a known shape (bad JSON, missing or mistyped fields, binary frame).
+    BadMessage,
+    /// The frame's `type` is not a request this server knows.
+    UnknownMessage,
+    /// The frame exceeds the server's message size limit.
+    TooLarge,
+    /// The client sends faster than the rate limit allows; the message was dropped.
+    RateLimited,
+    /// The first request must be `hello`.
+    HandshakeRequired,
+    /// `hello` named a protocol version this server does not speak.
+    UnsupportedVersion,
+    /// No game with that id.
+    UnknownGame,
+    /// The options or seat count do not set up this game.
+    BadOptions,
+    /// No lobby with that join code.
+    UnknownLobby,
+    /// Every seat is taken.
+    LobbyFull,
+    /// The match has started: seats can no longer be taken or changed.
+    AlreadyStarted,
+    /// The match has not started yet.
+    NotStarted,
+    /// Start refused: some seat is still empty.
+    SeatsEmpty,
+    /// This connection already sits in or watches a lobby; leave first.
+    AlreadyInLobby,
+    /// This connection does not sit in (or watch) a lobby.
+    NotInLobby,
+    /// Only the host may do this.
+    NotHost,
+    /// Wrong seat token, or an action from a spectator.
+    Unauthorized,
+    /// Another seat must act now.
+    NotYourTurn,
+    /// The action is not legal in the current state.
+    IllegalAction,
+    /// The action was chosen on an outdated state: its `version` is not the current one.
+    StaleVersion,
+    /// The match is over.
+    GameOver,
+    /// A newer connection took this seat; this connection is closed next.
+    SessionReplaced,
+    /// Too many connections, or the client is too slow to read its messages.
+    Overloaded,
+    /// The server is shutting down; reconnect later with your seat token.
+    ShuttingDown,
+    /// Something failed inside the server (the database, for instance); nothing changed.
+    Internal,
+    /// (closing) An administrator removed this seat's player (or gave the seat to a bot); the seat token no
+    /// longer works.
+    Removed,
+    /// A rematch can only be asked for once the match is over.
+    NotOver,
+    /// (closing) The server already serves as many connections as it allows, in total or from this client's
+    /// address (`MAX_CONNECTIONS`, `MAX_CONNECTIONS_PER_IP`); try again later.
+    TooManyConnections,
+    /// This client's address opened more lobbies than the server allows in the current window
+    /// (`MAX_LOBBIES_PER_IP`, `LOBBY_WINDOW_SECS`); nothing was created. Try again later.
+    CreateLimited,
+    /// (closing) The connection sent nothing for longer than the idle timeout (`IDLE_TIMEOUT_SECS`); send
+    /// `ping` to keep a quiet connection open.
+    IdleTimeout,
+    /// (closing) The connection did not complete `hello` within the handshake deadline
+    /// (`HANDSHAKE_TIMEOUT_SECS`).
+    HandshakeTimeout,
+    /// Retryable: the database cannot be reached, so nothing can be committed; nothing changed and nothing was
+    /// published. Send the same request again (same `version`) a little later.
+    StoreUnavailable,
+}
+
+impl ErrorCode {
+    /// The code as it appears on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadMessage => "bad_message",
+            ErrorCode::UnknownMessage => "unknown_message",
+            ErrorCode::TooLarge => "too_large",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::HandshakeRequired => "handshake_required",
+            ErrorCode::UnsupportedVersion => "unsupported_version",
+            ErrorCode::UnknownGame => "unknown_game",
+            ErrorCode::BadOptions => "bad_options",
+            ErrorCode::UnknownLobby => "unknown_lobby",
+            ErrorCode::LobbyFull => "lobby_full",
+            ErrorCode::AlreadyStarted => "already_started",
+            ErrorCode::NotStarted => "not_started",
+            ErrorCode::SeatsEmpty => "seats_empty",
+            ErrorCode::AlreadyInLobby => "already_in_lobby",
+            ErrorCode::NotInLobby => "not_in_lobby",
+            ErrorCode::NotHost => "not_host",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::NotYourTurn => "not_your_turn",
+            ErrorCode::IllegalAction => "illegal_action",
+            ErrorCode::StaleVersion => "stale_version",
+            ErrorCode::GameOver => "game_over",
+            ErrorCode::SessionReplaced => "session_replaced",
+            ErrorCode::Overloaded => "overloaded",
+            ErrorCode::ShuttingDown => "shutting_down",
+            ErrorCode::Internal => "internal",
+            ErrorCode::Removed => "removed",
+            ErrorCode::NotOver => "not_over",
+            ErrorCode::TooManyConnections => "too_many_connections",
+            ErrorCode::CreateLimited => "create_limited",
+            ErrorCode::IdleTimeout => "idle_timeout",
+            ErrorCode::HandshakeTimeout => "handshake_timeout",
+            ErrorCode::StoreUnavailable => "store_unavailable",
+        }
+    }
+}
+
+impl ErrorCode {
+    /// Whether the same request may succeed if sent again unchanged a little later: the refusal says nothing
+    /// about the request itself (`rate_limited`, `create_limited`, `store_unavailable`).
+    pub fn retryable(self) -> bool {
+        matches!(
+            self,
+            ErrorCode::RateLimited | ErrorCode::CreateLimited | ErrorCode::StoreUnavailable
+        )
+    }
+}
+
+impl From<rules::RejectKind> for ErrorCode {
+    fn from(kind: rules::RejectKind) -> Self {
+        match kind {
+            rules::RejectKind::NotYourTurn => ErrorCode::NotYourTurn,
+            rules::RejectKind::IllegalAction => ErrorCode::IllegalAction,
+            rules::RejectKind::GameOver => ErrorCode::GameOver,
+            // Clients only ever act for a seat, so a clock-only refusal means the action was not theirs to take.
+            rules::RejectKind::NotDue => ErrorCode::IllegalAction,
+            rules::RejectKind::NoSuchSeat => ErrorCode::Unauthorized,
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    /// Every error code (a new variant must be added here, which the exhaustive match below enforces).
+    pub(crate) fn all_error_codes() -> Vec<ErrorCode> {
+        use ErrorCode::*;
+        let all = vec![
+            BadMessage,
+            UnknownMessage,
+            TooLarge,
+            RateLimited,
+            HandshakeRequired,
+            UnsupportedVersion,
+            UnknownGame,
+            BadOptions,
+            UnknownLobby,
+            LobbyFull,
+            AlreadyStarted,
+            NotStarted,
+            SeatsEmpty,
+            AlreadyInLobby,
+            NotInLobby,
+            NotHost,
+            Unauthorized,
+            NotYourTurn,
+            IllegalAction,
+            StaleVersion,
+            GameOver,
+            SessionReplaced,
+            Overloaded,
+            ShuttingDown,
+            Internal,
+            Removed,
+            NotOver,
+            TooManyConnections,
+            CreateLimited,
+            IdleTimeout,
+            HandshakeTimeout,
+            StoreUnavailable,
+        ];
+        for code in &all {
+            match code {
+                BadMessage | UnknownMessage | TooLarge | RateLimited | HandshakeRequired
+                | UnsupportedVersion | UnknownGame | BadOptions | UnknownLobby | LobbyFull
+                | AlreadyStarted | NotStarted | SeatsEmpty | AlreadyInLobby | NotInLobby | NotHost
+                | Unauthorized | NotYourTurn | IllegalAction | StaleVersion | GameOver | SessionReplaced
+                | Overloaded | ShuttingDown | Internal | Removed | NotOver | TooManyConnections
+                | CreateLimited | IdleTimeout | HandshakeTimeout | StoreUnavailable => {}
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn error_codes_serialise_as_their_stable_names() {
+        for code in all_error_codes() {
+            assert_eq!(
+                serde_json::to_value(code).unwrap(),
+                Value::String(code.as_str().into())
+            );
+        }
+    }
+}

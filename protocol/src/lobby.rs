@@ -1,0 +1,118 @@
+//! Lobbies as clients see them: seats and who holds them, the phase, the absence policy, the public list.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::Seat;
+
+/// What the server does for a seated player who is away: disconnected for `grace_ms`, or (for `bot` and `skip`)
+/// at once when their turn timer ran out. Wire form: `{"policy": "bot", "grace_ms": 30000}`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AbsencePolicy {
+    pub policy: AbsenceKind,
+    /// How long a player may be disconnected before the server plays for them (`bot`, `skip`); 0 for `wait`.
+    pub grace_ms: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AbsenceKind {
+    /// The match waits for them (a turn timer, if set, still plays a random legal action for an idle seat).
+    #[default]
+    Wait,
+    /// A server-side bot plays their seat (random legal actions) until they come back.
+    Bot,
+    /// Their decisions are skipped with the game's passive choice, for games whose `can_skip` is true.
+    Skip,
+}
+
+/// Whether a seat's player is there: `connected` (a live connection with recent activity), `idle` (connected,
+/// but silent for a while or the page is hidden) or `away` (no connection).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Presence {
+    Connected,
+    Idle,
+    #[default]
+    Away,
+}
+
+/// One open lobby of the public list (`GET /api/lobbies`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ListedLobby {
+    pub code: String,
+    pub game: String,
+    /// The options with every default filled in.
+    pub options: Value,
+    pub seats: u8,
+    pub seats_taken: u8,
+    pub seats_free: u8,
+    /// The host's display name.
+    pub host_name: String,
+    #[serde(default)]
+    pub turn_timer_ms: Option<u64>,
+    /// When the lobby was created, in Unix milliseconds.
+    pub created_at: u64,
+}
+
+/// A lobby as everyone in it sees it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LobbyInfo {
+    pub code: String,
+    pub game: String,
+    /// The options with every default filled in.
+    pub options: Value,
+    pub seats: Vec<SeatInfo>,
+    pub host: Seat,
+    pub phase: LobbyPhase,
+    #[serde(default)]
+    pub turn_timer_ms: Option<u64>,
+    /// Set once the match has started.
+    #[serde(default)]
+    pub match_id: Option<String>,
+    pub spectators: u32,
+    /// Whether the lobby is in the public list of open lobbies (otherwise only its code leads to it).
+    #[serde(default)]
+    pub listed: bool,
+    /// The lobby's absence policy.
+    #[serde(default)]
+    pub absent: AbsencePolicy,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LobbyPhase {
+    /// Seats can be taken; the host can start.
+    Open,
+    /// The match is being played.
+    Playing,
+    /// The match is over; the final state stays available.
+    Finished,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SeatInfo {
+    pub seat: Seat,
+    pub occupant: Occupant,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Occupant {
+    Empty,
+    Human {
+        name: String,
+        /// `true` while the player has a live connection (`presence` is not `away`).
+        connected: bool,
+        #[serde(default)]
+        presence: Presence,
+        /// The player is away and the server plays for their seat (a bot, or skips): see the lobby's `absent`.
+        /// Omitted when false.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        stand_in: bool,
+    },
+    Bot {
+        name: String,
+    },
+}

@@ -1,0 +1,349 @@
+//! Reading client frames: [`parse_client_message`] for every frame, [`request_id_of`] for the id of one that is
+//! refused before it is read.
+//!
+//! A frame is read by serde in two passes over its text, without a `Value` tree: first checked as JSON within the
+//! limits serde_json puts on a `Value` (128 levels of nesting, numbers within an `f64`), then split into its
+//! members, each kept as the text it arrived as ([`RawValue`]), from which the request is read. An action stays
+//! the text it arrived as ([`RawJson`]), for the engine to read straight into its typed action.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor, value::MapDeserializer};
+use serde_json::value::RawValue;
+
+use crate::{ClientMessage, ErrorCode, REQUEST_TYPES, RawJson, Request, RequestId};
+
+/// Why a client frame could not be read, with the request id when it could still be found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParseError {
+    pub re: Option<RequestId>,
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+/// Reads one client text frame. Tells an unknown `type` (`unknown_message`) from a malformed frame
+/// (`bad_message`), and recovers the request id where the JSON allows it so the error reply can echo it.
+///
+/// A frame means what the same text read as a `Value` and then as a [`ClientMessage`] means: a member given twice
+/// counts as its last, unknown members are ignored, and a frame a `Value` could not hold is refused
+/// (`protocol/tests/hostile.rs` compares the two on generated frames).
+pub fn parse_client_message(text: &str) -> Result<ClientMessage, ParseError> {
+    let refuse = |re: Option<RequestId>, code, message: String| ParseError { re, code, message };
+    serde_json::from_str::<AnyJson>(text)
+        .map_err(|e| refuse(None, ErrorCode::BadMessage, format!("not JSON: {e}")))?;
+    let Ok(Members(members)) = serde_json::from_str::<Members<'_>>(text) else {
+        return Err(refuse(
+            None,
+            ErrorCode::BadMessage,
+            "a message is a JSON object".into(),
+        ));
+    };
+    let member = |name: &str| {
+        members
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|&(_, value)| value)
+    };
+    let re = member("id").and_then(|id| RequestId::deserialize(id).ok());
+    let kind = match member("type").map(|kind| Key::deserialize(kind).map(|Key(kind)| kind)) {
+        Some(Ok(kind)) => kind,
+        None | Some(Err(_)) => {
+            return Err(refuse(
+                re,
+                ErrorCode::BadMessage,
+                "a message needs a string field `type`".into(),
+            ));
+        }
+    };
+    if !REQUEST_TYPES.contains(&kind.as_ref()) {
+        return Err(refuse(
+            re,
+            ErrorCode::UnknownMessage,
+            format!("unknown message type `{kind}`"),
+        ));
+    }
+    let malformed = |e: serde_json::Error| {
+        refuse(
+            re.clone(),
+            ErrorCode::BadMessage,
+            format!("malformed message: {}", without_position(&e)),
+        )
+    };
+    let id = member("id")
+        .map(Option::<RequestId>::deserialize)
+        .transpose()
+        .map_err(malformed)?
+        .flatten();
+    let fields = || MapDeserializer::new(members.iter().map(|(key, value)| (key.as_ref(), *value)));
+    let request = if kind == "action" {
+        // Read here rather than by `Request`'s derived reader, which buffers every member as a tree first (an
+        // internally tagged enum): the action is kept as its text.
+        #[derive(Deserialize)]
+        struct Action<'a> {
+            #[serde(borrow)]
+            action: &'a RawValue,
+            #[serde(default)]
+            version: Option<u64>,
+        }
+        let Action { action, version } = Action::deserialize(fields()).map_err(malformed)?;
+        Request::Action {
+            action: RawJson::from(action.to_owned()),
+            version,
+        }
+    } else {
+        Request::deserialize(fields()).map_err(malformed)?
+    };
+    Ok(ClientMessage { id, request })
+}
+
+/// The request id of a frame, if it is a JSON object with a readable `id` (to echo it in a refusal that does
+/// not otherwise read the frame). An `id` given twice counts as its last, as [`parse_client_message`] counts it.
+pub fn request_id_of(text: &str) -> Option<RequestId> {
+    let Members(members) = serde_json::from_str(text).ok()?;
+    let id = members.iter().find(|(key, _)| key == "id")?.1;
+    RequestId::deserialize(id).ok()
+}
+
+/// serde_json's message without the place it adds ("at line 1 column 9"), which for a member read on its own
+/// would count from the member, not from the frame.
+fn without_position(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let place = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&place) {
+        Some(message) if e.line() != 0 => message.to_owned(),
+        _ => text,
+    }
+}
+
+/// A frame's members as the text of each value, in the order they first appear; a member given twice keeps its
+/// last value (as a `Value` object would).
+struct Members<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Members<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MembersVisitor;
+        impl<'de> Visitor<'de> for MembersVisitor {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
+                let mut members: Vec<(Cow<'de, str>, &'de RawValue)> = Vec::new();
+                while let Some(Key(key)) = map.next_key()? {
+                    let value = map.next_value()?;
+                    match members.iter_mut().find(|(k, _)| *k == key) {
+                        Some(member) => member.1 = value,
+                        None => members.push((key, value)),
+                    }
+                }
+                Ok(Members(members))
+            }
+        }
+        deserializer.deserialize_map(MembersVisitor)
+    }
+}
+
+/// A string, borrowed from the frame unless it has escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(s.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, s: String) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(s)))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+/// Any JSON value, read exactly as a `Value` would be (the same recursion limit, the same range of numbers, the
+/// same checks of strings) but kept nowhere: it checks text without building a tree.
+struct AnyJson;
+
+impl<'de> Deserialize<'de> for AnyJson {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(AnyJson)
+    }
+}
+
+impl<'de> Visitor<'de> for AnyJson {
+    type Value = AnyJson;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<AnyJson, E> {
+        Ok(AnyJson)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<AnyJson, E> {
+        Ok(AnyJson)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<AnyJson, E> {
+        Ok(AnyJson)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<AnyJson, E> {
+        Ok(AnyJson)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<AnyJson, E> {
+        Ok(AnyJson)
+    }
+    fn visit_unit<E>(self) -> Result<AnyJson, E> {
+        Ok(AnyJson)
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<AnyJson, A::Error> {
+        while seq.next_element::<AnyJson>()?.is_some() {}
+        Ok(AnyJson)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AnyJson, A::Error> {
+        while map.next_entry::<AnyJson, AnyJson>()?.is_some() {}
+        Ok(AnyJson)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn requests_read_from_their_documented_form() {
+        let cases = [
+            (json!({"type": "hello", "id": 1, "protocol": 1}), "hello"),
+            (
+                json!({"type": "create_lobby", "id": "a", "game": "hide_and_eeek", "seats": 3, "name": "Ann"}),
+                "create_lobby",
+            ),
+            (
+                json!({"type": "join_lobby", "code": "ABC234", "name": "Bo"}),
+                "join_lobby",
+            ),
+            (json!({"type": "spectate", "code": "ABC234"}), "spectate"),
+            (
+                json!({"type": "resume", "code": "ABC234", "token": "ff", "last_version": 3}),
+                "resume",
+            ),
+            (json!({"type": "leave"}), "leave"),
+            (json!({"type": "add_bot"}), "add_bot"),
+            (json!({"type": "start"}), "start"),
+            (
+                json!({"type": "action", "action": {"type": "roll"}, "version": 4}),
+                "action",
+            ),
+            (json!({"type": "ping", "id": 9}), "ping"),
+            (json!({"type": "chat", "text": "hi"}), "chat"),
+            (json!({"type": "presence", "hidden": false}), "presence"),
+            (
+                json!({"type": "configure_lobby", "options": {"target": 4}, "seats": 3}),
+                "configure_lobby",
+            ),
+            (json!({"type": "remove_player", "seat": 1}), "remove_player"),
+            (json!({"type": "make_host", "seat": 1}), "make_host"),
+            (json!({"type": "set_listed", "listed": true}), "set_listed"),
+            (json!({"type": "rematch", "accept": false}), "rematch"),
+        ];
+        for (value, kind) in cases {
+            let message = parse_client_message(&value.to_string()).unwrap();
+            assert_eq!(message.request.kind(), kind);
+            assert!(REQUEST_TYPES.contains(&kind));
+            // What a client serialises reads back identically.
+            let again = parse_client_message(&serde_json::to_string(&message).unwrap()).unwrap();
+            assert_eq!(again, message);
+        }
+    }
+
+    #[test]
+    fn seat_tokens_never_show_in_debug_output() {
+        let message =
+            parse_client_message(r#"{"type": "resume", "code": "ABC234", "token": "s3cr3t"}"#).unwrap();
+        assert!(!format!("{message:?}").contains("s3cr3t"));
+        assert!(serde_json::to_string(&message).unwrap().contains("s3cr3t"));
+    }
+
+    #[test]
+    fn bad_frames_are_told_apart_and_keep_their_id() {
+        let cases = [
+            ("{not json", ErrorCode::BadMessage, None),
+            ("[1,2]", ErrorCode::BadMessage, None),
+            (
+                r#"{"id": 7, "protocol": 1}"#,
+                ErrorCode::BadMessage,
+                Some(RequestId::Number(7)),
+            ),
+            (
+                r#"{"id": "x", "type": "fly"}"#,
+                ErrorCode::UnknownMessage,
+                Some(RequestId::Text("x".into())),
+            ),
+            (
+                r#"{"id": 3, "type": "hello"}"#,
+                ErrorCode::BadMessage,
+                Some(RequestId::Number(3)),
+            ),
+            (
+                r#"{"id": 4, "type": "join_lobby", "code": 5, "name": "a"}"#,
+                ErrorCode::BadMessage,
+                Some(RequestId::Number(4)),
+            ),
+        ];
+        for (text, code, re) in cases {
+            let err = parse_client_message(text).unwrap_err();
+            assert_eq!((err.code, err.re), (code, re), "{text}");
+        }
+    }
+
+    /// An action stays the text it arrived as (spacing, member order); a member given twice counts as its last, as
+    /// in a `Value`; a refusal of a mistyped field keeps the frame's id and says what is wrong without a place
+    /// inside the member.
+    #[test]
+    fn an_action_is_kept_as_the_text_it_arrived_as() {
+        let text = r#"{"id": 3, "type": "action", "action": {"to": [1, 2], "type": "move"}, "version": 7}"#;
+        let message = parse_client_message(text).unwrap();
+        assert_eq!(message.id, Some(RequestId::Number(3)));
+        let Request::Action { action, version } = &message.request else {
+            panic!("not an action: {message:?}");
+        };
+        assert_eq!(action.get(), r#"{"to": [1, 2], "type": "move"}"#);
+        assert_eq!(*version, Some(7));
+        assert_eq!(
+            parse_client_message(r#"{"type":"action","action":1,"action":[2],"id":1,"id":"x"}"#),
+            Ok(ClientMessage {
+                id: Some(RequestId::Text("x".into())),
+                request: Request::Action {
+                    action: RawJson::from(json!([2])),
+                    version: None
+                }
+            })
+        );
+        assert_eq!(
+            parse_client_message(r#"{"t\u0079pe":"acti\u006fn","action":null}"#).map(|m| m.request),
+            Ok(Request::Action {
+                action: RawJson::from(json!(null)),
+                version: None
+            })
+        );
+        let e = parse_client_message(r#"{"type":"action","version":"7","action":1,"id":4}"#).unwrap_err();
+        assert_eq!(
+            (e.re, e.code),
+            (Some(RequestId::Number(4)), ErrorCode::BadMessage)
+        );
+        assert_eq!(
+            e.message,
+            r#"malformed message: invalid type: string "7", expected u64"#
+        );
+        let e = parse_client_message(r#"{"type":"action","version":7}"#).unwrap_err();
+        assert_eq!(e.message, "malformed message: missing field `action`");
+    }
+}

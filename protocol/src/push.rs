@@ -1,0 +1,134 @@
+//! Messages the server sends unasked: lobby changes, state pushes, chat, rematches, closing.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::{ErrorBody, LobbyInfo, Outcome, RawJson, Seat, SeatToken, Status};
+
+/// Messages the server sends unasked.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Push {
+    /// The lobby changed (someone joined, left, connected, a bot sat down, the match started or ended).
+    Lobby(LobbyInfo),
+    /// The match changed: the viewer's own view after `version`.
+    State(Box<StateUpdate>),
+    /// The connection ends after this message (`session_replaced`, `shutting_down`, `overloaded`, `removed`,
+    /// `too_many_connections`, `idle_timeout`, `handshake_timeout`).
+    Closing(ErrorBody),
+    /// An administrator aborted the match: it is over without a result, and actions are refused with
+    /// `game_over`. The connection stays open.
+    Aborted {
+        code: String,
+        match_id: String,
+        reason: String,
+        /// When it was aborted, in Unix milliseconds.
+        at: u64,
+    },
+    /// A chat message, delivered once it is stored.
+    ChatMessage { code: String, message: ChatMessage },
+    /// The most recent chat messages (up to [`CHAT_HISTORY`], oldest first), sent after `seated` (join),
+    /// `spectating` and `resumed`.
+    ChatHistory {
+        code: String,
+        messages: Vec<ChatMessage>,
+    },
+    /// A rematch was asked for, or someone answered: who accepted, who declined, and until when the others may.
+    Rematch(RematchInfo),
+    /// The rematch started as a new lobby `code` whose match is already playing; this connection accepted and
+    /// holds `seat` there. `seat_token` is the secret for [`Request::Resume`] on `code` (sent once, here): leave
+    /// the old lobby and resume the new one.
+    Rematched {
+        code: String,
+        /// The finished lobby this rematch follows.
+        previous: String,
+        seat: Seat,
+        seat_token: SeatToken,
+        host: bool,
+    },
+}
+
+/// Who may read a chat message's channel: everyone in the lobby reads both; the channel says who wrote it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChatChannel {
+    /// Written by a seated player.
+    Players,
+    /// Written by a spectator.
+    Spectators,
+}
+
+/// One chat message: plain text, never markup.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ChatMessage {
+    /// Numbers the lobby's messages in order (1, 2, ...; a message the server failed to store leaves a gap).
+    pub id: u64,
+    pub channel: ChatChannel,
+    /// The writer's seat; `null` for a spectator.
+    pub seat: Option<Seat>,
+    /// The writer's display name (a spectator's is `Spectator`).
+    pub name: String,
+    pub text: String,
+    /// When it was written, in Unix milliseconds.
+    pub at: u64,
+}
+
+/// How many recent chat messages a client receives on joining, spectating or resuming.
+pub const CHAT_HISTORY: usize = 50;
+
+/// An open rematch offer of a finished lobby.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RematchInfo {
+    /// The finished lobby.
+    pub code: String,
+    pub requested_by: Seat,
+    pub accepted: Vec<Seat>,
+    pub declined: Vec<Seat>,
+    /// When the offer closes without the others' answers, in Unix milliseconds (the host may start it sooner).
+    pub deadline: u64,
+    /// The new lobby, once the rematch has started.
+    #[serde(default)]
+    pub new_code: Option<String>,
+}
+
+/// The state of a match as one viewer may see it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StateUpdate {
+    // Shared with the table, which sends them in every push (a reference count each, not a copy).
+    #[schemars(with = "String")]
+    pub code: Arc<str>,
+    #[schemars(with = "String")]
+    pub match_id: Arc<str>,
+    #[schemars(with = "String")]
+    pub game: Arc<str>,
+    /// The number of actions applied so far; only grows. Send it back with an action.
+    pub version: u64,
+    /// The version these events start after: `events` explain the change from `since` to `version`. When
+    /// `since == version` the events are not available (first view, or a resync) and only the view counts.
+    pub since: u64,
+    /// `null` for spectators.
+    pub seat: Option<Seat>,
+    // `view`, `legal_actions` and each event are JSON text serialised once by the engine (`RawJson`); on the
+    // wire they are the plain JSON values the schema describes.
+    //
+    // The members are written in this order, with the large ones last (`events`, then `view`), so that a client
+    // reading a push as a stream has what it acts on (status, legal actions) before the view (docs/protocol.md;
+    // loadgen stops reading there).
+    /// Every action this seat may send now, exactly as it may be sent (empty for spectators).
+    #[schemars(with = "Vec<Value>")]
+    pub legal_actions: RawJson,
+    pub status: Status,
+    /// When the engine's clock acts next (for example the end of a claim window), in Unix milliseconds.
+    pub deadline: Option<u64>,
+    /// When the turn timer plays for an idle seat, in Unix milliseconds.
+    pub turn_deadline: Option<u64>,
+    /// The result, once the match is over.
+    pub outcome: Option<Outcome>,
+    /// What happened, filtered to what this viewer may know (game-specific JSON).
+    pub events: Vec<RawJson>,
+    /// The engine's view for this viewer (opaque, game-specific JSON).
+    pub view: RawJson,
+}

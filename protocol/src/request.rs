@@ -1,0 +1,196 @@
+//! What clients send: a [`ClientMessage`] is an optional request id and a [`Request`].
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::{AbsencePolicy, RawJson};
+
+/// A client-chosen identifier of a request, echoed as `re` in the one reply to it. A string or an integer.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum RequestId {
+    Number(u64),
+    Text(String),
+}
+
+/// A seat token: the secret that gives a seat back. Its `Debug` form is redacted so that it cannot reach a log
+/// by accident; read it with [`SeatToken::expose`].
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct SeatToken(String);
+
+impl SeatToken {
+    pub fn new(token: String) -> Self {
+        SeatToken(token)
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for SeatToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SeatToken(<redacted>)")
+    }
+}
+
+/// One client frame: an optional request id and the request itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ClientMessage {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<RequestId>,
+    #[serde(flatten)]
+    pub request: Request,
+}
+
+/// Everything a client may ask.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Request {
+    /// The handshake: must be the first request on a connection. Answered by [`Reply::Welcome`].
+    Hello {
+        protocol: u32,
+        /// Free-form client name and version, for logs.
+        #[serde(default)]
+        client: Option<String>,
+    },
+    /// Creates a lobby for `game` and sits the sender at seat 0 as its host.
+    CreateLobby {
+        game: String,
+        /// The game's options (see `GET /api/games`); missing ones take their defaults.
+        #[serde(default)]
+        options: Value,
+        /// How many seats the table has.
+        seats: u8,
+        /// The host's display name.
+        name: String,
+        /// Optional turn timer: a seat that must decide and stays idle this long plays a random legal action.
+        #[serde(default)]
+        turn_timer_ms: Option<u64>,
+        /// What happens to the seat of a player who is away (disconnected, or let the turn timer run out);
+        /// `wait` when absent.
+        #[serde(default)]
+        absent: AbsencePolicy,
+    },
+    /// Takes the lowest free seat of the lobby with this join code.
+    JoinLobby { code: String, name: String },
+    /// Watches the lobby with this join code without a seat: the public view only.
+    Spectate { code: String },
+    /// Takes a seat back with its seat token (after a dropped connection or a server restart).
+    Resume {
+        code: String,
+        token: SeatToken,
+        /// The last state version this client saw, to receive the events it missed.
+        #[serde(default)]
+        last_version: Option<u64>,
+    },
+    /// Leaves the lobby (frees the seat while the lobby is open; after the start the seat stays yours).
+    Leave {},
+    /// Host only: seats a server-side bot at `seat`, or at the lowest free seat.
+    AddBot {
+        #[serde(default)]
+        seat: Option<u8>,
+    },
+    /// Host only: starts the match once every seat is taken.
+    Start {},
+    /// Plays an action of the game for the sender's seat. `version`, when given, must be the current state
+    /// version (optimistic concurrency: an action chosen on an outdated view is refused with `stale_version`).
+    Action {
+        /// One of the seat's `legal_actions`, sent as listed.
+        // Kept as the JSON text it arrived as, for the engine to read straight into its typed action.
+        action: RawJson,
+        #[serde(default)]
+        version: Option<u64>,
+    },
+    /// Liveness check; answered by [`Reply::Pong`].
+    Ping {},
+    /// Says something in the lobby's chat (before, during and after the match). Seated players write to the
+    /// `players` channel, spectators to the `spectators` channel; everyone in the lobby reads both. The text is
+    /// trimmed, 1 to [`CHAT_MAX_CHARS`] characters, without control characters; it is plain text.
+    Chat { text: String },
+    /// Tells the server whether this client's page is hidden (a background tab): a hidden or silent seat shows
+    /// as `idle`. Any request counts as activity.
+    Presence { hidden: bool },
+    /// Host only, before the start: sets the game's options (missing ones take their defaults), the number of
+    /// seats and the turn timer together, and the absence policy when given. Seats removed from the end must be empty or hold bots.
+    ConfigureLobby {
+        #[serde(default)]
+        options: Value,
+        seats: u8,
+        #[serde(default)]
+        turn_timer_ms: Option<u64>,
+        /// The absence policy; omitted or `null`: unchanged.
+        #[serde(default)]
+        absent: Option<AbsencePolicy>,
+    },
+    /// Host only, before the start: removes the player (or bot) at `seat`; a removed player's connection is
+    /// closed with `removed`.
+    RemovePlayer { seat: u8 },
+    /// Host only, before the start: hands the host role to the human at `seat`.
+    MakeHost { seat: u8 },
+    /// Host only, before the start: `true` lists the lobby publicly (`GET /api/lobbies`), `false` makes it
+    /// private (reachable only by its code).
+    SetListed { listed: bool },
+    /// Once the match is over: asks for (or answers) a rematch of the same game, options and seats. The first
+    /// `rematch` opens the offer; every seat holder then accepts (`accept: true`, the default) or declines.
+    /// Progress is pushed as [`Push::Rematch`]; when it starts, each accepting connection gets
+    /// [`Push::Rematched`] with its new seat token.
+    Rematch {
+        #[serde(default = "yes")]
+        accept: bool,
+    },
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The longest chat message, in characters (after trimming).
+pub const CHAT_MAX_CHARS: usize = 500;
+
+impl Request {
+    /// The request's `type` tag.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Request::Hello { .. } => "hello",
+            Request::CreateLobby { .. } => "create_lobby",
+            Request::JoinLobby { .. } => "join_lobby",
+            Request::Spectate { .. } => "spectate",
+            Request::Resume { .. } => "resume",
+            Request::Leave {} => "leave",
+            Request::AddBot { .. } => "add_bot",
+            Request::Start {} => "start",
+            Request::Action { .. } => "action",
+            Request::Ping {} => "ping",
+            Request::Chat { .. } => "chat",
+            Request::Presence { .. } => "presence",
+            Request::ConfigureLobby { .. } => "configure_lobby",
+            Request::RemovePlayer { .. } => "remove_player",
+            Request::MakeHost { .. } => "make_host",
+            Request::SetListed { .. } => "set_listed",
+            Request::Rematch { .. } => "rematch",
+        }
+    }
+}
+
+/// Every `type` a client may send, for telling an unknown message from a malformed one.
+pub const REQUEST_TYPES: &[&str] = &[
+    "hello",
+    "create_lobby",
+    "join_lobby",
+    "spectate",
+    "resume",
+    "leave",
+    "add_bot",
+    "start",
+    "action",
+    "ping",
+    "chat",
+    "presence",
+    "configure_lobby",
+    "remove_player",
+    "make_host",
+    "set_listed",
+    "rematch",
+];
