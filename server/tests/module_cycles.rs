@@ -194,8 +194,9 @@ fn use_tree(
 
 /// Whether the tokens before `i` (a `mod`, perhaps after `pub(..)`) are `#[cfg(test)]`.
 fn after_cfg_test(t: &[(Token, usize)], mut i: usize) -> bool {
-    while i > 0 && matches!(&t[i - 1].0, Token::Ident(w) if w == "pub" || w == "crate" || w == "super")
-        || i > 0 && matches!(t[i - 1].0, Token::Punct('(' | ')'))
+    while i > 0
+        && (matches!(&t[i - 1].0, Token::Ident(w) if w == "pub" || w == "crate" || w == "super")
+            || matches!(t[i - 1].0, Token::Punct('(' | ')')))
     {
         i -= 1;
     }
@@ -313,7 +314,7 @@ fn resolve(from: &ModPath, path: &[String], modules: &BTreeSet<ModPath>) -> Opti
             from.clone()
         }
     };
-    let mut rest = &path[..];
+    let mut rest = path;
     while let Some(first) = rest.first() {
         match first.as_str() {
             "crate" | "self" => {}
