@@ -316,7 +316,7 @@ fn table_code(table: &Table) -> String {
 pub(crate) fn setup_error(e: SetupError) -> ErrorBody {
     match e {
         SetupError::UnknownGame(_) => ErrorBody::new(ErrorCode::UnknownGame, e.to_string()),
-        SetupError::PlayerCount { .. } | SetupError::BadOption { .. } => {
+        SetupError::PlayerCount { .. } | SetupError::BadOption { .. } | SetupError::RulesVersion { .. } => {
             ErrorBody::new(ErrorCode::BadOptions, e.to_string())
         }
     }
