@@ -134,3 +134,38 @@ fn honest_views_show_no_secret_and_a_planted_one_is_found() {
     }
     assert!(planted > 500, "only {planted} secrets planted");
 }
+
+/// What the spectators may not see but one seat's view shows (its own hand, bag or stack) is listed among the
+/// secrets of every other seat whose view does not show it: each seat's hooks cover the other seats' private
+/// information, not only the spectators'.
+#[test]
+fn what_one_seat_sees_and_spectators_may_not_is_secret_from_the_other_seats() {
+    let mut checked = 0;
+    for info in AnyGame::catalogue() {
+        for players in [info.min_players.max(2), info.max_players] {
+            for steps in STEPS {
+                let g = sample(info.id, players, 41 + steps as u64, steps);
+                let views: Vec<Value> = Seat::all(players).map(|s| g.view(Viewer::Seat(s))).collect();
+                for place in g.view_secrets(Viewer::Spectator) {
+                    let shown: Vec<bool> = views.iter().map(|v| place.shown_in(v)).collect();
+                    if !shown.contains(&true) {
+                        continue;
+                    }
+                    for t in Seat::all(players).filter(|t| !shown[t.index()]) {
+                        assert!(
+                            g.view_secrets(Viewer::Seat(t)).iter().any(|s| s.at == place.at),
+                            "{} {players}p after {steps}: {} shows in some seat's view, yet is not among {t}'s secrets",
+                            info.id,
+                            place.what
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 0,
+        "no private information of one seat was checked against the others"
+    );
+}

@@ -1,6 +1,6 @@
 //! What Mountains out of Molehills keeps from whom (`docs/rules/molehills.md`): the deck's order from everyone,
 //! a seat's hand and its programmed stack from the other seats (until the stack's cards are revealed), and any
-//! stack from spectators.
+//! stack from spectators (a view shows only its own seat's stack).
 
 use super::{Molehills, Phase};
 use crate::model::{Seat, Viewer};
@@ -56,13 +56,21 @@ impl Secrets for Molehills {
                 )
             })
             .collect();
-        if viewer == Viewer::Spectator {
-            secrets.push(ViewSecret::new(
+        match viewer {
+            Viewer::Spectator => secrets.push(ViewSecret::new(
                 "a stack shown to a spectator",
                 "/your_stack",
                 Allowed::Null,
                 &self.plans,
-            ));
+            )),
+            // A seat that has programmed no stack is shown none (another seat's would be a leak).
+            Viewer::Seat(seat) if self.plans[seat.index()].is_none() => secrets.push(ViewSecret::new(
+                format!("a stack shown to {seat}, who has none"),
+                "/your_stack",
+                Allowed::Null,
+                &self.plans,
+            )),
+            Viewer::Seat(_) => {}
         }
         secrets
     }
