@@ -9,11 +9,14 @@ mod json_text;
 pub mod model;
 pub mod registry;
 pub mod rng;
+pub mod secrets;
 pub mod testkit;
 
 pub use model::{
     Actor, Audience, Deadline, Event, Game, GameInfo, Millis, OptionKind, OptionSpec, Outcome, Reject,
     RejectKind, Rejection, Seat, SetupError, Status, Viewer,
 };
+pub use registry::GameVisitor;
 pub use registry::{AnyGame, AppliedJson, GameSchemas, ReplayError};
 pub use rng::Rng;
+pub use secrets::Secrets;

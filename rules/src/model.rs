@@ -208,6 +208,14 @@ pub enum SetupError {
     BadOption { option: String, message: String },
     #[error("unknown game `{0}`")]
     UnknownGame(String),
+    /// A match of an old rules version that this engine no longer replays (see [`Game::new_at`]).
+    #[error("`{game}` replays rules versions {oldest} to {current}, not {version}")]
+    RulesVersion {
+        game: String,
+        version: u32,
+        oldest: u32,
+        current: u32,
+    },
 }
 
 /// The result of a finished game.
@@ -390,6 +398,37 @@ pub trait Game: Clone + fmt::Debug + Serialize + DeserializeOwned {
     fn skip_action(&self, seat: Seat) -> Option<Self::Action> {
         let _ = seat;
         None
+    }
+
+    /// The oldest rules version whose matches this engine still replays; [`GameInfo::rules_version`] is the
+    /// newest. The default, equal to `rules_version`, keeps no older behaviour.
+    fn oldest_rules_version() -> u32 {
+        Self::info().rules_version
+    }
+
+    /// Sets up a game that plays by the rules of `rules_version`: a stored match replays under the version it
+    /// started with, new matches start at [`GameInfo::rules_version`]. The default accepts only the current
+    /// version (and calls [`Game::new`]).
+    ///
+    /// How a rules change keeps old matches replaying (`rules/tests/golden.rs` fails until it is done): bump
+    /// `rules_version` in [`Game::info`]; keep the old behaviour where it differs, chosen by a version the state
+    /// remembers (a new state field with a serde default of the old version, so snapshots written before it
+    /// read as the old version); override this method to accept every version from
+    /// [`Game::oldest_rules_version`] (overridden too) to the current one and store it in the state; and record
+    /// the new version's golden replay (`UPDATE_GOLDEN=1 cargo test -p rules --test golden`), keeping the old
+    /// version's. A version nobody must replay any more is dropped by raising `oldest_rules_version` and
+    /// deleting its golden file.
+    fn new_at(config: &Self::Config, players: u8, seed: u64, rules_version: u32) -> Result<Self, SetupError> {
+        let info = Self::info();
+        if rules_version != info.rules_version {
+            return Err(SetupError::RulesVersion {
+                game: info.id.to_string(),
+                version: rules_version,
+                oldest: Self::oldest_rules_version(),
+                current: info.rules_version,
+            });
+        }
+        Self::new(config, players, seed)
     }
 }
 

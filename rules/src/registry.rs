@@ -11,6 +11,7 @@ use crate::model::{
     Actor, Deadline, Event, Game, GameInfo, Millis, Outcome, RejectKind, Rejection, Seat, SetupError, Status,
     Viewer,
 };
+use crate::secrets::{HiddenOrder, Secrets, Twin, ViewSecret};
 
 fn parse_config<C: serde::de::DeserializeOwned>(config: &Value) -> Result<C, SetupError> {
     let config = if config.is_null() {
@@ -274,7 +275,78 @@ macro_rules! games {
             pub fn skip_action(&self, seat: Seat) -> Option<Value> {
                 match self { $(AnyGame::$variant(g) => g.skip_action(seat).map(|a| to_json(&a))),+ }
             }
+
+            // ---- Hidden information (test hooks, `crate::secrets`), rules versions and generic visits (issue 29).
+
+            /// The orders `viewer` may not learn (see `Secrets::hidden_orders`).
+            pub fn hidden_orders(&self, viewer: Viewer) -> Vec<HiddenOrder> {
+                match self { $(AnyGame::$variant(g) => g.hidden_orders(viewer)),+ }
+            }
+
+            /// Copies of this game that differ only in what some viewer may not know, each with the seat that
+            /// may know the difference: the game's own (`Secrets::hidden_twins`) and one with another random
+            /// generator; none identical to this game.
+            pub fn hidden_twins(&self) -> Vec<Twin<AnyGame>> {
+                match self {
+                    $(AnyGame::$variant(g) => hidden_twins(&**g)
+                        .into_iter()
+                        .map(|t| Twin { what: t.what, state: AnyGame::$variant(Box::new(t.state)), known_to: t.known_to })
+                        .collect()),+
+                }
+            }
+
+            /// The places of `viewer`'s view where a secret would show (see `Secrets::view_secrets`).
+            pub fn view_secrets(&self, viewer: Viewer) -> Vec<ViewSecret> {
+                match self { $(AnyGame::$variant(g) => g.view_secrets(viewer)),+ }
+            }
+
+            /// What `view` (`viewer`'s view as JSON, as received) shows that `viewer` may not see.
+            pub fn view_leaks(&self, viewer: Viewer, view: &Value) -> Vec<String> {
+                match self { $(AnyGame::$variant(g) => crate::secrets::view_leaks(&**g, viewer, view)),+ }
+            }
+
+            /// The numbers of the game's random generator, as secret as the seed (empty for a game without one).
+            pub fn rng_numbers(&self) -> Vec<u64> {
+                match self {
+                    $(AnyGame::$variant(g) => (**g).clone().rng_mut().map(|r| crate::secrets::rng_numbers(r)).unwrap_or_default()),+
+                }
+            }
+
+            /// Sets up `game_id` to play by the rules of `rules_version` (see `Game::new_at`): how a stored match
+            /// is rebuilt under the version it started with. [`AnyGame::new`] is this at the current version.
+            pub fn new_at(game_id: &str, rules_version: u32, config: &Value, players: u8, seed: u64) -> Result<AnyGame, SetupError> {
+                $(
+                    if game_id == <$ty as Game>::info().id {
+                        let config: <$ty as Game>::Config = parse_config(config)?;
+                        let game = <$ty as Game>::new_at(&config, players, seed, rules_version)?;
+                        return Ok(AnyGame::$variant(Box::new(game)));
+                    }
+                )+
+                Err(SetupError::UnknownGame(game_id.to_string()))
+            }
+
+            /// The rules versions `game_id`'s engine replays, oldest to current (`None`: no such game).
+            pub fn rules_versions(game_id: &str) -> Option<std::ops::RangeInclusive<u32>> {
+                $(
+                    if game_id == <$ty as Game>::info().id {
+                        return Some(<$ty as Game>::oldest_rules_version()..=<$ty as Game>::info().rules_version);
+                    }
+                )+
+                None
+            }
+
+            /// Calls `visitor` with the type of every hosted game, in catalogue order: how a test generic over
+            /// `G: Game` (`testkit::random_playout`) runs for every game.
+            pub fn visit_games<V: GameVisitor>(visitor: &mut V) {
+                $(visitor.visit::<$ty>();)+
+            }
         }
+
+        // Every hosted game describes its hidden information: a game without `Secrets` does not compile.
+        const _: fn() = || {
+            fn has_secrets<G: Secrets>() {}
+            $(has_secrets::<$ty>();)+
+        };
     };
 }
 
@@ -520,4 +592,49 @@ mod json_text_tests {
             }
         }
     }
+}
+
+// ---- Hidden twins, replays at a rules version and generic visits (issue 29).
+
+/// `game`'s own hidden twins, and one with another random generator, without any twin identical to `game`.
+fn hidden_twins<G: Secrets>(game: &G) -> Vec<Twin<G>> {
+    let mut twins = game.hidden_twins();
+    if let Some(rng) = game.clone().rng_mut() {
+        let other = crate::rng::Rng::from_seed(rng.clone().next_u64() ^ 0x5ec2_e75e_ec2e_75e0);
+        twins.push(Twin::hidden("the random generator", game, |g| {
+            if let Some(rng) = g.rng_mut() {
+                *rng = other;
+            }
+        }));
+    }
+    let original = to_text(game);
+    twins.retain(|t| to_text(&t.state) != original);
+    twins
+}
+
+impl AnyGame {
+    /// Rebuilds a game from its configuration, seed and action log under the rules version it was played by
+    /// (see `Game::new_at`): how the server must load a stored match, with the match's stored `rules_version`.
+    pub fn replay_at<'a>(
+        game_id: &str,
+        rules_version: u32,
+        config: &Value,
+        players: u8,
+        seed: u64,
+        log: impl IntoIterator<Item = (Actor, &'a str, Millis)>,
+    ) -> Result<AnyGame, ReplayError> {
+        let mut game =
+            AnyGame::new_at(game_id, rules_version, config, players, seed).map_err(ReplayError::Setup)?;
+        for (index, (actor, action, at)) in log.into_iter().enumerate() {
+            game.apply_quietly(actor, action, at)
+                .map_err(|rejection| ReplayError::Refused { index, rejection })?;
+        }
+        Ok(game)
+    }
+}
+
+/// Something done for each hosted game's type (see [`AnyGame::visit_games`]): a test written once, generic over
+/// the engine, that runs for every registered game.
+pub trait GameVisitor {
+    fn visit<G: Game + Secrets>(&mut self);
 }

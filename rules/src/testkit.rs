@@ -3,7 +3,8 @@
 //! [`random_playout`] plays a whole game with random legal actions and, at every step, verifies the engine's
 //! contract: every listed action is accepted, actions that are not listed are refused without changing the
 //! state, the game never stalls, and replaying the log reproduces the final state exactly. Engines add their own
-//! invariants through the `check` callback.
+//! invariants through the `check` callback. `rules/tests/random_sim.rs` runs it for every registered game at every
+//! table size (through `AnyGame::visit_games`); each game's own tests run it with that game's invariants.
 
 use serde::Serialize;
 

@@ -15,8 +15,12 @@
 //!   state.
 //!
 //! The file is plain Rust with no dependencies beyond `rules` and `serde_json`, included with `#[path]` by both.
+//! Nothing in it names a game: games, tables, options and action field names come from the registry.
 
 #![allow(dead_code)]
+
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
 use rules::{Actor, AnyGame, Millis, Seat, Status, Viewer, model::OptionKind};
 use serde_json::{Map, Value, json};
@@ -160,7 +164,7 @@ pub fn hostile_value(b: &mut Bytes, depth: usize) -> Value {
                 let key = match b.byte() % 4 {
                     0 => "type".to_string(),
                     1 => format!("k{}", b.byte() % 4),
-                    _ => ACTION_KEYS[b.below(ACTION_KEYS.len())].to_string(),
+                    _ => action_key(b),
                 };
                 m.insert(key, hostile_value(b, depth + 1));
             }
@@ -178,34 +182,39 @@ pub fn hostile_value(b: &mut Bytes, depth: usize) -> Value {
     }
 }
 
-/// Field names that occur in the games' actions, so that random objects often get past the first field.
-const ACTION_KEYS: &[&str] = &[
-    "type",
-    "cell",
-    "row",
-    "col",
-    "x",
-    "y",
-    "card",
-    "cards",
-    "index",
-    "seat",
-    "target",
-    "chip",
-    "chips",
-    "choice",
-    "from",
-    "to",
-    "position",
-    "rotation",
-    "tile",
-    "piece",
-    "space",
-    "amount",
-    "count",
-    "option",
-    "ingredient",
-];
+/// Field names that occur in the games' actions, so that random objects often get past the first field: every
+/// property name of every registered game's action schema (`AnyGame::schemas`), found once.
+pub fn action_keys() -> &'static [String] {
+    static KEYS: OnceLock<Vec<String>> = OnceLock::new();
+    KEYS.get_or_init(|| {
+        fn collect(schema: &Value, keys: &mut BTreeSet<String>) {
+            match schema {
+                Value::Object(m) => {
+                    if let Some(Value::Object(properties)) = m.get("properties") {
+                        keys.extend(properties.keys().cloned());
+                    }
+                    m.values().for_each(|v| collect(v, keys));
+                }
+                Value::Array(items) => items.iter().for_each(|v| collect(v, keys)),
+                _ => {}
+            }
+        }
+        let mut keys = BTreeSet::from(["type".to_string()]);
+        for game in AnyGame::schemas() {
+            collect(
+                &serde_json::to_value(&game.action).expect("a schema is JSON"),
+                &mut keys,
+            );
+        }
+        keys.into_iter().collect()
+    })
+}
+
+/// One of [`action_keys`].
+fn action_key(b: &mut Bytes) -> String {
+    let keys = action_keys();
+    keys[b.below(keys.len())].clone()
+}
 
 /// A variation of a real action: a field dropped, replaced, added, retyped, or the action wrapped or mixed with
 /// another one. Most of these are refused; the few that are accepted must act like a listed action.
@@ -223,8 +232,8 @@ fn mutate(action: &Value, others: &[Value], b: &mut Bytes) -> Value {
                 *v = mutate_inner(v, b);
             }
             (4, Value::Object(m)) => {
-                let k = ACTION_KEYS[b.below(ACTION_KEYS.len())];
-                m.insert(k.to_string(), hostile_value(b, 1));
+                let k = action_key(b);
+                m.insert(k, hostile_value(b, 1));
             }
             (5, Value::Object(m)) => {
                 if let Some(Value::Object(o)) = b.pick(others) {

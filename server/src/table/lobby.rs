@@ -42,7 +42,7 @@ pub(crate) fn check_absence(can_skip: bool, absent: AbsencePolicy) -> Result<(),
 pub(crate) fn setup_error(e: SetupError) -> ErrorBody {
     match e {
         SetupError::UnknownGame(_) => ErrorBody::new(ErrorCode::UnknownGame, e.to_string()),
-        SetupError::PlayerCount { .. } | SetupError::BadOption { .. } => {
+        SetupError::PlayerCount { .. } | SetupError::BadOption { .. } | SetupError::RulesVersion { .. } => {
             ErrorBody::new(ErrorCode::BadOptions, e.to_string())
         }
     }

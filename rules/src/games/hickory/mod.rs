@@ -9,6 +9,7 @@
 //! each hand (others see how many). Everything else lies face up on the table.
 
 pub mod data;
+mod secrets;
 #[cfg(test)]
 mod tests;
 mod text;

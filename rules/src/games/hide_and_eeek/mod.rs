@@ -7,6 +7,7 @@
 //! seat may win by claiming it.
 
 pub mod data;
+mod secrets;
 #[cfg(test)]
 mod tests;
 mod text;

@@ -7,6 +7,7 @@
 //! open is recorded in `docs/rules/molehills.md`; every component is in [`data`].
 
 mod data;
+mod secrets;
 #[cfg(test)]
 mod tests;
 mod text;

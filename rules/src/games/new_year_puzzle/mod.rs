@@ -10,6 +10,7 @@
 //! card. Views show neither; events show a card's identity only when it is turned face up for everyone.
 
 pub mod data;
+mod secrets;
 #[cfg(test)]
 mod tests;
 mod text;

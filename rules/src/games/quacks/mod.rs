@@ -13,6 +13,7 @@
 //! owns was bought or gained in the open), except while some of them are being looked at in secret.
 
 pub mod data;
+mod secrets;
 #[cfg(test)]
 mod tests;
 mod text;

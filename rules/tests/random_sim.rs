@@ -1,0 +1,73 @@
+//! One random-simulation test over the registry, after OpenSpiel's `RandomSimTest`: every registered game, at
+//! every table size, plays several whole games of random legal actions through `rules::testkit::random_playout`,
+//! which checks the engine contract at every step (every listed action is accepted; another seat's action, an
+//! early clock action and a seat past the table are refused without a change; the game never stalls; events and
+//! every viewer's view serialise; the game ends within the bound with an outcome and nothing left to do; the log
+//! replays to the same state). At every step each viewer's view also shows none of its secrets
+//! (`rules::Secrets::view_secrets`). Games' own tests add their game's invariants to the same harness.
+
+use rules::secrets::view_leaks;
+use rules::testkit::random_playout;
+use rules::{AnyGame, Game, GameVisitor, Seat, Secrets, Status, Viewer};
+
+/// Whole games per game and table size.
+const SEEDS: u64 = 6;
+/// The most actions a game may take before the test calls it stalled.
+const MAX_STEPS: usize = 20_000;
+
+struct RandomSim {
+    games: Vec<(&'static str, u8, usize)>,
+}
+
+impl GameVisitor for RandomSim {
+    fn visit<G: Game + Secrets>(&mut self) {
+        let info = G::info();
+        for players in info.min_players..=info.max_players {
+            let mut actions = 0;
+            for seed in 0..SEEDS {
+                let playout = random_playout::<G>(
+                    &G::Config::default(),
+                    players,
+                    0x29_0000 + seed,
+                    seed * 7 + u64::from(players),
+                    MAX_STEPS,
+                    |state| {
+                        for viewer in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
+                            let view = serde_json::to_value(state.view(viewer)).expect("views serialise");
+                            let found = view_leaks(state, viewer, &view);
+                            assert!(found.is_empty(), "{}: {viewer:?} sees {found:?}", info.id);
+                        }
+                    },
+                );
+                assert_eq!(playout.state.status(), Status::Over, "{}", info.id);
+                assert_eq!(
+                    playout.state.outcome().expect("an outcome").scores.len(),
+                    usize::from(players),
+                    "{}: a score per seat",
+                    info.id
+                );
+                actions += playout.log.len();
+            }
+            self.games.push((info.id, players, actions));
+        }
+    }
+}
+
+#[test]
+fn every_registered_game_survives_random_play_at_every_table_size() {
+    let mut sim = RandomSim { games: Vec::new() };
+    AnyGame::visit_games(&mut sim);
+    // Every game of the catalogue was visited at every table size, and played.
+    let expected: Vec<(&str, u8)> = AnyGame::catalogue()
+        .iter()
+        .flat_map(|info| (info.min_players..=info.max_players).map(move |p| (info.id, p)))
+        .collect();
+    let visited: Vec<(&str, u8)> = sim.games.iter().map(|(id, p, _)| (*id, *p)).collect();
+    assert_eq!(visited, expected);
+    for (id, players, actions) in sim.games {
+        assert!(
+            actions as u64 >= SEEDS,
+            "{id} {players}p: {actions} actions in {SEEDS} games"
+        );
+    }
+}
