@@ -365,7 +365,15 @@ async fn load_replay(state: &AdminState, match_id: &str) -> Result<Replay, Respo
 impl Replay {
     fn start(&self) -> Result<AnyGame, Response> {
         let record = &self.stored.game.as_ref().expect("checked").record;
-        AnyGame::new(&record.game, &record.options, record.players, record.seed).map_err(internal)
+        // Replayed under the rules version the match started with.
+        AnyGame::new_at(
+            &record.game,
+            record.rules_version,
+            &record.options,
+            record.players,
+            record.seed,
+        )
+        .map_err(internal)
     }
 }
 

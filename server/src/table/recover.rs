@@ -140,14 +140,15 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
         match_id: record.id.clone(),
         reason,
     };
-    let engine = AnyGame::catalogue()
-        .into_iter()
-        .find(|g| g.id == record.game)
+    // A match replays under the rules version it started with; the engine says which versions it still plays.
+    let versions = AnyGame::rules_versions(&record.game)
         .ok_or_else(|| fail(format!("the game `{}` is no longer served", record.game)))?;
-    if engine.rules_version != record.rules_version {
+    if !versions.contains(&record.rules_version) {
         return Err(fail(format!(
-            "stored under rules version {}, but this server runs version {}",
-            record.rules_version, engine.rules_version
+            "stored under rules version {}, but this server replays versions {} to {}",
+            record.rules_version,
+            versions.start(),
+            versions.end()
         )));
     }
     let (mut game, mut version, mut last_change) = match &stored.snapshot {
@@ -157,8 +158,14 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
             s.at,
         ),
         None => (
-            AnyGame::new(&record.game, &record.options, record.players, record.seed)
-                .map_err(|e| fail(e.to_string()))?,
+            AnyGame::new_at(
+                &record.game,
+                record.rules_version,
+                &record.options,
+                record.players,
+                record.seed,
+            )
+            .map_err(|e| fail(e.to_string()))?,
             0,
             record.started_at,
         ),
@@ -181,4 +188,70 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
         stalled_at: None,
         unsure: false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use rules::{Actor, AnyGame, Seat};
+    use serde_json::Value;
+
+    use super::*;
+    use crate::store::{LogEntry, MatchRecord};
+
+    /// A stored match of the first game, with `actions` random legal actions logged under `rules_version`.
+    fn stored(rules_version: u32, actions: usize) -> StoredMatch {
+        let info = &AnyGame::catalogue()[0];
+        let mut game = AnyGame::new(info.id, &Value::Null, info.min_players, 42).unwrap();
+        let mut log = Vec::new();
+        for seq in 1..=actions as u64 {
+            let seat = Seat::all(info.min_players)
+                .find(|s| game.has_legal_actions(*s))
+                .expect("a seat may act");
+            let action = game.legal_actions(seat).remove(0);
+            let applied = game
+                .apply_json(Actor::Seat(seat), &action.to_string(), seq)
+                .unwrap();
+            log.push(LogEntry {
+                seq,
+                actor: Actor::Seat(seat),
+                action: protocol::RawJson::written(applied.action),
+                at: seq,
+            });
+        }
+        StoredMatch {
+            record: MatchRecord {
+                id: "m".into(),
+                game: info.id.into(),
+                options: Value::Null,
+                players: info.min_players,
+                seed: 42,
+                rules_version,
+                started_at: 0,
+                finished: false,
+            },
+            snapshot: None,
+            log_after_snapshot: log,
+        }
+    }
+
+    /// A stored match is rebuilt under the rules version it was started with, when the engine still plays that
+    /// version; a version it does not play is refused with both versions named, not replayed under other rules.
+    #[test]
+    fn a_match_recovers_only_under_a_rules_version_its_engine_replays() {
+        let current = AnyGame::catalogue()[0].rules_version;
+        let running = recover_match(&stored(current, 3)).unwrap();
+        assert_eq!(running.version, 3);
+        match recover_match(&stored(current + 1, 3)) {
+            Err(RecoverError::Unrecoverable { reason, .. }) => {
+                assert!(
+                    reason.contains(&format!("rules version {}", current + 1)),
+                    "{reason}"
+                );
+            }
+            other => panic!(
+                "a newer rules version must not recover: {:?}",
+                other.map(|r| r.version)
+            ),
+        }
+    }
 }
