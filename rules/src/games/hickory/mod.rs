@@ -11,8 +11,8 @@
 pub mod data;
 #[cfg(test)]
 mod tests;
-mod text;
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -351,7 +351,7 @@ fn favour_card(id: FavourId) -> FavourCard {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MissionCard {
     pub id: MissionId,
-    pub name: String,
+    pub name: Cow<'static, str>,
     pub requirement: Requirement,
     pub points: i64,
 }
@@ -360,7 +360,7 @@ fn mission_card(id: MissionId) -> MissionCard {
     let m = MISSIONS[id as usize];
     MissionCard {
         id,
-        name: m.name.to_string(),
+        name: Cow::Borrowed(m.name),
         requirement: m.requirement,
         points: m.points,
     }
@@ -474,16 +474,16 @@ pub struct DecisionView {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct HickoryView {
+pub struct HickoryView<'a> {
     pub viewer: Viewer,
     pub players: u8,
     pub hour: u8,
     pub minute: u8,
     pub priority: Seat,
     pub decision: Option<DecisionView>,
-    pub blockers: Vec<Blocker>,
+    pub blockers: &'static [Blocker],
     pub hand_capacity: u8,
-    pub hand: Vec<MouseRef>,
+    pub hand: &'a [MouseRef],
     pub spaces: Vec<SpaceView>,
     pub web_wilds: usize,
     pub web_market: Vec<Tile>,
@@ -494,7 +494,7 @@ pub struct HickoryView {
     pub mission_deck: usize,
     pub missions: Vec<MissionCard>,
     pub pinecone: u8,
-    pub paws: Vec<u8>,
+    pub paws: &'a [u8],
     pub seats: Vec<PlayerView>,
     pub game_over: bool,
 }
@@ -1936,7 +1936,7 @@ impl Game for Hickory {
     type Config = HickoryConfig;
     type Action = HickoryAction;
     type Event = HickoryEvent;
-    type View = HickoryView;
+    type View<'a> = HickoryView<'a>;
     type Reject = HickoryReject;
 
     fn info() -> GameInfo {
@@ -2082,7 +2082,7 @@ impl Game for Hickory {
         Ok(self.perform(seat, action))
     }
 
-    fn view(&self, viewer: Viewer) -> HickoryView {
+    fn view(&self, viewer: Viewer) -> HickoryView<'_> {
         let decision = self.decision();
         let mut ring = self.ring_mice();
         HickoryView {
@@ -2095,9 +2095,9 @@ impl Game for Hickory {
                 seat: d.seat(),
                 step: self.step_view(d, viewer),
             }),
-            blockers: blockers(self.players).to_vec(),
+            blockers: blockers(self.players),
             hand_capacity: self.hand_capacity(),
-            hand: self.hand.clone(),
+            hand: &self.hand,
             spaces: (1..=NUMBERS)
                 .map(|n| {
                     let s = self.space(n);
@@ -2121,7 +2121,7 @@ impl Game for Hickory {
             mission_deck: self.mission_deck.len(),
             missions: self.missions.iter().map(|&m| mission_card(m)).collect(),
             pinecone: self.pinecone,
-            paws: self.paws.clone(),
+            paws: &self.paws,
             seats: Seat::all(self.players)
                 .map(|seat| {
                     let p = self.player(seat);
@@ -2163,26 +2163,6 @@ impl Game for Hickory {
                 .collect(),
             game_over: self.phase == Phase::Over,
         }
-    }
-
-    /// The view's text written by hand, straight from the state ([`text`]).
-    fn view_text(&self, viewer: Viewer) -> Option<String> {
-        Some(self.view_json_text(viewer))
-    }
-
-    /// The legal actions' text written by hand ([`text`]).
-    fn legal_actions_text(&self, seat: Seat) -> Option<String> {
-        Some(self.legal_actions_json_text(seat))
-    }
-
-    /// The action's text written by hand ([`text`]).
-    fn action_text(action: &HickoryAction) -> Option<String> {
-        Some(text::action_json_text(action))
-    }
-
-    /// The event's text written by hand ([`text`]).
-    fn event_text(event: &HickoryEvent) -> Option<String> {
-        Some(text::event_json_text(event))
     }
 
     fn deadline(&self) -> Option<Deadline<HickoryAction>> {

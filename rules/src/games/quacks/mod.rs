@@ -15,7 +15,6 @@
 pub mod data;
 #[cfg(test)]
 mod tests;
-mod text;
 
 use serde::{Deserialize, Serialize};
 
@@ -573,7 +572,7 @@ fn counts(a: &[Chip], b: &[Chip]) -> Vec<ChipCount> {
 
 /// One player's board as a viewer sees it.
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct PlayerView {
+pub struct PlayerView<'a> {
     pub seat: Seat,
     pub score: u32,
     pub rubies: u32,
@@ -582,7 +581,7 @@ pub struct PlayerView {
     /// Where the first chip of the round is counted from (droplet plus rat tails).
     pub rat_space: u8,
     pub flask_full: bool,
-    pub pot: Vec<Placed>,
+    pub pot: &'a [Placed],
     pub whites: u8,
     pub brew: Brew,
     /// The space that would be scored now.
@@ -592,7 +591,7 @@ pub struct PlayerView {
     /// How many chips this player is looking at in secret.
     pub looking_at_count: usize,
     /// Own board only: the chips being looked at.
-    pub looking_at: Option<Vec<Chip>>,
+    pub looking_at: Option<&'a [Chip]>,
     /// Own board only: the bag without the chips being looked at.
     pub bag: Option<Vec<ChipCount>>,
     pub deciding: Option<Pending>,
@@ -606,7 +605,7 @@ pub struct PlayerView {
 
 /// What one viewer may know.
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct QuacksView {
+pub struct QuacksView<'a> {
     pub viewer: Viewer,
     pub round: u8,
     pub rounds: u8,
@@ -617,7 +616,7 @@ pub struct QuacksView {
     pub white_limit: u8,
     pub books: Vec<Colour>,
     pub supply: Vec<ChipCount>,
-    pub players: Vec<PlayerView>,
+    pub players: Vec<PlayerView<'a>>,
     /// Only once the game is over.
     pub outcome: Option<Outcome>,
 }
@@ -1765,7 +1764,7 @@ impl Game for Quacks {
     type Config = QuacksConfig;
     type Action = Action;
     type Event = QuacksEvent;
-    type View = QuacksView;
+    type View<'a> = QuacksView<'a>;
     type Reject = QuacksReject;
 
     fn info() -> GameInfo {
@@ -1912,7 +1911,7 @@ impl Game for Quacks {
         Ok(events)
     }
 
-    fn view(&self, viewer: Viewer) -> QuacksView {
+    fn view(&self, viewer: Viewer) -> QuacksView<'_> {
         let players = self
             .players
             .iter()
@@ -1928,13 +1927,13 @@ impl Game for Quacks {
                     rat_tails: p.rat_tails,
                     rat_space: p.start_space(),
                     flask_full: p.flask_full,
-                    pot: p.pot.clone(),
+                    pot: &p.pot,
                     whites: p.whites,
                     brew: p.brew,
                     scoring_space: p.scoring_space_now(),
                     not_in_pot: counts(&p.bag, &p.aside),
                     looking_at_count: p.aside.len(),
-                    looking_at: own.then(|| p.aside.clone()),
+                    looking_at: own.then_some(&p.aside[..]),
                     bag: own.then(|| counts(&p.bag, &[])),
                     deciding: p.pending,
                     committed: p.commitment.is_some(),
@@ -1965,24 +1964,6 @@ impl Game for Quacks {
             players,
             outcome: self.outcome(),
         }
-    }
-
-    /// Written straight from the state (`text.rs`): serde's text of `view(viewer)`, several times cheaper.
-    fn view_text(&self, viewer: Viewer) -> Option<String> {
-        Some(self.view_json_text(viewer))
-    }
-
-    /// Written by hand (`text.rs`): serde's text of `legal_actions(seat)`.
-    fn legal_actions_text(&self, seat: Seat) -> Option<String> {
-        Some(self.legal_actions_json_text(seat))
-    }
-
-    fn action_text(action: &Action) -> Option<String> {
-        Some(text::action_json_text(action))
-    }
-
-    fn event_text(event: &QuacksEvent) -> Option<String> {
-        Some(text::event_json_text(event))
     }
 
     fn deadline(&self) -> Option<Deadline<Action>> {
