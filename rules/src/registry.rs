@@ -6,7 +6,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::model::{
     Actor, Deadline, Event, Game, GameInfo, Millis, Outcome, RejectKind, Rejection, Seat, SetupError, Status,
@@ -75,19 +74,6 @@ fn apply_text<G: Game>(
     })
 }
 
-/// `viewer`'s view of `game` as JSON text, serialized once from the borrowed typed view into a buffer as large
-/// as the largest view of this game so far (`largest`), so that it never grows while being written.
-fn view_text<G: Game>(game: &G, viewer: Viewer, largest: &AtomicUsize) -> Box<RawValue> {
-    let mut out = Vec::with_capacity(largest.load(Ordering::Relaxed));
-    serde_json::to_writer(&mut out, &game.view(viewer)).expect("engine values serialise to JSON");
-    // Written only when a view is larger than any before: the shared size stays in every core's cache.
-    if out.len() > largest.load(Ordering::Relaxed) {
-        largest.fetch_max(out.len(), Ordering::Relaxed);
-    }
-    let text = String::from_utf8(out).expect("serde_json writes UTF-8");
-    RawValue::from_string(text).expect("serde_json writes JSON")
-}
-
 /// The schema of what the server accepts from clients (serde's deserialising rules: defaults may be omitted).
 fn accepted<T: schemars::JsonSchema>() -> schemars::Schema {
     schemars::generate::SchemaSettings::default()
@@ -106,15 +92,6 @@ fn produced<T: schemars::JsonSchema>() -> schemars::Schema {
 
 macro_rules! games {
     ($($variant:ident => $ty:ty),+ $(,)?) => {
-        /// The hosted games' variants without their states, numbering them (for each game's view buffer size).
-        #[derive(Clone, Copy)]
-        enum Kind {
-            $($variant),+
-        }
-
-        /// How many games are hosted.
-        const GAMES: usize = [$(Kind::$variant),+].len();
-
         /// A game in progress, of any of the games the server hosts.
         #[derive(Clone, Debug, Serialize, Deserialize)]
         #[serde(tag = "game", content = "state", rename_all = "snake_case")]
@@ -220,12 +197,14 @@ macro_rules! games {
                 match self { $(AnyGame::$variant(g) => to_json(&g.view(viewer))),+ }
             }
 
-            /// `viewer`'s view as JSON text, serialized once straight from the engine's borrowed view (no `Value`
-            /// tree) into a buffer sized from the largest view of the same game so far: the same JSON value as
-            /// [`AnyGame::view`].
+            /// `viewer`'s view as JSON text, serialized once by serde straight from the engine's borrowed view
+            /// (no `Value` tree, no second pass over the text): the same JSON value as [`AnyGame::view`].
             pub fn view_json(&self, viewer: Viewer) -> Box<RawValue> {
-                static LARGEST: [AtomicUsize; GAMES] = [const { AtomicUsize::new(0) }; GAMES];
-                match self { $(AnyGame::$variant(g) => view_text(&**g, viewer, &LARGEST[Kind::$variant as usize])),+ }
+                match self {
+                    $(AnyGame::$variant(g) => {
+                        serde_json::value::to_raw_value(&g.view(viewer)).expect("engine values serialise to JSON")
+                    })+
+                }
             }
 
             /// Whether every seat and the spectators see the same view now (see `Game::same_view_for_everyone`).

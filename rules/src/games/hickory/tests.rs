@@ -923,7 +923,7 @@ fn the_spotter_searches_three_and_keeps_two_and_the_scamp_enters_anywhere() {
         panic!("{ev:?}")
     };
     assert_eq!(drawn.len(), SEARCH_DRAW + SPOTTER_EXTRA_DRAW);
-    let drawn: Vec<TileId> = drawn.iter().map(|t| t.id).collect();
+    let drawn: Vec<TileId> = drawn.iter().map(|t| t.id()).collect();
     assert_eq!(
         g.legal_actions(Seat(0)),
         drawn.iter().map(|&tile| A::Keep { tile }).collect::<Vec<_>>()
@@ -1021,8 +1021,8 @@ fn itzys_web_swaps_and_sells_wilds() {
     let HickoryEvent::WildBought { wild, .. } = &ev[0] else {
         panic!()
     };
-    assert_eq!(wild.kind, TileKind::Wild);
-    assert_eq!(g.mouse(mref(0, Scavenger)).tiles, vec![on4, wild.id]);
+    assert_eq!(wild.kind(), TileKind::Wild);
+    assert_eq!(g.mouse(mref(0, Scavenger)).tiles, vec![on4, wild.id()]);
     assert_eq!(g.web_wilds.len(), WILDS as usize - 1);
 }
 

@@ -90,10 +90,16 @@ pub struct Mole {
 
 /// A card together with its identity, as views and events show it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct CardView {
-    pub id: CardId,
-    #[serde(flatten)]
-    pub card: Card,
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CardView {
+    /// Move forward.
+    Move { id: CardId, steps: u8 },
+    /// Turn in place.
+    Turn { id: CardId, turn: Turn },
+    /// Move forward and turn, in the order the player chooses when the card is revealed.
+    MoveTurn { id: CardId, steps: u8, turn: Turn },
+    /// Roll the rock die and place the rock token.
+    Rock { id: CardId },
 }
 
 /// The options of a match.
@@ -406,10 +412,23 @@ pub struct Molehills {
 
 type Events = Vec<Event<MolehillsEvent>>;
 
+impl CardView {
+    pub fn id(self) -> CardId {
+        match self {
+            CardView::Move { id, .. }
+            | CardView::Turn { id, .. }
+            | CardView::MoveTurn { id, .. }
+            | CardView::Rock { id } => id,
+        }
+    }
+}
+
 fn card_view(id: CardId) -> CardView {
-    CardView {
-        id,
-        card: card_of(id),
+    match card_of(id) {
+        Card::Move { steps } => CardView::Move { id, steps },
+        Card::Turn { turn } => CardView::Turn { id, turn },
+        Card::MoveTurn { steps, turn } => CardView::MoveTurn { id, steps, turn },
+        Card::Rock => CardView::Rock { id },
     }
 }
 
@@ -460,8 +479,7 @@ fn permutations(items: &[CardId]) -> Vec<Vec<CardId>> {
     out
 }
 
-/// Calls `each` with every order of `items`, in [`permutations`]' order, each in the same buffer (the text of
-/// the legal actions is written from it without a list per order, `text.rs`).
+/// Calls `each` with every order of `items`, in [`permutations`]' order, each in the same buffer.
 fn each_permutation(items: &[CardId], mut each: impl FnMut(&[CardId])) {
     let n = items.len();
     let mut positions: Vec<usize> = (0..n).collect();
