@@ -1,15 +1,14 @@
-//! Engine throughput: complete random playouts of every game at every seat count it allows, measured four ways.
+//! Engine throughput: complete random playouts of every game in `AnyGame::catalogue()` at every seat count it
+//! allows, measured three ways, all through `AnyGame` (so a new game is measured without naming it here).
 //!
 //! - `legal`: what an engine must do per action at the very least: `status()`, the legal actions of every seat
-//!   that decides next, and `apply` of one of them (the clock's action when its deadline is due).
-//! - `views`: the same, plus every seat's view and the spectator's view built after each action (typed values,
-//!   not serialised).
-//! - `server`: what the server's table does per action, through `AnyGame`'s JSON boundary: clone the game, apply
-//!   the JSON action, then the status and clocks once, every seat's view and legal actions serialised straight
-//!   to JSON text (the engine's own `view_text` where it writes one, `view_json` otherwise; `legal_actions_json`),
-//!   each event once (`apply_json`), the spectators' view once,
-//!   and each viewer's push printed around them.
-//! - `server_value`: the previous server path, for comparison: every viewer's view and legal actions built as
+//!   that decides next, and `apply` of one of them (the clock's action when its deadline is due), with actions as
+//!   `serde_json::Value`s (as the server's bots and stand-ins take them).
+//! - `server`: what the server's table does per action: clone the game, apply the JSON action, then the status
+//!   and clocks once, every seat's view and legal actions serialised straight to JSON text (`view_json`,
+//!   `legal_actions_json`), each event once (`apply_json`), the spectators' view once, and each viewer's push
+//!   printed around them.
+//! - `server_value`: the server's old path, for comparison: every viewer's view and legal actions built as
 //!   `serde_json::Value` trees, the status recomputed per viewer, then printed.
 //!
 //! Each iteration plays `PLAYOUTS` complete games (fixed seeds, so the number of actions is known in advance and
@@ -24,13 +23,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use rules::{
-    Actor, AnyGame, Game, Millis, Rng, Seat, Status, Viewer,
-    games::{
-        hickory::Hickory, hide_and_eeek::HideAndEeek, molehills::Molehills, new_year_puzzle::NewYearPuzzle,
-        quacks::Quacks,
-    },
-};
+use rules::{Actor, AnyGame, GameInfo, Millis, Rng, Seat, Status, Viewer};
 use serde_json::Value;
 
 #[global_allocator]
@@ -49,14 +42,13 @@ fn deciders(status: &Status) -> &[Seat] {
     }
 }
 
-/// Plays one game to its end with random legal actions; returns the number of actions applied. With `views`,
-/// builds every seat's and the spectator's view after each action.
-fn playout<G: Game>(players: u8, seed: u64, views: bool) -> u64 {
-    let mut game = G::new(&G::Config::default(), players, seed).expect("setup");
+/// Plays one game to its end with random legal actions; returns the number of actions applied.
+fn playout(game_id: &str, players: u8, seed: u64) -> u64 {
+    let mut game = AnyGame::new(game_id, &Value::Null, players, seed).expect("setup");
     let mut driver = Rng::from_seed(seed ^ 0x9e37_79b9_7f4a_7c15);
     let mut now = START;
     let mut actions = 0;
-    let mut movers: Vec<(Seat, Vec<G::Action>)> = Vec::new();
+    let mut movers: Vec<(Seat, Vec<Value>)> = Vec::new();
     loop {
         let status = game.status();
         if status == Status::Over {
@@ -88,21 +80,7 @@ fn playout<G: Game>(players: u8, seed: u64, views: bool) -> u64 {
                 .expect("listed actions are accepted"),
         );
         actions += 1;
-        if views {
-            for v in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
-                black_box(game.view(v));
-            }
-        }
         now += driver.below(3_000);
-    }
-}
-
-/// A viewer's view as the server writes it (`server::table::view_json`): the engine's own text if it writes one
-/// (`Game::view_text`), serde's otherwise.
-fn view_text(game: &AnyGame, viewer: Viewer) -> String {
-    match game.view_text(viewer) {
-        Some(text) => text,
-        None => game.view_json(viewer).get().to_owned(),
     }
 }
 
@@ -186,10 +164,10 @@ fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
             game = next;
             let status = game.status();
             let deadline = game.deadline().map(|d| d.at);
-            let spectator = view_text(&game, Viewer::Spectator);
+            let spectator = game.view_json(Viewer::Spectator);
             for v in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
                 let (view, legal) = match v {
-                    Viewer::Seat(s) => (Some(view_text(&game, v)), Some(game.legal_actions_json(s))),
+                    Viewer::Seat(s) => (Some(game.view_json(v)), Some(game.legal_actions_json(s))),
                     Viewer::Spectator => (None, None),
                 };
                 let visible: Vec<&str> = events
@@ -198,7 +176,7 @@ fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
                     .map(|e| e.body.as_str())
                     .collect();
                 black_box(push_text(
-                    view.as_deref().unwrap_or(&spectator),
+                    view.as_deref().unwrap_or(&*spectator).get(),
                     legal.as_deref().unwrap_or("[]"),
                     &visible,
                     &status,
@@ -235,10 +213,10 @@ fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
     }
 }
 
-fn bench_game<G: Game>(c: &mut Criterion, players: u8) {
-    let id = G::info().id;
+fn bench_game(c: &mut Criterion, info: &GameInfo, players: u8) {
+    let id = info.id;
     let seeds = 1..=PLAYOUTS;
-    let total: u64 = seeds.clone().map(|s| playout::<G>(players, s, false)).sum();
+    let total: u64 = seeds.clone().map(|s| playout(id, players, s)).sum();
     eprintln!(
         "{id} {players}p: {PLAYOUTS} playouts, {total} actions, {:.1} actions per playout",
         total as f64 / PLAYOUTS as f64
@@ -246,15 +224,7 @@ fn bench_game<G: Game>(c: &mut Criterion, players: u8) {
     let mut group = c.benchmark_group(format!("{id}/{players}p"));
     group.throughput(Throughput::Elements(total));
     group.bench_function("legal", |b| {
-        b.iter(|| {
-            seeds
-                .clone()
-                .map(|s| playout::<G>(players, s, false))
-                .sum::<u64>()
-        })
-    });
-    group.bench_function("views", |b| {
-        b.iter(|| seeds.clone().map(|s| playout::<G>(players, s, true)).sum::<u64>())
+        b.iter(|| seeds.clone().map(|s| playout(id, players, s)).sum::<u64>())
     });
     for (name, path) in [("server", Path::Text), ("server_value", Path::Value)] {
         group.bench_function(name, |b| {
@@ -263,9 +233,9 @@ fn bench_game<G: Game>(c: &mut Criterion, players: u8) {
                     .clone()
                     .map(|s| playout_server(id, players, s, path))
                     .sum::<u64>();
-                // The typed and JSON drivers play the very same games (checked here, not up front, so that a
-                // filtered run does not pay for every game's JSON playouts).
-                assert_eq!(actions, total, "the typed and JSON drivers play the same games");
+                // Both drivers play the very same games (checked here, not up front, so that a filtered run does
+                // not pay for every game's JSON playouts).
+                assert_eq!(actions, total, "the drivers play the same games");
                 actions
             })
         });
@@ -273,20 +243,13 @@ fn bench_game<G: Game>(c: &mut Criterion, players: u8) {
     group.finish();
 }
 
-/// Every seat count the game allows (`Game::info`), fewest first.
-fn bench_every_count<G: Game>(c: &mut Criterion) {
-    let info = G::info();
-    for players in info.min_players..=info.max_players {
-        bench_game::<G>(c, players);
-    }
-}
-
+/// Every hosted game at every seat count it allows, fewest first.
 fn engines(c: &mut Criterion) {
-    bench_every_count::<HideAndEeek>(c);
-    bench_every_count::<Molehills>(c);
-    bench_every_count::<NewYearPuzzle>(c);
-    bench_every_count::<Quacks>(c);
-    bench_every_count::<Hickory>(c);
+    for info in AnyGame::catalogue() {
+        for players in info.min_players..=info.max_players {
+            bench_game(c, &info, players);
+        }
+    }
 }
 
 criterion_group! {

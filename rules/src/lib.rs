@@ -5,7 +5,6 @@
 //! and the same events.
 
 pub mod games;
-mod json_text;
 pub mod model;
 pub mod registry;
 pub mod rng;

@@ -320,8 +320,11 @@ pub trait Game: Clone + fmt::Debug + Serialize + DeserializeOwned {
     type Action: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned;
     /// Something that happened, for clients to animate and explain the change.
     type Event: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned;
-    /// What one viewer may know of the state.
-    type View: Clone + fmt::Debug + Serialize;
+    /// What one viewer may know of the state, borrowing from it where that saves a copy. Serialized once per
+    /// change straight into the text the server sends; its JSON Schema is generated from `View<'static>`.
+    type View<'a>: Serialize
+    where
+        Self: 'a;
     /// Why an action was refused.
     type Reject: Reject;
 
@@ -347,35 +350,7 @@ pub trait Game: Clone + fmt::Debug + Serialize + DeserializeOwned {
 
     /// The state as `viewer` may see it: no face-down card, hidden hand, bag order, seed or secret choice that
     /// this viewer may not know.
-    fn view(&self, viewer: Viewer) -> Self::View;
-
-    /// `viewer`'s view as JSON text written by hand, when the game has such a writer: exactly the text serde's
-    /// serialisation of [`Game::view`] gives (each such game tests this over random games). The server writes a
-    /// view after every action; a derived serialisation escapes every key as it writes it. `None`, the default,
-    /// means serde's.
-    fn view_text(&self, _viewer: Viewer) -> Option<String> {
-        None
-    }
-
-    /// `seat`'s legal actions as the JSON text of one array written by hand, when the game has such a writer:
-    /// exactly the text serde's serialisation of [`Game::legal_actions`] gives (the registry's test checks it
-    /// through random games). The server writes every seat's list after every action. `None`, the default, means
-    /// serde's.
-    fn legal_actions_text(&self, _seat: Seat) -> Option<String> {
-        None
-    }
-
-    /// An action's JSON text written by hand, as [`Game::legal_actions_text`] writes it: exactly serde's text of
-    /// `action` (the canonical text the server's action log keeps). `None`, the default, means serde's.
-    fn action_text(_action: &Self::Action) -> Option<String> {
-        None
-    }
-
-    /// An event body's JSON text written by hand: exactly serde's text of `event`. The server writes every
-    /// event once. `None`, the default, means serde's.
-    fn event_text(_event: &Self::Event) -> Option<String> {
-        None
-    }
+    fn view(&self, viewer: Viewer) -> Self::View<'_>;
 
     /// Whether every viewer, each seat and the spectators, is shown the same view now: nothing in the state is
     /// known to one seat and not to another. The server then builds one view per change and shares it instead

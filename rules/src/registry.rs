@@ -44,30 +44,13 @@ fn to_json<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).expect("engine values serialise to JSON")
 }
 
-fn to_raw<T: Serialize + ?Sized>(value: &T) -> Box<RawValue> {
-    serde_json::value::to_raw_value(value).expect("engine values serialise to JSON")
-}
-
 fn to_text<T: Serialize + ?Sized>(value: &T) -> String {
     serde_json::to_string(value).expect("engine values serialise to JSON")
 }
 
-/// Which writer gives the JSON text of legal actions, actions and events: the engine's own where it has one
-/// (what the server uses), or serde's always (what the tests compare the engines' writers with).
-#[derive(Clone, Copy, PartialEq)]
-enum Writer {
-    Engine,
-    #[cfg_attr(not(test), allow(dead_code))]
-    Serde,
-}
-
 /// `seat`'s legal actions as the text of one JSON array (see [`AnyGame::legal_actions_json`]).
-fn legal_actions_text<G: Game>(game: &G, seat: Seat, writer: Writer) -> String {
-    let own = match writer {
-        Writer::Engine => game.legal_actions_text(seat),
-        Writer::Serde => None,
-    };
-    own.unwrap_or_else(|| to_text(&game.legal_actions(seat)))
+fn legal_actions_text<G: Game>(game: &G, seat: Seat) -> String {
+    to_text(&game.legal_actions(seat))
 }
 
 /// Applies an action given as JSON text and writes the action and each event body back as text (see
@@ -77,23 +60,15 @@ fn apply_text<G: Game>(
     actor: Actor,
     action: &str,
     now: Millis,
-    writer: Writer,
 ) -> Result<AppliedJson, Rejection> {
     let action: G::Action = parse_action_text(action)?;
     let events = game.apply(actor, &action, now).map_err(Rejection::from)?;
-    let own = writer == Writer::Engine;
     Ok(AppliedJson {
-        action: own
-            .then(|| G::action_text(&action))
-            .flatten()
-            .unwrap_or_else(|| to_text(&action)),
+        action: to_text(&action),
         events: events
             .into_iter()
             .map(|e| Event {
-                body: own
-                    .then(|| G::event_text(&e.body))
-                    .flatten()
-                    .unwrap_or_else(|| to_text(&e.body)),
+                body: to_text(&e.body),
                 audience: e.audience,
             })
             .collect(),
@@ -160,7 +135,7 @@ macro_rules! games {
                     id: <$ty as Game>::info().id,
                     config: accepted::<<$ty as Game>::Config>(),
                     action: accepted::<<$ty as Game>::Action>(),
-                    view: produced::<<$ty as Game>::View>(),
+                    view: produced::<<$ty as Game>::View<'static>>(),
                     event: produced::<<$ty as Game>::Event>(),
                 }),+]
             }
@@ -201,18 +176,11 @@ macro_rules! games {
 
             /// [`AnyGame::apply`] for an action given as JSON text, read straight into the engine's typed action (no
             /// `Value` tree), with the action and each event body written back once as JSON text from the engine's
-            /// typed values (by the engine's own writers, `Game::action_text` and `Game::event_text`, where it has
-            /// them: serde's exact text all the same). This is what the server applies, keeps and pushes:
+            /// typed values by serde. This is what the server applies, keeps and pushes:
             /// [`AppliedJson::action`] is the canonical text of the action (the fields the engine knows, in its
             /// order), which the log stores.
             pub fn apply_json(&mut self, actor: Actor, action: &str, now: Millis) -> Result<AppliedJson, Rejection> {
-                match self { $(AnyGame::$variant(g) => apply_text(&mut **g, actor, action, now, Writer::Engine)),+ }
-            }
-
-            /// [`AnyGame::apply_json`] with every text written by serde, for the tests of the engines' writers.
-            #[cfg(test)]
-            fn apply_json_by_serde(&mut self, actor: Actor, action: &str, now: Millis) -> Result<AppliedJson, Rejection> {
-                match self { $(AnyGame::$variant(g) => apply_text(&mut **g, actor, action, now, Writer::Serde)),+ }
+                match self { $(AnyGame::$variant(g) => apply_text(&mut **g, actor, action, now)),+ }
             }
 
             /// [`AnyGame::apply_json`] without writing anything (replaying a stored log, where nobody is told
@@ -230,16 +198,14 @@ macro_rules! games {
                 match self { $(AnyGame::$variant(g) => to_json(&g.view(viewer))),+ }
             }
 
-            /// `viewer`'s view as JSON text, written straight from the engine's typed view (no `Value` tree):
-            /// the same JSON value as [`AnyGame::view`].
+            /// `viewer`'s view as JSON text, serialized once by serde straight from the engine's borrowed view
+            /// (no `Value` tree, no second pass over the text): the same JSON value as [`AnyGame::view`].
             pub fn view_json(&self, viewer: Viewer) -> Box<RawValue> {
-                match self { $(AnyGame::$variant(g) => to_raw(&g.view(viewer))),+ }
-            }
-
-            /// `viewer`'s view as JSON text written by the game's own writer, if it has one (`Game::view_text`):
-            /// the same text as [`AnyGame::view_json`], without serde and without a check that it is JSON.
-            pub fn view_text(&self, viewer: Viewer) -> Option<String> {
-                match self { $(AnyGame::$variant(g) => g.view_text(viewer)),+ }
+                match self {
+                    $(AnyGame::$variant(g) => {
+                        serde_json::value::to_raw_value(&g.view(viewer)).expect("engine values serialise to JSON")
+                    })+
+                }
             }
 
             /// Whether every seat and the spectators see the same view now (see `Game::same_view_for_everyone`).
@@ -247,17 +213,10 @@ macro_rules! games {
                 match self { $(AnyGame::$variant(g) => g.same_view_for_everyone()),+ }
             }
 
-            /// `seat`'s legal actions as the text of one JSON array, written straight from the engine's typed
-            /// actions (by the engine's own writer, `Game::legal_actions_text`, where it has one): serde's exact
-            /// text of the engine's list, the same JSON value as [`AnyGame::legal_actions`].
+            /// `seat`'s legal actions as the text of one JSON array, written by serde straight from the engine's
+            /// typed actions: the same JSON value as [`AnyGame::legal_actions`].
             pub fn legal_actions_json(&self, seat: Seat) -> String {
-                match self { $(AnyGame::$variant(g) => legal_actions_text(&**g, seat, Writer::Engine)),+ }
-            }
-
-            /// [`AnyGame::legal_actions_json`] written by serde, for the tests of the engines' writers.
-            #[cfg(test)]
-            fn legal_actions_json_by_serde(&self, seat: Seat) -> String {
-                match self { $(AnyGame::$variant(g) => legal_actions_text(&**g, seat, Writer::Serde)),+ }
+                match self { $(AnyGame::$variant(g) => legal_actions_text(&**g, seat)),+ }
             }
 
             pub fn deadline(&self) -> Option<Deadline<Value>> {
@@ -497,10 +456,10 @@ mod json_text_tests {
     use super::*;
     use crate::rng::Rng;
 
-    /// The JSON text the server sends (`view_json`, `legal_actions_json`, `apply_json`'s action and events) is
-    /// the same JSON value as the `Value` path, for every viewer, through whole random games of every game and
-    /// seat count; where an engine writes a text itself (`view_text`, `legal_actions_text`, `action_text`,
-    /// `event_text`), it is serde's text of the same typed value byte for byte, at every step and for every seat.
+    /// The JSON text the server sends (`view_json`, `legal_actions_json`, `apply_json`'s action and events, a
+    /// snapshot's `full_state_text`) is the same JSON value as the `Value` path, for every viewer, at every step of
+    /// whole random games of every game and seat count; the action text the log keeps reads back to the same
+    /// action, and a snapshot's text restores the same game.
     #[test]
     fn json_text_is_the_same_value_as_the_value_path() {
         for info in AnyGame::catalogue() {
@@ -515,10 +474,6 @@ mod json_text_tests {
                         let raw = game.view_json(viewer);
                         let text: Value = serde_json::from_str(raw.get()).unwrap();
                         assert_eq!(text, game.view(viewer), "{} view", info.id);
-                        // A game's own writer writes serde's text exactly.
-                        if let Some(written) = game.view_text(viewer) {
-                            assert_eq!(written, raw.get(), "{} view written by hand", info.id);
-                        }
                         // The server shows one view to everybody when the engine says they are all the same.
                         if game.same_view_for_everyone() {
                             assert_eq!(text, spectators, "{} says every viewer sees the same", info.id);
@@ -533,15 +488,7 @@ mod json_text_tests {
                             "{} may act",
                             info.id
                         );
-                        let json = game.legal_actions_json(seat);
-                        // A game's own writer writes serde's text exactly.
-                        assert_eq!(
-                            json,
-                            game.legal_actions_json_by_serde(seat),
-                            "{} legal actions",
-                            info.id
-                        );
-                        let text: Value = serde_json::from_str(&json).unwrap();
+                        let text: Value = serde_json::from_str(&game.legal_actions_json(seat)).unwrap();
                         assert_eq!(text, Value::Array(legal.clone()), "{} legal actions", info.id);
                         if !legal.is_empty() {
                             movers.push((seat, legal));
@@ -560,22 +507,24 @@ mod json_text_tests {
                     };
                     // The three ways to apply give the same game, and the same events as values and as text.
                     let mut as_text = game.clone();
-                    let mut by_serde = game.clone();
                     let mut quietly = game.clone();
+                    let mut from_kept = game.clone();
                     let events = game.apply(actor, &action, now).unwrap();
                     let applied = as_text.apply_json(actor, &action.to_string(), now).unwrap();
-                    // A game's own writers write serde's text of the action and of every event exactly.
-                    let serdes = by_serde
-                        .apply_json_by_serde(actor, &action.to_string(), now)
-                        .unwrap();
-                    assert_eq!(applied, serdes, "{} action and events written by hand", info.id);
                     quietly.apply_quietly(actor, &action.to_string(), now).unwrap();
-                    // The text the log keeps is the action itself (listed actions are already canonical).
+                    // The text the log keeps is the action itself (listed actions are already canonical), and
+                    // reads back to the same action: replaying it gives the same game.
                     let kept: Value = serde_json::from_str(&applied.action).unwrap();
                     assert_eq!(kept, action, "{} action as kept", info.id);
-                    let texts = applied.events;
-                    assert_eq!(events.len(), texts.len(), "{} events", info.id);
-                    for (value, text) in events.iter().zip(&texts) {
+                    from_kept.apply_quietly(actor, &applied.action, now).unwrap();
+                    assert_eq!(
+                        from_kept.full_state(),
+                        game.full_state(),
+                        "{} action as kept",
+                        info.id
+                    );
+                    assert_eq!(events.len(), applied.events.len(), "{} events", info.id);
+                    for (value, text) in events.iter().zip(&applied.events) {
                         assert_eq!(value.audience, text.audience);
                         let parsed: Value = serde_json::from_str(&text.body).unwrap();
                         assert_eq!(parsed, value.body, "{} event", info.id);

@@ -230,7 +230,7 @@ mod tests {
         type Config = ();
         type Action = Act;
         type Event = String;
-        type View = u32;
+        type View<'a> = u32;
         type Reject = No;
         fn info() -> GameInfo {
             GameInfo {

@@ -10,7 +10,6 @@ pub mod data;
 mod secrets;
 #[cfg(test)]
 mod tests;
-mod text;
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -26,89 +25,12 @@ use crate::model::{
 use crate::rng::Rng;
 
 /// A position on the grid, 0-based.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Cell {
     pub row: u8,
     pub col: u8,
-}
-
-/// serde's derived serialisation of [`Cell`]: what [`Cell`]'s own writes, through constant text on the grid.
-#[derive(Serialize)]
-#[serde(remote = "Cell")]
-struct DerivedCell {
-    row: u8,
-    col: u8,
-}
-
-/// Serde's derived JSON text of a value, as a raw value kept for good.
-fn derived_text(
-    serialize: &dyn Fn(&mut serde_json::Serializer<&mut Vec<u8>>) -> serde_json::Result<()>,
-) -> Box<serde_json::value::RawValue> {
-    let mut out = Vec::new();
-    serialize(&mut serde_json::Serializer::new(&mut out)).expect("plain data serialises");
-    serde_json::value::RawValue::from_string(String::from_utf8(out).expect("JSON is UTF-8"))
-        .expect("valid JSON")
-}
-
-/// The JSON text of every cell on the grid, `{"row":R,"col":C}`, made once from the derived serialisation. With
-/// [`action_texts`]: the server writes cells and actions after every action (legal actions, events, the view, the
-/// action log), and a constant text costs a fraction of serde's path with its key escaping (docs/performance.md,
-/// section 11).
-fn cell_texts() -> &'static [Box<serde_json::value::RawValue>] {
-    static TEXTS: std::sync::OnceLock<Vec<Box<serde_json::value::RawValue>>> = std::sync::OnceLock::new();
-    TEXTS.get_or_init(|| {
-        (0..GRID_CELLS)
-            .map(|i| derived_text(&|s| DerivedCell::serialize(&Cell::from_index(i), s)))
-            .collect()
-    })
-}
-
-/// The JSON text of every action that names a cell on the grid, and of the two that name none, made once from
-/// the derived serialisation; indexed by [`action_index`].
-fn action_texts() -> &'static [Box<serde_json::value::RawValue>] {
-    static TEXTS: std::sync::OnceLock<Vec<Box<serde_json::value::RawValue>>> = std::sync::OnceLock::new();
-    TEXTS.get_or_init(|| {
-        let mut texts = Vec::with_capacity(3 * GRID_CELLS + 2);
-        for make in [
-            |c| Action::Move { to: c },
-            |c| Action::Choose { cell: c },
-            |c| Action::Eeek { cell: c },
-        ] {
-            for i in 0..GRID_CELLS {
-                texts.push(derived_text(&|s| {
-                    DerivedAction::serialize(&make(Cell::from_index(i)), s)
-                }));
-            }
-        }
-        texts.push(derived_text(&|s| DerivedAction::serialize(&Action::Stop, s)));
-        texts.push(derived_text(&|s| DerivedAction::serialize(&Action::CloseRace, s)));
-        texts
-    })
-}
-
-/// Where [`action_texts`] holds `action`'s text (`None` for a cell off the grid, which only a client's malformed
-/// action can name).
-fn action_index(action: &Action) -> Option<usize> {
-    let on_grid = |kind: usize, cell: &Cell| cell.on_grid().then(|| kind * GRID_CELLS + cell.index());
-    match action {
-        Action::Move { to } => on_grid(0, to),
-        Action::Choose { cell } => on_grid(1, cell),
-        Action::Eeek { cell } => on_grid(2, cell),
-        Action::Stop => Some(3 * GRID_CELLS),
-        Action::CloseRace => Some(3 * GRID_CELLS + 1),
-    }
-}
-
-/// The cell's JSON text as it is (the derived serialisation off the grid), for serde_json (the only format cells
-/// are written in); another serializer gets serde_json's raw-value wrapper instead.
-impl Serialize for Cell {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if self.on_grid() {
-            cell_texts()[self.index()].serialize(serializer)
-        } else {
-            DerivedCell::serialize(self, serializer)
-        }
-    }
 }
 
 impl Cell {
@@ -221,7 +143,7 @@ pub struct HideAndEeek {
 }
 
 /// What a seat sends.
-#[derive(Clone, Debug, PartialEq, Eq, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Action {
     /// Move the mouse figure to `to`, reachable in exactly the rolled number of steps.
@@ -234,67 +156,6 @@ pub enum Action {
     Eeek { cell: Cell },
     /// The clock closes a claim window (only the server's clock sends this).
     CloseRace,
-}
-
-/// serde's derived serialisation of [`Action`] (internally tagged by `type`): what [`Action`]'s own writes,
-/// through constant text (see [`action_texts`]).
-#[derive(Serialize)]
-#[serde(remote = "Action", tag = "type", rename_all = "snake_case")]
-enum DerivedAction {
-    Move { to: Cell },
-    Choose { cell: Cell },
-    Stop,
-    Eeek { cell: Cell },
-    CloseRace,
-}
-
-/// Reads the fields straight into place and then checks them against the `type`, instead of serde's derived path
-/// for internally tagged enums, which first copies every field into a buffered tree (about a third of the cost of
-/// reading an action). Accepts exactly the actions the derived path does (`{"type": "move", "to": {...}}` and so
-/// on, other fields ignored); refuses what it refuses, and also a `to` or `cell` that is not a cell on an action
-/// that has no such field (tested against the derived path).
-impl<'de> Deserialize<'de> for Action {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        #[derive(Deserialize)]
-        #[serde(rename_all = "snake_case")]
-        enum Kind {
-            Move,
-            Choose,
-            Stop,
-            Eeek,
-            CloseRace,
-        }
-        #[derive(Deserialize)]
-        struct Fields {
-            #[serde(rename = "type")]
-            kind: Kind,
-            to: Option<Cell>,
-            cell: Option<Cell>,
-        }
-        let fields = Fields::deserialize(deserializer)?;
-        let cell = || fields.cell.ok_or_else(|| D::Error::missing_field("cell"));
-        Ok(match fields.kind {
-            Kind::Move => Action::Move {
-                to: fields.to.ok_or_else(|| D::Error::missing_field("to"))?,
-            },
-            Kind::Choose => Action::Choose { cell: cell()? },
-            Kind::Stop => Action::Stop,
-            Kind::Eeek => Action::Eeek { cell: cell()? },
-            Kind::CloseRace => Action::CloseRace,
-        })
-    }
-}
-
-/// The action's JSON text as it is (see [`action_texts`]), for serde_json; another serializer gets serde_json's
-/// raw-value wrapper instead.
-impl Serialize for Action {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match action_index(self) {
-            Some(i) => action_texts()[i].serialize(serializer),
-            None => DerivedAction::serialize(self, serializer),
-        }
-    }
 }
 
 /// What happened, for clients to show. Every event is public: it only tells what every player at the table sees.
@@ -431,52 +292,13 @@ impl Reject for Rejected {
     }
 }
 
-// Read, and described by its schema, as serde derives it; written by hand (below) as the same JSON text.
 /// A grid position as a viewer sees it.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "card", rename_all = "snake_case")]
 pub enum CellView {
     Empty,
     FaceDown,
     FaceUp { number: u8, mouse: bool },
-}
-
-/// The JSON text of every cell a view can show, made once: `{"card":"empty"}`, `{"card":"face_down"}` and
-/// `{"card":"face_up","number":N,"mouse":B}` for every `u8` and both `B`, exactly what the derived (internally
-/// tagged) serialisation writes. The grid is most of this game's view, and the server writes a view after every
-/// action: serde's tagged-enum path and its key escaping cost ~1 µs per view for the grid's 36 cells
-/// (docs/performance.md, sections 9 and 10), the constant text a tenth of that.
-fn cell_json(cell: &CellView) -> &'static serde_json::value::RawValue {
-    static TEXT: std::sync::OnceLock<Vec<Box<serde_json::value::RawValue>>> = std::sync::OnceLock::new();
-    let all = TEXT.get_or_init(|| {
-        let raw = |text: String| serde_json::value::RawValue::from_string(text).expect("valid JSON");
-        let mut all = vec![
-            raw(r#"{"card":"empty"}"#.to_string()),
-            raw(r#"{"card":"face_down"}"#.to_string()),
-        ];
-        for number in 0..=u8::MAX {
-            for mouse in [false, true] {
-                all.push(raw(format!(
-                    r#"{{"card":"face_up","number":{number},"mouse":{mouse}}}"#
-                )));
-            }
-        }
-        all
-    });
-    let i = match cell {
-        CellView::Empty => 0,
-        CellView::FaceDown => 1,
-        CellView::FaceUp { number, mouse } => 2 + 2 * usize::from(*number) + usize::from(*mouse),
-    };
-    &all[i]
-}
-
-/// The cell's JSON text as it is, for serde_json (the only format views are written in); another serializer gets
-/// serde_json's raw-value wrapper instead.
-impl Serialize for CellView {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        cell_json(self).serialize(serializer)
-    }
 }
 
 /// One seat's public information.
@@ -488,8 +310,8 @@ pub struct PileView {
 
 /// What one viewer may know. Identical for every viewer: this game has no private hands, only face-down cards
 /// and the draw pile, which nobody may see.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct View {
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct View<'a> {
     pub players: u8,
     pub target: u8,
     pub grid: Vec<Vec<CellView>>,
@@ -498,9 +320,9 @@ pub struct View {
     pub piles: Vec<PileView>,
     pub turn: Seat,
     pub roll: Roll,
-    pub step: TurnStep,
-    pub race: Option<Race>,
-    pub owed_turns: Vec<Seat>,
+    pub step: &'a TurnStep,
+    pub race: Option<&'a Race>,
+    pub owed_turns: &'a VecDeque<Seat>,
     /// The card that higher/lower compares with now (the top of the scoring pile, or the last card chosen).
     pub baseline: Option<u8>,
     pub over: bool,
@@ -984,7 +806,7 @@ impl Game for HideAndEeek {
     type Config = Config;
     type Action = Action;
     type Event = EventBody;
-    type View = View;
+    type View<'a> = View<'a>;
     type Reject = Rejected;
 
     fn info() -> GameInfo {
@@ -1089,19 +911,6 @@ impl Game for HideAndEeek {
         actions
     }
 
-    /// The list's text written by hand, each action as its constant text (`text.rs`).
-    fn legal_actions_text(&self, seat: Seat) -> Option<String> {
-        Some(self.legal_actions_json_text(seat))
-    }
-
-    fn action_text(action: &Action) -> Option<String> {
-        Some(text::action_json_text(action))
-    }
-
-    fn event_text(event: &EventBody) -> Option<String> {
-        Some(text::event_json_text(event))
-    }
-
     fn apply(
         &mut self,
         actor: Actor,
@@ -1112,7 +921,7 @@ impl Game for HideAndEeek {
         Ok(self.do_apply(actor, action, now))
     }
 
-    fn view(&self, _viewer: Viewer) -> View {
+    fn view(&self, _viewer: Viewer) -> View<'_> {
         let grid = (0..GRID_SIZE)
             .map(|row| {
                 (0..GRID_SIZE)
@@ -1136,17 +945,12 @@ impl Game for HideAndEeek {
                 .collect(),
             turn: self.turn,
             roll: self.roll,
-            step: self.step.clone(),
-            race: self.race.clone(),
-            owed_turns: self.owed_turns.iter().copied().collect(),
+            step: &self.step,
+            race: self.race.as_ref(),
+            owed_turns: &self.owed_turns,
             baseline: self.shown_baseline(),
             over: self.over,
         }
-    }
-
-    /// The view's text written by hand, straight from the state (`text.rs`).
-    fn view_text(&self, _viewer: Viewer) -> Option<String> {
-        Some(self.view_json_text())
     }
 
     /// This game has no private hands: face-down cards and the draw pile are hidden from everyone alike.

@@ -10,7 +10,6 @@ mod data;
 mod secrets;
 #[cfg(test)]
 mod tests;
-mod text;
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -92,10 +91,16 @@ pub struct Mole {
 
 /// A card together with its identity, as views and events show it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct CardView {
-    pub id: CardId,
-    #[serde(flatten)]
-    pub card: Card,
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CardView {
+    /// Move forward.
+    Move { id: CardId, steps: u8 },
+    /// Turn in place.
+    Turn { id: CardId, turn: Turn },
+    /// Move forward and turn, in the order the player chooses when the card is revealed.
+    MoveTurn { id: CardId, steps: u8, turn: Turn },
+    /// Roll the rock die and place the rock token.
+    Rock { id: CardId },
 }
 
 /// The options of a match.
@@ -356,78 +361,21 @@ pub struct PlayerView {
     pub revealed: Vec<CardView>,
 }
 
-/// The surface as a view holds it: every space's mountain, bottom piece first, row-major. It is serialised, and
-/// described by the view's schema, as the list of lists it stands for (`[[0,1],[],..]`), but kept as one list of
-/// pieces and where each space's mountain ends: a view is built after every action for every viewer, and a list
-/// per mountain cost an allocation per mountain (most of the view's cost once the surface fills up).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Surface {
-    /// Every mountain's pieces, space after space.
-    pieces: Vec<Seat>,
-    /// `ends[i]`: where space `i`'s mountain ends in `pieces` (it begins where space `i - 1`'s ends).
-    ends: Vec<usize>,
-}
-
-impl Surface {
-    fn of(stacks: &[Vec<Seat>]) -> Surface {
-        let mut pieces = Vec::with_capacity(stacks.iter().map(Vec::len).sum());
-        let ends = stacks
-            .iter()
-            .map(|stack| {
-                pieces.extend_from_slice(stack);
-                pieces.len()
-            })
-            .collect();
-        Surface { pieces, ends }
-    }
-
-    /// The number of spaces.
-    pub fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
-
-    /// Each space's mountain, bottom piece first, row-major.
-    pub fn iter(&self) -> impl Iterator<Item = &[Seat]> {
-        (0..self.len()).map(|i| &self[i])
-    }
-}
-
-/// `surface[i]`: the mountain on space `i` (row-major), bottom piece first.
-impl std::ops::Index<usize> for Surface {
-    type Output = [Seat];
-
-    fn index(&self, i: usize) -> &[Seat] {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.pieces[start..self.ends[i]]
-    }
-}
-
-impl Serialize for Surface {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.iter())
-    }
-}
-
 /// What one viewer may know.
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct MolehillsView {
+pub struct MolehillsView<'a> {
     pub viewer: Viewer,
     pub grid: u8,
     pub round: u8,
     pub rounds: u8,
     pub max_height: u8,
-    pub phase: Phase,
+    pub phase: &'a Phase,
     /// `turn_order[0]` holds token 1.
-    pub turn_order: Vec<Seat>,
+    pub turn_order: &'a [Seat],
     pub players: Vec<PlayerView>,
     pub rock: Option<Pos>,
     /// The surface, row-major (`surface[row * grid + col]`): each mountain bottom piece first.
-    #[schemars(with = "Vec<Vec<Seat>>")]
-    pub surface: Surface,
+    pub surface: &'a [Vec<Seat>],
     pub display: Vec<CardView>,
     pub deck_size: usize,
     pub discard_size: usize,
@@ -465,10 +413,23 @@ pub struct Molehills {
 
 type Events = Vec<Event<MolehillsEvent>>;
 
+impl CardView {
+    pub fn id(self) -> CardId {
+        match self {
+            CardView::Move { id, .. }
+            | CardView::Turn { id, .. }
+            | CardView::MoveTurn { id, .. }
+            | CardView::Rock { id } => id,
+        }
+    }
+}
+
 fn card_view(id: CardId) -> CardView {
-    CardView {
-        id,
-        card: card_of(id),
+    match card_of(id) {
+        Card::Move { steps } => CardView::Move { id, steps },
+        Card::Turn { turn } => CardView::Turn { id, turn },
+        Card::MoveTurn { steps, turn } => CardView::MoveTurn { id, steps, turn },
+        Card::Rock => CardView::Rock { id },
     }
 }
 
@@ -519,8 +480,7 @@ fn permutations(items: &[CardId]) -> Vec<Vec<CardId>> {
     out
 }
 
-/// Calls `each` with every order of `items`, in [`permutations`]' order, each in the same buffer (the text of
-/// the legal actions is written from it without a list per order, `text.rs`).
+/// Calls `each` with every order of `items`, in [`permutations`]' order, each in the same buffer.
 fn each_permutation(items: &[CardId], mut each: impl FnMut(&[CardId])) {
     let n = items.len();
     let mut positions: Vec<usize> = (0..n).collect();
@@ -970,7 +930,7 @@ impl Game for Molehills {
     type Config = MolehillsConfig;
     type Action = MolehillsAction;
     type Event = MolehillsEvent;
-    type View = MolehillsView;
+    type View<'a> = MolehillsView<'a>;
     type Reject = MolehillsReject;
 
     fn info() -> GameInfo {
@@ -1199,7 +1159,7 @@ impl Game for Molehills {
         Ok(ev)
     }
 
-    fn view(&self, viewer: Viewer) -> MolehillsView {
+    fn view(&self, viewer: Viewer) -> MolehillsView<'_> {
         let tokens = self.tokens();
         let players = Seat::all(self.players)
             .map(|seat| {
@@ -1232,34 +1192,16 @@ impl Game for Molehills {
             round: self.round,
             rounds: ROUNDS,
             max_height: self.max_height() as u8,
-            phase: self.phase.clone(),
-            turn_order: self.order.clone(),
+            phase: &self.phase,
+            turn_order: &self.order,
             players,
             rock: self.rock,
-            surface: Surface::of(&self.stacks),
+            surface: &self.stacks,
             display: self.display.iter().map(|c| card_view(*c)).collect(),
             deck_size: self.deck.len(),
             discard_size: self.discard.len(),
             your_stack,
         }
-    }
-
-    /// The view's text written by hand, straight from the state (`text.rs`): serde's exact text of `view`.
-    fn view_text(&self, viewer: Viewer) -> Option<String> {
-        Some(self.view_json_text(viewer))
-    }
-
-    /// Written by hand (`text.rs`): serde's text of `legal_actions(seat)`.
-    fn legal_actions_text(&self, seat: Seat) -> Option<String> {
-        Some(self.legal_actions_json_text(seat))
-    }
-
-    fn action_text(action: &MolehillsAction) -> Option<String> {
-        Some(text::action_json_text(action))
-    }
-
-    fn event_text(event: &MolehillsEvent) -> Option<String> {
-        Some(text::event_json_text(event))
     }
 
     fn deadline(&self) -> Option<Deadline<MolehillsAction>> {

@@ -13,7 +13,6 @@ pub mod data;
 mod secrets;
 #[cfg(test)]
 mod tests;
-mod text;
 
 use std::fmt;
 
@@ -148,7 +147,7 @@ impl Reject for PuzzleReject {
 
 /// What one viewer may know. The same for every viewer: everything in it is public.
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct PuzzleView {
+pub struct PuzzleView<'a> {
     /// The viewer's seat, or null for a spectator.
     pub you: Option<Seat>,
     pub players: u8,
@@ -165,13 +164,13 @@ pub struct PuzzleView {
     /// Cards left in the reward pile, the top one included.
     pub pile_left: usize,
     /// Each seat's points, by seat index.
-    pub scores: Vec<i64>,
+    pub scores: &'a [i64],
     /// Square cards each seat has put into the picture (the tie-break).
-    pub placed: Vec<u32>,
+    pub placed: &'a [u32],
     /// The reward cards each seat has collected, in the order drawn.
-    pub rewards: Vec<Vec<Reward>>,
+    pub rewards: &'a [Vec<Reward>],
     /// Conditions waiting for their drawer's next reveal.
-    pub pending: Vec<Pending>,
+    pub pending: &'a [Pending],
     pub outcome: Option<Outcome>,
 }
 
@@ -419,7 +418,7 @@ impl Game for NewYearPuzzle {
     type Config = NewYearPuzzleConfig;
     type Action = PuzzleAction;
     type Event = PuzzleEvent;
-    type View = PuzzleView;
+    type View<'a> = PuzzleView<'a>;
     type Reject = PuzzleReject;
 
     fn info() -> GameInfo {
@@ -497,18 +496,6 @@ impl Game for NewYearPuzzle {
         actions
     }
 
-    fn legal_actions_text(&self, seat: Seat) -> Option<String> {
-        Some(self.legal_actions_json_text(seat))
-    }
-
-    fn action_text(action: &PuzzleAction) -> Option<String> {
-        Some(text::action_json_text(action))
-    }
-
-    fn event_text(event: &PuzzleEvent) -> Option<String> {
-        Some(text::event_json_text(event))
-    }
-
     fn apply(
         &mut self,
         actor: Actor,
@@ -526,7 +513,7 @@ impl Game for NewYearPuzzle {
         })
     }
 
-    fn view(&self, viewer: Viewer) -> PuzzleView {
+    fn view(&self, viewer: Viewer) -> PuzzleView<'_> {
         PuzzleView {
             you: match viewer {
                 Viewer::Seat(seat) => Some(seat),
@@ -544,16 +531,12 @@ impl Game for NewYearPuzzle {
             face_down: self.face_down_count(),
             pile_top: self.pile.last().map(|reward| reward.card()),
             pile_left: self.pile.len(),
-            scores: self.scores.clone(),
-            placed: self.placed.clone(),
-            rewards: self.rewards.clone(),
-            pending: self.pending.clone(),
+            scores: &self.scores,
+            placed: &self.placed,
+            rewards: &self.rewards,
+            pending: &self.pending,
             outcome: self.outcome(),
         }
-    }
-
-    fn view_text(&self, viewer: Viewer) -> Option<String> {
-        Some(self.view_json_text(viewer))
     }
 
     fn deadline(&self) -> Option<Deadline<PuzzleAction>> {

@@ -1,0 +1,450 @@
+//! What a viewer sees: the table's pieces as shown (tiles, favour and mission cards, delivered pieces), the
+//! view types, and the view built from the state for one viewer.
+
+use super::*;
+
+/// A tile as the table shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Tile {
+    Item {
+        id: TileId,
+        colour: Colour,
+        item: Item,
+    },
+    /// Counts as any colour and any item (the seed's wild tokens; they live on Itzy's web).
+    Wild {
+        id: TileId,
+    },
+    /// A golden relic: scores [`RELIC_POINTS`] and a favour card when handed over at Lord Cuckoo's door.
+    Relic {
+        id: TileId,
+    },
+}
+
+impl Tile {
+    pub fn id(self) -> TileId {
+        match self {
+            Tile::Item { id, .. } | Tile::Wild { id } | Tile::Relic { id } => id,
+        }
+    }
+
+    pub fn kind(self) -> TileKind {
+        match self {
+            Tile::Item { colour, item, .. } => TileKind::Item { colour, item },
+            Tile::Wild { .. } => TileKind::Wild,
+            Tile::Relic { .. } => TileKind::Relic,
+        }
+    }
+}
+
+pub(super) fn tile(id: TileId) -> Tile {
+    match tile_kind(id) {
+        TileKind::Item { colour, item } => Tile::Item { id, colour, item },
+        TileKind::Wild => Tile::Wild { id },
+        TileKind::Relic => Tile::Relic { id },
+    }
+}
+
+pub(super) fn tiles(ids: &[TileId]) -> Vec<Tile> {
+    ids.iter().map(|&id| tile(id)).collect()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct FavourCard {
+    pub id: FavourId,
+    pub effect: FavourEffect,
+    pub colour: Colour,
+    pub item: Item,
+}
+
+pub(super) fn favour_card(id: FavourId) -> FavourCard {
+    let f = FAVOURS[id as usize];
+    FavourCard {
+        id,
+        effect: f.effect,
+        colour: f.colour,
+        item: f.item,
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct MissionCard {
+    pub id: MissionId,
+    pub name: Cow<'static, str>,
+    pub requirement: Requirement,
+    pub points: i64,
+}
+
+pub(super) fn mission_card(id: MissionId) -> MissionCard {
+    let m = MISSIONS[id as usize];
+    MissionCard {
+        id,
+        name: Cow::Borrowed(m.name),
+        requirement: m.requirement,
+        points: m.points,
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct SpaceView {
+    pub number: u8,
+    pub face: TokenFace,
+    pub token: ActionKind,
+    pub paw: bool,
+    pub tile: Option<Tile>,
+    pub inner: Vec<MouseRef>,
+    pub outer: Vec<MouseRef>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct MouseView {
+    pub mouse: MouseKind,
+    pub loc: Loc,
+    pub capacity: usize,
+    pub tiles: Vec<Tile>,
+}
+
+/// What a hunt-board space asks for: an item of one colour, or one kind of item in any colour. A delivered item
+/// completes one free space that accepts it; a wild completes any free space.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(tag = "wants", rename_all = "snake_case")]
+pub enum HuntSpaceView {
+    Colour { value: Colour, done: bool },
+    Item { value: Item, done: bool },
+}
+
+fn hunt_space_view(space: HuntSpace, done: bool) -> HuntSpaceView {
+    match space {
+        HuntSpace::Colour(value) => HuntSpaceView::Colour { value, done },
+        HuntSpace::Item(value) => HuntSpaceView::Item { value, done },
+    }
+}
+
+/// A delivered piece as the table shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "piece", rename_all = "snake_case")]
+pub enum PieceView {
+    Tile { tile: Tile },
+    Favour { card: FavourCard },
+}
+
+pub(super) fn piece_view(piece: Piece) -> PieceView {
+    match piece {
+        Piece::Tile(t) => PieceView::Tile { tile: tile(t) },
+        Piece::Favour(f) => PieceView::Favour { card: favour_card(f) },
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct PlayerView {
+    pub seat: Seat,
+    pub score: i64,
+    pub points: Breakdown,
+    pub hunt_board: u8,
+    pub hunt: Vec<Vec<HuntSpaceView>>,
+    pub hunt_spaces_done: usize,
+    pub mice: Vec<MouseView>,
+    pub scaler_link: u8,
+    pub favour_count: usize,
+    /// The cards themselves: only in the owner's own view, and for everyone once the game is over.
+    pub favours: Option<Vec<FavourCard>>,
+    pub missions_done: Vec<MissionCard>,
+}
+
+/// The decision the table is waiting for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum DecisionView {
+    Place {
+        seat: Seat,
+        remaining: Vec<MouseKind>,
+    },
+    HandMouse {
+        seat: Seat,
+        mouse: MouseKind,
+        place: usize,
+    },
+    InnerRing {
+        seat: Seat,
+        number: u8,
+        mice: Vec<MouseKind>,
+    },
+    Scurry {
+        seat: Seat,
+        mouse: MouseKind,
+        from: u8,
+    },
+    Act {
+        seat: Seat,
+        mouse: MouseKind,
+        number: u8,
+        token_used: bool,
+    },
+    SearchKeep {
+        seat: Seat,
+        mouse: MouseKind,
+        drawn: Vec<Tile>,
+        keep: usize,
+    },
+    /// `favours` (the cards added so far) only for the deliverer; others see how many.
+    Delivery {
+        seat: Seat,
+        mouse: MouseKind,
+        favours_added: usize,
+        favours: Option<Vec<FavourCard>>,
+    },
+    /// Choosing the space for `placing`; `then` are the pieces after it.
+    Hunt {
+        seat: Seat,
+        mouse: MouseKind,
+        placing: PieceView,
+        then: Vec<PieceView>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct HickoryView<'a> {
+    pub viewer: Viewer,
+    pub players: u8,
+    pub hour: u8,
+    pub minute: u8,
+    pub priority: Seat,
+    pub decision: Option<DecisionView>,
+    pub blockers: &'static [Blocker],
+    pub hand_capacity: u8,
+    pub hand: &'a [MouseRef],
+    pub spaces: Vec<SpaceView>,
+    pub web_wilds: usize,
+    pub web_market: Vec<Tile>,
+    pub bag: usize,
+    pub pantry: usize,
+    pub favour_deck: usize,
+    pub favour_discard: Vec<FavourCard>,
+    pub mission_deck: usize,
+    pub missions: Vec<MissionCard>,
+    pub pinecone: u8,
+    pub paws: &'a [u8],
+    pub seats: Vec<PlayerView>,
+    pub game_over: bool,
+}
+
+/// The most carded mice a table holds: every mouse card of every seat.
+pub(super) const MAX_CARDED_MICE: usize = MAX_PLAYERS as usize * MICE.len();
+
+/// The carded mice standing on the clock's rings ([`Hickory::ring_mice`]), sorted by [`RingMice::key`] and, on one
+/// space, in priority order then in the order of [`MICE`]: the `inner` and `outer` lists of the view's spaces.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct RingMice {
+    len: usize,
+    mice: [(u16, MouseRef); MAX_CARDED_MICE],
+    /// How many of `mice` [`RingMice::take`] has passed.
+    taken: usize,
+}
+
+impl RingMice {
+    /// The sort key of a ring space: by number, the inner ring before the outer; none off the rings.
+    pub(super) fn key(loc: Loc) -> Option<u16> {
+        match loc {
+            Loc::Inner(n) => Some(2 * u16::from(n)),
+            Loc::Outer(n) => Some(2 * u16::from(n) + 1),
+            Loc::Unplaced | Loc::Card | Loc::Hand => None,
+        }
+    }
+
+    /// The mice on the ring space `loc`, in the view's order. The spaces must be asked in increasing order of
+    /// key, as the view lists them (number by number, inner then outer): each answer starts where the last ended.
+    pub(super) fn take(&mut self, loc: Loc) -> impl Iterator<Item = MouseRef> + '_ {
+        let key = Self::key(loc).expect("a ring space");
+        debug_assert!(
+            self.taken == 0 || self.mice[self.taken - 1].0 <= key,
+            "ring spaces asked out of order"
+        );
+        let rest = &self.mice[self.taken..self.len];
+        let start = rest.iter().take_while(|(k, _)| *k < key).count();
+        let end = start + rest[start..].iter().take_while(|(k, _)| *k == key).count();
+        self.taken += end;
+        rest[start..end].iter().map(|(_, m)| *m)
+    }
+}
+
+impl Hickory {
+    pub(super) fn decision_view(&self, decision: &Decision, viewer: Viewer) -> DecisionView {
+        let seat = decision.seat();
+        match decision {
+            Decision::Place(s) => DecisionView::Place {
+                seat,
+                remaining: STARTING_MICE
+                    .iter()
+                    .copied()
+                    .filter(|k| self.player(*s).mouse(*k).loc == Loc::Unplaced)
+                    .collect(),
+            },
+            Decision::HandMouse(m) => DecisionView::HandMouse {
+                seat,
+                mouse: m.mouse,
+                place: self
+                    .hand
+                    .iter()
+                    .position(|x| x == m)
+                    .expect("the mouse is on the hand"),
+            },
+            Decision::InnerRing(s, n) => DecisionView::InnerRing {
+                seat,
+                number: *n,
+                mice: self
+                    .player(*s)
+                    .mice
+                    .iter()
+                    .filter(|m| m.loc == Loc::Inner(*n))
+                    .map(|m| m.kind)
+                    .collect(),
+            },
+            Decision::Pending(Pending::Scurry { who, from }) => DecisionView::Scurry {
+                seat,
+                mouse: who.mouse,
+                from: *from,
+            },
+            Decision::Pending(Pending::Act { who, token_used }) => DecisionView::Act {
+                seat,
+                mouse: who.mouse,
+                number: match self.mouse(*who).loc {
+                    Loc::Outer(n) => n,
+                    _ => unreachable!("an acting mouse stands on the outer ring"),
+                },
+                token_used: *token_used,
+            },
+            Decision::Pending(Pending::SearchKeep { who, drawn, keep, .. }) => DecisionView::SearchKeep {
+                seat,
+                mouse: who.mouse,
+                drawn: tiles(drawn),
+                keep: *keep,
+            },
+            Decision::Pending(Pending::Delivery { who, favours }) => DecisionView::Delivery {
+                seat,
+                mouse: who.mouse,
+                favours_added: favours.len(),
+                favours: (viewer == Viewer::Seat(who.seat))
+                    .then(|| favours.iter().map(|&f| favour_card(f)).collect()),
+            },
+            Decision::Pending(Pending::Hunt { who, queue, .. }) => DecisionView::Hunt {
+                seat,
+                mouse: who.mouse,
+                placing: piece_view(queue[0]),
+                then: queue[1..].iter().map(|&p| piece_view(p)).collect(),
+            },
+        }
+    }
+
+    /// The carded mice on the clock's rings, found in one pass over the mice (a view lists them space by space;
+    /// a pass per ring space was a quarter of building a view).
+    pub(super) fn ring_mice(&self) -> RingMice {
+        let mut ring = RingMice {
+            len: 0,
+            mice: [(
+                0,
+                MouseRef {
+                    seat: Seat(0),
+                    mouse: MouseKind::Scurrier,
+                },
+            ); MAX_CARDED_MICE],
+            taken: 0,
+        };
+        for seat in self.priority_order() {
+            for m in &self.player(seat).mice {
+                if let Some(key) = RingMice::key(m.loc) {
+                    ring.mice[ring.len] = (key, MouseRef { seat, mouse: m.kind });
+                    ring.len += 1;
+                }
+            }
+        }
+        // Stable: within one space the mice stay in priority order, then in the order of MICE (what the view has
+        // always listed). Sixteen at most: an insertion sort, no allocation.
+        ring.mice[..ring.len].sort_by_key(|(key, _)| *key);
+        ring
+    }
+
+    /// Whether `viewer` sees the favour cards in `seat`'s hand: their owner does, and everyone once the game
+    /// is over.
+    pub(super) fn shows_favours(&self, viewer: Viewer, seat: Seat) -> bool {
+        viewer == Viewer::Seat(seat) || self.phase == Phase::Over
+    }
+
+    /// The state as `viewer` may see it ([`Game::view`]).
+    pub(super) fn view_of(&self, viewer: Viewer) -> HickoryView<'_> {
+        let decision = self.decision();
+        let mut ring = self.ring_mice();
+        HickoryView {
+            viewer,
+            players: self.players,
+            hour: self.hour,
+            minute: self.minute,
+            priority: self.priority,
+            decision: decision.as_ref().map(|d| self.decision_view(d, viewer)),
+            blockers: blockers(self.players),
+            hand_capacity: self.hand_capacity(),
+            hand: &self.hand,
+            spaces: (1..=NUMBERS)
+                .map(|n| {
+                    let s = self.space(n);
+                    SpaceView {
+                        number: n,
+                        face: s.face,
+                        token: s.token,
+                        paw: self.paws.contains(&n),
+                        tile: s.tile.map(tile),
+                        inner: ring.take(Loc::Inner(n)).collect(),
+                        outer: ring.take(Loc::Outer(n)).collect(),
+                    }
+                })
+                .collect(),
+            web_wilds: self.web_wilds.len(),
+            web_market: tiles(&self.web_market),
+            bag: self.bag.len(),
+            pantry: self.pantry.len(),
+            favour_deck: self.favour_deck.len(),
+            favour_discard: self.favour_discard.iter().map(|&f| favour_card(f)).collect(),
+            mission_deck: self.mission_deck.len(),
+            missions: self.missions.iter().map(|&m| mission_card(m)).collect(),
+            pinecone: self.pinecone,
+            paws: &self.paws,
+            seats: Seat::all(self.players)
+                .map(|seat| {
+                    let p = self.player(seat);
+                    let board = HUNT_BOARDS[p.hunt_board as usize];
+                    PlayerView {
+                        seat,
+                        score: p.points.total(),
+                        points: p.points,
+                        hunt_board: p.hunt_board,
+                        hunt: (0..HUNT_SIZE)
+                            .map(|r| {
+                                (0..HUNT_SIZE)
+                                    .map(|c| hunt_space_view(board[r][c], p.hunt_done[r][c]))
+                                    .collect()
+                            })
+                            .collect(),
+                        hunt_spaces_done: p.hunt_spaces_done(),
+                        mice: p
+                            .mice
+                            .iter()
+                            .map(|m| MouseView {
+                                mouse: m.kind,
+                                loc: m.loc,
+                                capacity: m.kind.capacity(),
+                                tiles: tiles(&m.tiles),
+                            })
+                            .collect(),
+                        scaler_link: p.scaler_link,
+                        favour_count: p.favours.len(),
+                        favours: self
+                            .shows_favours(viewer, seat)
+                            .then(|| p.favours.iter().map(|&f| favour_card(f)).collect()),
+                        missions_done: p.missions_done.iter().map(|&m| mission_card(m)).collect(),
+                    }
+                })
+                .collect(),
+            game_over: self.phase == Phase::Over,
+        }
+    }
+}
