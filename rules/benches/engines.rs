@@ -18,13 +18,14 @@
 //! Run: `cargo bench -p rules --bench engines` (add a filter such as `hide_and_eeek` to run one game).
 //!
 //! The engines are measured with the server's allocator (mimalloc): they run inside the server, and with glibc's
-//! malloc and free ~30 % of Quacks' samples were the allocator (docs/performance.md, section 8).
+//! malloc and free ~30 % of Quacks' samples were the allocator (docs/perf/journal.md, section 8).
 
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rules::{Actor, AnyGame, GameInfo, Millis, Rng, Seat, Status, Viewer};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -84,8 +85,8 @@ fn playout(game_id: &str, players: u8, seed: u64) -> u64 {
     }
 }
 
-/// One viewer's push as the server prints it (`protocol::StateUpdate::write_push`, without the few strings and
-/// numbers that cost nothing).
+/// One viewer's push in the shape the server writes it (serde writes the protocol's `StateUpdate`, embedding
+/// these texts as they are), without the few strings and numbers that cost nothing.
 fn push_text(
     view: &str,
     legal_actions: &str,
@@ -173,11 +174,11 @@ fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
                 let visible: Vec<&str> = events
                     .iter()
                     .filter(|e| e.audience.includes(v))
-                    .map(|e| e.body.as_str())
+                    .map(|e| e.body.get())
                     .collect();
                 black_box(push_text(
                     view.as_deref().unwrap_or(&*spectator).get(),
-                    legal.as_deref().unwrap_or("[]"),
+                    legal.as_deref().map_or("[]", RawValue::get),
                     &visible,
                     &status,
                     deadline,

@@ -48,9 +48,14 @@ fn to_text<T: Serialize + ?Sized>(value: &T) -> String {
     serde_json::to_string(value).expect("engine values serialise to JSON")
 }
 
+/// A typed value's JSON text, written once by serde: a `RawValue` that needs no second check to be JSON.
+fn to_raw<T: Serialize + ?Sized>(value: &T) -> Box<RawValue> {
+    serde_json::value::to_raw_value(value).expect("engine values serialise to JSON")
+}
+
 /// `seat`'s legal actions as the text of one JSON array (see [`AnyGame::legal_actions_json`]).
-fn legal_actions_text<G: Game>(game: &G, seat: Seat) -> String {
-    to_text(&game.legal_actions(seat))
+fn legal_actions_text<G: Game>(game: &G, seat: Seat) -> Box<RawValue> {
+    to_raw(&game.legal_actions(seat))
 }
 
 /// Applies an action given as JSON text and writes the action and each event body back as text (see
@@ -64,11 +69,11 @@ fn apply_text<G: Game>(
     let action: G::Action = parse_action_text(action)?;
     let events = game.apply(actor, &action, now).map_err(Rejection::from)?;
     Ok(AppliedJson {
-        action: to_text(&action),
+        action: to_raw(&action),
         events: events
             .into_iter()
             .map(|e| Event {
-                body: to_text(&e.body),
+                body: to_raw(&e.body),
                 audience: e.audience,
             })
             .collect(),
@@ -203,7 +208,7 @@ macro_rules! games {
             pub fn view_json(&self, viewer: Viewer) -> Box<RawValue> {
                 match self {
                     $(AnyGame::$variant(g) => {
-                        serde_json::value::to_raw_value(&g.view(viewer)).expect("engine values serialise to JSON")
+                        to_raw(&g.view(viewer))
                     })+
                 }
             }
@@ -215,7 +220,7 @@ macro_rules! games {
 
             /// `seat`'s legal actions as the text of one JSON array, written by serde straight from the engine's
             /// typed actions: the same JSON value as [`AnyGame::legal_actions`].
-            pub fn legal_actions_json(&self, seat: Seat) -> String {
+            pub fn legal_actions_json(&self, seat: Seat) -> Box<RawValue> {
                 match self { $(AnyGame::$variant(g) => legal_actions_text(&**g, seat)),+ }
             }
 
@@ -334,7 +339,7 @@ impl AnyGame {
     /// [`AnyGame::full_state`] as JSON text, written straight from the game: the same JSON value (members in the
     /// engine's order, where the tree's text sorts them), without building the tree and then printing it. The
     /// server stores one as a snapshot every few dozen actions; the tree and its printing were ~3 % of its
-    /// instructions per action (docs/performance.md, section 16).
+    /// instructions per action (docs/perf/journal.md, section 16).
     pub fn full_state_text(&self) -> String {
         to_text(self)
     }
@@ -362,13 +367,13 @@ impl AnyGame {
 }
 
 /// An action applied by [`AnyGame::apply_json`], as JSON text: serde's exact text of the engine's typed values.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub struct AppliedJson {
     /// The action as the engine read it, written back from its typed value: what the action log stores. Reading
     /// it gives the same action again.
-    pub action: String,
+    pub action: Box<RawValue>,
     /// The events, each body written once.
-    pub events: Vec<Event<String>>,
+    pub events: Vec<Event<Box<RawValue>>>,
 }
 
 /// One game's wire types as JSON Schemas, from [`AnyGame::schemas`]. Each is a standalone root schema: `config`
@@ -488,7 +493,7 @@ mod json_text_tests {
                             "{} may act",
                             info.id
                         );
-                        let text: Value = serde_json::from_str(&game.legal_actions_json(seat)).unwrap();
+                        let text: Value = serde_json::from_str(game.legal_actions_json(seat).get()).unwrap();
                         assert_eq!(text, Value::Array(legal.clone()), "{} legal actions", info.id);
                         if !legal.is_empty() {
                             movers.push((seat, legal));
@@ -514,9 +519,9 @@ mod json_text_tests {
                     quietly.apply_quietly(actor, &action.to_string(), now).unwrap();
                     // The text the log keeps is the action itself (listed actions are already canonical), and
                     // reads back to the same action: replaying it gives the same game.
-                    let kept: Value = serde_json::from_str(&applied.action).unwrap();
+                    let kept: Value = serde_json::from_str(applied.action.get()).unwrap();
                     assert_eq!(kept, action, "{} action as kept", info.id);
-                    from_kept.apply_quietly(actor, &applied.action, now).unwrap();
+                    from_kept.apply_quietly(actor, applied.action.get(), now).unwrap();
                     assert_eq!(
                         from_kept.full_state(),
                         game.full_state(),
@@ -526,7 +531,7 @@ mod json_text_tests {
                     assert_eq!(events.len(), applied.events.len(), "{} events", info.id);
                     for (value, text) in events.iter().zip(&applied.events) {
                         assert_eq!(value.audience, text.audience);
-                        let parsed: Value = serde_json::from_str(&text.body).unwrap();
+                        let parsed: Value = serde_json::from_str(text.body.get()).unwrap();
                         assert_eq!(parsed, value.body, "{} event", info.id);
                     }
                     assert_eq!(as_text.full_state(), game.full_state());

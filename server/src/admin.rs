@@ -481,12 +481,12 @@ pub(crate) async fn replay(
         seat,
         view: crate::table::view_json(&game, viewer),
         legal_actions: seat.map_or_else(RawJson::empty_array, |s| {
-            RawJson::written(game.legal_actions_json(s))
+            RawJson::from(game.legal_actions_json(s))
         }),
         events: events
             .into_iter()
             .filter(|e| e.audience.includes(viewer))
-            .map(|e| RawJson::written(e.body))
+            .map(|e| RawJson::from(e.body))
             .collect(),
         status: game.status(),
         deadline: game.deadline().map(|d| d.at),

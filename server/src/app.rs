@@ -39,7 +39,7 @@ const HARD_FRAME_LIMIT: usize = 1024 * 1024;
 /// The WebSocket read buffer of each connection, allocated up front (tungstenite's default is 128 KiB, which
 /// made an idle connection cost about 147 KiB of server memory). Client messages are small (an action ~100
 /// bytes); a larger frame is still read, in several steps. tungstenite zeroes the buffer's free part before every
-/// read attempt, ~4 per action (docs/performance.md, section 15), so it is kept to 1 KiB.
+/// read attempt, ~4 per action (docs/perf/journal.md, section 15), so it is kept to 1 KiB.
 const READ_BUFFER: usize = 1024;
 
 #[derive(Debug)]

@@ -474,7 +474,7 @@ const SIZE_HINT_MAX: usize = 64 * 1024;
 
 /// The sizes of a connection's last frames, a `state` push and any other message apart: the first guess of its next
 /// frame's size of the same kind. (One guess for both made a push after a short `accepted` reply grow by doubling;
-/// docs/performance.md, section 16.)
+/// docs/perf/journal.md, section 16.)
 #[derive(Debug, Default)]
 struct FrameSizes {
     state_push: usize,
@@ -484,7 +484,7 @@ struct FrameSizes {
 /// One text frame, written by serde into a buffer of the size this connection's previous frame of the same kind
 /// had (plus a margin), which becomes the frame's payload as it is: no copy, and no growing by doubling for a
 /// frame of the usual size. (Writing into one reused buffer and then copying it into a frame of its exact size
-/// cost ~1 % of the server's CPU under load; docs/performance.md, section 10.) The same text as
+/// cost ~1 % of the server's CPU under load; docs/perf/journal.md, section 10.) The same text as
 /// [`ServerMessage::to_json`].
 fn frame(message: &ServerMessage, sizes: &mut FrameSizes) -> Message {
     let size = match message {

@@ -337,7 +337,7 @@ fn probe(game: &AnyGame, actor: Actor, action: &Value, now: Millis) -> Option<An
             );
             let mut replayed = game.clone();
             replayed
-                .apply_quietly(actor, &applied.action, now)
+                .apply_quietly(actor, applied.action.get(), now)
                 .unwrap_or_else(|r| {
                     panic!(
                         "{}: the kept text {} of {action} is refused: {r}",

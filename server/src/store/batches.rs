@@ -9,74 +9,9 @@ use tracing::warn;
 
 use super::rows::{
     ActionColumns, ActionRow, LobbyColumns, LobbyRow, MatchColumns, MatchRow, PgQuery, ResultColumns,
-    ResultRow, RowShape, SeatColumns, SeatRow, ShapedRow, SnapshotColumns, SnapshotRow,
+    ResultRow, RowShape, SeatColumns, SeatRow, ShapedRow, SnapshotColumns, SnapshotRow, SqliteBatch,
 };
 use super::{Append, Phase, Setup, Store, StoreError, classify, to_i64};
-
-/// A SQLite group commit's text and its bound values, built together: the text is made of constant statements and
-/// placeholders, never of data.
-pub(crate) struct SqliteBatch {
-    sql: String,
-    args: sqlx::sqlite::SqliteArguments,
-}
-
-impl SqliteBatch {
-    fn new(capacity: usize) -> Self {
-        SqliteBatch {
-            sql: String::with_capacity(capacity),
-            args: Default::default(),
-        }
-    }
-
-    fn sql(&mut self, text: &str) -> &mut Self {
-        self.sql.push_str(text);
-        self
-    }
-
-    /// Binds `value` as the next parameter and writes its placeholder: an anonymous `?`, which sqlx binds in
-    /// order across the query's statements. Named ones (`$7`) cost SQLite a linear search of the statement's
-    /// names, in its parser and again in every bind: quadratic in a 2,560-parameter INSERT (strncmp and
-    /// `sqlite3_bind_parameter_name` took more of its thread than the writing).
-    fn bind<'q, T>(&mut self, value: T) -> &mut Self
-    where
-        T: sqlx::Encode<'q, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>,
-    {
-        self.add(value);
-        self.sql.push('?');
-        self
-    }
-
-    /// Writes `n` placeholders, `?, ?, ?`, for the next `n` values [`SqliteBatch::add`] binds (a row's values).
-    pub(crate) fn placeholders(&mut self, n: usize) {
-        for i in 0..n {
-            self.sql.push_str(if i == 0 { "?" } else { ", ?" });
-        }
-    }
-
-    /// Binds `value` as the next parameter, whose placeholder is written apart ([`SqliteBatch::placeholders`]).
-    pub(crate) fn add<'q, T>(&mut self, value: T)
-    where
-        T: sqlx::Encode<'q, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>,
-    {
-        sqlx::Arguments::add(&mut self.args, value).expect("text and integers always encode");
-    }
-
-    /// One multi-row INSERT of `rows` (nothing if there are none): `INSERT INTO table (a, b) VALUES (?, ?), (?, ?);`.
-    fn insert<R: ShapedRow>(&mut self, rows: impl IntoIterator<Item = R>) {
-        let mut rows = rows.into_iter().peekable();
-        if rows.peek().is_none() {
-            return;
-        }
-        R::SHAPE.write_head(&mut self.sql);
-        self.sql.push_str(" VALUES ");
-        for (i, row) in rows.enumerate() {
-            self.sql.push_str(if i == 0 { "(" } else { ", (" });
-            row.bind_sqlite(self);
-            self.sql.push(')');
-        }
-        self.sql.push_str(";\n");
-    }
-}
 
 /// SQLite: a whole group commit as ONE query of several statements, `BEGIN` to `COMMIT`, which sqlx's SQLite
 /// worker thread runs in one go. Written statement by statement, a batch was ~25 round trips between the writer
@@ -140,7 +75,7 @@ fn sqlite_batch(setups: &[Setup<'_>], appends: &[Append<'_>]) -> SqliteBatch {
 }
 
 /// [`Store::write_batch`] on PostgreSQL: ONE statement, run outside an explicit transaction: one round trip
-/// instead of BEGIN, the INSERTs, the snapshots' and results' statements and COMMIT (docs/performance.md, section
+/// instead of BEGIN, the INSERTs, the snapshots' and results' statements and COMMIT (docs/perf/journal.md, section
 /// 10). A single statement is atomic in PostgreSQL, and with the default synchronous_commit durable when it
 /// returns, so the batch is still all-or-nothing.
 async fn write_batch_pg(

@@ -10,7 +10,6 @@ use std::sync::LazyLock;
 
 use sqlx::{Database, Encode, Type, query::Query};
 
-use super::batches::SqliteBatch;
 use super::{Append, LobbyRecord, MatchRecord, Phase, RematchRecord, SeatRecord, json_text, to_i64};
 use rules::Outcome;
 
@@ -401,5 +400,70 @@ mod tests {
              WHERE r.match_id <> ''"
         );
         assert_eq!(results.param(7, "finished_at"), "$9::int8[]");
+    }
+}
+
+/// A SQLite group commit's text and its bound values, built together: the text is made of constant statements and
+/// placeholders, never of data.
+pub(crate) struct SqliteBatch {
+    pub(super) sql: String,
+    pub(super) args: sqlx::sqlite::SqliteArguments,
+}
+
+impl SqliteBatch {
+    pub(super) fn new(capacity: usize) -> Self {
+        SqliteBatch {
+            sql: String::with_capacity(capacity),
+            args: Default::default(),
+        }
+    }
+
+    pub(super) fn sql(&mut self, text: &str) -> &mut Self {
+        self.sql.push_str(text);
+        self
+    }
+
+    /// Binds `value` as the next parameter and writes its placeholder: an anonymous `?`, which sqlx binds in
+    /// order across the query's statements. Named ones (`$7`) cost SQLite a linear search of the statement's
+    /// names, in its parser and again in every bind: quadratic in a 2,560-parameter INSERT (strncmp and
+    /// `sqlite3_bind_parameter_name` took more of its thread than the writing).
+    pub(super) fn bind<'q, T>(&mut self, value: T) -> &mut Self
+    where
+        T: sqlx::Encode<'q, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>,
+    {
+        self.add(value);
+        self.sql.push('?');
+        self
+    }
+
+    /// Writes `n` placeholders, `?, ?, ?`, for the next `n` values [`SqliteBatch::add`] binds (a row's values).
+    pub(crate) fn placeholders(&mut self, n: usize) {
+        for i in 0..n {
+            self.sql.push_str(if i == 0 { "?" } else { ", ?" });
+        }
+    }
+
+    /// Binds `value` as the next parameter, whose placeholder is written apart ([`SqliteBatch::placeholders`]).
+    pub(crate) fn add<'q, T>(&mut self, value: T)
+    where
+        T: sqlx::Encode<'q, sqlx::Sqlite> + sqlx::Type<sqlx::Sqlite>,
+    {
+        sqlx::Arguments::add(&mut self.args, value).expect("text and integers always encode");
+    }
+
+    /// One multi-row INSERT of `rows` (nothing if there are none): `INSERT INTO table (a, b) VALUES (?, ?), (?, ?);`.
+    pub(super) fn insert<R: ShapedRow>(&mut self, rows: impl IntoIterator<Item = R>) {
+        let mut rows = rows.into_iter().peekable();
+        if rows.peek().is_none() {
+            return;
+        }
+        R::SHAPE.write_head(&mut self.sql);
+        self.sql.push_str(" VALUES ");
+        for (i, row) in rows.enumerate() {
+            self.sql.push_str(if i == 0 { "(" } else { ", (" });
+            row.bind_sqlite(self);
+            self.sql.push(')');
+        }
+        self.sql.push_str(";\n");
     }
 }

@@ -98,7 +98,7 @@ impl Table {
             .into_iter()
             .map(|e| Event {
                 audience: e.audience,
-                body: RawJson::written(e.body),
+                body: RawJson::from(e.body),
             })
             .collect();
         let seq = running.version + 1;
@@ -110,7 +110,7 @@ impl Table {
         let entry = LogEntry {
             seq,
             actor,
-            action: RawJson::written(applied.action),
+            action: RawJson::from(applied.action),
             at: now,
         };
         let write_started = Instant::now();

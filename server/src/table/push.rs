@@ -117,7 +117,7 @@ impl Table {
                 } else {
                     view_json(game, viewer)
                 },
-                RawJson::written(game.legal_actions_json(s)),
+                RawJson::from(game.legal_actions_json(s)),
             ),
             Viewer::Spectator => (None, shared_view(), RawJson::empty_array()),
         };

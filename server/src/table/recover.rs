@@ -214,7 +214,7 @@ mod tests {
             log.push(LogEntry {
                 seq,
                 actor: Actor::Seat(seat),
-                action: protocol::RawJson::written(applied.action),
+                action: protocol::RawJson::from(applied.action),
                 at: seq,
             });
         }
