@@ -12,7 +12,8 @@
 //! UPDATE_GOLDEN=1 cargo test -p rules --test golden
 //! ```
 //!
-//! which writes only the files of each game's CURRENT rules version, and never an existing file of an older one.
+//! which writes only a missing file of each game's CURRENT rules version: no existing file is ever rewritten (to
+//! record a version again before any match was stored under it, delete its file first).
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -140,16 +141,19 @@ fn j<T: Serialize + ?Sized>(value: &T) -> String {
     serde_json::to_string(value).expect("serialises")
 }
 
-/// The golden files, once `UPDATE_GOLDEN=1` has (re)written each game's file at its current rules version.
+/// The golden files, once `UPDATE_GOLDEN=1` has written each game's missing file at its current rules version.
 fn golden_files() -> &'static Vec<(String, Golden)> {
     static FILES: OnceLock<Vec<(String, Golden)>> = OnceLock::new();
     FILES.get_or_init(|| {
         if std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1") {
             std::fs::create_dir_all(dir()).unwrap();
             for info in AnyGame::catalogue() {
-                // Only the current version's file: one of an older version is never written.
+                // Only the current version's file, and only when it does not exist yet: a recorded version is
+                // never rewritten, so a rules change cannot be recorded over the version it changes without a bump.
                 let path = dir().join(file_name(info.id, info.rules_version));
-                std::fs::write(&path, text(&record(info.id))).unwrap();
+                if !path.exists() {
+                    std::fs::write(&path, text(&record(info.id))).unwrap();
+                }
             }
         }
         let mut files: Vec<(String, Golden)> = std::fs::read_dir(dir())
