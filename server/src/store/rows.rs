@@ -377,32 +377,6 @@ impl<'a> ResultRow<'a> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn statements_are_generated_from_the_column_list() {
-        assert_eq!(
-            <SeatRow<'_> as ShapedRow>::SHAPE.single_insert(),
-            "INSERT INTO seats (lobby_code, seat, kind, name, token_hash) VALUES ($1, $2, $3, $4, $5)"
-        );
-        let results = <ResultRow<'_> as ShapedRow>::SHAPE;
-        assert_eq!(
-            results.unnest_insert(7, None),
-            "INSERT INTO results (match_id, outcome, finished_at) \
-             SELECT * FROM UNNEST($7::text[], $8::text[], $9::int8[])"
-        );
-        assert_eq!(
-            results.unnest_insert(1, Some("r.match_id <> ''")),
-            "INSERT INTO results (match_id, outcome, finished_at) \
-             SELECT * FROM UNNEST($1::text[], $2::text[], $3::int8[]) AS r (match_id, outcome, finished_at) \
-             WHERE r.match_id <> ''"
-        );
-        assert_eq!(results.param(7, "finished_at"), "$9::int8[]");
-    }
-}
-
 /// A SQLite group commit's text and its bound values, built together: the text is made of constant statements and
 /// placeholders, never of data.
 pub(crate) struct SqliteBatch {
@@ -465,5 +439,31 @@ impl SqliteBatch {
             self.sql.push(')');
         }
         self.sql.push_str(";\n");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statements_are_generated_from_the_column_list() {
+        assert_eq!(
+            <SeatRow<'_> as ShapedRow>::SHAPE.single_insert(),
+            "INSERT INTO seats (lobby_code, seat, kind, name, token_hash) VALUES ($1, $2, $3, $4, $5)"
+        );
+        let results = <ResultRow<'_> as ShapedRow>::SHAPE;
+        assert_eq!(
+            results.unnest_insert(7, None),
+            "INSERT INTO results (match_id, outcome, finished_at) \
+             SELECT * FROM UNNEST($7::text[], $8::text[], $9::int8[])"
+        );
+        assert_eq!(
+            results.unnest_insert(1, Some("r.match_id <> ''")),
+            "INSERT INTO results (match_id, outcome, finished_at) \
+             SELECT * FROM UNNEST($1::text[], $2::text[], $3::int8[]) AS r (match_id, outcome, finished_at) \
+             WHERE r.match_id <> ''"
+        );
+        assert_eq!(results.param(7, "finished_at"), "$9::int8[]");
     }
 }

@@ -1704,7 +1704,7 @@ fn views_do_not_depend_on_the_order_of_a_bag() {
     for viewer in all_viewers(3) {
         let mut expected = g.view(viewer);
         // The chips looked at are shown as they lie.
-        expected.players[0].looking_at = shuffled.view(viewer).players[0].looking_at.clone();
+        expected.players[0].looking_at = shuffled.view(viewer).players[0].looking_at;
         assert_eq!(shuffled.view(viewer), expected, "{viewer:?}");
     }
 }
