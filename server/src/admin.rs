@@ -366,14 +366,7 @@ impl Replay {
     fn start(&self) -> Result<AnyGame, Response> {
         let record = &self.stored.game.as_ref().expect("checked").record;
         // Replayed under the rules version the match started with.
-        AnyGame::new_at(
-            &record.game,
-            record.rules_version,
-            &record.options,
-            record.players,
-            record.seed,
-        )
-        .map_err(internal)
+        record.setup().map_err(internal)
     }
 }
 

@@ -139,14 +139,7 @@ async fn replay(db: &TestDb, code: &str) -> Replay {
     let record = stored.game.expect("the match is stored").record;
     let log = store.action_log(&record.id).await.unwrap();
     store.close().await;
-    let mut game = AnyGame::new_at(
-        &record.game,
-        record.rules_version,
-        &record.options,
-        record.players,
-        record.seed,
-    )
-    .unwrap();
+    let mut game = record.setup().unwrap();
     let mut states = vec![game.clone()];
     let mut events = vec![Vec::new()];
     for entry in log {

@@ -2,7 +2,7 @@
 //! (unsigned integers as signed BIGINT/INTEGER, JSON as TEXT).
 
 use protocol::RawJson;
-use rules::{Actor, Millis, Outcome};
+use rules::{Actor, AnyGame, Millis, Outcome, SetupError};
 use serde_json::Value;
 
 use super::StoreError;
@@ -88,6 +88,20 @@ pub struct MatchRecord {
     pub rules_version: u32,
     pub started_at: Millis,
     pub finished: bool,
+}
+
+impl MatchRecord {
+    /// The match as it was set up, under the rules version it started with (`AnyGame::new_at`): where recovery,
+    /// the admin's replays and the tests' replays start before applying the log.
+    pub fn setup(&self) -> Result<AnyGame, SetupError> {
+        AnyGame::new_at(
+            &self.game,
+            self.rules_version,
+            &self.options,
+            self.players,
+            self.seed,
+        )
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -158,14 +158,7 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
             s.at,
         ),
         None => (
-            AnyGame::new_at(
-                &record.game,
-                record.rules_version,
-                &record.options,
-                record.players,
-                record.seed,
-            )
-            .map_err(|e| fail(e.to_string()))?,
+            record.setup().map_err(|e| fail(e.to_string()))?,
             0,
             record.started_at,
         ),
