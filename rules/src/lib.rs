@@ -4,6 +4,7 @@
 //! random generator. `(configuration, player count, seed, actions with their times)` always yields the same state
 //! and the same events.
 
+pub mod bot;
 pub mod games;
 pub mod model;
 pub mod registry;

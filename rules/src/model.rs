@@ -360,6 +360,13 @@ pub trait Game: Clone + fmt::Debug + Serialize + DeserializeOwned {
         false
     }
 
+    /// What a server bot playing `seat` does now: the game's own strategy, which plays to win and is simple
+    /// enough to explain in the game's rules page (`docs/rules/<game>.md` says how it plays and how often it
+    /// beats a uniformly random player, measured by `rules/tests/bots.rs`). One of `legal_actions(seat)`, or
+    /// `None` when that list is empty. All chance comes from `rng` (the table's), so the bot is deterministic
+    /// given it; the engine's own generator is never touched.
+    fn bot_action(&self, seat: Seat, rng: &mut crate::rng::Rng) -> Option<Self::Action>;
+
     /// When the engine wants the clock to act, if at all.
     fn deadline(&self) -> Option<Deadline<Self::Action>>;
 

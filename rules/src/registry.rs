@@ -234,6 +234,11 @@ macro_rules! games {
                 match self { $(AnyGame::$variant(g) => g.outcome()),+ }
             }
 
+            /// What a server bot playing `seat` does now (see `Game::bot_action`), as JSON text.
+            pub fn bot_action(&self, seat: Seat, rng: &mut crate::rng::Rng) -> Option<Box<RawValue>> {
+                match self { $(AnyGame::$variant(g) => g.bot_action(seat, rng).map(|a| to_raw(&a))),+ }
+            }
+
             /// The passive action that skips `seat`'s current decision (see `Game::skip_action`), for games
             /// whose info says `can_skip`.
             pub fn skip_action(&self, seat: Seat) -> Option<Value> {

@@ -199,7 +199,7 @@ impl Table {
                     self.stall(&e, now);
                 }
             }
-            _ => self.play_random(seat, "stand-in bot").await,
+            _ => self.play_bot(seat, "stand-in bot").await,
         }
     }
 

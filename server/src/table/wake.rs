@@ -90,7 +90,7 @@ impl Table {
         let bots = self.bot_seats_to_act(running);
         if !bots.is_empty() && running.last_change + self.settings.bot_delay_ms <= now {
             let seat = bots[0];
-            self.play_random(seat, "bot").await;
+            self.play_bot(seat, "bot").await;
             return;
         }
         if let Some(seat) = self.stand_ins_due(running, now).first().copied() {
@@ -102,7 +102,7 @@ impl Table {
                 if self.absence.policy.policy == protocol::AbsenceKind::Skip {
                     self.play_stand_in(seat).await;
                 } else {
-                    self.play_random(seat, "turn timer").await;
+                    self.play_bot(seat, "turn timer").await;
                 }
                 self.mark_timed_out(seat, now);
             }
@@ -122,17 +122,16 @@ impl Table {
         }
     }
 
-    /// Plays a random legal action for `seat` (a bot's move, or the turn timer's for an idle seat).
-    pub(super) async fn play_random(&mut self, seat: Seat, why: &'static str) {
+    /// Plays the game's bot move for `seat` (`Game::bot_action`): a bot's move, a stand-in's, or the turn
+    /// timer's for an idle seat.
+    pub(super) async fn play_bot(&mut self, seat: Seat, why: &'static str) {
         let Some(running) = &self.running else { return };
-        let legal = running.game.legal_actions(seat);
-        if legal.is_empty() {
+        let Some(action) = running.game.bot_action(seat, &mut self.rng) else {
             return;
-        }
-        let action = RawJson::from(&legal[self.rng.index(legal.len())]);
-        debug!(%seat, why, "playing a random legal action");
-        if let Err(e) = self.apply(Actor::Seat(seat), action).await {
-            error!(%seat, why, code = e.code.as_str(), message = %e.message, "a listed legal action failed");
+        };
+        debug!(%seat, why, "playing the bot's move");
+        if let Err(e) = self.apply(Actor::Seat(seat), RawJson::from(action)).await {
+            error!(%seat, why, code = e.code.as_str(), message = %e.message, "the bot's legal action failed");
             let now = self.clock.now();
             self.stall(&e, now);
         }

@@ -8,6 +8,7 @@
 //! Hidden information: the order of the bag, of the mission deck and of the favour deck, and the favour cards in
 //! each hand (others see how many). Everything else lies face up on the table.
 
+mod bot;
 pub mod data;
 mod legal;
 mod mice;
@@ -792,6 +793,10 @@ impl Game for Hickory {
 
     fn view(&self, viewer: Viewer) -> HickoryView<'_> {
         self.view_of(viewer)
+    }
+
+    fn bot_action(&self, seat: Seat, rng: &mut crate::rng::Rng) -> Option<Self::Action> {
+        bot::bot_action(self, seat, rng)
     }
 
     fn deadline(&self) -> Option<Deadline<HickoryAction>> {

@@ -6,6 +6,7 @@
 //! each tested against the category die, stopping to bank at will. A revealed mouse card opens a race that any
 //! seat may win by claiming it.
 
+mod bot;
 pub mod data;
 mod secrets;
 #[cfg(test)]
@@ -956,6 +957,10 @@ impl Game for HideAndEeek {
     /// This game has no private hands: face-down cards and the draw pile are hidden from everyone alike.
     fn same_view_for_everyone(&self) -> bool {
         true
+    }
+
+    fn bot_action(&self, seat: Seat, rng: &mut crate::rng::Rng) -> Option<Self::Action> {
+        bot::bot_action(self, seat, rng)
     }
 
     fn deadline(&self) -> Option<Deadline<Action>> {

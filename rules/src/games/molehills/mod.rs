@@ -6,6 +6,7 @@
 //! scoring, and the King of the Hill choosing the turn order of the next round. Every decision the seed leaves
 //! open is recorded in `docs/rules/molehills.md`; every component is in [`data`].
 
+mod bot;
 mod data;
 mod secrets;
 #[cfg(test)]
@@ -1202,6 +1203,10 @@ impl Game for Molehills {
             discard_size: self.discard.len(),
             your_stack,
         }
+    }
+
+    fn bot_action(&self, seat: Seat, rng: &mut crate::rng::Rng) -> Option<Self::Action> {
+        bot::bot_action(self, seat, rng)
     }
 
     fn deadline(&self) -> Option<Deadline<MolehillsAction>> {

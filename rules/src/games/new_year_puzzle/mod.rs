@@ -9,6 +9,7 @@
 //! Hidden information: the identity of every face-down card and the order of the reward pile below its top
 //! card. Views show neither; events show a card's identity only when it is turned face up for everyone.
 
+mod bot;
 pub mod data;
 mod secrets;
 #[cfg(test)]
@@ -537,6 +538,10 @@ impl Game for NewYearPuzzle {
             pending: &self.pending,
             outcome: self.outcome(),
         }
+    }
+
+    fn bot_action(&self, seat: Seat, rng: &mut crate::rng::Rng) -> Option<Self::Action> {
+        bot::bot_action(self, seat, rng)
     }
 
     fn deadline(&self) -> Option<Deadline<PuzzleAction>> {

@@ -12,6 +12,7 @@
 //! the draw, so no view can contain it. The contents of each bag are public knowledge (every chip a player
 //! owns was bought or gained in the open), except while some of them are being looked at in secret.
 
+mod bot;
 mod brewing;
 pub mod data;
 mod legal;
@@ -792,6 +793,10 @@ impl Game for Quacks {
 
     fn view(&self, viewer: Viewer) -> QuacksView<'_> {
         self.view_of(viewer)
+    }
+
+    fn bot_action(&self, seat: Seat, rng: &mut crate::rng::Rng) -> Option<Self::Action> {
+        bot::bot_action(self, seat, rng)
     }
 
     fn deadline(&self) -> Option<Deadline<Action>> {
