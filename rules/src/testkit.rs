@@ -254,6 +254,9 @@ mod tests {
             }
             .with(players))
         }
+        fn bot_action(&self, seat: Seat, rng: &mut Rng) -> Option<Act> {
+            crate::bot::random_legal(self, seat, rng)
+        }
         fn players(&self) -> u8 {
             2
         }
