@@ -179,6 +179,59 @@ pub fn assert_replays<G: Game>(
     assert_eq!(fingerprint(&replay), fingerprint(expected), "replay diverged");
 }
 
+/// Plays one whole game in which the seats marked in `bots` play [`Game::bot_action`] and the others uniformly
+/// random legal actions (`crate::bot::random_legal`), and returns the final state. Whenever several seats may
+/// act, the driver picks one of them at random, so a random seat gets as many turns to act as a bot; a due
+/// deadline is taken half of the time (always when nobody else can act), and the clock advances 0-3 s between
+/// actions, as in [`random_playout`]. Panics if the game does not end within `max_steps` or an action is refused.
+pub fn bot_match<G: Game>(
+    config: &G::Config,
+    seed: u64,
+    driver_seed: u64,
+    bots: &[bool],
+    max_steps: usize,
+) -> G {
+    let players = bots.len() as u8;
+    let mut state = G::new(config, players, seed).expect("setup succeeds");
+    let mut driver = Rng::from_seed(driver_seed);
+    let mut bot_rng = driver.fork();
+    let mut now: Millis = 1_700_000_000_000;
+    for step in 0..max_steps {
+        if state.status() == Status::Over {
+            return state;
+        }
+        let movers: Vec<Seat> = Seat::all(players)
+            .filter(|s| !state.legal_actions(*s).is_empty())
+            .collect();
+        let deadline = state.deadline();
+        let clock_due = deadline.as_ref().is_some_and(|d| d.at <= now);
+        let (actor, action) = match deadline {
+            Some(d) if movers.is_empty() || (clock_due && driver.below(2) == 0) => {
+                now = now.max(d.at);
+                (Actor::Clock, d.action)
+            }
+            _ => {
+                let seat = *driver
+                    .choose(&movers)
+                    .unwrap_or_else(|| panic!("step {step}: nobody can act and no deadline"));
+                let action = if bots[seat.index()] {
+                    state
+                        .bot_action(seat, &mut bot_rng)
+                        .expect("a bot with legal actions moves")
+                } else {
+                    crate::bot::random_legal(&state, seat, &mut driver).expect("legal actions")
+                };
+                (Actor::Seat(seat), action)
+            }
+        };
+        state
+            .apply(actor, &action, now)
+            .unwrap_or_else(|r| panic!("step {step}: {actor:?}'s action {action:?} refused: {r}"));
+        now += driver.below(3_000);
+    }
+    panic!("the game did not end within {max_steps} steps");
+}
+
 #[cfg(test)]
 mod tests {
     //! A tiny game that exercises the harness itself: take 1-3 from a pile in turn; whoever takes the last wins.
@@ -351,57 +404,4 @@ mod tests {
             );
         }
     }
-}
-
-/// Plays one whole game in which the seats marked in `bots` play [`Game::bot_action`] and the others uniformly
-/// random legal actions (`crate::bot::random_legal`), and returns the final state. Whenever several seats may
-/// act, the driver picks one of them at random, so a random seat gets as many turns to act as a bot; a due
-/// deadline is taken half of the time (always when nobody else can act), and the clock advances 0-3 s between
-/// actions, as in [`random_playout`]. Panics if the game does not end within `max_steps` or an action is refused.
-pub fn bot_match<G: Game>(
-    config: &G::Config,
-    seed: u64,
-    driver_seed: u64,
-    bots: &[bool],
-    max_steps: usize,
-) -> G {
-    let players = bots.len() as u8;
-    let mut state = G::new(config, players, seed).expect("setup succeeds");
-    let mut driver = Rng::from_seed(driver_seed);
-    let mut bot_rng = driver.fork();
-    let mut now: Millis = 1_700_000_000_000;
-    for step in 0..max_steps {
-        if state.status() == Status::Over {
-            return state;
-        }
-        let movers: Vec<Seat> = Seat::all(players)
-            .filter(|s| !state.legal_actions(*s).is_empty())
-            .collect();
-        let deadline = state.deadline();
-        let clock_due = deadline.as_ref().is_some_and(|d| d.at <= now);
-        let (actor, action) = match deadline {
-            Some(d) if movers.is_empty() || (clock_due && driver.below(2) == 0) => {
-                now = now.max(d.at);
-                (Actor::Clock, d.action)
-            }
-            _ => {
-                let seat = *driver
-                    .choose(&movers)
-                    .unwrap_or_else(|| panic!("step {step}: nobody can act and no deadline"));
-                let action = if bots[seat.index()] {
-                    state
-                        .bot_action(seat, &mut bot_rng)
-                        .expect("a bot with legal actions moves")
-                } else {
-                    crate::bot::random_legal(&state, seat, &mut driver).expect("legal actions")
-                };
-                (Actor::Seat(seat), action)
-            }
-        };
-        state
-            .apply(actor, &action, now)
-            .unwrap_or_else(|r| panic!("step {step}: {actor:?}'s action {action:?} refused: {r}"));
-        now += driver.below(3_000);
-    }
-    panic!("the game did not end within {max_steps} steps");
 }
