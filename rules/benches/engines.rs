@@ -131,6 +131,8 @@ fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
     let mut driver = Rng::from_seed(seed ^ 0x9e37_79b9_7f4a_7c15);
     let mut now = START;
     let mut actions = 0;
+    // The table's reused buffer (`Table::scratch`).
+    let mut buf = Vec::new();
     loop {
         let status = game.status();
         if status == Status::Over {
@@ -165,10 +167,13 @@ fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
             game = next;
             let status = game.status();
             let deadline = game.deadline().map(|d| d.at);
-            let spectator = game.view_json(Viewer::Spectator);
+            let spectator = game.view_json(Viewer::Spectator, &mut buf);
             for v in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
                 let (view, legal) = match v {
-                    Viewer::Seat(s) => (Some(game.view_json(v)), Some(game.legal_actions_json(s))),
+                    Viewer::Seat(s) => (
+                        Some(game.view_json(v, &mut buf)),
+                        Some(game.legal_actions_json(s, &mut buf)),
+                    ),
                     Viewer::Spectator => (None, None),
                 };
                 let visible: Vec<&str> = events

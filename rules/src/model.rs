@@ -11,7 +11,18 @@ use serde::{Deserialize, Serialize, de::DeserializeOwned};
 
 /// A seat at the table, numbered from 0 in turn order ("to the left" means `seat + 1`, wrapping).
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
 )]
 #[serde(transparent)]
 pub struct Seat(pub u8);
@@ -41,7 +52,18 @@ impl fmt::Display for Seat {
 pub type Millis = u64;
 
 /// Who performs an action.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Actor {
     /// A player at a seat (a human or a bot sitting there).
@@ -65,7 +87,18 @@ impl Actor {
 }
 
 /// Who is looking.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Viewer {
     Seat(Seat),
@@ -74,7 +107,9 @@ pub enum Viewer {
 }
 
 /// Who may see an event.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Audience {
     Everyone,
@@ -97,7 +132,9 @@ impl Audience {
 
 /// An event together with who may see it. Engines put secret details (a card drawn into a hand) in events
 /// addressed to the seats that may know them, and a redacted event to everyone else.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct Event<E> {
     pub audience: Audience,
     pub body: E,
@@ -120,7 +157,9 @@ impl<E> Event<E> {
 
 /// Whose decision it is. Descriptive: the authority on who may act is [`Game::legal_actions`], which can also
 /// list interrupts (an Eeek! claim on a face-up card) for seats that are not named here.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Status {
     /// One seat decides.
@@ -137,7 +176,9 @@ pub enum Status {
 }
 
 /// A time at which the engine wants to be woken, and the action the clock then performs.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct Deadline<A> {
     pub at: Millis,
     pub action: A,
@@ -145,7 +186,18 @@ pub struct Deadline<A> {
 
 /// The broad class of a rejection; each engine's typed reason maps onto one of these, which the protocol turns
 /// into a stable error code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RejectKind {
     /// The actor may not act now (another seat's turn, or already decided this step).
@@ -178,7 +230,9 @@ pub trait Reject: fmt::Display + fmt::Debug + Clone + PartialEq {
 }
 
 /// A rejection in a game-independent form, for the server and the wire.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct Rejection {
     pub kind: RejectKind,
     pub message: String,
@@ -200,7 +254,17 @@ impl fmt::Display for Rejection {
 }
 
 /// A configuration that cannot start a game.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    Eq,
+    thiserror::Error,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
+)]
 pub enum SetupError {
     #[error("this game is for {min}-{max} players, not {got}")]
     PlayerCount { min: u8, max: u8, got: u8 },
@@ -219,7 +283,9 @@ pub enum SetupError {
 }
 
 /// The result of a finished game.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct Outcome {
     /// Final score of each seat, by seat index.
     pub scores: Vec<i64>,
@@ -261,7 +327,7 @@ pub struct OptionSpec {
     pub kind: OptionKind,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum OptionKind {
     Integer {
@@ -317,12 +383,14 @@ pub trait Game: Clone + fmt::Debug + Serialize + DeserializeOwned {
     /// The options a lobby may set. Parsed from JSON with unknown fields refused; missing ones take defaults.
     type Config: Clone + fmt::Debug + Default + Serialize + DeserializeOwned;
     /// A decision, in the very form clients send: every value of [`Game::legal_actions`] can be sent back as is.
-    type Action: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned;
+    type Action: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + json_write::WriteJson;
     /// Something that happened, for clients to animate and explain the change.
     type Event: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned;
-    /// What one viewer may know of the state, borrowing from it where that saves a copy. Serialized once per
-    /// change straight into the text the server sends; its JSON Schema is generated from `View<'static>`.
-    type View<'a>: Serialize
+    /// What one viewer may know of the state, borrowing from it where that saves a copy. Written once per
+    /// change straight into the text the server sends by the writer `#[derive(json_write::WriteJson)]`
+    /// generates (serde's exact text, checked through random games by `rules/tests/random_sim.rs`); its JSON
+    /// Schema is generated from `View<'static>`.
+    type View<'a>: Serialize + json_write::WriteJson
     where
         Self: 'a;
     /// Why an action was refused.

@@ -53,11 +53,6 @@ fn to_raw<T: Serialize + ?Sized>(value: &T) -> Box<RawValue> {
     serde_json::value::to_raw_value(value).expect("engine values serialise to JSON")
 }
 
-/// `seat`'s legal actions as the text of one JSON array (see [`AnyGame::legal_actions_json`]).
-fn legal_actions_text<G: Game>(game: &G, seat: Seat) -> Box<RawValue> {
-    to_raw(&game.legal_actions(seat))
-}
-
 /// Applies an action given as JSON text and writes the action and each event body back as text (see
 /// [`AnyGame::apply_json`]).
 fn apply_text<G: Game>(
@@ -203,14 +198,11 @@ macro_rules! games {
                 match self { $(AnyGame::$variant(g) => to_json(&g.view(viewer))),+ }
             }
 
-            /// `viewer`'s view as JSON text, serialized once by serde straight from the engine's borrowed view
-            /// (no `Value` tree, no second pass over the text): the same JSON value as [`AnyGame::view`].
-            pub fn view_json(&self, viewer: Viewer) -> Box<RawValue> {
-                match self {
-                    $(AnyGame::$variant(g) => {
-                        to_raw(&g.view(viewer))
-                    })+
-                }
+            /// `viewer`'s view as JSON text, written by its generated writer (`json_write::WriteJson`, serde's
+            /// exact text) into `buf`, which the caller keeps from call to call so that it seldom grows, and
+            /// copied out once: the same JSON value as [`AnyGame::view`].
+            pub fn view_json(&self, viewer: Viewer, buf: &mut Vec<u8>) -> Box<RawValue> {
+                match self { $(AnyGame::$variant(g) => json_write::to_raw_value(&g.view(viewer), buf)),+ }
             }
 
             /// Whether every seat and the spectators see the same view now (see `Game::same_view_for_everyone`).
@@ -218,10 +210,11 @@ macro_rules! games {
                 match self { $(AnyGame::$variant(g) => g.same_view_for_everyone()),+ }
             }
 
-            /// `seat`'s legal actions as the text of one JSON array, written by serde straight from the engine's
-            /// typed actions: the same JSON value as [`AnyGame::legal_actions`].
-            pub fn legal_actions_json(&self, seat: Seat) -> Box<RawValue> {
-                match self { $(AnyGame::$variant(g) => legal_actions_text(&**g, seat)),+ }
+            /// `seat`'s legal actions as the text of one JSON array, written by the actions' generated writer
+            /// through `buf` as [`AnyGame::view_json`] writes a view: the same JSON value as
+            /// [`AnyGame::legal_actions`].
+            pub fn legal_actions_json(&self, seat: Seat, buf: &mut Vec<u8>) -> Box<RawValue> {
+                match self { $(AnyGame::$variant(g) => json_write::to_raw_value(&g.legal_actions(seat), buf)),+ }
             }
 
             pub fn deadline(&self) -> Option<Deadline<Value>> {
@@ -481,7 +474,7 @@ mod json_text_tests {
                     let viewers = Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]);
                     let spectators = game.view(Viewer::Spectator);
                     for viewer in viewers {
-                        let raw = game.view_json(viewer);
+                        let raw = game.view_json(viewer, &mut Vec::new());
                         let text: Value = serde_json::from_str(raw.get()).unwrap();
                         assert_eq!(text, game.view(viewer), "{} view", info.id);
                         // The server shows one view to everybody when the engine says they are all the same.
@@ -498,7 +491,9 @@ mod json_text_tests {
                             "{} may act",
                             info.id
                         );
-                        let text: Value = serde_json::from_str(game.legal_actions_json(seat).get()).unwrap();
+                        let text: Value =
+                            serde_json::from_str(game.legal_actions_json(seat, &mut Vec::new()).get())
+                                .unwrap();
                         assert_eq!(text, Value::Array(legal.clone()), "{} legal actions", info.id);
                         if !legal.is_empty() {
                             movers.push((seat, legal));

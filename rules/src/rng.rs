@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// A seeded, serialisable pseudo-random generator. Not cryptographic: unpredictability for players comes from
 /// the seed being secret (the server draws it from the OS and never shows it).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, json_write::WriteJson)]
 pub struct Rng {
     s: [u64; 4],
 }

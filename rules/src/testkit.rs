@@ -249,7 +249,7 @@ mod tests {
         objections: u32,
         rng: Rng,
     }
-    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, json_write::WriteJson)]
     enum Act {
         Take(u32),
         Object,

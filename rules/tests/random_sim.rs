@@ -4,8 +4,10 @@
 //! early clock action and a seat past the table are refused without a change; the game never stalls; events and
 //! every viewer's view serialise; the game ends within the bound with an outcome and nothing left to do; the log
 //! replays to the same state). At every step each viewer's view also shows none of its secrets
-//! (`rules::Secrets::view_secrets`). Games' own tests add their game's invariants to the same harness.
+//! (`rules::Secrets::view_secrets`), and the text the server sends of every view and legal-action list, written
+//! by the writer `#[derive(json_write::WriteJson)]` generates, is byte for byte serde's. Games' own tests add their game's invariants to the same harness.
 
+use json_write::WriteJson;
 use rules::secrets::view_leaks;
 use rules::testkit::random_playout;
 use rules::{AnyGame, Game, GameVisitor, Seat, Secrets, Status, Viewer};
@@ -33,6 +35,20 @@ impl GameVisitor for RandomSim {
                     MAX_STEPS,
                     |state| {
                         for viewer in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
+                            // The generated writer the server uses writes serde's exact text.
+                            let text = serde_json::to_string(&state.view(viewer)).expect("views serialise");
+                            let written = String::from_utf8(state.view(viewer).to_json_vec()).expect("UTF-8");
+                            assert_eq!(written, text, "{}: {viewer:?}'s view as written", info.id);
+                            if let Viewer::Seat(seat) = viewer {
+                                let legal = state.legal_actions(seat);
+                                let written = String::from_utf8(legal.to_json_vec()).expect("UTF-8");
+                                assert_eq!(
+                                    written,
+                                    serde_json::to_string(&legal).unwrap(),
+                                    "{}: {seat}'s legal actions",
+                                    info.id
+                                );
+                            }
                             let view = serde_json::to_value(state.view(viewer)).expect("views serialise");
                             let found = view_leaks(state, viewer, &view);
                             assert!(found.is_empty(), "{}: {viewer:?} sees {found:?}", info.id);

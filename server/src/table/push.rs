@@ -11,9 +11,10 @@ use rules::{AnyGame, Event, Millis, Seat, Status, Viewer};
 use super::{Conn, Occupant, Table};
 use crate::store::Phase;
 
-/// `viewer`'s view as the text a state push carries, written once by serde from the engine's view.
-pub fn view_json(game: &AnyGame, viewer: Viewer) -> RawJson {
-    RawJson::from(game.view_json(viewer))
+/// `viewer`'s view as the text a state push carries, written once from the engine's view by its generated
+/// writer, through `buf` (see `AnyGame::view_json`).
+pub fn view_json(game: &AnyGame, viewer: Viewer, buf: &mut Vec<u8>) -> RawJson {
+    RawJson::from(game.view_json(viewer, buf))
 }
 
 impl Table {
@@ -103,24 +104,26 @@ impl Table {
     ) -> Option<ServerMessage> {
         let running = self.running.as_ref()?;
         let game = &running.game;
-        let mut shared_view = || {
+        let mut buf = self.scratch.take();
+        let mut shared_view = |buf: &mut Vec<u8>| {
             shared
                 .spectator_view
-                .get_or_insert_with(|| view_json(game, Viewer::Spectator))
+                .get_or_insert_with(|| view_json(game, Viewer::Spectator, buf))
                 .clone()
         };
         let (seat, view, legal_actions) = match viewer {
             Viewer::Seat(s) => (
                 Some(s),
                 if shared.same_view {
-                    shared_view()
+                    shared_view(&mut buf)
                 } else {
-                    view_json(game, viewer)
+                    view_json(game, viewer, &mut buf)
                 },
-                RawJson::from(game.legal_actions_json(s)),
+                RawJson::from(game.legal_actions_json(s, &mut buf)),
             ),
-            Viewer::Spectator => (None, shared_view(), RawJson::empty_array()),
+            Viewer::Spectator => (None, shared_view(&mut buf), RawJson::empty_array()),
         };
+        self.scratch.replace(buf);
         Some(ServerMessage::Push(Push::State(Box::new(StateUpdate {
             code: self.code.clone(),
             match_id: running.match_id.clone(),

@@ -23,7 +23,9 @@ pub const ROUND_END_MINUTE: u8 = 12;
 pub const HAND_SLOTS: u8 = 6;
 
 /// The blockers that sit in the minute-hand slot (the centre end) and take places on the hand. GAPS 000 Q1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Blocker {
     Small,
@@ -51,7 +53,9 @@ pub fn blockers(players: u8) -> &'static [Blocker] {
 }
 
 /// What an action token lets a mouse do. GAPS 000 Q4.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ActionKind {
     /// Your scaler climbs [`CLIMB_TOKEN_LINKS`] links of the chain.
@@ -69,7 +73,9 @@ pub enum ActionKind {
 }
 
 /// The face of an action token (the seed: "numbered, sun or moon faces").
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TokenFace {
     Numbered,
@@ -110,7 +116,18 @@ pub const CAT_PAWS: usize = 2;
 // Tiles.
 
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Colour {
@@ -129,7 +146,18 @@ pub const COLOURS: [Colour; 5] = [
 ];
 
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Item {
@@ -142,7 +170,9 @@ pub enum Item {
 pub const ITEMS: [Item; 5] = [Item::Acorn, Item::Berry, Item::Button, Item::Thimble, Item::Key];
 
 /// What is printed on a tile. GAPS 000 Q10, Q11.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TileKind {
     Item {
@@ -198,7 +228,18 @@ pub fn wild_tiles() -> impl Iterator<Item = TileId> {
 
 /// The four mice that have a mouse card (the fifth, the scaler, lives on the chain board). GAPS 000 Q7, Q9.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum MouseKind {
@@ -260,7 +301,9 @@ pub const HUNT_LINE_POINTS: i64 = 5;
 // Missions. GAPS 000 Q13.
 
 /// What one delivery must contain to complete a mission (wilds count as any colour or item).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "kind", content = "n", rename_all = "snake_case")]
 pub enum Requirement {
     SameColour(u8),
@@ -271,7 +314,7 @@ pub enum Requirement {
     HuntSpaces(u8),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct Mission {
     pub name: &'static str,
     pub requirement: Requirement,
@@ -347,7 +390,9 @@ pub const MISSIONS: [Mission; 12] = [
 // Favour cards. GAPS 000 Q12.
 
 /// The one-time effect of a favour card, used by the mouse that has just landed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum FavourEffect {
     /// Draw one tile from the bag onto the mouse's card.
@@ -360,7 +405,7 @@ pub enum FavourEffect {
 
 /// A favour card: an acorn-backed card with a one-time effect and a printed item that counts as that item in a
 /// delivery, and as a tile in the final leftover group while it is still held.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct Favour {
     pub effect: FavourEffect,
     pub colour: Colour,
@@ -451,7 +496,9 @@ pub const HUNT_SIZE: usize = 4;
 
 /// What a hunt-board space asks for: an item of one colour, or one kind of item in any colour. A delivered item
 /// completes one free space that accepts it; a wild completes any free space.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "wants", content = "value", rename_all = "snake_case")]
 pub enum HuntSpace {
     Colour(Colour),

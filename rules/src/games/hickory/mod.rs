@@ -35,19 +35,34 @@ use crate::model::{
 use crate::rng::Rng;
 
 /// No options: the player count decides blockers, everything else is fixed by the design.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(deny_unknown_fields)]
 pub struct HickoryConfig {}
 
 /// One of a player's mice that has a mouse card.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
+)]
 pub struct MouseRef {
     pub seat: Seat,
     pub mouse: MouseKind,
 }
 
 /// Where a carded mouse is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "at", content = "number", rename_all = "snake_case")]
 pub enum Loc {
     /// Not yet placed (the setup placement).
@@ -60,7 +75,7 @@ pub enum Loc {
     Outer(u8),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, json_write::WriteJson)]
 struct MouseState {
     kind: MouseKind,
     loc: Loc,
@@ -68,7 +83,18 @@ struct MouseState {
 }
 
 /// Points by source, shown on the score track and in the final tally.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
+)]
 pub struct Breakdown {
     pub deliveries: i64,
     pub relics: i64,
@@ -84,7 +110,7 @@ impl Breakdown {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, json_write::WriteJson)]
 struct PlayerState {
     points: Breakdown,
     hunt_board: u8,
@@ -116,7 +142,7 @@ fn mouse_index(kind: MouseKind) -> usize {
         .expect("every mouse kind is in MICE")
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, json_write::WriteJson)]
 struct Space {
     token: ActionKind,
     face: TokenFace,
@@ -124,7 +150,7 @@ struct Space {
 }
 
 /// A decision in progress after a mouse has landed on the outer ring.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, json_write::WriteJson)]
 #[serde(tag = "step", rename_all = "snake_case")]
 enum Pending {
     /// The scurrier has hopped off at `from` and may run on 0-2 numbers.
@@ -152,7 +178,9 @@ enum Pending {
 }
 
 /// Something delivered that may complete a hunt-board space: a tile, or the item printed on a favour card.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "piece", content = "id", rename_all = "snake_case")]
 pub enum Piece {
     Tile(TileId),
@@ -171,7 +199,7 @@ impl Pending {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, json_write::WriteJson)]
 #[serde(tag = "phase", rename_all = "snake_case")]
 enum Phase {
     /// Before the first tick, in reverse priority order, each player places one starting mouse per turn.
@@ -186,7 +214,7 @@ enum Phase {
 }
 
 /// The whole state of a game of Hickory Dickory.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, json_write::WriteJson)]
 pub struct Hickory {
     players: u8,
     rng: Rng,
@@ -217,7 +245,9 @@ pub struct Hickory {
 }
 
 /// A decision a player sends. Every value of `legal_actions` is exactly what a client sends back.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum HickoryAction {
     /// Setup: put one of your starting mice on the inner-ring space of `space`.
@@ -322,7 +352,9 @@ impl Reject for HickoryReject {
 // Events (the view is in `view.rs`).
 
 /// A final tally line.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct FinalScore {
     pub seat: Seat,
     pub points: Breakdown,

@@ -4,7 +4,9 @@
 use super::*;
 
 /// A tile as the table shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Tile {
     Item {
@@ -50,7 +52,9 @@ pub(super) fn tiles(ids: &[TileId]) -> Vec<Tile> {
     ids.iter().map(|&id| tile(id)).collect()
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct FavourCard {
     pub id: FavourId,
     pub effect: FavourEffect,
@@ -68,7 +72,9 @@ pub(super) fn favour_card(id: FavourId) -> FavourCard {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct MissionCard {
     pub id: MissionId,
     pub name: Cow<'static, str>,
@@ -86,7 +92,7 @@ pub(super) fn mission_card(id: MissionId) -> MissionCard {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct SpaceView {
     pub number: u8,
     pub face: TokenFace,
@@ -97,7 +103,7 @@ pub struct SpaceView {
     pub outer: Vec<MouseRef>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct MouseView {
     pub mouse: MouseKind,
     pub loc: Loc,
@@ -107,7 +113,7 @@ pub struct MouseView {
 
 /// What a hunt-board space asks for: an item of one colour, or one kind of item in any colour. A delivered item
 /// completes one free space that accepts it; a wild completes any free space.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 #[serde(tag = "wants", rename_all = "snake_case")]
 pub enum HuntSpaceView {
     Colour { value: Colour, done: bool },
@@ -122,7 +128,9 @@ fn hunt_space_view(space: HuntSpace, done: bool) -> HuntSpaceView {
 }
 
 /// A delivered piece as the table shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "piece", rename_all = "snake_case")]
 pub enum PieceView {
     Tile { tile: Tile },
@@ -136,7 +144,7 @@ pub(super) fn piece_view(piece: Piece) -> PieceView {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct PlayerView {
     pub seat: Seat,
     pub score: i64,
@@ -153,7 +161,7 @@ pub struct PlayerView {
 }
 
 /// The decision the table is waiting for.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 #[serde(tag = "step", rename_all = "snake_case")]
 pub enum DecisionView {
     Place {
@@ -203,7 +211,7 @@ pub enum DecisionView {
     },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct HickoryView<'a> {
     pub viewer: Viewer,
     pub players: u8,

@@ -20,7 +20,18 @@ pub const EEEK_CARDS: [u8; 10] = [7, 18, 26, 33, 44, 51, 64, 72, 89, 96];
 pub const CENTRE: [(u8, u8); 4] = [(2, 2), (2, 3), (3, 2), (3, 3)];
 
 /// Which way the arrow on the movement die points: up leaves or places cards face up, down face down.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Arrow {
     Up,
@@ -28,7 +39,18 @@ pub enum Arrow {
 }
 
 /// One face of the movement die: a number of steps on an arrow (GAPS Q2).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
+)]
 pub struct MovementFace {
     pub steps: u8,
     pub arrow: Arrow,
@@ -64,7 +86,18 @@ pub const MOVEMENT_DIE: [MovementFace; 6] = [
 ];
 
 /// A face of the category die.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Category {
     Higher,

@@ -27,7 +27,18 @@ use crate::rng::Rng;
 
 /// A position on the grid, 0-based.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
 )]
 pub struct Cell {
     pub row: u8,
@@ -67,7 +78,9 @@ impl fmt::Display for Cell {
 }
 
 /// Options a lobby may set.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Cards in the scoring pile (the starting card included) needed to win.
@@ -86,7 +99,9 @@ impl Default for Config {
 }
 
 /// The two dice as rolled for a turn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct Roll {
     pub steps: u8,
     pub arrow: Arrow,
@@ -94,14 +109,18 @@ pub struct Roll {
 }
 
 /// A card lying on the grid.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct GridCard {
     pub number: u8,
     pub face_up: bool,
 }
 
 /// Where the current turn stands.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "step", rename_all = "snake_case")]
 pub enum TurnStep {
     /// The dice are rolled; the mouse figure must be moved.
@@ -112,7 +131,9 @@ pub enum TurnStep {
 }
 
 /// A claim window: a mouse card was just revealed at `cell`; until `closes_at` the turn waits for claims.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct Race {
     pub cell: Cell,
     pub closes_at: Millis,
@@ -122,7 +143,7 @@ pub struct Race {
 }
 
 /// The whole state, hidden information included. Never sent to players: see [`HideAndEeek::view`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, json_write::WriteJson)]
 pub struct HideAndEeek {
     config: Config,
     players: u8,
@@ -144,7 +165,9 @@ pub struct HideAndEeek {
 }
 
 /// What a seat sends.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Action {
     /// Move the mouse figure to `to`, reachable in exactly the rolled number of steps.
@@ -160,7 +183,9 @@ pub enum Action {
 }
 
 /// What happened, for clients to show. Every event is public: it only tells what every player at the table sees.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventBody {
     TurnStarted {
@@ -294,7 +319,9 @@ impl Reject for Rejected {
 }
 
 /// A grid position as a viewer sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "card", rename_all = "snake_case")]
 pub enum CellView {
     Empty,
@@ -303,7 +330,9 @@ pub enum CellView {
 }
 
 /// One seat's public information.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct PileView {
     pub cards: usize,
     pub top: Option<u8>,
@@ -311,7 +340,7 @@ pub struct PileView {
 
 /// What one viewer may know. Identical for every viewer: this game has no private hands, only face-down cards
 /// and the draw pile, which nobody may see.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct View<'a> {
     pub players: u8,
     pub target: u8,

@@ -36,7 +36,18 @@ pub fn grid_side(players: u8, three_player_grid: ThreePlayerGrid) -> u8 {
 }
 
 /// Which grid three players use.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
+)]
 pub enum ThreePlayerGrid {
     /// The seed's rule: the 6x6 side, as for four players.
     #[default]
@@ -48,7 +59,18 @@ pub enum ThreePlayerGrid {
 }
 
 /// A turn printed on a card, relative to the way the mole faces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Turn {
     /// A quarter turn anticlockwise.
@@ -60,7 +82,18 @@ pub enum Turn {
 }
 
 /// A movement card. `steps` are spaces forward, in the direction the mole faces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
+)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Card {
     /// Move forward.

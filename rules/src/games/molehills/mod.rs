@@ -33,7 +33,18 @@ pub type CardId = u8;
 
 /// A space of the grid; row 0 is the north edge, column 0 the west edge.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
 )]
 pub struct Pos {
     pub row: u8,
@@ -50,7 +61,18 @@ impl Pos {
 }
 
 /// The way a mole faces (orthogonal only).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Dir {
     North,
@@ -84,14 +106,18 @@ impl Dir {
 }
 
 /// A mole on the underground grid.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct Mole {
     pub at: Pos,
     pub facing: Dir,
 }
 
 /// A card together with its identity, as views and events show it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CardView {
     /// Move forward.
@@ -105,7 +131,9 @@ pub enum CardView {
 }
 
 /// The options of a match.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(default, deny_unknown_fields)]
 pub struct MolehillsConfig {
     /// The grid three players use: the seed's 6x6 (default) or the published 5x5.
@@ -113,7 +141,9 @@ pub struct MolehillsConfig {
 }
 
 /// A decision the player whose card was just revealed must take before play goes on.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "decision", rename_all = "snake_case")]
 pub enum Pending {
     /// A move-and-turn card: move first or turn first.
@@ -136,7 +166,9 @@ impl Pending {
 }
 
 /// Where the game stands. Public: every viewer sees it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "phase", rename_all = "snake_case")]
 pub enum Phase {
     /// Setup: in turn order, each player puts their mole on a free corner. `placed` moles are down.
@@ -207,7 +239,9 @@ impl Reject for MolehillsReject {
 }
 
 /// What a player sends.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum MolehillsAction {
     /// Setup: put your mole on a free corner, facing `facing`.
@@ -227,7 +261,9 @@ pub enum MolehillsAction {
 }
 
 /// What stopped a mole.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "obstacle", rename_all = "snake_case")]
 pub enum Obstacle {
     Edge,
@@ -236,14 +272,18 @@ pub enum Obstacle {
 }
 
 /// One piece of a toppling mountain: whose it is and where it landed (`None`: off the board, back to supply).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct Fall {
     pub piece: Seat,
     pub to: Option<Pos>,
 }
 
 /// Something that happened.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum MolehillsEvent {
     /// The turn order of a round: `order[0]` holds King of the Hill token 1.
@@ -342,7 +382,7 @@ pub enum MolehillsEvent {
 }
 
 /// One player as every viewer sees them.
-#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct PlayerView {
     pub seat: Seat,
     /// King of the Hill token held this round (1 plays first).
@@ -363,7 +403,7 @@ pub struct PlayerView {
 }
 
 /// What one viewer may know.
-#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct MolehillsView<'a> {
     pub viewer: Viewer,
     pub grid: u8,
@@ -385,7 +425,7 @@ pub struct MolehillsView<'a> {
 }
 
 /// The whole state of a match, hidden information included (never sent to players: see [`Game::view`]).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, json_write::WriteJson)]
 pub struct Molehills {
     config: MolehillsConfig,
     players: u8,

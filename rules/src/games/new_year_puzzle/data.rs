@@ -23,7 +23,18 @@ pub const EMPTY_PILE_POINTS: u8 = 1;
 
 /// A kind of reward card. Serialised as its snake_case key (`"confetti"`), which is how clients name cards.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Reward {
@@ -49,7 +60,9 @@ pub enum Reward {
 }
 
 /// When a bonus applies. The server judges every condition itself; nothing depends on players' honesty.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Condition {
     /// The card whose placement earned this reward lies on the picture's border (the outer ring).
@@ -79,7 +92,9 @@ impl Condition {
 }
 
 /// What a met condition does to the scores.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Effect {
     /// The drawer gains `points`.
@@ -91,14 +106,14 @@ pub enum Effect {
 }
 
 /// A condition and what it does when met.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct Bonus {
     pub condition: Condition,
     pub effect: Effect,
 }
 
 /// One line of the reward deck: a kind of card, how many copies the deck holds, and its text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct RewardCard {
     pub reward: Reward,
     pub name: &'static str,

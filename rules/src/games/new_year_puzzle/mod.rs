@@ -31,12 +31,16 @@ use data::{
 };
 
 /// The game has no options; unknown ones are refused.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(deny_unknown_fields)]
 pub struct NewYearPuzzleConfig {}
 
 /// A decision of the seat whose turn it is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum PuzzleAction {
     /// Turn over the face-down card lying at `position` (0..64, rows of eight, top left first). The server
@@ -47,14 +51,18 @@ pub enum PuzzleAction {
 }
 
 /// A reward condition that waits for the drawer's next reveal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct Pending {
     pub seat: Seat,
     pub reward: Reward,
 }
 
 /// A change to one seat's score.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct ScoreChange {
     pub seat: Seat,
     pub delta: i64,
@@ -62,7 +70,9 @@ pub struct ScoreChange {
 
 /// What happened, in order. Only [`PuzzleEvent::Failed`] and [`PuzzleEvent::Placed`] name a square card, and
 /// only the one just turned face up for everyone; the face-down card a success displaces is never named.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum PuzzleEvent {
     /// A failed reveal, shown to everyone: `card` lay at `position`, and lies there again, face down.
@@ -147,7 +157,7 @@ impl Reject for PuzzleReject {
 }
 
 /// What one viewer may know. The same for every viewer: everything in it is public.
-#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct PuzzleView<'a> {
     /// The viewer's seat, or null for a spectator.
     pub you: Option<Seat>,
@@ -176,7 +186,7 @@ pub struct PuzzleView<'a> {
 }
 
 /// The whole state, hidden information included. Never sent to players: [`Game::view`] is.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, json_write::WriteJson)]
 pub struct NewYearPuzzle {
     players: u8,
     /// `board[p]` is the square card lying at position `p`; always a permutation of `0..64`.

@@ -9,7 +9,18 @@ use serde::{Deserialize, Serialize};
 
 /// The colour of an ingredient chip, which names its ingredient book.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Colour {
@@ -57,7 +68,18 @@ impl Colour {
 
 /// An ingredient chip: a colour and the number printed on it (how many spaces it moves).
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
 )]
 pub struct Chip {
     pub colour: Colour,
@@ -169,7 +191,7 @@ pub fn price(chip: Chip) -> Option<u8> {
 
 /// One space of the pot spiral: the coins (blue number), victory points (brown number) and whether a ruby is
 /// printed on it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct Space {
     pub coins: u8,
     pub points: u8,
@@ -263,7 +285,9 @@ pub fn rat_tails_between(mine: u32, leader: u32) -> u32 {
 }
 
 /// A face of the bonus die.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum DieFace {
     OnePoint,
@@ -287,7 +311,9 @@ pub const BONUS_DIE: [DieFace; 6] = [
 ];
 
 /// How a fortune-teller card acts: purple cards once, at once; blue cards for the whole round.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum CardKind {
     Purple,
@@ -296,7 +322,18 @@ pub enum CardKind {
 
 /// The 24 fortune-teller cards, by their Schmidt English names.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Card {

@@ -37,12 +37,16 @@ use crate::model::{
 use crate::rng::Rng;
 
 /// The game has no options: the base game with set 1 is always played.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(deny_unknown_fields)]
 pub struct QuacksConfig {}
 
 /// Where a player's brewing stands this round.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Brew {
     Brewing,
@@ -51,7 +55,9 @@ pub enum Brew {
 }
 
 /// A decision a player must take before anything else they do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Pending {
     /// The choice a purple fortune-teller card offers.
@@ -69,7 +75,9 @@ pub enum Pending {
 }
 
 /// A player's progress through evaluation steps D-F.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Shop {
     /// Not evaluating.
@@ -84,7 +92,9 @@ pub enum Shop {
 }
 
 /// A round-9 commitment, secret until the stir.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Commitment {
     Draw,
@@ -92,13 +102,15 @@ pub enum Commitment {
 }
 
 /// A chip lying in a pot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct Placed {
     pub chip: Chip,
     pub space: u8,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, json_write::WriteJson)]
 struct Player {
     score: u32,
     rubies: u32,
@@ -218,7 +230,7 @@ impl Player {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, json_write::WriteJson)]
 #[serde(rename_all = "snake_case")]
 enum Phase {
     /// Answering the purple card (each player before their own first draw) and brewing.
@@ -243,7 +255,7 @@ impl Phase {
 }
 
 /// The state of a game of Quacks.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, json_write::WriteJson)]
 pub struct Quacks {
     players: Vec<Player>,
     round: u8,
@@ -258,7 +270,9 @@ pub struct Quacks {
 }
 
 /// What a purple card lets a player choose.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "option", rename_all = "snake_case")]
 pub enum FortuneChoice {
     /// Take this chip into the bag (Rats Are Your Friends: a 4-chip; You Only Get to Choose One: the black 1
@@ -285,7 +299,9 @@ pub enum FortuneChoice {
 }
 
 /// Everything a seat can do. JSON: `{"type": "draw"}`, `{"type": "buy", "chips": [...]}`, ...
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Action {
     /// Draw a chip from the bag (in round 9: commit to draw at the next stir).
@@ -330,7 +346,9 @@ pub enum Action {
 }
 
 /// Why something was given.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "source", rename_all = "snake_case")]
 pub enum Reason {
     Fortune { card: Card },
@@ -344,7 +362,9 @@ pub enum Reason {
 }
 
 /// A gain (or loss) of some resource.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Gain {
     Points { points: u32 },
@@ -355,7 +375,9 @@ pub enum Gain {
 }
 
 /// What happened, for clients to show.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum QuacksEvent {
     RoundStarted {

@@ -4,7 +4,7 @@
 use super::*;
 
 /// A count of one kind of chip, for views.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct ChipCount {
     pub chip: Chip,
     pub count: u8,
@@ -51,7 +51,7 @@ pub(super) fn counts(a: &[Chip], b: &[Chip]) -> Vec<ChipCount> {
 }
 
 /// One player's board as a viewer sees it.
-#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct PlayerView<'a> {
     pub seat: Seat,
     pub score: u32,
@@ -84,7 +84,7 @@ pub struct PlayerView<'a> {
 }
 
 /// What one viewer may know.
-#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct QuacksView<'a> {
     pub viewer: Viewer,
     pub round: u8,

@@ -1,0 +1,361 @@
+//! JSON text written by generated code, for the server's hottest path: every viewer's view after every change.
+//!
+//! `#[derive(WriteJson)]` reads a type's `#[serde(...)]` attributes and generates [`WriteJson::write_json`], which
+//! appends exactly the compact text `serde_json::to_vec` gives for the value (members in declaration order, the
+//! same names, renames and tags), with each member name, separator and unit variant written as one constant
+//! piece of text. serde's derive stays the definition: the derive refuses (at compile time) any serde attribute
+//! it does not reproduce, and `rules` checks through random games of every game that every view's text is
+//! byte for byte serde's. Why it exists: serde_json writes every member name through its escaping string
+//! writer, a few bytes at a time, which made the 4-seat loads up to a third slower than the hand-kept writers
+//! issue 29 deleted (`docs/performance.md`).
+//!
+//! Supported: structs with named fields, newtype, tuple and unit structs, `transparent`; enums externally
+//! (default), internally (`tag`) and adjacently (`tag` + `content`) tagged, and `untagged`; `rename`,
+//! `rename_all` (serde's rules), `skip`, `skip_serializing`. Deserialize-only attributes (`default`,
+//! `deny_unknown_fields`, `alias`) are ignored; anything else is a compile error.
+
+pub use json_write_derive::WriteJson;
+
+use std::borrow::Cow;
+
+/// A value that appends its JSON text to a buffer: serde_json's compact text of the same value.
+pub trait WriteJson {
+    fn write_json(&self, out: &mut Vec<u8>);
+
+    /// The text as a new buffer (tests; the server writes into one it reuses).
+    fn to_json_vec(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.write_json(&mut out);
+        out
+    }
+}
+
+/// `value`'s text as a `RawValue`, written into `buf` (cleared first; keep it from call to call, so that it
+/// seldom grows) and copied out once, without the second parse `RawValue::from_string` would spend on it
+/// (more than serde's own writing of the text: callgrind, `docs/performance.md`). Debug builds, and so every
+/// test, parse it anyway and panic on anything but JSON.
+pub fn to_raw_value<T: WriteJson + ?Sized>(value: &T, buf: &mut Vec<u8>) -> Box<serde_json::value::RawValue> {
+    buf.clear();
+    value.write_json(buf);
+    let text = String::from(std::str::from_utf8(buf).expect("the writer writes UTF-8"));
+    debug_assert!(
+        serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok(),
+        "not JSON: {text}"
+    );
+    // SAFETY: `from_string_unchecked` asks for valid JSON. `text` is what `write_json` wrote, which is the JSON
+    // serde_json writes for the same value: every `WriteJson` impl here writes JSON, the derive writes only
+    // those and constant punctuation, and `tests/derive.rs` and `rules`' random games compare the two texts.
+    #[allow(unsafe_code)]
+    unsafe {
+        serde_json::value::RawValue::from_string_unchecked(text)
+    }
+}
+
+/// A struct with named fields that can also write its members alone, each as `,"name":value`: what an
+/// internally tagged enum's newtype variant writes after its tag (serde merges the struct's members into the
+/// tagged object). Derived with [`WriteJson`] for every struct with named fields.
+pub trait WriteJsonMembers {
+    fn write_json_members(&self, out: &mut Vec<u8>);
+}
+
+/// Writes `s` as a JSON string, escaped exactly as serde_json escapes (`"`, `\`, and control characters; `/`
+/// and non-ASCII characters as they are).
+pub fn write_str(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0x00..=0x1f => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.extend_from_slice(&bytes[start..i]);
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[usize::from(b >> 4)]);
+                out.push(HEX[usize::from(b & 0xf)]);
+                start = i + 1;
+                continue;
+            }
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        out.extend_from_slice(escape);
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+macro_rules! integers {
+    ($($t:ty),*) => {$(
+        impl WriteJson for $t {
+            #[inline]
+            fn write_json(&self, out: &mut Vec<u8>) {
+                out.extend_from_slice(itoa::Buffer::new().format(*self).as_bytes());
+            }
+        }
+    )*};
+}
+integers!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+
+macro_rules! through_serde_json {
+    ($($t:ty),*) => {$(
+        /// Written by serde_json itself (its float format and its `null` for non-finite values).
+        impl WriteJson for $t {
+            fn write_json(&self, out: &mut Vec<u8>) {
+                serde_json::to_writer(&mut *out, self).expect("a number serialises");
+            }
+        }
+    )*};
+}
+through_serde_json!(f32, f64);
+
+impl WriteJson for bool {
+    #[inline]
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(if *self { b"true" } else { b"false" });
+    }
+}
+
+impl WriteJson for str {
+    #[inline]
+    fn write_json(&self, out: &mut Vec<u8>) {
+        write_str(out, self);
+    }
+}
+
+impl WriteJson for String {
+    #[inline]
+    fn write_json(&self, out: &mut Vec<u8>) {
+        write_str(out, self);
+    }
+}
+
+impl WriteJson for char {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        write_str(out, self.encode_utf8(&mut [0; 4]));
+    }
+}
+
+impl WriteJson for () {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"null");
+    }
+}
+
+impl<T: WriteJson + ?Sized> WriteJson for &T {
+    #[inline]
+    fn write_json(&self, out: &mut Vec<u8>) {
+        (**self).write_json(out);
+    }
+}
+
+impl<T: WriteJson + ?Sized> WriteJson for Box<T> {
+    #[inline]
+    fn write_json(&self, out: &mut Vec<u8>) {
+        (**self).write_json(out);
+    }
+}
+
+impl<T: WriteJson + ?Sized> WriteJson for std::sync::Arc<T> {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        (**self).write_json(out);
+    }
+}
+
+impl<T: WriteJson + ToOwned + ?Sized> WriteJson for Cow<'_, T> {
+    #[inline]
+    fn write_json(&self, out: &mut Vec<u8>) {
+        (**self).write_json(out);
+    }
+}
+
+impl<T: WriteJson> WriteJson for Option<T> {
+    #[inline]
+    fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            Some(value) => value.write_json(out),
+            None => out.extend_from_slice(b"null"),
+        }
+    }
+}
+
+impl<T: WriteJson> WriteJson for [T] {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.push(b'[');
+        let mut items = self.iter();
+        if let Some(first) = items.next() {
+            first.write_json(out);
+            for item in items {
+                out.push(b',');
+                item.write_json(out);
+            }
+        }
+        out.push(b']');
+    }
+}
+
+impl<T: WriteJson, const N: usize> WriteJson for [T; N] {
+    #[inline]
+    fn write_json(&self, out: &mut Vec<u8>) {
+        self.as_slice().write_json(out);
+    }
+}
+
+impl<T: WriteJson> WriteJson for Vec<T> {
+    #[inline]
+    fn write_json(&self, out: &mut Vec<u8>) {
+        self.as_slice().write_json(out);
+    }
+}
+
+impl<T: WriteJson> WriteJson for std::collections::VecDeque<T> {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.push(b'[');
+        for (i, item) in self.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            item.write_json(out);
+        }
+        out.push(b']');
+    }
+}
+
+impl<T: WriteJson> WriteJson for std::collections::BTreeSet<T> {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.push(b'[');
+        for (i, item) in self.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            item.write_json(out);
+        }
+        out.push(b']');
+    }
+}
+
+/// A map key as serde_json writes it: strings as they are, integers quoted.
+pub trait WriteJsonKey {
+    fn write_json_key(&self, out: &mut Vec<u8>);
+}
+
+impl WriteJsonKey for str {
+    fn write_json_key(&self, out: &mut Vec<u8>) {
+        write_str(out, self);
+    }
+}
+
+impl WriteJsonKey for String {
+    fn write_json_key(&self, out: &mut Vec<u8>) {
+        write_str(out, self);
+    }
+}
+
+impl<T: WriteJsonKey + ?Sized> WriteJsonKey for &T {
+    fn write_json_key(&self, out: &mut Vec<u8>) {
+        (**self).write_json_key(out);
+    }
+}
+
+macro_rules! integer_keys {
+    ($($t:ty),*) => {$(
+        impl WriteJsonKey for $t {
+            fn write_json_key(&self, out: &mut Vec<u8>) {
+                out.push(b'"');
+                self.write_json(out);
+                out.push(b'"');
+            }
+        }
+    )*};
+}
+integer_keys!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
+impl<K: WriteJsonKey, V: WriteJson> WriteJson for std::collections::BTreeMap<K, V> {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.push(b'{');
+        for (i, (key, value)) in self.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            key.write_json_key(out);
+            out.push(b':');
+            value.write_json(out);
+        }
+        out.push(b'}');
+    }
+}
+
+macro_rules! tuples {
+    ($(($($n:tt $t:ident),+)),*) => {$(
+        impl<$($t: WriteJson),+> WriteJson for ($($t,)+) {
+            fn write_json(&self, out: &mut Vec<u8>) {
+                out.push(b'[');
+                let mut _first = true;
+                $(
+                    if !_first {
+                        out.push(b',');
+                    }
+                    _first = false;
+                    self.$n.write_json(out);
+                )+
+                out.push(b']');
+            }
+        }
+    )*};
+}
+tuples!((0 A), (0 A, 1 B), (0 A, 1 B, 2 C), (0 A, 1 B, 2 C, 3 D));
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same<T: WriteJson + serde::Serialize + ?Sized>(value: &T) {
+        let ours = String::from_utf8(value.to_json_vec()).expect("UTF-8");
+        assert_eq!(ours, serde_json::to_string(value).expect("serialises"));
+    }
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        for s in [
+            "",
+            "plain",
+            "quote \" backslash \\ slash / tab \t nl \n cr \r",
+            "\u{0}\u{1}\u{8}\u{b}\u{c}\u{1f}\u{7f}",
+            "żółw 🐭 \u{2028}",
+        ] {
+            same(s);
+            same(&s.to_string());
+        }
+        same(&'"');
+        same(&'x');
+    }
+
+    #[test]
+    fn numbers_and_collections_are_serde_jsons_text() {
+        same(&0u8);
+        same(&u64::MAX);
+        same(&i64::MIN);
+        same(&-7i32);
+        same(&1.5f64);
+        same(&1.0f64);
+        same(&f64::NAN);
+        same(&true);
+        same(&Some(3u8));
+        same(&None::<u8>);
+        same(&vec![1u8, 2, 3]);
+        same(&Vec::<u8>::new());
+        same(&[[1u8, 2], [3, 4]]);
+        same(&(1u8, "two", false));
+        same(&std::collections::BTreeMap::from([(1u8, "a"), (2, "b")]));
+        same(&std::collections::BTreeMap::from([("k".to_string(), vec![1u8])]));
+        same(&Cow::Borrowed("cow"));
+        same(&Box::new(5u16));
+    }
+}

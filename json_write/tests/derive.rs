@@ -1,0 +1,163 @@
+//! The derive writes serde's text for every shape and attribute it accepts.
+
+use std::borrow::Cow;
+
+use json_write::WriteJson;
+use serde::Serialize;
+
+fn same<T: WriteJson + Serialize>(value: &T) {
+    let ours = String::from_utf8(value.to_json_vec()).expect("UTF-8");
+    assert_eq!(ours, serde_json::to_string(value).expect("serialises"));
+}
+
+#[derive(Serialize, WriteJson)]
+struct Plain {
+    a: u8,
+    r#type: &'static str,
+    nested: Vec<Inner>,
+    maybe: Option<Inner>,
+    #[serde(rename = "re\"named")]
+    renamed: bool,
+    #[serde(skip)]
+    #[allow(dead_code)]
+    hidden: u8,
+}
+
+#[derive(Serialize, WriteJson, Clone)]
+#[serde(rename_all = "camelCase")]
+struct Inner {
+    long_name: i64,
+    other_long_name: Cow<'static, str>,
+}
+
+#[derive(Serialize, WriteJson)]
+struct Empty {}
+
+#[derive(Serialize, WriteJson)]
+struct Unit;
+
+#[derive(Serialize, WriteJson)]
+struct Newtype(u32);
+
+#[derive(Serialize, WriteJson)]
+struct Pair(u8, &'static str);
+
+#[derive(Serialize, WriteJson)]
+#[serde(transparent)]
+struct Transparent {
+    inner: Inner,
+}
+
+#[derive(Serialize, WriteJson)]
+struct Borrowed<'a, T> {
+    items: &'a [T],
+}
+
+#[derive(Serialize, WriteJson)]
+#[serde(rename_all = "snake_case")]
+enum External {
+    UnitOne,
+    NewType(Inner),
+    Tuple(u8, u8),
+    Struct {
+        some_field: u8,
+        other: bool,
+    },
+    #[serde(rename = "6x6")]
+    Renamed,
+}
+
+#[derive(Serialize, WriteJson)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Internal {
+    UnitOne,
+    NewType(Inner),
+    Struct { some_field: u8 },
+}
+
+#[derive(Serialize, WriteJson)]
+#[serde(tag = "t", content = "c", rename_all = "SCREAMING_SNAKE_CASE")]
+enum Adjacent {
+    UnitOne,
+    NewType(u8),
+    Tuple(u8, bool),
+    Struct { some_field: u8 },
+}
+
+#[derive(Serialize, WriteJson)]
+#[serde(untagged)]
+enum Untagged {
+    UnitOne,
+    NewType(u8),
+    Struct { some_field: u8 },
+}
+
+#[derive(Serialize, WriteJson)]
+#[serde(rename_all = "kebab-case")]
+enum Kebab {
+    TwoWords,
+}
+
+#[derive(Serialize, WriteJson)]
+#[serde(rename_all = "PascalCase")]
+struct PascalFields {
+    two_words: u8,
+}
+
+#[test]
+fn every_shape_is_serdes_text() {
+    let inner = Inner {
+        long_name: -3,
+        other_long_name: Cow::Borrowed("x\"y"),
+    };
+    same(&Plain {
+        a: 1,
+        r#type: "t",
+        nested: vec![inner.clone(), inner.clone()],
+        maybe: None,
+        renamed: true,
+        hidden: 9,
+    });
+    same(&Empty {});
+    same(&Unit);
+    same(&Newtype(7));
+    same(&Pair(1, "b"));
+    same(&Transparent { inner: inner.clone() });
+    same(&Borrowed { items: &[1u8, 2] });
+    for e in [
+        External::UnitOne,
+        External::NewType(inner.clone()),
+        External::Tuple(1, 2),
+        External::Struct {
+            some_field: 1,
+            other: false,
+        },
+        External::Renamed,
+    ] {
+        same(&e);
+    }
+    for e in [
+        Internal::UnitOne,
+        Internal::NewType(inner.clone()),
+        Internal::Struct { some_field: 4 },
+    ] {
+        same(&e);
+    }
+    for e in [
+        Adjacent::UnitOne,
+        Adjacent::NewType(1),
+        Adjacent::Tuple(1, true),
+        Adjacent::Struct { some_field: 2 },
+    ] {
+        same(&e);
+    }
+    for e in [
+        Untagged::UnitOne,
+        Untagged::NewType(3),
+        Untagged::Struct { some_field: 5 },
+    ] {
+        same(&e);
+    }
+    same(&Kebab::TwoWords);
+    same(&PascalFields { two_words: 1 });
+}
