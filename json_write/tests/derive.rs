@@ -33,6 +33,36 @@ struct Inner {
 #[derive(Serialize, WriteJson)]
 struct Empty {}
 
+fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+
+#[derive(Serialize, WriteJson)]
+struct Skipping {
+    #[serde(skip_serializing_if = "is_zero")]
+    a: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    b: Option<u8>,
+    c: u8,
+    #[serde(skip_serializing_if = "is_zero")]
+    d: u8,
+}
+
+#[derive(Serialize, WriteJson)]
+struct SkippingAfter {
+    c: u8,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    d: Vec<u8>,
+}
+
+#[derive(Serialize, WriteJson)]
+struct AllSkippable {
+    #[serde(skip_serializing_if = "is_zero")]
+    a: u8,
+    #[serde(skip_serializing_if = "is_zero")]
+    b: u8,
+}
+
 #[derive(Serialize, WriteJson)]
 struct Unit;
 
@@ -119,6 +149,16 @@ fn every_shape_is_serdes_text() {
         hidden: 9,
     });
     same(&Empty {});
+    for a in [0, 1] {
+        for b in [None, Some(2)] {
+            for d in [0, 3] {
+                same(&Skipping { a, b, c: 9, d });
+                same(&AllSkippable { a, b: d });
+            }
+        }
+    }
+    same(&SkippingAfter { c: 1, d: vec![] });
+    same(&SkippingAfter { c: 1, d: vec![2] });
     same(&Unit);
     same(&Newtype(7));
     same(&Pair(1, "b"));

@@ -107,6 +107,8 @@ struct Container {
 struct Member {
     rename: Option<String>,
     skip: bool,
+    /// `skip_serializing_if`: the path of a `fn(&T) -> bool`.
+    skip_if: Option<syn::ExprPath>,
 }
 
 fn container_attrs(input: &DeriveInput) -> syn::Result<Container> {
@@ -150,6 +152,8 @@ fn member_attrs(attrs: &[syn::Attribute]) -> syn::Result<Member> {
                 m.rename = Some(meta.value()?.parse::<LitStr>()?.value());
             } else if p.is_ident("skip") || p.is_ident("skip_serializing") {
                 m.skip = true;
+            } else if p.is_ident("skip_serializing_if") {
+                m.skip_if = Some(meta.value()?.parse::<LitStr>()?.parse()?);
             } else if p.is_ident("alias") {
                 meta.value()?.parse::<LitStr>()?;
             } else if p.is_ident("default") || p.is_ident("skip_deserializing") {
@@ -251,7 +255,7 @@ fn named_members(
     fields: &syn::FieldsNamed,
     rule: Option<Rule>,
     access: &dyn Fn(&Ident) -> Tokens,
-) -> syn::Result<Vec<(String, Tokens)>> {
+) -> syn::Result<Vec<Field>> {
     let mut members = Vec::new();
     for field in &fields.named {
         let attrs = member_attrs(&field.attrs)?;
@@ -259,23 +263,78 @@ fn named_members(
             continue;
         }
         let ident = field.ident.as_ref().expect("named field");
-        members.push((json_name(ident, &attrs, rule, false), access(ident)));
+        members.push(Field {
+            name: json_name(ident, &attrs, rule, false),
+            value: access(ident),
+            skip_if: attrs.skip_if,
+        });
     }
     Ok(members)
 }
 
-/// `{"a":..,"b":..}` (or the members alone, each led by a comma, when `open` is false).
-fn write_object(w: &mut Writer, members: &[(String, Tokens)], open: bool) {
+/// A member as written: its JSON name, the expression that borrows it, and its `skip_serializing_if`.
+#[derive(Clone)]
+struct Field {
+    name: String,
+    value: Tokens,
+    skip_if: Option<syn::ExprPath>,
+}
+
+/// `{"a":..,"b":..}` (or the members alone, each led by a comma, when `open` is false). A member with
+/// `skip_serializing_if` is written only when its test says so; the comma before a member is constant text
+/// unless every member before it may be skipped, when a flag decides it at run time (as serde does).
+fn write_object(w: &mut Writer, members: &[Field], open: bool) {
     if open {
         w.text("{");
     }
-    for (i, (name, value)) in members.iter().enumerate() {
-        if i > 0 || !open {
+    // Whether a member surely precedes this one (then the comma is certain).
+    let mut surely_one = !open;
+    let needs_flag = open && members.iter().any(|m| m.skip_if.is_some());
+    if needs_flag {
+        w.flush();
+        w.code.push(quote! { let mut first = true; });
+    }
+    for member in members {
+        let key = json_string(&member.name) + ":";
+        let value = &member.value;
+        if member.skip_if.is_none() && surely_one {
             w.text(",");
+            w.text(&key);
+            w.value(value.clone());
+            continue;
         }
-        w.text(&json_string(name));
-        w.text(":");
-        w.value(value.clone());
+        // A member that may be skipped, or the first that is not when every one before it may be.
+        let mut m = Writer::default();
+        if surely_one {
+            m.text(",");
+            m.text(&key);
+        } else {
+            let with_comma = Literal::byte_string(format!(",{key}").as_bytes());
+            let without = Literal::byte_string(key.as_bytes());
+            if needs_flag {
+                m.code.push(quote! {
+                    out.extend_from_slice(if first { #without } else { #with_comma });
+                    first = false;
+                });
+            } else {
+                // `open` with no member that may be skipped: the first member.
+                m.text(&key);
+            }
+        }
+        m.value(value.clone());
+        let code = m.finish();
+        w.flush();
+        match &member.skip_if {
+            Some(test) => w.code.push(quote! { if !#test(#value) { #code } }),
+            None => {
+                w.code.push(code);
+                surely_one = true;
+            }
+        }
+    }
+    if needs_flag {
+        w.flush();
+        w.code.push(quote! { let _ = first; });
     }
     if open {
         w.text("}");
@@ -326,10 +385,10 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                 Fields::Named(fields) => {
                     let members = named_members(fields, c.rename_all, &|f| quote! { &self.#f })?;
                     if c.transparent {
-                        let [(_, value)] = members.as_slice() else {
+                        let [member] = members.as_slice() else {
                             return Err(Error::new(Span::call_site(), "transparent needs one field"));
                         };
-                        w.value(value.clone());
+                        w.value(member.value.clone());
                     } else {
                         write_object(&mut w, &members, true);
                         let mut m = Writer::default();
@@ -484,7 +543,7 @@ enum Content {
     Unit,
     Newtype(Tokens),
     Tuple(Vec<Tokens>),
-    Struct(Vec<(String, Tokens)>),
+    Struct(Vec<Field>),
 }
 
 impl Content {
