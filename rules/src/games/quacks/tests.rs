@@ -1914,3 +1914,69 @@ fn a_version_1_state_reads_as_version_1_and_writes_no_new_field() {
     let back: Quacks = serde_json::from_str(&serde_json::to_string(&g).unwrap()).unwrap();
     assert_eq!(back.rules_version, RULES_V2);
 }
+
+// ----- the server bot -----
+
+/// Plays whole games with the bot at the seats in `bots` and a random player elsewhere; every bot move must be
+/// one of the seat's legal actions. Returns the final state.
+fn bot_game(cfg: &QuacksConfig, players: u8, seed: u64, bots: &[bool]) -> Quacks {
+    let mut g = Quacks::new(cfg, players, seed).expect("setup");
+    let mut driver = Rng::from_seed(seed ^ 0x5eed);
+    let mut bot_rng = Rng::from_seed(seed + 77);
+    for _ in 0..20_000 {
+        if g.status() == Status::Over {
+            return g;
+        }
+        let movers: Vec<Seat> = Seat::all(players)
+            .filter(|s| !g.legal_actions(*s).is_empty())
+            .collect();
+        let seat = movers[driver.index(movers.len())];
+        let legal = g.legal_actions(seat);
+        let action = if bots[seat.index()] {
+            let a = g
+                .bot_action(seat, &mut bot_rng)
+                .expect("a bot with legal actions moves");
+            assert!(legal.contains(&a), "bot played {a:?}, not among {legal:?}");
+            a
+        } else {
+            legal[driver.index(legal.len())].clone()
+        };
+        act(&mut g, seat, action);
+    }
+    panic!("the game did not end");
+}
+
+#[test]
+fn the_bot_plays_only_legal_actions_at_every_table_size() {
+    for players in 2..=4u8 {
+        for seed in 0..6u64 {
+            let all = vec![true; usize::from(players)];
+            let g = bot_game(&CFG, players, seed, &all);
+            assert!(g.outcome().is_some());
+            let mut one = vec![false; usize::from(players)];
+            one[(seed % u64::from(players)) as usize] = true;
+            bot_game(&CFG, players, seed + 100, &one);
+        }
+    }
+    // With the lockstep option too.
+    let cfg = QuacksConfig {
+        stir_every_round: true,
+    };
+    for players in 2..=4u8 {
+        bot_game(&cfg, players, 9, &vec![true; usize::from(players)]);
+    }
+}
+
+#[test]
+fn bots_brew_real_potions() {
+    // Bot against bot: scores in the range of human players (the random bot of old scored 3-6).
+    let mut total = 0;
+    let games = 10;
+    for seed in 0..games {
+        let g = bot_game(&CFG, 2, seed, &[true, true]);
+        total += g.players.iter().map(|p| p.score).sum::<u32>();
+    }
+    let mean = total / (2 * games as u32);
+    println!("bot self-play mean score: {mean}");
+    assert!(mean >= 30, "mean {mean}");
+}
