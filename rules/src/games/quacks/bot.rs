@@ -226,7 +226,7 @@ impl Ctx<'_> {
             Action::ConvertCoins => f64::from(u32::from(p.coins) / COINS_PER_POINT),
             Action::Buy { chips } => self.buy_worth(chips),
             Action::BuyNothing => 0.0,
-            Action::MoveDroplet => self.droplet_step_worth() - 2.0 * self.ruby_worth().min(1.0).max(0.5),
+            Action::MoveDroplet => self.droplet_step_worth() - 2.0 * self.ruby_worth().clamp(0.5, 1.0),
             Action::RefillFlask => 1.2 - 2.0 * 0.5,
             Action::FinishRound => 0.0,
         }
