@@ -57,17 +57,32 @@ impl Quacks {
         let pumpkin_party = self.card_is(Card::PumpkinPatchParty);
         let well_stirred = self.card_is(Card::WellStirred);
         let limit = self.white_limit();
+        let v2 = self.v2();
         let p = &mut self.players[seat.index()];
         let mut steps = chip.value;
+        let mut red = false;
         if ingredient {
             match chip.colour {
                 Colour::Orange if pumpkin_party => steps += 1,
-                Colour::Red => steps += toadstool_bonus(p.count_in_pot(Colour::Orange)),
+                Colour::Red => {
+                    steps += toadstool_bonus(p.count_in_pot(Colour::Orange));
+                    red = true;
+                }
                 _ => {}
             }
         }
         let previous_white = p.pot.last().is_some_and(|q| q.chip.colour == Colour::White);
         let space = p.last_space().saturating_add(steps).min(LAST_CHIP_SPACE);
+        // Version 2: the toadstool's bonus may be declined until the next placement; the droplet steps that may
+        // be given back can no longer be once the first chip lies in the pot.
+        p.red_bonus = 0;
+        if v2 {
+            let base = p.last_space().saturating_add(chip.value).min(LAST_CHIP_SPACE);
+            if red {
+                p.red_bonus = space - base;
+            }
+            p.optional_steps = 0;
+        }
         p.pot.push(Placed { chip, space });
         p.flask_open = false;
         p.well_stirred_open = false;

@@ -152,7 +152,8 @@ impl Quacks {
     pub(super) fn is_legal(&self, seat: Seat, action: &Action) -> bool {
         let shop = self.players[seat.index()].shop;
         let buying = self.phase == Phase::Evaluation
-            && (shop == Shop::Buying || (shop == Shop::PointsOrBuying && self.round != ROUNDS));
+            && (shop == Shop::Buying || (shop == Shop::PointsOrBuying && self.round != ROUNDS))
+            && self.may_shop(seat);
         match action {
             Action::Buy { chips } if buying => self.buy_is_offered(seat, chips),
             _ => self.legal_actions(seat).contains(action),
@@ -189,8 +190,10 @@ impl Quacks {
                 None => self.phase == Phase::Brewing && p.brew == Brew::Brewing && p.commitment.is_none(),
             },
             Phase::Evaluation => match p.shop {
-                // `TakePoints`, `BuyNothing` and `FinishRound` are always offered.
-                Shop::PointsOrBuying | Shop::Buying | Shop::Spending => true,
+                // `TakePoints`, `BuyNothing` and `FinishRound` are always offered (once it is the seat's turn
+                // to buy, when buying goes in start-player order).
+                Shop::PointsOrBuying | Shop::Buying => self.may_shop(seat),
+                Shop::Spending => true,
                 Shop::Idle | Shop::Done => false,
             },
             Phase::Over => false,
@@ -199,8 +202,9 @@ impl Quacks {
 
     pub(super) fn brewing_actions(&self, seat: Seat) -> Vec<Action> {
         let p = &self.players[seat.index()];
-        // At most draw, stop, the flask and two returns while brewing (one push at a time cost reallocations).
-        let mut out = Vec::with_capacity(5);
+        // At most draw, stop, the flask, two returns and two declines while brewing (one push at a time cost
+        // reallocations).
+        let mut out = Vec::with_capacity(7);
         if let Some(pending) = p.pending {
             match pending {
                 Pending::CrowSkull | Pending::StrongIngredient => {
@@ -248,6 +252,12 @@ impl Quacks {
         }
         if p.mandrake_open {
             out.push(Action::ReturnWhiteBeforeMandrake);
+        }
+        if p.red_bonus > 0 {
+            out.push(Action::DeclineRedBonus);
+        }
+        if p.optional_steps > 0 && p.pot.is_empty() {
+            out.push(Action::DeclineDropletStep);
         }
         out
     }

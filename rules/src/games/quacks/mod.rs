@@ -31,17 +31,40 @@ use data::*;
 pub use data::{Card, CardKind, Chip, Colour, DieFace};
 
 use crate::model::{
-    Actor, Deadline, Event, Game, GameInfo, Millis, Outcome, Reject, RejectKind, Seat, SetupError, Status,
-    Viewer,
+    Actor, Deadline, Event, Game, GameInfo, Millis, OptionKind, OptionSpec, Outcome, Reject, RejectKind,
+    Seat, SetupError, Status, Viewer,
 };
 use crate::rng::Rng;
 
-/// The game has no options: the base game with set 1 is always played.
-#[derive(
-    Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
-)]
-#[serde(deny_unknown_fields)]
-pub struct QuacksConfig {}
+/// Options a lobby may set (the base game with set 1 is always played).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct QuacksConfig {
+    /// The rulebook's variant: rounds 1-8 are brewed in lockstep ("Stir!") like round 9. Rules version 2 on.
+    pub stir_every_round: bool,
+}
+
+/// The first rules version: every optional benefit taken, purchases first come first served, no options.
+pub const RULES_V1: u32 = 1;
+/// Rules version 2 (issue 25): the red bonus and the optional droplet steps may be declined, buying follows
+/// start-player order when the supply could run out, the lockstep option.
+pub const RULES_V2: u32 = 2;
+
+fn rules_v1() -> u32 {
+    RULES_V1
+}
+
+fn is_v1(version: &u32) -> bool {
+    *version == RULES_V1
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
 
 /// Where a player's brewing stands this round.
 #[derive(
@@ -140,6 +163,15 @@ struct Player {
     coins: u8,
     /// The scoring space of the last evaluated round (the tie-break after round 9).
     scoring_space: u8,
+    /// Rules version 2: the spaces the red chip just placed moved for its oranges; its owner may give them back
+    /// until the next placement (0: nothing to decline). Never set under version 1 (and then not stored).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    red_bonus: u8,
+    /// Rules version 2: droplet steps taken this round that the published rules say one "may" take (the bonus
+    /// die's droplet face, ghost's breath with 3 or more) and that may still be given back. Never set under
+    /// version 1 (and then not stored).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    optional_steps: u8,
 }
 
 impl Player {
@@ -227,6 +259,8 @@ impl Player {
         self.commitment = None;
         self.shop = Shop::Idle;
         self.coins = 0;
+        self.red_bonus = 0;
+        self.optional_steps = 0;
     }
 }
 
@@ -267,6 +301,15 @@ pub struct Quacks {
     supply: Vec<(Chip, u8)>,
     phase: Phase,
     rng: Rng,
+    /// The rules version this match plays by (a state stored before version 2 reads as version 1).
+    #[serde(default = "rules_v1", skip_serializing_if = "is_v1")]
+    rules_version: u32,
+    /// Option (version 2 on): every round is brewed in lockstep like round 9.
+    #[serde(default, skip_serializing_if = "is_false")]
+    stir_every_round: bool,
+    /// Version 2 on: this round's purchases go in start-player order (some chip could run out).
+    #[serde(default, skip_serializing_if = "is_false")]
+    buying_in_order: bool,
 }
 
 /// What a purple card lets a player choose.
@@ -314,6 +357,11 @@ pub enum Action {
     ReturnFirstWhite,
     /// Mandrake: put the white chip placed just before it back into the bag.
     ReturnWhiteBeforeMandrake,
+    /// Toadstool (rules version 2): move the red chip just placed back by the spaces its oranges gave it.
+    DeclineRedBonus,
+    /// Rules version 2: give back one droplet step the bonus die or ghost's breath gave this round (before the
+    /// first chip of the round, or in evaluation until the round is finished).
+    DeclineDropletStep,
     /// Crow skull or Strong Ingredient: place this chip (one of those looked at).
     Place {
         chip: Chip,
@@ -452,6 +500,16 @@ pub enum QuacksEvent {
         seat: Seat,
         chip: Chip,
     },
+    /// The red chip just placed moved back to `space`: its bonus was declined.
+    RedBonusDeclined {
+        seat: Seat,
+        space: u8,
+    },
+    /// A droplet step was given back: the droplet is on `space`.
+    DropletStepDeclined {
+        seat: Seat,
+        space: u8,
+    },
     StartedOver {
         seat: Seat,
     },
@@ -565,6 +623,16 @@ impl Quacks {
         (0..n).map(|i| Seat((self.start_player.0 + i) % n)).collect()
     }
 
+    /// Whether this match plays by rules version 2 or later.
+    fn v2(&self) -> bool {
+        self.rules_version >= RULES_V2
+    }
+
+    /// Whether brewing this round is in lockstep (round 9, or every round with the option).
+    fn stirring(&self) -> bool {
+        self.round == ROUNDS || self.stir_every_round
+    }
+
     fn card_is(&self, card: Card) -> bool {
         self.card == Some(card)
     }
@@ -649,6 +717,22 @@ impl Quacks {
         }
     }
 
+    /// A droplet step the rules let a player take or not: taken, and under version 2 it may be given back.
+    fn gain_optional_droplet(
+        &mut self,
+        seat: Seat,
+        steps: u8,
+        reason: Reason,
+        events: &mut Vec<Event<QuacksEvent>>,
+    ) {
+        let before = self.players[seat.index()].droplet;
+        self.gain_droplet(seat, steps, reason, events);
+        if self.v2() {
+            let p = &mut self.players[seat.index()];
+            p.optional_steps += p.droplet - before;
+        }
+    }
+
     fn roll_die(&mut self, seat: Seat, reason: Reason, events: &mut Vec<Event<QuacksEvent>>) {
         let face = BONUS_DIE[self.rng.index(BONUS_DIE.len())];
         events.push(Event::public(QuacksEvent::DieRolled { seat, face }));
@@ -656,7 +740,7 @@ impl Quacks {
             DieFace::OnePoint => self.gain_points(seat, 1, reason, events),
             DieFace::TwoPoints => self.gain_points(seat, 2, reason, events),
             DieFace::Ruby => self.gain_rubies(seat, 1, reason, events),
-            DieFace::Droplet => self.gain_droplet(seat, 1, reason, events),
+            DieFace::Droplet => self.gain_optional_droplet(seat, 1, reason, events),
             DieFace::Pumpkin => self.gain_chip(seat, ORANGE_1, reason, events),
         }
     }
@@ -673,16 +757,42 @@ impl Game for Quacks {
         GameInfo {
             id: "quacks",
             name: "The Quacks of Quedlinburg",
-            rules_version: 1,
+            rules_version: RULES_V2,
             min_players: 2,
             max_players: 4,
             can_skip: true,
-            options: vec![],
+            options: vec![OptionSpec {
+                key: "stir_every_round",
+                label: "Draw in lockstep (\"Stir!\") in every round, not only in round 9",
+                kind: OptionKind::Boolean { default: false },
+            }],
         }
     }
 
-    fn new(_config: &QuacksConfig, players: u8, seed: u64) -> Result<Self, SetupError> {
+    fn new(config: &QuacksConfig, players: u8, seed: u64) -> Result<Self, SetupError> {
+        Self::new_at(config, players, seed, RULES_V2)
+    }
+
+    fn oldest_rules_version() -> u32 {
+        RULES_V1
+    }
+
+    fn new_at(config: &QuacksConfig, players: u8, seed: u64, rules_version: u32) -> Result<Self, SetupError> {
         let info = Self::info();
+        if !(RULES_V1..=info.rules_version).contains(&rules_version) {
+            return Err(SetupError::RulesVersion {
+                game: info.id.to_string(),
+                version: rules_version,
+                oldest: RULES_V1,
+                current: info.rules_version,
+            });
+        }
+        if rules_version == RULES_V1 && config.stir_every_round {
+            return Err(SetupError::BadOption {
+                option: "stir_every_round".to_string(),
+                message: "rules version 1 has no options".to_string(),
+            });
+        }
         info.check_players(players)?;
         let mut rng = Rng::from_seed(seed);
         let mut deck = FORTUNE_DECK.to_vec();
@@ -697,6 +807,9 @@ impl Game for Quacks {
             supply: SUPPLY.to_vec(),
             phase: Phase::Brewing,
             rng,
+            rules_version,
+            stir_every_round: config.stir_every_round,
+            buying_in_order: false,
         };
         for _ in 0..players {
             let mut bag = Vec::new();
@@ -729,6 +842,8 @@ impl Game for Quacks {
                 shop: Shop::Idle,
                 coins: 0,
                 scoring_space: 0,
+                red_bonus: 0,
+                optional_steps: 0,
             });
         }
         let mut events = Vec::new();
@@ -746,7 +861,7 @@ impl Game for Quacks {
             return Status::Over;
         }
         let seats: Vec<Seat> = Seat::all(self.n()).filter(|s| self.decides(*s)).collect();
-        let secret = self.phase == Phase::Brewing && self.round == ROUNDS;
+        let secret = self.phase == Phase::Brewing && self.stirring();
         Status::Simultaneous { seats, secret }
     }
 
@@ -757,23 +872,30 @@ impl Game for Quacks {
         let p = &self.players[seat.index()];
         match self.phase {
             Phase::Brewing | Phase::AfterBrewing => self.brewing_actions(seat),
-            Phase::Evaluation => match p.shop {
-                Shop::PointsOrBuying if self.round == ROUNDS => {
-                    vec![Action::TakePoints, Action::ConvertCoins]
+            Phase::Evaluation if !self.may_shop(seat) => Vec::new(),
+            Phase::Evaluation => {
+                let mut out = match p.shop {
+                    Shop::PointsOrBuying if self.round == ROUNDS => {
+                        vec![Action::TakePoints, Action::ConvertCoins]
+                    }
+                    Shop::PointsOrBuying => {
+                        let mut out = vec![Action::TakePoints];
+                        out.extend(self.buy_options(seat));
+                        out
+                    }
+                    Shop::Buying => self.buy_options(seat),
+                    Shop::Spending => {
+                        let mut out = self.spend_options(seat);
+                        out.push(Action::FinishRound);
+                        out
+                    }
+                    Shop::Idle | Shop::Done => return Vec::new(),
+                };
+                if p.optional_steps > 0 && self.round != ROUNDS {
+                    out.push(Action::DeclineDropletStep);
                 }
-                Shop::PointsOrBuying => {
-                    let mut out = vec![Action::TakePoints];
-                    out.extend(self.buy_options(seat));
-                    out
-                }
-                Shop::Buying => self.buy_options(seat),
-                Shop::Spending => {
-                    let mut out = self.spend_options(seat);
-                    out.push(Action::FinishRound);
-                    out
-                }
-                Shop::Idle | Shop::Done => Vec::new(),
-            },
+                out
+            }
             Phase::Over => Vec::new(),
         }
     }

@@ -122,7 +122,7 @@ impl Quacks {
         self.phase = Phase::Brewing;
     }
 
-    /// Round 9: everyone still brewing has decided; all draws happen together, in start-player order.
+    /// Round 9 (every round with the lockstep option): everyone still brewing has decided; all draws happen together, in start-player order.
     pub(super) fn stir(&mut self, events: &mut Vec<Event<QuacksEvent>>) {
         let mut draw = Vec::new();
         let mut stop = Vec::new();
@@ -199,6 +199,7 @@ impl Quacks {
             p.reset_for_round();
         }
         self.card = None;
+        self.buying_in_order = false;
         self.start_player = self.start_player.next(self.n());
         self.start_round(events);
     }
@@ -216,7 +217,7 @@ impl Quacks {
                         self.players.iter().filter(|p| p.brew == Brew::Brewing).collect();
                     if brewing.is_empty() {
                         self.after_brewing(events);
-                    } else if self.round == ROUNDS && brewing.iter().all(|p| p.commitment.is_some()) {
+                    } else if self.stirring() && brewing.iter().all(|p| p.commitment.is_some()) {
                         self.stir(events);
                     } else {
                         return;

@@ -36,6 +36,9 @@ impl Quacks {
         let last_round = self.round == ROUNDS;
         for &seat in &order {
             let p = &mut self.players[seat.index()];
+            // Steps of the round's start (Roll the Die) can no longer be given back.
+            p.optional_steps = 0;
+            p.red_bonus = 0;
             p.scoring_space = p.scoring_space_now();
             let s = pot_space(p.scoring_space);
             p.coins = s.coins;
@@ -98,7 +101,7 @@ impl Quacks {
                 let (points, rubies, steps) = ghost_breath_reward(purples);
                 self.gain_points(seat, points, Reason::GhostsBreath, events);
                 self.gain_rubies(seat, rubies, Reason::GhostsBreath, events);
-                self.gain_droplet(seat, steps, Reason::GhostsBreath, events);
+                self.gain_optional_droplet(seat, steps, Reason::GhostsBreath, events);
             }
             let p = &self.players[i];
             if self.card_is(Card::SeasonedPerfectly)
@@ -142,6 +145,11 @@ impl Quacks {
                 }
             }
         }
+        // Version 2: when some chip could run out (fewer left than the players who could afford it), buying
+        // follows start-player order this round.
+        if self.v2() && !last_round {
+            self.buying_in_order = self.supply_could_run_out();
+        }
         // F, ahead of time: Magic Potion refills every flask for free.
         if self.card_is(Card::MagicPotion) {
             for &seat in &order {
@@ -168,9 +176,34 @@ impl Quacks {
         }));
     }
 
-    /// After buying: go on to spending rubies, or finish when there is nothing to spend.
+    /// Whether some chip for sale has fewer left in the supply than the players about to buy who could afford it.
+    pub(super) fn supply_could_run_out(&self) -> bool {
+        PRICES.iter().any(|&(chip, price)| {
+            let buyers = self
+                .players
+                .iter()
+                .filter(|p| matches!(p.shop, Shop::Buying | Shop::PointsOrBuying) && p.coins >= price)
+                .count();
+            self.book_open(chip.colour) && buyers > usize::from(self.in_supply(chip))
+        })
+    }
+
+    /// Whether `seat` may take its evaluation decisions now: always, except that when buying follows
+    /// start-player order, a seat still to buy waits for those before it to have bought.
+    pub(super) fn may_shop(&self, seat: Seat) -> bool {
+        let buying = |s: Seat| matches!(self.players[s.index()].shop, Shop::Buying | Shop::PointsOrBuying);
+        !self.buying_in_order
+            || !buying(seat)
+            || self
+                .order()
+                .into_iter()
+                .take_while(|s| *s != seat)
+                .all(|s| !buying(s))
+    }
+
+    /// After buying: go on to spending rubies, or finish when there is nothing to spend (nor to give back).
     pub(super) fn go_spending(&mut self, seat: Seat, events: &mut Vec<Event<QuacksEvent>>) {
-        if self.spend_options(seat).is_empty() {
+        if self.spend_options(seat).is_empty() && self.players[seat.index()].optional_steps == 0 {
             self.players[seat.index()].shop = Shop::Done;
             events.push(Event::public(QuacksEvent::FinishedRound { seat }));
         } else {

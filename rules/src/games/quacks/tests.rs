@@ -5,7 +5,9 @@ use super::*;
 use crate::model::{Audience, Game};
 use crate::testkit::{fingerprint, random_playout};
 
-const CFG: QuacksConfig = QuacksConfig {};
+const CFG: QuacksConfig = QuacksConfig {
+    stir_every_round: false,
+};
 
 fn s(n: u8) -> Seat {
     Seat(n)
@@ -1707,4 +1709,274 @@ fn views_do_not_depend_on_the_order_of_a_bag() {
         expected.players[0].looking_at = shuffled.view(viewer).players[0].looking_at;
         assert_eq!(shuffled.view(viewer), expected, "{viewer:?}");
     }
+}
+
+// ----- rules version 2 (issue 25): optional benefits, buying order, the lockstep option -----
+
+/// [`table`] under rules version 1.
+fn table_v1(players: u8, round: u8, card: Card) -> Quacks {
+    let mut g = table(players, round, card);
+    g.rules_version = RULES_V1;
+    g
+}
+
+#[test]
+fn the_red_bonus_may_be_declined_until_the_next_chip() {
+    let r1 = c(Colour::Red, 1);
+    let mut g = table(2, 1, QUIET);
+    brew(&mut g, s(0), &[O1, O1, r1]);
+    assert_eq!(spaces(&g, s(0)), vec![1, 2, 4], "the bonus is taken at once");
+    assert!(g.legal_actions(s(0)).contains(&Action::DeclineRedBonus));
+    let mut declined = g.clone();
+    let events = act(&mut declined, s(0), Action::DeclineRedBonus);
+    assert_eq!(spaces(&declined, s(0)), vec![1, 2, 3]);
+    assert!(
+        events
+            .iter()
+            .any(|e| e.body == QuacksEvent::RedBonusDeclined { seat: s(0), space: 3 })
+    );
+    assert!(
+        !declined.legal_actions(s(0)).contains(&Action::DeclineRedBonus),
+        "once"
+    );
+    // The next chip closes the offer; a red without pumpkins has nothing to decline.
+    brew(&mut g, s(0), &[G1]);
+    assert!(!g.legal_actions(s(0)).contains(&Action::DeclineRedBonus));
+    let mut g = table(2, 1, QUIET);
+    brew(&mut g, s(0), &[r1]);
+    assert!(!g.legal_actions(s(0)).contains(&Action::DeclineRedBonus));
+    // Version 1: the bonus is forced.
+    let mut g = table_v1(2, 1, QUIET);
+    brew(&mut g, s(0), &[O1, O1, r1]);
+    assert_eq!(spaces(&g, s(0)), vec![1, 2, 4]);
+    assert!(!g.legal_actions(s(0)).contains(&Action::DeclineRedBonus));
+}
+
+#[test]
+fn the_die_and_ghosts_breath_droplet_steps_may_be_given_back_in_evaluation() {
+    // The die's droplet face.
+    let mut g = table(2, 1, QUIET);
+    brew(&mut g, s(0), &[G1, G1]);
+    rig_die(&mut g, DieFace::Droplet);
+    stop_all(&mut g);
+    assert_eq!(g.players[0].droplet, 1);
+    assert!(g.legal_actions(s(0)).contains(&Action::DeclineDropletStep));
+    assert!(!g.legal_actions(s(1)).contains(&Action::DeclineDropletStep));
+    act(&mut g, s(0), Action::DeclineDropletStep);
+    assert_eq!(g.players[0].droplet, 0);
+    assert!(!g.legal_actions(s(0)).contains(&Action::DeclineDropletStep));
+    // Ghost's breath, 3 purples: 2 points and a droplet step that may be given back.
+    let mut g = table(2, 3, QUIET);
+    brew(&mut g, s(0), &[PURPLE_1; 3]);
+    rig_die(&mut g, DieFace::OnePoint);
+    stop_all(&mut g);
+    assert_eq!(g.players[0].optional_steps, 1);
+    assert!(g.legal_actions(s(0)).contains(&Action::DeclineDropletStep));
+    // Still offered after buying, until the round is finished.
+    act(&mut g, s(0), Action::BuyNothing);
+    assert_eq!(g.players[0].shop, Shop::Spending);
+    assert!(g.legal_actions(s(0)).contains(&Action::DeclineDropletStep));
+    act(&mut g, s(0), Action::DeclineDropletStep);
+    assert_eq!(g.players[0].droplet, 0);
+    // Version 1: the steps are forced.
+    let mut g = table_v1(2, 3, QUIET);
+    brew(&mut g, s(0), &[PURPLE_1; 3]);
+    rig_die(&mut g, DieFace::Droplet);
+    stop_all(&mut g);
+    assert_eq!(g.players[0].droplet, 2);
+    assert!(!g.legal_actions(s(0)).contains(&Action::DeclineDropletStep));
+}
+
+#[test]
+fn roll_the_die_droplet_step_may_be_given_back_before_the_first_chip() {
+    let mut g = table(2, 1, QUIET);
+    g.round = 1;
+    rig_die(&mut g, DieFace::Droplet);
+    reveal(&mut g, Card::RollTheDie);
+    let seat = Seat::all(2)
+        .find(|s| g.players[s.index()].optional_steps == 1)
+        .expect("the rigged roll gave a droplet step");
+    assert!(g.legal_actions(seat).contains(&Action::DeclineDropletStep));
+    let mut declined = g.clone();
+    act(&mut declined, seat, Action::DeclineDropletStep);
+    assert_eq!(
+        declined.players[seat.index()].droplet + 1,
+        g.players[seat.index()].droplet
+    );
+    act(&mut g, seat, Action::Draw);
+    assert!(
+        !g.legal_actions(seat).contains(&Action::DeclineDropletStep),
+        "not once brewing began"
+    );
+}
+
+#[test]
+fn buying_follows_start_player_order_when_a_chip_could_run_out() {
+    for (version, ordered) in [(RULES_V2, true), (RULES_V1, false)] {
+        let mut g = table(3, 1, QUIET);
+        g.rules_version = version;
+        g.start_player = s(1);
+        for p in &mut g.players {
+            p.droplet = 12; // 13 coins each
+        }
+        let black = g.supply.iter_mut().find(|(c, _)| *c == BLACK_1).expect("black");
+        black.1 = 2; // three could afford a black 1
+        rig_die(&mut g, DieFace::OnePoint);
+        stop_all(&mut g);
+        assert_eq!(g.buying_in_order, ordered);
+        let Status::Simultaneous { seats, .. } = g.status() else {
+            panic!("simultaneous")
+        };
+        if ordered {
+            assert_eq!(seats, vec![s(1)], "the start player buys first");
+            act(&mut g, s(1), Action::Buy { chips: vec![BLACK_1] });
+            let Status::Simultaneous { seats, .. } = g.status() else {
+                panic!("simultaneous")
+            };
+            assert_eq!(
+                seats,
+                vec![s(1), s(2)],
+                "then the next one (seat 1 spends meanwhile)"
+            );
+            assert_eq!(
+                g.apply(Actor::Seat(s(0)), &Action::BuyNothing, 0),
+                Err(QuacksReject::NothingToDecide(s(0)))
+            );
+        } else {
+            assert_eq!(seats, vec![s(0), s(1), s(2)]);
+        }
+    }
+    // Plenty for everyone: simultaneous.
+    let mut g = table(3, 1, QUIET);
+    rig_die(&mut g, DieFace::OnePoint);
+    stop_all(&mut g);
+    assert!(!g.buying_in_order);
+}
+
+#[test]
+fn the_lockstep_option_brews_every_round_like_round_9() {
+    let cfg = QuacksConfig {
+        stir_every_round: true,
+    };
+    let mut g = Quacks::new(&cfg, 2, 7).expect("setup");
+    assert_eq!(g.round, 1);
+    let seats = Seat::all(2).collect::<Vec<_>>();
+    assert_eq!(
+        g.status(),
+        Status::Simultaneous {
+            seats: seats.clone(),
+            secret: true
+        }
+    );
+    act(&mut g, s(0), Action::Draw);
+    assert!(g.players[0].pot.is_empty(), "a commitment, not a draw");
+    assert_eq!(g.players[0].commitment, Some(Commitment::Draw));
+    act(&mut g, s(1), Action::Draw);
+    assert_eq!(
+        (g.players[0].pot.len(), g.players[1].pot.len()),
+        (1, 1),
+        "the stir"
+    );
+    // Games with the option end.
+    for seed in 0..20 {
+        let p = random_playout::<Quacks>(
+            &cfg,
+            2 + (seed % 3) as u8,
+            seed,
+            seed + 9,
+            20_000,
+            assert_chips_conserved,
+        );
+        assert!(p.state.outcome().is_some());
+    }
+    // Version 1 had no options.
+    assert!(Quacks::new_at(&cfg, 2, 7, RULES_V1).is_err());
+    assert!(Quacks::new_at(&CFG, 2, 7, RULES_V1).is_ok());
+    assert!(Quacks::new_at(&CFG, 2, 7, 3).is_err());
+}
+
+#[test]
+fn a_version_1_state_reads_as_version_1_and_writes_no_new_field() {
+    let g = Quacks::new_at(&CFG, 3, 11, RULES_V1).expect("setup");
+    let text = serde_json::to_string(&g).expect("serialises");
+    for field in [
+        "rules_version",
+        "red_bonus",
+        "optional_steps",
+        "stir_every_round",
+        "buying_in_order",
+    ] {
+        assert!(!text.contains(field), "{field} in a version-1 state");
+    }
+    let back: Quacks = serde_json::from_str(&text).expect("reads");
+    assert_eq!(back.rules_version, RULES_V1);
+    let g = Quacks::new(&CFG, 3, 11).expect("setup");
+    let back: Quacks = serde_json::from_str(&serde_json::to_string(&g).unwrap()).unwrap();
+    assert_eq!(back.rules_version, RULES_V2);
+}
+
+// ----- the server bot -----
+
+/// Plays whole games with the bot at the seats in `bots` and a random player elsewhere; every bot move must be
+/// one of the seat's legal actions. Returns the final state.
+fn bot_game(cfg: &QuacksConfig, players: u8, seed: u64, bots: &[bool]) -> Quacks {
+    let mut g = Quacks::new(cfg, players, seed).expect("setup");
+    let mut driver = Rng::from_seed(seed ^ 0x5eed);
+    let mut bot_rng = Rng::from_seed(seed + 77);
+    for _ in 0..20_000 {
+        if g.status() == Status::Over {
+            return g;
+        }
+        let movers: Vec<Seat> = Seat::all(players)
+            .filter(|s| !g.legal_actions(*s).is_empty())
+            .collect();
+        let seat = movers[driver.index(movers.len())];
+        let legal = g.legal_actions(seat);
+        let action = if bots[seat.index()] {
+            let a = g
+                .bot_action(seat, &mut bot_rng)
+                .expect("a bot with legal actions moves");
+            assert!(legal.contains(&a), "bot played {a:?}, not among {legal:?}");
+            a
+        } else {
+            legal[driver.index(legal.len())].clone()
+        };
+        act(&mut g, seat, action);
+    }
+    panic!("the game did not end");
+}
+
+#[test]
+fn the_bot_plays_only_legal_actions_at_every_table_size() {
+    for players in 2..=4u8 {
+        for seed in 0..6u64 {
+            let all = vec![true; usize::from(players)];
+            let g = bot_game(&CFG, players, seed, &all);
+            assert!(g.outcome().is_some());
+            let mut one = vec![false; usize::from(players)];
+            one[(seed % u64::from(players)) as usize] = true;
+            bot_game(&CFG, players, seed + 100, &one);
+        }
+    }
+    // With the lockstep option too.
+    let cfg = QuacksConfig {
+        stir_every_round: true,
+    };
+    for players in 2..=4u8 {
+        bot_game(&cfg, players, 9, &vec![true; usize::from(players)]);
+    }
+}
+
+#[test]
+fn bots_brew_real_potions() {
+    // Bot against bot: scores in the range of human players (the random bot of old scored 3-6).
+    let mut total = 0;
+    let games = 10;
+    for seed in 0..games {
+        let g = bot_game(&CFG, 2, seed, &[true, true]);
+        total += g.players.iter().map(|p| p.score).sum::<u32>();
+    }
+    let mean = total / (2 * games as u32);
+    println!("bot self-play mean score: {mean}");
+    assert!(mean >= 30, "mean {mean}");
 }

@@ -8,15 +8,17 @@ impl Quacks {
     pub(super) fn perform(&mut self, seat: Seat, action: &Action, events: &mut Vec<Event<QuacksEvent>>) {
         let i = seat.index();
         let last_round = self.round == ROUNDS;
+        let stirring = self.stirring();
         match action {
-            Action::Draw if last_round => self.commit(seat, Commitment::Draw, events),
-            Action::Stop if last_round => self.commit(seat, Commitment::Stop, events),
+            Action::Draw if stirring => self.commit(seat, Commitment::Draw, events),
+            Action::Stop if stirring => self.commit(seat, Commitment::Stop, events),
             Action::Draw => {
                 let chip = self.draw_chip(seat);
                 self.place(seat, chip, true, true, events);
                 self.settle(seat);
             }
             Action::Stop => {
+                self.players[i].red_bonus = 0;
                 self.players[i].brew = Brew::Stopped;
                 events.push(Event::public(QuacksEvent::Stopped { seat }));
             }
@@ -57,6 +59,28 @@ impl Quacks {
                     chip: placed.chip,
                 }));
             }
+            Action::DeclineRedBonus => {
+                let p = &mut self.players[i];
+                let placed = p.pot.last_mut().expect("a red chip just placed");
+                placed.space -= p.red_bonus;
+                p.red_bonus = 0;
+                events.push(Event::public(QuacksEvent::RedBonusDeclined {
+                    seat,
+                    space: placed.space,
+                }));
+            }
+            Action::DeclineDropletStep => {
+                let p = &mut self.players[i];
+                p.optional_steps -= 1;
+                p.droplet -= 1;
+                events.push(Event::public(QuacksEvent::DropletStepDeclined {
+                    seat,
+                    space: p.droplet,
+                }));
+                if p.shop == Shop::Spending {
+                    self.go_spending(seat, events);
+                }
+            }
             Action::Place { chip } => {
                 let strong = self.players[i].pending == Some(Pending::StrongIngredient);
                 self.players[i].pending = None;
@@ -83,6 +107,7 @@ impl Quacks {
                     p.put_in_bag(placed.chip);
                 }
                 p.whites = 0;
+                p.red_bonus = 0;
                 p.brew = Brew::Brewing;
                 p.flask_open = false;
                 p.well_stirred_open = false;

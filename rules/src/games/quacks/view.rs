@@ -81,6 +81,10 @@ pub struct PlayerView<'a> {
     pub commitment: Option<Commitment>,
     pub shop: Shop,
     pub coins: u8,
+    /// Rules version 2: the spaces the red chip just placed moved for its oranges, which may be declined.
+    pub red_bonus: u8,
+    /// Rules version 2: droplet steps of this round that may still be given back.
+    pub optional_steps: u8,
 }
 
 /// What one viewer may know.
@@ -94,6 +98,13 @@ pub struct QuacksView<'a> {
     pub card: Option<Card>,
     pub cards_left: usize,
     pub white_limit: u8,
+    /// The rules version this match plays by.
+    pub rules_version: u32,
+    /// Whether this round's brewing is in lockstep (round 9, or every round with the lobby's option): `draw` and
+    /// `stop` are commitments revealed at the stir.
+    pub stirring: bool,
+    /// Whether this round's purchases go in start-player order (some chip could run out).
+    pub buying_in_order: bool,
     pub books: Vec<Colour>,
     pub supply: Vec<ChipCount>,
     pub players: Vec<PlayerView<'a>>,
@@ -132,6 +143,8 @@ impl Quacks {
                     commitment: if own { p.commitment } else { None },
                     shop: p.shop,
                     coins: p.coins,
+                    red_bonus: p.red_bonus,
+                    optional_steps: p.optional_steps,
                 }
             })
             .collect();
@@ -144,6 +157,9 @@ impl Quacks {
             card: self.card,
             cards_left: self.deck.len(),
             white_limit: self.white_limit(),
+            rules_version: self.rules_version,
+            stirring: self.stirring(),
+            buying_in_order: self.buying_in_order,
             books: Colour::ALL.into_iter().filter(|c| self.book_open(*c)).collect(),
             supply: self
                 .supply

@@ -173,6 +173,10 @@ function actionLabel(a, view) {
       return "Put the first white back (Well Stirred)";
     case "return_white_before_mandrake":
       return "Mandrake: put the white before it back";
+    case "decline_red_bonus":
+      return "Toadstool: decline its bonus spaces";
+    case "decline_droplet_step":
+      return "Give back a droplet step";
     case "place":
       return `Place ${chipWords(a.chip)}`;
     case "place_none":
@@ -280,7 +284,7 @@ function render(ctx) {
         "Books open: ",
         view.books.map((c) => h("span", { class: `book chip-${c}` }, `${c}`)),
       ),
-      h("p", { class: "hint" }, `${view.cards_left} fortune cards left · explodes above ${view.white_limit} cherry bomb points`),
+      h("p", { class: "hint" }, `${view.cards_left} fortune cards left · explodes above ${view.white_limit} cherry bomb points${view.stirring ? " · this round is brewed in lockstep (Stir!)" : ""}`),
     ),
     me ? renderActions(ctx) : null,
     me ? renderBoard(me, view, ctx, true) : null,
@@ -304,10 +308,15 @@ function headline(ctx) {
   if (ctx.state.outcome || view.phase === "over") return "Game over";
   const me = view.players.find((p) => p.seat === ctx.me);
   const types = new Set(ctx.legal.map((a) => a.type));
+  if (types.has("draw") && view.stirring) return "Stir: decide to draw or stop (everyone's choice is revealed together)";
   if (types.has("draw")) return "Brew: draw a chip or stop — at your own pace";
   if (types.has("buy") || types.has("buy_nothing")) return "Buy ingredients for your bag";
   if (types.has("move_droplet") || types.has("refill_flask") || types.has("finish_round")) return "Spend rubies, or finish the round";
   if (ctx.legal.length) return "Your decision";
+  if (view.buying_in_order && me && (me.shop === "buying" || me.shop === "points_or_buying")) {
+    const before = view.players.filter((p) => p.seat !== me.seat && (p.shop === "buying" || p.shop === "points_or_buying")).map((p) => ctx.name(p.seat));
+    return `Buying goes in start-player order this round (a chip could run out): waiting for ${listWords(before)}`;
+  }
   if (me && me.brew !== "brewing") {
     const still = view.players.filter((p) => p.brew === "brewing").map((p) => ctx.name(p.seat));
     if (still.length) return `Waiting for ${listWords(still)} to finish brewing`;
@@ -380,6 +389,10 @@ function describe(e, ctx) {
       return `${who(e.seat)} used the flask to put ${chipWords(e.chip)} back.`;
     case "white_returned":
       return `${who(e.seat)} put ${chipWords(e.chip)} back.`;
+    case "red_bonus_declined":
+      return `${who(e.seat)} declined the toadstool's bonus: it stays on space ${e.space}.`;
+    case "droplet_step_declined":
+      return `${who(e.seat)} gave back a droplet step (droplet on space ${e.space}).`;
     case "started_over":
       return `${who(e.seat)} started the potion over.`;
     case "kept_potion":
