@@ -1435,3 +1435,226 @@ fn a_wild_with_no_free_hunt_space_goes_back_to_itzys_web() {
         })
     );
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rules version 2 (issue 25 points 1-5), each next to what version 1 still does.
+
+#[test]
+fn v2_boarding_a_full_hand_bumps_the_front_mouse_onto_the_outer_ring() {
+    use HickoryAction as A;
+    use MouseKind::*;
+    let mut g = table_v2(2, 8);
+    assert_eq!(g.hand_capacity(), 4);
+    at(&mut g, 1, Spotter, Loc::Hand);
+    at(&mut g, 1, Scurrier, Loc::Hand);
+    at(&mut g, 0, Spotter, Loc::Hand);
+    at(&mut g, 0, Scurrier, Loc::Hand);
+    at(&mut g, 0, Scavenger, Loc::Inner(9));
+    let tile_at_9 = g.space(9).tile.expect("a tile at 9");
+    start(&mut g);
+    for _ in 0..4 {
+        let Decision::HandMouse(m) = decision(&g) else {
+            panic!("hand first")
+        };
+        play(&mut g, m.seat.0, A::Stay);
+    }
+    assert_eq!(decision(&g), Decision::InnerRing(Seat(0), 9));
+    assert!(g.legal_actions(Seat(0)).contains(&A::Board { mouse: Scavenger }));
+    // The scavenger takes two places: the front mouse (seat 1's spotter) and the next (seat 1's scurrier) fall off.
+    let ev = play(&mut g, 0, A::Board { mouse: Scavenger });
+    let bumped: Vec<(Seat, MouseKind)> = ev
+        .iter()
+        .filter_map(|e| match e {
+            HickoryEvent::Bumped { seat, mouse, number: 9 } => Some((*seat, *mouse)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(bumped, vec![(Seat(1), Spotter), (Seat(1), Scurrier)]);
+    assert_eq!(g.hand, vec![mref(0, Spotter), mref(0, Scurrier), mref(0, Scavenger)]);
+    // The first bumped mouse lands at 9, takes the tile and acts there; then the second.
+    assert_eq!(g.mouse(mref(1, Spotter)).tiles, vec![tile_at_9]);
+    assert_eq!(
+        decision(&g),
+        Decision::Pending(Pending::Act {
+            who: mref(1, Spotter),
+            token_used: false
+        })
+    );
+    play(&mut g, 1, A::Done);
+    assert_eq!(
+        decision(&g),
+        Decision::Pending(Pending::Act {
+            who: mref(1, Scurrier),
+            token_used: false
+        })
+    );
+    assert_eq!(g.mouse(mref(1, Scurrier)).loc, Loc::Outer(9));
+    assert!(g.mouse(mref(1, Scurrier)).tiles.is_empty(), "only the first takes the tile");
+    play(&mut g, 1, A::Done);
+    assert_eq!(g.minute, 10, "the tick is over");
+}
+
+#[test]
+fn v2_a_paw_blocks_its_number_and_v1_only_covers_the_token() {
+    use HickoryAction as A;
+    use MouseKind::*;
+    for version in [1, RULES_VERSION] {
+        let mut g = table_at(2, 3, version);
+        g.paws = vec![4, 9];
+        at(&mut g, 0, Spotter, Loc::Inner(4));
+        at(&mut g, 0, Scurrier, Loc::Hand);
+        at(&mut g, 1, Spotter, Loc::Inner(5));
+        let tile_at_4 = g.space(4).tile;
+        start(&mut g);
+        if version == 1 {
+            assert_eq!(g.minute, 4, "version 1: mice go to a paw's number");
+            continue;
+        }
+        // Version 2: nobody goes to 4; the hand rides on, the mouse waiting there waits.
+        assert_eq!(g.minute, 5);
+        assert_eq!(g.space(4).tile, tile_at_4);
+        assert_eq!(g.mouse(mref(0, Spotter)).loc, Loc::Inner(4));
+        assert_eq!(decision(&g), Decision::HandMouse(mref(0, Scurrier)));
+        // The scurrier cannot run on to 9 (5 + 2 is 7, fine; from 7, 9 is blocked).
+        play(&mut g, 0, A::HopOff);
+        assert_eq!(
+            g.legal_actions(Seat(0)),
+            vec![A::Scurry { steps: 0 }, A::Scurry { steps: 1 }, A::Scurry { steps: 2 }]
+        );
+        play(&mut g, 0, A::Scurry { steps: 2 });
+        let legal = g.legal_actions(Seat(0));
+        assert!(legal.contains(&A::CallScamp { space: 3 }));
+        assert!(!legal.contains(&A::CallScamp { space: 4 }) && !legal.contains(&A::CallScamp { space: 9 }));
+    }
+}
+
+#[test]
+fn v2_the_deliverer_chooses_some_or_all_of_the_tiles() {
+    use HickoryAction as A;
+    use MouseKind::*;
+    let mut g = table_v2(2, 5);
+    let red_acorn = item_tile(Colour::Red, Item::Acorn, 0);
+    let red_berry = item_tile(Colour::Red, Item::Berry, 0);
+    let blue_key = item_tile(Colour::Blue, Item::Key, 0);
+    give(&mut g, 0, Scavenger, &[red_acorn, red_berry, blue_key]);
+    if let Some(t) = g.space_mut(6).tile.take() {
+        g.bag.push(t);
+    }
+    at(&mut g, 0, Scavenger, Loc::Hand);
+    start(&mut g);
+    play(&mut g, 0, A::HopOff);
+    play(&mut g, 0, A::Deliver);
+    let legal = g.legal_actions(Seat(0));
+    assert_eq!(
+        legal,
+        vec![
+            A::AddTile { tile: red_acorn },
+            A::AddTile { tile: red_berry },
+            A::AddTile { tile: blue_key }
+        ],
+        "nothing chosen yet: no finishing"
+    );
+    play(&mut g, 0, A::AddTile { tile: red_berry });
+    play(&mut g, 0, A::AddTile { tile: red_acorn });
+    let ev = play(&mut g, 0, A::FinishDelivery);
+    let delivered = ev
+        .iter()
+        .find_map(|e| match e {
+            HickoryEvent::Delivered { tiles, points, .. } => Some((tiles.len(), *points)),
+            _ => None,
+        })
+        .expect("delivered");
+    // Two red tiles: 2 + 1 (largest item group) + 2 (largest colour group).
+    assert_eq!(delivered, (2, 5));
+    assert_eq!(g.mouse(mref(0, Scavenger)).tiles, vec![blue_key]);
+    // Version 1 hands over everything at once.
+    let mut g = table(2, 5);
+    give(&mut g, 0, Scavenger, &[red_acorn, red_berry, blue_key]);
+    at(&mut g, 0, Scavenger, Loc::Hand);
+    start(&mut g);
+    play(&mut g, 0, A::HopOff);
+    play(&mut g, 0, A::Deliver);
+    let left = &g.mouse(mref(0, Scavenger)).tiles;
+    assert!(!left.contains(&red_acorn) && !left.contains(&red_berry) && !left.contains(&blue_key));
+}
+
+#[test]
+fn v2_the_basic_game_starts_on_the_printed_start_spaces() {
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        for seed in 0..10 {
+            let g = Hickory::new(&HickoryConfig::default(), players, seed).unwrap();
+            assert!(matches!(g.phase, Phase::Play { .. }), "no placement");
+            assert!(matches!(g.status(), Status::Turn { .. }));
+            check_invariants(&g);
+            for p in &g.seats {
+                for (kind, number) in HUNT_START_SPACES[p.hunt_board as usize] {
+                    assert_eq!(p.mouse(kind).loc, Loc::Inner(number));
+                }
+            }
+        }
+    }
+    let free = HickoryConfig {
+        start: StartSpaces::Free,
+    };
+    let g = Hickory::new(&free, 2, 3).unwrap();
+    assert!(matches!(g.phase, Phase::Placement { .. }), "the advanced variant");
+    // Version 1 always placed freely, 12 included.
+    let g = Hickory::new_at(&HickoryConfig::default(), 2, 3, 1).unwrap();
+    let Status::Turn { seat } = g.status() else {
+        panic!("placement")
+    };
+    assert!(g.legal_actions(seat).contains(&HickoryAction::Place {
+        mouse: MouseKind::Spotter,
+        space: 12
+    }));
+}
+
+#[test]
+fn v2_no_inner_ring_at_12_and_relics_stay_with_lord_cuckoo_and_searches_yield_one() {
+    use HickoryAction as A;
+    use MouseKind::*;
+    for version in [1, RULES_VERSION] {
+        let mut g = table_at(2, 11, version);
+        let relic = relic_tile(0);
+        give(&mut g, 0, Scurrier, &[relic]);
+        if let Some(t) = g.space_mut(12).tile.take() {
+            g.bag.push(t);
+        }
+        at(&mut g, 0, Scurrier, Loc::Hand);
+        start(&mut g);
+        play(&mut g, 0, A::HopOff);
+        play(&mut g, 0, A::Scurry { steps: 0 });
+        play(&mut g, 0, A::Deliver);
+        if version > 1 {
+            play(&mut g, 0, A::AddTile { tile: relic });
+        }
+        assert_eq!(g.cuckoo.contains(&relic), version > 1);
+        assert_eq!(g.pantry.contains(&relic), version == 1);
+        play(&mut g, 0, A::Done);
+        // The hour strikes: the scurrier waits at 1 (version 2) or on 12's inner ring (version 1).
+        let want = if version == 1 { 12 } else { 1 };
+        assert_eq!(g.mouse(mref(0, Scurrier)).loc, Loc::Inner(want));
+    }
+    // A search draws one tile (the spotter two and discards one).
+    let mut g = table_v2(2, 3);
+    set_token(&mut g, 4, ActionKind::Search);
+    set_token(&mut g, 5, ActionKind::Search);
+    at(&mut g, 0, Spotter, Loc::Inner(4));
+    at(&mut g, 1, Scurrier, Loc::Inner(5));
+    start(&mut g);
+    play(&mut g, 0, A::StepOut { mouse: Spotter });
+    let ev = play(&mut g, 0, A::Search);
+    let HickoryEvent::SearchDrawn { tiles: drawn, .. } = &ev[0] else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(drawn.len(), 2);
+    let (keep, discard) = (drawn[1].id(), drawn[0].id());
+    play(&mut g, 0, A::Keep { tile: keep });
+    assert!(g.pantry.contains(&discard), "the spotter's other tile is discarded");
+    play(&mut g, 0, A::Done);
+    play(&mut g, 1, A::StepOut { mouse: Scurrier });
+    let before = g.mouse(mref(1, Scurrier)).tiles.len();
+    let ev = play(&mut g, 1, A::Search);
+    assert!(ev.iter().any(|e| matches!(e, HickoryEvent::SearchDrawn { tiles, .. } if tiles.len() == 1)));
+    assert_eq!(g.mouse(mref(1, Scurrier)).tiles.len(), before + 1);
+}
