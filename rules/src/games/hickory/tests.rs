@@ -43,6 +43,14 @@ fn check_invariants(g: &Hickory) {
             assert_eq!(on_hand, m.loc == Loc::Hand);
         }
         assert!(p.scaler_link < CHAIN_TOP);
+        if g.v2() {
+            for m in &p.mice {
+                assert_ne!(m.loc, Loc::Inner(NO_INNER_RING), "no inner ring at 12");
+                if let Loc::Outer(n) = m.loc {
+                    assert!(!g.paws.contains(&n), "a mouse went under a paw at {n}");
+                }
+            }
+        }
     }
     assert!((PINECONE_MIN..=PINECONE_START).contains(&g.pinecone));
     assert!((START_HOUR..=END_HOUR).contains(&g.hour));
@@ -1657,4 +1665,94 @@ fn v2_no_inner_ring_at_12_and_relics_stay_with_lord_cuckoo_and_searches_yield_on
     let ev = play(&mut g, 1, A::Search);
     assert!(ev.iter().any(|e| matches!(e, HickoryEvent::SearchDrawn { tiles, .. } if tiles.len() == 1)));
     assert_eq!(g.mouse(mref(1, Scurrier)).tiles.len(), before + 1);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The server bot and stalling players.
+
+/// Plays a whole game in which the seats in `bots` play the server bot and the others `other`; returns the steps.
+fn play_with(
+    players: u8,
+    seed: u64,
+    config: &HickoryConfig,
+    bots: &[bool],
+    mut other: impl FnMut(&Hickory, Seat, &mut Rng) -> HickoryAction,
+) -> usize {
+    let mut g = Hickory::new(config, players, seed).unwrap();
+    let mut rng = Rng::from_seed(seed ^ 0xb07);
+    let mut steps = 0;
+    while let Status::Turn { seat } = g.status() {
+        steps += 1;
+        assert!(steps < 20_000, "{players} players, seed {seed}: no end");
+        let legal = g.legal_actions(seat);
+        let action = if bots[seat.index()] {
+            g.bot_action(seat, &mut rng).expect("the bot has a move")
+        } else {
+            other(&g, seat, &mut rng)
+        };
+        assert!(legal.contains(&action), "{action:?} is not legal: {legal:?}");
+        g.apply(Actor::Seat(seat), &action, 0).unwrap();
+        check_invariants(&g);
+    }
+    assert_eq!(g.hour, END_HOUR);
+    steps
+}
+
+#[test]
+fn the_bot_plays_only_legal_actions_at_every_seat_count() {
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        for seed in 0..6 {
+            let config = HickoryConfig {
+                start: if seed % 2 == 0 {
+                    StartSpaces::Printed
+                } else {
+                    StartSpaces::Free
+                },
+            };
+            // Every seat a bot, then bots against random players.
+            let all = vec![true; players as usize];
+            let mixed: Vec<bool> = (0..players).map(|s| (s + seed as u8) % 2 == 0).collect();
+            for bots in [all, mixed] {
+                play_with(players, seed, &config, &bots, |g, seat, rng| {
+                    let legal = g.legal_actions(seat);
+                    legal[rng.index(legal.len())].clone()
+                });
+            }
+        }
+    }
+    // A version-1 match too (stand-ins may play old matches).
+    let mut g = Hickory::new_at(&HickoryConfig::default(), 2, 9, 1).unwrap();
+    let mut rng = Rng::from_seed(9);
+    while let Status::Turn { seat } = g.status() {
+        let action = g.bot_action(seat, &mut rng).unwrap();
+        assert!(g.legal_actions(seat).contains(&action));
+        g.apply(Actor::Seat(seat), &action, 0).unwrap();
+    }
+}
+
+/// Players who never let go: ride the hand as long as they may, board whenever they can, and end every turn on the
+/// outer ring at once. The clock still runs out: the game ends within a bound at every seat count.
+#[test]
+fn stalling_players_cannot_stop_the_clock() {
+    use HickoryAction as A;
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        for seed in 0..4 {
+            let stall = |g: &Hickory, seat: Seat, rng: &mut Rng| {
+                let legal = g.legal_actions(seat);
+                for wanted in [A::Stay, A::Done, A::FinishDelivery] {
+                    if legal.contains(&wanted) {
+                        return wanted;
+                    }
+                }
+                legal
+                    .iter()
+                    .find(|a| matches!(a, A::Board { .. }))
+                    .cloned()
+                    .unwrap_or_else(|| legal[rng.index(legal.len())].clone())
+            };
+            let steps = play_with(players, seed, &HickoryConfig::default(), &vec![false; players as usize], stall);
+            // Five hours of twelve ticks; each tick resolves each mouse at most a few times.
+            assert!(steps < 60 * 16 * 4, "{steps} steps");
+        }
+    }
 }
