@@ -49,7 +49,8 @@ impl Bot<'_> {
     fn fits_hunt(&self, colour: Colour, item: Item) -> bool {
         let p = self.me();
         let board = HUNT_BOARDS[p.hunt_board as usize];
-        (0..HUNT_SIZE).any(|r| (0..HUNT_SIZE).any(|c| !p.hunt_done[r][c] && board[r][c].accepts(colour, item)))
+        (0..HUNT_SIZE)
+            .any(|r| (0..HUNT_SIZE).any(|c| !p.hunt_done[r][c] && board[r][c].accepts(colour, item)))
     }
 
     /// What a tile is worth on `carried` (the tiles of the mouse that would take it).
@@ -112,11 +113,11 @@ impl Bot<'_> {
         let m = self.g.mouse(who);
         let mut carried = m.tiles.clone();
         let mut v = 0;
-        if let Some(t) = self.g.space(n).tile {
-            if carried.len() < who.mouse.capacity() {
-                v += self.tile_value(t, &carried);
-                carried.push(t);
-            }
+        if let Some(t) = self.g.space(n).tile
+            && carried.len() < who.mouse.capacity()
+        {
+            v += self.tile_value(t, &carried);
+            carried.push(t);
         }
         if !self.g.token_usable(n) {
             return v;
@@ -138,7 +139,9 @@ impl Bot<'_> {
             }
             ActionKind::Search if room > 0 => 30,
             ActionKind::Search => 0,
-            ActionKind::Climb => 10 * i64::from(self.g.pinecone) * i64::from(CLIMB_TOKEN_LINKS) / i64::from(CHAIN_TOP),
+            ActionKind::Climb => {
+                10 * i64::from(self.g.pinecone) * i64::from(CLIMB_TOKEN_LINKS) / i64::from(CHAIN_TOP)
+            }
             ActionKind::Favour => 25,
             ActionKind::Exchange => 10,
         };

@@ -254,10 +254,26 @@ pub const SEARCH_KEEP_V1: usize = 2;
 /// clock, never on 12 (no inner ring there) and never on a delivery space (6, 11), where an empty-handed mouse has
 /// nothing to do. GAPS 000 Q8.
 pub const HUNT_START_SPACES: [[(MouseKind, u8); 3]; 4] = [
-    [(MouseKind::Scurrier, 1), (MouseKind::Spotter, 5), (MouseKind::Scavenger, 9)],
-    [(MouseKind::Spotter, 2), (MouseKind::Scavenger, 7), (MouseKind::Scurrier, 10)],
-    [(MouseKind::Scavenger, 3), (MouseKind::Scurrier, 8), (MouseKind::Spotter, 9)],
-    [(MouseKind::Scurrier, 4), (MouseKind::Spotter, 7), (MouseKind::Scavenger, 10)],
+    [
+        (MouseKind::Scurrier, 1),
+        (MouseKind::Spotter, 5),
+        (MouseKind::Scavenger, 9),
+    ],
+    [
+        (MouseKind::Spotter, 2),
+        (MouseKind::Scavenger, 7),
+        (MouseKind::Scurrier, 10),
+    ],
+    [
+        (MouseKind::Scavenger, 3),
+        (MouseKind::Scurrier, 8),
+        (MouseKind::Spotter, 9),
+    ],
+    [
+        (MouseKind::Scurrier, 4),
+        (MouseKind::Spotter, 7),
+        (MouseKind::Scavenger, 10),
+    ],
 ];
 
 /// The number with no inner-ring space (published reviews: "at each number except for 12, there's an inner ring

@@ -29,8 +29,8 @@ use self::data::*;
 pub use self::scoring::*;
 pub use self::view::*;
 use crate::model::{
-    Actor, Deadline, Event, Game, GameInfo, Millis, OptionKind, OptionSpec, Outcome, Reject, RejectKind, Seat,
-    SetupError, Status, Viewer,
+    Actor, Deadline, Event, Game, GameInfo, Millis, OptionKind, OptionSpec, Outcome, Reject, RejectKind,
+    Seat, SetupError, Status, Viewer,
 };
 use crate::rng::Rng;
 
@@ -864,7 +864,12 @@ impl Game for Hickory {
         OLDEST_RULES_VERSION
     }
 
-    fn new_at(config: &HickoryConfig, players: u8, seed: u64, rules_version: u32) -> Result<Self, SetupError> {
+    fn new_at(
+        config: &HickoryConfig,
+        players: u8,
+        seed: u64,
+        rules_version: u32,
+    ) -> Result<Self, SetupError> {
         if !(OLDEST_RULES_VERSION..=RULES_VERSION).contains(&rules_version) {
             return Err(SetupError::RulesVersion {
                 game: Self::info().id.to_string(),

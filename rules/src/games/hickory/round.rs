@@ -23,7 +23,11 @@ impl Hickory {
             for m in &mut self.seats[seat.index()].mice {
                 if let Loc::Outer(n) = m.loc {
                     // No inner ring at 12 (rules version 2): that mouse waits at the next number.
-                    m.loc = Loc::Inner(if v2 && n == NO_INNER_RING { INNER_RING_AFTER_12 } else { n });
+                    m.loc = Loc::Inner(if v2 && n == NO_INNER_RING {
+                        INNER_RING_AFTER_12
+                    } else {
+                        n
+                    });
                     stepped.push(MouseRef { seat, mouse: m.kind });
                 }
             }

@@ -69,7 +69,7 @@ fn playouts(players: u8, seeds: u64) {
     for seed in 0..seeds {
         // Half the games start on the printed start spaces (the basic game), half place freely (the variant).
         let config = HickoryConfig {
-            start: if seed % 2 == 0 {
+            start: if seed.is_multiple_of(2) {
                 StartSpaces::Printed
             } else {
                 StartSpaces::Free
@@ -1473,12 +1473,19 @@ fn v2_boarding_a_full_hand_bumps_the_front_mouse_onto_the_outer_ring() {
     let bumped: Vec<(Seat, MouseKind)> = ev
         .iter()
         .filter_map(|e| match e {
-            HickoryEvent::Bumped { seat, mouse, number: 9 } => Some((*seat, *mouse)),
+            HickoryEvent::Bumped {
+                seat,
+                mouse,
+                number: 9,
+            } => Some((*seat, *mouse)),
             _ => None,
         })
         .collect();
     assert_eq!(bumped, vec![(Seat(1), Spotter), (Seat(1), Scurrier)]);
-    assert_eq!(g.hand, vec![mref(0, Spotter), mref(0, Scurrier), mref(0, Scavenger)]);
+    assert_eq!(
+        g.hand,
+        vec![mref(0, Spotter), mref(0, Scurrier), mref(0, Scavenger)]
+    );
     // The first bumped mouse lands at 9, takes the tile and acts there; then the second.
     assert_eq!(g.mouse(mref(1, Spotter)).tiles, vec![tile_at_9]);
     assert_eq!(
@@ -1497,7 +1504,10 @@ fn v2_boarding_a_full_hand_bumps_the_front_mouse_onto_the_outer_ring() {
         })
     );
     assert_eq!(g.mouse(mref(1, Scurrier)).loc, Loc::Outer(9));
-    assert!(g.mouse(mref(1, Scurrier)).tiles.is_empty(), "only the first takes the tile");
+    assert!(
+        g.mouse(mref(1, Scurrier)).tiles.is_empty(),
+        "only the first takes the tile"
+    );
     play(&mut g, 1, A::Done);
     assert_eq!(g.minute, 10, "the tick is over");
 }
@@ -1527,7 +1537,11 @@ fn v2_a_paw_blocks_its_number_and_v1_only_covers_the_token() {
         play(&mut g, 0, A::HopOff);
         assert_eq!(
             g.legal_actions(Seat(0)),
-            vec![A::Scurry { steps: 0 }, A::Scurry { steps: 1 }, A::Scurry { steps: 2 }]
+            vec![
+                A::Scurry { steps: 0 },
+                A::Scurry { steps: 1 },
+                A::Scurry { steps: 2 }
+            ]
         );
         play(&mut g, 0, A::Scurry { steps: 2 });
         let legal = g.legal_actions(Seat(0));
@@ -1658,12 +1672,18 @@ fn v2_no_inner_ring_at_12_and_relics_stay_with_lord_cuckoo_and_searches_yield_on
     assert_eq!(drawn.len(), 2);
     let (keep, discard) = (drawn[1].id(), drawn[0].id());
     play(&mut g, 0, A::Keep { tile: keep });
-    assert!(g.pantry.contains(&discard), "the spotter's other tile is discarded");
+    assert!(
+        g.pantry.contains(&discard),
+        "the spotter's other tile is discarded"
+    );
     play(&mut g, 0, A::Done);
     play(&mut g, 1, A::StepOut { mouse: Scurrier });
     let before = g.mouse(mref(1, Scurrier)).tiles.len();
     let ev = play(&mut g, 1, A::Search);
-    assert!(ev.iter().any(|e| matches!(e, HickoryEvent::SearchDrawn { tiles, .. } if tiles.len() == 1)));
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, HickoryEvent::SearchDrawn { tiles, .. } if tiles.len() == 1))
+    );
     assert_eq!(g.mouse(mref(1, Scurrier)).tiles.len(), before + 1);
 }
 
@@ -1701,9 +1721,9 @@ fn play_with(
 #[test]
 fn the_bot_plays_only_legal_actions_at_every_seat_count() {
     for players in MIN_PLAYERS..=MAX_PLAYERS {
-        for seed in 0..6 {
+        for seed in 0..6u64 {
             let config = HickoryConfig {
-                start: if seed % 2 == 0 {
+                start: if seed.is_multiple_of(2) {
                     StartSpaces::Printed
                 } else {
                     StartSpaces::Free
@@ -1711,7 +1731,7 @@ fn the_bot_plays_only_legal_actions_at_every_seat_count() {
             };
             // Every seat a bot, then bots against random players.
             let all = vec![true; players as usize];
-            let mixed: Vec<bool> = (0..players).map(|s| (s + seed as u8) % 2 == 0).collect();
+            let mixed: Vec<bool> = (0..players).map(|s| (s + seed as u8).is_multiple_of(2)).collect();
             for bots in [all, mixed] {
                 play_with(players, seed, &config, &bots, |g, seat, rng| {
                     let legal = g.legal_actions(seat);
@@ -1750,7 +1770,13 @@ fn stalling_players_cannot_stop_the_clock() {
                     .cloned()
                     .unwrap_or_else(|| legal[rng.index(legal.len())].clone())
             };
-            let steps = play_with(players, seed, &HickoryConfig::default(), &vec![false; players as usize], stall);
+            let steps = play_with(
+                players,
+                seed,
+                &HickoryConfig::default(),
+                &vec![false; players as usize],
+                stall,
+            );
             // Five hours of twelve ticks; each tick resolves each mouse at most a few times.
             assert!(steps < 60 * 16 * 4, "{steps} steps");
         }

@@ -139,10 +139,7 @@ impl Hickory {
                 tiles.push(*t);
                 self.delivery_chosen(who, favours, tiles, &mut events);
             }
-            (
-                Decision::Pending(Pending::Delivery { who, favours, tiles }),
-                A::FinishDelivery,
-            ) => {
+            (Decision::Pending(Pending::Delivery { who, favours, tiles }), A::FinishDelivery) => {
                 self.deliver(who, favours, tiles, &mut events);
             }
             (

@@ -327,7 +327,11 @@ impl Hickory {
                 drawn: tiles(drawn),
                 keep: *keep,
             },
-            Decision::Pending(Pending::Delivery { who, favours, tiles: chosen }) => DecisionView::Delivery {
+            Decision::Pending(Pending::Delivery {
+                who,
+                favours,
+                tiles: chosen,
+            }) => DecisionView::Delivery {
                 seat,
                 mouse: who.mouse,
                 tiles: tiles(chosen),
