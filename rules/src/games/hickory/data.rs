@@ -13,7 +13,9 @@ pub const MAX_PLAYERS: u8 = 4;
 
 /// The clock's numbered locations, 1 to 12; each has an inner-ring and an outer-ring space. GAPS 000 Q3.
 pub const NUMBERS: u8 = 12;
-/// The hour hand starts at 7 (seed) and the game ends when it reaches 12 (seed): five rounds.
+/// The hour hand starts at 7 (seed) and the game ends when it reaches 12 (seed): five rounds. At every player
+/// count, solo included: the seed says 7 without a player count; the publisher's "7 for games with 2-4 players"
+/// implies a different solo start that is not public, so the seed's 7 stands (docs: issue 25 point 6).
 pub const START_HOUR: u8 = 7;
 pub const END_HOUR: u8 = 12;
 /// The minute hand starts at 12 (seed); a round ends once the tick at 12 has been resolved.
@@ -276,10 +278,50 @@ impl MouseKind {
 
 /// How far the scurrier may run on along the outer ring after hopping off the hand (published: 1-2).
 pub const SCURRY_MAX: u8 = 2;
-/// Tiles drawn by a search, the spotter's extra draw, and how many may be kept. GAPS 000 Q4.
-pub const SEARCH_DRAW: usize = 2;
+/// Tiles drawn by a search, the spotter's extra draw, and how many may be kept. GAPS 000 Q4. Rules version 2
+/// follows the published game's reviews: a search draws one tile; the spotter draws one more and discards one.
+pub const SEARCH_DRAW: usize = 1;
 pub const SPOTTER_EXTRA_DRAW: usize = 1;
-pub const SEARCH_KEEP: usize = 2;
+pub const SEARCH_KEEP: usize = 1;
+/// Rules version 1 (matches stored before version 2): draw 2 (the spotter 3), keep up to 2, the rest go back into
+/// the bag.
+pub const SEARCH_DRAW_V1: usize = 2;
+pub const SEARCH_KEEP_V1: usize = 2;
+
+/// The basic game's start spaces, printed on each hunt board (indexed like [`HUNT_BOARDS`]): where its owner's
+/// scurrier, spotter and scavenger wait on the inner ring before the first tick (published: "a random hunt board
+/// which indicates the starting positions around the clock for 3 of your mice"; the advanced variant places them
+/// freely). The printed numbers are not public: designed so that each board has one mouse in each third of the
+/// clock, never on 12 (no inner ring there) and never on a delivery space (6, 11), where an empty-handed mouse has
+/// nothing to do. GAPS 000 Q8.
+pub const HUNT_START_SPACES: [[(MouseKind, u8); 3]; 4] = [
+    [
+        (MouseKind::Scurrier, 1),
+        (MouseKind::Spotter, 5),
+        (MouseKind::Scavenger, 9),
+    ],
+    [
+        (MouseKind::Spotter, 2),
+        (MouseKind::Scavenger, 7),
+        (MouseKind::Scurrier, 10),
+    ],
+    [
+        (MouseKind::Scavenger, 3),
+        (MouseKind::Scurrier, 8),
+        (MouseKind::Spotter, 9),
+    ],
+    [
+        (MouseKind::Scurrier, 4),
+        (MouseKind::Spotter, 7),
+        (MouseKind::Scavenger, 10),
+    ],
+];
+
+/// The number with no inner-ring space (published reviews: "at each number except for 12, there's an inner ring
+/// space and an outer ring space"), and where a mouse that worked there waits instead when the hour strikes: the
+/// inner ring of the next number. Rules version 2; version 1 gave 12 an inner ring too. GAPS 000 Q3.
+pub const NO_INNER_RING: u8 = 12;
+pub const INNER_RING_AFTER_12: u8 = 1;
 
 // ---------------------------------------------------------------------------------------------------------------
 // The chain board. GAPS 000 Q6.

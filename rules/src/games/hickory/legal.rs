@@ -17,6 +17,14 @@ impl Hickory {
             .collect()
     }
 
+    /// The deliverable tiles of a mouse standing on the outer ring, by the token of its space.
+    pub(super) fn deliverable_here(&self, who: MouseRef) -> Vec<TileId> {
+        let Loc::Outer(here) = self.mouse(who).loc else {
+            unreachable!("deliveries happen on the outer ring")
+        };
+        self.deliverable(who, self.space(here).token)
+    }
+
     pub(super) fn can_draw(&self) -> bool {
         !self.bag.is_empty() || !self.pantry.is_empty()
     }
@@ -34,7 +42,7 @@ impl Hickory {
             Decision::Place(s) => {
                 for kind in STARTING_MICE {
                     if self.player(s).mouse(kind).loc == Loc::Unplaced {
-                        for space in 1..=NUMBERS {
+                        for space in (1..=NUMBERS).filter(|&n| !(self.v2() && n == NO_INNER_RING)) {
                             out.push(A::Place { mouse: kind, space });
                         }
                     }
@@ -49,15 +57,18 @@ impl Hickory {
                 for m in &self.player(s).mice {
                     if m.loc == Loc::Inner(here) {
                         out.push(A::StepOut { mouse: m.kind });
-                        if m.kind.hand_places() <= free {
+                        // Rules version 2: boarding a full hand bumps its front mice off.
+                        if self.v2() || m.kind.hand_places() <= free {
                             out.push(A::Board { mouse: m.kind });
                         }
                     }
                 }
             }
-            Decision::Pending(Pending::Scurry { .. }) => {
+            Decision::Pending(Pending::Scurry { from, .. }) => {
                 for steps in 0..=SCURRY_MAX {
-                    out.push(A::Scurry { steps });
+                    if !self.blocked(next_number(from, steps)) {
+                        out.push(A::Scurry { steps });
+                    }
                 }
             }
             Decision::Pending(Pending::Act { who, token_used }) => {
@@ -71,7 +82,7 @@ impl Hickory {
                     && who.mouse != MouseKind::Scamp
                     && self.player(seat).mouse(MouseKind::Scamp).loc == Loc::Card
                 {
-                    for space in 1..=NUMBERS {
+                    for space in (1..=NUMBERS).filter(|&n| !self.blocked(n)) {
                         out.push(A::CallScamp { space });
                     }
                 }
@@ -92,13 +103,23 @@ impl Hickory {
                     out.push(A::Keep { tile: t });
                 }
             }
-            Decision::Pending(Pending::Delivery { favours, .. }) => {
+            Decision::Pending(Pending::Delivery { who, favours, tiles }) => {
+                if self.v2() {
+                    for t in self.deliverable_here(who) {
+                        if !tiles.contains(&t) {
+                            out.push(A::AddTile { tile: t });
+                        }
+                    }
+                }
                 for &card in &self.player(seat).favours {
                     if !favours.contains(&card) {
                         out.push(A::AddFavour { card });
                     }
                 }
-                out.push(A::FinishDelivery);
+                // Version 2: something must be chosen (version 1 delivers the card's tiles anyway).
+                if !self.v2() || !tiles.is_empty() || !favours.is_empty() {
+                    out.push(A::FinishDelivery);
+                }
             }
             Decision::Pending(Pending::Hunt { queue, .. }) => {
                 for (row, col) in self.hunt_candidates(seat, queue[0]) {
@@ -174,7 +195,7 @@ impl Hickory {
                 | (Decision::Pending(Pending::SearchKeep { .. }), A::Keep { .. })
                 | (
                     Decision::Pending(Pending::Delivery { .. }),
-                    A::AddFavour { .. } | A::FinishDelivery
+                    A::AddTile { .. } | A::AddFavour { .. } | A::FinishDelivery
                 )
                 | (
                     Decision::Pending(Pending::Act { .. }),
@@ -200,6 +221,8 @@ impl Hickory {
             A::StepOut { .. } => "that mouse is not on this inner-ring space",
             A::Scurry { .. } => "the scurrier runs on 0, 1 or 2 numbers",
             A::Keep { .. } => "that tile was not drawn in this search",
+            A::AddTile { .. } => "that tile is not on the delivering mouse's card, or is chosen already",
+            A::FinishDelivery => "choose at least one tile or favour card to deliver",
             A::MarkHunt { .. } => "that hunt-board space is completed already or does not accept this piece",
             A::AddFavour { .. } | A::PlayFavour { .. } => {
                 "that favour card is not in your hand or cannot be used"

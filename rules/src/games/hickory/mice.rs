@@ -104,12 +104,41 @@ impl Hickory {
         };
     }
 
-    pub(super) fn deliver(&mut self, who: MouseRef, favours: Vec<FavourId>, events: &mut Events) {
-        let Loc::Outer(here) = self.mouse(who).loc else {
-            unreachable!("deliveries happen on the outer ring")
+    /// After a piece was added to a delivery: the delivery is made once nothing is left to add (rules version 1:
+    /// once every favour card in hand is added; version 2: every deliverable tile and every favour card), else the
+    /// owner goes on choosing.
+    pub(super) fn delivery_chosen(
+        &mut self,
+        who: MouseRef,
+        favours: Vec<FavourId>,
+        tiles: Vec<TileId>,
+        events: &mut Events,
+    ) {
+        let all_favours = favours.len() == self.player(who.seat).favours.len();
+        let all_tiles = !self.v2() || tiles.len() == self.deliverable_here(who).len();
+        if all_favours && all_tiles {
+            self.deliver(who, favours, tiles, events);
+        } else {
+            self.phase = Phase::Play {
+                pending: Some(Pending::Delivery { who, favours, tiles }),
+            };
+        }
+    }
+
+    /// Makes a delivery: `chosen` tiles (rules version 2; version 1 hands over every deliverable tile) and the
+    /// favour cards added as items.
+    pub(super) fn deliver(
+        &mut self,
+        who: MouseRef,
+        favours: Vec<FavourId>,
+        chosen: Vec<TileId>,
+        events: &mut Events,
+    ) {
+        let delivered = if self.v2() {
+            chosen
+        } else {
+            self.deliverable_here(who)
         };
-        let token = self.space(here).token;
-        let delivered = self.deliverable(who, token);
         self.mouse_mut(who).tiles.retain(|t| !delivered.contains(t));
         let mut group = Group::default();
         for &t in &delivered {
@@ -124,8 +153,17 @@ impl Hickory {
             .iter()
             .filter(|&&t| tile_kind(t) == TileKind::Relic)
             .count() as i64;
-        self.pantry
-            .extend(delivered.iter().filter(|&&t| tile_kind(t) == TileKind::Relic));
+        // Rules version 2: Lord Cuckoo keeps his relics; version 1 put them in the pantry (back into the bag).
+        let handed: Vec<TileId> = delivered
+            .iter()
+            .copied()
+            .filter(|&t| tile_kind(t) == TileKind::Relic)
+            .collect();
+        if self.v2() {
+            self.cuckoo.extend(handed);
+        } else {
+            self.pantry.extend(handed);
+        }
         for &f in &favours {
             self.player_mut(seat).favours.retain(|c| *c != f);
             self.favour_discard.push(f);
@@ -265,7 +303,12 @@ impl Hickory {
     }
 
     pub(super) fn search(&mut self, who: MouseRef, events: &mut Events) {
-        let draws = SEARCH_DRAW
+        let (draw, keep) = if self.v2() {
+            (SEARCH_DRAW, SEARCH_KEEP)
+        } else {
+            (SEARCH_DRAW_V1, SEARCH_KEEP_V1)
+        };
+        let draws = draw
             + if who.mouse == MouseKind::Spotter {
                 SPOTTER_EXTRA_DRAW
             } else {
@@ -283,7 +326,7 @@ impl Hickory {
             mouse: who.mouse,
             tiles: tiles(&drawn),
         }));
-        let keep = SEARCH_KEEP.min(self.room(who)).min(drawn.len());
+        let keep = keep.min(self.room(who)).min(drawn.len());
         if keep == drawn.len() {
             self.mouse_mut(who).tiles.extend_from_slice(&drawn);
             events.push(Event::public(HickoryEvent::SearchKept {

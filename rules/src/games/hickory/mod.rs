@@ -29,17 +29,42 @@ use self::data::*;
 pub use self::scoring::*;
 pub use self::view::*;
 use crate::model::{
-    Actor, Deadline, Event, Game, GameInfo, Millis, Outcome, Reject, RejectKind, Seat, SetupError, Status,
-    Viewer,
+    Actor, Deadline, Event, Game, GameInfo, Millis, OptionKind, OptionSpec, Outcome, Reject, RejectKind,
+    Seat, SetupError, Status, Viewer,
 };
 use crate::rng::Rng;
 
-/// No options: the player count decides blockers, everything else is fixed by the design.
-#[derive(
-    Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
-)]
-#[serde(deny_unknown_fields)]
-pub struct HickoryConfig {}
+/// The options of a match: where the starting mice go. The player count decides the blockers; everything else is
+/// fixed by the design.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct HickoryConfig {
+    /// The basic game's printed start spaces (default), or the published advanced variant's free placement.
+    /// Rules version 1 always placed freely.
+    pub start: StartSpaces,
+}
+
+/// Where each player's scurrier, spotter and scavenger start. GAPS 000 Q8.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StartSpaces {
+    /// On the start spaces printed on the player's hunt board ([`HUNT_START_SPACES`]).
+    #[default]
+    Printed,
+    /// The advanced variant: in reverse priority order, one mouse a turn, on any inner-ring space.
+    Free,
+}
+
+/// The rules version this engine plays for new matches, and the oldest one it still replays.
+pub const RULES_VERSION: u32 = 2;
+pub const OLDEST_RULES_VERSION: u32 = 1;
+
+fn rules_v1() -> u32 {
+    1
+}
+fn is_rules_v1(v: &u32) -> bool {
+    *v == 1
+}
 
 /// One of a player's mice that has a mouse card.
 #[derive(
@@ -164,8 +189,14 @@ enum Pending {
         keep: usize,
         kept: Vec<TileId>,
     },
-    /// A delivery is under way; the owner may add favour cards (secret until the delivery is made).
-    Delivery { who: MouseRef, favours: Vec<FavourId> },
+    /// A delivery is under way; the owner may add favour cards (secret until the delivery is made) and, from rules
+    /// version 2, chooses the tiles (`tiles`, public) one by one: "some, or all" (publisher).
+    Delivery {
+        who: MouseRef,
+        favours: Vec<FavourId>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tiles: Vec<TileId>,
+    },
     /// The delivered pieces still to place on the hunt board, in order; the first one accepts two or more free
     /// spaces and its owner chooses. Then the delivery (`delivered`, `favours`, `marked` spaces) meets the missions.
     Hunt {
@@ -242,6 +273,17 @@ pub struct Hickory {
     paws: Vec<u8>,
     seats: Vec<PlayerState>,
     phase: Phase,
+    /// The rules version this match plays by ([`RULES_VERSION`]; snapshots written before it existed are 1).
+    #[serde(default = "rules_v1", skip_serializing_if = "is_rules_v1")]
+    rules_version: u32,
+    /// Mice bumped off the front of the minute hand by a boarding mouse, still to land at the current number (in
+    /// the order they fell off). Rules version 2.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    bumped: Vec<MouseRef>,
+    /// Relics handed over to Lord Cuckoo: out of the game for good (rules version 2; version 1 put them in the
+    /// pantry, so they could come back out of the bag).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    cuckoo: Vec<TileId>,
 }
 
 /// A decision a player sends. Every value of `legal_actions` is exactly what a client sends back.
@@ -293,6 +335,10 @@ pub enum HickoryAction {
     },
     /// Keep one tile of a search.
     Keep {
+        tile: TileId,
+    },
+    /// Add a tile of the delivering mouse's card to the delivery (rules version 2: the player chooses which).
+    AddTile {
         tile: TileId,
     },
     /// Add a favour card from your hand to the delivery as its printed item.
@@ -391,6 +437,18 @@ pub enum HickoryEvent {
     Boarded {
         seat: Seat,
         mouse: MouseKind,
+    },
+    /// A boarding mouse found the minute hand full: the mouse at the front fell off, onto the outer ring at
+    /// `number` (rules version 2).
+    Bumped {
+        seat: Seat,
+        mouse: MouseKind,
+        number: u8,
+    },
+    /// A cat paw covers the number the minute hand reached: no mouse goes there, the hand moves on (rules
+    /// version 2).
+    PawBlocked {
+        number: u8,
     },
     Scurried {
         seat: Seat,
@@ -557,7 +615,7 @@ impl Decision {
             Decision::Pending(Pending::Scurry { .. }) => "the scurrier running on",
             Decision::Pending(Pending::Act { .. }) => "a mouse acting on the outer ring",
             Decision::Pending(Pending::SearchKeep { .. }) => "keeping tiles from a search",
-            Decision::Pending(Pending::Delivery { .. }) => "adding favour cards to a delivery",
+            Decision::Pending(Pending::Delivery { .. }) => "choosing what to deliver",
             Decision::Pending(Pending::Hunt { .. }) => "placing a delivered piece on the hunt board",
         }
     }
@@ -592,8 +650,15 @@ impl Hickory {
         HAND_SLOTS - blockers(self.players).iter().map(|b| b.places()).sum::<u8>()
     }
     fn hand_free(&self) -> u8 {
-        let used: u8 = self.hand.iter().map(|m| m.mouse.hand_places()).sum();
-        self.hand_capacity() - used
+        self.hand_capacity().saturating_sub(self.hand_used())
+    }
+    fn hand_used(&self) -> u8 {
+        self.hand.iter().map(|m| m.mouse.hand_places()).sum()
+    }
+    /// Whether a cat paw blocks `number` for the mice (rules version 2: "it will block the clock number it is on.
+    /// Mice will not go there"; version 1 only disabled the token).
+    fn blocked(&self, number: u8) -> bool {
+        self.v2() && self.paws.contains(&number)
     }
 
     /// Seats in priority order: the priority holder, then to the left. The iterator borrows nothing, so the
@@ -609,7 +674,7 @@ impl Hickory {
             Phase::Placement { order, next } => order.get(*next).map(|s| Decision::Place(*s)),
             Phase::Play { pending: Some(p) } => Some(Decision::Pending(p.clone())),
             Phase::Play { pending: None } => {
-                if !self.tick_open {
+                if !self.tick_open || !self.bumped.is_empty() || self.blocked(self.minute) {
                     return None;
                 }
                 if let Some(m) = self.hand.iter().find(|m| !self.resolved.contains(m)) {
@@ -630,6 +695,7 @@ impl Hickory {
         all.extend(&self.pantry);
         all.extend(&self.web_wilds);
         all.extend(&self.web_market);
+        all.extend(&self.cuckoo);
         all.extend(self.spaces.iter().filter_map(|s| s.tile));
         for p in &self.seats {
             all.extend(&p.hunt_tiles);
@@ -673,26 +739,9 @@ impl Hickory {
     }
 }
 
-impl Game for Hickory {
-    type Config = HickoryConfig;
-    type Action = HickoryAction;
-    type Event = HickoryEvent;
-    type View<'a> = HickoryView<'a>;
-    type Reject = HickoryReject;
-
-    fn info() -> GameInfo {
-        GameInfo {
-            id: "hickory_dickory",
-            name: "Hickory Dickory",
-            rules_version: 1,
-            min_players: MIN_PLAYERS,
-            max_players: MAX_PLAYERS,
-            can_skip: false,
-            options: vec![],
-        }
-    }
-
-    fn new(_config: &HickoryConfig, players: u8, seed: u64) -> Result<Self, SetupError> {
+impl Hickory {
+    /// Sets up a match that plays by `rules_version` (1 or 2).
+    fn setup(config: &HickoryConfig, players: u8, seed: u64, rules_version: u32) -> Result<Self, SetupError> {
         Self::info().check_players(players)?;
         let mut rng = Rng::from_seed(seed);
         // Action tokens: numbered ones on their numbers, sun and moon tokens at random on their spaces.
@@ -779,6 +828,9 @@ impl Game for Hickory {
             paws: vec![],
             seats,
             phase: Phase::Over,
+            rules_version,
+            bumped: vec![],
+            cuckoo: vec![],
         };
         let mut events = Vec::new();
         for _ in 0..WEB_MARKET_SPACES {
@@ -786,11 +838,81 @@ impl Game for Hickory {
             game.web_market.push(t);
         }
         game.refill_clock(&mut events);
+        if game.v2() && config.start == StartSpaces::Printed {
+            // The basic game: the starting mice wait on the start spaces printed on their owner's hunt board, and
+            // the clock runs to the first decision.
+            for p in &mut game.seats {
+                for (kind, number) in HUNT_START_SPACES[p.hunt_board as usize] {
+                    p.mouse_mut(kind).loc = Loc::Inner(number);
+                }
+            }
+            game.phase = Phase::Play { pending: None };
+            game.advance(&mut events);
+            return Ok(game);
+        }
         // Placement: in reverse priority order, one starting mouse per turn, round after round.
         let reverse: Vec<Seat> = game.priority_order().rev().collect();
         let order: Vec<Seat> = (0..STARTING_MICE.len()).flat_map(|_| reverse.clone()).collect();
         game.phase = Phase::Placement { order, next: 0 };
         Ok(game)
+    }
+
+    /// Whether this match plays by rules version 2 or later (bumping, paws that block, chosen deliveries, no inner
+    /// ring at 12, one-tile searches, relics that stay with Lord Cuckoo).
+    fn v2(&self) -> bool {
+        self.rules_version >= 2
+    }
+}
+
+impl Game for Hickory {
+    type Config = HickoryConfig;
+    type Action = HickoryAction;
+    type Event = HickoryEvent;
+    type View<'a> = HickoryView<'a>;
+    type Reject = HickoryReject;
+
+    fn info() -> GameInfo {
+        GameInfo {
+            id: "hickory_dickory",
+            name: "Hickory Dickory",
+            rules_version: RULES_VERSION,
+            min_players: MIN_PLAYERS,
+            max_players: MAX_PLAYERS,
+            can_skip: false,
+            options: vec![OptionSpec {
+                key: "start",
+                label: "Starting mice: on the hunt board's printed start spaces (basic game) or placed freely (advanced)",
+                kind: OptionKind::Choice {
+                    values: vec!["printed", "free"],
+                    default: "printed",
+                },
+            }],
+        }
+    }
+
+    fn oldest_rules_version() -> u32 {
+        OLDEST_RULES_VERSION
+    }
+
+    fn new_at(
+        config: &HickoryConfig,
+        players: u8,
+        seed: u64,
+        rules_version: u32,
+    ) -> Result<Self, SetupError> {
+        if !(OLDEST_RULES_VERSION..=RULES_VERSION).contains(&rules_version) {
+            return Err(SetupError::RulesVersion {
+                game: Self::info().id.to_string(),
+                version: rules_version,
+                oldest: OLDEST_RULES_VERSION,
+                current: RULES_VERSION,
+            });
+        }
+        Self::setup(config, players, seed, rules_version)
+    }
+
+    fn new(config: &HickoryConfig, players: u8, seed: u64) -> Result<Self, SetupError> {
+        Self::setup(config, players, seed, RULES_VERSION)
     }
 
     fn players(&self) -> u8 {

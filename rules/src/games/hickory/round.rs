@@ -18,10 +18,16 @@ impl Hickory {
             seat: self.priority,
         }));
         let mut stepped = Vec::new();
+        let v2 = self.v2();
         for seat in self.priority_order() {
             for m in &mut self.seats[seat.index()].mice {
                 if let Loc::Outer(n) = m.loc {
-                    m.loc = Loc::Inner(n);
+                    // No inner ring at 12 (rules version 2): that mouse waits at the next number.
+                    m.loc = Loc::Inner(if v2 && n == NO_INNER_RING {
+                        INNER_RING_AFTER_12
+                    } else {
+                        n
+                    });
                     stepped.push(MouseRef { seat, mouse: m.kind });
                 }
             }
@@ -125,6 +131,16 @@ impl Hickory {
                             hour: self.hour,
                             minute: self.minute,
                         }));
+                        if self.blocked(self.minute) {
+                            events.push(Event::public(HickoryEvent::PawBlocked { number: self.minute }));
+                        }
+                        continue;
+                    }
+                    if !self.bumped.is_empty() {
+                        // A mouse bumped off the hand lands on the outer ring here, collects and acts.
+                        let who = self.bumped.remove(0);
+                        let here = self.minute;
+                        self.land(who, here, events);
                         continue;
                     }
                     if self.decision().is_some() {

@@ -43,6 +43,14 @@ fn check_invariants(g: &Hickory) {
             assert_eq!(on_hand, m.loc == Loc::Hand);
         }
         assert!(p.scaler_link < CHAIN_TOP);
+        if g.v2() {
+            for m in &p.mice {
+                assert_ne!(m.loc, Loc::Inner(NO_INNER_RING), "no inner ring at 12");
+                if let Loc::Outer(n) = m.loc {
+                    assert!(!g.paws.contains(&n), "a mouse went under a paw at {n}");
+                }
+            }
+        }
     }
     assert!((PINECONE_MIN..=PINECONE_START).contains(&g.pinecone));
     assert!((START_HOUR..=END_HOUR).contains(&g.hour));
@@ -59,8 +67,16 @@ fn playouts(players: u8, seeds: u64) {
     let mut actions: std::collections::BTreeMap<String, usize> = Default::default();
     let mut points = Breakdown::default();
     for seed in 0..seeds {
+        // Half the games start on the printed start spaces (the basic game), half place freely (the variant).
+        let config = HickoryConfig {
+            start: if seed.is_multiple_of(2) {
+                StartSpaces::Printed
+            } else {
+                StartSpaces::Free
+            },
+        };
         let p = random_playout::<Hickory>(
-            &HickoryConfig::default(),
+            &config,
             players,
             seed,
             seed * 31 + u64::from(players),
@@ -102,6 +118,7 @@ fn playouts(players: u8, seeds: u64) {
         "call_scamp",
         "play_favour",
         "keep",
+        "add_tile",
         "add_favour",
         "finish_delivery",
         "mark_hunt",
@@ -216,11 +233,24 @@ fn hand_favour(g: &mut Hickory, seat: u8, card: FavourId) {
     g.seats[seat as usize].favours.push(card);
 }
 
-/// A table of `players` after setup, with every starting mouse parked on the outer ring at 1 (so it does nothing
-/// until moved), the scamps on their cards, no favour cards in hand, no paws, seat 0 holding priority, and the
-/// minute hand about to advance from `minute`.
+/// A table of `players` after setup under rules version 1 (the hand-built cases below were written for it and
+/// now show that a version-1 match still plays as before), with every starting mouse parked on the outer ring at 1
+/// (so it does nothing until moved), the scamps on their cards, no favour cards in hand, no paws, seat 0 holding
+/// priority, and the minute hand about to advance from `minute`.
 fn table(players: u8, minute: u8) -> Hickory {
-    let mut g = Hickory::new(&HickoryConfig::default(), players, 5).expect("setup");
+    table_at(players, minute, 1)
+}
+
+/// [`table`] under the current rules version.
+fn table_v2(players: u8, minute: u8) -> Hickory {
+    table_at(players, minute, RULES_VERSION)
+}
+
+fn table_at(players: u8, minute: u8, version: u32) -> Hickory {
+    let free = HickoryConfig {
+        start: StartSpaces::Free,
+    };
+    let mut g = Hickory::new_at(&free, players, 5, version).expect("setup");
     for p in &mut g.seats {
         for m in &mut p.mice {
             m.loc = if m.kind == MouseKind::Scamp {
@@ -284,7 +314,10 @@ fn mref(seat: u8, mouse: MouseKind) -> MouseRef {
 fn setup_follows_the_seed_and_the_design() {
     for players in MIN_PLAYERS..=MAX_PLAYERS {
         for seed in 0..20 {
-            let g = Hickory::new(&HickoryConfig::default(), players, seed).unwrap();
+            let free = HickoryConfig {
+                start: StartSpaces::Free,
+            };
+            let g = Hickory::new(&free, players, seed).unwrap();
             check_invariants_setup(&g);
             assert_eq!((g.hour, g.minute), (7, 12));
             assert_eq!(g.pinecone, 9);
@@ -341,7 +374,8 @@ fn setup_follows_the_seed_and_the_design() {
                 "the priority holder places last"
             );
             assert_eq!(g.status(), Status::Turn { seat: order[0] });
-            assert_eq!(g.legal_actions(order[0]).len(), 3 * 12);
+            // Any inner-ring space but 12, which has none (rules version 2).
+            assert_eq!(g.legal_actions(order[0]).len(), 3 * 11);
         }
     }
     assert!(Hickory::new(&HickoryConfig::default(), 0, 1).is_err());
@@ -922,7 +956,7 @@ fn the_spotter_searches_three_and_keeps_two_and_the_scamp_enters_anywhere() {
     let HickoryEvent::SearchDrawn { tiles: drawn, .. } = &ev[0] else {
         panic!("{ev:?}")
     };
-    assert_eq!(drawn.len(), SEARCH_DRAW + SPOTTER_EXTRA_DRAW);
+    assert_eq!(drawn.len(), SEARCH_DRAW_V1 + SPOTTER_EXTRA_DRAW);
     let drawn: Vec<TileId> = drawn.iter().map(|t| t.id()).collect();
     assert_eq!(
         g.legal_actions(Seat(0)),
@@ -1189,7 +1223,7 @@ fn hidden_twin(g: &Hickory, viewer: Viewer, keep: &[Seat], rng: &mut Rng, orders
         twin.seats[s.index()].favours.iter_mut().for_each(map);
         match &mut twin.phase {
             Phase::Play {
-                pending: Some(Pending::Delivery { who, favours }),
+                pending: Some(Pending::Delivery { who, favours, .. }),
             } if who.seat == *s => {
                 favours.iter_mut().for_each(map);
             }
@@ -1353,7 +1387,7 @@ fn plays_through_the_registry_with_readable_json() {
         "unknown options are refused"
     );
     assert!(AnyGame::new("hickory_dickory", &Value::Null, 5, 1).is_err());
-    let mut g = AnyGame::new("hickory_dickory", &json!({}), 2, 3).unwrap();
+    let mut g = AnyGame::new("hickory_dickory", &json!({"start": "free"}), 2, 3).unwrap();
     let Status::Turn { seat } = g.status() else {
         panic!("a turn first")
     };
@@ -1408,4 +1442,343 @@ fn a_wild_with_no_free_hunt_space_goes_back_to_itzys_web() {
             token_used: true
         })
     );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rules version 2 (issue 25 points 1-5), each next to what version 1 still does.
+
+#[test]
+fn v2_boarding_a_full_hand_bumps_the_front_mouse_onto_the_outer_ring() {
+    use HickoryAction as A;
+    use MouseKind::*;
+    let mut g = table_v2(2, 8);
+    assert_eq!(g.hand_capacity(), 4);
+    at(&mut g, 1, Spotter, Loc::Hand);
+    at(&mut g, 1, Scurrier, Loc::Hand);
+    at(&mut g, 0, Spotter, Loc::Hand);
+    at(&mut g, 0, Scurrier, Loc::Hand);
+    at(&mut g, 0, Scavenger, Loc::Inner(9));
+    let tile_at_9 = g.space(9).tile.expect("a tile at 9");
+    start(&mut g);
+    for _ in 0..4 {
+        let Decision::HandMouse(m) = decision(&g) else {
+            panic!("hand first")
+        };
+        play(&mut g, m.seat.0, A::Stay);
+    }
+    assert_eq!(decision(&g), Decision::InnerRing(Seat(0), 9));
+    assert!(g.legal_actions(Seat(0)).contains(&A::Board { mouse: Scavenger }));
+    // The scavenger takes two places: the front mouse (seat 1's spotter) and the next (seat 1's scurrier) fall off.
+    let ev = play(&mut g, 0, A::Board { mouse: Scavenger });
+    let bumped: Vec<(Seat, MouseKind)> = ev
+        .iter()
+        .filter_map(|e| match e {
+            HickoryEvent::Bumped {
+                seat,
+                mouse,
+                number: 9,
+            } => Some((*seat, *mouse)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(bumped, vec![(Seat(1), Spotter), (Seat(1), Scurrier)]);
+    assert_eq!(
+        g.hand,
+        vec![mref(0, Spotter), mref(0, Scurrier), mref(0, Scavenger)]
+    );
+    // The first bumped mouse lands at 9, takes the tile and acts there; then the second.
+    assert_eq!(g.mouse(mref(1, Spotter)).tiles, vec![tile_at_9]);
+    assert_eq!(
+        decision(&g),
+        Decision::Pending(Pending::Act {
+            who: mref(1, Spotter),
+            token_used: false
+        })
+    );
+    play(&mut g, 1, A::Done);
+    assert_eq!(
+        decision(&g),
+        Decision::Pending(Pending::Act {
+            who: mref(1, Scurrier),
+            token_used: false
+        })
+    );
+    assert_eq!(g.mouse(mref(1, Scurrier)).loc, Loc::Outer(9));
+    assert!(
+        g.mouse(mref(1, Scurrier)).tiles.is_empty(),
+        "only the first takes the tile"
+    );
+    play(&mut g, 1, A::Done);
+    assert_eq!(g.minute, 10, "the tick is over");
+}
+
+#[test]
+fn v2_a_paw_blocks_its_number_and_v1_only_covers_the_token() {
+    use HickoryAction as A;
+    use MouseKind::*;
+    for version in [1, RULES_VERSION] {
+        let mut g = table_at(2, 3, version);
+        g.paws = vec![4, 9];
+        at(&mut g, 0, Spotter, Loc::Inner(4));
+        at(&mut g, 0, Scurrier, Loc::Hand);
+        at(&mut g, 1, Spotter, Loc::Inner(5));
+        let tile_at_4 = g.space(4).tile;
+        start(&mut g);
+        if version == 1 {
+            assert_eq!(g.minute, 4, "version 1: mice go to a paw's number");
+            continue;
+        }
+        // Version 2: nobody goes to 4; the hand rides on, the mouse waiting there waits.
+        assert_eq!(g.minute, 5);
+        assert_eq!(g.space(4).tile, tile_at_4);
+        assert_eq!(g.mouse(mref(0, Spotter)).loc, Loc::Inner(4));
+        assert_eq!(decision(&g), Decision::HandMouse(mref(0, Scurrier)));
+        // The scurrier cannot run on to 9 (5 + 2 is 7, fine; from 7, 9 is blocked).
+        play(&mut g, 0, A::HopOff);
+        assert_eq!(
+            g.legal_actions(Seat(0)),
+            vec![
+                A::Scurry { steps: 0 },
+                A::Scurry { steps: 1 },
+                A::Scurry { steps: 2 }
+            ]
+        );
+        play(&mut g, 0, A::Scurry { steps: 2 });
+        let legal = g.legal_actions(Seat(0));
+        assert!(legal.contains(&A::CallScamp { space: 3 }));
+        assert!(!legal.contains(&A::CallScamp { space: 4 }) && !legal.contains(&A::CallScamp { space: 9 }));
+    }
+}
+
+#[test]
+fn v2_the_deliverer_chooses_some_or_all_of_the_tiles() {
+    use HickoryAction as A;
+    use MouseKind::*;
+    let mut g = table_v2(2, 5);
+    let red_acorn = item_tile(Colour::Red, Item::Acorn, 0);
+    let red_berry = item_tile(Colour::Red, Item::Berry, 0);
+    let blue_key = item_tile(Colour::Blue, Item::Key, 0);
+    give(&mut g, 0, Scavenger, &[red_acorn, red_berry, blue_key]);
+    if let Some(t) = g.space_mut(6).tile.take() {
+        g.bag.push(t);
+    }
+    at(&mut g, 0, Scavenger, Loc::Hand);
+    start(&mut g);
+    play(&mut g, 0, A::HopOff);
+    play(&mut g, 0, A::Deliver);
+    let legal = g.legal_actions(Seat(0));
+    assert_eq!(
+        legal,
+        vec![
+            A::AddTile { tile: red_acorn },
+            A::AddTile { tile: red_berry },
+            A::AddTile { tile: blue_key }
+        ],
+        "nothing chosen yet: no finishing"
+    );
+    play(&mut g, 0, A::AddTile { tile: red_berry });
+    play(&mut g, 0, A::AddTile { tile: red_acorn });
+    let ev = play(&mut g, 0, A::FinishDelivery);
+    let delivered = ev
+        .iter()
+        .find_map(|e| match e {
+            HickoryEvent::Delivered { tiles, points, .. } => Some((tiles.len(), *points)),
+            _ => None,
+        })
+        .expect("delivered");
+    // Two red tiles: 2 + 1 (largest item group) + 2 (largest colour group).
+    assert_eq!(delivered, (2, 5));
+    assert_eq!(g.mouse(mref(0, Scavenger)).tiles, vec![blue_key]);
+    // Version 1 hands over everything at once.
+    let mut g = table(2, 5);
+    give(&mut g, 0, Scavenger, &[red_acorn, red_berry, blue_key]);
+    at(&mut g, 0, Scavenger, Loc::Hand);
+    start(&mut g);
+    play(&mut g, 0, A::HopOff);
+    play(&mut g, 0, A::Deliver);
+    let left = &g.mouse(mref(0, Scavenger)).tiles;
+    assert!(!left.contains(&red_acorn) && !left.contains(&red_berry) && !left.contains(&blue_key));
+}
+
+#[test]
+fn v2_the_basic_game_starts_on_the_printed_start_spaces() {
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        for seed in 0..10 {
+            let g = Hickory::new(&HickoryConfig::default(), players, seed).unwrap();
+            assert!(matches!(g.phase, Phase::Play { .. }), "no placement");
+            assert!(matches!(g.status(), Status::Turn { .. }));
+            check_invariants(&g);
+            for p in &g.seats {
+                for (kind, number) in HUNT_START_SPACES[p.hunt_board as usize] {
+                    assert_eq!(p.mouse(kind).loc, Loc::Inner(number));
+                }
+            }
+        }
+    }
+    let free = HickoryConfig {
+        start: StartSpaces::Free,
+    };
+    let g = Hickory::new(&free, 2, 3).unwrap();
+    assert!(matches!(g.phase, Phase::Placement { .. }), "the advanced variant");
+    // Version 1 always placed freely, 12 included.
+    let g = Hickory::new_at(&HickoryConfig::default(), 2, 3, 1).unwrap();
+    let Status::Turn { seat } = g.status() else {
+        panic!("placement")
+    };
+    assert!(g.legal_actions(seat).contains(&HickoryAction::Place {
+        mouse: MouseKind::Spotter,
+        space: 12
+    }));
+}
+
+#[test]
+fn v2_no_inner_ring_at_12_and_relics_stay_with_lord_cuckoo_and_searches_yield_one() {
+    use HickoryAction as A;
+    use MouseKind::*;
+    for version in [1, RULES_VERSION] {
+        let mut g = table_at(2, 11, version);
+        let relic = relic_tile(0);
+        give(&mut g, 0, Scurrier, &[relic]);
+        if let Some(t) = g.space_mut(12).tile.take() {
+            g.bag.push(t);
+        }
+        at(&mut g, 0, Scurrier, Loc::Hand);
+        start(&mut g);
+        play(&mut g, 0, A::HopOff);
+        play(&mut g, 0, A::Scurry { steps: 0 });
+        play(&mut g, 0, A::Deliver);
+        if version > 1 {
+            play(&mut g, 0, A::AddTile { tile: relic });
+        }
+        assert_eq!(g.cuckoo.contains(&relic), version > 1);
+        assert_eq!(g.pantry.contains(&relic), version == 1);
+        play(&mut g, 0, A::Done);
+        // The hour strikes: the scurrier waits at 1 (version 2) or on 12's inner ring (version 1).
+        let want = if version == 1 { 12 } else { 1 };
+        assert_eq!(g.mouse(mref(0, Scurrier)).loc, Loc::Inner(want));
+    }
+    // A search draws one tile (the spotter two and discards one).
+    let mut g = table_v2(2, 3);
+    set_token(&mut g, 4, ActionKind::Search);
+    set_token(&mut g, 5, ActionKind::Search);
+    at(&mut g, 0, Spotter, Loc::Inner(4));
+    at(&mut g, 1, Scurrier, Loc::Inner(5));
+    start(&mut g);
+    play(&mut g, 0, A::StepOut { mouse: Spotter });
+    let ev = play(&mut g, 0, A::Search);
+    let HickoryEvent::SearchDrawn { tiles: drawn, .. } = &ev[0] else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(drawn.len(), 2);
+    let (keep, discard) = (drawn[1].id(), drawn[0].id());
+    play(&mut g, 0, A::Keep { tile: keep });
+    assert!(
+        g.pantry.contains(&discard),
+        "the spotter's other tile is discarded"
+    );
+    play(&mut g, 0, A::Done);
+    play(&mut g, 1, A::StepOut { mouse: Scurrier });
+    let before = g.mouse(mref(1, Scurrier)).tiles.len();
+    let ev = play(&mut g, 1, A::Search);
+    assert!(
+        ev.iter()
+            .any(|e| matches!(e, HickoryEvent::SearchDrawn { tiles, .. } if tiles.len() == 1))
+    );
+    assert_eq!(g.mouse(mref(1, Scurrier)).tiles.len(), before + 1);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The server bot and stalling players.
+
+/// Plays a whole game in which the seats in `bots` play the server bot and the others `other`; returns the steps.
+fn play_with(
+    players: u8,
+    seed: u64,
+    config: &HickoryConfig,
+    bots: &[bool],
+    mut other: impl FnMut(&Hickory, Seat, &mut Rng) -> HickoryAction,
+) -> usize {
+    let mut g = Hickory::new(config, players, seed).unwrap();
+    let mut rng = Rng::from_seed(seed ^ 0xb07);
+    let mut steps = 0;
+    while let Status::Turn { seat } = g.status() {
+        steps += 1;
+        assert!(steps < 20_000, "{players} players, seed {seed}: no end");
+        let legal = g.legal_actions(seat);
+        let action = if bots[seat.index()] {
+            g.bot_action(seat, &mut rng).expect("the bot has a move")
+        } else {
+            other(&g, seat, &mut rng)
+        };
+        assert!(legal.contains(&action), "{action:?} is not legal: {legal:?}");
+        g.apply(Actor::Seat(seat), &action, 0).unwrap();
+        check_invariants(&g);
+    }
+    assert_eq!(g.hour, END_HOUR);
+    steps
+}
+
+#[test]
+fn the_bot_plays_only_legal_actions_at_every_seat_count() {
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        for seed in 0..6u64 {
+            let config = HickoryConfig {
+                start: if seed.is_multiple_of(2) {
+                    StartSpaces::Printed
+                } else {
+                    StartSpaces::Free
+                },
+            };
+            // Every seat a bot, then bots against random players.
+            let all = vec![true; players as usize];
+            let mixed: Vec<bool> = (0..players).map(|s| (s + seed as u8).is_multiple_of(2)).collect();
+            for bots in [all, mixed] {
+                play_with(players, seed, &config, &bots, |g, seat, rng| {
+                    let legal = g.legal_actions(seat);
+                    legal[rng.index(legal.len())].clone()
+                });
+            }
+        }
+    }
+    // A version-1 match too (stand-ins may play old matches).
+    let mut g = Hickory::new_at(&HickoryConfig::default(), 2, 9, 1).unwrap();
+    let mut rng = Rng::from_seed(9);
+    while let Status::Turn { seat } = g.status() {
+        let action = g.bot_action(seat, &mut rng).unwrap();
+        assert!(g.legal_actions(seat).contains(&action));
+        g.apply(Actor::Seat(seat), &action, 0).unwrap();
+    }
+}
+
+/// Players who never let go: ride the hand as long as they may, board whenever they can, and end every turn on the
+/// outer ring at once. The clock still runs out: the game ends within a bound at every seat count.
+#[test]
+fn stalling_players_cannot_stop_the_clock() {
+    use HickoryAction as A;
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        for seed in 0..4 {
+            let stall = |g: &Hickory, seat: Seat, rng: &mut Rng| {
+                let legal = g.legal_actions(seat);
+                for wanted in [A::Stay, A::Done, A::FinishDelivery] {
+                    if legal.contains(&wanted) {
+                        return wanted;
+                    }
+                }
+                legal
+                    .iter()
+                    .find(|a| matches!(a, A::Board { .. }))
+                    .cloned()
+                    .unwrap_or_else(|| legal[rng.index(legal.len())].clone())
+            };
+            let steps = play_with(
+                players,
+                seed,
+                &HickoryConfig::default(),
+                &vec![false; players as usize],
+                stall,
+            );
+            // Five hours of twelve ticks; each tick resolves each mouse at most a few times.
+            assert!(steps < 60 * 16 * 4, "{steps} steps");
+        }
+    }
 }

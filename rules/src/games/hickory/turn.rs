@@ -55,12 +55,23 @@ impl Hickory {
                 }));
                 self.land(who, here, &mut events);
             }
-            (Decision::InnerRing(..), A::Board { mouse }) => {
+            (Decision::InnerRing(_, here), A::Board { mouse }) => {
                 let who = MouseRef { seat, mouse: *mouse };
                 self.resolved.push(who);
                 self.hand.push(who);
                 self.mouse_mut(who).loc = Loc::Hand;
                 events.push(Event::public(HickoryEvent::Boarded { seat, mouse: *mouse }));
+                // Rules version 2: a full hand bumps its front mice off until the newcomer fits; they land here.
+                while self.hand_used() > self.hand_capacity() {
+                    let off = self.hand.remove(0);
+                    self.mouse_mut(off).loc = Loc::Outer(here);
+                    self.bumped.push(off);
+                    events.push(Event::public(HickoryEvent::Bumped {
+                        seat: off.seat,
+                        mouse: off.mouse,
+                        number: here,
+                    }));
+                }
             }
             (Decision::Pending(Pending::Scurry { who, from }), A::Scurry { steps }) => {
                 let to = next_number(from, *steps);
@@ -91,7 +102,12 @@ impl Hickory {
                         pending: Some(pending),
                     };
                 } else {
-                    self.return_to_bag(&drawn);
+                    if self.v2() {
+                        // Published: the spotter's extra tile is discarded.
+                        self.pantry.extend_from_slice(&drawn);
+                    } else {
+                        self.return_to_bag(&drawn);
+                    }
                     events.push(Event::public(HickoryEvent::SearchKept {
                         seat,
                         mouse: who.mouse,
@@ -101,18 +117,30 @@ impl Hickory {
                     self.back_to_act(who);
                 }
             }
-            (Decision::Pending(Pending::Delivery { who, mut favours }), A::AddFavour { card }) => {
+            (
+                Decision::Pending(Pending::Delivery {
+                    who,
+                    mut favours,
+                    tiles,
+                }),
+                A::AddFavour { card },
+            ) => {
                 favours.push(*card);
-                if favours.len() == self.player(seat).favours.len() {
-                    self.deliver(who, favours, &mut events);
-                } else {
-                    self.phase = Phase::Play {
-                        pending: Some(Pending::Delivery { who, favours }),
-                    };
-                }
+                self.delivery_chosen(who, favours, tiles, &mut events);
             }
-            (Decision::Pending(Pending::Delivery { who, favours }), A::FinishDelivery) => {
-                self.deliver(who, favours, &mut events);
+            (
+                Decision::Pending(Pending::Delivery {
+                    who,
+                    favours,
+                    mut tiles,
+                }),
+                A::AddTile { tile: t },
+            ) => {
+                tiles.push(*t);
+                self.delivery_chosen(who, favours, tiles, &mut events);
+            }
+            (Decision::Pending(Pending::Delivery { who, favours, tiles }), A::FinishDelivery) => {
+                self.deliver(who, favours, tiles, &mut events);
             }
             (
                 Decision::Pending(Pending::Hunt {
@@ -143,11 +171,24 @@ impl Hickory {
                 self.back_to_act(who);
             }
             A::Deliver => {
-                if self.player(seat).favours.is_empty() {
-                    self.deliver(who, vec![], events);
+                if self.v2() {
+                    // Rules version 2: "some, or all" (publisher): the player chooses the tiles.
+                    self.phase = Phase::Play {
+                        pending: Some(Pending::Delivery {
+                            who,
+                            favours: vec![],
+                            tiles: vec![],
+                        }),
+                    };
+                } else if self.player(seat).favours.is_empty() {
+                    self.deliver(who, vec![], vec![], events);
                 } else {
                     self.phase = Phase::Play {
-                        pending: Some(Pending::Delivery { who, favours: vec![] }),
+                        pending: Some(Pending::Delivery {
+                            who,
+                            favours: vec![],
+                            tiles: vec![],
+                        }),
                     };
                 }
             }

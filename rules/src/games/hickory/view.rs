@@ -195,10 +195,12 @@ pub enum DecisionView {
         drawn: Vec<Tile>,
         keep: usize,
     },
-    /// `favours` (the cards added so far) only for the deliverer; others see how many.
+    /// `favours` (the cards added so far) only for the deliverer; others see how many. `tiles`: the tiles chosen
+    /// so far (rules version 2; empty in version 1, which delivers every tile on the card).
     Delivery {
         seat: Seat,
         mouse: MouseKind,
+        tiles: Vec<Tile>,
         favours_added: usize,
         favours: Option<Vec<FavourCard>>,
     },
@@ -214,6 +216,9 @@ pub enum DecisionView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct HickoryView<'a> {
     pub viewer: Viewer,
+    /// The rules version the match plays by: 2 bumps mice off a full hand, lets cat paws block their number, has
+    /// no inner ring at 12 and lets the deliverer choose the tiles; 1 is the engine's first design.
+    pub rules_version: u32,
     pub players: u8,
     pub hour: u8,
     pub minute: u8,
@@ -227,6 +232,8 @@ pub struct HickoryView<'a> {
     pub web_market: Vec<Tile>,
     pub bag: usize,
     pub pantry: usize,
+    /// Relics handed over to Lord Cuckoo, out of the game (rules version 2).
+    pub relics_returned: usize,
     pub favour_deck: usize,
     pub favour_discard: Vec<FavourCard>,
     pub mission_deck: usize,
@@ -328,9 +335,14 @@ impl Hickory {
                 drawn: tiles(drawn),
                 keep: *keep,
             },
-            Decision::Pending(Pending::Delivery { who, favours }) => DecisionView::Delivery {
+            Decision::Pending(Pending::Delivery {
+                who,
+                favours,
+                tiles: chosen,
+            }) => DecisionView::Delivery {
                 seat,
                 mouse: who.mouse,
+                tiles: tiles(chosen),
                 favours_added: favours.len(),
                 favours: (viewer == Viewer::Seat(who.seat))
                     .then(|| favours.iter().map(|&f| favour_card(f)).collect()),
@@ -384,6 +396,7 @@ impl Hickory {
         let mut ring = self.ring_mice();
         HickoryView {
             viewer,
+            rules_version: self.rules_version,
             players: self.players,
             hour: self.hour,
             minute: self.minute,
@@ -410,6 +423,7 @@ impl Hickory {
             web_market: tiles(&self.web_market),
             bag: self.bag.len(),
             pantry: self.pantry.len(),
+            relics_returned: self.cuckoo.len(),
             favour_deck: self.favour_deck.len(),
             favour_discard: self.favour_discard.iter().map(|&f| favour_card(f)).collect(),
             mission_deck: self.mission_deck.len(),

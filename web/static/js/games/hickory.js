@@ -115,7 +115,9 @@ function actionLabel(a, view) {
     case "climb":
       return "Climb the chain";
     case "deliver":
-      return "Deliver";
+      return view.rules_version >= 2 ? "Deliver (choose the tiles)" : "Deliver";
+    case "add_tile":
+      return `Deliver ${t(a.tile)}`;
     case "search":
       return "Search the bag";
     case "take_favour":
@@ -266,6 +268,9 @@ function renderActions(ctx) {
     view.decision && view.decision.step === "search_keep"
       ? h("p", {}, "You drew: ", view.decision.drawn.map((t) => tile(t)), ` (keep up to ${view.decision.keep})`)
       : null,
+    view.decision && view.decision.step === "delivery" && view.decision.tiles && view.decision.tiles.length
+      ? h("p", {}, "Delivering: ", view.decision.tiles.map((t) => tile(t)))
+      : null,
     h(
       "div",
       { class: "buttons" },
@@ -310,7 +315,7 @@ function stepWords(d, ctx) {
     case "search_keep":
       return `${who} keeps tiles from a search`;
     case "delivery":
-      return `${who} is delivering`;
+      return `${who} is choosing what to deliver`;
     case "hunt":
       return `${who} marks the hunt board`;
     default:
@@ -354,6 +359,10 @@ function describe(e, ctx) {
       return `${who(e.seat)}'s ${e.mouse} stepped out at ${e.number}.`;
     case "boarded":
       return `${who(e.seat)}'s ${e.mouse} boarded the minute hand.`;
+    case "bumped":
+      return `${who(e.seat)}'s ${e.mouse} was bumped off the minute hand at ${e.number}.`;
+    case "paw_blocked":
+      return `The cat's paw blocks ${e.number}: no mouse goes there.`;
     case "scurried":
       return `${who(e.seat)}'s scurrier ran from ${e.from} to ${e.to}.`;
     case "scamp_called":
