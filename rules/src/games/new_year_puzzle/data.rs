@@ -19,7 +19,13 @@ pub const MIN_PLAYERS: u8 = 2;
 pub const MAX_PLAYERS: u8 = 6;
 
 /// What a successful reveal earns once the reward pile is empty; such a placement also ends the turn (GAPS Q12).
+/// Only rules version 1 (48 reward cards for 60 placements) ever empties the pile in play.
 pub const EMPTY_PILE_POINTS: u8 = 1;
+
+/// The rules versions this engine plays (`docs/rules/new-year-puzzle.md`, "Rules versions"): 1 is the first
+/// release (face-up pile of 48, compulsory first reveal, failed cards always back face down); 2 is the current.
+pub const FIRST_RULES_VERSION: u32 = 1;
+pub const RULES_VERSION: u32 = 2;
 
 /// A kind of reward card. Serialised as its snake_case key (`"confetti"`), which is how clients name cards.
 #[derive(
@@ -117,7 +123,11 @@ pub struct Bonus {
 pub struct RewardCard {
     pub reward: Reward,
     pub name: &'static str,
+    /// Copies in the deck of the current rules (60 cards, one per placement: GAPS Q12, issue 25 point 8).
     pub copies: u8,
+    /// Copies in the 48-card deck of rules version 1 (kept so its matches replay).
+    #[serde(skip)]
+    pub copies_v1: u8,
     /// Points printed on the card, gained (or lost, when negative) by the drawer.
     pub points: i8,
     /// "No further move": the success that drew this card ends the turn.
@@ -125,11 +135,18 @@ pub struct RewardCard {
     pub bonus: Option<Bonus>,
 }
 
-const fn plain(reward: Reward, name: &'static str, copies: u8, points: i8, ends_turn: bool) -> RewardCard {
+const fn plain(
+    reward: Reward,
+    name: &'static str,
+    (copies, copies_v1): (u8, u8),
+    points: i8,
+    ends_turn: bool,
+) -> RewardCard {
     RewardCard {
         reward,
         name,
         copies,
+        copies_v1,
         points,
         ends_turn,
         bonus: None,
@@ -140,7 +157,7 @@ const fn plain(reward: Reward, name: &'static str, copies: u8, points: i8, ends_
 const fn with_bonus(
     reward: Reward,
     name: &'static str,
-    copies: u8,
+    (copies, copies_v1): (u8, u8),
     points: i8,
     ends_turn: bool,
     condition: Condition,
@@ -150,32 +167,35 @@ const fn with_bonus(
         reward,
         name,
         copies,
+        copies_v1,
         points,
         ends_turn,
         bonus: Some(Bonus { condition, effect }),
     }
 }
 
-/// The reward deck: 48 rectangular cards (GAPS Q13, Q14). 18 plain gains, 9 losses or blanks, 21 with a condition;
-/// 14 of the 48 forbid the extra move.
+/// The reward deck (GAPS Q13, Q14): 60 rectangular cards, one for each of the 60 placements that complete the
+/// picture, so privilege c) ("another move") holds to the last card (issue 25 point 8): 22 plain gains, 11 losses or
+/// blanks, 27 with a condition; 17 of the 60 forbid the extra move. Each line gives `(copies, copies in rules
+/// version 1)`: version 1's deck had 48 cards (18 gains, 9 losses or blanks, 21 conditions, 14 forbidding).
 pub const REWARDS: &[RewardCard] = &[
     // Plain gains.
-    plain(Reward::Confetti, "Confetti", 6, 1, false),
-    plain(Reward::Sparkler, "Sparkler", 5, 2, false),
-    plain(Reward::MarzipanPig, "Marzipan pig", 1, 2, false),
-    plain(Reward::Fireworks, "Fireworks", 3, 3, true),
-    plain(Reward::ChampagneToast, "Champagne toast", 2, 4, true),
-    plain(Reward::MidnightKiss, "Midnight kiss", 1, 5, true),
+    plain(Reward::Confetti, "Confetti", (7, 6), 1, false),
+    plain(Reward::Sparkler, "Sparkler", (6, 5), 2, false),
+    plain(Reward::MarzipanPig, "Marzipan pig", (2, 1), 2, false),
+    plain(Reward::Fireworks, "Fireworks", (4, 3), 3, true),
+    plain(Reward::ChampagneToast, "Champagne toast", (2, 2), 4, true),
+    plain(Reward::MidnightKiss, "Midnight kiss", (1, 1), 5, true),
     // Losses and blanks.
-    plain(Reward::BrokenGlass, "Broken glass", 3, -1, false),
-    plain(Reward::Overslept, "Overslept the countdown", 2, -2, true),
-    plain(Reward::Hangover, "Hangover", 1, -3, true),
-    plain(Reward::SnowedIn, "Snowed in", 3, 0, true),
+    plain(Reward::BrokenGlass, "Broken glass", (4, 3), -1, false),
+    plain(Reward::Overslept, "Overslept the countdown", (2, 2), -2, true),
+    plain(Reward::Hangover, "Hangover", (1, 1), -3, true),
+    plain(Reward::SnowedIn, "Snowed in", (4, 3), 0, true),
     // Conditions on the placement that earned the card.
     with_bonus(
         Reward::ChimneySweep,
         "Chimney sweep",
-        3,
+        (4, 3),
         1,
         false,
         Condition::PlacedOnBorder,
@@ -184,7 +204,7 @@ pub const REWARDS: &[RewardCard] = &[
     with_bonus(
         Reward::StarrySky,
         "Starry sky",
-        3,
+        (4, 3),
         1,
         false,
         Condition::PlacedInSky,
@@ -193,7 +213,7 @@ pub const REWARDS: &[RewardCard] = &[
     with_bonus(
         Reward::SnowballFight,
         "Snowball fight",
-        2,
+        (3, 2),
         1,
         false,
         Condition::PlacedOnGround,
@@ -202,7 +222,7 @@ pub const REWARDS: &[RewardCard] = &[
     with_bonus(
         Reward::PuzzleMaster,
         "Puzzle master",
-        2,
+        (3, 2),
         1,
         false,
         Condition::PlacedTouching { at_least: 3 },
@@ -211,7 +231,7 @@ pub const REWARDS: &[RewardCard] = &[
     with_bonus(
         Reward::MidnightChime,
         "Midnight chime",
-        2,
+        (2, 2),
         1,
         false,
         Condition::CompletesLine,
@@ -221,7 +241,7 @@ pub const REWARDS: &[RewardCard] = &[
     with_bonus(
         Reward::LuckyHorseshoe,
         "Lucky horseshoe",
-        2,
+        (2, 2),
         0,
         false,
         Condition::LowestScore,
@@ -230,7 +250,7 @@ pub const REWARDS: &[RewardCard] = &[
     with_bonus(
         Reward::HardFrost,
         "Hard frost",
-        2,
+        (2, 2),
         0,
         false,
         Condition::BehindSomeone,
@@ -240,7 +260,7 @@ pub const REWARDS: &[RewardCard] = &[
     with_bonus(
         Reward::WaxFortune,
         "Wax fortune",
-        3,
+        (4, 3),
         0,
         false,
         Condition::NextRevealSucceeds,
@@ -249,7 +269,7 @@ pub const REWARDS: &[RewardCard] = &[
     with_bonus(
         Reward::Resolution,
         "New Year's resolution",
-        2,
+        (3, 2),
         1,
         true,
         Condition::NextRevealSucceeds,
@@ -267,12 +287,23 @@ impl Reward {
     }
 }
 
-/// The unshuffled deck: every kind repeated by its number of copies, in table order.
-pub fn full_deck() -> Vec<Reward> {
+/// The unshuffled deck of `rules_version`: every kind repeated by its number of copies, in table order.
+pub fn full_deck(rules_version: u32) -> Vec<Reward> {
     REWARDS
         .iter()
-        .flat_map(|c| std::iter::repeat_n(c.reward, c.copies as usize))
+        .flat_map(|c| std::iter::repeat_n(c.reward, c.copies_in(rules_version) as usize))
         .collect()
+}
+
+impl RewardCard {
+    /// Copies of this card in the deck of `rules_version`.
+    pub fn copies_in(&self, rules_version: u32) -> u8 {
+        if rules_version <= 1 {
+            self.copies_v1
+        } else {
+            self.copies
+        }
+    }
 }
 
 /// Row and column of a position (0..64, rows of eight, top left first).

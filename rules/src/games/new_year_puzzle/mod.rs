@@ -1,13 +1,16 @@
 //! The New Year picture puzzle (seed 002): a memory game of 64 face-down picture cards in an 8 x 8 square.
 //!
-//! On a turn a player reveals a face-down card. If the place where that card belongs shares a side with a
-//! face-up card, the server puts it there (the face-down card that lay there moves, still face down, to the
-//! freed spot), the player draws the top reward card and may move again unless the card forbids it. Otherwise
-//! everyone sees the card, it goes back face down where it lay, and the turn passes. The game ends when the
-//! picture is complete. Every decision the seed leaves open is recorded in `docs/rules/new-year-puzzle.md`.
+//! On a turn a player reveals a face-down card (or, from rules version 2, passes). If the place where that card
+//! belongs shares a side with a card of the picture, the server puts it there (the face-down card that lay there
+//! moves, still face down, to the freed spot), the player draws the top reward card and may move again unless the
+//! card forbids it. Otherwise everyone sees the card, it goes back face down where it lay (or, from version 2,
+//! stays face up if everyone had seen it before), and the turn passes. The game ends when the picture is
+//! complete. Every decision the seed leaves open is recorded in `docs/rules/new-year-puzzle.md`, with what
+//! changed between rules versions 1 and 2.
 //!
-//! Hidden information: the identity of every face-down card and the order of the reward pile below its top
-//! card. Views show neither; events show a card's identity only when it is turned face up for everyone.
+//! Hidden information: the identity of every face-down card and the order of the reward pile (below its top card
+//! in version 1, where the pile lies face up). Views show neither; events show a card's identity only when it is
+//! turned face up for everyone.
 
 mod bot;
 pub mod data;
@@ -26,8 +29,8 @@ use crate::model::{
 use crate::rng::Rng;
 
 use data::{
-    CARDS, CORNERS, Condition, EMPTY_PILE_POINTS, Effect, MAX_PLAYERS, MIN_PLAYERS, Reward, RewardCard, SIDE,
-    SKY_LAST_ROW, full_deck, on_border, row_col, side_neighbours,
+    CARDS, CORNERS, Condition, EMPTY_PILE_POINTS, Effect, FIRST_RULES_VERSION, MAX_PLAYERS, MIN_PLAYERS,
+    RULES_VERSION, Reward, RewardCard, SIDE, SKY_LAST_ROW, full_deck, on_border, row_col, side_neighbours,
 };
 
 /// The game has no options; unknown ones are refused.
@@ -43,11 +46,22 @@ pub struct NewYearPuzzleConfig {}
 )]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum PuzzleAction {
-    /// Turn over the face-down card lying at `position` (0..64, rows of eight, top left first). The server
-    /// judges the reveal and, on a success, puts the card in its place (GAPS Q9).
+    /// Turn over the face-down card lying at `position` (0..64, rows of eight, top left first), or take the
+    /// exposed card lying face up there once it fits (rules version 2). The server judges the reveal and, on a
+    /// success, puts the card in its place (GAPS Q9).
     Reveal { position: u8 },
-    /// Decline the extra move a success earned; the turn passes.
+    /// End the turn without revealing (again): decline the extra move a success earned, or, from rules version 2,
+    /// pass the turn's first reveal (not when every other player has passed since the last reveal).
     Stop,
+}
+
+/// A face-down card whose identity every player has seen: it failed face up for everyone while lying at
+/// `position`, and `position` follows it when a success moves it. The public record every seat's memory can
+/// hold; not in any view (remembering is the game), but the rules of version 2 and the server bot use it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sighting {
+    pub position: u8,
+    pub card: u8,
 }
 
 /// A reward condition that waits for the drawer's next reveal.
@@ -75,8 +89,15 @@ pub struct ScoreChange {
 )]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum PuzzleEvent {
-    /// A failed reveal, shown to everyone: `card` lay at `position`, and lies there again, face down.
-    Failed { seat: Seat, position: u8, card: u8 },
+    /// A failed reveal, shown to everyone: `card` lay at `position`, and lies there again, face down; or, when
+    /// `exposed` (rules version 2: everyone had seen it before), it stays there face up until it fits.
+    Failed {
+        seat: Seat,
+        position: u8,
+        card: u8,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        exposed: bool,
+    },
     /// A successful reveal: `card` was at `from` and now lies face up in its own place, position `card`. When
     /// `swapped`, the face-down card that lay at `card` has moved, still face down, to `from`.
     Placed {
@@ -104,6 +125,8 @@ pub enum PuzzleEvent {
     ExtraMove { seat: Seat },
     /// `seat` declined its extra move.
     Stopped { seat: Seat },
+    /// `seat` passed its turn without revealing (rules version 2).
+    Passed { seat: Seat },
     /// It is now `seat`'s turn.
     TurnPassed { seat: Seat },
     /// The picture is complete.
@@ -115,11 +138,17 @@ pub enum PuzzleEvent {
 pub enum PuzzleReject {
     GameOver,
     NoSuchSeat(Seat),
-    NotYourTurn { turn: Seat },
+    NotYourTurn {
+        turn: Seat,
+    },
     NoClockAction,
     NoSuchPosition(u8),
     AlreadyFaceUp(u8),
     NoExtraMove,
+    /// The exposed card at this position does not fit yet (rules version 2).
+    ExposedMisfit(u8),
+    /// Every other player has passed since the last reveal: this seat must reveal (rules version 2).
+    MustReveal,
 }
 
 impl fmt::Display for PuzzleReject {
@@ -138,6 +167,12 @@ impl fmt::Display for PuzzleReject {
             }
             PuzzleReject::AlreadyFaceUp(p) => write!(f, "the card at position {p} is already face up"),
             PuzzleReject::NoExtraMove => write!(f, "there is no extra move to decline: reveal a card"),
+            PuzzleReject::ExposedMisfit(p) => {
+                write!(f, "the face-up card at position {p} does not fit the picture yet")
+            }
+            PuzzleReject::MustReveal => {
+                write!(f, "everyone else has passed since the last reveal: reveal a card")
+            }
         }
     }
 }
@@ -149,9 +184,11 @@ impl Reject for PuzzleReject {
             PuzzleReject::NoSuchSeat(_) => RejectKind::NoSuchSeat,
             PuzzleReject::NotYourTurn { .. } => RejectKind::NotYourTurn,
             PuzzleReject::NoClockAction => RejectKind::NotDue,
-            PuzzleReject::NoSuchPosition(_) | PuzzleReject::AlreadyFaceUp(_) | PuzzleReject::NoExtraMove => {
-                RejectKind::IllegalAction
-            }
+            PuzzleReject::NoSuchPosition(_)
+            | PuzzleReject::AlreadyFaceUp(_)
+            | PuzzleReject::NoExtraMove
+            | PuzzleReject::ExposedMisfit(_)
+            | PuzzleReject::MustReveal => RejectKind::IllegalAction,
         }
     }
 }
@@ -164,13 +201,26 @@ pub struct PuzzleView<'a> {
     pub players: u8,
     /// The seat to act, or null once the game is over.
     pub turn: Option<Seat>,
+    /// The rules version the match plays (see the rules page): 2 for every new match.
+    pub rules_version: u32,
     /// Whether the seat to act is on an extra move (it may then also `stop`).
     pub extra_move: bool,
-    /// The 64 positions, rows of eight, top left first: the card lying face up there (always the card that
-    /// belongs there), or null for a face-down card.
+    /// Passes in a row since the last reveal (rules version 2); when it reaches `players - 1` the seat to act
+    /// must reveal.
+    pub passes: u8,
+    /// The 64 positions, rows of eight, top left first: the card lying face up there, or null for a face-down
+    /// card. A face-up card is in the picture (then it is the card that belongs there), unless its position is
+    /// listed in `exposed`.
     pub board: Vec<Option<u8>>,
+    /// Positions of exposed cards (rules version 2): face up but not in the picture, shown twice without fitting.
+    /// Increasing order.
+    pub exposed: &'a [u8],
+    /// Face-down cards (neither in the picture nor exposed).
     pub face_down: usize,
-    /// The top card of the reward pile, which lies face up (GAPS Q4), with its full text; null when empty.
+    /// Whether the reward pile lies face up (rules version 1) or face down (version 2; GAPS Q4).
+    pub pile_face_up: bool,
+    /// The top card of the reward pile with its full text, when the pile lies face up; otherwise, or when the
+    /// pile is empty, null.
     pub pile_top: Option<&'static RewardCard>,
     /// Cards left in the reward pile, the top one included.
     pub pile_left: usize,
@@ -188,11 +238,27 @@ pub struct PuzzleView<'a> {
 /// The whole state, hidden information included. Never sent to players: [`Game::view`] is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, json_write::WriteJson)]
 pub struct NewYearPuzzle {
+    /// The rules version this match plays (`Game::new_at`); states written before version 2 existed read as 1.
+    #[serde(
+        default = "first_rules_version",
+        skip_serializing_if = "is_first_rules_version"
+    )]
+    rules_version: u32,
     players: u8,
     /// `board[p]` is the square card lying at position `p`; always a permutation of `0..64`.
     board: Vec<u8>,
-    /// Whether the card at a position is face up. A face-up card always lies in its own place.
+    /// Whether the card at a position is in the picture: face up in its own place.
     face_up: Vec<bool>,
+    /// Positions of exposed cards, increasing (version 2): face up, not in the picture. Empty when the game ends.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    exposed: Vec<u8>,
+    /// The face-down cards every player has seen, oldest sighting first (a card seen again moves to the end).
+    /// Kept in every version (the server bot's memory); version 2's rules read it. Empty when the game ends.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    seen: Vec<Sighting>,
+    /// Passes in a row since the last reveal (version 2).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    passes: u8,
     /// The reward pile; the last element is the top card.
     pile: Vec<Reward>,
     turn: Seat,
@@ -204,15 +270,56 @@ pub struct NewYearPuzzle {
     over: bool,
 }
 
+fn first_rules_version() -> u32 {
+    FIRST_RULES_VERSION
+}
+
+fn is_first_rules_version(version: &u32) -> bool {
+    *version == FIRST_RULES_VERSION
+}
+
+fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+
 impl NewYearPuzzle {
-    /// Whether the card `card` would be a success: its own place shares a side with a face-up card (GAPS Q8:
-    /// face-up cards are exactly the cards already in the picture, corners included).
+    /// Whether the card `card` would be a success: its own place shares a side with a card of the picture
+    /// (GAPS Q8: the cards already in the picture, corners included; exposed cards do not count).
     fn fits(&self, card: u8) -> bool {
         side_neighbours(card).any(|p| self.face_up[p as usize])
     }
 
+    /// Whether this match plays rules version 2 or later: the reward pile face down, the first reveal of a turn
+    /// may be passed, a card failed twice stays face up (issue 25 points 7-9).
+    fn v2(&self) -> bool {
+        self.rules_version >= 2
+    }
+
+    fn is_exposed(&self, position: u8) -> bool {
+        self.exposed.binary_search(&position).is_ok()
+    }
+
+    fn face_down(&self, position: u8) -> bool {
+        !self.face_up[position as usize] && !self.is_exposed(position)
+    }
+
     fn face_down_count(&self) -> usize {
-        self.face_up.iter().filter(|up| !**up).count()
+        (0..CARDS as u8).filter(|p| self.face_down(*p)).count()
+    }
+
+    /// Whether the seat to act may `stop`: on an extra move; from version 2 also to pass, unless every other
+    /// player has passed since the last reveal.
+    fn may_stop(&self) -> bool {
+        self.extra_move || (self.v2() && self.passes + 1 < self.players)
+    }
+
+    /// The sightings every player has seen, oldest first (see [`Sighting`]).
+    pub(crate) fn sightings(&self) -> &[Sighting] {
+        &self.seen
+    }
+
+    fn sighting_at(&self, position: u8) -> Option<usize> {
+        self.seen.iter().position(|s| s.position == position)
     }
 
     fn check(&self, actor: Actor, action: &PuzzleAction) -> Result<Seat, PuzzleReject> {
@@ -234,9 +341,15 @@ impl NewYearPuzzle {
             PuzzleAction::Reveal { position } if self.face_up[position as usize] => {
                 Err(PuzzleReject::AlreadyFaceUp(position))
             }
+            PuzzleAction::Reveal { position }
+                if self.is_exposed(position) && !self.fits(self.board[position as usize]) =>
+            {
+                Err(PuzzleReject::ExposedMisfit(position))
+            }
             PuzzleAction::Reveal { .. } => Ok(seat),
-            PuzzleAction::Stop if !self.extra_move => Err(PuzzleReject::NoExtraMove),
-            PuzzleAction::Stop => Ok(seat),
+            PuzzleAction::Stop if self.may_stop() => Ok(seat),
+            PuzzleAction::Stop if self.v2() => Err(PuzzleReject::MustReveal),
+            PuzzleAction::Stop => Err(PuzzleReject::NoExtraMove),
         }
     }
 
@@ -381,21 +494,48 @@ impl NewYearPuzzle {
         let mut events = Vec::new();
         let card = self.board[from as usize];
         let success = self.fits(card);
+        self.passes = 0;
         self.resolve_pending(seat, success, &mut events);
         if !success {
-            // Shown to everyone, then face down again where it lay (GAPS Q7): nothing on the board changes.
+            // Shown to everyone, then face down again where it lay (GAPS Q7). From version 2, a card everyone had
+            // already seen stays face up instead (issue 25 point 7: failing on purpose is bounded).
+            let seen_before = self.sighting_at(from);
+            let exposed = self.v2() && seen_before.is_some();
+            if let Some(i) = seen_before {
+                self.seen.remove(i);
+            }
+            if exposed {
+                let at = self.exposed.binary_search(&from).unwrap_err();
+                self.exposed.insert(at, from);
+            } else {
+                self.seen.push(Sighting { position: from, card });
+            }
             events.push(Event::public(PuzzleEvent::Failed {
                 seat,
                 position: from,
                 card,
+                exposed,
             }));
             self.pass_turn(&mut events);
             return events;
         }
-        // The card goes to its own place; whatever lay there (always face down: GAPS Q11) takes the freed spot.
+        // The card goes to its own place; whatever lay there (face down, or exposed: GAPS Q11) takes the freed
+        // spot, and what everyone knows of it goes along.
         self.board.swap(from as usize, card as usize);
         self.face_up[card as usize] = true;
         self.placed[seat.index()] += 1;
+        self.seen.retain(|s| s.position != from);
+        for s in &mut self.seen {
+            if s.position == card {
+                s.position = from;
+            }
+        }
+        let displaced_exposed = self.is_exposed(card);
+        self.exposed.retain(|p| *p != from && *p != card);
+        if displaced_exposed && from != card {
+            let at = self.exposed.binary_search(&from).unwrap_err();
+            self.exposed.insert(at, from);
+        }
         events.push(Event::public(PuzzleEvent::Placed {
             seat,
             from,
@@ -403,7 +543,7 @@ impl NewYearPuzzle {
             swapped: from != card,
         }));
         let ends_turn = self.take_reward(seat, card, &mut events);
-        if self.face_down_count() == 0 {
+        if self.face_up.iter().all(|up| *up) {
             self.over = true;
             self.extra_move = false;
             for pending in std::mem::take(&mut self.pending) {
@@ -436,7 +576,7 @@ impl Game for NewYearPuzzle {
         GameInfo {
             id: "new_year_puzzle",
             name: "New Year Picture Puzzle",
-            rules_version: 1,
+            rules_version: RULES_VERSION,
             min_players: MIN_PLAYERS,
             max_players: MAX_PLAYERS,
             can_skip: false,
@@ -444,7 +584,28 @@ impl Game for NewYearPuzzle {
         }
     }
 
-    fn new(_config: &NewYearPuzzleConfig, players: u8, seed: u64) -> Result<Self, SetupError> {
+    fn new(config: &NewYearPuzzleConfig, players: u8, seed: u64) -> Result<Self, SetupError> {
+        Self::new_at(config, players, seed, RULES_VERSION)
+    }
+
+    fn oldest_rules_version() -> u32 {
+        FIRST_RULES_VERSION
+    }
+
+    fn new_at(
+        _config: &NewYearPuzzleConfig,
+        players: u8,
+        seed: u64,
+        rules_version: u32,
+    ) -> Result<Self, SetupError> {
+        if !(FIRST_RULES_VERSION..=RULES_VERSION).contains(&rules_version) {
+            return Err(SetupError::RulesVersion {
+                game: Self::info().id.to_string(),
+                version: rules_version,
+                oldest: FIRST_RULES_VERSION,
+                current: RULES_VERSION,
+            });
+        }
         Self::info().check_players(players)?;
         let mut rng = Rng::from_seed(seed);
         // The corner cards lie in their corners; the other 60 are shuffled into the other places.
@@ -461,15 +622,19 @@ impl Game for NewYearPuzzle {
             })
             .collect();
         let face_up = (0..CARDS as u8).map(|p| CORNERS.contains(&p)).collect();
-        let mut pile = full_deck();
+        let mut pile = full_deck(rules_version);
         rng.shuffle(&mut pile);
         // GAPS Q5: the first player is drawn by lot; play passes to the next seat.
         let turn = Seat(rng.below(u64::from(players)) as u8);
         let seats = players as usize;
         Ok(NewYearPuzzle {
+            rules_version,
             players,
             board,
             face_up,
+            exposed: Vec::new(),
+            seen: Vec::new(),
+            passes: 0,
             pile,
             turn,
             extra_move: false,
@@ -498,10 +663,10 @@ impl Game for NewYearPuzzle {
             return Vec::new();
         }
         let mut actions: Vec<PuzzleAction> = (0..CARDS as u8)
-            .filter(|p| !self.face_up[*p as usize])
+            .filter(|p| self.face_down(*p) || (self.is_exposed(*p) && self.fits(self.board[*p as usize])))
             .map(|position| PuzzleAction::Reveal { position })
             .collect();
-        if self.extra_move {
+        if self.may_stop() {
             actions.push(PuzzleAction::Stop);
         }
         actions
@@ -516,8 +681,15 @@ impl Game for NewYearPuzzle {
         let seat = self.check(actor, action)?;
         Ok(match *action {
             PuzzleAction::Reveal { position } => self.reveal(seat, position),
-            PuzzleAction::Stop => {
+            PuzzleAction::Stop if self.extra_move => {
                 let mut events = vec![Event::public(PuzzleEvent::Stopped { seat })];
+                self.pass_turn(&mut events);
+                events
+            }
+            PuzzleAction::Stop => {
+                // A pass (version 2), counted so that a whole round of passes forces the next seat to reveal.
+                self.passes += 1;
+                let mut events = vec![Event::public(PuzzleEvent::Passed { seat })];
                 self.pass_turn(&mut events);
                 events
             }
@@ -532,15 +704,20 @@ impl Game for NewYearPuzzle {
             },
             players: self.players,
             turn: (!self.over).then_some(self.turn),
+            rules_version: self.rules_version,
             extra_move: self.extra_move,
-            board: self
-                .board
-                .iter()
-                .zip(&self.face_up)
-                .map(|(card, up)| up.then_some(*card))
+            passes: self.passes,
+            board: (0..CARDS as u8)
+                .map(|p| (!self.face_down(p)).then_some(self.board[p as usize]))
                 .collect(),
+            exposed: &self.exposed,
             face_down: self.face_down_count(),
-            pile_top: self.pile.last().map(|reward| reward.card()),
+            pile_face_up: !self.v2(),
+            pile_top: self
+                .pile
+                .last()
+                .filter(|_| !self.v2())
+                .map(|reward| reward.card()),
             pile_left: self.pile.len(),
             scores: &self.scores,
             placed: &self.placed,

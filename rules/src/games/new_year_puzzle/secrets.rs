@@ -1,5 +1,6 @@
 //! What the New Year Puzzle keeps from everyone (`docs/rules/new-year-puzzle.md`): which card lies face down
-//! where, and the order of the reward pile below its face-up top card.
+//! where, and the order of the reward pile (below its face-up top card in rules version 1; all of it from
+//! version 2, where the pile lies face down).
 
 use super::NewYearPuzzle;
 use crate::model::Viewer;
@@ -8,12 +9,18 @@ use crate::secrets::{Allowed, HiddenOrder, Secrets, Twin, ViewSecret};
 
 impl NewYearPuzzle {
     fn face_down_places(&self) -> Vec<usize> {
-        (0..self.face_up.len()).filter(|&i| !self.face_up[i]).collect()
+        (0..self.face_up.len())
+            .filter(|&i| self.face_down(i as u8))
+            .collect()
     }
 
-    /// The reward pile without its top card, which lies face up.
-    fn pile_below_top(&self) -> &[super::data::Reward] {
-        &self.pile[..self.pile.len().saturating_sub(1)]
+    /// The part of the reward pile nobody sees: all of it when it lies face down, else all but its top card.
+    pub(super) fn pile_hidden(&self) -> &[super::data::Reward] {
+        if self.v2() {
+            &self.pile
+        } else {
+            &self.pile[..self.pile.len().saturating_sub(1)]
+        }
     }
 }
 
@@ -24,21 +31,33 @@ impl Secrets for NewYearPuzzle {
     }
 
     fn hidden_orders(&self, _viewer: Viewer) -> Vec<HiddenOrder> {
-        vec![HiddenOrder::of("reward pile", self.pile_below_top(), false)]
+        vec![HiddenOrder::of("reward pile", self.pile_hidden(), false)]
     }
 
     fn hidden_twins(&self) -> Vec<Twin<Self>> {
         let mut twins = Vec::new();
-        if self.pile.len() > 2 {
-            twins.push(Twin::hidden("the reward pile below its top", self, |s| {
-                let top = s.pile.len() - 1;
-                s.pile[..top].reverse();
-            }));
+        let hidden = self.pile_hidden().len();
+        if hidden >= 2 && self.pile_hidden().windows(2).any(|w| w[0] != w[1]) {
+            twins.push(Twin::hidden(
+                "the hidden part of the reward pile",
+                self,
+                move |s| {
+                    s.pile[..hidden].reverse();
+                },
+            ));
         }
+        // Two face-down cards nobody has seen change places (cards everyone has seen are remembered, if not
+        // shown; when fewer than two are unseen, any two face-down cards).
         let down = self.face_down_places();
-        if down.len() >= 2 {
+        let unseen: Vec<usize> = down
+            .iter()
+            .copied()
+            .filter(|p| self.seen.iter().all(|s| s.position as usize != *p))
+            .collect();
+        let pair = if unseen.len() >= 2 { unseen } else { down };
+        if pair.len() >= 2 {
             twins.push(Twin::hidden("which face-down card lies where", self, |s| {
-                s.board.swap(down[0], down[1])
+                s.board.swap(pair[0], pair[1])
             }));
         }
         twins

@@ -2,6 +2,7 @@ use serde_json::json;
 
 use super::data::{REWARDS, full_deck};
 use super::*;
+use crate::bot::random_legal;
 use crate::model::Audience;
 use crate::registry::AnyGame;
 use crate::testkit::{fingerprint, random_playout};
@@ -65,7 +66,7 @@ fn assert_invariants(g: &NewYearPuzzle) {
     let held: usize = g.rewards.iter().map(Vec::len).sum();
     assert_eq!(
         g.pile.len() + held,
-        full_deck().len(),
+        full_deck(g.rules_version).len(),
         "reward cards lost or duplicated"
     );
     let up = g.face_up.iter().filter(|u| **u).count();
@@ -89,7 +90,32 @@ fn assert_board_invariants(g: &NewYearPuzzle) {
     for p in 0..CARDS {
         if g.face_up[p] {
             assert_eq!(g.board[p] as usize, p, "face-up card {} out of place", g.board[p]);
+            assert!(!g.is_exposed(p as u8), "placed and exposed at {p}");
         }
+    }
+    assert!(
+        g.exposed.windows(2).all(|w| w[0] < w[1]),
+        "exposed positions increasing"
+    );
+    assert!(g.v2() || g.exposed.is_empty(), "version 1 exposes nothing");
+    assert!(g.v2() || g.passes == 0, "version 1 has no passes");
+    assert!(g.passes < g.players, "a whole round of passes forces a reveal");
+    // The public record of sightings is right: each names the face-down card lying at its place, once.
+    for (i, s) in g.seen.iter().enumerate() {
+        assert!(
+            g.face_down(s.position),
+            "sighting at {} is not face down",
+            s.position
+        );
+        assert_eq!(
+            g.board[s.position as usize], s.card,
+            "sighting at {} is wrong",
+            s.position
+        );
+        assert!(
+            g.seen[..i].iter().all(|t| t.position != s.position),
+            "two sightings at one place"
+        );
     }
     for c in CORNERS {
         assert!(g.face_up[c as usize], "corner {c} face down");
@@ -99,13 +125,21 @@ fn assert_board_invariants(g: &NewYearPuzzle) {
         let bonus = pending.reward.card().bonus.expect("a waiting card has a bonus");
         assert!(bonus.condition.is_deferred());
     }
-    assert_eq!(g.over, g.face_down_count() == 0);
+    assert_eq!(g.over, g.face_up.iter().all(|u| *u));
+    assert_eq!(g.over, g.face_down_count() == 0 && g.exposed.is_empty());
     for viewer in viewers(g.players) {
         let view = g.view(viewer);
         for p in 0..CARDS {
-            let expected = g.face_up[p].then_some(p as u8);
+            let expected = if g.face_up[p] {
+                Some(p as u8)
+            } else if g.is_exposed(p as u8) {
+                Some(g.board[p])
+            } else {
+                None
+            };
             assert_eq!(view.board[p], expected, "view of position {p} for {viewer:?}");
         }
+        assert_eq!(view.pile_top.is_some(), !g.v2() && !g.pile.is_empty());
     }
 }
 
@@ -118,14 +152,16 @@ fn setup_lays_out_the_square_with_the_corners_up() {
         let g = NewYearPuzzle::new(&NewYearPuzzleConfig::default(), players, 99).unwrap();
         assert_invariants(&g);
         assert_eq!(g.face_down_count(), 60);
-        assert_eq!(g.pile.len(), 48);
+        assert_eq!(g.pile.len(), 60, "one reward card for each placement");
+        assert_eq!(g.rules_version, 2);
         assert!(g.turn.0 < players);
+        let legal = g.legal_actions(g.turn);
         assert_eq!(
-            g.legal_actions(g.turn).len(),
-            60,
-            "any face-down card may be revealed (GAPS Q6)"
+            legal.len(),
+            61,
+            "any face-down card may be revealed (GAPS Q6), or the turn passed"
         );
-        assert!(!g.legal_actions(g.turn).contains(&PuzzleAction::Stop));
+        assert_eq!(legal.last(), Some(&PuzzleAction::Stop));
         for s in Seat::all(players).filter(|s| *s != g.turn) {
             assert!(g.legal_actions(s).is_empty());
         }
@@ -160,15 +196,20 @@ fn setup_is_deterministic_and_depends_on_the_seed() {
 
 #[test]
 fn the_deck_is_the_table() {
-    assert_eq!(full_deck().len(), 48);
-    assert_eq!(
+    // Version 2: one card per placement (issue 25 point 8); version 1: 48 cards.
+    assert_eq!(full_deck(2).len(), CARDS - CORNERS.len());
+    assert_eq!(full_deck(1).len(), 48);
+    let forbidding = |version| {
         REWARDS
             .iter()
             .filter(|c| c.ends_turn)
-            .map(|c| c.copies as usize)
-            .sum::<usize>(),
-        14
-    );
+            .map(|c| c.copies_in(version) as usize)
+            .sum::<usize>()
+    };
+    assert_eq!((forbidding(2), forbidding(1)), (17, 14));
+    for card in REWARDS {
+        assert!(card.copies >= card.copies_v1, "version 2 only adds cards");
+    }
     let mut kinds: Vec<Reward> = REWARDS.iter().map(|c| c.reward).collect();
     kinds.sort();
     kinds.dedup();
@@ -194,9 +235,10 @@ fn the_rules_document_lists_every_reward_card() {
             card.name
         );
         assert!(
-            row.contains(&format!("| {} |", card.copies)),
-            "the row of `{key}` has not {} copies",
-            card.copies
+            row.contains(&format!("| {} | {} |", card.copies, card.copies_v1)),
+            "the row of `{key}` has not {} copies ({} in version 1)",
+            card.copies,
+            card.copies_v1
         );
     }
 }
@@ -216,7 +258,8 @@ fn a_card_whose_place_only_touches_a_corner_diagonally_fails() {
             PuzzleEvent::Failed {
                 seat: Seat(0),
                 position: 20,
-                card: 9
+                card: 9,
+                exposed: false
             },
             PuzzleEvent::TurnPassed { seat: Seat(1) },
         ]
@@ -283,11 +326,8 @@ fn a_card_sharing_a_side_succeeds_and_swaps_with_the_card_in_its_place() {
     assert_eq!(g.scores, vec![1, 0, 0]);
     assert_eq!(g.placed, vec![1, 0, 0]);
     assert_eq!(g.rewards[0], vec![Reward::Confetti]);
-    assert_eq!(
-        view.pile_top.unwrap().reward,
-        Reward::Sparkler,
-        "the next reward lies face up"
-    );
+    assert_eq!(view.pile_top, None, "the reward pile lies face down");
+    assert_eq!(view.pile_left, 1);
     // The extra move: the same seat again, now also allowed to stop.
     assert_eq!(g.status(), Status::Turn { seat: Seat(0) });
     assert_eq!(g.legal_actions(Seat(0)).last(), Some(&PuzzleAction::Stop));
@@ -706,18 +746,23 @@ fn refused_actions_change_nothing_and_say_why() {
         (Actor::Clock, reveal(1), PuzzleReject::NoClockAction),
         (Actor::Seat(Seat(0)), reveal(64), PuzzleReject::NoSuchPosition(64)),
         (Actor::Seat(Seat(0)), reveal(0), PuzzleReject::AlreadyFaceUp(0)),
-        (
-            Actor::Seat(Seat(0)),
-            PuzzleAction::Stop,
-            PuzzleReject::NoExtraMove,
-        ),
     ];
     for (actor, action, reason) in cases {
         assert_eq!(g.apply(actor, &action, T), Err(reason.clone()));
         assert_eq!(fingerprint(&g), before, "{reason} changed the state");
         assert!(!reason.to_string().is_empty());
     }
+    // A whole round of passes (two of three seats) forces a reveal.
+    g.passes = 2;
+    let before = fingerprint(&g);
+    assert_eq!(
+        g.apply(Actor::Seat(Seat(0)), &PuzzleAction::Stop, T),
+        Err(PuzzleReject::MustReveal)
+    );
+    assert_eq!(fingerprint(&g), before);
+    g.passes = 0;
     assert_eq!(PuzzleReject::NoClockAction.kind(), RejectKind::NotDue);
+    assert_eq!(PuzzleReject::MustReveal.kind(), RejectKind::IllegalAction);
     assert_eq!(PuzzleReject::AlreadyFaceUp(0).kind(), RejectKind::IllegalAction);
     play(&mut g, 0, reveal(1));
     assert_eq!(
@@ -741,7 +786,9 @@ fn the_registry_speaks_json() {
     let view = g.view(Viewer::Spectator);
     assert_eq!(view["board"].as_array().unwrap().len(), 64);
     assert_eq!(view["board"][0], json!(0));
-    assert!(view["pile_top"]["name"].is_string());
+    assert_eq!(view["pile_top"], json!(null), "the pile lies face down");
+    assert_eq!(view["pile_face_up"], json!(false));
+    assert_eq!(view["rules_version"], json!(2));
     let restored = AnyGame::from_full_state(&g.full_state()).expect("a snapshot restores");
     assert_eq!(restored.full_state(), g.full_state());
     assert_eq!(restored.view(Viewer::Seat(seat)), g.view(Viewer::Seat(seat)));
@@ -775,11 +822,11 @@ fn random_playouts_for_every_player_count() {
 
 /// A state that differs from `g` only in what nobody may know: the face-down cards are rotated among the
 /// face-down places (all but `keep`, the card being revealed), and the reward pile is rotated below its
-/// `pile_keep` top cards (the top card is public; after a draw, so is the next).
+/// `pile_keep` top cards (those the viewers see now or after one draw).
 fn twin(g: &NewYearPuzzle, keep: Option<u8>, pile_keep: usize) -> NewYearPuzzle {
     let mut t = g.clone();
     let hidden: Vec<usize> = (0..CARDS)
-        .filter(|p| !g.face_up[*p] && Some(*p as u8) != keep)
+        .filter(|p| g.face_down(*p as u8) && Some(*p as u8) != keep)
         .collect();
     for (i, p) in hidden.iter().enumerate() {
         t.board[*p] = g.board[hidden[(i + 1) % hidden.len()]];
@@ -819,9 +866,13 @@ fn no_view_or_event_tells_a_face_down_card_or_the_pile_order() {
     let mut checked_swaps = 0;
     for game in 0..10u64 {
         let players = MIN_PLAYERS + (game % u64::from(MAX_PLAYERS - MIN_PLAYERS + 1)) as u8;
-        let mut g = NewYearPuzzle::new(&NewYearPuzzleConfig::default(), players, game + 100).unwrap();
+        let version = if game < 5 { 2 } else { 1 };
+        let mut g =
+            NewYearPuzzle::new_at(&NewYearPuzzleConfig::default(), players, game + 100, version).unwrap();
         while g.status() != Status::Over {
-            let t = twin(&g, None, 1);
+            // The top reward card is public only while the pile lies face up (version 1).
+            let shown = usize::from(!g.v2());
+            let t = twin(&g, None, shown);
             if g.face_down_count() >= 2 {
                 assert_ne!(t.board, g.board, "the twin must really differ");
             }
@@ -840,7 +891,7 @@ fn no_view_or_event_tells_a_face_down_card_or_the_pile_order() {
                     PuzzleAction::Reveal { position } => Some(*position),
                     PuzzleAction::Stop => None,
                 };
-                let (mut a, mut b) = (g.clone(), twin(&g, keep, 2));
+                let (mut a, mut b) = (g.clone(), twin(&g, keep, shown + 1));
                 assert_eq!(
                     events_json(&mut a, seat, action),
                     events_json(&mut b, seat, action),
@@ -873,7 +924,8 @@ fn a_failed_reveal_is_told_to_everyone_and_then_hidden_again() {
         PuzzleEvent::Failed {
             seat: Seat(0),
             position: 20,
-            card: 9
+            card: 9,
+            exposed: false
         }
     );
     for v in viewers(4) {
@@ -896,8 +948,18 @@ struct Memory {
 impl Memory {
     fn observe(&mut self, event: &PuzzleEvent) {
         match *event {
-            PuzzleEvent::Failed { position, card, .. } => {
-                self.known.insert(position, card);
+            PuzzleEvent::Failed {
+                position,
+                card,
+                exposed,
+                ..
+            } => {
+                // An exposed card lies face up for everyone: nothing to remember.
+                if exposed {
+                    self.known.remove(&position);
+                } else {
+                    self.known.insert(position, card);
+                }
             }
             PuzzleEvent::Placed {
                 from, card, swapped, ..
@@ -918,10 +980,16 @@ impl Memory {
         if view.extra_move && view.pile_top.as_ref().is_some_and(|t| t.points < 0) {
             return PuzzleAction::Stop;
         }
+        let in_picture = |p: u8| up(p) && !view.exposed.contains(&p);
+        let exposed = view
+            .exposed
+            .iter()
+            .map(|p| (p, view.board[*p as usize].as_ref().unwrap()));
         if let Some((position, _)) = self
             .known
             .iter()
-            .find(|(_, card)| data::side_neighbours(**card).any(up))
+            .chain(exposed)
+            .find(|(_, card)| data::side_neighbours(**card).any(in_picture))
         {
             return reveal(*position);
         }
@@ -960,11 +1028,14 @@ fn the_events_let_a_memory_follow_every_card_and_memory_wins() {
                 assert!(event.audience.includes(Viewer::Seat(Seat(0))));
                 memory.observe(&event.body);
             }
+            let record: std::collections::BTreeMap<u8, u8> =
+                g.seen.iter().map(|s| (s.position, s.card)).collect();
+            assert_eq!(
+                record, memory.known,
+                "the state's public record of sightings is what the events told"
+            );
             for (position, card) in &memory.known {
-                assert!(
-                    !g.face_up[*position as usize],
-                    "remembered place {position} is face up"
-                );
+                assert!(g.face_down(*position), "remembered place {position} is face up");
                 assert_eq!(
                     g.board[*position as usize], *card,
                     "the memory of place {position} is wrong"
@@ -980,4 +1051,522 @@ fn the_events_let_a_memory_follow_every_card_and_memory_wins() {
         memory_wins > 0.8 * games as f64,
         "memory won only {memory_wins} of {games}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Rules version 2 (issue 25 points 7-9): exposed cards, passes, a face-down pile of 60
+
+#[test]
+fn a_card_everyone_has_seen_that_fails_again_stays_face_up_until_it_fits() {
+    // Card 9 lies at 20; its place (row 1, column 1) touches nothing of the picture.
+    let mut g = rigged(2, swapped(&[(9, 20)]), &[], &[Reward::Confetti, Reward::Confetti]);
+    play(&mut g, 0, reveal(20));
+    assert_eq!(
+        g.seen,
+        vec![Sighting {
+            position: 20,
+            card: 9
+        }]
+    );
+    // Shown a second time without fitting: it stays face up, for everyone, and nobody need remember it.
+    let events = play(&mut g, 1, reveal(20));
+    assert_eq!(
+        events[0],
+        PuzzleEvent::Failed {
+            seat: Seat(1),
+            position: 20,
+            card: 9,
+            exposed: true
+        }
+    );
+    assert!(g.seen.is_empty());
+    assert_eq!(g.exposed, vec![20]);
+    let view = g.view(Viewer::Spectator);
+    assert_eq!(view.board[20], Some(9));
+    assert_eq!(view.exposed, &[20]);
+    assert_eq!(view.face_down, 59);
+    // It cannot be revealed again while it does not fit.
+    assert!(!g.legal_actions(Seat(0)).contains(&reveal(20)));
+    let before = fingerprint(&g);
+    assert_eq!(
+        g.apply(Actor::Seat(Seat(0)), &reveal(20), T),
+        Err(PuzzleReject::ExposedMisfit(20))
+    );
+    assert_eq!(fingerprint(&g), before);
+    // Card 1 goes next to corner 0; now card 9's place touches card 1, and anyone may take it.
+    play(&mut g, 0, reveal(1));
+    assert!(g.legal_actions(Seat(0)).contains(&reveal(20)));
+    let events = play(&mut g, 0, reveal(20));
+    assert_eq!(
+        events[0],
+        PuzzleEvent::Placed {
+            seat: Seat(0),
+            from: 20,
+            card: 9,
+            swapped: true
+        }
+    );
+    assert!(g.exposed.is_empty());
+    assert_eq!(g.board[20], 20, "the face-down card from 9 moved to 20");
+    assert!(g.face_down(20));
+    assert_board_invariants(&g);
+}
+
+#[test]
+fn an_exposed_card_displaced_by_a_success_moves_face_up() {
+    // Card 9 lies at 1, exposed; card 1 lies at 20. Placing card 1 sends card 9, face up, to 20.
+    let mut g = rigged(2, swapped(&[(1, 20), (1, 9)]), &[], &[Reward::Confetti]);
+    assert_eq!((g.board[1], g.board[20]), (9, 1));
+    g.exposed = vec![1];
+    play(&mut g, 0, reveal(20));
+    assert_eq!(g.exposed, vec![20]);
+    assert_eq!(g.view(Viewer::Spectator).board[20], Some(9));
+    assert_board_invariants(&g);
+    // A remembered face-down card displaced by a success is followed by the record too.
+    let mut g = rigged(2, swapped(&[(1, 20), (1, 9)]), &[], &[Reward::Confetti]);
+    g.seen = vec![Sighting { position: 1, card: 9 }];
+    play(&mut g, 0, reveal(20));
+    assert_eq!(
+        g.seen,
+        vec![Sighting {
+            position: 20,
+            card: 9
+        }]
+    );
+    assert_board_invariants(&g);
+}
+
+#[test]
+fn the_first_reveal_may_be_passed_until_everyone_else_has_passed() {
+    let mut g = rigged(3, identity(), &[], &[Reward::Confetti]);
+    assert!(g.legal_actions(Seat(0)).contains(&PuzzleAction::Stop));
+    let events = play(&mut g, 0, PuzzleAction::Stop);
+    assert_eq!(
+        events,
+        vec![
+            PuzzleEvent::Passed { seat: Seat(0) },
+            PuzzleEvent::TurnPassed { seat: Seat(1) }
+        ]
+    );
+    play(&mut g, 1, PuzzleAction::Stop);
+    assert_eq!(g.view(Viewer::Spectator).passes, 2);
+    // Seats 0 and 1 passed: seat 2 must reveal.
+    assert!(!g.legal_actions(Seat(2)).contains(&PuzzleAction::Stop));
+    assert_eq!(
+        g.apply(Actor::Seat(Seat(2)), &PuzzleAction::Stop, T),
+        Err(PuzzleReject::MustReveal)
+    );
+    play(&mut g, 2, reveal(27)); // a failure: the count starts again
+    assert_eq!(g.passes, 0);
+    assert!(g.legal_actions(Seat(0)).contains(&PuzzleAction::Stop));
+    // A stop after a success is declining the extra move, not a pass.
+    play(&mut g, 0, reveal(1));
+    let events = play(&mut g, 0, PuzzleAction::Stop);
+    assert_eq!(events[0], PuzzleEvent::Stopped { seat: Seat(0) });
+    assert_eq!(g.passes, 0);
+    // Two players: one pass, then the other must reveal.
+    let mut g = rigged(2, identity(), &[], &[Reward::Confetti]);
+    play(&mut g, 0, PuzzleAction::Stop);
+    assert!(!g.legal_actions(Seat(1)).contains(&PuzzleAction::Stop));
+}
+
+#[test]
+fn every_placement_of_a_version_2_game_draws_a_reward_card() {
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        let mut g = NewYearPuzzle::new(&NewYearPuzzleConfig::default(), players, 77).unwrap();
+        let mut driver = Rng::from_seed(u64::from(players));
+        let mut extra_moves = 0;
+        while g.status() != Status::Over {
+            let seat = g.turn;
+            let action = random_legal(&g, seat, &mut driver).unwrap();
+            for e in play(&mut g, seat.0, action) {
+                assert!(!matches!(e, PuzzleEvent::PileEmpty { .. }), "the pile ran out");
+                extra_moves += usize::from(matches!(e, PuzzleEvent::ExtraMove { .. }));
+            }
+        }
+        assert!(g.pile.is_empty(), "the last placement took the last card");
+        let held: usize = g.rewards.iter().map(Vec::len).sum();
+        assert_eq!(held, 60);
+        assert!(extra_moves > 0);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Stalling (issue 25 point 7): every line of play ends
+
+/// Reveals, at most, in a version 2 game: 60 successes, and every failure lowers `2 × unseen + seen` face-down
+/// cards (an unseen card becomes seen, a seen one exposed) while no success raises it, so at most 2 × 60
+/// failures. Between reveals at most `players - 1` passes; a stop declines the extra move of a success.
+fn action_bound(players: u8) -> usize {
+    let reveals = 60 + 2 * 60;
+    reveals + (players as usize - 1) * reveals + 60
+}
+
+/// How an adversary plays to delay the end as long as it can. It sees everything (the hidden cards included):
+/// the worst case, not a fair player.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Staller {
+    /// Passes or stops whenever it may; else reveals a card that fails, an unseen one first; else the success
+    /// that lets fewest other cards fit.
+    Refuser,
+    /// Never passes, but always reveals a card that fails, a seen one first (the face-up-pile dodge of version
+    /// 1, played on every move).
+    Dodger,
+}
+
+impl Staller {
+    fn choose(self, g: &NewYearPuzzle, rng: &mut Rng) -> PuzzleAction {
+        let seat = g.turn;
+        let legal = g.legal_actions(seat);
+        if self == Staller::Refuser && legal.contains(&PuzzleAction::Stop) {
+            return PuzzleAction::Stop;
+        }
+        let failing: Vec<u8> = legal
+            .iter()
+            .filter_map(|a| match a {
+                PuzzleAction::Reveal { position } if !g.fits(g.board[*position as usize]) => Some(*position),
+                _ => None,
+            })
+            .collect();
+        let seen = |p: &u8| g.sighting_at(*p).is_some();
+        let (first, second): (Vec<u8>, Vec<u8>) = failing.iter().partition(|p| match self {
+            Staller::Refuser => !seen(p),
+            Staller::Dodger => seen(p),
+        });
+        for pool in [first, second] {
+            if let Some(p) = rng.choose(&pool) {
+                return reveal(*p);
+            }
+        }
+        if legal.contains(&PuzzleAction::Stop) {
+            return PuzzleAction::Stop;
+        }
+        // Only successes: the one opening fewest new places.
+        let opened = |a: &PuzzleAction| match a {
+            PuzzleAction::Reveal { position } => {
+                let card = g.board[*position as usize];
+                data::side_neighbours(card)
+                    .filter(|n| !g.face_up[*n as usize] && !g.fits(*n))
+                    .count()
+            }
+            PuzzleAction::Stop => usize::MAX,
+        };
+        let fewest = legal.iter().map(opened).min().expect("a legal action");
+        let ties: Vec<PuzzleAction> = legal.iter().copied().filter(|a| opened(a) == fewest).collect();
+        ties[rng.index(ties.len())]
+    }
+}
+
+/// Plays a version 2 game where seat `s` is `players[s]` (`None`: a random player) and returns the actions it
+/// took, failing past the bound.
+fn stall(players: &[Option<Staller>], seed: u64) -> usize {
+    let n = players.len() as u8;
+    let mut g = NewYearPuzzle::new(&NewYearPuzzleConfig::default(), n, seed).unwrap();
+    let mut rng = Rng::from_seed(seed ^ 0x57a11);
+    let mut actions = 0;
+    while g.status() != Status::Over {
+        assert!(
+            actions <= action_bound(n),
+            "{players:?}, seed {seed}: no end after {actions} actions"
+        );
+        let seat = g.turn;
+        let action = match players[seat.index()] {
+            Some(staller) => staller.choose(&g, &mut rng),
+            None => random_legal(&g, seat, &mut rng).unwrap(),
+        };
+        g.apply(Actor::Seat(seat), &action, T).unwrap();
+        assert_invariants(&g);
+        actions += 1;
+    }
+    actions
+}
+
+#[test]
+fn stalling_players_cannot_keep_the_game_from_ending() {
+    // Every seat count, with the whole table stalling and with stallers among random players. About 1 s.
+    use Staller::*;
+    let mut longest = vec![0; MAX_PLAYERS as usize + 1];
+    for n in MIN_PLAYERS..=MAX_PLAYERS {
+        let tables: Vec<Vec<Option<Staller>>> = vec![
+            vec![Some(Refuser); n as usize],
+            vec![Some(Dodger); n as usize],
+            (0..n)
+                .map(|s| Some(if s % 2 == 0 { Refuser } else { Dodger }))
+                .collect(),
+            (0..n).map(|s| (s == 0).then_some(Refuser)).collect(),
+            (0..n).map(|s| (s != 0).then_some(Dodger)).collect(),
+        ];
+        for table in &tables {
+            for seed in 0..6 {
+                let actions = stall(table, seed * 7 + u64::from(n));
+                longest[n as usize] = longest[n as usize].max(actions);
+            }
+        }
+        assert!(longest[n as usize] <= action_bound(n));
+    }
+    println!(
+        "longest stalled game by seat count: {longest:?}; bounds {:?}",
+        (MIN_PLAYERS..=MAX_PLAYERS).map(action_bound).collect::<Vec<_>>()
+    );
+    // The adversaries do stall: far longer than the ~100 actions of a game between fair players.
+    assert!(longest[2] > 200, "{longest:?}");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Rules version 1 still plays as it did (stored matches replay under it)
+
+fn v1(players: u8, seed: u64) -> NewYearPuzzle {
+    NewYearPuzzle::new_at(&NewYearPuzzleConfig::default(), players, seed, 1).unwrap()
+}
+
+#[test]
+fn a_version_1_game_plays_as_before() {
+    let g = v1(3, 99);
+    assert_eq!(g.pile.len(), 48);
+    assert!(
+        g.view(Viewer::Spectator).pile_top.is_some(),
+        "the pile lies face up"
+    );
+    assert!(g.view(Viewer::Spectator).pile_face_up);
+    assert!(!g.legal_actions(g.turn).contains(&PuzzleAction::Stop), "no pass");
+    let text = serde_json::to_value(&g).unwrap();
+    assert!(
+        text.get("rules_version").is_none(),
+        "a version 1 state writes as before"
+    );
+    let restored: NewYearPuzzle = serde_json::from_value(text).unwrap();
+    assert_eq!(
+        restored.rules_version, 1,
+        "a state without a version reads as version 1"
+    );
+    assert_eq!(restored, g);
+    // The first move may not be stopped, and a card shown twice goes back face down both times.
+    let mut g = rigged(2, swapped(&[(9, 20)]), &[], &[Reward::Confetti]);
+    g.rules_version = 1;
+    assert_eq!(
+        g.apply(Actor::Seat(Seat(0)), &PuzzleAction::Stop, T),
+        Err(PuzzleReject::NoExtraMove)
+    );
+    for seat in [0, 1, 0] {
+        let events = play(&mut g, seat, reveal(20));
+        assert!(matches!(
+            events[0],
+            PuzzleEvent::Failed {
+                position: 20,
+                card: 9,
+                exposed: false,
+                ..
+            }
+        ));
+        assert!(g.exposed.is_empty() && g.face_down(20));
+    }
+    // The top card is on view.
+    assert_eq!(
+        g.view(Viewer::Spectator).pile_top.unwrap().reward,
+        Reward::Confetti
+    );
+}
+
+#[test]
+fn a_version_1_game_runs_out_of_reward_cards_twelve_placements_before_the_end() {
+    let mut g = v1(2, 5);
+    let mut driver = Rng::from_seed(5);
+    let mut empty = 0;
+    while g.status() != Status::Over {
+        let seat = g.turn;
+        let action = random_legal(&g, seat, &mut driver).unwrap();
+        for e in play(&mut g, seat.0, action) {
+            empty += usize::from(matches!(e, PuzzleEvent::PileEmpty { .. }));
+        }
+        assert_invariants(&g);
+    }
+    assert_eq!(empty, 12);
+    assert!(g.exposed.is_empty() && g.seen.is_empty());
+    assert_eq!(g.rules_version, 1);
+}
+
+#[test]
+fn setup_refuses_rules_versions_it_does_not_play() {
+    let config = NewYearPuzzleConfig::default();
+    for version in [0, 3] {
+        assert!(matches!(
+            NewYearPuzzle::new_at(&config, 2, 1, version),
+            Err(SetupError::RulesVersion { .. })
+        ));
+    }
+    assert_eq!(NewYearPuzzle::oldest_rules_version(), 1);
+    assert_eq!(
+        fingerprint(&NewYearPuzzle::new_at(&config, 4, 8, 2).unwrap()),
+        fingerprint(&NewYearPuzzle::new(&config, 4, 8).unwrap())
+    );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The server bot
+
+#[test]
+fn the_bot_plays_only_legal_actions_at_every_seat_count_and_both_versions() {
+    // Whole tables of bots, and bots among random players. About 0.5 s.
+    for version in [1, 2] {
+        for players in MIN_PLAYERS..=MAX_PLAYERS {
+            for seed in 0..4u64 {
+                let mut g =
+                    NewYearPuzzle::new_at(&NewYearPuzzleConfig::default(), players, seed, version).unwrap();
+                let mut rng = Rng::from_seed(seed + 40);
+                let mut steps = 0;
+                while g.status() != Status::Over {
+                    steps += 1;
+                    assert!(steps < 5_000, "bots did not finish");
+                    let seat = g.turn;
+                    let bot = seed % 2 == 0 || seat.0 % 2 == 0;
+                    let action = if bot {
+                        let action = g.bot_action(seat, &mut rng).expect("the bot moves on its turn");
+                        assert!(g.legal_actions(seat).contains(&action), "{action:?} is not legal");
+                        action
+                    } else {
+                        random_legal(&g, seat, &mut rng).unwrap()
+                    };
+                    g.apply(Actor::Seat(seat), &action, T).unwrap();
+                }
+                for s in Seat::all(players) {
+                    assert_eq!(g.bot_action(s, &mut rng), None, "nothing to do after the end");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_bot_uses_only_what_its_seat_has_seen() {
+    // Twins that differ only in what no seat has seen (the unseen face-down cards, the pile's hidden order) get
+    // the same bot move from the same generator. About 0.3 s.
+    let mut driver = Rng::from_seed(11);
+    let mut compared = 0;
+    for version in [1, 2] {
+        for seed in 0..4u64 {
+            let players = 2 + (seed % 3) as u8;
+            let mut g =
+                NewYearPuzzle::new_at(&NewYearPuzzleConfig::default(), players, seed, version).unwrap();
+            while g.status() != Status::Over {
+                let seat = g.turn;
+                let mut twin = g.clone();
+                let unseen: Vec<usize> = (0..CARDS)
+                    .filter(|p| g.face_down(*p as u8) && g.sighting_at(*p as u8).is_none())
+                    .collect();
+                for (i, p) in unseen.iter().enumerate() {
+                    twin.board[*p] = g.board[unseen[(i + 1) % unseen.len()]];
+                }
+                let hidden = g.pile_hidden().len();
+                if hidden >= 2 {
+                    twin.pile[..hidden].rotate_left(1);
+                }
+                let mut a = Rng::from_seed(compared);
+                let mut b = Rng::from_seed(compared);
+                assert_eq!(g.bot_action(seat, &mut a), twin.bot_action(seat, &mut b));
+                compared += 1;
+                let action = if driver.below(2) == 0 {
+                    g.bot_action(seat, &mut driver).unwrap()
+                } else {
+                    random_legal(&g, seat, &mut driver).unwrap()
+                };
+                g.apply(Actor::Seat(seat), &action, T).unwrap();
+            }
+        }
+    }
+    assert!(compared > 500);
+}
+
+#[test]
+#[ignore = "a measurement: cargo test -p rules --release --lib recall_sweep -- --ignored --nocapture"]
+fn recall_sweep() {
+    for recall in [0, 4, 8, 12, 16, 24, 64] {
+        for opponent_recall in [None, Some(64)] {
+            let mut wins = 0.0;
+            let games = 400;
+            for game in 0..games {
+                let mut g = NewYearPuzzle::new(&NewYearPuzzleConfig::default(), 2, 0x25_0000 + game).unwrap();
+                let bot = Seat((game % 2) as u8);
+                let mut rng = Rng::from_seed(game);
+                while g.status() != Status::Over {
+                    let seat = g.turn;
+                    let action = if seat == bot {
+                        super::bot::bot_action_recalling(&g, seat, &mut rng, recall).unwrap()
+                    } else if let Some(r) = opponent_recall {
+                        super::bot::bot_action_recalling(&g, seat, &mut rng, r).unwrap()
+                    } else {
+                        random_legal(&g, seat, &mut rng).unwrap()
+                    };
+                    g.apply(Actor::Seat(seat), &action, T).unwrap();
+                }
+                let o = g.outcome().unwrap();
+                if o.winners == [bot] {
+                    wins += 1.0;
+                }
+            }
+            println!(
+                "recall {recall} vs {opponent_recall:?}: {:.1} %",
+                100.0 * wins / games as f64
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "a measurement: cargo test -p rules --release --lib bot_games -- --ignored --nocapture"]
+fn bot_games() {
+    // Whole tables of server bots: how the game plays, and how much the bots' memory holds.
+    for players in [2u8, 4, 6] {
+        let games = 200u64;
+        let (mut sum, mut n, mut max, mut over) = (0usize, 0usize, 0usize, 0usize);
+        let (mut successes, mut failures, mut exposures, mut passes, mut turns) = (0, 0, 0, 0, 0);
+        let (mut longest, mut spread) = (0usize, 0i64);
+        for game in 0..games {
+            let mut g = NewYearPuzzle::new(&NewYearPuzzleConfig::default(), players, game).unwrap();
+            let mut rng = Rng::from_seed(game);
+            let mut chain = 0;
+            while g.status() != Status::Over {
+                let seat = g.turn;
+                let a = g.bot_action(seat, &mut rng).unwrap();
+                for e in play(&mut g, seat.0, a) {
+                    match e {
+                        PuzzleEvent::Failed { exposed, .. } => {
+                            failures += 1;
+                            exposures += usize::from(exposed)
+                        }
+                        PuzzleEvent::Placed { .. } => {
+                            successes += 1;
+                            chain += 1;
+                            longest = longest.max(chain);
+                        }
+                        PuzzleEvent::Passed { .. } => passes += 1,
+                        PuzzleEvent::TurnPassed { .. } => {
+                            turns += 1;
+                            chain = 0
+                        }
+                        _ => {}
+                    }
+                }
+                sum += g.seen.len();
+                n += 1;
+                max = max.max(g.seen.len());
+                over += usize::from(g.seen.len() > super::bot::RECALL);
+            }
+            let scores = g.outcome().unwrap().scores;
+            spread += scores.iter().max().unwrap() - scores.iter().min().unwrap();
+        }
+        let per = |x: usize| x as f64 / games as f64;
+        println!(
+            "{players} players: seen cards waiting: mean {:.1}, max {max}, more than RECALL {:.1} % of the time; \
+             per game: {:.1} successes, {:.1} failures, {:.2} exposures, {:.2} passes, {:.1} turns; longest chain \
+             {longest}; spread first-last {:.1}",
+            sum as f64 / n as f64,
+            100.0 * over as f64 / n as f64,
+            per(successes),
+            per(failures),
+            per(exposures),
+            per(passes),
+            per(turns),
+            spread as f64 / games as f64,
+        );
+    }
 }

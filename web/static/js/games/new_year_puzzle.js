@@ -1,7 +1,8 @@
 // The New Year picture puzzle: the 8 x 8 picture ("Midnight over the snowy market square") with its face-down
-// cards, the face-up reward pile, each player's points, collected reward cards and waiting conditions.
-// The view is `rules::games::new_year_puzzle::PuzzleView`; actions `reveal {position}` and `stop`; events
-// `PuzzleEvent` (docs/rules/new-year-puzzle.md, "Wire form").
+// and exposed cards, the reward pile (face down from rules version 2, face up in version 1), each player's
+// points, collected reward cards and waiting conditions.
+// The view is `rules::games::new_year_puzzle::PuzzleView`; actions `reveal {position}` and `stop` (decline an
+// extra move, or pass a first move); events `PuzzleEvent` (docs/rules/new-year-puzzle.md, "Wire form").
 
 import { h } from "../ui.js";
 import { listWords } from "../words.js";
@@ -112,8 +113,21 @@ function signed(n) {
   return n > 0 ? `+${n}` : String(n);
 }
 
+/** The pile: its top card when it lies face up (rules version 1), else its back. */
+function rewardPile(view) {
+  if (view.pile_left === 0) {
+    return h("div", { class: "reward-card empty" }, "The reward pile is empty: a success scores 1 and ends the turn.");
+  }
+  if (view.pile_face_up) return rewardCard(view.pile_top);
+  return h(
+    "div",
+    { class: "reward-card", "aria-label": `The reward pile, face down: ${view.pile_left} cards` },
+    h("strong", { class: "reward-name" }, "Face down"),
+    h("span", { class: "reward-bonus" }, "A success draws the top card: nobody knows it before."),
+  );
+}
+
 function rewardCard(card) {
-  if (!card) return h("div", { class: "reward-card empty" }, "The reward pile is empty: a success scores 1 and ends the turn.");
   return h(
     "div",
     { class: "reward-card", "aria-label": "Top card of the reward pile" },
@@ -145,6 +159,7 @@ function renderBoard(ctx) {
   const reveals = new Map();
   for (const a of ctx.legal) if (a.type === "reveal") reveals.set(a.position, a);
   const recent = latest(ctx);
+  const exposed = new Set(view.exposed || []);
   const tiles = view.board.map((card, p) => {
     const row = Math.floor(p / SIZE);
     const name = positionName(p);
@@ -169,6 +184,16 @@ function renderBoard(ctx) {
       }
       label = `${name}: face-down card${shown !== null ? `, just shown: ${cardWords(shown)}` : ""}${recent.moved.has(p) ? ", a face-down card just moved here" : ""}`;
       if (recent.moved.has(p)) classes.push("just-moved");
+    } else if (exposed.has(p)) {
+      // Face up, not in the picture: shown twice without fitting. It can be taken once it fits.
+      classes.push("up", "exposed");
+      if (recent.failed && recent.failed.position === p) classes.push("just-failed");
+      if (recent.moved.has(p)) classes.push("just-moved");
+      content = [
+        h("span", { class: "glyph", "aria-hidden": "true" }, GLYPH[card]),
+        h("span", { class: "scene", "aria-hidden": "true" }, `→ ${positionName(card)}`),
+      ];
+      label = `${name}: exposed card ${cardWords(card)}, face up, not in the picture yet`;
     } else {
       classes.push("up");
       if (CORNERS.includes(p)) classes.push("corner");
@@ -185,10 +210,11 @@ function renderBoard(ctx) {
       {
         type: "button",
         class: classes.join(" "),
+        style: exposed.has(p) ? "outline: 3px dashed #e6b800; outline-offset: -4px; opacity: 0.85" : null,
         role: "gridcell",
         disabled: !action,
-        "aria-label": action ? `Reveal the card at ${name}` : label,
-        title: action ? `Reveal ${name}` : null,
+        "aria-label": action ? (exposed.has(p) ? `Take the exposed card at ${name}: ${cardWords(card)}` : `Reveal the card at ${name}`) : label,
+        title: action ? (exposed.has(p) ? `Take ${cardWords(card)}` : `Reveal ${name}`) : null,
         "data-key": `tile-${p}`,
         "data-position": p,
         "data-act": action ? "reveal" : null,
@@ -255,14 +281,16 @@ function render(ctx) {
     h(
       "div",
       { class: "ny-top" },
-      h("div", { class: "pile" }, h("span", { class: "label" }, `Reward pile (${view.pile_left})`), rewardCard(view.pile_top)),
+      h("div", { class: "pile" }, h("span", { class: "label" }, `Reward pile (${view.pile_left})`), rewardPile(view)),
       h("p", { class: "ny-count" }, `${view.face_down} card${view.face_down === 1 ? "" : "s"} still face down`),
     ),
     recent.failed
       ? h(
           "p",
           { class: "ny-failed", role: "status" },
-          `${ctx.name(recent.failed.seat)} turned over ${cardWords(recent.failed.card)} at ${positionName(recent.failed.position)}: it does not fit yet and lies face down again. Remember where it is!`,
+          recent.failed.exposed
+            ? `${ctx.name(recent.failed.seat)} turned over ${cardWords(recent.failed.card)} at ${positionName(recent.failed.position)} again: everyone had seen it, so it stays face up. Anyone may take it once it fits.`
+            : `${ctx.name(recent.failed.seat)} turned over ${cardWords(recent.failed.card)} at ${positionName(recent.failed.position)}: it does not fit yet and lies face down again. Remember where it is!`,
         )
       : null,
     renderBoard(ctx),
@@ -274,11 +302,17 @@ function render(ctx) {
             ? h(
                 "button",
                 { type: "button", class: "primary stop", "data-key": "stop", "data-act": "stop", "aria-keyshortcuts": "S", onclick: () => ctx.act(stop) },
-                "Stop and pass the turn",
+                view.extra_move ? "Stop and pass the turn" : "Pass",
                 h("kbd", {}, "S"),
               )
             : null,
-          h("p", { class: "hint keys" }, "Click a face-down card, or use Tab / the arrow keys and Enter."),
+          h(
+            "p",
+            { class: "hint keys" },
+            !view.extra_move && view.rules_version >= 2 && !stop
+              ? "Everyone else has passed: you must reveal a card. Click a face-down card, or use Tab / the arrow keys and Enter."
+              : "Click a face-down card, or use Tab / the arrow keys and Enter.",
+          ),
         )
       : null,
   );
@@ -302,7 +336,9 @@ function headline(ctx) {
   const view = ctx.view;
   if (view.turn === null || ctx.state.outcome) return "The picture is complete";
   if (view.turn === ctx.me) {
-    return view.extra_move ? "Extra move: reveal another card, or stop" : "Your turn: reveal a face-down card";
+    if (view.extra_move) return "Extra move: reveal another card, or stop";
+    const canPass = ctx.legal.some((a) => a.type === "stop");
+    return canPass ? "Your turn: reveal a face-down card, or pass" : "Your turn: reveal a face-down card";
   }
   return `${ctx.name(view.turn)} is revealing${view.extra_move ? " (extra move)" : ""}`;
 }
@@ -320,7 +356,9 @@ function describe(e, ctx) {
   const who = (s) => ctx.name(s);
   switch (e.type) {
     case "failed":
-      return `${who(e.seat)} turned over ${cardWords(e.card)} at ${positionName(e.position)}: no fit, face down again.`;
+      return e.exposed
+        ? `${who(e.seat)} turned over ${cardWords(e.card)} at ${positionName(e.position)}: no fit, and everyone had seen it, so it stays face up.`
+        : `${who(e.seat)} turned over ${cardWords(e.card)} at ${positionName(e.position)}: no fit, face down again.`;
     case "placed":
       return `${who(e.seat)} found ${cardWords(e.card)} at ${positionName(e.from)} and put it in the picture${e.swapped ? `; the face-down card from ${positionName(e.card)} moved to ${positionName(e.from)}` : ""}.`;
     case "reward_drawn":
@@ -340,6 +378,8 @@ function describe(e, ctx) {
       return `${who(e.seat)} may move again.`;
     case "stopped":
       return `${who(e.seat)} stopped.`;
+    case "passed":
+      return `${who(e.seat)} passed.`;
     case "turn_passed":
       return `${who(e.seat)}'s turn.`;
     case "game_over":
