@@ -16,7 +16,7 @@ use super::{
 use crate::model::Seat;
 use crate::rng::Rng;
 
-/// The weight of one point of the round's score lead over the tie-breaking terms of [`value`].
+/// The weight of one point of the round's score lead over the tie-breaking terms of [`Lookahead::value`].
 const POINT: i64 = 1_000;
 /// The weight of one piece on top of a mountain (the King of the Hill count).
 const TOP: i64 = 10;
