@@ -1148,3 +1148,318 @@ fn the_card_table_is_the_deck() {
     assert_eq!(CARDS.to_vec(), deck_cards());
     assert!(deck_cards().len() <= CardId::MAX as usize + 1);
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Every game ends: no stalling (issue 25, "for every change")
+// ---------------------------------------------------------------------------------------------------------
+
+/// The most actions a game of `players` can take: each mole placed once; each round every player picks
+/// [`HAND_SIZE`] cards and programs one stack, and each revealed card asks its player at most one decision
+/// (move-and-turn order or where the rock goes); after each round but the last one player chooses a token.
+/// Nothing can be passed, undone or repeated, so no line of play is longer.
+fn action_bound(players: u8) -> usize {
+    let n = players as usize;
+    n + ROUNDS as usize * (2 * HAND_SIZE * n + n) + (ROUNDS as usize - 1)
+}
+
+/// An upper bound on the actions still to come, read from the phase alone. It starts at [`action_bound`] and
+/// every accepted action lowers it by at least one (checked at every step below), which proves the bound.
+fn actions_left(g: &Molehills) -> usize {
+    let (n, hand) = (g.n(), HAND_SIZE);
+    let round_max = 2 * hand * n + n;
+    let token_after = |round: u8| usize::from(round < ROUNDS);
+    let later: usize = (g.round + 1..=ROUNDS).map(|r| round_max + token_after(r)).sum();
+    let this = match &g.phase {
+        Phase::PlaceMoles { placed } => n - *placed as usize + round_max + token_after(g.round),
+        Phase::Draft { picks } => hand * n - *picks as usize + n + hand * n + token_after(g.round),
+        Phase::Planning => g.plans.iter().filter(|p| p.is_none()).count() + hand * n + token_after(g.round),
+        // Cards not yet fully resolved (the pending one included), each at most one decision.
+        Phase::Resolving { card, turn, .. } => {
+            (hand - *card as usize) * n - *turn as usize + token_after(g.round)
+        }
+        Phase::KingOfTheHill { .. } => 1,
+        Phase::Over => return 0,
+    };
+    this + later
+}
+
+/// How long an action keeps the game going, as an adversarial staller judges it: the bound on the actions left
+/// after it, then, for a pick, how surely the card will ask its player a decision when revealed (a move-and-turn
+/// card always does; a rock card does unless no space is within the roll's reach). Nothing else a player chooses
+/// changes how many actions remain.
+fn stall_score(g: &Molehills, seat: Seat, action: &MolehillsAction) -> usize {
+    let mut next = g.clone();
+    next.apply(Actor::Seat(seat), action, 0).expect("a listed action");
+    let asks = match action {
+        MolehillsAction::Pick { card } => match card_of(*card) {
+            Card::MoveTurn { .. } => 2,
+            Card::Rock => 1,
+            Card::Move { .. } | Card::Turn { .. } => 0,
+        },
+        _ => 0,
+    };
+    actions_left(&next) * 4 + asks
+}
+
+/// Plays a game in which the seats marked in `stallers` always take the action that delays the end most
+/// ([`stall_score`], ties broken at random) and the others random legal actions, checking at every step that
+/// [`actions_left`] falls; returns how many actions the game took.
+fn stalled_game(players: u8, config: &MolehillsConfig, seed: u64, stallers: &[bool]) -> usize {
+    let mut g = Molehills::new(config, players, seed).expect("setup");
+    let mut driver = Rng::from_seed(seed ^ 0x57A1);
+    assert_eq!(actions_left(&g), action_bound(players));
+    let mut steps = 0;
+    while g.phase != Phase::Over {
+        let movers: Vec<Seat> = Seat::all(players)
+            .filter(|s| !g.legal_actions(*s).is_empty())
+            .collect();
+        let seat = movers[driver.index(movers.len())];
+        let legal = g.legal_actions(seat);
+        let action = if stallers[seat.index()] {
+            let scores: Vec<usize> = legal.iter().map(|a| stall_score(&g, seat, a)).collect();
+            let top = *scores.iter().max().expect("legal actions");
+            let ties: Vec<usize> = (0..legal.len()).filter(|&i| scores[i] == top).collect();
+            legal[ties[driver.index(ties.len())]].clone()
+        } else {
+            legal[driver.index(legal.len())].clone()
+        };
+        let before = actions_left(&g);
+        g.apply(Actor::Seat(seat), &action, 0).expect("a listed action");
+        steps += 1;
+        assert!(
+            actions_left(&g) < before,
+            "{action:?} did not bring the end nearer ({before} actions left before it)"
+        );
+        assert!(steps <= action_bound(players), "the game outlasted its bound");
+        invariants(&g);
+    }
+    steps
+}
+
+#[test]
+fn every_game_ends_within_the_bound_even_when_every_player_stalls() {
+    let cases = [
+        (2, MolehillsConfig::default()),
+        (3, MolehillsConfig::default()),
+        (
+            3,
+            MolehillsConfig {
+                three_player_grid: ThreePlayerGrid::Published5x5,
+            },
+        ),
+        (4, MolehillsConfig::default()),
+    ];
+    for (players, config) in cases {
+        let mut longest = 0;
+        for seed in 0..12 {
+            // Everyone stalls; then a single staller among random players.
+            let all = vec![true; players as usize];
+            let mut one = vec![false; players as usize];
+            one[seed as usize % players as usize] = true;
+            for stallers in [all, one] {
+                longest = longest.max(stalled_game(players, &config, seed, &stallers));
+            }
+        }
+        println!(
+            "{players} players ({:?}): longest stalled game {longest} actions, bound {}",
+            config.three_player_grid,
+            action_bound(players)
+        );
+        assert!(longest <= action_bound(players));
+    }
+}
+
+#[test]
+fn the_action_bound_holds_for_random_play_too() {
+    assert_eq!(
+        [2, 3, 4].map(action_bound),
+        [115, 170, 225],
+        "55 actions per player and 5 token choices"
+    );
+    for players in 2..=4 {
+        for seed in 0..20 {
+            let stallers = vec![false; players as usize];
+            assert!(
+                stalled_game(players, &MolehillsConfig::default(), 100 + seed, &stallers)
+                    <= action_bound(players)
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The server bot
+// ---------------------------------------------------------------------------------------------------------
+
+/// Plays a game in which the seats marked in `bots` play [`Game::bot_action`] and the others random legal
+/// actions; every action a bot chooses must be one of its listed actions. Returns the final state.
+fn bot_game(players: u8, config: &MolehillsConfig, seed: u64, bots: &[bool]) -> Molehills {
+    let mut g = Molehills::new(config, players, seed).expect("setup");
+    let mut driver = Rng::from_seed(seed ^ 0xB07);
+    let mut bot_rng = Rng::from_seed(seed ^ 0x5EED);
+    for _ in 0..action_bound(players) {
+        if g.phase == Phase::Over {
+            return g;
+        }
+        let movers: Vec<Seat> = Seat::all(players)
+            .filter(|s| !g.legal_actions(*s).is_empty())
+            .collect();
+        let seat = movers[driver.index(movers.len())];
+        let legal = g.legal_actions(seat);
+        let action = if bots[seat.index()] {
+            let action = g
+                .bot_action(seat, &mut bot_rng)
+                .expect("a bot with legal actions moves");
+            assert!(
+                legal.contains(&action),
+                "the bot chose {action:?}, which is not listed"
+            );
+            action
+        } else {
+            legal[driver.index(legal.len())].clone()
+        };
+        g.apply(Actor::Seat(seat), &action, 0).expect("a listed action");
+        invariants(&g);
+    }
+    assert_eq!(g.phase, Phase::Over, "the game outlasted its bound");
+    g
+}
+
+#[test]
+fn the_bot_only_plays_listed_actions_at_every_seat_count() {
+    let five = MolehillsConfig {
+        three_player_grid: ThreePlayerGrid::Published5x5,
+    };
+    for (players, config) in [
+        (2, MolehillsConfig::default()),
+        (3, MolehillsConfig::default()),
+        (3, five),
+        (4, MolehillsConfig::default()),
+    ] {
+        for seed in 0..6 {
+            bot_game(players, &config, seed, &vec![true; players as usize]);
+            let mut one = vec![false; players as usize];
+            one[seed as usize % players as usize] = true;
+            bot_game(players, &config, seed, &one);
+        }
+    }
+    // Nobody is asked to act outside their turn, and a bot with nothing to do says so.
+    let g = Molehills::new(&MolehillsConfig::default(), 3, 5).expect("setup");
+    let waiting = Seat::all(3)
+        .find(|s| g.legal_actions(*s).is_empty())
+        .expect("two seats wait");
+    assert_eq!(g.bot_action(waiting, &mut Rng::from_seed(1)), None);
+}
+
+/// The bot alone against random players at three and four seats: it should win far more often than its fair
+/// share (a third, a quarter). The full figures (200 games each, release build) are in the rules page.
+#[test]
+fn the_bot_beats_random_players_at_three_and_four_seats() {
+    for players in [3u8, 4] {
+        let games = 24;
+        let mut wins = 0;
+        for seed in 0..games {
+            let bot = Seat((seed % u64::from(players)) as u8);
+            let mut bots = vec![false; players as usize];
+            bots[bot.index()] = true;
+            let end = bot_game(players, &MolehillsConfig::default(), 0x3400 + seed, &bots);
+            if end.outcome().expect("over").winners == [bot] {
+                wins += 1;
+            }
+        }
+        println!("{players} players: the bot won {wins} of {games} games alone against random players");
+        assert!(
+            wins * 10 >= games * 7,
+            "{players} players: the bot won only {wins} of {games}"
+        );
+    }
+}
+
+/// The bot decides from what its seat may know: changing the deck order, the engine's random generator and the
+/// other players' hands and stacks never changes its choice.
+#[test]
+fn the_bot_never_reads_what_its_seat_cannot_see() {
+    for players in 2..=4u8 {
+        walk(players, u64::from(players) * 7, |g| {
+            for seat in Seat::all(players) {
+                if g.legal_actions(seat).is_empty() {
+                    continue;
+                }
+                let mut other = g.clone();
+                other.rng = Rng::from_seed(0xD1FF);
+                other.deck.reverse();
+                for s in Seat::all(players).filter(|s| *s != seat) {
+                    if let Some(plan) = other.plans[s.index()].as_mut() {
+                        plan.reverse();
+                    }
+                    let swapped: Vec<CardId> = other
+                        .deck
+                        .iter()
+                        .take(other.hands[s.index()].len())
+                        .copied()
+                        .collect();
+                    other.hands[s.index()] = swapped;
+                }
+                let rng = Rng::from_seed(seat.0 as u64 + 3);
+                assert_eq!(
+                    g.bot_action(seat, &mut rng.clone()),
+                    other.bot_action(seat, &mut rng.clone()),
+                    "{seat:?} decided differently on hidden information in {:?}",
+                    g.phase
+                );
+            }
+        });
+    }
+}
+
+/// Speed and strength of the bot, for the rules page: `cargo test -p rules --release --lib molehills_bot_figures
+/// -- --ignored --nocapture`. Each call is timed five times and the fastest counts (the machine is shared).
+#[test]
+#[ignore = "a measurement for the docs, run in release"]
+fn molehills_bot_figures() {
+    use std::time::Instant;
+    for players in [2u8, 3, 4] {
+        let games = 200;
+        let (mut wins, mut times) = (0, Vec::new());
+        for game in 0..games {
+            let bot = Seat((game % u64::from(players)) as u8);
+            let mut g = Molehills::new(&MolehillsConfig::default(), players, 0x77 + game).expect("setup");
+            let mut driver = Rng::from_seed(game);
+            let mut bot_rng = Rng::from_seed(game + 1000);
+            while g.phase != Phase::Over {
+                let movers: Vec<Seat> = Seat::all(players)
+                    .filter(|s| !g.legal_actions(*s).is_empty())
+                    .collect();
+                let seat = movers[driver.index(movers.len())];
+                let action = if seat == bot {
+                    let fastest = (0..5)
+                        .map(|_| {
+                            let mut r = bot_rng.clone();
+                            let t = Instant::now();
+                            let _ = g.bot_action(seat, &mut r);
+                            t.elapsed().as_micros()
+                        })
+                        .min()
+                        .expect("timed");
+                    times.push(fastest);
+                    g.bot_action(seat, &mut bot_rng).expect("bot moves")
+                } else {
+                    crate::bot::random_legal(&g, seat, &mut driver).expect("legal")
+                };
+                g.apply(Actor::Seat(seat), &action, 0).expect("legal");
+            }
+            if g.outcome().expect("over").winners == [bot] {
+                wins += 1;
+            }
+        }
+        times.sort_unstable();
+        let at = |q: f64| times[((times.len() - 1) as f64 * q) as usize];
+        println!(
+            "{players} players: the bot won {wins} of {games} alone against random players; per call p50 {} us, \
+             p99 {} us, max {} us",
+            at(0.5),
+            at(0.99),
+            times[times.len() - 1]
+        );
+    }
+}
