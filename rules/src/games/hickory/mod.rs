@@ -36,7 +36,9 @@ use crate::rng::Rng;
 
 /// The options of a match: where the starting mice go. The player count decides the blockers; everything else is
 /// fixed by the design.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(default, deny_unknown_fields)]
 pub struct HickoryConfig {
     /// The basic game's printed start spaces (default), or the published advanced variant's free placement.
@@ -45,7 +47,18 @@ pub struct HickoryConfig {
 }
 
 /// Where each player's scurrier, spotter and scavenger start. GAPS 000 Q8.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+    json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum StartSpaces {
     /// On the start spaces printed on the player's hunt board ([`HUNT_START_SPACES`]).

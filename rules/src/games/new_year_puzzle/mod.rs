@@ -58,7 +58,7 @@ pub enum PuzzleAction {
 /// A face-down card whose identity every player has seen: it failed face up for everyone while lying at
 /// `position`, and `position` follows it when a success moves it. The public record every seat's memory can
 /// hold; not in any view (remembering is the game), but the rules of version 2 and the server bot use it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, json_write::WriteJson)]
 pub struct Sighting {
     pub position: u8,
     pub card: u8,

@@ -37,7 +37,9 @@ use crate::model::{
 use crate::rng::Rng;
 
 /// Options a lobby may set (the base game with set 1 is always played).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 #[serde(default, deny_unknown_fields)]
 pub struct QuacksConfig {
     /// The rulebook's variant: rounds 1-8 are brewed in lockstep ("Stir!") like round 9. Rules version 2 on.
