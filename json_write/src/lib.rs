@@ -30,24 +30,31 @@ pub trait WriteJson {
     }
 }
 
-/// `value`'s text as a `RawValue`, written into `buf` (cleared first; keep it from call to call, so that it
-/// seldom grows) and copied out once, without the second parse `RawValue::from_string` would spend on it
-/// (more than serde's own writing of the text: callgrind, `docs/performance.md`). Debug builds, and so every
-/// test, parse it anyway and panic on anything but JSON.
-pub fn to_raw_value<T: WriteJson + ?Sized>(value: &T, buf: &mut Vec<u8>) -> Box<serde_json::value::RawValue> {
-    buf.clear();
-    value.write_json(buf);
-    let text = String::from(std::str::from_utf8(buf).expect("the writer writes UTF-8"));
+/// `value`'s text as a `RawValue`, written straight into a buffer of `size_hint` bytes (then set from this
+/// text's length, plus a margin: keep it from call to call, so that the buffer seldom grows by doubling) that
+/// becomes the `RawValue` as it is: no copy, and no second parse as `RawValue::from_string` would spend (it
+/// costs more than writing the text; callgrind, `docs/performance.md`). Debug builds, and so every test, parse
+/// it anyway and panic on anything but JSON.
+pub fn to_raw_value<T: WriteJson + ?Sized>(
+    value: &T,
+    size_hint: &mut usize,
+) -> Box<serde_json::value::RawValue> {
+    let mut out = Vec::with_capacity(*size_hint);
+    value.write_json(&mut out);
+    *size_hint = (out.len() + out.len() / 8 + 64).min(1 << 20);
     debug_assert!(
-        serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok(),
-        "not JSON: {text}"
+        serde_json::from_slice::<serde::de::IgnoredAny>(&out).is_ok(),
+        "not JSON: {}",
+        String::from_utf8_lossy(&out)
     );
-    // SAFETY: `from_string_unchecked` asks for valid JSON. `text` is what `write_json` wrote, which is the JSON
-    // serde_json writes for the same value: every `WriteJson` impl here writes JSON, the derive writes only
-    // those and constant punctuation, and `tests/derive.rs` and `rules`' random games compare the two texts.
+    // SAFETY: `from_utf8_unchecked` asks for UTF-8 and `from_string_unchecked` for JSON. `out` is what
+    // `write_json` wrote: every `WriteJson` impl here appends whole `str`s, ASCII escapes and ASCII punctuation
+    // (so UTF-8), and writes the JSON serde_json writes for the same value; the derive writes only those impls'
+    // output and constant punctuation. `tests/derive.rs` and `rules`' random games compare the texts with
+    // serde's, byte for byte.
     #[allow(unsafe_code)]
     unsafe {
-        serde_json::value::RawValue::from_string_unchecked(text)
+        serde_json::value::RawValue::from_string_unchecked(String::from_utf8_unchecked(out))
     }
 }
 
@@ -56,6 +63,13 @@ pub fn to_raw_value<T: WriteJson + ?Sized>(value: &T, buf: &mut Vec<u8>) -> Box<
 /// tagged object). Derived with [`WriteJson`] for every struct with named fields.
 pub trait WriteJsonMembers {
     fn write_json_members(&self, out: &mut Vec<u8>);
+}
+
+impl<T: WriteJsonMembers + ?Sized> WriteJsonMembers for Box<T> {
+    #[inline]
+    fn write_json_members(&self, out: &mut Vec<u8>) {
+        (**self).write_json_members(out);
+    }
 }
 
 /// Writes `s` as a JSON string, escaped exactly as serde_json escapes (`"`, `\`, and control characters; `/`
@@ -115,6 +129,13 @@ macro_rules! through_serde_json {
     )*};
 }
 through_serde_json!(f32, f64);
+
+/// A JSON tree, written by serde_json itself.
+impl WriteJson for serde_json::Value {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        serde_json::to_writer(&mut *out, self).expect("a JSON value serialises");
+    }
+}
 
 impl WriteJson for bool {
     #[inline]

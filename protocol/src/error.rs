@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A refusal: a stable machine-readable code and a human message.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
 pub struct ErrorBody {
     pub code: ErrorCode,
     pub message: String,
@@ -20,7 +20,9 @@ impl ErrorBody {
 }
 
 /// Every reason the server refuses something. The serialised names are stable; new codes may be added.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCode {
     /// The frame is not a JSON object of a known shape (bad JSON, missing or mistyped fields, binary frame).

@@ -8,14 +8,18 @@ use crate::Seat;
 
 /// What the server does for a seated player who is away: disconnected for `grace_ms`, or (for `bot` and `skip`)
 /// at once when their turn timer ran out. Wire form: `{"policy": "bot", "grace_ms": 30000}`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, json_write::WriteJson,
+)]
 pub struct AbsencePolicy {
     pub policy: AbsenceKind,
     /// How long a player may be disconnected before the server plays for them (`bot`, `skip`); 0 for `wait`.
     pub grace_ms: u64,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum AbsenceKind {
     /// The match waits for them (a turn timer, if set, still plays a random legal action for an idle seat).
@@ -29,7 +33,9 @@ pub enum AbsenceKind {
 
 /// Whether a seat's player is there: `connected` (a live connection with recent activity), `idle` (connected,
 /// but silent for a while or the page is hidden) or `away` (no connection).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, json_write::WriteJson,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Presence {
     Connected,
@@ -39,7 +45,7 @@ pub enum Presence {
 }
 
 /// One open lobby of the public list (`GET /api/lobbies`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
 pub struct ListedLobby {
     pub code: String,
     pub game: String,
@@ -57,7 +63,7 @@ pub struct ListedLobby {
 }
 
 /// A lobby as everyone in it sees it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
 pub struct LobbyInfo {
     pub code: String,
     pub game: String,
@@ -80,7 +86,7 @@ pub struct LobbyInfo {
     pub absent: AbsencePolicy,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
 #[serde(rename_all = "snake_case")]
 pub enum LobbyPhase {
     /// Seats can be taken; the host can start.
@@ -91,13 +97,13 @@ pub enum LobbyPhase {
     Finished,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
 pub struct SeatInfo {
     pub seat: Seat,
     pub occupant: Occupant,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Occupant {
     Empty,

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::{ErrorBody, LobbyInfo, Outcome, RawJson, Seat, SeatToken, Status};
 
 /// Messages the server sends unasked.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Push {
     /// The lobby changed (someone joined, left, connected, a bot sat down, the match started or ended).
@@ -52,7 +52,7 @@ pub enum Push {
 }
 
 /// Who may read a chat message's channel: everyone in the lobby reads both; the channel says who wrote it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
 #[serde(rename_all = "snake_case")]
 pub enum ChatChannel {
     /// Written by a seated player.
@@ -62,7 +62,7 @@ pub enum ChatChannel {
 }
 
 /// One chat message: plain text, never markup.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
 pub struct ChatMessage {
     /// Numbers the lobby's messages in order (1, 2, ...; a message the server failed to store leaves a gap).
     pub id: u64,
@@ -80,7 +80,7 @@ pub struct ChatMessage {
 pub const CHAT_HISTORY: usize = 50;
 
 /// An open rematch offer of a finished lobby.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
 pub struct RematchInfo {
     /// The finished lobby.
     pub code: String,
@@ -95,7 +95,7 @@ pub struct RematchInfo {
 }
 
 /// The state of a match as one viewer may see it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
 pub struct StateUpdate {
     // Shared with the table, which sends them in every push (a reference count each, not a copy).
     #[schemars(with = "String")]

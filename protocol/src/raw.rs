@@ -42,6 +42,13 @@ impl RawJson {
     }
 }
 
+/// The text as it is (the push path: `json_write` writes a state push around it).
+impl json_write::WriteJson for RawJson {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.get().as_bytes());
+    }
+}
+
 impl From<Box<RawValue>> for RawJson {
     fn from(raw: Box<RawValue>) -> Self {
         RawJson(Arc::new(raw))

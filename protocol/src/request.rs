@@ -16,7 +16,7 @@ pub enum RequestId {
 
 /// A seat token: the secret that gives a seat back. Its `Debug` form is redacted so that it cannot reach a log
 /// by accident; read it with [`SeatToken::expose`].
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
 #[serde(transparent)]
 pub struct SeatToken(String);
 

@@ -632,3 +632,18 @@ fn the_documented_transcript_is_current() {
     assert_eq!(last.status, Status::Over);
     assert!(last.outcome.is_some());
 }
+
+/// Every push is written by its generated writer (`json_write`, what the server's socket adapter sends), and the
+/// text is serde's, byte for byte, for every kind of push.
+#[test]
+fn pushes_written_by_the_generated_writer_are_serdes_text() {
+    let pushes = pushes();
+    assert!(pushes.len() >= 8);
+    for (name, message) in pushes {
+        let ServerMessage::Push(push) = &message else {
+            panic!("{name} is not a push");
+        };
+        let written = String::from_utf8(json_write::WriteJson::to_json_vec(push)).unwrap();
+        assert_eq!(written, serde_json::to_string(&message).unwrap(), "{name}");
+    }
+}

@@ -131,8 +131,8 @@ fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
     let mut driver = Rng::from_seed(seed ^ 0x9e37_79b9_7f4a_7c15);
     let mut now = START;
     let mut actions = 0;
-    // The table's reused buffer (`Table::scratch`).
-    let mut buf = Vec::new();
+    // The table's size hints for views and legal actions (`Table::text_sizes`).
+    let (mut view_size, mut legal_size) = (0, 0);
     loop {
         let status = game.status();
         if status == Status::Over {
@@ -167,7 +167,7 @@ fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
             game = next;
             let status = game.status();
             let deadline = game.deadline().map(|d| d.at);
-            let spectator = game.view_json(Viewer::Spectator, &mut buf);
+            let spectator = game.view_json(Viewer::Spectator, &mut view_size);
             for v in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
                 let (view, legal) = match v {
                     Viewer::Seat(s) => (

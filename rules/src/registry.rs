@@ -199,10 +199,10 @@ macro_rules! games {
             }
 
             /// `viewer`'s view as JSON text, written by its generated writer (`json_write::WriteJson`, serde's
-            /// exact text) into `buf`, which the caller keeps from call to call so that it seldom grows, and
-            /// copied out once: the same JSON value as [`AnyGame::view`].
-            pub fn view_json(&self, viewer: Viewer, buf: &mut Vec<u8>) -> Box<RawValue> {
-                match self { $(AnyGame::$variant(g) => json_write::to_raw_value(&g.view(viewer), buf)),+ }
+            /// exact text) into a buffer of `size_hint` bytes, which `json_write::to_raw_value` updates (the
+            /// caller keeps it from call to call): the same JSON value as [`AnyGame::view`].
+            pub fn view_json(&self, viewer: Viewer, size_hint: &mut usize) -> Box<RawValue> {
+                match self { $(AnyGame::$variant(g) => json_write::to_raw_value(&g.view(viewer), size_hint)),+ }
             }
 
             /// Whether every seat and the spectators see the same view now (see `Game::same_view_for_everyone`).
@@ -211,10 +211,9 @@ macro_rules! games {
             }
 
             /// `seat`'s legal actions as the text of one JSON array, written by the actions' generated writer
-            /// through `buf` as [`AnyGame::view_json`] writes a view: the same JSON value as
-            /// [`AnyGame::legal_actions`].
-            pub fn legal_actions_json(&self, seat: Seat, buf: &mut Vec<u8>) -> Box<RawValue> {
-                match self { $(AnyGame::$variant(g) => json_write::to_raw_value(&g.legal_actions(seat), buf)),+ }
+            /// as [`AnyGame::view_json`] writes a view: the same JSON value as [`AnyGame::legal_actions`].
+            pub fn legal_actions_json(&self, seat: Seat, size_hint: &mut usize) -> Box<RawValue> {
+                match self { $(AnyGame::$variant(g) => json_write::to_raw_value(&g.legal_actions(seat), size_hint)),+ }
             }
 
             pub fn deadline(&self) -> Option<Deadline<Value>> {
@@ -474,7 +473,7 @@ mod json_text_tests {
                     let viewers = Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]);
                     let spectators = game.view(Viewer::Spectator);
                     for viewer in viewers {
-                        let raw = game.view_json(viewer, &mut Vec::new());
+                        let raw = game.view_json(viewer, &mut 0);
                         let text: Value = serde_json::from_str(raw.get()).unwrap();
                         assert_eq!(text, game.view(viewer), "{} view", info.id);
                         // The server shows one view to everybody when the engine says they are all the same.
@@ -492,8 +491,7 @@ mod json_text_tests {
                             info.id
                         );
                         let text: Value =
-                            serde_json::from_str(game.legal_actions_json(seat, &mut Vec::new()).get())
-                                .unwrap();
+                            serde_json::from_str(game.legal_actions_json(seat, &mut 0).get()).unwrap();
                         assert_eq!(text, Value::Array(legal.clone()), "{} legal actions", info.id);
                         if !legal.is_empty() {
                             movers.push((seat, legal));

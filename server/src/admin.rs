@@ -472,9 +472,9 @@ pub(crate) async fn replay(
         version: step,
         since: step.saturating_sub(1),
         seat,
-        view: crate::table::view_json(&game, viewer, &mut Vec::new()),
+        view: crate::table::view_json(&game, viewer, &mut 0),
         legal_actions: seat.map_or_else(RawJson::empty_array, |s| {
-            RawJson::from(game.legal_actions_json(s, &mut Vec::new()))
+            RawJson::from(game.legal_actions_json(s, &mut 0))
         }),
         events: events
             .into_iter()

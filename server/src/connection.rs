@@ -481,7 +481,7 @@ struct FrameSizes {
     other: usize,
 }
 
-/// One text frame, written by serde into a buffer of the size this connection's previous frame of the same kind
+/// One text frame, written by serde (a push by its generated writer, `json_write`) into a buffer of the size this connection's previous frame of the same kind
 /// had (plus a margin), which becomes the frame's payload as it is: no copy, and no growing by doubling for a
 /// frame of the usual size. (Writing into one reused buffer and then copying it into a frame of its exact size
 /// cost ~1 % of the server's CPU under load; docs/perf/journal.md, section 10.) The same text as
@@ -492,7 +492,11 @@ fn frame(message: &ServerMessage, sizes: &mut FrameSizes) -> Message {
         _ => &mut sizes.other,
     };
     let mut bytes = Vec::with_capacity(*size);
-    serde_json::to_writer(&mut bytes, message).expect("protocol messages serialise");
+    match message {
+        // Every push (a state push after every change, to every viewer) by its generated writer, the same text.
+        ServerMessage::Push(push) => json_write::WriteJson::write_json(push, &mut bytes),
+        _ => serde_json::to_writer(&mut bytes, message).expect("protocol messages serialise"),
+    }
     *size = (bytes.len() + bytes.len() / 8 + 64).min(SIZE_HINT_MAX);
     Message::Text(String::from_utf8(bytes).expect("serde_json writes UTF-8").into())
 }

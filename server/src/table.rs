@@ -262,9 +262,9 @@ pub struct Table {
     settings: TableSettings,
     /// The server's own randomness for bots and the turn timer (not the match's).
     rng: Rng,
-    /// The buffer every view and legal-action list is written into before it is copied out (`push::view_json`),
-    /// kept so that it seldom grows.
-    scratch: std::cell::RefCell<Vec<u8>>,
+    /// The sizes of the last view and legal-action list written (`push::view_json`), each the first guess of the
+    /// next one's buffer, so that it seldom grows.
+    text_sizes: std::cell::Cell<(usize, usize)>,
     /// The table acts by itself no earlier than this (set after a database failure).
     not_before: Millis,
     /// Since when this finished table has had nobody connected (and no rematch offer open).

@@ -12,9 +12,9 @@ use super::{Conn, Occupant, Table};
 use crate::store::Phase;
 
 /// `viewer`'s view as the text a state push carries, written once from the engine's view by its generated
-/// writer, through `buf` (see `AnyGame::view_json`).
-pub fn view_json(game: &AnyGame, viewer: Viewer, buf: &mut Vec<u8>) -> RawJson {
-    RawJson::from(game.view_json(viewer, buf))
+/// writer (see `AnyGame::view_json`; `size_hint` is the last view's size).
+pub fn view_json(game: &AnyGame, viewer: Viewer, size_hint: &mut usize) -> RawJson {
+    RawJson::from(game.view_json(viewer, size_hint))
 }
 
 impl Table {
@@ -104,26 +104,26 @@ impl Table {
     ) -> Option<ServerMessage> {
         let running = self.running.as_ref()?;
         let game = &running.game;
-        let mut buf = self.scratch.take();
-        let mut shared_view = |buf: &mut Vec<u8>| {
+        let (mut view_size, mut legal_size) = self.text_sizes.get();
+        let mut shared_view = |size: &mut usize| {
             shared
                 .spectator_view
-                .get_or_insert_with(|| view_json(game, Viewer::Spectator, buf))
+                .get_or_insert_with(|| view_json(game, Viewer::Spectator, size))
                 .clone()
         };
         let (seat, view, legal_actions) = match viewer {
             Viewer::Seat(s) => (
                 Some(s),
                 if shared.same_view {
-                    shared_view(&mut buf)
+                    shared_view(&mut view_size)
                 } else {
-                    view_json(game, viewer, &mut buf)
+                    view_json(game, viewer, &mut view_size)
                 },
-                RawJson::from(game.legal_actions_json(s, &mut buf)),
+                RawJson::from(game.legal_actions_json(s, &mut legal_size)),
             ),
-            Viewer::Spectator => (None, shared_view(&mut buf), RawJson::empty_array()),
+            Viewer::Spectator => (None, shared_view(&mut view_size), RawJson::empty_array()),
         };
-        self.scratch.replace(buf);
+        self.text_sizes.set((view_size, legal_size));
         Some(ServerMessage::Push(Push::State(Box::new(StateUpdate {
             code: self.code.clone(),
             match_id: running.match_id.clone(),

@@ -65,7 +65,7 @@ impl Table {
             metrics,
             settings,
             rng: Rng::from_seed(secrets::bot_seed()),
-            scratch: Default::default(),
+            text_sizes: Default::default(),
             not_before: 0,
             idle_since: None,
             friends: Friends::new(),
