@@ -701,3 +701,131 @@ fn a_view_would_reveal_a_leak() {
         fingerprint(&twin.view(Viewer::Spectator))
     );
 }
+
+// Issue 25 point 11: four faults of the race, each shown by a test written before its fix.
+
+/// A claim by `seat` on `at`, then the clock closing whatever window is still open (the window's close decides
+/// the race under rules version 2; version 1 settles a claim at once).
+fn claim_and_close(g: &mut HideAndEeek, seat: u8, at: Cell) {
+    g.apply(Actor::Seat(Seat(seat)), &Action::Eeek { cell: at }, NOW + 500)
+        .unwrap_or_else(|e| panic!("the claim is refused: {e}"));
+    close_windows(g);
+}
+
+/// Lets every open claim window close by the clock.
+fn close_windows(g: &mut HideAndEeek) {
+    while let Some(d) = g.deadline() {
+        g.apply(Actor::Clock, &d.action, d.at).expect("due");
+    }
+}
+
+/// Plays the active seat's turn to its end: the first legal move, the first card, then stop (windows closing
+/// unclaimed on the way).
+fn finish_turn(g: &mut HideAndEeek) {
+    let seat = g.turn;
+    for _ in 0..20 {
+        close_windows(g);
+        if g.over || g.turn != seat || g.step == TurnStep::Move && g.turn != seat {
+            return;
+        }
+        let legal = g.legal_actions(seat);
+        let action = legal
+            .iter()
+            .find(|a| matches!(a, Action::Stop))
+            .or_else(|| legal.iter().find(|a| matches!(a, Action::Move { .. } | Action::Choose { .. })))
+            .cloned()
+            .expect("the active seat can act");
+        let moved = matches!(action, Action::Move { .. });
+        act(g, seat.0, action);
+        if !moved && g.turn == seat && g.step == TurnStep::Move {
+            return; // an extra turn: the turn asked for is over
+        }
+    }
+    panic!("the turn did not end");
+}
+
+#[test]
+fn a_claim_by_another_seat_does_not_skip_seats() {
+    // Four players. Seat 0 banks a 37; the refill turns up a mouse face up as seat 1's turn is about to begin.
+    let mouse_card = EEEK_CARDS[0];
+    let mut g = position(
+        4,
+        cell(2, 2),
+        roll(1, Arrow::Up, Category::Odd),
+        &[&[46], &[60], &[70], &[80]],
+        &[(1, 3, 37, false)],
+    );
+    g.draw_pile.retain(|&n| n != mouse_card);
+    g.draw_pile.push_front(mouse_card);
+    act(&mut g, 0, Action::Move { to: cell(2, 3) });
+    act(&mut g, 0, Action::Choose { cell: cell(1, 3) });
+    close_windows(&mut g);
+    act(&mut g, 0, Action::Stop);
+    assert_eq!(g.card_at(cell(1, 3)).map(|c| c.number), Some(mouse_card));
+    // Seat 3 spots it: it gets the card and the next turn; then seat 1, whose turn it was, plays.
+    claim_and_close(&mut g, 3, cell(1, 3));
+    assert_eq!(g.piles[3].last(), Some(&mouse_card));
+    assert_eq!(g.turn, Seat(3), "the claimant takes the next turn");
+    finish_turn(&mut g);
+    assert_eq!(g.turn, Seat(1), "normal order resumes where it was: seats 1 and 2 are not skipped");
+    finish_turn(&mut g);
+    assert_eq!(g.turn, Seat(2));
+}
+
+#[test]
+fn a_self_claim_puts_the_claimed_card_on_top() {
+    let mouse_card = EEEK_CARDS[0];
+    let mut g = position(
+        2,
+        cell(2, 2),
+        roll(1, Arrow::Up, Category::Odd),
+        &[&[46], &[60]],
+        &[(1, 3, 37, false), (3, 3, mouse_card, false)],
+    );
+    act(&mut g, 0, Action::Move { to: cell(2, 3) });
+    act(&mut g, 0, Action::Choose { cell: cell(1, 3) });
+    close_windows(&mut g);
+    act(&mut g, 0, Action::Choose { cell: cell(3, 3) });
+    claim_and_close(&mut g, 0, cell(3, 3));
+    assert_eq!(g.piles[0], vec![46, 37, mouse_card], "the turn's cards, then the claimed card on top");
+}
+
+#[test]
+fn a_claim_on_another_mouse_does_not_end_the_race_for_the_revealed_card() {
+    let (old, new) = (EEEK_CARDS[1], EEEK_CARDS[0]);
+    let mut g = position(
+        3,
+        cell(2, 2),
+        roll(1, Arrow::Up, Category::Odd),
+        &[&[46], &[60], &[70]],
+        &[(0, 0, old, true), (3, 3, new, false)],
+    );
+    act(&mut g, 0, Action::Move { to: cell(2, 3) });
+    act(&mut g, 0, Action::Choose { cell: cell(3, 3) });
+    // Seat 1 shouts for the old card in the corner (accepted or not); the card just turned up is still there to win.
+    let _ = g.apply(Actor::Seat(Seat(1)), &Action::Eeek { cell: cell(0, 0) }, NOW + 300);
+    assert!(g.deadline().is_some(), "the window for the card just turned up is still open");
+    claim_and_close(&mut g, 2, cell(3, 3));
+    assert_eq!(g.piles[2].last(), Some(&new), "the revealed card went to the seat that claimed it");
+}
+
+#[test]
+fn a_game_ending_claim_keeps_the_active_players_cards() {
+    let mouse_card = EEEK_CARDS[0];
+    let mut g = position(
+        2,
+        cell(2, 2),
+        roll(1, Arrow::Up, Category::Odd),
+        &[&[46], &[60, 61, 62, 63, 64, 65, 66, 67, 68]],
+        &[(1, 3, 37, false), (3, 3, mouse_card, false)],
+    );
+    act(&mut g, 0, Action::Move { to: cell(2, 3) });
+    act(&mut g, 0, Action::Choose { cell: cell(1, 3) });
+    close_windows(&mut g);
+    act(&mut g, 0, Action::Choose { cell: cell(3, 3) });
+    claim_and_close(&mut g, 1, cell(3, 3));
+    assert!(g.over, "seat 1 reached 10 cards");
+    assert_eq!(g.piles[0], vec![46, 37], "seat 0's collected card is banked, not lost");
+    let in_play = g.grid.iter().flatten().count() + g.draw_pile.len() + g.piles.iter().map(Vec::len).sum::<usize>();
+    assert_eq!(in_play, CARD_COUNT, "all 100 cards remain");
+}
