@@ -43,7 +43,19 @@ fn position(
     piles: &[&[u8]],
     placed: &[(u8, u8, u8, bool)],
 ) -> HideAndEeek {
-    let mut g = HideAndEeek::new(&Config::default(), players, 99).expect("setup");
+    position_at(RULES_VERSION, players, mouse, roll, piles, placed)
+}
+
+/// [`position`] under a given rules version.
+fn position_at(
+    version: u32,
+    players: u8,
+    mouse: Cell,
+    roll: Roll,
+    piles: &[&[u8]],
+    placed: &[(u8, u8, u8, bool)],
+) -> HideAndEeek {
+    let mut g = HideAndEeek::new_at(&Config::default(), players, 99, version).expect("setup");
     // Gather every card, then lay them out as asked.
     let mut pool: Vec<u8> = (FIRST_CARD..=LAST_CARD).collect();
     let wanted: BTreeSet<u8> = placed
@@ -70,6 +82,9 @@ fn position(
     g.mouse = mouse;
     g.roll = roll;
     g.turn = Seat(0);
+    if g.v2() {
+        g.order_next = Some(Seat(1));
+    }
     g.step = TurnStep::Move;
     assert_all_cards_accounted_for(&g);
     g
@@ -283,7 +298,8 @@ fn the_mouse_moves_exactly_and_never_goes_back() {
 #[test]
 fn higher_than_46_keeps_47_and_loses_on_45() {
     // The seed's example: 46 on top, "higher": 47 keeps, 45 loses.
-    let mut g = position(
+    let mut g = position_at(
+        1,
         2,
         cell(2, 1),
         roll(1, Arrow::Down, Category::Higher),
@@ -320,7 +336,8 @@ fn higher_than_46_keeps_47_and_loses_on_45() {
 
 #[test]
 fn odd_takes_37_and_stopping_banks_it_on_top() {
-    let mut g = position(
+    let mut g = position_at(
+        1,
         3,
         cell(2, 1),
         roll(1, Arrow::Up, Category::Odd),
@@ -355,7 +372,8 @@ fn odd_takes_37_and_stopping_banks_it_on_top() {
 
 #[test]
 fn a_miss_sends_the_turns_cards_to_the_bottom_of_the_draw_pile() {
-    let mut g = position(
+    let mut g = position_at(
+        1,
         2,
         cell(2, 1),
         roll(1, Arrow::Down, Category::Even),
@@ -404,7 +422,8 @@ fn a_miss_sends_the_turns_cards_to_the_bottom_of_the_draw_pile() {
 #[test]
 fn taking_every_adjacent_card_gives_an_extra_turn() {
     // The mouse lands in a corner: two neighbours, both even.
-    let mut g = position(
+    let mut g = position_at(
+        1,
         2,
         cell(1, 1),
         roll(2, Arrow::Up, Category::Even),
@@ -435,7 +454,8 @@ fn taking_every_adjacent_card_gives_an_extra_turn() {
 #[test]
 fn an_eeek_race_goes_to_the_first_claim_received() {
     let mouse_card = EEEK_CARDS[0];
-    let mut g = position(
+    let mut g = position_at(
+        1,
         3,
         cell(2, 1),
         roll(1, Arrow::Up, Category::Odd),
@@ -494,7 +514,8 @@ fn an_eeek_race_goes_to_the_first_claim_received() {
 #[test]
 fn an_unclaimed_mouse_stays_face_up_and_can_be_spotted_later() {
     let mouse_card = EEEK_CARDS[1];
-    let mut g = position(
+    let mut g = position_at(
+        1,
         2,
         cell(2, 1),
         roll(1, Arrow::Up, Category::Odd),
@@ -543,7 +564,8 @@ fn reaching_the_target_wins_at_once() {
         target: 3,
         ..Config::default()
     };
-    let mut g = position(
+    let mut g = position_at(
+        1,
         2,
         cell(2, 1),
         roll(1, Arrow::Up, Category::Odd),
@@ -571,7 +593,8 @@ fn reaching_the_target_wins_at_once() {
 
 #[test]
 fn when_the_draw_pile_runs_dry_gaps_stay_empty() {
-    let mut g = position(
+    let mut g = position_at(
+        1,
         2,
         cell(2, 1),
         roll(1, Arrow::Up, Category::Odd),
@@ -614,6 +637,16 @@ fn scramble_hidden(g: &HideAndEeek, salt: u64) -> HideAndEeek {
     }
     other.draw_pile = it.collect();
     other.rng = Rng::from_seed(salt ^ 0xFFFF);
+    // What the seats answered in an open window, and when, stays hidden until it closes.
+    if let Some(look) = &mut other.look {
+        for r in &mut look.responses {
+            r.claim = match r.claim {
+                Some(_) => None,
+                None => look.cells.first().copied(),
+            };
+            r.reaction_ms += salt % 97;
+        }
+    }
     other
 }
 
@@ -675,9 +708,12 @@ fn numbers_in(e: &EventBody) -> Vec<u8> {
     match e {
         EventBody::Chosen { number, .. }
         | EventBody::RaceOpened { number, .. }
+        | EventBody::Judged { number, .. }
         | EventBody::Claimed { number, .. } => {
             vec![*number]
         }
+        EventBody::LookClosed { claims, .. } => claims.iter().map(|c| c.number).collect(),
+        EventBody::FalseClaim { .. } | EventBody::TurnMissed { .. } => Vec::new(),
         EventBody::Banked { cards, .. } | EventBody::Lost { cards, .. } => cards.clone(),
         EventBody::Refilled { number, .. } => number.iter().copied().collect(),
         EventBody::TurnStarted { .. }
@@ -685,6 +721,8 @@ fn numbers_in(e: &EventBody) -> Vec<u8> {
         | EventBody::RaceClosed { .. }
         | EventBody::LeftInGrid { .. }
         | EventBody::ExtraTurn { .. }
+        | EventBody::LookOpened { .. }
+        | EventBody::Responded { .. }
         | EventBody::GameOver { .. } => Vec::new(),
     }
 }
