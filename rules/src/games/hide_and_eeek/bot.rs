@@ -68,7 +68,9 @@ fn unseen(game: &HideAndEeek) -> Vec<u8> {
             seen[usize::from(n)] = true;
         }
     }
-    (FIRST_CARD..=LAST_CARD).filter(|&n| !seen[usize::from(n)]).collect()
+    (FIRST_CARD..=LAST_CARD)
+        .filter(|&n| !seen[usize::from(n)])
+        .collect()
 }
 
 /// The chance that the card at `cell` matches the category against `baseline`.

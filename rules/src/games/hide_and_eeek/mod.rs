@@ -404,7 +404,9 @@ impl Reject for Rejected {
         match self {
             Rejected::GameOver => RejectKind::GameOver,
             Rejected::NoSuchSeat(_) => RejectKind::NoSuchSeat,
-            Rejected::NotYourTurn(_) | Rejected::RaceOpen | Rejected::AlreadyAnswered => RejectKind::NotYourTurn,
+            Rejected::NotYourTurn(_) | Rejected::RaceOpen | Rejected::AlreadyAnswered => {
+                RejectKind::NotYourTurn
+            }
             Rejected::NotDue => RejectKind::NotDue,
             Rejected::WrongStep(_)
             | Rejected::Unreachable(_)

@@ -112,7 +112,12 @@ impl HideAndEeek {
         }
     }
 
-    pub(super) fn do_apply_v2(&mut self, actor: Actor, action: &Action, now: Millis) -> Vec<Event<EventBody>> {
+    pub(super) fn do_apply_v2(
+        &mut self,
+        actor: Actor,
+        action: &Action,
+        now: Millis,
+    ) -> Vec<Event<EventBody>> {
         let mut events = Vec::new();
         match (actor, action) {
             (_, Action::CloseRace) => self.close_look(now, &mut events),
@@ -167,7 +172,13 @@ impl HideAndEeek {
         events
     }
 
-    fn open_look(&mut self, cells: Vec<Cell>, during_turn: bool, now: Millis, events: &mut Vec<Event<EventBody>>) {
+    fn open_look(
+        &mut self,
+        cells: Vec<Cell>,
+        during_turn: bool,
+        now: Millis,
+        events: &mut Vec<Event<EventBody>>,
+    ) {
         let closes_at = now + Millis::from(self.config.claim_window_ms);
         events.push(Event::public(EventBody::LookOpened {
             cells: cells.clone(),
@@ -205,7 +216,10 @@ impl HideAndEeek {
             .iter()
             .filter_map(|r| {
                 let cell = r.claim?;
-                let number = self.card_at(cell).expect("a window's card stays until it closes").number;
+                let number = self
+                    .card_at(cell)
+                    .expect("a window's card stays until it closes")
+                    .number;
                 Some(ClaimResult {
                     seat: r.seat,
                     cell,
