@@ -904,7 +904,7 @@ fn v2_the_earliest_reaction_wins_not_the_first_received() {
     let mut g = position(
         3,
         cell(2, 2),
-        roll(1, Arrow::Up, Category::Odd),
+        roll(1, Arrow::Down, Category::Odd),
         &[&[46], &[60], &[70]],
         &[(3, 3, mouse_card, false)],
     );
@@ -959,6 +959,7 @@ fn v2_the_earliest_reaction_wins_not_the_first_received() {
     );
     assert_eq!(g.piles[2], vec![70, mouse_card]);
     assert_eq!(g.skips, vec![0, 0, 0], "a slower right claim costs nothing");
+    // (The arrow is down: the refill opens no window, so the next turn starts at once.)
     assert_eq!(g.turn, Seat(2), "the winner takes the next turn");
     assert_eq!(g.look, None);
 }
