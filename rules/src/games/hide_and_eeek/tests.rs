@@ -763,7 +763,7 @@ fn finish_turn(g: &mut HideAndEeek) {
     let seat = g.turn;
     for _ in 0..20 {
         close_windows(g);
-        if g.over || g.turn != seat || g.step == TurnStep::Move && g.turn != seat {
+        if g.over || g.turn != seat {
             return;
         }
         let legal = g.legal_actions(seat);
