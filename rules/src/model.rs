@@ -435,6 +435,15 @@ pub trait Game: Clone + fmt::Debug + Serialize + DeserializeOwned {
     /// given it; the engine's own generator is never touched.
     fn bot_action(&self, seat: Seat, rng: &mut crate::rng::Rng) -> Option<Self::Action>;
 
+    /// When a server bot (or a stand-in) playing `seat` acts, if the game sets the moment itself: a human-like
+    /// reaction time in a race (Hide and Eeek!'s bots spot a mouse some 400-1200 ms after the card turns up,
+    /// instead of after the server's generic bot delay). `None`, the default: the server's usual bot delay after
+    /// the last change. Derived from the state alone (the server re-arms its timer from it after a restart).
+    fn bot_acts_at(&self, seat: Seat) -> Option<Millis> {
+        let _ = seat;
+        None
+    }
+
     /// When the engine wants the clock to act, if at all.
     fn deadline(&self) -> Option<Deadline<Self::Action>>;
 

@@ -231,6 +231,11 @@ macro_rules! games {
                 match self { $(AnyGame::$variant(g) => g.bot_action(seat, rng).map(|a| to_raw(&a))),+ }
             }
 
+            /// When a bot or stand-in playing `seat` acts, if the game sets it (see `Game::bot_acts_at`).
+            pub fn bot_acts_at(&self, seat: Seat) -> Option<Millis> {
+                match self { $(AnyGame::$variant(g) => g.bot_acts_at(seat)),+ }
+            }
+
             /// The passive action that skips `seat`'s current decision (see `Game::skip_action`), for games
             /// whose info says `can_skip`.
             pub fn skip_action(&self, seat: Seat) -> Option<Value> {

@@ -255,6 +255,52 @@ struct Session {
     bound: Option<Bound>,
     /// The client's IP address, for the per-address limits (`None` in unit tests driven by channels).
     ip: Option<IpAddr>,
+    /// The round trip measured with WebSocket ping frames, sent to the table with each action.
+    rtt: RoundTrip,
+}
+
+/// How often a connection bound to a table is sent a WebSocket ping to measure its round trip.
+const PING_EVERY: Duration = Duration::from_secs(2);
+
+/// A connection's round trip, measured with WebSocket ping/pong frames (browsers answer pings themselves): the
+/// least of the last few samples, which jitter cannot inflate, and which a client could only inflate by answering
+/// every ping late (the table caps what it makes of it: `play.rs`).
+#[derive(Debug, Default)]
+struct RoundTrip {
+    samples: VecDeque<u64>,
+    /// The ping awaiting its pong: its payload and when it was sent.
+    pending: Option<(u64, Instant)>,
+    sent: u64,
+}
+
+impl RoundTrip {
+    const KEEP: usize = 5;
+
+    /// The next ping's payload.
+    fn ping(&mut self) -> Vec<u8> {
+        self.sent += 1;
+        self.pending = Some((self.sent, Instant::now()));
+        self.sent.to_be_bytes().to_vec()
+    }
+
+    /// Whether `payload` answers our ping; if so, records the sample.
+    fn pong(&mut self, payload: &[u8]) -> bool {
+        match self.pending {
+            Some((n, sent)) if payload == n.to_be_bytes() => {
+                self.pending = None;
+                if self.samples.len() == Self::KEEP {
+                    self.samples.pop_front();
+                }
+                self.samples.push_back(sent.elapsed().as_millis() as u64);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn estimate(&self) -> Option<u64> {
+        self.samples.iter().min().copied()
+    }
 }
 
 /// Answers a connection refused by [`Shared::admit`]: `closing` with the reason, then a close frame.
@@ -304,7 +350,10 @@ where
         greeted: false,
         bound: None,
         ip: admission.ip,
+        rtt: RoundTrip::default(),
     };
+    let mut pings = tokio::time::interval(PING_EVERY);
+    pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let write_timeout = shared.limits.write_timeout;
     let mut sizes = FrameSizes::default();
     // Until `hello`, the handshake deadline; afterwards the idle timeout from the last frame received.
@@ -350,6 +399,8 @@ where
                         None => break,
                     };
                     let greeted_before = session.greeted;
+                    // A pong answering our own ping is measured, and is not the client's activity.
+                    let our_pong = matches!(&frame, Message::Pong(payload) if session.rtt.pong(payload));
                     let reply = match frame {
                         Message::Text(text) => {
                             if !rate.allow() {
@@ -374,7 +425,7 @@ where
                         Message::Ping(_) | Message::Pong(_) => None,
                     };
                     // Any frame keeps a greeted connection alive; before `hello`, only `hello` moves the deadline.
-                    if session.greeted {
+                    if session.greeted && !our_pong {
                         quiet_until = Instant::now() + shared.limits.idle_timeout;
                         // The timer only moves itself later when it fires; the first idle deadline may be earlier
                         // than the handshake's.
@@ -388,6 +439,12 @@ where
                         && send_with_outbox(&mut sink, &reply, &mut outbox, &mut sizes, write_timeout).await.is_err() {
                             break;
                         }
+                }
+                _ = pings.tick(), if session.bound.is_some() => {
+                    let ping = Message::Ping(session.rtt.ping().into());
+                    if !matches!(tokio::time::timeout(write_timeout, sink.send(ping)).await, Ok(Ok(()))) {
+                        break;
+                    }
                 }
                 pushed = outbox.recv() => {
                     // The session holds a sender, so the outbox never ends while we are here.
@@ -576,11 +633,13 @@ impl Session {
             return Self::refused(ErrorCode::Unauthorized, "spectators cannot act");
         }
         let conn_id = self.conn.id;
+        let rtt_ms = self.rtt.estimate();
         let version = self
             .ask(&table, |reply| Command::Act {
                 conn_id,
                 action,
                 version,
+                rtt_ms,
                 reply,
             })
             .await?;
@@ -848,9 +907,13 @@ mod tests {
     use crate::{clock::ManualClock, config::Config, store::Store};
 
     async fn next(rx: &mut channel::UnboundedReceiver<Message>) -> Value {
-        match rx.next().await.expect("a frame") {
-            Message::Text(text) => serde_json::from_str(text.as_str()).unwrap(),
-            other => panic!("not a text frame: {other:?}"),
+        loop {
+            match rx.next().await.expect("a frame") {
+                Message::Text(text) => return serde_json::from_str(text.as_str()).unwrap(),
+                // The round-trip pings of a connection bound to a table.
+                Message::Ping(_) => continue,
+                other => panic!("not a text frame: {other:?}"),
+            }
         }
     }
 

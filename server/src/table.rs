@@ -150,6 +150,9 @@ pub enum Command {
         conn_id: u64,
         action: RawJson,
         version: Option<u64>,
+        /// The connection's measured WebSocket round trip, if any (`connection.rs`): a claim in a race is timed
+        /// as received less half of it (`play.rs`).
+        rtt_ms: Option<u64>,
         reply: Respond<u64>,
     },
     Disconnect {
@@ -459,17 +462,25 @@ impl Table {
                 conn_id,
                 action,
                 version,
+                rtt_ms,
                 reply,
-            } => self.handle_act(conn_id, action, version, reply).await,
+            } => self.handle_act(conn_id, action, version, rtt_ms, reply).await,
             command if Self::is_friends_command(&command) => Box::pin(self.handle_friends(command)).await,
             command => Box::pin(self.handle_game(command)).await,
         }
         self.after_command(origin);
     }
 
-    async fn handle_act(&mut self, conn_id: u64, action: RawJson, version: Option<u64>, reply: Respond<u64>) {
+    async fn handle_act(
+        &mut self,
+        conn_id: u64,
+        action: RawJson,
+        version: Option<u64>,
+        rtt_ms: Option<u64>,
+        reply: Respond<u64>,
+    ) {
         let started = Instant::now();
-        let result = self.act(conn_id, action, version).await;
+        let result = self.act(conn_id, action, version, rtt_ms).await;
         match &result {
             Ok(_) => {
                 self.metrics
@@ -523,8 +534,9 @@ impl Table {
                 conn_id,
                 action,
                 version,
+                rtt_ms,
                 reply,
-            } => Box::pin(self.handle_act(conn_id, action, version, reply)).await,
+            } => Box::pin(self.handle_act(conn_id, action, version, rtt_ms, reply)).await,
             Command::Admin { op, reply } => {
                 let result = self.admin(op).await;
                 let _ = reply.send(result);

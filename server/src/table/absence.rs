@@ -153,7 +153,6 @@ impl Table {
         if !self.standing_in() {
             return None;
         }
-        let bot_at = running.last_change + self.settings.bot_delay_ms;
         (0..self.seats.len())
             .filter(|s| matches!(self.seats[*s], Occupant::Human { .. }))
             .filter_map(|s| {
@@ -161,7 +160,7 @@ impl Table {
                 let acts = running.game.has_legal_actions(Seat(s as u8));
                 let announce = !self.absence.shown.get(s).copied().unwrap_or(false);
                 match (acts, announce) {
-                    (true, _) => Some(from.max(bot_at)),
+                    (true, _) => Some(from.max(self.bot_due(running, Seat(s as u8)))),
                     (false, true) => Some(from),
                     (false, false) => None,
                 }
@@ -171,13 +170,11 @@ impl Table {
 
     /// The absent seats the server plays for now (they have something to decide and the bots' delay passed).
     pub(super) fn stand_ins_due(&self, running: &Running, now: Millis) -> Vec<Seat> {
-        if running.last_change + self.settings.bot_delay_ms > now {
-            return Vec::new();
-        }
         (0..self.seats.len())
             .filter(|s| self.stands_in(*s, now))
             .map(|s| Seat(s as u8))
             .filter(|s| running.game.has_legal_actions(*s))
+            .filter(|s| self.bot_due(running, *s) <= now)
             .collect()
     }
 

@@ -15,12 +15,17 @@ use crate::{
     store::{LogEntry, Phase},
 };
 
+/// The most a claim's time is moved back for its connection's latency (half a round trip): a client that answers
+/// pings late cannot buy itself more.
+pub(crate) const MAX_LATENCY_ALLOWANCE_MS: u64 = 250;
+
 impl Table {
     pub(super) async fn act(
         &mut self,
         conn_id: u64,
         action: RawJson,
         version: Option<u64>,
+        rtt_ms: Option<u64>,
     ) -> Result<u64, ErrorBody> {
         let Some(seat) = self.seat_of(conn_id) else {
             return Err(if self.is_spectator(conn_id) {
@@ -45,7 +50,25 @@ impl Table {
                 format!("the state is at version {}, not {v}", running.version),
             ));
         }
-        let result = self.apply(Actor::Seat(Seat(seat)), action).await;
+        // A race's deadline that has passed is played before anything received after it: the window closes for
+        // real, and a claim that arrives later finds it closed (the engine says why).
+        let now = self.clock.now();
+        if matches!(running.game.status(), Status::Race { .. })
+            && let Some(deadline) = running.game.deadline().filter(|d| d.at <= now)
+            && let Err(e) = self.apply(Actor::Clock, RawJson::from(deadline.action)).await
+        {
+            return Err(e);
+        }
+        // In a race the earliest reaction wins, not the fastest connection: a claim is timed as received less
+        // half the connection's round trip (the push that showed the card took about as long to arrive), at
+        // most MAX_LATENCY_ALLOWANCE_MS. Pushes go to every viewer at once, so this orders claims by reaction.
+        let now = match self.running.as_ref().map(|r| r.game.status()) {
+            Some(Status::Race { .. }) => {
+                now.saturating_sub((rtt_ms.unwrap_or(0) / 2).min(MAX_LATENCY_ALLOWANCE_MS))
+            }
+            _ => now,
+        };
+        let result = self.apply_at(Actor::Seat(Seat(seat)), action, now).await;
         if result.is_ok() {
             // A player who acts is present: the server stops playing for them.
             self.mark_present(seat as usize);

@@ -31,6 +31,15 @@ impl Table {
             .collect()
     }
 
+    /// When the bot (or stand-in) playing `seat` acts: at the moment the game sets (a human-like reaction in a
+    /// race, `Game::bot_acts_at`), otherwise the bots' delay after the last change.
+    pub(super) fn bot_due(&self, running: &Running, seat: Seat) -> Millis {
+        running
+            .game
+            .bot_acts_at(seat)
+            .unwrap_or(running.last_change + self.settings.bot_delay_ms)
+    }
+
     pub(super) fn timed_seats(&self, running: &Running) -> Vec<Seat> {
         Self::seats_deciding(&running.game)
             .into_iter()
@@ -62,8 +71,11 @@ impl Table {
             return None;
         }
         let engine = running.game.deadline().map(|d| d.at);
-        let bots = (!self.bot_seats_to_act(running).is_empty())
-            .then(|| running.last_change + self.settings.bot_delay_ms);
+        let bots = self
+            .bot_seats_to_act(running)
+            .into_iter()
+            .map(|seat| self.bot_due(running, seat))
+            .min();
         let wake = [
             engine,
             bots,
@@ -87,9 +99,13 @@ impl Table {
             }
             return;
         }
-        let bots = self.bot_seats_to_act(running);
-        if !bots.is_empty() && running.last_change + self.settings.bot_delay_ms <= now {
-            let seat = bots[0];
+        let bot = self
+            .bot_seats_to_act(running)
+            .into_iter()
+            .map(|seat| (self.bot_due(running, seat), seat))
+            .filter(|(at, _)| *at <= now)
+            .min();
+        if let Some((_, seat)) = bot {
             self.play_bot(seat, "bot").await;
             return;
         }

@@ -11,6 +11,7 @@ pub mod data;
 mod secrets;
 #[cfg(test)]
 mod tests;
+mod v2;
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
@@ -162,6 +163,81 @@ pub struct HideAndEeek {
     owed_turns: VecDeque<Seat>,
     over: bool,
     rng: Rng,
+    /// The rules version this game plays by (see [`HideAndEeek::new_at`]); absent from version-1 states, which
+    /// therefore read and write exactly as before.
+    #[serde(default = "version_1", skip_serializing_if = "is_version_1")]
+    rules_version: u32,
+    /// Version 2: who plays when no turn is owed (normal order, to the left of the last seat that played in it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    order_next: Option<Seat>,
+    /// Version 2: the open Eeek! window, if any (cards that just turned face up).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    look: Option<Look>,
+    /// Version 2: turns each seat must still miss for false claims.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    skips: Vec<u8>,
+}
+
+/// The newest rules version: 2 (issue 25) judges the Eeek! race by reaction time in a window opened by every card
+/// that turns face up, shows no mouse flag, and fixes the turn order and pile order around claims.
+pub const RULES_VERSION: u32 = 2;
+/// The oldest version still replayed: 1, the first race (first claim received wins; the view flags mice).
+pub const OLDEST_RULES_VERSION: u32 = 1;
+
+fn version_1() -> u32 {
+    1
+}
+
+fn is_version_1(v: &u32) -> bool {
+    *v == 1
+}
+
+/// Version 2's Eeek! window: `cells` just turned face up (the card the active player turned over, or the cards a
+/// refill placed face up); until `closes_at` every seat may shout Eeek! for one of them, or pass, once. The
+/// responses stay hidden until the window closes; then the earliest claim (by reaction time) on a card that
+/// shows the mouse wins it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Look {
+    pub cells: Vec<Cell>,
+    pub opened_at: Millis,
+    pub closes_at: Millis,
+    /// Whether the window interrupts the active player's choice (a card turned over while collecting: it is
+    /// tested against the category die if nobody wins it), or sits between two turns (a refill).
+    pub during_turn: bool,
+    /// The responses in arrival order. Hidden from views until the close.
+    pub responses: Vec<Response>,
+}
+
+/// One seat's answer to a window: a claim on a cell, or a pass; `reaction_ms` is the time since the window
+/// opened, as the server judged it (receive time less half the connection's round trip).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Response {
+    pub seat: Seat,
+    pub claim: Option<Cell>,
+    pub reaction_ms: Millis,
+}
+
+/// A claim as the window's close judged it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ClaimResult {
+    pub seat: Seat,
+    pub cell: Cell,
+    pub number: u8,
+    pub reaction_ms: Millis,
+    /// Whether the card shows the mouse.
+    pub mouse: bool,
+    /// Whether this claim won the card (the earliest correct claim on it).
+    pub won: bool,
+}
+
+/// An open window as every viewer sees it: who has answered, not what.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct LookView {
+    pub cells: Vec<Cell>,
+    pub opened_at: Millis,
+    pub closes_at: Millis,
+    pub during_turn: bool,
+    pub responded: Vec<Seat>,
 }
 
 /// What a seat sends.
@@ -180,6 +256,9 @@ pub enum Action {
     Eeek { cell: Cell },
     /// The clock closes a claim window (only the server's clock sends this).
     CloseRace,
+    /// Version 2: "no mouse here" — answer an Eeek! window without claiming (the window closes early once every
+    /// seat has answered).
+    Pass,
 }
 
 /// What happened, for clients to show. Every event is public: it only tells what every player at the table sees.
@@ -247,6 +326,40 @@ pub enum EventBody {
     GameOver {
         winners: Vec<Seat>,
     },
+    /// Version 2: cards just turned face up; every seat may shout Eeek! for one of them, or pass, until
+    /// `closes_at`.
+    LookOpened {
+        cells: Vec<Cell>,
+        closes_at: Millis,
+    },
+    /// Version 2: a seat answered the open window (what it answered stays hidden until the close).
+    Responded {
+        seat: Seat,
+    },
+    /// Version 2: the window closed; every claim made in it, earliest first, as judged.
+    LookClosed {
+        cells: Vec<Cell>,
+        claims: Vec<ClaimResult>,
+    },
+    /// Version 2: a false claim (on a card without the mouse): the claimant misses their next turn in normal
+    /// order (`skips`: how many they must now miss).
+    FalseClaim {
+        seat: Seat,
+        cell: Cell,
+        skips: u8,
+    },
+    /// Version 2: a seat missed its turn for a false claim.
+    TurnMissed {
+        seat: Seat,
+    },
+    /// Version 2: the card turned over by the active player, nobody having won it, is tested against the category
+    /// die.
+    Judged {
+        seat: Seat,
+        cell: Cell,
+        number: u8,
+        matched: bool,
+    },
 }
 
 /// Why an action was refused.
@@ -266,6 +379,12 @@ pub enum Rejected {
     NoMouseThere(Cell),
     ClockOnly,
     NotDue,
+    /// Version 2: no Eeek! window is open (it has closed, or no card just turned up).
+    NoWindow,
+    /// Version 2: the card at this cell did not just turn face up.
+    NotJustTurnedUp(Cell),
+    /// Version 2: this seat has already answered the open window.
+    AlreadyAnswered,
 }
 
 impl fmt::Display for Rejected {
@@ -295,6 +414,12 @@ impl fmt::Display for Rejected {
             Rejected::NoMouseThere(c) => write!(f, "there is no face-up mouse card at {c}"),
             Rejected::ClockOnly => write!(f, "only the server's clock closes a claim window"),
             Rejected::NotDue => write!(f, "no claim window is due to close"),
+            Rejected::NoWindow => write!(
+                f,
+                "no Eeek! window is open: a mouse can only be claimed while the card that just turned up is showing"
+            ),
+            Rejected::NotJustTurnedUp(c) => write!(f, "the card at {c} did not just turn up"),
+            Rejected::AlreadyAnswered => write!(f, "you have already answered this Eeek! window"),
         }
     }
 }
@@ -304,7 +429,9 @@ impl Reject for Rejected {
         match self {
             Rejected::GameOver => RejectKind::GameOver,
             Rejected::NoSuchSeat(_) => RejectKind::NoSuchSeat,
-            Rejected::NotYourTurn(_) | Rejected::RaceOpen => RejectKind::NotYourTurn,
+            Rejected::NotYourTurn(_) | Rejected::RaceOpen | Rejected::AlreadyAnswered => {
+                RejectKind::NotYourTurn
+            }
             Rejected::NotDue => RejectKind::NotDue,
             Rejected::WrongStep(_)
             | Rejected::Unreachable(_)
@@ -313,6 +440,8 @@ impl Reject for Rejected {
             | Rejected::MouseCardCannotBeChosen(_)
             | Rejected::NothingToBank
             | Rejected::NoMouseThere(_)
+            | Rejected::NoWindow
+            | Rejected::NotJustTurnedUp(_)
             | Rejected::ClockOnly => RejectKind::IllegalAction,
         }
     }
@@ -326,7 +455,13 @@ impl Reject for Rejected {
 pub enum CellView {
     Empty,
     FaceDown,
-    FaceUp { number: u8, mouse: bool },
+    /// `mouse`: version 1 only. Version 2 shows the card as a player sees it, its number, and the client draws
+    /// the camouflaged mouse from the number: spotting it is the game.
+    FaceUp {
+        number: u8,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mouse: Option<bool>,
+    },
 }
 
 /// One seat's public information.
@@ -352,7 +487,13 @@ pub struct View<'a> {
     pub roll: Roll,
     pub step: &'a TurnStep,
     pub race: Option<&'a Race>,
+    /// Version 2: the open Eeek! window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub look: Option<LookView>,
     pub owed_turns: &'a VecDeque<Seat>,
+    /// Version 2: turns each seat must miss for false claims.
+    #[serde(skip_serializing_if = "<[u8]>::is_empty")]
+    pub skips: &'a [u8],
     /// The card that higher/lower compares with now (the top of the scoring pile, or the last card chosen).
     pub baseline: Option<u8>,
     pub over: bool,
@@ -369,7 +510,7 @@ impl HideAndEeek {
             None => CellView::Empty,
             Some(card) if card.face_up => CellView::FaceUp {
                 number: card.number,
-                mouse: shows_mouse(card.number),
+                mouse: (!self.v2()).then(|| shows_mouse(card.number)),
             },
             Some(_) => CellView::FaceDown,
         }
@@ -458,8 +599,9 @@ impl HideAndEeek {
 
     /// Adjacent cells holding a card the active player may choose (face-up mouse cards are claimed, not chosen).
     fn choosable(&self) -> impl Iterator<Item = Cell> + '_ {
-        self.mouse.neighbours().filter(|&c| match self.card_at(c) {
-            Some(card) => !(card.face_up && shows_mouse(card.number)),
+        let v2 = self.v2();
+        self.mouse.neighbours().filter(move |&c| match self.card_at(c) {
+            Some(card) => v2 || !(card.face_up && shows_mouse(card.number)),
             None => false,
         })
     }
@@ -478,6 +620,9 @@ impl HideAndEeek {
     fn each_legal_action(&self, seat: Seat, mut f: impl FnMut(Action)) {
         if self.over || seat.0 >= self.players {
             return;
+        }
+        if self.v2() {
+            return self.each_legal_action_v2(seat, f);
         }
         if seat == self.turn && self.race.is_none() {
             match &self.step {
@@ -500,6 +645,12 @@ impl HideAndEeek {
     fn check(&self, actor: Actor, action: &Action, now: Millis) -> Result<(), Rejected> {
         if self.over {
             return Err(Rejected::GameOver);
+        }
+        if self.v2() {
+            return self.check_v2(actor, action, now);
+        }
+        if let Action::Pass = action {
+            return Err(Rejected::NoWindow);
         }
         let seat = match actor {
             Actor::Clock => {
@@ -552,12 +703,12 @@ impl HideAndEeek {
             (Action::Choose { .. }, _) => Err(Rejected::WrongStep("move the mouse first")),
             (Action::Stop, TurnStep::Collect { collected }) if !collected.is_empty() => Ok(()),
             (Action::Stop, _) => Err(Rejected::NothingToBank),
-            (Action::Eeek { .. } | Action::CloseRace, _) => unreachable!("handled above"),
+            (Action::Eeek { .. } | Action::CloseRace | Action::Pass, _) => unreachable!("handled above"),
         }
     }
 
     /// Fills `cells` (in order) from the top of the draw pile, turned as the arrow says. Returns the cells where
-    /// a mouse card was placed face up.
+    /// a mouse card was placed face up (version 1) or every cell where a card was placed face up (version 2).
     fn refill(&mut self, cells: &[Cell], events: &mut Vec<Event<EventBody>>) -> Vec<Cell> {
         let face_up = self.roll.arrow == Arrow::Up;
         let mut mice = Vec::new();
@@ -574,7 +725,7 @@ impl HideAndEeek {
                 face_up,
                 number: face_up.then_some(number),
             }));
-            if face_up && shows_mouse(number) {
+            if face_up && (self.v2() || shows_mouse(number)) {
                 mice.push(cell);
             }
         }
@@ -607,6 +758,7 @@ impl HideAndEeek {
         if self.someone_won() || (self.grid_is_empty() && self.draw_pile.is_empty()) {
             self.over = true;
             self.race = None;
+            self.look = None;
             let winners = self.outcome().map(|o| o.winners).unwrap_or_default();
             events.push(Event::public(EventBody::GameOver { winners }));
         }
@@ -687,6 +839,9 @@ impl HideAndEeek {
     }
 
     fn do_apply(&mut self, actor: Actor, action: &Action, now: Millis) -> Vec<Event<EventBody>> {
+        if self.v2() {
+            return self.do_apply_v2(actor, action, now);
+        }
         let mut events = Vec::new();
         match (actor, action) {
             (_, Action::CloseRace) => {
@@ -722,7 +877,7 @@ impl HideAndEeek {
                     self.end_turn(&gaps, seat.next(self.players), false, now, &mut events);
                 }
             }
-            (Actor::Clock, _) => unreachable!("checked"),
+            (Actor::Clock, _) | (_, Action::Pass) => unreachable!("checked"),
         }
         events
     }
@@ -843,7 +998,7 @@ impl Game for HideAndEeek {
         GameInfo {
             id: "hide_and_eeek",
             name: "Hide and Eeek!",
-            rules_version: 1,
+            rules_version: RULES_VERSION,
             min_players: MIN_PLAYERS,
             max_players: MAX_PLAYERS,
             can_skip: false,
@@ -916,6 +1071,10 @@ impl Game for HideAndEeek {
             owed_turns: VecDeque::new(),
             over: false,
             rng,
+            rules_version: RULES_VERSION,
+            order_next: Some(first.next(players)),
+            look: None,
+            skips: vec![0; usize::from(players)],
         })
     }
 
@@ -923,9 +1082,38 @@ impl Game for HideAndEeek {
         self.players
     }
 
+    fn oldest_rules_version() -> u32 {
+        OLDEST_RULES_VERSION
+    }
+
+    /// Version 1 (the first-claim race) or 2; the setup is the same.
+    fn new_at(config: &Config, players: u8, seed: u64, rules_version: u32) -> Result<Self, SetupError> {
+        if !(OLDEST_RULES_VERSION..=RULES_VERSION).contains(&rules_version) {
+            return Err(SetupError::RulesVersion {
+                game: Self::info().id.to_string(),
+                version: rules_version,
+                oldest: OLDEST_RULES_VERSION,
+                current: RULES_VERSION,
+            });
+        }
+        let mut game = Self::new(config, players, seed)?;
+        game.rules_version = rules_version;
+        if rules_version == 1 {
+            game.order_next = None;
+            game.skips = Vec::new();
+        }
+        Ok(game)
+    }
+
     fn status(&self) -> Status {
         if self.over {
             Status::Over
+        } else if let Some(look) = &self.look {
+            Status::Race {
+                seats: Seat::all(self.players)
+                    .filter(|s| !look.responses.iter().any(|r| r.seat == *s))
+                    .collect(),
+            }
         } else if self.race.is_some() {
             Status::Race {
                 seats: Seat::all(self.players).collect(),
@@ -977,7 +1165,15 @@ impl Game for HideAndEeek {
             roll: self.roll,
             step: &self.step,
             race: self.race.as_ref(),
+            look: self.look.as_ref().map(|l| LookView {
+                cells: l.cells.clone(),
+                opened_at: l.opened_at,
+                closes_at: l.closes_at,
+                during_turn: l.during_turn,
+                responded: l.responses.iter().map(|r| r.seat).collect(),
+            }),
             owed_turns: &self.owed_turns,
+            skips: &self.skips,
             baseline: self.shown_baseline(),
             over: self.over,
         }
@@ -992,9 +1188,19 @@ impl Game for HideAndEeek {
         bot::bot_action(self, seat, rng)
     }
 
+    /// A bot answers an Eeek! window after its human-like reaction time (see `bot.rs`).
+    fn bot_acts_at(&self, seat: Seat) -> Option<Millis> {
+        bot::window_answer(self, seat).map(|(at, _)| at)
+    }
+
     fn deadline(&self) -> Option<Deadline<Action>> {
-        self.race.as_ref().map(|race| Deadline {
-            at: race.closes_at,
+        let at = match (&self.race, &self.look) {
+            (Some(race), _) => race.closes_at,
+            (_, Some(look)) => look.closes_at,
+            (None, None) => return None,
+        };
+        Some(Deadline {
+            at,
             action: Action::CloseRace,
         })
     }

@@ -43,7 +43,19 @@ fn position(
     piles: &[&[u8]],
     placed: &[(u8, u8, u8, bool)],
 ) -> HideAndEeek {
-    let mut g = HideAndEeek::new(&Config::default(), players, 99).expect("setup");
+    position_at(RULES_VERSION, players, mouse, roll, piles, placed)
+}
+
+/// [`position`] under a given rules version.
+fn position_at(
+    version: u32,
+    players: u8,
+    mouse: Cell,
+    roll: Roll,
+    piles: &[&[u8]],
+    placed: &[(u8, u8, u8, bool)],
+) -> HideAndEeek {
+    let mut g = HideAndEeek::new_at(&Config::default(), players, 99, version).expect("setup");
     // Gather every card, then lay them out as asked.
     let mut pool: Vec<u8> = (FIRST_CARD..=LAST_CARD).collect();
     let wanted: BTreeSet<u8> = placed
@@ -70,6 +82,9 @@ fn position(
     g.mouse = mouse;
     g.roll = roll;
     g.turn = Seat(0);
+    if g.v2() {
+        g.order_next = Some(Seat(1));
+    }
     g.step = TurnStep::Move;
     assert_all_cards_accounted_for(&g);
     g
@@ -283,7 +298,8 @@ fn the_mouse_moves_exactly_and_never_goes_back() {
 #[test]
 fn higher_than_46_keeps_47_and_loses_on_45() {
     // The seed's example: 46 on top, "higher": 47 keeps, 45 loses.
-    let mut g = position(
+    let mut g = position_at(
+        1,
         2,
         cell(2, 1),
         roll(1, Arrow::Down, Category::Higher),
@@ -320,7 +336,8 @@ fn higher_than_46_keeps_47_and_loses_on_45() {
 
 #[test]
 fn odd_takes_37_and_stopping_banks_it_on_top() {
-    let mut g = position(
+    let mut g = position_at(
+        1,
         3,
         cell(2, 1),
         roll(1, Arrow::Up, Category::Odd),
@@ -355,7 +372,8 @@ fn odd_takes_37_and_stopping_banks_it_on_top() {
 
 #[test]
 fn a_miss_sends_the_turns_cards_to_the_bottom_of_the_draw_pile() {
-    let mut g = position(
+    let mut g = position_at(
+        1,
         2,
         cell(2, 1),
         roll(1, Arrow::Down, Category::Even),
@@ -404,7 +422,8 @@ fn a_miss_sends_the_turns_cards_to_the_bottom_of_the_draw_pile() {
 #[test]
 fn taking_every_adjacent_card_gives_an_extra_turn() {
     // The mouse lands in a corner: two neighbours, both even.
-    let mut g = position(
+    let mut g = position_at(
+        1,
         2,
         cell(1, 1),
         roll(2, Arrow::Up, Category::Even),
@@ -435,7 +454,8 @@ fn taking_every_adjacent_card_gives_an_extra_turn() {
 #[test]
 fn an_eeek_race_goes_to_the_first_claim_received() {
     let mouse_card = EEEK_CARDS[0];
-    let mut g = position(
+    let mut g = position_at(
+        1,
         3,
         cell(2, 1),
         roll(1, Arrow::Up, Category::Odd),
@@ -494,7 +514,8 @@ fn an_eeek_race_goes_to_the_first_claim_received() {
 #[test]
 fn an_unclaimed_mouse_stays_face_up_and_can_be_spotted_later() {
     let mouse_card = EEEK_CARDS[1];
-    let mut g = position(
+    let mut g = position_at(
+        1,
         2,
         cell(2, 1),
         roll(1, Arrow::Up, Category::Odd),
@@ -543,7 +564,8 @@ fn reaching_the_target_wins_at_once() {
         target: 3,
         ..Config::default()
     };
-    let mut g = position(
+    let mut g = position_at(
+        1,
         2,
         cell(2, 1),
         roll(1, Arrow::Up, Category::Odd),
@@ -571,7 +593,8 @@ fn reaching_the_target_wins_at_once() {
 
 #[test]
 fn when_the_draw_pile_runs_dry_gaps_stay_empty() {
-    let mut g = position(
+    let mut g = position_at(
+        1,
         2,
         cell(2, 1),
         roll(1, Arrow::Up, Category::Odd),
@@ -614,6 +637,16 @@ fn scramble_hidden(g: &HideAndEeek, salt: u64) -> HideAndEeek {
     }
     other.draw_pile = it.collect();
     other.rng = Rng::from_seed(salt ^ 0xFFFF);
+    // What the seats answered in an open window, and when, stays hidden until it closes.
+    if let Some(look) = &mut other.look {
+        for r in &mut look.responses {
+            r.claim = match r.claim {
+                Some(_) => None,
+                None => look.cells.first().copied(),
+            };
+            r.reaction_ms += salt % 97;
+        }
+    }
     other
 }
 
@@ -675,9 +708,12 @@ fn numbers_in(e: &EventBody) -> Vec<u8> {
     match e {
         EventBody::Chosen { number, .. }
         | EventBody::RaceOpened { number, .. }
+        | EventBody::Judged { number, .. }
         | EventBody::Claimed { number, .. } => {
             vec![*number]
         }
+        EventBody::LookClosed { claims, .. } => claims.iter().map(|c| c.number).collect(),
+        EventBody::FalseClaim { .. } | EventBody::TurnMissed { .. } => Vec::new(),
         EventBody::Banked { cards, .. } | EventBody::Lost { cards, .. } => cards.clone(),
         EventBody::Refilled { number, .. } => number.iter().copied().collect(),
         EventBody::TurnStarted { .. }
@@ -685,6 +721,8 @@ fn numbers_in(e: &EventBody) -> Vec<u8> {
         | EventBody::RaceClosed { .. }
         | EventBody::LeftInGrid { .. }
         | EventBody::ExtraTurn { .. }
+        | EventBody::LookOpened { .. }
+        | EventBody::Responded { .. }
         | EventBody::GameOver { .. } => Vec::new(),
     }
 }
@@ -699,5 +737,410 @@ fn a_view_would_reveal_a_leak() {
     assert_eq!(
         fingerprint(&g.view(Viewer::Spectator)),
         fingerprint(&twin.view(Viewer::Spectator))
+    );
+}
+
+// Issue 25 point 11: four faults of the race, each shown by a test written before its fix.
+
+/// A claim by `seat` on `at`, then the clock closing whatever window is still open (the window's close decides
+/// the race under rules version 2; version 1 settles a claim at once).
+fn claim_and_close(g: &mut HideAndEeek, seat: u8, at: Cell) {
+    g.apply(Actor::Seat(Seat(seat)), &Action::Eeek { cell: at }, NOW + 500)
+        .unwrap_or_else(|e| panic!("the claim is refused: {e}"));
+    close_windows(g);
+}
+
+/// Lets every open claim window close by the clock.
+fn close_windows(g: &mut HideAndEeek) {
+    while let Some(d) = g.deadline() {
+        g.apply(Actor::Clock, &d.action, d.at).expect("due");
+    }
+}
+
+/// Plays the active seat's turn to its end: the first legal move, the first card, then stop (windows closing
+/// unclaimed on the way).
+fn finish_turn(g: &mut HideAndEeek) {
+    let seat = g.turn;
+    for _ in 0..20 {
+        close_windows(g);
+        if g.over || g.turn != seat {
+            return;
+        }
+        let legal = g.legal_actions(seat);
+        let action = legal
+            .iter()
+            .find(|a| matches!(a, Action::Stop))
+            .or_else(|| {
+                legal
+                    .iter()
+                    .find(|a| matches!(a, Action::Move { .. } | Action::Choose { .. }))
+            })
+            .cloned()
+            .expect("the active seat can act");
+        let moved = matches!(action, Action::Move { .. });
+        act(g, seat.0, action);
+        if !moved && g.turn == seat && g.step == TurnStep::Move {
+            return; // an extra turn: the turn asked for is over
+        }
+    }
+    panic!("the turn did not end");
+}
+
+#[test]
+fn a_claim_by_another_seat_does_not_skip_seats() {
+    // Four players. Seat 0 banks a 37; the refill turns up a mouse face up as seat 1's turn is about to begin.
+    let mouse_card = EEEK_CARDS[0];
+    let mut g = position(
+        4,
+        cell(2, 2),
+        roll(1, Arrow::Up, Category::Odd),
+        &[&[46], &[60], &[70], &[80]],
+        &[(1, 3, 37, false)],
+    );
+    g.draw_pile.retain(|&n| n != mouse_card);
+    g.draw_pile.push_front(mouse_card);
+    act(&mut g, 0, Action::Move { to: cell(2, 3) });
+    act(&mut g, 0, Action::Choose { cell: cell(1, 3) });
+    close_windows(&mut g);
+    act(&mut g, 0, Action::Stop);
+    assert_eq!(g.card_at(cell(1, 3)).map(|c| c.number), Some(mouse_card));
+    // Seat 3 spots it: it gets the card and the next turn; then seat 1, whose turn it was, plays.
+    claim_and_close(&mut g, 3, cell(1, 3));
+    assert_eq!(g.piles[3].last(), Some(&mouse_card));
+    assert_eq!(g.turn, Seat(3), "the claimant takes the next turn");
+    finish_turn(&mut g);
+    assert_eq!(
+        g.turn,
+        Seat(1),
+        "normal order resumes where it was: seats 1 and 2 are not skipped"
+    );
+    finish_turn(&mut g);
+    assert_eq!(g.turn, Seat(2));
+}
+
+#[test]
+fn a_self_claim_puts_the_claimed_card_on_top() {
+    let mouse_card = EEEK_CARDS[0];
+    let mut g = position(
+        2,
+        cell(2, 2),
+        roll(1, Arrow::Up, Category::Odd),
+        &[&[46], &[60]],
+        &[(1, 3, 37, false), (3, 3, mouse_card, false)],
+    );
+    act(&mut g, 0, Action::Move { to: cell(2, 3) });
+    act(&mut g, 0, Action::Choose { cell: cell(1, 3) });
+    close_windows(&mut g);
+    act(&mut g, 0, Action::Choose { cell: cell(3, 3) });
+    claim_and_close(&mut g, 0, cell(3, 3));
+    assert_eq!(
+        g.piles[0],
+        vec![46, 37, mouse_card],
+        "the turn's cards, then the claimed card on top"
+    );
+}
+
+#[test]
+fn a_claim_on_another_mouse_does_not_end_the_race_for_the_revealed_card() {
+    let (old, new) = (EEEK_CARDS[1], EEEK_CARDS[0]);
+    let mut g = position(
+        3,
+        cell(2, 2),
+        roll(1, Arrow::Up, Category::Odd),
+        &[&[46], &[60], &[70]],
+        &[(0, 0, old, true), (3, 3, new, false)],
+    );
+    act(&mut g, 0, Action::Move { to: cell(2, 3) });
+    act(&mut g, 0, Action::Choose { cell: cell(3, 3) });
+    // Seat 1 shouts for the old card in the corner (accepted or not); the card just turned up is still there to win.
+    let _ = g.apply(
+        Actor::Seat(Seat(1)),
+        &Action::Eeek { cell: cell(0, 0) },
+        NOW + 300,
+    );
+    assert!(
+        g.deadline().is_some(),
+        "the window for the card just turned up is still open"
+    );
+    claim_and_close(&mut g, 2, cell(3, 3));
+    assert_eq!(
+        g.piles[2].last(),
+        Some(&new),
+        "the revealed card went to the seat that claimed it"
+    );
+}
+
+#[test]
+fn a_game_ending_claim_keeps_the_active_players_cards() {
+    let mouse_card = EEEK_CARDS[0];
+    let mut g = position(
+        2,
+        cell(2, 2),
+        roll(1, Arrow::Up, Category::Odd),
+        &[&[46], &[60, 61, 62, 63, 64, 65, 66, 67, 68]],
+        &[(1, 3, 37, false), (3, 3, mouse_card, false)],
+    );
+    act(&mut g, 0, Action::Move { to: cell(2, 3) });
+    act(&mut g, 0, Action::Choose { cell: cell(1, 3) });
+    close_windows(&mut g);
+    act(&mut g, 0, Action::Choose { cell: cell(3, 3) });
+    claim_and_close(&mut g, 1, cell(3, 3));
+    assert!(g.over, "seat 1 reached 10 cards");
+    assert_eq!(
+        g.piles[0],
+        vec![46, 37],
+        "seat 0's collected card is banked, not lost"
+    );
+    let in_play =
+        g.grid.iter().flatten().count() + g.draw_pile.len() + g.piles.iter().map(Vec::len).sum::<usize>();
+    assert_eq!(in_play, CARD_COUNT, "all 100 cards remain");
+}
+
+// Rules version 2 (issue 25 point 10): the Eeek! window.
+
+#[test]
+fn v2_the_earliest_reaction_wins_not_the_first_received() {
+    let mouse_card = EEEK_CARDS[0];
+    let mut g = position(
+        3,
+        cell(2, 2),
+        roll(1, Arrow::Down, Category::Odd),
+        &[&[46], &[60], &[70]],
+        &[(3, 3, mouse_card, false)],
+    );
+    act(&mut g, 0, Action::Move { to: cell(2, 3) });
+    let events = act(&mut g, 0, Action::Choose { cell: cell(3, 3) });
+    let closes_at = NOW + u64::from(DEFAULT_CLAIM_WINDOW_MS);
+    assert!(events.contains(&EventBody::LookOpened {
+        cells: vec![cell(3, 3)],
+        closes_at
+    }));
+    // Nothing says the card shows a mouse: no flag, no different event, the same window as for any card.
+    let view = serde_json::to_value(g.view(Viewer::Seat(Seat(1)))).unwrap();
+    assert_eq!(
+        view["grid"][3][3],
+        serde_json::json!({"card": "face_up", "number": mouse_card})
+    );
+    // Seat 1's claim is received first but timed at 900 ms; seat 2's arrives later, timed at 600 ms.
+    g.apply(
+        Actor::Seat(Seat(1)),
+        &Action::Eeek { cell: cell(3, 3) },
+        NOW + 900,
+    )
+    .unwrap();
+    g.apply(
+        Actor::Seat(Seat(2)),
+        &Action::Eeek { cell: cell(3, 3) },
+        NOW + 600,
+    )
+    .unwrap();
+    // Answers stay hidden until the close: the view names who answered, not what.
+    let view = serde_json::to_value(g.view(Viewer::Seat(Seat(0)))).unwrap();
+    assert_eq!(view["look"]["responded"], serde_json::json!([1, 2]));
+    assert!(!view.to_string().contains("reaction"));
+    // The last answer closes the window at once.
+    let events = g
+        .apply(Actor::Seat(Seat(0)), &Action::Pass, NOW + 1_000)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.body)
+        .collect::<Vec<_>>();
+    let closed = events.iter().find_map(|e| match e {
+        EventBody::LookClosed { claims, .. } => Some(claims.clone()),
+        _ => None,
+    });
+    let claims = closed.expect("the window closed");
+    assert_eq!(
+        claims
+            .iter()
+            .map(|c| (c.seat, c.reaction_ms, c.won))
+            .collect::<Vec<_>>(),
+        vec![(Seat(2), 600, true), (Seat(1), 900, false)]
+    );
+    assert_eq!(g.piles[2], vec![70, mouse_card]);
+    assert_eq!(g.skips, vec![0, 0, 0], "a slower right claim costs nothing");
+    // (The arrow is down: the refill opens no window, so the next turn starts at once.)
+    assert_eq!(g.turn, Seat(2), "the winner takes the next turn");
+    assert_eq!(g.look, None);
+}
+
+#[test]
+fn v2_a_false_claim_costs_the_next_turn() {
+    let mut g = position(
+        3,
+        cell(2, 2),
+        roll(1, Arrow::Down, Category::Odd),
+        &[&[46], &[60], &[70]],
+        &[(3, 3, 37, false)],
+    );
+    act(&mut g, 0, Action::Move { to: cell(2, 3) });
+    act(&mut g, 0, Action::Choose { cell: cell(3, 3) });
+    g.apply(
+        Actor::Seat(Seat(1)),
+        &Action::Eeek { cell: cell(3, 3) },
+        NOW + 400,
+    )
+    .unwrap();
+    let events = close_windows_events(&mut g);
+    assert!(events.contains(&EventBody::FalseClaim {
+        seat: Seat(1),
+        cell: cell(3, 3),
+        skips: 1
+    }));
+    // Nobody won the card: it is tested against the die (37 is odd) and set aside.
+    assert!(events.contains(&EventBody::Judged {
+        seat: Seat(0),
+        cell: cell(3, 3),
+        number: 37,
+        matched: true
+    }));
+    act(&mut g, 0, Action::Stop);
+    close_windows(&mut g);
+    assert_eq!(g.turn, Seat(2), "seat 1 misses its turn");
+    assert_eq!(g.skips, vec![0, 0, 0]);
+}
+
+fn close_windows_events(g: &mut HideAndEeek) -> Vec<EventBody> {
+    let mut all = Vec::new();
+    while let Some(d) = g.deadline() {
+        all.extend(
+            g.apply(Actor::Clock, &d.action, d.at)
+                .expect("due")
+                .into_iter()
+                .map(|e| e.body),
+        );
+    }
+    all
+}
+
+#[test]
+fn v2_claims_only_in_the_window_once_and_for_the_cards_that_just_turned_up() {
+    let old_mouse = EEEK_CARDS[1];
+    let mut g = position(
+        2,
+        cell(2, 2),
+        roll(1, Arrow::Up, Category::Odd),
+        &[&[46], &[60]],
+        &[(0, 0, old_mouse, true), (3, 3, 37, false)],
+    );
+    let claim_old = Action::Eeek { cell: cell(0, 0) };
+    assert_eq!(
+        g.apply(Actor::Seat(Seat(1)), &claim_old, NOW),
+        Err(Rejected::NoWindow)
+    );
+    assert!(!g.legal_actions(Seat(1)).contains(&claim_old));
+    act(&mut g, 0, Action::Move { to: cell(2, 3) });
+    act(&mut g, 0, Action::Choose { cell: cell(3, 3) });
+    assert_eq!(
+        g.apply(Actor::Seat(Seat(1)), &claim_old, NOW),
+        Err(Rejected::NotJustTurnedUp(cell(0, 0)))
+    );
+    assert_eq!(
+        g.legal_actions(Seat(1)),
+        vec![Action::Eeek { cell: cell(3, 3) }, Action::Pass]
+    );
+    act(&mut g, 1, Action::Pass);
+    assert_eq!(
+        g.apply(Actor::Seat(Seat(1)), &Action::Pass, NOW),
+        Err(Rejected::AlreadyAnswered)
+    );
+    assert_eq!(g.status(), Status::Race { seats: vec![Seat(0)] });
+    // Once closed, it is closed: the card is an ordinary face-up card.
+    close_windows(&mut g);
+    assert_eq!(
+        g.apply(
+            Actor::Seat(Seat(1)),
+            &Action::Eeek { cell: cell(3, 3) },
+            NOW + 10_000
+        ),
+        Err(Rejected::NoWindow)
+    );
+}
+
+#[test]
+fn v2_even_when_every_seat_shouts_at_every_card_the_game_ends() {
+    // Adversarial players: everyone claims every card that turns up (blind spamming); the active seat plays at
+    // random. False claims cost turns, never cards, so the game still ends.
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        for seed in 0..20u64 {
+            let mut g = HideAndEeek::new(&Config::default(), players, seed).unwrap();
+            let mut rng = Rng::from_seed(seed ^ 0x5A);
+            let mut now = NOW;
+            let mut steps = 0;
+            while !g.over {
+                steps += 1;
+                assert!(steps < 20_000, "{players} players, seed {seed}: no end");
+                now += 300;
+                if let Some(look) = g.look.clone() {
+                    let seat = Seat::all(players).find(|s| g.unanswered_look(*s).is_some());
+                    match seat {
+                        Some(seat) => {
+                            let cell = look.cells[0];
+                            g.apply(Actor::Seat(seat), &Action::Eeek { cell }, now).unwrap();
+                        }
+                        None => unreachable!("a window everyone answered is closed"),
+                    }
+                    continue;
+                }
+                let legal = g.legal_actions(g.turn);
+                let action = legal[rng.index(legal.len())].clone();
+                g.apply(Actor::Seat(g.turn), &action, now).unwrap();
+                assert_all_cards_accounted_for(&g);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_bot_plays_only_legal_actions_at_every_table_size() {
+    // `bot_match` panics on a refused action and on a game that does not end.
+    for players in MIN_PLAYERS..=MAX_PLAYERS {
+        for seed in 0..30u64 {
+            let all_bots = vec![true; usize::from(players)];
+            let end = crate::testkit::bot_match::<HideAndEeek>(
+                &Config::default(),
+                seed,
+                seed + 1,
+                &all_bots,
+                20_000,
+            );
+            assert!(end.over);
+            let mixed: Vec<bool> = (0..players).map(|s| (u64::from(s) + seed) % 2 == 0).collect();
+            let end =
+                crate::testkit::bot_match::<HideAndEeek>(&Config::default(), seed, seed + 2, &mixed, 20_000);
+            assert!(end.over);
+        }
+    }
+}
+
+#[test]
+fn v1_games_replay_as_before() {
+    // A version-1 game flags mice in its view and settles a claim at once (the race tests above run under v1).
+    let g = HideAndEeek::new_at(&Config::default(), 2, 5, 1).unwrap();
+    assert!(!g.v2());
+    let state = serde_json::to_string(&g).unwrap();
+    assert!(!state.contains("rules_version") && !state.contains("order_next") && !state.contains("skips"));
+    let back: HideAndEeek = serde_json::from_str(&state).unwrap();
+    assert_eq!(
+        back.rules_version, 1,
+        "a state without the field reads as version 1"
+    );
+    assert!(HideAndEeek::new_at(&Config::default(), 2, 5, 3).is_err());
+}
+
+#[test]
+fn the_web_clients_mouse_pictures_are_the_mouse_cards() {
+    let js = include_str!("../../../../web/static/js/games/hide_and_eeek.js");
+    let start = js.find("export const MOUSE_SPOTS = {").expect("the table");
+    let end = start + js[start..].find("};").expect("its end");
+    let numbers: Vec<u8> = js[start..end]
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.trim().split(':').next()?.parse().ok())
+        .collect();
+    assert_eq!(
+        numbers,
+        EEEK_CARDS.to_vec(),
+        "MOUSE_SPOTS must list exactly data.rs's EEEK_CARDS"
     );
 }
