@@ -171,8 +171,8 @@ fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
             for v in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
                 let (view, legal) = match v {
                     Viewer::Seat(s) => (
-                        Some(game.view_json(v, &mut buf)),
-                        Some(game.legal_actions_json(s, &mut buf)),
+                        Some(game.view_json(v, &mut view_size)),
+                        Some(game.legal_actions_json(s, &mut legal_size)),
                     ),
                     Viewer::Spectator => (None, None),
                 };

@@ -196,7 +196,9 @@ fn is_version_1(v: &u32) -> bool {
 /// refill placed face up); until `closes_at` every seat may shout Eeek! for one of them, or pass, once. The
 /// responses stay hidden until the window closes; then the earliest claim (by reaction time) on a card that
 /// shows the mouse wins it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct Look {
     pub cells: Vec<Cell>,
     pub opened_at: Millis,
@@ -210,7 +212,9 @@ pub struct Look {
 
 /// One seat's answer to a window: a claim on a cell, or a pass; `reaction_ms` is the time since the window
 /// opened, as the server judged it (receive time less half the connection's round trip).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct Response {
     pub seat: Seat,
     pub claim: Option<Cell>,
@@ -218,7 +222,9 @@ pub struct Response {
 }
 
 /// A claim as the window's close judged it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+)]
 pub struct ClaimResult {
     pub seat: Seat,
     pub cell: Cell,
@@ -231,7 +237,7 @@ pub struct ClaimResult {
 }
 
 /// An open window as every viewer sees it: who has answered, not what.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct LookView {
     pub cells: Vec<Cell>,
     pub opened_at: Millis,
