@@ -20,11 +20,11 @@ use std::borrow::Cow;
 
 /// A value that appends its JSON text to a buffer: serde_json's compact text of the same value.
 pub trait WriteJson {
-    fn write_json(&self, out: &mut Vec<u8>);
+    fn write_json(&self, out: &mut String);
 
-    /// The text as a new buffer (tests; the server writes into one it reuses).
-    fn to_json_vec(&self) -> Vec<u8> {
-        let mut out = Vec::new();
+    /// The text in a new string (tests; the server sizes its buffers from the last text).
+    fn to_json_string(&self) -> String {
+        let mut out = String::new();
         self.write_json(&mut out);
         out
     }
@@ -39,22 +39,20 @@ pub fn to_raw_value<T: WriteJson + ?Sized>(
     value: &T,
     size_hint: &mut usize,
 ) -> Box<serde_json::value::RawValue> {
-    let mut out = Vec::with_capacity(*size_hint);
+    let mut out = String::with_capacity(*size_hint);
     value.write_json(&mut out);
     *size_hint = (out.len() + out.len() / 8 + 64).min(1 << 20);
     debug_assert!(
-        serde_json::from_slice::<serde::de::IgnoredAny>(&out).is_ok(),
-        "not JSON: {}",
-        String::from_utf8_lossy(&out)
+        serde_json::from_str::<serde::de::IgnoredAny>(&out).is_ok(),
+        "not JSON: {out}"
     );
-    // SAFETY: `from_utf8_unchecked` asks for UTF-8 and `from_string_unchecked` for JSON. `out` is what
-    // `write_json` wrote: every `WriteJson` impl here appends whole `str`s, ASCII escapes and ASCII punctuation
-    // (so UTF-8), and writes the JSON serde_json writes for the same value; the derive writes only those impls'
-    // output and constant punctuation. `tests/derive.rs` and `rules`' random games compare the texts with
-    // serde's, byte for byte.
+    // SAFETY: `from_string_unchecked` asks for valid JSON. `out` is what `write_json` wrote, which is the JSON
+    // serde_json writes for the same value: every `WriteJson` impl here writes JSON, and the derive writes only
+    // those impls' output and constant punctuation. `tests/derive.rs` and `rules`' random games compare the
+    // texts with serde's, byte for byte.
     #[allow(unsafe_code)]
     unsafe {
-        serde_json::value::RawValue::from_string_unchecked(String::from_utf8_unchecked(out))
+        serde_json::value::RawValue::from_string_unchecked(out)
     }
 }
 
@@ -62,56 +60,57 @@ pub fn to_raw_value<T: WriteJson + ?Sized>(
 /// internally tagged enum's newtype variant writes after its tag (serde merges the struct's members into the
 /// tagged object). Derived with [`WriteJson`] for every struct with named fields.
 pub trait WriteJsonMembers {
-    fn write_json_members(&self, out: &mut Vec<u8>);
+    fn write_json_members(&self, out: &mut String);
 }
 
 impl<T: WriteJsonMembers + ?Sized> WriteJsonMembers for Box<T> {
     #[inline]
-    fn write_json_members(&self, out: &mut Vec<u8>) {
+    fn write_json_members(&self, out: &mut String) {
         (**self).write_json_members(out);
     }
 }
 
 /// Writes `s` as a JSON string, escaped exactly as serde_json escapes (`"`, `\`, and control characters; `/`
 /// and non-ASCII characters as they are).
-pub fn write_str(out: &mut Vec<u8>, s: &str) {
-    out.push(b'"');
+pub fn write_str(out: &mut String, s: &str) {
+    out.push('"');
     let bytes = s.as_bytes();
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
+        let escape: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
             0x00..=0x1f => {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.extend_from_slice(&bytes[start..i]);
-                out.extend_from_slice(b"\\u00");
-                out.push(HEX[usize::from(b >> 4)]);
-                out.push(HEX[usize::from(b & 0xf)]);
+                // `start..i` ends before an ASCII byte, so on a character boundary.
+                out.push_str(&s[start..i]);
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 0xf)]));
                 start = i + 1;
                 continue;
             }
             _ => continue,
         };
-        out.extend_from_slice(&bytes[start..i]);
-        out.extend_from_slice(escape);
+        out.push_str(&s[start..i]);
+        out.push_str(escape);
         start = i + 1;
     }
-    out.extend_from_slice(&bytes[start..]);
-    out.push(b'"');
+    out.push_str(&s[start..]);
+    out.push('"');
 }
 
 macro_rules! integers {
     ($($t:ty),*) => {$(
         impl WriteJson for $t {
             #[inline]
-            fn write_json(&self, out: &mut Vec<u8>) {
-                out.extend_from_slice(itoa::Buffer::new().format(*self).as_bytes());
+            fn write_json(&self, out: &mut String) {
+                out.push_str(itoa::Buffer::new().format(*self));
             }
         }
     )*};
@@ -122,8 +121,8 @@ macro_rules! through_serde_json {
     ($($t:ty),*) => {$(
         /// Written by serde_json itself (its float format and its `null` for non-finite values).
         impl WriteJson for $t {
-            fn write_json(&self, out: &mut Vec<u8>) {
-                serde_json::to_writer(&mut *out, self).expect("a number serialises");
+            fn write_json(&self, out: &mut String) {
+                out.push_str(&serde_json::to_string(self).expect("a number serialises"));
             }
         }
     )*};
@@ -132,155 +131,155 @@ through_serde_json!(f32, f64);
 
 /// A JSON tree, written by serde_json itself.
 impl WriteJson for serde_json::Value {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        serde_json::to_writer(&mut *out, self).expect("a JSON value serialises");
+    fn write_json(&self, out: &mut String) {
+        out.push_str(&serde_json::to_string(self).expect("a JSON value serialises"));
     }
 }
 
 impl WriteJson for bool {
     #[inline]
-    fn write_json(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(if *self { b"true" } else { b"false" });
+    fn write_json(&self, out: &mut String) {
+        out.push_str(if *self { "true" } else { "false" });
     }
 }
 
 impl WriteJson for str {
     #[inline]
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut String) {
         write_str(out, self);
     }
 }
 
 impl WriteJson for String {
     #[inline]
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut String) {
         write_str(out, self);
     }
 }
 
 impl WriteJson for char {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut String) {
         write_str(out, self.encode_utf8(&mut [0; 4]));
     }
 }
 
 impl WriteJson for () {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(b"null");
+    fn write_json(&self, out: &mut String) {
+        out.push_str("null");
     }
 }
 
 impl<T: WriteJson + ?Sized> WriteJson for &T {
     #[inline]
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut String) {
         (**self).write_json(out);
     }
 }
 
 impl<T: WriteJson + ?Sized> WriteJson for Box<T> {
     #[inline]
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut String) {
         (**self).write_json(out);
     }
 }
 
 impl<T: WriteJson + ?Sized> WriteJson for std::sync::Arc<T> {
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut String) {
         (**self).write_json(out);
     }
 }
 
 impl<T: WriteJson + ToOwned + ?Sized> WriteJson for Cow<'_, T> {
     #[inline]
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut String) {
         (**self).write_json(out);
     }
 }
 
 impl<T: WriteJson> WriteJson for Option<T> {
     #[inline]
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut String) {
         match self {
             Some(value) => value.write_json(out),
-            None => out.extend_from_slice(b"null"),
+            None => out.push_str("null"),
         }
     }
 }
 
 impl<T: WriteJson> WriteJson for [T] {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        out.push(b'[');
+    fn write_json(&self, out: &mut String) {
+        out.push('[');
         let mut items = self.iter();
         if let Some(first) = items.next() {
             first.write_json(out);
             for item in items {
-                out.push(b',');
+                out.push(',');
                 item.write_json(out);
             }
         }
-        out.push(b']');
+        out.push(']');
     }
 }
 
 impl<T: WriteJson, const N: usize> WriteJson for [T; N] {
     #[inline]
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut String) {
         self.as_slice().write_json(out);
     }
 }
 
 impl<T: WriteJson> WriteJson for Vec<T> {
     #[inline]
-    fn write_json(&self, out: &mut Vec<u8>) {
+    fn write_json(&self, out: &mut String) {
         self.as_slice().write_json(out);
     }
 }
 
 impl<T: WriteJson> WriteJson for std::collections::VecDeque<T> {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        out.push(b'[');
+    fn write_json(&self, out: &mut String) {
+        out.push('[');
         for (i, item) in self.iter().enumerate() {
             if i > 0 {
-                out.push(b',');
+                out.push(',');
             }
             item.write_json(out);
         }
-        out.push(b']');
+        out.push(']');
     }
 }
 
 impl<T: WriteJson> WriteJson for std::collections::BTreeSet<T> {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        out.push(b'[');
+    fn write_json(&self, out: &mut String) {
+        out.push('[');
         for (i, item) in self.iter().enumerate() {
             if i > 0 {
-                out.push(b',');
+                out.push(',');
             }
             item.write_json(out);
         }
-        out.push(b']');
+        out.push(']');
     }
 }
 
 /// A map key as serde_json writes it: strings as they are, integers quoted.
 pub trait WriteJsonKey {
-    fn write_json_key(&self, out: &mut Vec<u8>);
+    fn write_json_key(&self, out: &mut String);
 }
 
 impl WriteJsonKey for str {
-    fn write_json_key(&self, out: &mut Vec<u8>) {
+    fn write_json_key(&self, out: &mut String) {
         write_str(out, self);
     }
 }
 
 impl WriteJsonKey for String {
-    fn write_json_key(&self, out: &mut Vec<u8>) {
+    fn write_json_key(&self, out: &mut String) {
         write_str(out, self);
     }
 }
 
 impl<T: WriteJsonKey + ?Sized> WriteJsonKey for &T {
-    fn write_json_key(&self, out: &mut Vec<u8>) {
+    fn write_json_key(&self, out: &mut String) {
         (**self).write_json_key(out);
     }
 }
@@ -288,10 +287,10 @@ impl<T: WriteJsonKey + ?Sized> WriteJsonKey for &T {
 macro_rules! integer_keys {
     ($($t:ty),*) => {$(
         impl WriteJsonKey for $t {
-            fn write_json_key(&self, out: &mut Vec<u8>) {
-                out.push(b'"');
+            fn write_json_key(&self, out: &mut String) {
+                out.push('"');
                 self.write_json(out);
-                out.push(b'"');
+                out.push('"');
             }
         }
     )*};
@@ -299,34 +298,34 @@ macro_rules! integer_keys {
 integer_keys!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
 
 impl<K: WriteJsonKey, V: WriteJson> WriteJson for std::collections::BTreeMap<K, V> {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        out.push(b'{');
+    fn write_json(&self, out: &mut String) {
+        out.push('{');
         for (i, (key, value)) in self.iter().enumerate() {
             if i > 0 {
-                out.push(b',');
+                out.push(',');
             }
             key.write_json_key(out);
-            out.push(b':');
+            out.push(':');
             value.write_json(out);
         }
-        out.push(b'}');
+        out.push('}');
     }
 }
 
 macro_rules! tuples {
     ($(($($n:tt $t:ident),+)),*) => {$(
         impl<$($t: WriteJson),+> WriteJson for ($($t,)+) {
-            fn write_json(&self, out: &mut Vec<u8>) {
-                out.push(b'[');
+            fn write_json(&self, out: &mut String) {
+                out.push('[');
                 let mut _first = true;
                 $(
                     if !_first {
-                        out.push(b',');
+                        out.push(',');
                     }
                     _first = false;
                     self.$n.write_json(out);
                 )+
-                out.push(b']');
+                out.push(']');
             }
         }
     )*};
@@ -338,7 +337,7 @@ mod tests {
     use super::*;
 
     fn same<T: WriteJson + serde::Serialize + ?Sized>(value: &T) {
-        let ours = String::from_utf8(value.to_json_vec()).expect("UTF-8");
+        let ours = value.to_json_string();
         assert_eq!(ours, serde_json::to_string(value).expect("serialises"));
     }
 

@@ -6,7 +6,7 @@ use json_write::WriteJson;
 use serde::Serialize;
 
 fn same<T: WriteJson + Serialize>(value: &T) {
-    let ours = String::from_utf8(value.to_json_vec()).expect("UTF-8");
+    let ours = value.to_json_string();
     assert_eq!(ours, serde_json::to_string(value).expect("serialises"));
 }
 

@@ -44,8 +44,8 @@ impl RawJson {
 
 /// The text as it is (the push path: `json_write` writes a state push around it).
 impl json_write::WriteJson for RawJson {
-    fn write_json(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(self.get().as_bytes());
+    fn write_json(&self, out: &mut String) {
+        out.push_str(self.get());
     }
 }
 

@@ -643,7 +643,7 @@ fn pushes_written_by_the_generated_writer_are_serdes_text() {
         let ServerMessage::Push(push) = &message else {
             panic!("{name} is not a push");
         };
-        let written = String::from_utf8(json_write::WriteJson::to_json_vec(push)).unwrap();
+        let written = json_write::WriteJson::to_json_string(push);
         assert_eq!(written, serde_json::to_string(&message).unwrap(), "{name}");
     }
 }

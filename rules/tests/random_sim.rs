@@ -37,11 +37,11 @@ impl GameVisitor for RandomSim {
                         for viewer in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
                             // The generated writer the server uses writes serde's exact text.
                             let text = serde_json::to_string(&state.view(viewer)).expect("views serialise");
-                            let written = String::from_utf8(state.view(viewer).to_json_vec()).expect("UTF-8");
+                            let written = state.view(viewer).to_json_string();
                             assert_eq!(written, text, "{}: {viewer:?}'s view as written", info.id);
                             if let Viewer::Seat(seat) = viewer {
                                 let legal = state.legal_actions(seat);
-                                let written = String::from_utf8(legal.to_json_vec()).expect("UTF-8");
+                                let written = legal.to_json_string();
                                 assert_eq!(
                                     written,
                                     serde_json::to_string(&legal).unwrap(),

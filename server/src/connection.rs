@@ -548,14 +548,22 @@ fn frame(message: &ServerMessage, sizes: &mut FrameSizes) -> Message {
         ServerMessage::Push(Push::State(_)) => &mut sizes.state_push,
         _ => &mut sizes.other,
     };
-    let mut bytes = Vec::with_capacity(*size);
-    match message {
-        // Every push (a state push after every change, to every viewer) by its generated writer, the same text.
-        ServerMessage::Push(push) => json_write::WriteJson::write_json(push, &mut bytes),
-        _ => serde_json::to_writer(&mut bytes, message).expect("protocol messages serialise"),
-    }
-    *size = (bytes.len() + bytes.len() / 8 + 64).min(SIZE_HINT_MAX);
-    Message::Text(String::from_utf8(bytes).expect("serde_json writes UTF-8").into())
+    let text = match message {
+        // Every push (a state push after every change, to every viewer) by its generated writer, the same text,
+        // into a string: no UTF-8 check of the frame.
+        ServerMessage::Push(push) => {
+            let mut text = String::with_capacity(*size);
+            json_write::WriteJson::write_json(push, &mut text);
+            text
+        }
+        _ => {
+            let mut bytes = Vec::with_capacity(*size);
+            serde_json::to_writer(&mut bytes, message).expect("protocol messages serialise");
+            String::from_utf8(bytes).expect("serde_json writes UTF-8")
+        }
+    };
+    *size = (text.len() + text.len() / 8 + 64).min(SIZE_HINT_MAX);
+    Message::Text(text.into())
 }
 
 /// Writes `first` and then the pushes already waiting in `outbox` (at most [`WRITE_BATCH`]), in this order, and

@@ -305,8 +305,9 @@ async fn a_bot_stands_in_for_a_simultaneous_choice_and_the_takeover_survives_a_r
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_stands_in_during_the_eeek_race() {
     for backend in backends() {
-        // The claim window (30 s) outlasts the grace period (2 s): the stand-in claims before the race closes. A
-        // race needs a face-up mouse card: deal again until one shows.
+        // The claim window (30 s) outlasts the grace period (2 s): the stand-in answers before the race closes.
+        // Under rules version 2 every card turned face up opens an Eeek! window, which a seat answers by claiming
+        // a card or passing (docs/rules/hide-and-eeek.md); deal again until a race comes.
         let mut first = None;
         for _ in 0..8 {
             first = takeover_and_return(
@@ -323,10 +324,10 @@ async fn a_bot_stands_in_during_the_eeek_race() {
             }
         }
         let (first, _) = first.expect("a race came in eight matches");
-        assert_eq!(
-            first.action.to_value()["type"],
-            "eeek",
-            "the stand-in shouts Eeek!: {first:?}"
+        let answer = first.action.to_value()["type"].clone();
+        assert!(
+            answer == "eeek" || answer == "pass",
+            "the stand-in answers the Eeek! window: {first:?}"
         );
     }
 }

@@ -269,10 +269,21 @@ async fn an_open_lobby_survives_a_restart() {
         );
         assert_eq!(ann.request(req::add_bot()).await["type"], "ok");
         assert_eq!(ann.request(req::start()).await["type"], "ok");
-        // The first player is drawn at random; the bot (seat 2) plays at once, so wait for a human's decision.
-        let human_to_act = |s: &Value| s["status"]["seat"].as_u64().is_some_and(|seat| seat < 2);
-        let s = bob.wait_push("state", human_to_act).await;
-        assert_eq!(s["turn_deadline"].as_u64(), Some(CLOCK_START + 60_000));
+        // The first player is drawn at random; the bot (seat 2) plays at once, so wait for a human's turn. Each card
+        // turned face up opens an Eeek! window (rules version 2) that the humans leave unanswered here: move the
+        // clock past it (4 s by default) and the turn goes on.
+        let mut advanced = 0;
+        let s = loop {
+            let s = bob.wait_push("state", |_| true).await;
+            if s["status"]["seat"].as_u64().is_some_and(|seat| seat < 2) {
+                break s;
+            }
+            if s["status"]["kind"] == "race" {
+                server.clock.advance(5_000);
+                advanced += 5_000;
+            }
+        };
+        assert_eq!(s["turn_deadline"].as_u64(), Some(CLOCK_START + advanced + 60_000));
         server.stop().await;
         db.drop_db().await;
     }

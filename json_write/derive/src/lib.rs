@@ -203,7 +203,7 @@ fn json_name(ident: &Ident, member: &Member, rule: Option<Rule>, variant: bool) 
     }
 }
 
-/// Pieces of output: constant text is merged into one `extend_from_slice`.
+/// Pieces of output: constant text is merged into one `push_str`.
 #[derive(Default)]
 struct Writer {
     code: Vec<Tokens>,
@@ -220,12 +220,12 @@ impl Writer {
             return;
         }
         let text = std::mem::take(&mut self.pending);
-        if text.len() == 1 {
-            let byte = Literal::u8_suffixed(text.as_bytes()[0]);
-            self.code.push(quote! { out.push(#byte); });
+        if text.chars().count() == 1 {
+            let ch = Literal::character(text.chars().next().expect("one character"));
+            self.code.push(quote! { out.push(#ch); });
         } else {
-            let bytes = Literal::byte_string(text.as_bytes());
-            self.code.push(quote! { out.extend_from_slice(#bytes); });
+            let text = Literal::string(&text);
+            self.code.push(quote! { out.push_str(#text); });
         }
     }
 
@@ -309,11 +309,11 @@ fn write_object(w: &mut Writer, members: &[Field], open: bool) {
             m.text(",");
             m.text(&key);
         } else {
-            let with_comma = Literal::byte_string(format!(",{key}").as_bytes());
-            let without = Literal::byte_string(key.as_bytes());
+            let with_comma = Literal::string(&format!(",{key}"));
+            let without = Literal::string(&key);
             if needs_flag {
                 m.code.push(quote! {
-                    out.extend_from_slice(if first { #without } else { #with_comma });
+                    out.push_str(if first { #without } else { #with_comma });
                     first = false;
                 });
             } else {
@@ -397,7 +397,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                         members_impl = quote! {
                             impl #impl_generics ::json_write::WriteJsonMembers for #name #ty_generics #where_clause {
                                 #[inline]
-                                fn write_json_members(&self, out: &mut ::std::vec::Vec<u8>) {
+                                fn write_json_members(&self, out: &mut ::std::string::String) {
                                     #members_code
                                 }
                             }
@@ -530,7 +530,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
 
     Ok(quote! {
         impl #impl_generics ::json_write::WriteJson for #name #ty_generics #where_clause {
-            fn write_json(&self, out: &mut ::std::vec::Vec<u8>) {
+            fn write_json(&self, out: &mut ::std::string::String) {
                 #body
             }
         }
