@@ -55,7 +55,7 @@ fn walk<'v>(v: &'v Value, path: &mut Vec<String>, f: &mut dyn FnMut(&[String], &
 /// The longest run `array` shares with `order`, and the chance that a run that likely shows up by coincidence:
 /// the number of places it could start in both (`array.len() * order.len()`) times the product, over its items, of
 /// each item's share of `order`. Public arrays are often drawn from the same cards as a hidden order (New Year
-/// Puzzle's face-up rewards come off the reward pile, 48 cards of 15 kinds; Hide and Eeek!'s won piles off the
+/// Puzzle's face-up rewards come off the reward pile, 60 cards of a few kinds in rules version 2; Hide and Eeek!'s won piles off the
 /// draw pile), so a few common kinds in a row are expected now and then (CI met four of them twice); a leak of an
 /// order, even a dozen or so of its items, is below [`COINCIDENCE`]. Short leaks of views are the twin-state test's.
 fn coincidence(array: &[Value], order: &[Value]) -> (usize, f64) {
@@ -377,7 +377,7 @@ fn the_checker_finds_the_seed_and_the_rng() {
 }
 
 /// A few common kinds in a row, in the pile and in a seat's public rewards, are a coincidence, not a leak; sixteen
-/// of the pile's cards in its order are one. New Year Puzzle's reward pile (48 cards of 15 kinds, whose face-up
+/// of the pile's cards in its order are one. New Year Puzzle's reward pile (60 cards in rules version 2, whose face-up
 /// rewards come off that pile) is the example of data where this matters; every game's orders are checked by
 /// `the_checker_finds_every_games_secrets_and_hidden_orders`.
 #[test]
