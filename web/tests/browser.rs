@@ -23,14 +23,16 @@ use serde_json::json;
 /// A whole match against the bot, with the target lowered to 3 cards.
 const MATCH_LIMIT: Duration = Duration::from_secs(60);
 
-/// One step of a player who plays what the page offers: claim a showing mouse (reporting it once before the
-/// click, with the claims' text, for a check and a screenshot), otherwise stop once two cards are set aside, otherwise click a playable card. Acts at most once per state version. Returns what it did.
+/// One step of a player who plays what the page offers: claim a showing mouse, or in an Eeek! window one of the
+/// cards it offers (reporting it once before the click, with the claims' text, for a check and a screenshot), otherwise stop once two cards are set aside, otherwise click a playable card. Acts at most once per state version. Returns what it did.
 const PLAY_ONE_STEP: &str = r#"
 const app = window.tabletop;
 if (document.querySelector('#outcome')) return 'over';
 if (!app.state || app.busy || window.__acted === app.state.version) return 'wait';
 const act = (el, what) => { window.__acted = app.state.version; el.click(); return what; };
-const eeek = document.querySelector('.eeek-button');
+// Rules version 2: an Eeek! window over the cards just turned up, claimed by clicking a card it offers.
+const eeek = document.querySelector('.eeek-button')
+  || (document.querySelector('.pass-button') && document.querySelector('.hee-grid button.can-claim:not([disabled])'));
 if (eeek && !window.__eeekSeen) {
   window.__eeekSeen = true;
   const claims = document.querySelector('.claims');
