@@ -75,6 +75,8 @@ async fn run(webdriver: &str, base: &str) {
     ann.js("const s = document.querySelector('#create-game'); s.value = 'hide_and_eeek'; s.dispatchEvent(new Event('change'));")
         .await;
     ann.fill("#create-seats", "2").await;
+    // The longest game: the stand-in bot plays to win (issue 25), and the match must outlast Bo's absence.
+    ann.fill("#opt-target", "20").await;
     ann.fill("#create-name", "Ann").await;
     ann.js("document.querySelector('#create-absent').value = 'bot:10000';")
         .await;
