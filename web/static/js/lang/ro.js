@@ -14,6 +14,10 @@ export default {
 
   // ---- end friends ----
 
+  // ---- state: connection, focus, the log kept across reloads, stand-ins, rematch for spectators ----
+
+  // ---- end state ----
+
   // ---- errors: the server's error codes in plain words (words.js) ----
 
   // ---- end errors ----
