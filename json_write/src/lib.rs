@@ -11,7 +11,8 @@
 //!
 //! Supported: structs with named fields, newtype, tuple and unit structs, `transparent`; enums externally
 //! (default), internally (`tag`) and adjacently (`tag` + `content`) tagged, and `untagged`; `rename`,
-//! `rename_all` (serde's rules), `skip`, `skip_serializing`, `skip_serializing_if`. Deserialize-only attributes (`default`,
+//! `rename_all` (serde's rules), `skip`, `skip_serializing`, `skip_serializing_if`, and `flatten` of a struct or an
+//! internally tagged enum after a member that is always written. Deserialize-only attributes (`default`,
 //! `deny_unknown_fields`, `alias`) are ignored; anything else is a compile error.
 
 pub use json_write_derive::WriteJson;

@@ -201,3 +201,55 @@ fn every_shape_is_serdes_text() {
     same(&Kebab::TwoWords);
     same(&PascalFields { two_words: 1 });
 }
+
+/// An internally tagged enum flattened into a struct and into a struct variant (as a Hickory Dickory event does).
+#[derive(Serialize, WriteJson, Clone, Copy)]
+#[serde(tag = "piece", rename_all = "snake_case")]
+enum Piece {
+    Tile { colour: u8 },
+    Favour { card: u8, worth: i64 },
+    Nothing,
+}
+
+#[derive(Serialize, WriteJson)]
+struct Flattening {
+    seat: u8,
+    #[serde(flatten)]
+    piece: Piece,
+    #[serde(flatten)]
+    inner: Inner,
+    after: bool,
+}
+
+#[derive(Serialize, WriteJson)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum FlatEvent {
+    Marked {
+        seat: u8,
+        #[serde(flatten)]
+        piece: Piece,
+    },
+    Other,
+}
+
+#[test]
+fn flattened_members_are_serdes_text() {
+    let inner = Inner {
+        long_name: 7,
+        other_long_name: Cow::Borrowed("x"),
+    };
+    for piece in [
+        Piece::Tile { colour: 2 },
+        Piece::Favour { card: 1, worth: -4 },
+        Piece::Nothing,
+    ] {
+        same(&Flattening {
+            seat: 1,
+            piece,
+            inner: inner.clone(),
+            after: true,
+        });
+        same(&FlatEvent::Marked { seat: 3, piece });
+    }
+    same(&FlatEvent::Other);
+}

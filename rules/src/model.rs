@@ -385,7 +385,7 @@ pub trait Game: Clone + fmt::Debug + Serialize + DeserializeOwned {
     /// A decision, in the very form clients send: every value of [`Game::legal_actions`] can be sent back as is.
     type Action: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + json_write::WriteJson;
     /// Something that happened, for clients to animate and explain the change.
-    type Event: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned;
+    type Event: Clone + fmt::Debug + PartialEq + Serialize + DeserializeOwned + json_write::WriteJson;
     /// What one viewer may know of the state, borrowing from it where that saves a copy. Written once per
     /// change straight into the text the server sends by the writer `#[derive(json_write::WriteJson)]`
     /// generates (serde's exact text, checked through random games by `rules/tests/random_sim.rs`); its JSON

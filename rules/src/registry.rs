@@ -53,6 +53,13 @@ fn to_raw<T: Serialize + ?Sized>(value: &T) -> Box<RawValue> {
     serde_json::value::to_raw_value(value).expect("engine values serialise to JSON")
 }
 
+/// A typed value's JSON text by its generated writer (`json_write`): the same text as serde's, checked byte for
+/// byte by `tests/random_sim.rs`.
+fn written<T: json_write::WriteJson + ?Sized>(value: &T) -> Box<RawValue> {
+    let mut size_hint = 96;
+    json_write::to_raw_value(value, &mut size_hint)
+}
+
 /// Applies an action given as JSON text and writes the action and each event body back as text (see
 /// [`AnyGame::apply_json`]).
 fn apply_text<G: Game>(
@@ -64,11 +71,11 @@ fn apply_text<G: Game>(
     let action: G::Action = parse_action_text(action)?;
     let events = game.apply(actor, &action, now).map_err(Rejection::from)?;
     Ok(AppliedJson {
-        action: to_raw(&action),
+        action: written(&action),
         events: events
             .into_iter()
             .map(|e| Event {
-                body: to_raw(&e.body),
+                body: written(&e.body),
                 audience: e.audience,
             })
             .collect(),
@@ -228,7 +235,7 @@ macro_rules! games {
 
             /// What a server bot playing `seat` does now (see `Game::bot_action`), as JSON text.
             pub fn bot_action(&self, seat: Seat, rng: &mut crate::rng::Rng) -> Option<Box<RawValue>> {
-                match self { $(AnyGame::$variant(g) => g.bot_action(seat, rng).map(|a| to_raw(&a))),+ }
+                match self { $(AnyGame::$variant(g) => g.bot_action(seat, rng).map(|a| written(&a))),+ }
             }
 
             /// When a bot or stand-in playing `seat` acts, if the game sets it (see `Game::bot_acts_at`).

@@ -4,8 +4,8 @@
 //! early clock action and a seat past the table are refused without a change; the game never stalls; events and
 //! every viewer's view serialise; the game ends within the bound with an outcome and nothing left to do; the log
 //! replays to the same state). At every step each viewer's view also shows none of its secrets
-//! (`rules::Secrets::view_secrets`), and the text the server sends of every view and legal-action list, written
-//! by the writer `#[derive(json_write::WriteJson)]` generates, is byte for byte serde's. Games' own tests add their game's invariants to the same harness.
+//! (`rules::Secrets::view_secrets`), and the text the server sends and keeps of every view, legal-action list,
+//! action and event, written by the writer `#[derive(json_write::WriteJson)]` generates, is byte for byte serde's. Games' own tests add their game's invariants to the same harness.
 
 use json_write::WriteJson;
 use rules::secrets::view_leaks;
@@ -56,6 +56,29 @@ impl GameVisitor for RandomSim {
                     },
                 );
                 assert_eq!(playout.state.status(), Status::Over, "{}", info.id);
+                // The actions and events the server keeps are written by the generated writer too: serde's text.
+                let mut replay = G::new(&G::Config::default(), players, 0x29_0000 + seed).expect("setup");
+                for entry in &playout.log {
+                    let action = serde_json::to_string(&entry.action).expect("actions serialise");
+                    assert_eq!(
+                        entry.action.to_json_string(),
+                        action,
+                        "{}: an action as written",
+                        info.id
+                    );
+                    let events = replay
+                        .apply(entry.actor, &entry.action, entry.at)
+                        .expect("the log replays");
+                    for event in events {
+                        let text = serde_json::to_string(&event.body).expect("events serialise");
+                        assert_eq!(
+                            event.body.to_json_string(),
+                            text,
+                            "{}: an event as written",
+                            info.id
+                        );
+                    }
+                }
                 assert_eq!(
                     playout.state.outcome().expect("an outcome").scores.len(),
                     usize::from(players),

@@ -109,6 +109,8 @@ struct Member {
     skip: bool,
     /// `skip_serializing_if`: the path of a `fn(&T) -> bool`.
     skip_if: Option<syn::ExprPath>,
+    /// `flatten`: the member's own members are written in its place (its type implements `WriteJsonMembers`).
+    flatten: bool,
 }
 
 fn container_attrs(input: &DeriveInput) -> syn::Result<Container> {
@@ -154,6 +156,8 @@ fn member_attrs(attrs: &[syn::Attribute]) -> syn::Result<Member> {
                 m.skip = true;
             } else if p.is_ident("skip_serializing_if") {
                 m.skip_if = Some(meta.value()?.parse::<LitStr>()?.parse()?);
+            } else if p.is_ident("flatten") {
+                m.flatten = true;
             } else if p.is_ident("alias") {
                 meta.value()?.parse::<LitStr>()?;
             } else if p.is_ident("default") || p.is_ident("skip_deserializing") {
@@ -263,10 +267,17 @@ fn named_members(
             continue;
         }
         let ident = field.ident.as_ref().expect("named field");
+        if attrs.flatten && attrs.skip_if.is_some() {
+            return Err(Error::new_spanned(
+                field,
+                "WriteJson: `flatten` with `skip_serializing_if` is not supported",
+            ));
+        }
         members.push(Field {
             name: json_name(ident, &attrs, rule, false),
             value: access(ident),
             skip_if: attrs.skip_if,
+            flatten: attrs.flatten,
         });
     }
     Ok(members)
@@ -278,12 +289,13 @@ struct Field {
     name: String,
     value: Tokens,
     skip_if: Option<syn::ExprPath>,
+    flatten: bool,
 }
 
 /// `{"a":..,"b":..}` (or the members alone, each led by a comma, when `open` is false). A member with
 /// `skip_serializing_if` is written only when its test says so; the comma before a member is constant text
 /// unless every member before it may be skipped, when a flag decides it at run time (as serde does).
-fn write_object(w: &mut Writer, members: &[Field], open: bool) {
+fn write_object(w: &mut Writer, members: &[Field], open: bool) -> syn::Result<()> {
     if open {
         w.text("{");
     }
@@ -297,6 +309,20 @@ fn write_object(w: &mut Writer, members: &[Field], open: bool) {
     for member in members {
         let key = json_string(&member.name) + ":";
         let value = &member.value;
+        if member.flatten {
+            // Its members, each led by a comma: something must surely be written before them.
+            if !surely_one {
+                return Err(Error::new(
+                    Span::call_site(),
+                    format!(
+                        "WriteJson: the flattened member `{}` needs a member that is always written before it",
+                        member.name
+                    ),
+                ));
+            }
+            w.members_of(value.clone());
+            continue;
+        }
         if member.skip_if.is_none() && surely_one {
             w.text(",");
             w.text(&key);
@@ -339,6 +365,7 @@ fn write_object(w: &mut Writer, members: &[Field], open: bool) {
     if open {
         w.text("}");
     }
+    Ok(())
 }
 
 fn write_array(w: &mut Writer, values: &[Tokens]) {
@@ -390,9 +417,9 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                         };
                         w.value(member.value.clone());
                     } else {
-                        write_object(&mut w, &members, true);
+                        write_object(&mut w, &members, true)?;
                         let mut m = Writer::default();
-                        write_object(&mut m, &members, false);
+                        write_object(&mut m, &members, false)?;
                         let members_code = m.finish();
                         members_impl = quote! {
                             impl #impl_generics ::json_write::WriteJsonMembers for #name #ty_generics #where_clause {
@@ -424,6 +451,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
         }
         Data::Enum(data) => {
             let mut arms = Vec::new();
+            let mut member_arms = Vec::new();
             for variant in &data.variants {
                 let attrs = member_attrs(&variant.attrs)?;
                 let v = &variant.ident;
@@ -466,7 +494,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                     }
                 };
                 match (&c.tag, &c.content, c.untagged) {
-                    (_, _, true) => content.write(&mut w),
+                    (_, _, true) => content.write(&mut w)?,
                     (Some(tag), Some(content_key), false) => {
                         w.text("{");
                         w.text(&json_string(tag));
@@ -476,11 +504,31 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                             w.text(",");
                             w.text(&json_string(content_key));
                             w.text(":");
-                            content.write(&mut w);
+                            content.write(&mut w)?;
                         }
                         w.text("}");
                     }
                     (Some(tag), None, false) => {
+                        // The tag and the variant's members, each led by a comma: the object's inside, and
+                        // what the enum writes where a struct flattens it (`WriteJsonMembers`).
+                        let mut m = Writer::default();
+                        m.text(",");
+                        m.text(&json_string(tag));
+                        m.text(":");
+                        m.text(&tag_value);
+                        match &content {
+                            Content::Unit => {}
+                            Content::Newtype(value) => m.members_of(value.clone()),
+                            Content::Struct(members) => write_object(&mut m, members, false)?,
+                            Content::Tuple(_) => {
+                                return Err(Error::new_spanned(
+                                    variant,
+                                    "an internally tagged enum cannot hold a tuple variant",
+                                ));
+                            }
+                        }
+                        let members_code = m.finish();
+                        member_arms.push(quote! { #pattern => { #members_code } });
                         w.text("{");
                         w.text(&json_string(tag));
                         w.text(":");
@@ -488,13 +536,8 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                         match &content {
                             Content::Unit => {}
                             Content::Newtype(value) => w.members_of(value.clone()),
-                            Content::Struct(members) => write_object(&mut w, members, false),
-                            Content::Tuple(_) => {
-                                return Err(Error::new_spanned(
-                                    variant,
-                                    "an internally tagged enum cannot hold a tuple variant",
-                                ));
-                            }
+                            Content::Struct(members) => write_object(&mut w, members, false)?,
+                            Content::Tuple(_) => unreachable!("refused above"),
                         }
                         w.text("}");
                     }
@@ -507,13 +550,25 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                             w.text("{");
                             w.text(&tag_value);
                             w.text(":");
-                            content.write(&mut w);
+                            content.write(&mut w)?;
                             w.text("}");
                         }
                     },
                 }
                 let code = w.finish();
                 arms.push(quote! { #pattern => { #code } });
+            }
+            if c.tag.is_some() && c.content.is_none() && !c.untagged {
+                let skipped = data.variants.len() != member_arms.len();
+                let rest = skipped.then(|| quote! { _ => panic!("a variant that is not serialised"), });
+                members_impl = quote! {
+                    impl #impl_generics ::json_write::WriteJsonMembers for #name #ty_generics #where_clause {
+                        fn write_json_members(&self, out: &mut ::std::string::String) {
+                            #[allow(unused_variables)]
+                            match self { #(#member_arms)* #rest }
+                        }
+                    }
+                };
             }
             quote! {
                 #[allow(unused_variables)]
@@ -548,12 +603,13 @@ enum Content {
 
 impl Content {
     /// The variant's value alone, as serde writes it inside a tag (unit as `null`).
-    fn write(&self, w: &mut Writer) {
+    fn write(&self, w: &mut Writer) -> syn::Result<()> {
         match self {
             Content::Unit => w.text("null"),
             Content::Newtype(value) => w.value(value.clone()),
             Content::Tuple(values) => write_array(w, values),
-            Content::Struct(members) => write_object(w, members, true),
+            Content::Struct(members) => write_object(w, members, true)?,
         }
+        Ok(())
     }
 }
