@@ -48,11 +48,6 @@ fn to_text<T: Serialize + ?Sized>(value: &T) -> String {
     serde_json::to_string(value).expect("engine values serialise to JSON")
 }
 
-/// A typed value's JSON text, written once by serde: a `RawValue` that needs no second check to be JSON.
-fn to_raw<T: Serialize + ?Sized>(value: &T) -> Box<RawValue> {
-    serde_json::value::to_raw_value(value).expect("engine values serialise to JSON")
-}
-
 /// A typed value's JSON text by its generated writer (`json_write`): the same text as serde's, checked byte for
 /// byte by `tests/random_sim.rs`.
 fn written<T: json_write::WriteJson + ?Sized>(value: &T) -> Box<RawValue> {
