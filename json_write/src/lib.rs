@@ -71,35 +71,46 @@ impl<T: WriteJsonMembers + ?Sized> WriteJsonMembers for Box<T> {
     }
 }
 
+/// Which bytes a JSON string must escape: `"`, `\\` and the control characters (serde_json's set).
+const NEEDS_ESCAPE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
 /// Writes `s` as a JSON string, escaped exactly as serde_json escapes (`"`, `\`, and control characters; `/`
-/// and non-ASCII characters as they are).
+/// and non-ASCII characters as they are). Runs of bytes that need no escape are copied whole.
 pub fn write_str(out: &mut String, s: &str) {
     out.push('"');
     let bytes = s.as_bytes();
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
-        let escape: &str = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0x00..=0x1f => {
+        if !NEEDS_ESCAPE[usize::from(b)] {
+            continue;
+        }
+        // `start..i` ends before an ASCII byte, so on a character boundary.
+        out.push_str(&s[start..i]);
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
-                // `start..i` ends before an ASCII byte, so on a character boundary.
-                out.push_str(&s[start..i]);
                 out.push_str("\\u00");
                 out.push(char::from(HEX[usize::from(b >> 4)]));
                 out.push(char::from(HEX[usize::from(b & 0xf)]));
-                start = i + 1;
-                continue;
             }
-            _ => continue,
-        };
-        out.push_str(&s[start..i]);
-        out.push_str(escape);
+        }
         start = i + 1;
     }
     out.push_str(&s[start..]);
@@ -378,5 +389,105 @@ mod tests {
         same(&std::collections::BTreeMap::from([("k".to_string(), vec![1u8])]));
         same(&Cow::Borrowed("cow"));
         same(&Box::new(5u16));
+    }
+}
+
+/// A list written from a borrowed slice through a function, `[map(a, 0, ctx),map(b, 1, ctx),...]`, without
+/// building it: what a borrowed view holds where the state keeps ids and the view shows what each id is (a hand
+/// of card ids shown as cards), or one column of a table kept by rows (`ctx` is the column). `map` gets each item,
+/// its index and `ctx`; what it returns may borrow from the items. serde writes the same sequence, and its JSON
+/// Schema is that of `Vec<U>`.
+pub struct Mapped<'a, T, U, C: Copy = ()> {
+    pub items: &'a [T],
+    pub ctx: C,
+    pub map: fn(&'a T, usize, C) -> U,
+}
+
+impl<'a, T, U, C: Copy> Mapped<'a, T, U, C> {
+    pub fn new(items: &'a [T], ctx: C, map: fn(&'a T, usize, C) -> U) -> Self {
+        Mapped { items, ctx, map }
+    }
+
+    /// Each item as `map` gives it.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = U> + '_ {
+        let (map, ctx) = (self.map, self.ctx);
+        self.items
+            .iter()
+            .enumerate()
+            .map(move |(i, item)| map(item, i, ctx))
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The list as built values (tests, and callers that look inside).
+    pub fn to_vec(&self) -> Vec<U> {
+        self.iter().collect()
+    }
+}
+
+impl<T, U, C: Copy> Clone for Mapped<'_, T, U, C> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T, U, C: Copy> Copy for Mapped<'_, T, U, C> {}
+
+impl<T, U: std::fmt::Debug, C: Copy> std::fmt::Debug for Mapped<'_, T, U, C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T, U: PartialEq, C: Copy> PartialEq for Mapped<'_, T, U, C> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().zip(other.iter()).all(|(a, b)| a == b)
+    }
+}
+
+impl<T, U: Eq, C: Copy> Eq for Mapped<'_, T, U, C> {}
+
+impl<T, U: WriteJson, C: Copy> WriteJson for Mapped<'_, T, U, C> {
+    fn write_json(&self, out: &mut String) {
+        out.push('[');
+        let mut items = self.iter();
+        if let Some(first) = items.next() {
+            first.write_json(out);
+            for item in items {
+                out.push(',');
+                item.write_json(out);
+            }
+        }
+        out.push(']');
+    }
+}
+
+impl<T, U: serde::Serialize, C: Copy> serde::Serialize for Mapped<'_, T, U, C> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+impl<T, U: schemars::JsonSchema, C: Copy> schemars::JsonSchema for Mapped<'_, T, U, C> {
+    fn inline_schema() -> bool {
+        <Vec<U>>::inline_schema()
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        <Vec<U>>::schema_name()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        <Vec<U>>::schema_id()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Vec<U>>::json_schema(generator)
     }
 }

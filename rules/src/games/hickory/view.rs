@@ -2,6 +2,7 @@
 //! view types, and the view built from the state for one viewer.
 
 use super::*;
+use json_write::Mapped;
 
 /// A tile as the table shows it.
 #[derive(
@@ -144,20 +145,35 @@ pub(super) fn piece_view(piece: Piece) -> PieceView {
     }
 }
 
+/// A hunt board as its owner's view shows it: rows of spaces, each with whether it is done (borrowed: the
+/// printed board and the owner's marks).
+pub type HuntView<'a> =
+    Mapped<'a, [HuntSpace; HUNT_SIZE], HuntRowView<'a>, &'a [[bool; HUNT_SIZE]; HUNT_SIZE]>;
+pub type HuntRowView<'a> = Mapped<'a, HuntSpace, HuntSpaceView, &'a [bool; HUNT_SIZE]>;
+
+/// The printed hunt boards, where views borrow them from.
+static PRINTED_HUNT_BOARDS: [[[HuntSpace; HUNT_SIZE]; HUNT_SIZE]; 4] = HUNT_BOARDS;
+
+fn hunt_view(board: u8, done: &[[bool; HUNT_SIZE]; HUNT_SIZE]) -> HuntView<'_> {
+    Mapped::new(&PRINTED_HUNT_BOARDS[usize::from(board)], done, |row, r, done| {
+        Mapped::new(row, &done[r], |&space, c, done| hunt_space_view(space, done[c]))
+    })
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
-pub struct PlayerView {
+pub struct PlayerView<'a> {
     pub seat: Seat,
     pub score: i64,
     pub points: Breakdown,
     pub hunt_board: u8,
-    pub hunt: Vec<Vec<HuntSpaceView>>,
+    pub hunt: HuntView<'a>,
     pub hunt_spaces_done: usize,
     pub mice: Vec<MouseView>,
     pub scaler_link: u8,
     pub favour_count: usize,
     /// The cards themselves: only in the owner's own view, and for everyone once the game is over.
-    pub favours: Option<Vec<FavourCard>>,
-    pub missions_done: Vec<MissionCard>,
+    pub favours: Option<Mapped<'a, FavourId, FavourCard>>,
+    pub missions_done: Mapped<'a, MissionId, MissionCard>,
 }
 
 /// The decision the table is waiting for.
@@ -229,18 +245,18 @@ pub struct HickoryView<'a> {
     pub hand: &'a [MouseRef],
     pub spaces: Vec<SpaceView>,
     pub web_wilds: usize,
-    pub web_market: Vec<Tile>,
+    pub web_market: Mapped<'a, TileId, Tile>,
     pub bag: usize,
     pub pantry: usize,
     /// Relics handed over to Lord Cuckoo, out of the game (rules version 2).
     pub relics_returned: usize,
     pub favour_deck: usize,
-    pub favour_discard: Vec<FavourCard>,
+    pub favour_discard: Mapped<'a, FavourId, FavourCard>,
     pub mission_deck: usize,
-    pub missions: Vec<MissionCard>,
+    pub missions: Mapped<'a, MissionId, MissionCard>,
     pub pinecone: u8,
     pub paws: &'a [u8],
-    pub seats: Vec<PlayerView>,
+    pub seats: Vec<PlayerView<'a>>,
     pub game_over: bool,
 }
 
@@ -420,32 +436,25 @@ impl Hickory {
                 })
                 .collect(),
             web_wilds: self.web_wilds.len(),
-            web_market: tiles(&self.web_market),
+            web_market: Mapped::new(&self.web_market, (), |&id, _, ()| tile(id)),
             bag: self.bag.len(),
             pantry: self.pantry.len(),
             relics_returned: self.cuckoo.len(),
             favour_deck: self.favour_deck.len(),
-            favour_discard: self.favour_discard.iter().map(|&f| favour_card(f)).collect(),
+            favour_discard: Mapped::new(&self.favour_discard, (), |&f, _, ()| favour_card(f)),
             mission_deck: self.mission_deck.len(),
-            missions: self.missions.iter().map(|&m| mission_card(m)).collect(),
+            missions: Mapped::new(&self.missions, (), |&m, _, ()| mission_card(m)),
             pinecone: self.pinecone,
             paws: &self.paws,
             seats: Seat::all(self.players)
                 .map(|seat| {
                     let p = self.player(seat);
-                    let board = HUNT_BOARDS[p.hunt_board as usize];
                     PlayerView {
                         seat,
                         score: p.points.total(),
                         points: p.points,
                         hunt_board: p.hunt_board,
-                        hunt: (0..HUNT_SIZE)
-                            .map(|r| {
-                                (0..HUNT_SIZE)
-                                    .map(|c| hunt_space_view(board[r][c], p.hunt_done[r][c]))
-                                    .collect()
-                            })
-                            .collect(),
+                        hunt: hunt_view(p.hunt_board, &p.hunt_done),
                         hunt_spaces_done: p.hunt_spaces_done(),
                         mice: p
                             .mice
@@ -461,8 +470,8 @@ impl Hickory {
                         favour_count: p.favours.len(),
                         favours: self
                             .shows_favours(viewer, seat)
-                            .then(|| p.favours.iter().map(|&f| favour_card(f)).collect()),
-                        missions_done: p.missions_done.iter().map(|&m| mission_card(m)).collect(),
+                            .then(|| Mapped::new(&p.favours, (), |&f, _, ()| favour_card(f))),
+                        missions_done: Mapped::new(&p.missions_done, (), |&m, _, ()| mission_card(m)),
                     }
                 })
                 .collect(),

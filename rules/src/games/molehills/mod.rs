@@ -15,6 +15,7 @@ mod tests;
 use std::collections::VecDeque;
 use std::fmt;
 
+use json_write::Mapped;
 use serde::{Deserialize, Serialize};
 
 pub use data::{
@@ -381,25 +382,25 @@ pub enum MolehillsEvent {
     },
 }
 
-/// One player as every viewer sees them.
+/// One player as every viewer sees them, borrowing the lists from the state.
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
-pub struct PlayerView {
+pub struct PlayerView<'a> {
     pub seat: Seat,
     /// King of the Hill token held this round (1 plays first).
     pub token: u8,
     pub mole: Option<Mole>,
     pub supply: u8,
     pub score: i64,
-    pub round_scores: Vec<i64>,
+    pub round_scores: Mapped<'a, Vec<i64>, i64, usize>,
     /// The cards the player drafted and has not yet revealed, by card id, never in stack order. Only in the
     /// player's own view: the seed keeps a hand "hidden from opponents" (GAPS 001 Q7); they see `hand_size`.
-    pub cards: Vec<CardView>,
+    pub cards: Mapped<'a, CardId, CardView>,
     /// How many cards the player holds.
     pub hand_size: usize,
     /// Has programmed their stack this round.
     pub planned: bool,
     /// Cards revealed this round, in the order played.
-    pub revealed: Vec<CardView>,
+    pub revealed: Mapped<'a, CardId, CardView>,
 }
 
 /// What one viewer may know.
@@ -413,15 +414,15 @@ pub struct MolehillsView<'a> {
     pub phase: &'a Phase,
     /// `turn_order[0]` holds token 1.
     pub turn_order: &'a [Seat],
-    pub players: Vec<PlayerView>,
+    pub players: Vec<PlayerView<'a>>,
     pub rock: Option<Pos>,
     /// The surface, row-major (`surface[row * grid + col]`): each mountain bottom piece first.
     pub surface: &'a [Vec<Seat>],
-    pub display: Vec<CardView>,
+    pub display: Mapped<'a, CardId, CardView>,
     pub deck_size: usize,
     pub discard_size: usize,
     /// The viewer's own programmed stack, cards not yet revealed, top first.
-    pub your_stack: Option<Vec<CardView>>,
+    pub your_stack: Option<Mapped<'a, CardId, CardView>>,
 }
 
 /// The whole state of a match, hidden information included (never sent to players: see [`Game::view`]).
@@ -463,6 +464,11 @@ impl CardView {
             | CardView::Rock { id } => id,
         }
     }
+}
+
+/// [`card_view`] as a view's borrowed list maps each id.
+fn card_view_of(id: &CardId, _: usize, (): ()) -> CardView {
+    card_view(*id)
 }
 
 fn card_view(id: CardId) -> CardView {
@@ -1205,7 +1211,7 @@ impl Game for Molehills {
         let players = Seat::all(self.players)
             .map(|seat| {
                 let s = seat.index();
-                let round_scores: Vec<i64> = self.round_scores.iter().map(|r| r[s]).collect();
+                let round_scores = Mapped::new(&self.round_scores, s, |round, _, s| round[s]);
                 PlayerView {
                     seat,
                     token: tokens[s],
@@ -1213,20 +1219,24 @@ impl Game for Molehills {
                     supply: self.supply[s],
                     score: round_scores.iter().sum(),
                     round_scores,
-                    cards: if viewer == Viewer::Seat(seat) {
-                        self.hands[s].iter().map(|c| card_view(*c)).collect()
-                    } else {
-                        Vec::new()
-                    },
+                    cards: Mapped::new(
+                        if viewer == Viewer::Seat(seat) {
+                            &self.hands[s]
+                        } else {
+                            &[]
+                        },
+                        (),
+                        card_view_of,
+                    ),
                     hand_size: self.hands[s].len(),
                     planned: self.plans[s].is_some(),
-                    revealed: self.revealed[s].iter().map(|c| card_view(*c)).collect(),
+                    revealed: Mapped::new(&self.revealed[s], (), card_view_of),
                 }
             })
             .collect();
         let your_stack = self
             .own_plan(viewer)
-            .map(|plan| plan.iter().map(|c| card_view(*c)).collect());
+            .map(|plan| Mapped::new(plan, (), card_view_of));
         MolehillsView {
             viewer,
             grid: self.grid,
@@ -1238,7 +1248,7 @@ impl Game for Molehills {
             players,
             rock: self.rock,
             surface: &self.stacks,
-            display: self.display.iter().map(|c| card_view(*c)).collect(),
+            display: Mapped::new(&self.display, (), card_view_of),
             deck_size: self.deck.len(),
             discard_size: self.discard.len(),
             your_stack,
