@@ -116,9 +116,11 @@ const done = arguments[arguments.length - 1];
   box.style.cssText = "position:absolute; left:-10000px; top:0; width:1000px;";
   document.body.append(box);
   const seen = new Set();
-  const check = (where, text) => {
+  const counts = { log: 0, action: 0, label: 0, headline: 0, player: 0 };
+  const check = (where, text, kind) => {
     if (text === null || text === undefined || text === "") return;
     const value = String(text).replace(/\s+/g, " ").trim();
+    if (kind) counts[kind] += 1;
     for (const [pattern, what] of BAD) {
       if (pattern.test(value)) {
         const key = `${what}|${value}`;
@@ -158,32 +160,35 @@ const done = arguments[arguments.length - 1];
       rerender: () => {},
     };
     for (const event of state.events) {
-      check(`log line of ${JSON.stringify(event)}`, guarded(`describe(${JSON.stringify(event)})`, () => screen.describe(event, ctx)));
+      const line = guarded(`describe(${JSON.stringify(event)})`, () => screen.describe(event, ctx));
+      check(`log line of ${JSON.stringify(event)}`, line, "log");
     }
-    if (screen.headline) check(`headline at move ${f.version}`, guarded(`headline at move ${f.version}`, () => screen.headline(ctx)));
+    if (screen.headline) {
+      check(`headline at move ${f.version}`, guarded(`headline at move ${f.version}`, () => screen.headline(ctx)), "headline");
+    }
     if (screen.playerInfo) {
       for (let seat = 0; seat < players; seat++) {
         const info = guarded(`playerInfo(${seat}) at move ${f.version}`, () => screen.playerInfo(seat, ctx));
-        if (info) check(`player note at move ${f.version}`, info instanceof Node ? info.textContent : info);
+        if (info) check(`player note at move ${f.version}`, info instanceof Node ? info.textContent : info, "player");
       }
     }
     const board = guarded(`render at move ${f.version}`, () => screen.render(ctx));
     if (!board) continue;
     box.replaceChildren(board);
     for (const el of box.querySelectorAll("[data-act]")) {
-      check(`action label at move ${f.version}`, el.innerText || el.textContent);
+      check(`action label at move ${f.version}`, el.innerText || el.textContent, "action");
     }
     for (const el of box.querySelectorAll("[aria-label], [title]")) {
-      check(`label at move ${f.version}`, el.getAttribute("aria-label"));
-      check(`title at move ${f.version}`, el.getAttribute("title"));
+      check(`label at move ${f.version}`, el.getAttribute("aria-label"), "label");
+      check(`title at move ${f.version}`, el.getAttribute("title"), "label");
     }
-    for (const el of box.querySelectorAll("svg title")) check(`svg title at move ${f.version}`, el.textContent);
+    for (const el of box.querySelectorAll("svg title")) check(`svg title at move ${f.version}`, el.textContent, "label");
   }
   box.remove();
   console.error = consoleError;
   for (const m of new Set(missing)) problems.push(`${lang}: ${m}`);
-  return problems;
-})().then(done, (e) => done([`the check failed: ${e}`]));
+  return { problems, counts };
+})().then(done, (e) => done({ problems: [`the check failed: ${e}`], counts: {} }));
 "#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -229,7 +234,15 @@ async fn every_label_and_log_line_reads_as_words() {
                     .await
                     .unwrap_or_else(|_| panic!("{}: the check ends", info.id))
                     .unwrap_or_else(|e| panic!("{}: the check runs: {e}", info.id));
-                    for p in found.as_array().expect("a list of problems") {
+                    let counts = &found["counts"];
+                    // The walk reached the screen: log lines and action labels were read.
+                    assert!(
+                        counts["log"].as_u64().unwrap_or(0) > 0 && counts["action"].as_u64().unwrap_or(0) > 0,
+                        "{} ({players} players, {lang}): log lines and action labels are read: {counts}",
+                        info.id
+                    );
+                    walked.push(format!("{} {players} {lang}: {counts}", info.id));
+                    for p in found["problems"].as_array().expect("a list of problems") {
                         problems.push(format!(
                             "{} ({players} players, {lang}): {}",
                             info.id,
@@ -241,7 +254,7 @@ async fn every_label_and_log_line_reads_as_words() {
         }
         page.close().await;
         eprintln!("walked: {}", walked.join(", "));
-        assert!(walked.len() >= 5, "every game is walked: {walked:?}");
+        assert!(walked.len() >= 15, "every game is walked: {walked:?}");
         assert!(
             problems.is_empty(),
             "{} labels or log lines do not read as words:\n{}",

@@ -102,7 +102,10 @@ export function seatNames() {
 
 // ---- notices -------------------------------------------------------------------------------------------------
 
-/** Shows a message in plain words. Errors stay until dismissed or replaced; information fades by itself. */
+/**
+ * Shows a message in plain words. Errors stay until dismissed or replaced; information fades by itself. `text` may
+ * be a function giving the words, so that a change of language rewords a message still showing.
+ */
 export function notify(text, { kind = "error", timeout } = {}) {
   app.notice = { text, kind, id: Math.random() };
   const id = app.notice.id;
@@ -114,13 +117,18 @@ export function notify(text, { kind = "error", timeout } = {}) {
     }
   }, ms);
   renderNotice();
-  announce(text);
+  announce(noticeText(app.notice));
+}
+
+/** A notice's words in the page's language now. */
+function noticeText(notice) {
+  return typeof notice.text === "function" ? notice.text() : notice.text;
 }
 
 export function showError(error) {
   const e = error instanceof ServerError ? error : new ServerError("internal", String(error));
   // A stale version is cured by the update already on its way: say so briefly.
-  notify(errorWords(e), e.code === "stale_version" ? { timeout: 6000 } : {});
+  notify(() => errorWords(e), e.code === "stale_version" ? { timeout: 6000 } : {});
 }
 
 function clearNotice() {
@@ -292,7 +300,7 @@ function onStatus(status, detail) {
   app.connection = { status, detail };
   // Keep a more precise connection message (the server said it is restarting) while reconnecting.
   if (status === "lost" && app.session && app.notice?.kind !== "connection") {
-    app.notice = { text: errorWords({ code: "connection_lost" }), kind: "connection", id: "conn" };
+    app.notice = { text: () => errorWords({ code: "connection_lost" }), kind: "connection", id: "conn" };
     renderNotice();
   }
   if (status === "open") clearNoticeIfConnection();
@@ -410,17 +418,17 @@ function onClosing(message) {
     if (code) store.forgetSeat(code);
     app.session = null;
     goHome();
-    notify(errorWords(message), { timeout: 60_000 });
+    notify(() => errorWords(message), { timeout: 60_000 });
     return;
   }
   if (message.code === "session_replaced") {
     app.conn.stop();
-    app.notice = { text: errorWords(message), kind: "replaced", id: "replaced" };
+    app.notice = { text: () => errorWords(message), kind: "replaced", id: "replaced" };
     render();
     return;
   }
   // Stays until the connection is back (see onStatus).
-  notify(errorWords(message), { kind: "connection", timeout: 24 * 3600 * 1000 });
+  notify(() => errorWords(message), { kind: "connection", timeout: 24 * 3600 * 1000 });
 }
 
 function addLog(entry) {
@@ -493,7 +501,7 @@ function renderNotice() {
   }
   el.hidden = false;
   el.dataset.kind = app.notice.kind;
-  const children = [h("p", {}, app.notice.text)];
+  const children = [h("p", {}, noticeText(app.notice))];
   if (app.notice.kind === "replaced") {
     children.push(
       h(
@@ -801,7 +809,7 @@ async function loadCatalogue() {
     app.catalogue = Array.isArray(body) ? body : body.games || [];
   } catch (e) {
     app.catalogue = [];
-    notify(t("common.catalogue_failed"));
+    notify(() => t("common.catalogue_failed"));
   }
 }
 
