@@ -301,6 +301,7 @@ async function peekLobby(code) {
     if (e instanceof ServerError && e.code === "connection_lost") app.peek = null;
   } finally {
     if (early.state && early.state.code === code) early.state = null;
+    if (early.lobby && early.lobby.code === code) early.lobby = null;
     if (!app.session) resetChat();
   }
 }
@@ -408,7 +409,7 @@ function trackStandIn(lobby) {
 
 /** Whether an event is something this seat did (its moves), as opposed to news about it (its turn starting). */
 function playedBy(event, seat) {
-  return event && event.seat === seat && !/turn|game_over/.test(String(event.type || ""));
+  return event && event.seat === seat && !/(^|_)turn(_|$)|^game_over$/.test(String(event.type || ""));
 }
 
 /** Tells a returning player what was played for them while they were away (a panel above the board and the log). */
@@ -651,7 +652,7 @@ function applyConnection() {
     }
     // The control that had focus is disabled now: keep focus on the screen (its headline), not the page.
     const active = document.activeElement;
-    if (focusLost() || (active && active.hasAttribute("data-offline-disabled"))) focusDecision(main);
+    if (app.lobby && (focusLost() || active?.hasAttribute("data-offline-disabled"))) focusDecision(main);
   } else if (wasDown && app.state && !isTyping()) {
     // Back online: a decision that waited gets focus again, unless the player moved on to something else.
     const active = document.activeElement;
