@@ -751,7 +751,7 @@ function renderGame() {
   const parts = [header];
   if (app.awayReport) parts.push(renderAwayReport());
   if (state.outcome) parts.push(renderOutcome(state, ctx));
-  parts.push(h("p", { class: "headline", id: "headline" }, yourWords(screen.headline ? screen.headline(ctx) : headline(ctx))));
+  parts.push(h("p", { class: "headline", id: "headline", tabindex: "-1" }, yourWords(screen.headline ? screen.headline(ctx) : headline(ctx))));
   if (state.turn_deadline && !state.outcome) {
     parts.push(
       h(

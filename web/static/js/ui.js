@@ -200,8 +200,10 @@ export function keepFocus(render, { decide = false } = {}) {
   if (key) {
     const again = document.querySelector(key);
     if (focusable(again)) {
+      // A heading focused by focusDecision is drawn anew without its tabindex: give it one again.
+      if (!again.matches("a[href], button, input, select, textarea, [tabindex]")) again.setAttribute("tabindex", "-1");
       if (again !== document.activeElement) again.focus({ preventScroll: true });
-      return;
+      if (document.activeElement === again) return;
     }
   }
   // Focus was on something this redraw replaced (or nowhere after a move): put it on the decision. A page that
