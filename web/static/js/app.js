@@ -3,7 +3,8 @@
 
 import { Connection, ServerError } from "./net.js";
 import * as store from "./store.js";
-import { h, keepFocus, announce, clock, countdown, seatLabel } from "./ui.js";
+import { h, keepFocus, focusDecision, focusLost, isTyping, announce, clock, countdown, seatLabel } from "./ui.js";
+import { t, lang, listOf, hasKey } from "./i18n.js";
 import { errorWords, listWords } from "./words.js";
 import { t, tParts, ordinal as ordinalWords, lang, setLang, onLangChange, LANGUAGES, hasKey } from "./i18n.js";
 import {
@@ -52,6 +53,16 @@ export const app = {
   busy: false,
   /** The open rematch offer of a finished lobby (the `rematch` push). */
   rematch: null,
+  /** Set when a change gives the player a new decision: the next redraw of a lobby or game moves focus to it. */
+  wantFocus: false,
+  /** The lobby code being resumed: its next state tells what was played for this seat meanwhile. */
+  returning: null,
+  /** While a bot stands in for this seat with the player still here (their timer ran out): what it played. */
+  standIn: null,
+  /** What was played for this seat while the player was away: { texts } until dismissed. */
+  awayReport: null,
+  /** A shared link's lobby looked at before the join form: { code, phase, game, host } or { code, missing }. */
+  peek: null,
 };
 
 function parseRoute() {
@@ -159,8 +170,11 @@ export async function joinLobby(code, name) {
 
 export async function spectate(code) {
   const reply = await app.conn.request("spectate", { code });
+  const again = app.session?.spectator && app.session.code === reply.code;
   app.session = { code: reply.code, seat: null, host: false, spectator: true };
   app.route = { kind: "watch", code: reply.code };
+  if (!again) app.log = store.logFor(reply.code);
+  app.peek = null;
   setHash(`#watch=${reply.code}`);
   adoptEarlyPushes();
   render();
@@ -170,7 +184,9 @@ function seated(reply) {
   store.rememberSeat(reply.code, reply.seat, reply.seat_token);
   app.session = { code: reply.code, seat: reply.seat, host: reply.host, spectator: false };
   app.route = { kind: "join", code: reply.code };
-  app.log = [];
+  app.log = store.logFor(reply.code);
+  app.wantFocus = true;
+  app.peek = null;
   setHash(`#join=${reply.code}`);
   adoptEarlyPushes();
   render();
@@ -212,6 +228,9 @@ function resetSession() {
   app.state = null;
   app.rematch = null;
   app.log = [];
+  app.returning = null;
+  app.standIn = null;
+  app.awayReport = null;
   resetChat();
 }
 
@@ -227,6 +246,10 @@ export async function request(type, fields) {
 /** Plays a game action exactly as listed in legal_actions, against the version on screen. */
 export async function act(action) {
   if (app.busy || !app.state) return;
+  if (!app.conn.ready) {
+    notify(t("state.offline.cannot_act"), { kind: "info" });
+    return;
+  }
   app.busy = true;
   const version = app.state.version;
   try {
@@ -259,6 +282,8 @@ async function onReady(welcome) {
       await resume(app.session.code);
     } else if (app.route.kind === "join" && store.seatFor(app.route.code)) {
       await resume(app.route.code);
+    } else if (app.route.kind === "join" && app.peek?.code !== app.route.code) {
+      await peekLobby(app.route.code);
     } else if (app.route.kind === "watch") {
       await spectate(app.route.code);
     }
@@ -276,18 +301,61 @@ async function onReady(welcome) {
   render();
 }
 
+/**
+ * A shared link to a lobby this browser holds no seat in: look at the lobby before showing the join form, so that a
+ * started or finished game says so (and offers to watch) before anyone types a name. The look is a spectate and a
+ * leave at once; the lobby's phase comes in the `lobby` push.
+ */
+async function peekLobby(code) {
+  const peek = { code, checking: true };
+  app.peek = peek;
+  render();
+  const seen = new Promise((resolve) => {
+    peek.waiting = resolve;
+    setTimeout(() => resolve(null), 4000);
+  });
+  if (early.lobby && early.lobby.code === code) early.lobby = null;
+  try {
+    await app.conn.request("spectate", { code });
+    const lobby = early.lobby && early.lobby.code === code ? early.lobby : await seen;
+    await app.conn.request("leave").catch(() => {});
+    if (app.peek !== peek) return;
+    const host = lobby?.seats.find((s) => s.seat === lobby.host)?.occupant;
+    app.peek = lobby ? { code, phase: lobby.phase, game: lobby.game, host: host?.name || null } : null;
+  } catch (e) {
+    if (app.peek !== peek) return;
+    app.peek = e instanceof ServerError && e.code === "unknown_lobby" ? { code, missing: true } : null;
+    if (e instanceof ServerError && e.code === "connection_lost") app.peek = null;
+  } finally {
+    if (early.state && early.state.code === code) early.state = null;
+    if (early.lobby && early.lobby.code === code) early.lobby = null;
+    if (!app.session) resetChat();
+  }
+}
+
 async function resume(code) {
   const saved = store.seatFor(code);
   if (!saved) throw new ServerError("unauthorized", "no seat token");
   const lastVersion = app.state && app.state.code === code ? app.state.version : saved.lastVersion;
-  const reply = await app.conn.request("resume", {
-    code,
-    token: saved.token,
-    last_version: lastVersion ?? null,
-  });
+  // The state pushed on resuming carries what was played meanwhile (it may arrive before the reply).
+  app.returning = code;
+  let reply;
+  try {
+    reply = await app.conn.request("resume", {
+      code,
+      token: saved.token,
+      last_version: lastVersion ?? null,
+    });
+  } catch (e) {
+    app.returning = null;
+    throw e;
+  }
   const wasIn = app.session?.code === reply.code;
   app.session = { code: reply.code, seat: reply.seat, host: reply.host, spectator: false };
-  if (!wasIn) app.log = [];
+  if (!wasIn) {
+    app.log = store.logFor(reply.code);
+    app.wantFocus = true;
+  }
   setHash(`#join=${reply.code}`);
   adoptEarlyPushes();
 }
@@ -305,6 +373,7 @@ function onStatus(status, detail) {
   }
   if (status === "open") clearNoticeIfConnection();
   renderStatus();
+  applyConnection();
 }
 
 function onPush(message) {
@@ -338,13 +407,45 @@ function onPush(message) {
 
 function onLobby(lobby) {
   early.lobby = lobby;
+  if (app.peek && app.peek.waiting && lobby.code === app.peek.code) app.peek.waiting(lobby);
   if (!app.session || lobby.code !== app.session.code) return;
   const changes = lobbyChanges(app.lobby, lobby, app.session.seat);
   for (const text of changes) addLog({ text, kind: "lobby", version: null });
   if (changes.length) announce(changes.join(". "));
+  const opened = !app.lobby || app.lobby.code !== lobby.code;
   app.lobby = lobby;
   if (app.session.seat !== null) app.session.host = lobby.host === app.session.seat;
+  trackStandIn(lobby);
+  if (opened) app.wantFocus = true;
   render();
+}
+
+/** A bot stands in for this seat while its player is still here (their turn timer ran out): collect what it plays,
+ * and tell the player when they have the seat back. */
+function trackStandIn(lobby) {
+  const me = app.session?.spectator ? null : app.session?.seat;
+  if (me === null || me === undefined) return;
+  const occupant = lobby.seats.find((s) => s.seat === me)?.occupant;
+  const stood = occupant?.kind === "human" && !!occupant.stand_in;
+  if (stood && !app.standIn) app.standIn = { texts: [] };
+  if (!stood && app.standIn) {
+    reportAway(app.standIn.texts);
+    app.standIn = null;
+  }
+}
+
+/** Whether an event is something this seat did (its moves), as opposed to news about it (its turn starting). */
+function playedBy(event, seat) {
+  return event && event.seat === seat && !/(^|_)turn(_|$)|^game_over$/.test(String(event.type || ""));
+}
+
+/** Tells a returning player what was played for them while they were away (a panel above the board and the log). */
+function reportAway(texts) {
+  if (!texts.length) return;
+  app.awayReport = { texts: [...(app.awayReport?.texts || []), ...texts] };
+  const summary = t("state.away.summary", { n: app.awayReport.texts.length });
+  addLog({ text: summary, kind: "away", version: app.state?.version ?? null });
+  announce(`${summary} ${texts.join(" ")}`);
 }
 
 function onState(update) {
@@ -358,21 +459,60 @@ function onState(update) {
   const screen = screenFor(update.game);
   const ctx = context();
   const texts = [];
+  // On resuming, the missed events include what was played for this seat meanwhile (by a stand-in or the timer).
+  const returning = app.returning === update.code;
+  if (returning) app.returning = null;
+  const me = ctx.me;
+  const forMe = [];
   if (update.since < update.version) {
     for (const event of update.events) {
       const text = yourWords(screen.describe(event, ctx));
       if (text) {
         texts.push(text);
         addLog({ text, kind: "game", version: update.version, seat: event.seat });
+        if (me !== null && playedBy(event, me) && (returning || app.standIn)) forMe.push(text);
       }
     }
   } else if (!previous) {
-    addLog({ text: t("common.log.current"), kind: "info", version: update.version });
+    addLog({ text: t("state.log.current_position"), kind: "info", version: update.version });
   } else {
-    addLog({ text: t("common.log.resync"), kind: "info", version: update.version });
+    addLog({ text: t("state.log.resynced"), kind: "info", version: update.version });
+  }
+  if (app.standIn) app.standIn.texts.push(...forMe);
+  else if (returning) reportAway(forMe);
+  // The end of the match is logged after its last moves (the lobby push that says so comes before them).
+  const ended = update.outcome && !(previous && previous.match_id === update.match_id && previous.outcome);
+  if (ended && update.since < update.version) {
+    const text = outcomeWords(update.outcome, ctx);
+    addLog({ text, kind: "lobby", version: update.version });
+    texts.push(text);
   }
   if (texts.length) announce(texts.slice(-3).join(" "));
+  // A push that gives this seat a decision it did not have moves focus to it.
+  const decision = update.legal_actions.length > 0;
+  const hadDecision = !!previous && previous.match_id === update.match_id && previous.legal_actions.length > 0;
+  if (decision && !hadDecision) app.wantFocus = true;
+  if (ended) app.wantFocus = true;
   render();
+}
+
+/** "The game is over: Ann wins." (with the tie-break when the winner was level on points). */
+function outcomeWords(outcome, ctx) {
+  const winners = outcome.winners.map((s) => ctx.name(s));
+  const tie = tieBroken(outcome);
+  if (!winners.length) return t("state.log.over");
+  const who = ctx.me !== null && outcome.winners.includes(ctx.me) && winners.length === 1 ? t("state.outcome.you_win") : t("state.outcome.wins", { names: listOf(winners), n: winners.length });
+  return `${t("state.log.over")} ${who}${tie ? ` ${t("state.outcome.tie_broken", { score: tie.score })}` : ""}`;
+}
+
+/** When the winner's score is shared by a seat placed behind: { score }, the tie the game's rule broke. */
+function tieBroken(outcome) {
+  const scores = outcome.scores || [];
+  for (const w of outcome.winners) {
+    const level = scores.some((score, seat) => score === scores[w] && outcome.placings[seat] > outcome.placings[w]);
+    if (level) return { score: scores[w] };
+  }
+  return null;
 }
 
 /** A rematch offer of this lobby, or an answer to it. */
@@ -385,7 +525,23 @@ function onRematch(offer) {
     addLog({ text, kind: "lobby", version: null });
     announce(text);
   }
+  if (app.session.spectator && offer.new_code && !before?.new_code) {
+    // Spectators stay on the finished table: offer them the rematch's.
+    const text = t("state.rematch.spectator_offer", { code: offer.new_code });
+    addLog({ text, kind: "lobby", version: null });
+    announce(text);
+    app.wantFocus = true;
+  }
   render();
+}
+
+/** A spectator of a finished table moves on to watch its rematch. */
+function watchRematch(code) {
+  resetSession();
+  app.route = { kind: "watch", code };
+  setHash(`#watch=${code}`);
+  render();
+  if (app.conn.ready) spectate(code).catch(showError);
 }
 
 /** The rematch started and we accepted: take the new seat with its new token. */
@@ -434,6 +590,8 @@ function onClosing(message) {
 function addLog(entry) {
   app.log.unshift(entry);
   if (app.log.length > LOG_LIMIT) app.log.length = LOG_LIMIT;
+  // Kept per lobby in this browser, so that a reload shows it again.
+  if (app.session?.code) store.rememberLog(app.session.code, app.log);
 }
 
 /** What a game screen gets: the state, names and the means to act. */
@@ -461,26 +619,95 @@ export function context() {
 // ---- rendering -----------------------------------------------------------------------------------------------
 
 export function render() {
-  keepFocus(() => {
-    renderStatus();
-    renderNotice();
-    const main = document.getElementById("main");
-    main.replaceChildren(currentScreen());
-  });
+  // A pending move of focus waits until the lobby or game it points to is on screen.
+  const ready = !!(app.session && app.lobby && (app.lobby.phase === "open" || app.state));
+  const decide = app.wantFocus && ready;
+  if (decide) app.wantFocus = false;
+  keepFocus(
+    () => {
+      renderStatus();
+      renderNotice();
+      const main = document.getElementById("main");
+      main.replaceChildren(currentScreen());
+      applyConnection();
+    },
+    { decide },
+  );
+}
+
+/** The connection is not usable: from the first attempt until the handshake, and while reconnecting. */
+export function offline() {
+  return !app.conn || !app.conn.ready;
+}
+
+/**
+ * While disconnected every control that asks something of the server is disabled (and enabled again on
+ * reconnection), and the players' presence shows as unknown: what the server last said may no longer hold.
+ * Leaving for the start page, dismissing a notice and typing stay possible.
+ */
+function applyConnection() {
+  const main = document.getElementById("main");
+  if (!main) return;
+  const down = offline();
+  const wasDown = document.body.dataset.connection === "offline";
+  document.body.dataset.connection = down ? "offline" : "online";
+  for (const el of main.querySelectorAll("[data-offline-disabled]")) {
+    if (!down) {
+      el.removeAttribute("data-offline-disabled");
+      if ("disabled" in el) el.disabled = false;
+      else el.removeAttribute("aria-disabled");
+    }
+  }
+  if (down) {
+    const controls = main.querySelectorAll("button, select, input[type=checkbox], input[type=radio], [data-act]");
+    for (const el of controls) {
+      if (el.matches("[data-key=home], [data-key=new-game], [data-key=leave], [data-stays-online]")) continue;
+      if ("disabled" in el) {
+        if (el.disabled) continue;
+        el.disabled = true;
+      } else {
+        if (el.getAttribute("aria-disabled") === "true") continue;
+        el.setAttribute("aria-disabled", "true");
+      }
+      el.setAttribute("data-offline-disabled", "");
+    }
+    for (const tag of main.querySelectorAll(".presence")) {
+      tag.className = "tag presence presence-unknown";
+      tag.dataset.presence = "unknown";
+      tag.textContent = t("state.presence.unknown");
+      tag.title = t("state.presence.unknown_hint");
+    }
+    // The control that had focus is disabled now: keep focus on the screen (its headline), not the page.
+    const active = document.activeElement;
+    if (app.lobby && (focusLost() || active?.hasAttribute("data-offline-disabled"))) focusDecision(main);
+  } else if (wasDown && app.state && !isTyping()) {
+    // Back online: a decision that waited gets focus again, unless the player moved on to something else.
+    const active = document.activeElement;
+    if (focusLost() || active === main || active?.id === "headline") focusDecision(main);
+  }
 }
 
 function currentScreen() {
   if (app.session && app.lobby) {
-    if (app.lobby.phase === "open") return renderLobby(app);
+    if (app.lobby.phase === "open") return markLobbyDecision(renderLobby(app));
     if (app.state) return renderGame();
     return h("section", { class: "panel" }, h("p", {}, t("common.loading_game")));
   }
   if (app.session) return h("section", { class: "panel" }, h("p", {}, t("common.loading")));
-  if (app.route.kind === "join" && !store.seatFor(app.route.code)) return renderJoin(app, app.route.code);
+  if (app.route.kind === "join" && !store.seatFor(app.route.code)) return renderJoin(app, app.route.code, app.peek);
   if (app.route.kind === "watch" && app.connection.status !== "open") {
     return h("section", { class: "panel" }, h("p", {}, t("common.conn.connecting")));
   }
   return renderHome(app);
+}
+
+/** The lobby's next step for focus: start when everyone is there, else add a bot, else share the link. */
+function markLobbyDecision(screen) {
+  const next = ["[data-key=start]:not([disabled])", "[data-key=add-bot]", "[data-key=copy-link]"]
+    .map((selector) => screen.querySelector(selector))
+    .find(Boolean);
+  if (next) next.setAttribute("data-decision", "");
+  return screen;
 }
 
 function renderStatus() {
@@ -548,8 +775,9 @@ function renderGame() {
     ),
   );
   const parts = [header];
+  if (app.awayReport) parts.push(renderAwayReport());
   if (state.outcome) parts.push(renderOutcome(state, ctx));
-  parts.push(h("p", { class: "headline", id: "headline" }, yourWords(screen.headline ? screen.headline(ctx) : headline(ctx))));
+  parts.push(h("p", { class: "headline", id: "headline", tabindex: "-1" }, yourWords(screen.headline ? screen.headline(ctx) : headline(ctx))));
   if (state.turn_deadline && !state.outcome) {
     parts.push(
       h(
@@ -582,10 +810,28 @@ function renderGame() {
   return h("section", { class: "game", "data-game": state.game }, parts);
 }
 
-/** Screens name the viewer "You"; in English this turns the possessive "You's" they build from it into "Your"/"your". */
+/**
+ * Screens name the viewer "You" where they would name another player; in English this mends what that leaves: the
+ * possessive "You's" becomes "Your"/"your", and a verb agreeing with a third person ("You scores", "You has") agrees
+ * with "you" ("You score", "You have").
+ */
 export function yourWords(text) {
-  if (!text || lang() !== "en") return text;
-  return text.replace(/(^|[.!?:]\s+)You's\b/g, "$1Your").replace(/\bYou's\b/g, "your");
+  if (!text) return text;
+  const mended = text.replace(/(^|[.!?:]\s+)You's\b/g, "$1Your").replace(/\bYou's\b/g, "your");
+  if (lang() !== "en") return mended;
+  return mended.replace(/\bYou ([a-z]+s)\b/g, (whole, verb) => `You ${secondPerson(verb)}`);
+}
+
+const IRREGULAR = { has: "have", is: "are", was: "were", does: "do", goes: "go" };
+const NOT_VERBS = new Set(["always", "perhaps", "thus", "sometimes", "plus", "less", "across", "towards", "afterwards", "as", "us", "yes"]);
+
+/** "scores" → "score", "passes" → "pass", "carries" → "carry"; a word that is not such a verb stays. */
+function secondPerson(verb) {
+  if (IRREGULAR[verb]) return IRREGULAR[verb];
+  if (NOT_VERBS.has(verb) || /(ss|us|is)$/.test(verb)) return verb;
+  if (/[^aeiou]ies$/.test(verb)) return `${verb.slice(0, -3)}y`;
+  if (/(sses|shes|ches|xes|zes|oes)$/.test(verb)) return verb.slice(0, -2);
+  return verb.slice(0, -1);
 }
 
 /** "Your turn", "Ann's turn", "Waiting for Ann and Bo", "Game over". */
@@ -680,6 +926,31 @@ function renderLog() {
   );
 }
 
+/** What was played for this seat while its player was away, until they dismiss it. */
+function renderAwayReport() {
+  const texts = app.awayReport.texts;
+  return h(
+    "section",
+    { class: "away-report", role: "status", "aria-labelledby": "away-h", "data-key": "away-report" },
+    h("h2", { id: "away-h" }, t("state.away.summary", { n: texts.length })),
+    h("ol", {}, texts.map((text) => h("li", {}, text))),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "quiet",
+        "data-key": "away-ok",
+        "data-stays-online": "",
+        onclick: () => {
+          app.awayReport = null;
+          render();
+        },
+      },
+      t("state.away.dismiss"),
+    ),
+  );
+}
+
 function renderOutcome(state, ctx) {
   const o = state.outcome;
   const seats = o.placings.map((placing, seat) => ({ seat, placing, score: o.scores[seat] }));
@@ -726,20 +997,46 @@ function renderOutcome(state, ctx) {
         ),
       ),
     ),
+    renderTieBreak(state, o),
     renderRematch(ctx),
     h("button", { type: "button", onclick: goHome, "data-key": "new-game" }, t("common.outcome.new_game")),
   );
 }
 
-/** "Play again": ask for (or accept) a rematch, and see who accepted. */
+/** A winner level on points with a seat placed behind: say that the game's tie-break decided, and how. */
+function renderTieBreak(state, outcome) {
+  const tie = tieBroken(outcome);
+  if (!tie) return null;
+  const key = `state.tiebreak.${state.game}`;
+  const rule = hasKey(key) ? t(key) : t("state.tiebreak.generic");
+  return h("p", { class: "tie-break", "data-key": "tie-break" }, t("state.outcome.tie_broken", { score: tie.score }), " ", rule);
+}
+
+/** "Play again": ask for (or accept) a rematch, and see who accepted. Spectators are offered the rematch's table. */
 function renderRematch(ctx) {
-  if (ctx.spectator || app.lobby?.phase !== "finished") return null;
+  if (ctx.spectator) {
+    const code = app.rematch?.new_code;
+    if (!code) return null;
+    return h(
+      "div",
+      { class: "rematch" },
+      h("p", { class: "hint" }, t("state.rematch.spectator_offer", { code })),
+      h(
+        "button",
+        { type: "button", class: "primary", "data-key": "watch-rematch", "data-decision": "", onclick: () => watchRematch(code) },
+        t("state.rematch.watch"),
+      ),
+    );
+  }
+  if (app.lobby?.phase !== "finished") return null;
   const offer = app.rematch;
   const names = (seats) => listWords(seats.map((s) => ctx.name(s)));
   const me = ctx.me;
   const parts = [];
   if (!offer) {
-    parts.push(h("button", { type: "button", class: "primary", "data-key": "play-again", onclick: () => answerRematch(true) }, t("common.rematch.play_again")));
+    parts.push(
+      h("button", { type: "button", class: "primary", "data-key": "play-again", "data-decision": "", onclick: () => answerRematch(true) }, t("common.rematch.play_again")),
+    );
   } else if (offer.new_code) {
     parts.push(h("p", { class: "hint" }, t("common.rematch.started", { code: offer.new_code })));
   } else {
@@ -820,6 +1117,7 @@ function onKey(event) {
   if (target && target.closest && target.closest("dialog")) return;
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   if (!app.state || !app.session || app.lobby?.phase === "open") return;
+  if (offline()) return;
   const screen = screenFor(app.state.game);
   if (screen.onKey && screen.onKey(event, context())) event.preventDefault();
 }
@@ -830,6 +1128,7 @@ export async function start() {
     if (app.session && route.code === app.session.code) return;
     resetSession();
     app.route = route;
+    app.peek = null;
     render();
     if (app.conn.ready && route.kind !== "home") onReady({});
   });

@@ -423,7 +423,52 @@ export function renderHome(app) {
   );
 }
 
-export function renderJoin(app, code) {
+export function renderJoin(app, code, peek = null) {
+  const own = h("p", {}, h("a", { href: "#", onclick: () => (location.hash = "") }, t("state.join.own_game")));
+  // The link's lobby was looked at first (app.js `peekLobby`): a started, finished or unknown game says so before
+  // the form, and a started or finished one offers to watch instead.
+  if (peek && peek.code === code && peek.checking) {
+    return h(
+      "section",
+      { class: "panel join-only", "aria-labelledby": "join-h", "aria-busy": "true" },
+      h("h1", { id: "join-h" }, t("state.join.checking", { code })),
+    );
+  }
+  if (peek && peek.code === code && peek.missing) {
+    return h(
+      "section",
+      { class: "panel join-only", "aria-labelledby": "join-h" },
+      h("h1", { id: "join-h" }, t("state.join.missing", { code })),
+      h("p", {}, t("state.join.missing_hint")),
+      own,
+    );
+  }
+  if (peek && peek.code === code && peek.phase && peek.phase !== "open") {
+    const game = hooks.gameTitle(peek.game);
+    const over = peek.phase === "finished";
+    return h(
+      "section",
+      { class: "panel join-only started", "aria-labelledby": "join-h", "data-key": "started-link" },
+      h("h1", { id: "join-h" }, t(over ? "state.join.finished" : "state.join.started", { code, game })),
+      h("p", {}, t(over ? "state.join.finished_hint" : "state.join.started_hint")),
+      h(
+        "div",
+        { class: "buttons" },
+        h(
+          "button",
+          {
+            type: "button",
+            class: "primary",
+            "data-key": "watch-started",
+            "data-decision": "",
+            onclick: () => hooks.spectate(code).catch(hooks.showError),
+          },
+          t(over ? "state.join.watch_finished" : "state.join.watch"),
+        ),
+      ),
+      own,
+    );
+  }
   return h(
     "section",
     { class: "panel join-only", "aria-labelledby": "join-h" },
@@ -620,6 +665,5 @@ export function lobbyChanges(before, after, me) {
   if (after.phase === "open" && !before.listed && after.listed) out.push(t("lobby.change.listed"));
   if (after.phase === "open" && before.listed && !after.listed) out.push(t("lobby.change.private"));
   if (before.phase === "open" && after.phase === "playing") out.push(t("lobby.change.started"));
-  if (before.phase !== "finished" && after.phase === "finished") out.push(t("lobby.change.over"));
   return out;
 }
