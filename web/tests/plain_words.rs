@@ -8,7 +8,7 @@
 //! `web/static/js/games/`, describes every event, draws every position (`render`), and collects every label:
 //! the text, `aria-label` and `title` of each element that plays an action (`data-act`), every `aria-label`
 //! and `title` on the board, the headline and each player's note. It fails on any text that shows an
-//! identifier (a word with an underscore, camelCase), raw JSON (braces, brackets, `undefined`, `null`), the word
+//! identifier (a word with an underscore, camelCase, PascalCase), raw JSON (braces, brackets, `undefined`, `null`), the word
 //! "option", a catalogue key with no text (`t` reports it on the console), or an exception thrown by a screen.
 //! The walk runs in English and again in Polish, so words missing from a language show too.
 
@@ -104,6 +104,7 @@ const done = arguments[arguments.length - 1];
   const BAD = [
     [/[A-Za-z0-9]_[A-Za-z0-9]/, "an identifier (underscore)"],
     [/\b[a-z]+[A-Z][a-z]+/, "an identifier (camelCase)"],
+    [/\b[A-Z][a-z]+[A-Z][a-z]+/, "an enum name (PascalCase)"],
     [/[{}\[\]]/, "raw JSON (braces or brackets)"],
     [/\b(undefined|null|NaN)\b/, "a raw value"],
     [/\boption\b/i, "the word option"],

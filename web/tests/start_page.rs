@@ -135,7 +135,9 @@ async fn create_button_in_view_and_languages_switch() {
             json!([1280, 800]),
             "the page is 1280×800"
         );
+        desktop.shot("start-page-desktop-en").await;
         switch_to_polish(&desktop, &base, "desktop").await;
+        desktop.shot("start-page-desktop-pl").await;
 
         // The lobby's "How to play": opens a dialog, Escape closes it and focus returns to the button.
         desktop.fill("#create-name", "Ania").await;

@@ -133,7 +133,9 @@ export function ordinal(n) {
 export function listOf(items) {
   const list = items.map(String);
   if (typeof Intl !== "undefined" && Intl.ListFormat) {
-    return new Intl.ListFormat(current, { style: "long", type: "conjunction" }).format(list);
+    // British English: "A, B and C", without the serial comma.
+    const locale = current === "en" ? "en-GB" : current;
+    return new Intl.ListFormat(locale, { style: "long", type: "conjunction" }).format(list);
   }
   return list.join(", ");
 }

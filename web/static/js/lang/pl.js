@@ -127,7 +127,7 @@ export default {
   "lobby.start": "Rozpocznij grę",
   "lobby.seats_empty": { one: "{n} miejsce wciąż wolne: poczekaj na znajomych albo dodaj boty.", few: "{n} miejsca wciąż wolne: poczekaj na znajomych albo dodaj boty.", many: "{n} miejsc wciąż wolnych: poczekaj na znajomych albo dodaj boty.", other: "{n} miejsca wciąż wolne: poczekaj na znajomych albo dodaj boty." },
   "lobby.everyone_here": "Wszyscy są na miejscu.",
-  "lobby.the_host": "gospodarza",
+  "lobby.the_host": "gospodarz",
   "lobby.waiting_host": "Czekamy, aż {name} rozpocznie grę.",
   "lobby.stop_watching": "Przestań oglądać",
   "lobby.leave": "Wyjdź",
