@@ -158,6 +158,7 @@ function seated(reply) {
   app.session = { code: reply.code, seat: reply.seat, host: reply.host, spectator: false };
   app.route = { kind: "join", code: reply.code };
   app.log = store.logFor(reply.code);
+  app.awayReport = store.awayFor(reply.code);
   app.wantFocus = true;
   app.peek = null;
   setHash(`#join=${reply.code}`);
@@ -327,6 +328,7 @@ async function resume(code) {
   app.session = { code: reply.code, seat: reply.seat, host: reply.host, spectator: false };
   if (!wasIn) {
     app.log = store.logFor(reply.code);
+    app.awayReport = store.awayFor(reply.code);
     app.wantFocus = true;
   }
   setHash(`#join=${reply.code}`);
@@ -416,8 +418,9 @@ function playedBy(event, seat) {
 function reportAway(texts) {
   if (!texts.length) return;
   app.awayReport = { texts: [...(app.awayReport?.texts || []), ...texts] };
-  const summary = t("state.away.summary", { n: app.awayReport.texts.length });
+  const summary = t("state.away.summary", { n: texts.length });
   addLog({ text: summary, kind: "away", version: app.state?.version ?? null });
+  if (app.session?.code) store.rememberAway(app.session.code, app.awayReport);
   announce(`${summary} ${texts.join(" ")}`);
 }
 
@@ -910,6 +913,7 @@ function renderAwayReport() {
         "data-stays-online": "",
         onclick: () => {
           app.awayReport = null;
+          if (app.session?.code) store.rememberAway(app.session.code, null);
           render();
         },
       },
