@@ -6,7 +6,19 @@ import * as store from "./store.js";
 import { h, keepFocus, focusDecision, focusLost, isTyping, announce, clock, countdown, seatLabel } from "./ui.js";
 import { t, lang, listOf, hasKey } from "./i18n.js";
 import { errorWords, listWords } from "./words.js";
-import { initLobby, renderHome, renderJoin, renderLobby, lobbyChanges, standInTag } from "./lobby.js";
+import { t, tParts, ordinal as ordinalWords, lang, setLang, onLangChange, LANGUAGES, hasKey } from "./i18n.js";
+import {
+  initLobby,
+  renderHome,
+  renderJoin,
+  renderLobby,
+  lobbyChanges,
+  standInTag,
+  forgetForms,
+  gameAbout,
+  gameFacts,
+} from "./lobby.js";
+import { rulesButton } from "./help.js";
 import { screenFor } from "./games/index.js";
 import { initFriends, onChatHistory, onChatMessage, resetChat, chatPanel, presenceTag, reportPresence } from "./friends.js";
 
@@ -78,8 +90,15 @@ export function gameInfo(id) {
   return app.catalogue.find((g) => g.id === id);
 }
 
+/** A game's title, description and player count and time, for the "How to play" panel. */
+function describeGame(id) {
+  const info = gameInfo(id);
+  return { title: gameTitle(id), about: gameAbout(id), facts: info ? gameFacts(info) : "" };
+}
+
 export function gameTitle(id) {
-  return gameInfo(id)?.name || id;
+  const key = `lobby.game.${id}.name`;
+  return hasKey(key) ? t(key) : gameInfo(id)?.name || id;
 }
 
 /** The display names of the seats, by seat index. */
@@ -87,14 +106,17 @@ export function seatNames() {
   const names = [];
   for (const s of app.lobby?.seats || []) {
     const o = s.occupant;
-    names[s.seat] = o.kind === "empty" ? `Seat ${s.seat + 1}` : o.name;
+    names[s.seat] = o.kind === "empty" ? t("common.seat", { n: s.seat + 1 }) : o.name;
   }
   return names;
 }
 
 // ---- notices -------------------------------------------------------------------------------------------------
 
-/** Shows a message in plain words. Errors stay until dismissed or replaced; information fades by itself. */
+/**
+ * Shows a message in plain words. Errors stay until dismissed or replaced; information fades by itself. `text` may
+ * be a function giving the words, so that a change of language rewords a message still showing.
+ */
 export function notify(text, { kind = "error", timeout } = {}) {
   app.notice = { text, kind, id: Math.random() };
   const id = app.notice.id;
@@ -106,13 +128,18 @@ export function notify(text, { kind = "error", timeout } = {}) {
     }
   }, ms);
   renderNotice();
-  announce(text);
+  announce(noticeText(app.notice));
+}
+
+/** A notice's words in the page's language now. */
+function noticeText(notice) {
+  return typeof notice.text === "function" ? notice.text() : notice.text;
 }
 
 export function showError(error) {
   const e = error instanceof ServerError ? error : new ServerError("internal", String(error));
   // A stale version is cured by the update already on its way: say so briefly.
-  notify(errorWords(e), e.code === "stale_version" ? { timeout: 6000 } : {});
+  notify(() => errorWords(e), e.code === "stale_version" ? { timeout: 6000 } : {});
 }
 
 function clearNotice() {
@@ -343,7 +370,7 @@ function onStatus(status, detail) {
   app.connection = { status, detail };
   // Keep a more precise connection message (the server said it is restarting) while reconnecting.
   if (status === "lost" && app.session && app.notice?.kind !== "connection") {
-    app.notice = { text: errorWords({ code: "connection_lost" }), kind: "connection", id: "conn" };
+    app.notice = { text: () => errorWords({ code: "connection_lost" }), kind: "connection", id: "conn" };
     renderNotice();
   }
   if (status === "open") clearNoticeIfConnection();
@@ -497,7 +524,7 @@ function onRematch(offer) {
   const before = app.rematch;
   app.rematch = offer;
   if (!before) {
-    const text = `${seatNames()[offer.requested_by] || "Someone"} asks for a rematch.`;
+    const text = t("common.rematch.asks", { name: seatNames()[offer.requested_by] || t("common.someone") });
     addLog({ text, kind: "lobby", version: null });
     announce(text);
   }
@@ -531,7 +558,7 @@ async function onRematched(message) {
   app.rematch = null;
   try {
     await resume(message.code);
-    addLog({ text: "The rematch has started.", kind: "lobby", version: null });
+    addLog({ text: t("common.rematch.begun"), kind: "lobby", version: null });
   } catch (e) {
     showError(e);
   }
@@ -550,17 +577,17 @@ function onClosing(message) {
     if (code) store.forgetSeat(code);
     app.session = null;
     goHome();
-    notify(errorWords(message), { timeout: 60_000 });
+    notify(() => errorWords(message), { timeout: 60_000 });
     return;
   }
   if (message.code === "session_replaced") {
     app.conn.stop();
-    app.notice = { text: errorWords(message), kind: "replaced", id: "replaced" };
+    app.notice = { text: () => errorWords(message), kind: "replaced", id: "replaced" };
     render();
     return;
   }
   // Stays until the connection is back (see onStatus).
-  notify(errorWords(message), { kind: "connection", timeout: 24 * 3600 * 1000 });
+  notify(() => errorWords(message), { kind: "connection", timeout: 24 * 3600 * 1000 });
 }
 
 function addLog(entry) {
@@ -582,7 +609,7 @@ export function context() {
     me,
     spectator: !!app.session?.spectator,
     names,
-    name: (seat) => (seat === me ? "You" : names[seat] || `Seat ${seat + 1}`),
+    name: (seat) => (seat === me ? t("common.you") : names[seat] || t("common.seat", { n: seat + 1 })),
     legal: state?.legal_actions || [],
     act,
     log: app.log,
@@ -667,12 +694,12 @@ function currentScreen() {
   if (app.session && app.lobby) {
     if (app.lobby.phase === "open") return markLobbyDecision(renderLobby(app));
     if (app.state) return renderGame();
-    return h("section", { class: "panel" }, h("p", {}, "Loading the game…"));
+    return h("section", { class: "panel" }, h("p", {}, t("common.loading_game")));
   }
-  if (app.session) return h("section", { class: "panel" }, h("p", {}, "Loading…"));
+  if (app.session) return h("section", { class: "panel" }, h("p", {}, t("common.loading")));
   if (app.route.kind === "join" && !store.seatFor(app.route.code)) return renderJoin(app, app.route.code, app.peek);
   if (app.route.kind === "watch" && app.connection.status !== "open") {
-    return h("section", { class: "panel" }, h("p", {}, "Connecting…"));
+    return h("section", { class: "panel" }, h("p", {}, t("common.conn.connecting")));
   }
   return renderHome(app);
 }
@@ -690,14 +717,8 @@ function renderStatus() {
   const el = document.getElementById("conn");
   if (!el) return;
   const { status } = app.connection;
-  const text = {
-    connecting: "Connecting…",
-    open: "Connected",
-    lost: "Reconnecting…",
-    stopped: "Disconnected",
-  }[status];
   el.dataset.status = status;
-  el.textContent = text;
+  el.textContent = t(`common.conn.${status}`);
 }
 
 function renderNotice() {
@@ -710,7 +731,7 @@ function renderNotice() {
   }
   el.hidden = false;
   el.dataset.kind = app.notice.kind;
-  const children = [h("p", {}, app.notice.text)];
+  const children = [h("p", {}, noticeText(app.notice))];
   if (app.notice.kind === "replaced") {
     children.push(
       h(
@@ -724,12 +745,12 @@ function renderNotice() {
             render();
           },
         },
-        "Play in this tab instead",
+        t("common.play_here"),
       ),
     );
   } else if (app.notice.kind !== "connection") {
     children.push(
-      h("button", { type: "button", class: "quiet", "aria-label": "Dismiss message", onclick: clearNotice }, "×"),
+      h("button", { type: "button", class: "quiet", "aria-label": t("common.dismiss"), onclick: clearNotice }, "×"),
     );
   }
   el.replaceChildren(...children);
@@ -743,12 +764,17 @@ function renderGame() {
     "header",
     { class: "game-head" },
     h("h1", {}, gameTitle(state.game)),
+    rulesButton(state.game, describeGame),
     h(
       "p",
       { class: "game-meta" },
-      `Game ${app.session.code} · `,
-      ctx.spectator ? "You are watching" : h("span", {}, "You are ", seatLabel(ctx.me, ctx.names[ctx.me] || "you")),
-      ` · move ${state.version}`,
+      t("common.meta.game", { code: app.session.code }),
+      " · ",
+      ctx.spectator
+        ? t("common.meta.watching")
+        : h("span", {}, tParts("common.meta.you_are", { seat: seatLabel(ctx.me, ctx.names[ctx.me] || t("common.you_tag")) })),
+      " · ",
+      t("common.meta.move", { n: state.version }),
     ),
   );
   const parts = [header];
@@ -760,9 +786,9 @@ function renderGame() {
       h(
         "p",
         { class: "turn-timer" },
-        "Turn timer: ",
-        countdown(state.turn_deadline, { label: "time left before a move is played automatically" }),
-        " (then a move is played automatically)",
+        tParts("common.turn_timer", {
+          time: countdown(state.turn_deadline, { label: t("common.turn_timer_label") }),
+        }),
       ),
     );
   }
@@ -779,7 +805,7 @@ function renderGame() {
       h(
         "div",
         { class: "side-actions" },
-        h("button", { type: "button", class: "quiet", onclick: goHome, "data-key": "home" }, "Back to the start page"),
+        h("button", { type: "button", class: "quiet", onclick: goHome, "data-key": "home" }, t("common.home")),
       ),
     ),
   );
@@ -816,15 +842,15 @@ export function headline(ctx) {
   const status = ctx.state.status;
   switch (status.kind) {
     case "turn":
-      return status.seat === ctx.me ? "Your turn" : `${ctx.name(status.seat)}'s turn`;
+      return status.seat === ctx.me ? t("common.your_turn") : t("common.turn_of", { name: ctx.name(status.seat) });
     case "simultaneous": {
       const who = status.seats.map((s) => ctx.name(s));
-      return who.length ? `Waiting for ${listWords(who)}` : "Everyone is ready";
+      return who.length ? t("common.waiting_for", { names: listWords(who) }) : t("common.everyone_ready");
     }
     case "race":
-      return "A race is on: the first to act wins";
+      return t("common.race");
     case "over":
-      return "Game over";
+      return t("common.game_over");
     default:
       return "";
   }
@@ -835,11 +861,12 @@ export function activity(ctx, seat) {
   const status = ctx.state.status;
   switch (status.kind) {
     case "turn":
-      return status.seat === seat ? "to play" : "";
+      return status.seat === seat ? t("common.doing.to_play") : "";
     case "simultaneous":
-      return status.seats.includes(seat) ? (status.secret ? "planning" : "deciding") : "ready";
+      if (!status.seats.includes(seat)) return t("common.doing.ready");
+      return status.secret ? t("common.doing.planning") : t("common.doing.deciding");
     case "race":
-      return status.seats.includes(seat) ? "may claim" : "";
+      return status.seats.includes(seat) ? t("common.doing.may_claim") : "";
     case "over": {
       const placing = ctx.state.outcome?.placings?.[seat];
       return placing ? ordinal(placing) : "";
@@ -849,10 +876,16 @@ export function activity(ctx, seat) {
   }
 }
 
+/** "1st", "2nd" in the page's language. */
 export function ordinal(n) {
-  const s = ["th", "st", "nd", "rd"];
-  const v = n % 100;
-  return n + (s[(v - 20) % 10] || s[v] || s[0]);
+  return ordinalWords(n);
+}
+
+/** Whether a seat is the one expected to act now (its player row is highlighted). */
+function isActive(ctx, seat) {
+  const status = ctx.state.status;
+  if (status.kind === "turn") return status.seat === seat;
+  return status.kind === "simultaneous" && status.seats.includes(seat);
 }
 
 function renderPlayers(ctx, screen) {
@@ -860,7 +893,7 @@ function renderPlayers(ctx, screen) {
   return h(
     "section",
     { class: "players", "aria-labelledby": "players-h" },
-    h("h2", { id: "players-h" }, "Players"),
+    h("h2", { id: "players-h" }, t("common.players")),
     h(
       "ul",
       {},
@@ -870,9 +903,9 @@ function renderPlayers(ctx, screen) {
         const extra = screen.playerInfo ? screen.playerInfo(s.seat, ctx) : null;
         return h(
           "li",
-          { class: `player${doing === "to play" || doing === "deciding" ? " active" : ""}`, "data-seat": s.seat },
+          { class: `player${isActive(ctx, s.seat) ? " active" : ""}`, "data-seat": s.seat },
           seatLabel(s.seat, ctx.names[s.seat], { you: s.seat === ctx.me }),
-          o.kind === "bot" ? h("span", { class: "tag" }, "bot") : null,
+          o.kind === "bot" ? h("span", { class: "tag" }, t("common.bot")) : null,
           presenceTag(o),
           standInTag(s),
           doing ? h("span", { class: "doing" }, doing) : null,
@@ -887,7 +920,7 @@ function renderLog() {
   return h(
     "section",
     { class: "log", "aria-labelledby": "log-h" },
-    h("h2", { id: "log-h" }, "What happened"),
+    h("h2", { id: "log-h" }, t("common.log.title")),
     h(
       "ol",
       { class: "log-list", "aria-live": "off" },
@@ -934,12 +967,26 @@ function renderOutcome(state, ctx) {
     h(
       "h2",
       { id: "outcome-h" },
-      youWon ? (winners.length > 1 ? "You share the victory!" : "You win!") : `${listWords(winners)} ${winners.length > 1 ? "share the victory" : "wins"}`,
+      youWon
+        ? winners.length > 1
+          ? t("common.outcome.you_share")
+          : t("common.outcome.you_win")
+        : t("common.outcome.wins", { n: winners.length, names: listWords(winners) }),
     ),
     h(
       "table",
       {},
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Place"), h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Score"))),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          h("th", { scope: "col" }, t("common.outcome.place")),
+          h("th", { scope: "col" }, t("common.outcome.player")),
+          h("th", { scope: "col" }, t("common.outcome.score")),
+        ),
+      ),
       h(
         "tbody",
         {},
@@ -956,7 +1003,7 @@ function renderOutcome(state, ctx) {
     ),
     renderTieBreak(state, o),
     renderRematch(ctx),
-    h("button", { type: "button", onclick: goHome, "data-key": "new-game" }, "Play another game"),
+    h("button", { type: "button", onclick: goHome, "data-key": "new-game" }, t("common.outcome.new_game")),
   );
 }
 
@@ -992,29 +1039,29 @@ function renderRematch(ctx) {
   const parts = [];
   if (!offer) {
     parts.push(
-      h("button", { type: "button", class: "primary", "data-key": "play-again", "data-decision": "", onclick: () => answerRematch(true) }, "Play again"),
+      h("button", { type: "button", class: "primary", "data-key": "play-again", "data-decision": "", onclick: () => answerRematch(true) }, t("common.rematch.play_again")),
     );
   } else if (offer.new_code) {
-    parts.push(h("p", { class: "hint" }, `The rematch has started (game ${offer.new_code}).`));
+    parts.push(h("p", { class: "hint" }, t("common.rematch.started", { code: offer.new_code })));
   } else {
     const answered = offer.accepted.includes(me) || offer.declined.includes(me);
     if (!answered) {
       parts.push(
-        h("button", { type: "button", class: "primary", "data-key": "play-again", onclick: () => answerRematch(true) }, "Play again"),
-        h("button", { type: "button", "data-key": "no-rematch", onclick: () => answerRematch(false) }, "No thanks"),
+        h("button", { type: "button", class: "primary", "data-key": "play-again", onclick: () => answerRematch(true) }, t("common.rematch.play_again")),
+        h("button", { type: "button", "data-key": "no-rematch", onclick: () => answerRematch(false) }, t("common.rematch.no_thanks")),
       );
     }
     if (app.session?.host && offer.accepted.includes(me)) {
-      parts.push(h("button", { type: "button", "data-key": "start-rematch", onclick: () => request("start", {}) }, "Start the rematch now"));
+      parts.push(h("button", { type: "button", "data-key": "start-rematch", onclick: () => request("start", {}) }, t("common.rematch.start_now")));
     }
     parts.push(
       h(
         "p",
         { class: "hint", id: "rematch-status", "data-key": "rematch-status" },
-        `Play again: ${names(offer.accepted)} accepted`,
-        offer.declined.length ? `; ${names(offer.declined)} declined` : "",
-        ". It starts when everyone has answered",
-        app.session?.host ? " or when you start it." : ".",
+        t("common.rematch.accepted", { names: names(offer.accepted) }),
+        offer.declined.length ? ` ${t("common.rematch.declined", { names: names(offer.declined) })}` : "",
+        " ",
+        app.session?.host ? t("common.rematch.when_host") : t("common.rematch.when"),
       ),
     );
   }
@@ -1022,6 +1069,33 @@ function renderRematch(ctx) {
 }
 
 // ---- start-up ------------------------------------------------------------------------------------------------
+
+/** The page's own words outside `main` (index.html is written in English and relabelled here). */
+function labelPage() {
+  document.title = t("common.page_title");
+  const skip = document.querySelector("a.skip");
+  if (skip) skip.textContent = t("common.skip");
+  const brand = document.querySelector("a.brand");
+  if (brand) brand.setAttribute("aria-label", t("common.brand_label"));
+  const picker = document.getElementById("lang");
+  if (picker) {
+    picker.value = lang();
+    picker.setAttribute("aria-label", t("common.language"));
+    picker.title = t("common.language");
+  }
+}
+
+/** The language switch of the top bar: each language in its own name; the choice is remembered (i18n.js). */
+function languageSwitch() {
+  const top = document.querySelector("header.top");
+  if (!top || document.getElementById("lang")) return;
+  const picker = h(
+    "select",
+    { id: "lang", class: "lang", "data-key": "lang", onchange: (e) => setLang(e.target.value) },
+    LANGUAGES.map(([code, name]) => h("option", { value: code, lang: code }, name)),
+  );
+  top.insertBefore(picker, document.getElementById("conn"));
+}
 
 async function loadCatalogue() {
   try {
@@ -1036,13 +1110,15 @@ async function loadCatalogue() {
     app.catalogue = Array.isArray(body) ? body : body.games || [];
   } catch (e) {
     app.catalogue = [];
-    notify("Could not load the list of games from the server. Reload the page to try again.");
+    notify(() => t("common.catalogue_failed"));
   }
 }
 
 function onKey(event) {
   const target = event.target;
   if (target && (target.isContentEditable || ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName))) return;
+  // Keys pressed in the rules dialog are for the dialog, not the board behind it.
+  if (target && target.closest && target.closest("dialog")) return;
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   if (!app.state || !app.session || app.lobby?.phase === "open") return;
   if (offline()) return;
@@ -1061,6 +1137,14 @@ export async function start() {
     if (app.conn.ready && route.kind !== "home") onReady({});
   });
   document.addEventListener("keydown", onKey);
+  languageSwitch();
+  labelPage();
+  onLangChange(() => {
+    labelPage();
+    forgetForms();
+    // The notice keeps its words until replaced; everything else is drawn again in the new language.
+    render();
+  });
   app.conn = new Connection({ onReady, onStatus, onPush, onOrphanError: showError });
   initLobby({
     createLobby,
@@ -1073,6 +1157,7 @@ export async function start() {
     normaliseCode,
     gameInfo,
     gameTitle,
+    rulesButton: (game) => rulesButton(game, describeGame),
   });
   initFriends({
     request,

@@ -1,5 +1,7 @@
 // Small DOM helpers shared by every screen: element building, seat markers, countdowns, notices.
 
+import { t } from "./i18n.js";
+
 /** Builds an element. `attrs`: attributes, plus `class`, `on<event>` handlers, `dataset` and `text`. */
 export function h(tag, attrs = {}, ...children) {
   const svg = tag.startsWith("svg:");
@@ -89,7 +91,7 @@ export function seatLabel(seat, name, { you = false } = {}) {
     { class: "seat-label", "data-seat": seat },
     seatMarker(seat),
     h("span", { class: "seat-name" }, name),
-    you ? h("span", { class: "you-tag" }, "you") : null,
+    you ? h("span", { class: "you-tag" }, t("common.you_tag")) : null,
   );
 }
 
@@ -112,10 +114,10 @@ export function countdown(deadline, { label = "" } = {}) {
 }
 
 function formatLeft(ms) {
-  if (ms <= 0) return "0.0 s";
-  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms <= 0) return t("common.seconds_short", { n: (0).toFixed(1) });
+  if (ms < 10_000) return t("common.seconds_short", { n: (ms / 1000).toFixed(1) });
   const s = Math.ceil(ms / 1000);
-  if (s < 60) return `${s} s`;
+  if (s < 60) return t("common.seconds_short", { n: s });
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
