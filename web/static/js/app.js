@@ -4,9 +4,8 @@
 import { Connection, ServerError } from "./net.js";
 import * as store from "./store.js";
 import { h, keepFocus, focusDecision, focusLost, isTyping, announce, clock, countdown, seatLabel } from "./ui.js";
-import { t, lang, listOf, hasKey } from "./i18n.js";
 import { errorWords, listWords } from "./words.js";
-import { t, tParts, ordinal as ordinalWords, lang, setLang, onLangChange, LANGUAGES, hasKey } from "./i18n.js";
+import { t, tParts, ordinal as ordinalWords, lang, setLang, onLangChange, LANGUAGES, hasKey, listOf } from "./i18n.js";
 import {
   initLobby,
   renderHome,
