@@ -4,8 +4,8 @@
 import { Connection, ServerError } from "./net.js";
 import * as store from "./store.js";
 import { h, keepFocus, focusDecision, focusLost, isTyping, announce, clock, countdown, seatLabel } from "./ui.js";
-import { t, tParts, lang, listOf, hasKey, ordinal as ordinalWords, setLang, onLangChange, LANGUAGES } from "./i18n.js";
 import { errorWords, listWords } from "./words.js";
+import { t, tParts, ordinal as ordinalWords, lang, setLang, onLangChange, LANGUAGES, hasKey, listOf } from "./i18n.js";
 import {
   initLobby,
   renderHome,
@@ -184,6 +184,7 @@ function seated(reply) {
   app.session = { code: reply.code, seat: reply.seat, host: reply.host, spectator: false };
   app.route = { kind: "join", code: reply.code };
   app.log = store.logFor(reply.code);
+  app.awayReport = store.awayFor(reply.code);
   app.wantFocus = true;
   app.peek = null;
   setHash(`#join=${reply.code}`);
@@ -353,6 +354,7 @@ async function resume(code) {
   app.session = { code: reply.code, seat: reply.seat, host: reply.host, spectator: false };
   if (!wasIn) {
     app.log = store.logFor(reply.code);
+    app.awayReport = store.awayFor(reply.code);
     app.wantFocus = true;
   }
   setHash(`#join=${reply.code}`);
@@ -442,8 +444,9 @@ function playedBy(event, seat) {
 function reportAway(texts) {
   if (!texts.length) return;
   app.awayReport = { texts: [...(app.awayReport?.texts || []), ...texts] };
-  const summary = t("state.away.summary", { n: app.awayReport.texts.length });
+  const summary = t("state.away.summary", { n: texts.length });
   addLog({ text: summary, kind: "away", version: app.state?.version ?? null });
+  if (app.session?.code) store.rememberAway(app.session.code, app.awayReport);
   announce(`${summary} ${texts.join(" ")}`);
 }
 
@@ -942,6 +945,7 @@ function renderAwayReport() {
         "data-stays-online": "",
         onclick: () => {
           app.awayReport = null;
+          if (app.session?.code) store.rememberAway(app.session.code, null);
           render();
         },
       },

@@ -59,7 +59,8 @@ export function forgetSeat(code) {
   save(data);
 }
 
-// The log of each lobby (what happened, in words), so that a reload shows it again. Kept apart from the seats, for
+// The log of each lobby (what happened, in words) and the report of what was played for the player while away
+// (until dismissed), so that a reload shows them again. Kept apart from the seats, for
 // the ten most recent lobbies, at most LOG_KEEP entries each.
 const LOG_KEY = "tabletop.logs.v1";
 const LOG_KEEP = 120;
@@ -80,12 +81,30 @@ export function logFor(code) {
   return entry && Array.isArray(entry.entries) ? entry.entries : [];
 }
 
+/** What was played for this seat while its player was away, until they dismiss it: { texts } or null. */
+export function awayFor(code) {
+  const entry = loadLogs()[code];
+  return entry && entry.away && Array.isArray(entry.away.texts) ? entry.away : null;
+}
+
+/** Keeps (or, with null, forgets) lobby `code`'s report of what was played for the player while away. */
+export function rememberAway(code, away) {
+  const data = loadLogs();
+  if (!data[code]) return;
+  data[code].away = away ? { texts: away.texts.slice(-LOG_KEEP) } : null;
+  saveLogs(data);
+}
+
 /** Keeps lobby `code`'s log (newest first), trimmed to the most recent entries. */
 export function rememberLog(code, entries) {
   const data = loadLogs();
-  data[code] = { entries: entries.slice(0, LOG_KEEP), savedAt: Date.now() };
+  data[code] = { entries: entries.slice(0, LOG_KEEP), away: data[code]?.away || null, savedAt: Date.now() };
   const codes = Object.keys(data).sort((a, b) => (data[b].savedAt || 0) - (data[a].savedAt || 0));
   for (const old of codes.slice(LOG_LOBBIES)) delete data[old];
+  saveLogs(data);
+}
+
+function saveLogs(data) {
   try {
     localStorage.setItem(LOG_KEY, JSON.stringify(data));
   } catch {
