@@ -508,6 +508,8 @@ impl Table {
                 let _ = reply.send(Ok(()));
                 self.push_lobby_to_all();
                 self.push_state_to(&conn, Viewer::Spectator, None);
+                // A spectator arriving at a finished table hears of its rematch, to follow it there.
+                self.push_rematch_to(&conn);
             }
             Command::Resume {
                 token,

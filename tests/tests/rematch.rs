@@ -84,6 +84,18 @@ async fn two_of_three_accept_a_rematch_and_play_a_new_match_with_a_new_seed() {
             .wait_push("rematch", |o| !o["new_code"].is_null())
             .await;
         assert_eq!(told["new_code"], new_code.as_str());
+        // Spectators are told the rematch's code too, to follow it: the one watching, and one arriving later.
+        let told = watcher.wait_push("rematch", |o| !o["new_code"].is_null()).await;
+        assert_eq!(told["new_code"], new_code.as_str());
+        let mut late = server.client().await;
+        let r = late.request(req::spectate(&code)).await;
+        assert_eq!(r["type"], "spectating", "{r}");
+        let told = late.wait_push("rematch", |_| true).await;
+        assert_eq!(
+            told["new_code"],
+            new_code.as_str(),
+            "a late spectator hears of the rematch"
+        );
         let r = players[2].client.request(req::rematch(true)).await;
         assert_eq!(r["code"], "already_started", "{r}");
 

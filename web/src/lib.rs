@@ -41,6 +41,7 @@ assets! {
     "js/store.js",
     "js/friends.js",
     "js/i18n.js",
+    "js/help.js",
     "js/lang/en.js",
     "js/lang/ro.js",
     "js/lang/pl.js",

@@ -369,7 +369,8 @@ async fn one_match(
     );
     ann.fill("#create-seats", "3").await;
     ann.fill("#opt-target", "4").await;
-    ann.fill("#opt-claim_window_ms", "1000").await;
+    // In seconds on the page (the server gets 1000 ms).
+    ann.fill("#opt-claim_window_ms", "1").await;
     ann.fill("#create-name", "Ann").await;
     shot(ann, "01-create").await;
     ann.click("button[data-key=create-submit]").await;

@@ -72,3 +72,42 @@ fn the_check_would_catch_a_pale_colour() {
     assert!(contrast("#999999", "#f6f1e7") < 4.5);
     assert!((contrast("#000000", "#ffffff") - 21.0).abs() < 0.01);
 }
+
+/// The keyboard focus ring (issue 26): a near-black ring between two bands of a light colour. On every surface it
+/// is drawn on, the ring or its bands stand out (WCAG 2.2's 3:1 for focus indicators), and the bands differ from
+/// every legal-move highlight colour, so a focused card never looks merely playable. The global `:focus-visible`
+/// rule uses them.
+#[test]
+fn the_focus_ring_is_visible_and_unlike_the_move_highlights() {
+    let t = theme();
+    let (ring, halo) = (&t["focus-ring"], &t["focus-halo"]);
+    for surface in ["paper", "panel", "card", "info-bg", "back", "primary"] {
+        let on = &t[surface];
+        let best = contrast(ring, on).max(contrast(halo, on));
+        assert!(
+            best >= 3.0,
+            "the focus ring ({ring} within {halo}) on --{surface} {on}: contrast {best:.2} is below 3"
+        );
+    }
+    assert!(
+        contrast(ring, halo) >= 3.0,
+        "the ring {ring} against its own bands {halo}"
+    );
+    for highlight in ["move", "choose", "mouse", "primary", "focus"] {
+        let colour = &t[highlight];
+        let ratio = contrast(halo, colour);
+        assert!(
+            ratio >= 3.0,
+            "the focus bands {halo} look like the --{highlight} highlight {colour}: contrast {ratio:.2}"
+        );
+    }
+    let css = include_str!("../static/style.css");
+    let rule = css
+        .lines()
+        .find(|l| l.starts_with(":focus-visible"))
+        .expect("a global :focus-visible rule");
+    assert!(
+        rule.contains("var(--focus-ring)") && rule.contains("var(--focus-halo)"),
+        "the global focus rule draws the ring and its bands: {rule}"
+    );
+}

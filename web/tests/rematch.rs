@@ -176,6 +176,17 @@ async fn run(webdriver: &str, base: &str) {
     bo.wait_for("Bo's game screen", "document.querySelector('.game')")
         .await;
     assert_eq!(bo.js("return window.tabletop.session.seat").await, json!(1));
+    // He is told what the bot played for him while he was away (issue 26).
+    let report = bo
+        .wait_for(
+            "what the bot played for Bo",
+            "document.querySelector('[data-key=away-report] li') && document.querySelector('[data-key=away-report]').innerText",
+        )
+        .await;
+    assert!(
+        report.as_str().unwrap().contains("While you were away"),
+        "{report}"
+    );
     ann.wait_for(
         "the badge gone",
         "!document.querySelector('[data-key=stand-in-1]') && !document.querySelector('.players li[data-seat=\"1\"] .tag.warn')",

@@ -3,9 +3,21 @@
 
 import { Connection, ServerError } from "./net.js";
 import * as store from "./store.js";
-import { h, keepFocus, announce, clock, countdown, seatLabel } from "./ui.js";
+import { h, keepFocus, focusDecision, focusLost, isTyping, announce, clock, countdown, seatLabel } from "./ui.js";
 import { errorWords, listWords } from "./words.js";
-import { initLobby, renderHome, renderJoin, renderLobby, lobbyChanges, standInTag } from "./lobby.js";
+import { t, tParts, ordinal as ordinalWords, lang, setLang, onLangChange, LANGUAGES, hasKey, listOf } from "./i18n.js";
+import {
+  initLobby,
+  renderHome,
+  renderJoin,
+  renderLobby,
+  lobbyChanges,
+  standInTag,
+  forgetForms,
+  gameAbout,
+  gameFacts,
+} from "./lobby.js";
+import { rulesButton } from "./help.js";
 import { screenFor } from "./games/index.js";
 import { initFriends, onChatHistory, onChatMessage, resetChat, chatPanel, presenceTag, reportPresence } from "./friends.js";
 
@@ -40,6 +52,16 @@ export const app = {
   busy: false,
   /** The open rematch offer of a finished lobby (the `rematch` push). */
   rematch: null,
+  /** Set when a change gives the player a new decision: the next redraw of a lobby or game moves focus to it. */
+  wantFocus: false,
+  /** The lobby code being resumed: its next state tells what was played for this seat meanwhile. */
+  returning: null,
+  /** While a bot stands in for this seat with the player still here (their timer ran out): what it played. */
+  standIn: null,
+  /** What was played for this seat while the player was away: { texts } until dismissed. */
+  awayReport: null,
+  /** A shared link's lobby looked at before the join form: { code, phase, game, host } or { code, missing }. */
+  peek: null,
 };
 
 function parseRoute() {
@@ -67,8 +89,15 @@ export function gameInfo(id) {
   return app.catalogue.find((g) => g.id === id);
 }
 
+/** A game's title, description and player count and time, for the "How to play" panel. */
+function describeGame(id) {
+  const info = gameInfo(id);
+  return { title: gameTitle(id), about: gameAbout(id), facts: info ? gameFacts(info) : "" };
+}
+
 export function gameTitle(id) {
-  return gameInfo(id)?.name || id;
+  const key = `lobby.game.${id}.name`;
+  return hasKey(key) ? t(key) : gameInfo(id)?.name || id;
 }
 
 /** The display names of the seats, by seat index. */
@@ -76,14 +105,17 @@ export function seatNames() {
   const names = [];
   for (const s of app.lobby?.seats || []) {
     const o = s.occupant;
-    names[s.seat] = o.kind === "empty" ? `Seat ${s.seat + 1}` : o.name;
+    names[s.seat] = o.kind === "empty" ? t("common.seat", { n: s.seat + 1 }) : o.name;
   }
   return names;
 }
 
 // ---- notices -------------------------------------------------------------------------------------------------
 
-/** Shows a message in plain words. Errors stay until dismissed or replaced; information fades by itself. */
+/**
+ * Shows a message in plain words. Errors stay until dismissed or replaced; information fades by itself. `text` may
+ * be a function giving the words, so that a change of language rewords a message still showing.
+ */
 export function notify(text, { kind = "error", timeout } = {}) {
   app.notice = { text, kind, id: Math.random() };
   const id = app.notice.id;
@@ -95,13 +127,18 @@ export function notify(text, { kind = "error", timeout } = {}) {
     }
   }, ms);
   renderNotice();
-  announce(text);
+  announce(noticeText(app.notice));
+}
+
+/** A notice's words in the page's language now. */
+function noticeText(notice) {
+  return typeof notice.text === "function" ? notice.text() : notice.text;
 }
 
 export function showError(error) {
   const e = error instanceof ServerError ? error : new ServerError("internal", String(error));
   // A stale version is cured by the update already on its way: say so briefly.
-  notify(errorWords(e), e.code === "stale_version" ? { timeout: 6000 } : {});
+  notify(() => errorWords(e), e.code === "stale_version" ? { timeout: 6000 } : {});
 }
 
 function clearNotice() {
@@ -132,8 +169,11 @@ export async function joinLobby(code, name) {
 
 export async function spectate(code) {
   const reply = await app.conn.request("spectate", { code });
+  const again = app.session?.spectator && app.session.code === reply.code;
   app.session = { code: reply.code, seat: null, host: false, spectator: true };
   app.route = { kind: "watch", code: reply.code };
+  if (!again) app.log = store.logFor(reply.code);
+  app.peek = null;
   setHash(`#watch=${reply.code}`);
   adoptEarlyPushes();
   render();
@@ -143,7 +183,10 @@ function seated(reply) {
   store.rememberSeat(reply.code, reply.seat, reply.seat_token);
   app.session = { code: reply.code, seat: reply.seat, host: reply.host, spectator: false };
   app.route = { kind: "join", code: reply.code };
-  app.log = [];
+  app.log = store.logFor(reply.code);
+  app.awayReport = store.awayFor(reply.code);
+  app.wantFocus = true;
+  app.peek = null;
   setHash(`#join=${reply.code}`);
   adoptEarlyPushes();
   render();
@@ -185,6 +228,9 @@ function resetSession() {
   app.state = null;
   app.rematch = null;
   app.log = [];
+  app.returning = null;
+  app.standIn = null;
+  app.awayReport = null;
   resetChat();
 }
 
@@ -200,6 +246,10 @@ export async function request(type, fields) {
 /** Plays a game action exactly as listed in legal_actions, against the version on screen. */
 export async function act(action) {
   if (app.busy || !app.state) return;
+  if (!app.conn.ready) {
+    notify(t("state.offline.cannot_act"), { kind: "info" });
+    return;
+  }
   app.busy = true;
   const version = app.state.version;
   try {
@@ -232,6 +282,8 @@ async function onReady(welcome) {
       await resume(app.session.code);
     } else if (app.route.kind === "join" && store.seatFor(app.route.code)) {
       await resume(app.route.code);
+    } else if (app.route.kind === "join" && app.peek?.code !== app.route.code) {
+      await peekLobby(app.route.code);
     } else if (app.route.kind === "watch") {
       await spectate(app.route.code);
     }
@@ -249,18 +301,62 @@ async function onReady(welcome) {
   render();
 }
 
+/**
+ * A shared link to a lobby this browser holds no seat in: look at the lobby before showing the join form, so that a
+ * started or finished game says so (and offers to watch) before anyone types a name. The look is a spectate and a
+ * leave at once; the lobby's phase comes in the `lobby` push.
+ */
+async function peekLobby(code) {
+  const peek = { code, checking: true };
+  app.peek = peek;
+  render();
+  const seen = new Promise((resolve) => {
+    peek.waiting = resolve;
+    setTimeout(() => resolve(null), 4000);
+  });
+  if (early.lobby && early.lobby.code === code) early.lobby = null;
+  try {
+    await app.conn.request("spectate", { code });
+    const lobby = early.lobby && early.lobby.code === code ? early.lobby : await seen;
+    await app.conn.request("leave").catch(() => {});
+    if (app.peek !== peek) return;
+    const host = lobby?.seats.find((s) => s.seat === lobby.host)?.occupant;
+    app.peek = lobby ? { code, phase: lobby.phase, game: lobby.game, host: host?.name || null } : null;
+  } catch (e) {
+    if (app.peek !== peek) return;
+    app.peek = e instanceof ServerError && e.code === "unknown_lobby" ? { code, missing: true } : null;
+    if (e instanceof ServerError && e.code === "connection_lost") app.peek = null;
+  } finally {
+    if (early.state && early.state.code === code) early.state = null;
+    if (early.lobby && early.lobby.code === code) early.lobby = null;
+    if (!app.session) resetChat();
+  }
+}
+
 async function resume(code) {
   const saved = store.seatFor(code);
   if (!saved) throw new ServerError("unauthorized", "no seat token");
   const lastVersion = app.state && app.state.code === code ? app.state.version : saved.lastVersion;
-  const reply = await app.conn.request("resume", {
-    code,
-    token: saved.token,
-    last_version: lastVersion ?? null,
-  });
+  // The state pushed on resuming carries what was played meanwhile (it may arrive before the reply).
+  app.returning = code;
+  let reply;
+  try {
+    reply = await app.conn.request("resume", {
+      code,
+      token: saved.token,
+      last_version: lastVersion ?? null,
+    });
+  } catch (e) {
+    app.returning = null;
+    throw e;
+  }
   const wasIn = app.session?.code === reply.code;
   app.session = { code: reply.code, seat: reply.seat, host: reply.host, spectator: false };
-  if (!wasIn) app.log = [];
+  if (!wasIn) {
+    app.log = store.logFor(reply.code);
+    app.awayReport = store.awayFor(reply.code);
+    app.wantFocus = true;
+  }
   setHash(`#join=${reply.code}`);
   adoptEarlyPushes();
 }
@@ -273,11 +369,12 @@ function onStatus(status, detail) {
   app.connection = { status, detail };
   // Keep a more precise connection message (the server said it is restarting) while reconnecting.
   if (status === "lost" && app.session && app.notice?.kind !== "connection") {
-    app.notice = { text: errorWords({ code: "connection_lost" }), kind: "connection", id: "conn" };
+    app.notice = { text: () => errorWords({ code: "connection_lost" }), kind: "connection", id: "conn" };
     renderNotice();
   }
   if (status === "open") clearNoticeIfConnection();
   renderStatus();
+  applyConnection();
 }
 
 function onPush(message) {
@@ -311,13 +408,46 @@ function onPush(message) {
 
 function onLobby(lobby) {
   early.lobby = lobby;
+  if (app.peek && app.peek.waiting && lobby.code === app.peek.code) app.peek.waiting(lobby);
   if (!app.session || lobby.code !== app.session.code) return;
   const changes = lobbyChanges(app.lobby, lobby, app.session.seat);
   for (const text of changes) addLog({ text, kind: "lobby", version: null });
   if (changes.length) announce(changes.join(". "));
+  const opened = !app.lobby || app.lobby.code !== lobby.code;
   app.lobby = lobby;
   if (app.session.seat !== null) app.session.host = lobby.host === app.session.seat;
+  trackStandIn(lobby);
+  if (opened) app.wantFocus = true;
   render();
+}
+
+/** A bot stands in for this seat while its player is still here (their turn timer ran out): collect what it plays,
+ * and tell the player when they have the seat back. */
+function trackStandIn(lobby) {
+  const me = app.session?.spectator ? null : app.session?.seat;
+  if (me === null || me === undefined) return;
+  const occupant = lobby.seats.find((s) => s.seat === me)?.occupant;
+  const stood = occupant?.kind === "human" && !!occupant.stand_in;
+  if (stood && !app.standIn) app.standIn = { texts: [] };
+  if (!stood && app.standIn) {
+    reportAway(app.standIn.texts);
+    app.standIn = null;
+  }
+}
+
+/** Whether an event is something this seat did (its moves), as opposed to news about it (its turn starting). */
+function playedBy(event, seat) {
+  return event && event.seat === seat && !/(^|_)turn(_|$)|^game_over$/.test(String(event.type || ""));
+}
+
+/** Tells a returning player what was played for them while they were away (a panel above the board and the log). */
+function reportAway(texts) {
+  if (!texts.length) return;
+  app.awayReport = { texts: [...(app.awayReport?.texts || []), ...texts] };
+  const summary = t("state.away.summary", { n: texts.length });
+  addLog({ text: summary, kind: "away", version: app.state?.version ?? null });
+  if (app.session?.code) store.rememberAway(app.session.code, app.awayReport);
+  announce(`${summary} ${texts.join(" ")}`);
 }
 
 function onState(update) {
@@ -331,21 +461,60 @@ function onState(update) {
   const screen = screenFor(update.game);
   const ctx = context();
   const texts = [];
+  // On resuming, the missed events include what was played for this seat meanwhile (by a stand-in or the timer).
+  const returning = app.returning === update.code;
+  if (returning) app.returning = null;
+  const me = ctx.me;
+  const forMe = [];
   if (update.since < update.version) {
     for (const event of update.events) {
       const text = yourWords(screen.describe(event, ctx));
       if (text) {
         texts.push(text);
         addLog({ text, kind: "game", version: update.version, seat: event.seat });
+        if (me !== null && playedBy(event, me) && (returning || app.standIn)) forMe.push(text);
       }
     }
   } else if (!previous) {
-    addLog({ text: "You are looking at the current position.", kind: "info", version: update.version });
+    addLog({ text: t("state.log.current_position"), kind: "info", version: update.version });
   } else {
-    addLog({ text: "Back in sync with the server.", kind: "info", version: update.version });
+    addLog({ text: t("state.log.resynced"), kind: "info", version: update.version });
+  }
+  if (app.standIn) app.standIn.texts.push(...forMe);
+  else if (returning) reportAway(forMe);
+  // The end of the match is logged after its last moves (the lobby push that says so comes before them).
+  const ended = update.outcome && !(previous && previous.match_id === update.match_id && previous.outcome);
+  if (ended && update.since < update.version) {
+    const text = outcomeWords(update.outcome, ctx);
+    addLog({ text, kind: "lobby", version: update.version });
+    texts.push(text);
   }
   if (texts.length) announce(texts.slice(-3).join(" "));
+  // A push that gives this seat a decision it did not have moves focus to it.
+  const decision = update.legal_actions.length > 0;
+  const hadDecision = !!previous && previous.match_id === update.match_id && previous.legal_actions.length > 0;
+  if (decision && !hadDecision) app.wantFocus = true;
+  if (ended) app.wantFocus = true;
   render();
+}
+
+/** "The game is over: Ann wins." (with the tie-break when the winner was level on points). */
+function outcomeWords(outcome, ctx) {
+  const winners = outcome.winners.map((s) => ctx.name(s));
+  const tie = tieBroken(outcome);
+  if (!winners.length) return t("state.log.over");
+  const who = ctx.me !== null && outcome.winners.includes(ctx.me) && winners.length === 1 ? t("state.outcome.you_win") : t("state.outcome.wins", { names: listOf(winners), n: winners.length });
+  return `${t("state.log.over")} ${who}${tie ? ` ${t("state.outcome.tie_broken", { score: tie.score })}` : ""}`;
+}
+
+/** When the winner's score is shared by a seat placed behind: { score }, the tie the game's rule broke. */
+function tieBroken(outcome) {
+  const scores = outcome.scores || [];
+  for (const w of outcome.winners) {
+    const level = scores.some((score, seat) => score === scores[w] && outcome.placings[seat] > outcome.placings[w]);
+    if (level) return { score: scores[w] };
+  }
+  return null;
 }
 
 /** A rematch offer of this lobby, or an answer to it. */
@@ -354,11 +523,27 @@ function onRematch(offer) {
   const before = app.rematch;
   app.rematch = offer;
   if (!before) {
-    const text = `${seatNames()[offer.requested_by] || "Someone"} asks for a rematch.`;
+    const text = t("common.rematch.asks", { name: seatNames()[offer.requested_by] || t("common.someone") });
     addLog({ text, kind: "lobby", version: null });
     announce(text);
   }
+  if (app.session.spectator && offer.new_code && !before?.new_code) {
+    // Spectators stay on the finished table: offer them the rematch's.
+    const text = t("state.rematch.spectator_offer", { code: offer.new_code });
+    addLog({ text, kind: "lobby", version: null });
+    announce(text);
+    app.wantFocus = true;
+  }
   render();
+}
+
+/** A spectator of a finished table moves on to watch its rematch. */
+function watchRematch(code) {
+  resetSession();
+  app.route = { kind: "watch", code };
+  setHash(`#watch=${code}`);
+  render();
+  if (app.conn.ready) spectate(code).catch(showError);
 }
 
 /** The rematch started and we accepted: take the new seat with its new token. */
@@ -372,7 +557,7 @@ async function onRematched(message) {
   app.rematch = null;
   try {
     await resume(message.code);
-    addLog({ text: "The rematch has started.", kind: "lobby", version: null });
+    addLog({ text: t("common.rematch.begun"), kind: "lobby", version: null });
   } catch (e) {
     showError(e);
   }
@@ -391,22 +576,24 @@ function onClosing(message) {
     if (code) store.forgetSeat(code);
     app.session = null;
     goHome();
-    notify(errorWords(message), { timeout: 60_000 });
+    notify(() => errorWords(message), { timeout: 60_000 });
     return;
   }
   if (message.code === "session_replaced") {
     app.conn.stop();
-    app.notice = { text: errorWords(message), kind: "replaced", id: "replaced" };
+    app.notice = { text: () => errorWords(message), kind: "replaced", id: "replaced" };
     render();
     return;
   }
   // Stays until the connection is back (see onStatus).
-  notify(errorWords(message), { kind: "connection", timeout: 24 * 3600 * 1000 });
+  notify(() => errorWords(message), { kind: "connection", timeout: 24 * 3600 * 1000 });
 }
 
 function addLog(entry) {
   app.log.unshift(entry);
   if (app.log.length > LOG_LIMIT) app.log.length = LOG_LIMIT;
+  // Kept per lobby in this browser, so that a reload shows it again.
+  if (app.session?.code) store.rememberLog(app.session.code, app.log);
 }
 
 /** What a game screen gets: the state, names and the means to act. */
@@ -421,7 +608,7 @@ export function context() {
     me,
     spectator: !!app.session?.spectator,
     names,
-    name: (seat) => (seat === me ? "You" : names[seat] || `Seat ${seat + 1}`),
+    name: (seat) => (seat === me ? t("common.you") : names[seat] || t("common.seat", { n: seat + 1 })),
     legal: state?.legal_actions || [],
     act,
     log: app.log,
@@ -434,40 +621,103 @@ export function context() {
 // ---- rendering -----------------------------------------------------------------------------------------------
 
 export function render() {
-  keepFocus(() => {
-    renderStatus();
-    renderNotice();
-    const main = document.getElementById("main");
-    main.replaceChildren(currentScreen());
-  });
+  // A pending move of focus waits until the lobby or game it points to is on screen.
+  const ready = !!(app.session && app.lobby && (app.lobby.phase === "open" || app.state));
+  const decide = app.wantFocus && ready;
+  if (decide) app.wantFocus = false;
+  keepFocus(
+    () => {
+      renderStatus();
+      renderNotice();
+      const main = document.getElementById("main");
+      main.replaceChildren(currentScreen());
+      applyConnection();
+    },
+    { decide },
+  );
+}
+
+/** The connection is not usable: from the first attempt until the handshake, and while reconnecting. */
+export function offline() {
+  return !app.conn || !app.conn.ready;
+}
+
+/**
+ * While disconnected every control that asks something of the server is disabled (and enabled again on
+ * reconnection), and the players' presence shows as unknown: what the server last said may no longer hold.
+ * Leaving for the start page, dismissing a notice and typing stay possible.
+ */
+function applyConnection() {
+  const main = document.getElementById("main");
+  if (!main) return;
+  const down = offline();
+  const wasDown = document.body.dataset.connection === "offline";
+  document.body.dataset.connection = down ? "offline" : "online";
+  for (const el of main.querySelectorAll("[data-offline-disabled]")) {
+    if (!down) {
+      el.removeAttribute("data-offline-disabled");
+      if ("disabled" in el) el.disabled = false;
+      else el.removeAttribute("aria-disabled");
+    }
+  }
+  if (down) {
+    const controls = main.querySelectorAll("button, select, input[type=checkbox], input[type=radio], [data-act]");
+    for (const el of controls) {
+      if (el.matches("[data-key=home], [data-key=new-game], [data-key=leave], [data-stays-online]")) continue;
+      if ("disabled" in el) {
+        if (el.disabled) continue;
+        el.disabled = true;
+      } else {
+        if (el.getAttribute("aria-disabled") === "true") continue;
+        el.setAttribute("aria-disabled", "true");
+      }
+      el.setAttribute("data-offline-disabled", "");
+    }
+    for (const tag of main.querySelectorAll(".presence")) {
+      tag.className = "tag presence presence-unknown";
+      tag.dataset.presence = "unknown";
+      tag.textContent = t("state.presence.unknown");
+      tag.title = t("state.presence.unknown_hint");
+    }
+    // The control that had focus is disabled now: keep focus on the screen (its headline), not the page.
+    const active = document.activeElement;
+    if (app.lobby && (focusLost() || active?.hasAttribute("data-offline-disabled"))) focusDecision(main);
+  } else if (wasDown && app.state && !isTyping()) {
+    // Back online: a decision that waited gets focus again, unless the player moved on to something else.
+    const active = document.activeElement;
+    if (focusLost() || active === main || active?.id === "headline") focusDecision(main);
+  }
 }
 
 function currentScreen() {
   if (app.session && app.lobby) {
-    if (app.lobby.phase === "open") return renderLobby(app);
+    if (app.lobby.phase === "open") return markLobbyDecision(renderLobby(app));
     if (app.state) return renderGame();
-    return h("section", { class: "panel" }, h("p", {}, "Loading the game…"));
+    return h("section", { class: "panel" }, h("p", {}, t("common.loading_game")));
   }
-  if (app.session) return h("section", { class: "panel" }, h("p", {}, "Loading…"));
-  if (app.route.kind === "join" && !store.seatFor(app.route.code)) return renderJoin(app, app.route.code);
+  if (app.session) return h("section", { class: "panel" }, h("p", {}, t("common.loading")));
+  if (app.route.kind === "join" && !store.seatFor(app.route.code)) return renderJoin(app, app.route.code, app.peek);
   if (app.route.kind === "watch" && app.connection.status !== "open") {
-    return h("section", { class: "panel" }, h("p", {}, "Connecting…"));
+    return h("section", { class: "panel" }, h("p", {}, t("common.conn.connecting")));
   }
   return renderHome(app);
+}
+
+/** The lobby's next step for focus: start when everyone is there, else add a bot, else share the link. */
+function markLobbyDecision(screen) {
+  const next = ["[data-key=start]:not([disabled])", "[data-key=add-bot]", "[data-key=copy-link]"]
+    .map((selector) => screen.querySelector(selector))
+    .find(Boolean);
+  if (next) next.setAttribute("data-decision", "");
+  return screen;
 }
 
 function renderStatus() {
   const el = document.getElementById("conn");
   if (!el) return;
   const { status } = app.connection;
-  const text = {
-    connecting: "Connecting…",
-    open: "Connected",
-    lost: "Reconnecting…",
-    stopped: "Disconnected",
-  }[status];
   el.dataset.status = status;
-  el.textContent = text;
+  el.textContent = t(`common.conn.${status}`);
 }
 
 function renderNotice() {
@@ -480,7 +730,7 @@ function renderNotice() {
   }
   el.hidden = false;
   el.dataset.kind = app.notice.kind;
-  const children = [h("p", {}, app.notice.text)];
+  const children = [h("p", {}, noticeText(app.notice))];
   if (app.notice.kind === "replaced") {
     children.push(
       h(
@@ -494,12 +744,12 @@ function renderNotice() {
             render();
           },
         },
-        "Play in this tab instead",
+        t("common.play_here"),
       ),
     );
   } else if (app.notice.kind !== "connection") {
     children.push(
-      h("button", { type: "button", class: "quiet", "aria-label": "Dismiss message", onclick: clearNotice }, "×"),
+      h("button", { type: "button", class: "quiet", "aria-label": t("common.dismiss"), onclick: clearNotice }, "×"),
     );
   }
   el.replaceChildren(...children);
@@ -513,25 +763,31 @@ function renderGame() {
     "header",
     { class: "game-head" },
     h("h1", {}, gameTitle(state.game)),
+    rulesButton(state.game, describeGame),
     h(
       "p",
       { class: "game-meta" },
-      `Game ${app.session.code} · `,
-      ctx.spectator ? "You are watching" : h("span", {}, "You are ", seatLabel(ctx.me, ctx.names[ctx.me] || "you")),
-      ` · move ${state.version}`,
+      t("common.meta.game", { code: app.session.code }),
+      " · ",
+      ctx.spectator
+        ? t("common.meta.watching")
+        : h("span", {}, tParts("common.meta.you_are", { seat: seatLabel(ctx.me, ctx.names[ctx.me] || t("common.you_tag")) })),
+      " · ",
+      t("common.meta.move", { n: state.version }),
     ),
   );
   const parts = [header];
+  if (app.awayReport) parts.push(renderAwayReport());
   if (state.outcome) parts.push(renderOutcome(state, ctx));
-  parts.push(h("p", { class: "headline", id: "headline" }, yourWords(screen.headline ? screen.headline(ctx) : headline(ctx))));
+  parts.push(h("p", { class: "headline", id: "headline", tabindex: "-1" }, yourWords(screen.headline ? screen.headline(ctx) : headline(ctx))));
   if (state.turn_deadline && !state.outcome) {
     parts.push(
       h(
         "p",
         { class: "turn-timer" },
-        "Turn timer: ",
-        countdown(state.turn_deadline, { label: "time left before a move is played automatically" }),
-        " (then a move is played automatically)",
+        tParts("common.turn_timer", {
+          time: countdown(state.turn_deadline, { label: t("common.turn_timer_label") }),
+        }),
       ),
     );
   }
@@ -548,7 +804,7 @@ function renderGame() {
       h(
         "div",
         { class: "side-actions" },
-        h("button", { type: "button", class: "quiet", onclick: goHome, "data-key": "home" }, "Back to the start page"),
+        h("button", { type: "button", class: "quiet", onclick: goHome, "data-key": "home" }, t("common.home")),
       ),
     ),
   );
@@ -556,10 +812,28 @@ function renderGame() {
   return h("section", { class: "game", "data-game": state.game }, parts);
 }
 
-/** Screens name the viewer "You"; this turns the possessive "You's" they build from it into "Your"/"your". */
+/**
+ * Screens name the viewer "You" where they would name another player; in English this mends what that leaves: the
+ * possessive "You's" becomes "Your"/"your", and a verb agreeing with a third person ("You scores", "You has") agrees
+ * with "you" ("You score", "You have").
+ */
 export function yourWords(text) {
   if (!text) return text;
-  return text.replace(/(^|[.!?:]\s+)You's\b/g, "$1Your").replace(/\bYou's\b/g, "your");
+  const mended = text.replace(/(^|[.!?:]\s+)You's\b/g, "$1Your").replace(/\bYou's\b/g, "your");
+  if (lang() !== "en") return mended;
+  return mended.replace(/\bYou ([a-z]+s)\b/g, (whole, verb) => `You ${secondPerson(verb)}`);
+}
+
+const IRREGULAR = { has: "have", is: "are", was: "were", does: "do", goes: "go" };
+const NOT_VERBS = new Set(["always", "perhaps", "thus", "sometimes", "plus", "less", "across", "towards", "afterwards", "as", "us", "yes"]);
+
+/** "scores" → "score", "passes" → "pass", "carries" → "carry"; a word that is not such a verb stays. */
+function secondPerson(verb) {
+  if (IRREGULAR[verb]) return IRREGULAR[verb];
+  if (NOT_VERBS.has(verb) || /(ss|us|is)$/.test(verb)) return verb;
+  if (/[^aeiou]ies$/.test(verb)) return `${verb.slice(0, -3)}y`;
+  if (/(sses|shes|ches|xes|zes|oes)$/.test(verb)) return verb.slice(0, -2);
+  return verb.slice(0, -1);
 }
 
 /** "Your turn", "Ann's turn", "Waiting for Ann and Bo", "Game over". */
@@ -567,15 +841,15 @@ export function headline(ctx) {
   const status = ctx.state.status;
   switch (status.kind) {
     case "turn":
-      return status.seat === ctx.me ? "Your turn" : `${ctx.name(status.seat)}'s turn`;
+      return status.seat === ctx.me ? t("common.your_turn") : t("common.turn_of", { name: ctx.name(status.seat) });
     case "simultaneous": {
       const who = status.seats.map((s) => ctx.name(s));
-      return who.length ? `Waiting for ${listWords(who)}` : "Everyone is ready";
+      return who.length ? t("common.waiting_for", { names: listWords(who) }) : t("common.everyone_ready");
     }
     case "race":
-      return "A race is on: the first to act wins";
+      return t("common.race");
     case "over":
-      return "Game over";
+      return t("common.game_over");
     default:
       return "";
   }
@@ -586,11 +860,12 @@ export function activity(ctx, seat) {
   const status = ctx.state.status;
   switch (status.kind) {
     case "turn":
-      return status.seat === seat ? "to play" : "";
+      return status.seat === seat ? t("common.doing.to_play") : "";
     case "simultaneous":
-      return status.seats.includes(seat) ? (status.secret ? "planning" : "deciding") : "ready";
+      if (!status.seats.includes(seat)) return t("common.doing.ready");
+      return status.secret ? t("common.doing.planning") : t("common.doing.deciding");
     case "race":
-      return status.seats.includes(seat) ? "may claim" : "";
+      return status.seats.includes(seat) ? t("common.doing.may_claim") : "";
     case "over": {
       const placing = ctx.state.outcome?.placings?.[seat];
       return placing ? ordinal(placing) : "";
@@ -600,10 +875,16 @@ export function activity(ctx, seat) {
   }
 }
 
+/** "1st", "2nd" in the page's language. */
 export function ordinal(n) {
-  const s = ["th", "st", "nd", "rd"];
-  const v = n % 100;
-  return n + (s[(v - 20) % 10] || s[v] || s[0]);
+  return ordinalWords(n);
+}
+
+/** Whether a seat is the one expected to act now (its player row is highlighted). */
+function isActive(ctx, seat) {
+  const status = ctx.state.status;
+  if (status.kind === "turn") return status.seat === seat;
+  return status.kind === "simultaneous" && status.seats.includes(seat);
 }
 
 function renderPlayers(ctx, screen) {
@@ -611,7 +892,7 @@ function renderPlayers(ctx, screen) {
   return h(
     "section",
     { class: "players", "aria-labelledby": "players-h" },
-    h("h2", { id: "players-h" }, "Players"),
+    h("h2", { id: "players-h" }, t("common.players")),
     h(
       "ul",
       {},
@@ -621,9 +902,9 @@ function renderPlayers(ctx, screen) {
         const extra = screen.playerInfo ? screen.playerInfo(s.seat, ctx) : null;
         return h(
           "li",
-          { class: `player${doing === "to play" || doing === "deciding" ? " active" : ""}`, "data-seat": s.seat },
+          { class: `player${isActive(ctx, s.seat) ? " active" : ""}`, "data-seat": s.seat },
           seatLabel(s.seat, ctx.names[s.seat], { you: s.seat === ctx.me }),
-          o.kind === "bot" ? h("span", { class: "tag" }, "bot") : null,
+          o.kind === "bot" ? h("span", { class: "tag" }, t("common.bot")) : null,
           presenceTag(o),
           standInTag(s),
           doing ? h("span", { class: "doing" }, doing) : null,
@@ -638,11 +919,37 @@ function renderLog() {
   return h(
     "section",
     { class: "log", "aria-labelledby": "log-h" },
-    h("h2", { id: "log-h" }, "What happened"),
+    h("h2", { id: "log-h" }, t("common.log.title")),
     h(
       "ol",
       { class: "log-list", "aria-live": "off" },
       app.log.slice(0, 60).map((e) => h("li", { class: `log-${e.kind}`, "data-seat": e.seat ?? null }, e.text)),
+    ),
+  );
+}
+
+/** What was played for this seat while its player was away, until they dismiss it. */
+function renderAwayReport() {
+  const texts = app.awayReport.texts;
+  return h(
+    "section",
+    { class: "away-report", role: "status", "aria-labelledby": "away-h", "data-key": "away-report" },
+    h("h2", { id: "away-h" }, t("state.away.summary", { n: texts.length })),
+    h("ol", {}, texts.map((text) => h("li", {}, text))),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "quiet",
+        "data-key": "away-ok",
+        "data-stays-online": "",
+        onclick: () => {
+          app.awayReport = null;
+          if (app.session?.code) store.rememberAway(app.session.code, null);
+          render();
+        },
+      },
+      t("state.away.dismiss"),
     ),
   );
 }
@@ -659,12 +966,26 @@ function renderOutcome(state, ctx) {
     h(
       "h2",
       { id: "outcome-h" },
-      youWon ? (winners.length > 1 ? "You share the victory!" : "You win!") : `${listWords(winners)} ${winners.length > 1 ? "share the victory" : "wins"}`,
+      youWon
+        ? winners.length > 1
+          ? t("common.outcome.you_share")
+          : t("common.outcome.you_win")
+        : t("common.outcome.wins", { n: winners.length, names: listWords(winners) }),
     ),
     h(
       "table",
       {},
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Place"), h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Score"))),
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          h("th", { scope: "col" }, t("common.outcome.place")),
+          h("th", { scope: "col" }, t("common.outcome.player")),
+          h("th", { scope: "col" }, t("common.outcome.score")),
+        ),
+      ),
       h(
         "tbody",
         {},
@@ -679,41 +1000,67 @@ function renderOutcome(state, ctx) {
         ),
       ),
     ),
+    renderTieBreak(state, o),
     renderRematch(ctx),
-    h("button", { type: "button", onclick: goHome, "data-key": "new-game" }, "Play another game"),
+    h("button", { type: "button", onclick: goHome, "data-key": "new-game" }, t("common.outcome.new_game")),
   );
 }
 
-/** "Play again": ask for (or accept) a rematch, and see who accepted. */
+/** A winner level on points with a seat placed behind: say that the game's tie-break decided, and how. */
+function renderTieBreak(state, outcome) {
+  const tie = tieBroken(outcome);
+  if (!tie) return null;
+  const key = `state.tiebreak.${state.game}`;
+  const rule = hasKey(key) ? t(key) : t("state.tiebreak.generic");
+  return h("p", { class: "tie-break", "data-key": "tie-break" }, t("state.outcome.tie_broken", { score: tie.score }), " ", rule);
+}
+
+/** "Play again": ask for (or accept) a rematch, and see who accepted. Spectators are offered the rematch's table. */
 function renderRematch(ctx) {
-  if (ctx.spectator || app.lobby?.phase !== "finished") return null;
+  if (ctx.spectator) {
+    const code = app.rematch?.new_code;
+    if (!code) return null;
+    return h(
+      "div",
+      { class: "rematch" },
+      h("p", { class: "hint" }, t("state.rematch.spectator_offer", { code })),
+      h(
+        "button",
+        { type: "button", class: "primary", "data-key": "watch-rematch", "data-decision": "", onclick: () => watchRematch(code) },
+        t("state.rematch.watch"),
+      ),
+    );
+  }
+  if (app.lobby?.phase !== "finished") return null;
   const offer = app.rematch;
   const names = (seats) => listWords(seats.map((s) => ctx.name(s)));
   const me = ctx.me;
   const parts = [];
   if (!offer) {
-    parts.push(h("button", { type: "button", class: "primary", "data-key": "play-again", onclick: () => answerRematch(true) }, "Play again"));
+    parts.push(
+      h("button", { type: "button", class: "primary", "data-key": "play-again", "data-decision": "", onclick: () => answerRematch(true) }, t("common.rematch.play_again")),
+    );
   } else if (offer.new_code) {
-    parts.push(h("p", { class: "hint" }, `The rematch has started (game ${offer.new_code}).`));
+    parts.push(h("p", { class: "hint" }, t("common.rematch.started", { code: offer.new_code })));
   } else {
     const answered = offer.accepted.includes(me) || offer.declined.includes(me);
     if (!answered) {
       parts.push(
-        h("button", { type: "button", class: "primary", "data-key": "play-again", onclick: () => answerRematch(true) }, "Play again"),
-        h("button", { type: "button", "data-key": "no-rematch", onclick: () => answerRematch(false) }, "No thanks"),
+        h("button", { type: "button", class: "primary", "data-key": "play-again", onclick: () => answerRematch(true) }, t("common.rematch.play_again")),
+        h("button", { type: "button", "data-key": "no-rematch", onclick: () => answerRematch(false) }, t("common.rematch.no_thanks")),
       );
     }
     if (app.session?.host && offer.accepted.includes(me)) {
-      parts.push(h("button", { type: "button", "data-key": "start-rematch", onclick: () => request("start", {}) }, "Start the rematch now"));
+      parts.push(h("button", { type: "button", "data-key": "start-rematch", onclick: () => request("start", {}) }, t("common.rematch.start_now")));
     }
     parts.push(
       h(
         "p",
         { class: "hint", id: "rematch-status", "data-key": "rematch-status" },
-        `Play again: ${names(offer.accepted)} accepted`,
-        offer.declined.length ? `; ${names(offer.declined)} declined` : "",
-        ". It starts when everyone has answered",
-        app.session?.host ? " or when you start it." : ".",
+        t("common.rematch.accepted", { names: names(offer.accepted) }),
+        offer.declined.length ? ` ${t("common.rematch.declined", { names: names(offer.declined) })}` : "",
+        " ",
+        app.session?.host ? t("common.rematch.when_host") : t("common.rematch.when"),
       ),
     );
   }
@@ -721,6 +1068,33 @@ function renderRematch(ctx) {
 }
 
 // ---- start-up ------------------------------------------------------------------------------------------------
+
+/** The page's own words outside `main` (index.html is written in English and relabelled here). */
+function labelPage() {
+  document.title = t("common.page_title");
+  const skip = document.querySelector("a.skip");
+  if (skip) skip.textContent = t("common.skip");
+  const brand = document.querySelector("a.brand");
+  if (brand) brand.setAttribute("aria-label", t("common.brand_label"));
+  const picker = document.getElementById("lang");
+  if (picker) {
+    picker.value = lang();
+    picker.setAttribute("aria-label", t("common.language"));
+    picker.title = t("common.language");
+  }
+}
+
+/** The language switch of the top bar: each language in its own name; the choice is remembered (i18n.js). */
+function languageSwitch() {
+  const top = document.querySelector("header.top");
+  if (!top || document.getElementById("lang")) return;
+  const picker = h(
+    "select",
+    { id: "lang", class: "lang", "data-key": "lang", onchange: (e) => setLang(e.target.value) },
+    LANGUAGES.map(([code, name]) => h("option", { value: code, lang: code }, name)),
+  );
+  top.insertBefore(picker, document.getElementById("conn"));
+}
 
 async function loadCatalogue() {
   try {
@@ -735,15 +1109,18 @@ async function loadCatalogue() {
     app.catalogue = Array.isArray(body) ? body : body.games || [];
   } catch (e) {
     app.catalogue = [];
-    notify("Could not load the list of games from the server. Reload the page to try again.");
+    notify(() => t("common.catalogue_failed"));
   }
 }
 
 function onKey(event) {
   const target = event.target;
   if (target && (target.isContentEditable || ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName))) return;
+  // Keys pressed in the rules dialog are for the dialog, not the board behind it.
+  if (target && target.closest && target.closest("dialog")) return;
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   if (!app.state || !app.session || app.lobby?.phase === "open") return;
+  if (offline()) return;
   const screen = screenFor(app.state.game);
   if (screen.onKey && screen.onKey(event, context())) event.preventDefault();
 }
@@ -754,10 +1131,19 @@ export async function start() {
     if (app.session && route.code === app.session.code) return;
     resetSession();
     app.route = route;
+    app.peek = null;
     render();
     if (app.conn.ready && route.kind !== "home") onReady({});
   });
   document.addEventListener("keydown", onKey);
+  languageSwitch();
+  labelPage();
+  onLangChange(() => {
+    labelPage();
+    forgetForms();
+    // The notice keeps its words until replaced; everything else is drawn again in the new language.
+    render();
+  });
   app.conn = new Connection({ onReady, onStatus, onPush, onOrphanError: showError });
   initLobby({
     createLobby,
@@ -770,6 +1156,7 @@ export async function start() {
     normaliseCode,
     gameInfo,
     gameTitle,
+    rulesButton: (game) => rulesButton(game, describeGame),
   });
   initFriends({
     request,

@@ -4,7 +4,7 @@
 // Chat text is only ever put on the page as text (text nodes through `h`, or `textContent`), never as markup.
 
 import { h } from "./ui.js";
-import { words } from "./words.js";
+import { t, tParts } from "./i18n.js";
 
 /** The chat of the current lobby, oldest first: { code, messages }. */
 const chat = { code: null, messages: [], unread: 0 };
@@ -71,14 +71,14 @@ function time(at) {
 }
 
 function messageItem(m) {
-  const who = m.channel === "spectators" ? `${m.name} (watching)` : m.name;
+  const who = m.channel === "spectators" ? t("friends.watcher", { name: m.name }) : m.name;
   // Every part is a text node: a message reading "<img src=x onerror=...>" shows exactly that.
   return h(
     "li",
     { class: `chat-line chat-${m.channel}`, "data-id": m.id },
     h("span", { class: "chat-time" }, time(m.at)),
     " ",
-    h("span", { class: "chat-who" }, `${who}:`),
+    h("span", { class: "chat-who" }, t("friends.said", { name: who })),
     " ",
     h("span", { class: "chat-text" }, m.text),
   );
@@ -109,9 +109,9 @@ export function chatPanel(spectator) {
     const form = h(
       "form",
       { class: "chat-form" },
-      h("label", { for: "chat-input", class: "visually-hidden" }, "Message"),
+      h("label", { for: "chat-input", class: "visually-hidden" }),
       input,
-      h("button", { type: "submit", class: "small", "data-key": "chat-send" }, "Send"),
+      h("button", { type: "submit", class: "small", "data-key": "chat-send" }),
     );
     form.addEventListener("submit", async (e) => {
       e.preventDefault();
@@ -124,22 +124,23 @@ export function chatPanel(spectator) {
     panel = h(
       "section",
       { class: "chat", "aria-labelledby": "chat-h" },
-      h("h2", { id: "chat-h" }, "Chat"),
+      h("h2", { id: "chat-h" }),
       list,
       form,
       h("p", { class: "hint chat-note" }),
     );
     fillList();
   }
-  panel.querySelector(".chat-note").textContent = spectator
-    ? "You are watching: the players read what you write."
-    : "Everyone at this table reads the chat, including people watching.";
+  // Labelled on every render, so a change of language reaches the panel that is kept across renders.
+  panel.querySelector("#chat-h").textContent = t("friends.chat");
+  panel.querySelector("label[for=chat-input]").textContent = t("friends.message");
+  panel.querySelector("[data-key=chat-send]").textContent = t("friends.send");
+  panel.querySelector(".chat-note").textContent = spectator ? t("friends.note_watching") : t("friends.note_playing");
   return panel;
 }
 
 // ---- presence ------------------------------------------------------------------------------------------------
 
-const PRESENCE_WORDS = { connected: "online", idle: "idle", away: "away" };
 
 /** A badge saying whether a human seat's player is there. */
 export function presenceTag(occupant) {
@@ -148,7 +149,7 @@ export function presenceTag(occupant) {
   return h(
     "span",
     { class: `tag presence presence-${presence}${presence === "away" ? " warn" : ""}`, "data-presence": presence },
-    PRESENCE_WORDS[presence] || presence,
+    ["connected", "idle", "away"].includes(presence) ? t(`friends.presence.${presence}`) : presence,
   );
 }
 
@@ -159,7 +160,7 @@ export function hostPanel(lobby, info, { request, optionField, readOptions, time
   const form = h("form", { class: "host-settings", "aria-labelledby": "host-h" });
   const specs = info ? info.options : [];
   const fields = specs.map((spec) => {
-    const field = optionField({ ...spec, default: lobby.options?.[spec.key] ?? spec.default });
+    const field = optionField({ ...spec, default: lobby.options?.[spec.key] ?? spec.default }, info.id);
     for (const el of field.querySelectorAll("input, select")) el.id = `host-${el.id}`;
     for (const el of field.querySelectorAll("label")) el.htmlFor = `host-${el.htmlFor}`;
     return field;
@@ -182,25 +183,32 @@ export function hostPanel(lobby, info, { request, optionField, readOptions, time
     ),
   );
   if (lobby.turn_timer_ms && !timers.some(([v]) => v === String(lobby.turn_timer_ms))) {
-    timer.append(h("option", { value: String(lobby.turn_timer_ms), selected: true }, `${lobby.turn_timer_ms / 1000} seconds`));
+    timer.append(
+      h("option", { value: String(lobby.turn_timer_ms), selected: true }, t("common.seconds", { n: lobby.turn_timer_ms / 1000 })),
+    );
   }
   form.append(
-    h("h2", { id: "host-h" }, "Game settings (host)"),
-    h("fieldset", { class: "options" }, h("legend", {}, "Options"), fields.length ? fields : h("p", { class: "hint" }, "This game has no options.")),
+    h("h2", { id: "host-h" }, t("friends.host.title")),
+    h(
+      "fieldset",
+      { class: "options" },
+      h("legend", {}, t("friends.host.options")),
+      fields.length ? fields : h("p", { class: "hint" }, t("lobby.no_options")),
+    ),
     h(
       "div",
       { class: "field" },
-      h("label", { for: "host-seats" }, "Players", h("span", { class: "hint" }, info ? ` ${info.min_players}–${info.max_players}` : "")),
+      h("label", { for: "host-seats" }, t("lobby.players"), h("span", { class: "hint" }, info ? ` ${info.min_players}–${info.max_players}` : "")),
       seats,
     ),
-    h("div", { class: "field" }, h("label", { for: "host-timer" }, "Turn timer"), timer),
+    h("div", { class: "field" }, h("label", { for: "host-timer" }, t("lobby.turn_timer")), timer),
     h(
       "div",
       { class: "field" },
-      h("label", { for: "host-absent" }, "When a player is away"),
+      h("label", { for: "host-absent" }, t("lobby.away")),
       h("select", { id: "host-absent", name: "absent", "data-key": "host-absent" }, absence()),
     ),
-    h("button", { type: "submit", "data-key": "host-save" }, "Save the settings"),
+    h("button", { type: "submit", "data-key": "host-save" }, t("friends.host.save")),
   );
   form.addEventListener("submit", (e) => {
     e.preventDefault();
@@ -226,12 +234,12 @@ export function hostPanel(lobby, info, { request, optionField, readOptions, time
       "div",
       { class: "field check" },
       listed,
-      h("label", { for: "host-listed" }, "List this game on the start page, so anyone can join"),
+      h("label", { for: "host-listed" }, t("friends.host.list")),
     ),
     h(
       "p",
       { class: "hint" },
-      lobby.listed ? "Listed: anyone can find and join this game." : "Private: only people with the code or link can join.",
+      lobby.listed ? t("friends.host.listed") : t("friends.host.private"),
     ),
   );
 }
@@ -248,10 +256,10 @@ export function seatHostButtons(seat, lobby, request) {
         type: "button",
         class: "small quiet",
         "data-key": `remove-${seat.seat}`,
-        "aria-label": `Remove ${who} from seat ${seat.seat + 1}`,
+        "aria-label": t("friends.remove_label", { name: who, n: seat.seat + 1 }),
         onclick: () => request("remove_player", { seat: seat.seat }),
       },
-      "Remove",
+      t("friends.remove"),
     ),
   ];
   if (o.kind === "human") {
@@ -262,10 +270,10 @@ export function seatHostButtons(seat, lobby, request) {
           type: "button",
           class: "small quiet",
           "data-key": `make-host-${seat.seat}`,
-          "aria-label": `Make ${who} the host`,
+          "aria-label": t("friends.make_host_label", { name: who }),
           onclick: () => request("make_host", { seat: seat.seat }),
         },
-        "Make host",
+        t("friends.make_host"),
       ),
     );
   }
@@ -275,14 +283,14 @@ export function seatHostButtons(seat, lobby, request) {
 // ---- the public list -----------------------------------------------------------------------------------------
 
 /** The "join an open game" section of the start page; fills itself from GET /api/lobbies. */
-export function openGames(catalogue) {
-  const body = h("div", { class: "open-games-body" }, h("p", { class: "hint" }, "Looking for open games…"));
+export function openGames(catalogue, { gameTitle, optionLines, duration }) {
+  const body = h("div", { class: "open-games-body" }, h("p", { class: "hint" }, t("friends.open.looking")));
   const load = async () => {
     try {
       const response = await fetch("/api/lobbies", { cache: "no-store" });
       const lobbies = await response.json();
       if (!Array.isArray(lobbies) || !lobbies.length) {
-        body.replaceChildren(h("p", { class: "hint" }, "No open games right now: start one and list it."));
+        body.replaceChildren(h("p", { class: "hint" }, t("friends.open.none")));
         return;
       }
       body.replaceChildren(
@@ -291,38 +299,37 @@ export function openGames(catalogue) {
           { class: "open-games", id: "open-games" },
           lobbies.map((l) => {
             const info = catalogue.find((g) => g.id === l.game);
-            const options = info
-              ? info.options.map((o) => `${o.label}: ${words(String(l.options?.[o.key] ?? o.default))}`)
-              : Object.entries(l.options || {}).map(([k, v]) => `${words(k)}: ${v}`);
-            if (l.turn_timer_ms) options.push(`Turn timer: ${Math.round(l.turn_timer_ms / 1000)} s`);
+            const options = optionLines(info, l.options);
+            if (l.turn_timer_ms) options.push(t("lobby.timer_line", { time: duration(l.turn_timer_ms) }));
             return h(
               "li",
               { class: "open-game", "data-code": l.code },
-              h("strong", {}, info ? info.name : l.game),
-              ` · hosted by `,
-              h("span", { class: "open-host" }, l.host_name),
-              ` · ${l.seats_taken} of ${l.seats} seats taken`,
+              h("strong", {}, gameTitle(l.game)),
+              " · ",
+              tParts("friends.open.hosted", { name: h("span", { class: "open-host" }, l.host_name) }),
+              " · ",
+              t("friends.open.seats", { taken: l.seats_taken, n: l.seats }),
               options.length ? h("span", { class: "hint" }, ` · ${options.join(" · ")}`) : null,
               " ",
               h(
                 "a",
                 { href: `#join=${l.code}`, class: "button small", "data-key": `open-join-${l.code}` },
-                `Join (code ${l.code})`,
+                t("friends.open.join", { code: l.code }),
               ),
             );
           }),
         ),
       );
     } catch {
-      body.replaceChildren(h("p", { class: "hint" }, "The list of open games is not available."));
+      body.replaceChildren(h("p", { class: "hint" }, t("friends.open.failed")));
     }
   };
   load();
   return h(
     "section",
     { class: "panel", "aria-labelledby": "open-h" },
-    h("h2", { id: "open-h" }, "Join an open game"),
+    h("h2", { id: "open-h" }, t("friends.open.title")),
     body,
-    h("button", { type: "button", class: "small", "data-key": "open-refresh", onclick: load }, "Refresh the list"),
+    h("button", { type: "button", class: "small", "data-key": "open-refresh", onclick: load }, t("friends.open.refresh")),
   );
 }

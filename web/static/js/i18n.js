@@ -97,11 +97,45 @@ export function t(key, params = {}) {
   return entry.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
+/**
+ * Like `t`, for a text with elements inside: returns the text cut at its placeholders, with `params[name]` (a DOM
+ * node, or anything else turned into text) in place of each `{name}`, ready to be the children of an element.
+ * "You are {seat}" with `{ seat: node }` gives `["You are ", node]`.
+ */
+export function tParts(key, params = {}) {
+  const marker = "\u0000";
+  const names = [];
+  const plain = {};
+  for (const name of Object.keys(params)) {
+    if (params[name] !== null && typeof params[name] === "object") {
+      names.push(name);
+      plain[name] = `${marker}${name}${marker}`;
+    } else {
+      plain[name] = params[name];
+    }
+  }
+  const text = t(key, plain);
+  if (!names.length) return [text];
+  const pieces = text.split(marker);
+  // Odd pieces are the names of the placeholders that hold elements.
+  return pieces.map((piece, i) => (i % 2 === 1 ? params[piece] : piece)).filter((piece) => piece !== "");
+}
+
+/** An ordinal number in the current language's words: "1st", "2nd" (English), "1.", "1º" (others). */
+export function ordinal(n) {
+  const form = new Intl.PluralRules(current, { type: "ordinal" }).select(Number(n));
+  const entry = CATALOGUES[current]["common.ordinal"] ?? en["common.ordinal"];
+  const text = (entry && (entry[form] ?? entry.other)) || "{n}";
+  return text.replace("{n}", String(n));
+}
+
 /** A list in the current language's words: "A, B and C". */
 export function listOf(items) {
   const list = items.map(String);
   if (typeof Intl !== "undefined" && Intl.ListFormat) {
-    return new Intl.ListFormat(current, { style: "long", type: "conjunction" }).format(list);
+    // British English: "A, B and C", without the serial comma.
+    const locale = current === "en" ? "en-GB" : current;
+    return new Intl.ListFormat(locale, { style: "long", type: "conjunction" }).format(list);
   }
   return list.join(", ");
 }

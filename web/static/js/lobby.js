@@ -4,6 +4,7 @@
 import { h, seatLabel, seatMarker } from "./ui.js";
 import * as store from "./store.js";
 import { words } from "./words.js";
+import { t, tParts, hasKey } from "./i18n.js";
 import { chatPanel, presenceTag, hostPanel, seatHostButtons, openGames } from "./friends.js";
 
 /**
@@ -18,34 +19,76 @@ export function initLobby(app) {
   hooks = app;
 }
 
-const TURN_TIMERS = [
-  ["", "No turn timer"],
-  ["30000", "30 seconds"],
-  ["60000", "1 minute"],
-  ["120000", "2 minutes"],
-  ["300000", "5 minutes"],
-];
+/** A length of time in words: "30 seconds", "2 minutes", "90 seconds". */
+export function duration(ms) {
+  const s = Math.round(ms / 1000);
+  if (s >= 60 && s % 60 === 0) return t("common.minutes", { n: s / 60 });
+  return t("common.seconds", { n: s });
+}
+
+/** The turn timers the page offers: [value in milliseconds as the server takes it, or "" for none]. */
+const TURN_TIMERS = ["", "30000", "60000", "120000", "300000"];
+
+/** The turn timer choices, in words: [value, label]. */
+function turnTimers() {
+  return TURN_TIMERS.map((v) => [v, v ? duration(Number(v)) : t("lobby.timer.none")]);
+}
 
 /** What happens to a player who is away: the lobby's absence policy (see docs/protocol.md, "Absent players"). */
 const ABSENCE = [
-  ["wait", 0, "Wait for them"],
-  ["bot", 10000, "A bot plays for them after 10 seconds"],
-  ["bot", 30000, "A bot plays for them after 30 seconds"],
-  ["bot", 120000, "A bot plays for them after 2 minutes"],
-  ["skip", 30000, "Skip their turns after 30 seconds"],
+  ["wait", 0],
+  ["bot", 10000],
+  ["bot", 30000],
+  ["bot", 120000],
+  ["skip", 30000],
 ];
+
+function absenceLabel(policy, grace) {
+  if (policy === "bot") return t("lobby.absent.bot", { time: duration(grace) });
+  if (policy === "skip") return t("lobby.absent.skip", { time: duration(grace) });
+  return t("lobby.absent.wait");
+}
 
 function absenceChoices(info, current) {
   const chosen = current ? `${current.policy}:${current.grace_ms}` : "wait:0";
-  const choices = ABSENCE.filter(([policy]) => policy !== "skip" || info.can_skip).map(([policy, grace, label]) =>
-    h("option", { value: `${policy}:${grace}`, selected: `${policy}:${grace}` === chosen }, label),
+  const choices = ABSENCE.filter(([policy]) => policy !== "skip" || info.can_skip).map(([policy, grace]) =>
+    h("option", { value: `${policy}:${grace}`, selected: `${policy}:${grace}` === chosen }, absenceLabel(policy, grace)),
   );
   // A policy set by another client that the list does not offer stays shown as it is.
   if (current && !choices.some((o) => o.value === chosen)) {
-    choices.push(h("option", { value: chosen, selected: true }, absenceWords(current) || "Wait for them"));
+    choices.push(h("option", { value: chosen, selected: true }, absenceWords(current) || t("lobby.absent.wait")));
   }
   return choices;
 }
+
+/**
+ * Options the server counts in milliseconds (their key ends in `_ms`) are shown and typed in seconds; the page
+ * converts both ways.
+ */
+function inSeconds(spec) {
+  return spec.type === "integer" && /_ms$/.test(spec.key);
+}
+
+/** An option's name in the page's language (the server's English label for an option the catalogue lacks). */
+export function optionLabel(game, spec) {
+  const key = `lobby.option.${game}.${spec.key}`;
+  return hasKey(key) ? t(key) : spec.label;
+}
+
+/** An option's value in the page's language: a choice by its own words, seconds for times, yes or no. */
+export function optionValue(game, spec, value) {
+  if (spec.type === "boolean") return value ? t("common.yes") : t("common.no");
+  if (inSeconds(spec)) return t("common.seconds_short", { n: Number(value) / 1000 });
+  const key = `lobby.option.${game}.${spec.key}.${value}`;
+  return hasKey(key) ? t(key) : words(String(value));
+}
+
+/** The lobby's options as "name: value" lines. */
+function optionLines(info, options) {
+  if (!info) return Object.entries(options || {}).map(([k, v]) => `${words(k)}: ${words(String(v))}`);
+  return info.options.map((o) => `${optionLabel(info.id, o)}: ${optionValue(info.id, o, options?.[o.key] ?? o.default)}`);
+}
+export { optionLines };
 
 function readAbsence(form) {
   const [policy, grace] = (form.elements.namedItem("absent")?.value || "wait:0").split(":");
@@ -69,7 +112,7 @@ function nameField(id) {
   return h(
     "div",
     { class: "field" },
-    h("label", { for: id }, "Your name"),
+    h("label", { for: id }, t("lobby.your_name")),
     h("input", {
       id,
       name: "name",
@@ -82,36 +125,48 @@ function nameField(id) {
   );
 }
 
-function optionField(spec) {
+/** One option's field; `game` names the game whose option it is (for its words). */
+function optionField(spec, game) {
   const id = `opt-${spec.key}`;
+  const label = optionLabel(game, spec);
   let control;
+  let range = null;
   if (spec.type === "integer") {
+    const scale = inSeconds(spec) ? 1000 : 1;
     control = h("input", {
       id,
       name: spec.key,
       type: "number",
-      min: spec.min,
-      max: spec.max,
-      value: spec.default,
+      min: spec.min / scale,
+      max: spec.max / scale,
+      step: scale === 1 ? 1 : 0.5,
+      value: spec.default / scale,
       required: true,
-      inputmode: "numeric",
+      inputmode: scale === 1 ? "numeric" : "decimal",
     });
+    range = h(
+      "span",
+      { class: "hint" },
+      " ",
+      scale === 1
+        ? `${spec.min}–${spec.max}`
+        : t("lobby.seconds_range", { min: spec.min / scale, max: spec.max / scale }),
+    );
   } else if (spec.type === "boolean") {
     return h(
       "div",
       { class: "field check" },
       h("input", { id, name: spec.key, type: "checkbox", checked: spec.default }),
-      h("label", { for: id }, spec.label),
+      h("label", { for: id }, label),
     );
   } else {
     control = h(
       "select",
       { id, name: spec.key },
-      spec.values.map((v) => h("option", { value: v, selected: v === spec.default }, words(v))),
+      spec.values.map((v) => h("option", { value: v, selected: v === spec.default }, optionValue(game, spec, v))),
     );
   }
-  const range = spec.type === "integer" ? h("span", { class: "hint" }, ` ${spec.min}–${spec.max}`) : null;
-  return h("div", { class: "field" }, h("label", { for: id }, spec.label, range), control);
+  return h("div", { class: "field" }, h("label", { for: id }, label, range), control);
 }
 
 function readOptions(form, specs) {
@@ -119,7 +174,8 @@ function readOptions(form, specs) {
   for (const spec of specs) {
     const el = form.elements.namedItem(spec.key);
     if (!el) continue;
-    if (spec.type === "integer") options[spec.key] = Number(el.value);
+    if (inSeconds(spec)) options[spec.key] = Math.round(Number(el.value) * 1000);
+    else if (spec.type === "integer") options[spec.key] = Number(el.value);
     else if (spec.type === "boolean") options[spec.key] = el.checked;
     else options[spec.key] = el.value;
   }
@@ -132,19 +188,71 @@ function readOptions(form, specs) {
  */
 const kept = { create: null, createFor: null, join: new Map() };
 
+/**
+ * Drops the kept forms so the next render builds them in the current language, carrying over what was chosen and
+ * typed (by field id).
+ */
+export function forgetForms() {
+  const carried = new Map();
+  for (const form of [kept.create, ...kept.join.values()]) {
+    if (!form) continue;
+    for (const el of form.querySelectorAll("input, select")) {
+      if (el.id) carried.set(el.id, el.type === "checkbox" ? el.checked : el.value);
+    }
+  }
+  kept.create = null;
+  kept.createFor = null;
+  kept.join.clear();
+  kept.carried = carried;
+}
+
+/** Puts back what `forgetForms` carried over into a form built anew. */
+function restore(form) {
+  const carried = kept.carried;
+  if (!carried || !carried.size) return form;
+  const game = form.querySelector("#create-game");
+  if (game && carried.has("create-game") && game.value !== carried.get("create-game")) {
+    game.value = carried.get("create-game");
+    game.dispatchEvent(new Event("change"));
+  }
+  for (const el of form.querySelectorAll("input, select")) {
+    if (!el.id || el.id === "create-game" || !carried.has(el.id)) continue;
+    if (el.type === "checkbox") el.checked = carried.get(el.id);
+    else el.value = carried.get(el.id);
+    carried.delete(el.id);
+  }
+  return form;
+}
+
 function createForm(app) {
   if (kept.create && kept.createFor === app.catalogue) return kept.create;
   const form = buildCreateForm(app);
   if (!app.catalogue.length) return form;
-  kept.create = form;
+  kept.create = restore(form);
   kept.createFor = app.catalogue;
   return form;
+}
+
+/** "2–4 players · about 45 minutes" for a game of the catalogue. */
+export function gameFacts(info) {
+  const players =
+    info.min_players === info.max_players
+      ? t("lobby.players_exact", { n: info.min_players })
+      : t("lobby.players_range", { min: info.min_players, max: info.max_players });
+  const timeKey = `lobby.game.${info.id}.time`;
+  return hasKey(timeKey) ? `${players} · ${t(timeKey)}` : players;
+}
+
+/** A game's short description, when the catalogue has one. */
+export function gameAbout(id) {
+  const key = `lobby.game.${id}.about`;
+  return hasKey(key) ? t(key) : "";
 }
 
 function buildCreateForm(app) {
   const games = app.catalogue;
   if (!games.length) {
-    return h("p", {}, "The list of games is not available yet.");
+    return h("p", {}, t("lobby.no_games_yet"));
   }
   const form = h("form", { class: "create", "aria-labelledby": "create-h" });
   let selected = games[0].id;
@@ -157,13 +265,19 @@ function buildCreateForm(app) {
     inputmode: "numeric",
   });
   const seatsHint = h("span", { class: "hint" });
+  const about = h("p", { class: "game-about", id: "create-about" });
+  const facts = h("p", { class: "game-facts hint", id: "create-facts" });
   const absenceSelect = h("select", { id: "create-absent", name: "absent", "data-key": "create-absent" });
   const fillOptions = () => {
     const info = hooks.gameInfo(selected);
     optionsBox.replaceChildren(
-      h("legend", {}, `${info.name} options`),
-      ...(info.options.length ? info.options.map(optionField) : [h("p", { class: "hint" }, "This game has no options.")]),
+      h("legend", {}, t("lobby.options_legend", { game: hooks.gameTitle(selected) })),
+      ...(info.options.length
+        ? info.options.map((spec) => optionField(spec, info.id))
+        : [h("p", { class: "hint" }, t("lobby.no_options"))]),
     );
+    about.textContent = gameAbout(info.id);
+    facts.textContent = gameFacts(info);
     seatsInput.min = info.min_players;
     seatsInput.max = info.max_players;
     seatsInput.value = info.min_players;
@@ -176,31 +290,47 @@ function buildCreateForm(app) {
       id: "create-game",
       name: "game",
       "data-key": "create-game",
+      "aria-describedby": "create-about create-facts",
       onchange: (e) => {
         selected = e.target.value;
         fillOptions();
       },
     },
-    games.map((g) => h("option", { value: g.id }, `${g.name} (${g.min_players}–${g.max_players} players)`)),
+    games.map((g) => h("option", { value: g.id }, hooks.gameTitle(g.id))),
   );
   fillOptions();
   form.append(
-    h("div", { class: "field" }, h("label", { for: "create-game" }, "Game"), select),
-    h("div", { class: "field" }, h("label", { for: "create-seats" }, "Players", seatsHint), seatsInput),
-    optionsBox,
     h(
       "div",
-      { class: "field" },
-      h("label", { for: "create-timer" }, "Turn timer"),
+      { class: "create-main" },
+      h("div", { class: "field" }, h("label", { for: "create-game" }, t("lobby.game")), select),
+      about,
+      facts,
       h(
-        "select",
-        { id: "create-timer", name: "timer" },
-        TURN_TIMERS.map(([v, label]) => h("option", { value: v }, label)),
+        "div",
+        { class: "field-row" },
+        h("div", { class: "field" }, h("label", { for: "create-seats" }, t("lobby.players"), seatsHint), seatsInput),
+        nameField("create-name"),
       ),
+      h("button", { type: "submit", class: "primary", "data-key": "create-submit" }, t("lobby.create")),
     ),
-    h("div", { class: "field" }, h("label", { for: "create-absent" }, "When a player is away"), absenceSelect),
-    nameField("create-name"),
-    h("button", { type: "submit", class: "primary", "data-key": "create-submit" }, "Create the game"),
+    h(
+      "div",
+      { class: "create-settings" },
+      optionsBox,
+      h(
+        "div",
+        { class: "field" },
+        h("label", { for: "create-timer" }, t("lobby.turn_timer")),
+        h(
+          "select",
+          { id: "create-timer", name: "timer" },
+          turnTimers().map(([v, label]) => h("option", { value: v }, label)),
+        ),
+      ),
+      h("div", { class: "field" }, h("label", { for: "create-absent" }, t("lobby.away")), absenceSelect),
+      h("p", { class: "hint" }, t("lobby.settings_later")),
+    ),
   );
   form.addEventListener("submit", (e) => {
     e.preventDefault();
@@ -220,7 +350,7 @@ function buildCreateForm(app) {
 }
 
 function joinForm(code = "") {
-  if (!kept.join.has(code)) kept.join.set(code, buildJoinForm(code));
+  if (!kept.join.has(code)) kept.join.set(code, restore(buildJoinForm(code)));
   return kept.join.get(code);
 }
 
@@ -231,7 +361,7 @@ function buildJoinForm(code) {
     h(
       "div",
       { class: "field" },
-      h("label", { for: "join-code" }, "Game code"),
+      h("label", { for: "join-code" }, t("lobby.code")),
       h("input", {
         id: "join-code",
         name: "code",
@@ -248,7 +378,7 @@ function buildJoinForm(code) {
     h(
       "div",
       { class: "buttons" },
-      h("button", { type: "submit", class: "primary", "data-key": "join-submit" }, "Join"),
+      h("button", { type: "submit", class: "primary", "data-key": "join-submit" }, t("lobby.join")),
       h(
         "button",
         {
@@ -260,7 +390,7 @@ function buildJoinForm(code) {
             submitting(form, () => hooks.spectate(c));
           },
         },
-        "Watch instead",
+        t("lobby.watch"),
       ),
     ),
   );
@@ -279,24 +409,73 @@ export function renderHome(app) {
     { class: "home" },
     h(
       "section",
-      { class: "panel intro" },
-      h("h1", {}, "Play board games with friends"),
-      h("p", {}, "Start a game and send the link, or join one with the code a friend gave you."),
+      { class: "panel create-panel", "aria-labelledby": "create-h" },
+      h("h1", { id: "create-h" }, t("lobby.home.create_h")),
+      h("p", { class: "intro-line" }, t("lobby.home.intro")),
+      createForm(app),
     ),
-    h("section", { class: "panel", "aria-labelledby": "create-h" }, h("h2", { id: "create-h" }, "Start a new game"), createForm(app)),
-    h("section", { class: "panel", "aria-labelledby": "join-h" }, h("h2", { id: "join-h" }, "Join a game"), joinForm()),
-    openGames(app.catalogue),
+    h(
+      "div",
+      { class: "home-side" },
+      h("section", { class: "panel", "aria-labelledby": "join-h" }, h("h2", { id: "join-h" }, t("lobby.home.join_h")), joinForm()),
+      openGames(app.catalogue, { gameTitle: hooks.gameTitle, optionLines, duration }),
+    ),
   );
 }
 
-export function renderJoin(app, code) {
+export function renderJoin(app, code, peek = null) {
+  const own = h("p", {}, h("a", { href: "#", onclick: () => (location.hash = "") }, t("state.join.own_game")));
+  // The link's lobby was looked at first (app.js `peekLobby`): a started, finished or unknown game says so before
+  // the form, and a started or finished one offers to watch instead.
+  if (peek && peek.code === code && peek.checking) {
+    return h(
+      "section",
+      { class: "panel join-only", "aria-labelledby": "join-h", "aria-busy": "true" },
+      h("h1", { id: "join-h" }, t("state.join.checking", { code })),
+    );
+  }
+  if (peek && peek.code === code && peek.missing) {
+    return h(
+      "section",
+      { class: "panel join-only", "aria-labelledby": "join-h" },
+      h("h1", { id: "join-h" }, t("state.join.missing", { code })),
+      h("p", {}, t("state.join.missing_hint")),
+      own,
+    );
+  }
+  if (peek && peek.code === code && peek.phase && peek.phase !== "open") {
+    const game = hooks.gameTitle(peek.game);
+    const over = peek.phase === "finished";
+    return h(
+      "section",
+      { class: "panel join-only started", "aria-labelledby": "join-h", "data-key": "started-link" },
+      h("h1", { id: "join-h" }, t(over ? "state.join.finished" : "state.join.started", { code, game })),
+      h("p", {}, t(over ? "state.join.finished_hint" : "state.join.started_hint")),
+      h(
+        "div",
+        { class: "buttons" },
+        h(
+          "button",
+          {
+            type: "button",
+            class: "primary",
+            "data-key": "watch-started",
+            "data-decision": "",
+            onclick: () => hooks.spectate(code).catch(hooks.showError),
+          },
+          t(over ? "state.join.watch_finished" : "state.join.watch"),
+        ),
+      ),
+      own,
+    );
+  }
   return h(
     "section",
     { class: "panel join-only", "aria-labelledby": "join-h" },
-    h("h1", { id: "join-h" }, `Join game ${code}`),
-    h("p", {}, "Type the name the other players will see."),
+    h("h1", { id: "join-h" }, t("lobby.join_title", { code })),
+    h("p", {}, t("lobby.join_hint")),
     joinForm(code),
-    h("p", {}, h("a", { href: "#", onclick: () => (location.hash = "") }, "Start your own game instead")),
+    h("p", {}, h("a", { href: "#", onclick: () => (location.hash = "") }, t("lobby.own_game"))),
   );
 }
 
@@ -304,12 +483,13 @@ function shareLink(code) {
   return `${location.origin}${location.pathname}#join=${code}`;
 }
 
+/** Copies the link or the code (`what`: "link" or "code"), saying whether it worked. */
 async function copy(text, what) {
   try {
     await navigator.clipboard.writeText(text);
-    hooks.notify(`${what} copied.`, { kind: "info" });
+    hooks.notify(t(`lobby.copied.${what}`), { kind: "info" });
   } catch {
-    hooks.notify(`Copy did not work here: select the ${what.toLowerCase()} and copy it by hand.`, { kind: "info" });
+    hooks.notify(t(`lobby.copy_failed.${what}`), { kind: "info" });
   }
 }
 
@@ -320,27 +500,25 @@ export function renderLobby(app) {
   const free = lobby.seats.filter((s) => s.occupant.kind === "empty").length;
   const link = shareLink(lobby.code);
   const info = hooks.gameInfo(lobby.game);
-  const optionText = info
-    ? info.options.map((o) => `${o.label}: ${words(String(lobby.options?.[o.key] ?? o.default))}`)
-    : Object.entries(lobby.options || {}).map(([k, v]) => `${words(k)}: ${v}`);
-  if (lobby.turn_timer_ms) optionText.push(`Turn timer: ${Math.round(lobby.turn_timer_ms / 1000)} s`);
+  const optionText = optionLines(info, lobby.options);
+  if (lobby.turn_timer_ms) optionText.push(t("lobby.timer_line", { time: duration(lobby.turn_timer_ms) }));
   const away = absenceWords(lobby.absent);
   if (away) optionText.push(away);
 
   const seats = h(
     "ol",
-    { class: "seats", "aria-label": "Seats" },
+    { class: "seats", "aria-label": t("lobby.seats_label") },
     lobby.seats.map((s) => {
       const o = s.occupant;
       let who;
-      if (o.kind === "empty") who = h("span", { class: "empty-seat" }, seatMarker(s.seat), "Waiting for a player…");
+      if (o.kind === "empty") who = h("span", { class: "empty-seat" }, seatMarker(s.seat), t("lobby.waiting_player"));
       else who = seatLabel(s.seat, o.name, { you: s.seat === me && !app.session.spectator });
       return h(
         "li",
         { class: `seat ${o.kind}`, "data-seat": s.seat },
         who,
-        s.seat === lobby.host ? h("span", { class: "tag" }, "host") : null,
-        o.kind === "bot" ? h("span", { class: "tag" }, "bot") : null,
+        s.seat === lobby.host ? h("span", { class: "tag" }, t("lobby.host_tag")) : null,
+        o.kind === "bot" ? h("span", { class: "tag" }, t("common.bot")) : null,
         presenceTag(o),
         standInTag(s),
         host ? seatHostButtons(s, lobby, hooks.request) : null,
@@ -353,7 +531,7 @@ export function renderLobby(app) {
                 "data-key": `bot-${s.seat}`,
                 onclick: () => hooks.request("add_bot", { seat: s.seat }),
               },
-              "Add a bot here",
+              t("lobby.add_bot_here"),
             )
           : null,
       );
@@ -373,60 +551,59 @@ export function renderLobby(app) {
           "aria-describedby": "start-hint",
           onclick: () => hooks.request("start", {}),
         },
-        "Start the game",
+        t("lobby.start"),
       ),
-      h(
-        "p",
-        { id: "start-hint", class: "hint" },
-        free > 0 ? `${free} seat${free > 1 ? "s" : ""} still empty: wait for friends or add bots.` : "Everyone is here.",
-      ),
+      h("p", { id: "start-hint", class: "hint" }, free > 0 ? t("lobby.seats_empty", { n: free }) : t("lobby.everyone_here")),
     );
     if (free > 0) {
       controls.push(
-        h("button", { type: "button", "data-key": "add-bot", onclick: () => hooks.request("add_bot", {}) }, "Add a bot"),
+        h("button", { type: "button", "data-key": "add-bot", onclick: () => hooks.request("add_bot", {}) }, t("lobby.add_bot")),
       );
     }
   } else {
-    const hostName = lobby.seats[lobby.host]?.occupant?.name || "the host";
-    controls.push(h("p", { class: "hint" }, `Waiting for ${hostName} to start the game.`));
+    const hostName = lobby.seats[lobby.host]?.occupant?.name || t("lobby.the_host");
+    controls.push(h("p", { class: "hint" }, t("lobby.waiting_host", { name: hostName })));
   }
   controls.push(
     h(
       "button",
       { type: "button", class: "quiet", "data-key": "leave", onclick: () => hooks.leave() },
-      app.session.spectator ? "Stop watching" : "Leave",
+      app.session.spectator ? t("lobby.stop_watching") : t("lobby.leave"),
     ),
   );
 
+  const about = gameAbout(lobby.game);
   return h(
     "section",
     { class: "panel lobby", "aria-labelledby": "lobby-h" },
     h("h1", { id: "lobby-h" }, hooks.gameTitle(lobby.game)),
     optionText.length ? h("p", { class: "hint" }, optionText.join(" · ")) : null,
+    about ? h("p", { class: "game-about" }, about, info ? ` (${gameFacts(info)})` : "") : null,
+    hooks.rulesButton ? hooks.rulesButton(lobby.game) : null,
     h(
       "div",
       { class: "share" },
-      h("p", {}, "Game code"),
-      h("p", { class: "code", id: "lobby-code", "aria-label": `Game code ${lobby.code.split("").join(" ")}` }, lobby.code),
+      h("p", {}, t("lobby.code")),
+      h("p", { class: "code", id: "lobby-code", "aria-label": t("lobby.code_spelt", { code: lobby.code.split("").join(" ") }) }, lobby.code),
       h(
         "div",
         { class: "buttons" },
-        h("button", { type: "button", "data-key": "copy-link", onclick: () => copy(link, "Link") }, "Copy the link"),
-        h("button", { type: "button", "data-key": "copy-code", onclick: () => copy(lobby.code, "Code") }, "Copy the code"),
+        h("button", { type: "button", "data-key": "copy-link", onclick: () => copy(link, "link") }, t("lobby.copy_link")),
+        h("button", { type: "button", "data-key": "copy-code", onclick: () => copy(lobby.code, "code") }, t("lobby.copy_code")),
       ),
-      h("p", { class: "hint link" }, "Friends can open ", h("a", { href: link, id: "share-link" }, link), " to join."),
+      h("p", { class: "hint link" }, tParts("lobby.share", { link: h("a", { href: link, id: "share-link" }, link) })),
     ),
-    h("h2", {}, `Seats (${lobby.seats.length - free} of ${lobby.seats.length} taken)`),
+    h("h2", {}, t("lobby.seats_h", { taken: lobby.seats.length - free, n: lobby.seats.length })),
     seats,
-    lobby.spectators ? h("p", { class: "hint" }, `${lobby.spectators} watching`) : null,
-    app.session.spectator ? h("p", { class: "hint" }, "You are watching this game.") : null,
+    lobby.spectators ? h("p", { class: "hint" }, t("lobby.watching", { n: lobby.spectators })) : null,
+    app.session.spectator ? h("p", { class: "hint" }, t("lobby.you_watch")) : null,
     h("div", { class: "controls" }, controls),
     host
       ? hostPanel(lobby, info, {
           request: hooks.request,
           optionField,
           readOptions,
-          timers: TURN_TIMERS,
+          timers: turnTimers(),
           absence: () => (info ? absenceChoices(info, lobby.absent) : []),
           readAbsence,
         })
@@ -438,8 +615,11 @@ export function renderLobby(app) {
 /** The lobby's absence policy in words, or null for the default (wait). */
 export function absenceWords(absent) {
   if (!absent || absent.policy === "wait") return null;
-  const after = absent.grace_ms ? ` after ${Math.round(absent.grace_ms / 1000)} s` : " at once";
-  return absent.policy === "bot" ? `Away players: a bot plays for them${after}` : `Away players: skipped${after}`;
+  const seconds = Math.round(absent.grace_ms / 1000);
+  if (absent.policy === "bot") {
+    return absent.grace_ms ? t("lobby.away.bot_after", { n: seconds }) : t("lobby.away.bot_now");
+  }
+  return absent.grace_ms ? t("lobby.away.skip_after", { n: seconds }) : t("lobby.away.skip_now");
 }
 
 /** The "a bot is playing for X" badge of a seat whose absent player the server stands in for. */
@@ -448,8 +628,8 @@ export function standInTag(seat) {
   if (o.kind !== "human" || !o.stand_in) return null;
   return h(
     "span",
-    { class: "tag stand-in", "data-key": `stand-in-${seat.seat}`, title: `${o.name} is away; the server plays for them until they are back` },
-    `a bot is playing for ${o.name}`,
+    { class: "tag stand-in", "data-key": `stand-in-${seat.seat}`, title: t("lobby.stand_in_title", { name: o.name }) },
+    t("lobby.stand_in", { name: o.name }),
   );
 }
 
@@ -457,32 +637,33 @@ export function standInTag(seat) {
 export function lobbyChanges(before, after, me) {
   if (!before || before.code !== after.code) return [];
   const out = [];
-  const nameOf = (o) => o.name;
   for (const s of after.seats) {
     const was = before.seats.find((b) => b.seat === s.seat)?.occupant || { kind: "empty" };
     const now = s.occupant;
     const mine = s.seat === me;
-    if (was.kind === "empty" && now.kind === "human" && !mine) out.push(`${nameOf(now)} sat down at seat ${s.seat + 1}.`);
-    else if (was.kind === "empty" && now.kind === "bot") out.push(`A bot (${nameOf(now)}) sat down at seat ${s.seat + 1}.`);
-    else if (was.kind !== "empty" && now.kind === "empty") out.push(`${nameOf(was)} left seat ${s.seat + 1}.`);
+    const n = s.seat + 1;
+    if (was.kind === "empty" && now.kind === "human" && !mine) out.push(t("lobby.change.sat", { name: now.name, n }));
+    else if (was.kind === "empty" && now.kind === "bot") out.push(t("lobby.change.bot_sat", { name: now.name, n }));
+    else if (was.kind !== "empty" && now.kind === "empty") out.push(t("lobby.change.left", { name: was.name, n }));
     else if (was.kind === "human" && now.kind === "human" && !mine) {
-      if (was.connected && !now.connected) out.push(`${nameOf(now)} lost the connection.`);
-      if (!was.connected && now.connected) out.push(`${nameOf(now)} is back.`);
+      if (was.connected && !now.connected) out.push(t("lobby.change.lost", { name: now.name }));
+      if (!was.connected && now.connected) out.push(t("lobby.change.back", { name: now.name }));
     }
     if (was.kind === "human" && now.kind === "human") {
-      if (!was.stand_in && now.stand_in) out.push(`A bot is playing for ${nameOf(now)} while they are away.`);
-      if (was.stand_in && !now.stand_in) out.push(`${mine ? "You have" : `${nameOf(now)} has`} the seat back.`);
+      if (!was.stand_in && now.stand_in) out.push(t("lobby.change.stand_in", { name: now.name }));
+      if (was.stand_in && !now.stand_in) {
+        out.push(mine ? t("lobby.change.seat_back_you") : t("lobby.change.seat_back", { name: now.name }));
+      }
     }
   }
   if (before.host !== after.host) {
     const host = after.seats.find((s) => s.seat === after.host)?.occupant;
-    out.push(after.host === me ? "You are now the host." : `${host?.name || "Someone"} is now the host.`);
+    out.push(after.host === me ? t("lobby.change.host_you") : t("lobby.change.host", { name: host?.name || t("common.someone") }));
   }
   const settings = (l) => JSON.stringify([l.options, l.turn_timer_ms, l.seats.length]);
-  if (after.phase === "open" && settings(before) !== settings(after)) out.push("The host changed the game's settings.");
-  if (after.phase === "open" && !before.listed && after.listed) out.push("The game is now listed on the start page.");
-  if (after.phase === "open" && before.listed && !after.listed) out.push("The game is now private.");
-  if (before.phase === "open" && after.phase === "playing") out.push("The game has started.");
-  if (before.phase !== "finished" && after.phase === "finished") out.push("The game is over.");
+  if (after.phase === "open" && settings(before) !== settings(after)) out.push(t("lobby.change.settings"));
+  if (after.phase === "open" && !before.listed && after.listed) out.push(t("lobby.change.listed"));
+  if (after.phase === "open" && before.listed && !after.listed) out.push(t("lobby.change.private"));
+  if (before.phase === "open" && after.phase === "playing") out.push(t("lobby.change.started"));
   return out;
 }

@@ -1,5 +1,5 @@
-// What the browser remembers between visits: the player's name and, per lobby code, the seat token that takes the
-// seat back after a reload or a dropped connection. Tokens never leave this browser except in a `resume` request.
+// What the browser remembers between visits: the player's name, per lobby code the seat token that takes the seat
+// back after a reload or a dropped connection, and per lobby code its log. Tokens never leave this browser except in a `resume` request.
 
 const KEY = "tabletop.v1";
 
@@ -57,4 +57,57 @@ export function forgetSeat(code) {
   const data = load();
   if (data.seats) delete data.seats[code];
   save(data);
+}
+
+// The log of each lobby (what happened, in words) and the report of what was played for the player while away
+// (until dismissed), so that a reload shows them again. Kept apart from the seats, for
+// the ten most recent lobbies, at most LOG_KEEP entries each.
+const LOG_KEY = "tabletop.logs.v1";
+const LOG_KEEP = 120;
+const LOG_LOBBIES = 10;
+
+function loadLogs() {
+  try {
+    const data = JSON.parse(localStorage.getItem(LOG_KEY) || "{}");
+    return typeof data === "object" && data ? data : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The log kept for lobby `code`, newest first (empty if none). */
+export function logFor(code) {
+  const entry = loadLogs()[code];
+  return entry && Array.isArray(entry.entries) ? entry.entries : [];
+}
+
+/** What was played for this seat while its player was away, until they dismiss it: { texts } or null. */
+export function awayFor(code) {
+  const entry = loadLogs()[code];
+  return entry && entry.away && Array.isArray(entry.away.texts) ? entry.away : null;
+}
+
+/** Keeps (or, with null, forgets) lobby `code`'s report of what was played for the player while away. */
+export function rememberAway(code, away) {
+  const data = loadLogs();
+  if (!data[code]) return;
+  data[code].away = away ? { texts: away.texts.slice(-LOG_KEEP) } : null;
+  saveLogs(data);
+}
+
+/** Keeps lobby `code`'s log (newest first), trimmed to the most recent entries. */
+export function rememberLog(code, entries) {
+  const data = loadLogs();
+  data[code] = { entries: entries.slice(0, LOG_KEEP), away: data[code]?.away || null, savedAt: Date.now() };
+  const codes = Object.keys(data).sort((a, b) => (data[b].savedAt || 0) - (data[a].savedAt || 0));
+  for (const old of codes.slice(LOG_LOBBIES)) delete data[old];
+  saveLogs(data);
+}
+
+function saveLogs(data) {
+  try {
+    localStorage.setItem(LOG_KEY, JSON.stringify(data));
+  } catch {
+    // A full store: the log is simply not kept across a reload.
+  }
 }

@@ -1,5 +1,7 @@
 // Small DOM helpers shared by every screen: element building, seat markers, countdowns, notices.
 
+import { t } from "./i18n.js";
+
 /** Builds an element. `attrs`: attributes, plus `class`, `on<event>` handlers, `dataset` and `text`. */
 export function h(tag, attrs = {}, ...children) {
   const svg = tag.startsWith("svg:");
@@ -89,7 +91,7 @@ export function seatLabel(seat, name, { you = false } = {}) {
     { class: "seat-label", "data-seat": seat },
     seatMarker(seat),
     h("span", { class: "seat-name" }, name),
-    you ? h("span", { class: "you-tag" }, "you") : null,
+    you ? h("span", { class: "you-tag" }, t("common.you_tag")) : null,
   );
 }
 
@@ -112,10 +114,10 @@ export function countdown(deadline, { label = "" } = {}) {
 }
 
 function formatLeft(ms) {
-  if (ms <= 0) return "0.0 s";
-  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms <= 0) return t("common.seconds_short", { n: (0).toFixed(1) });
+  if (ms < 10_000) return t("common.seconds_short", { n: (ms / 1000).toFixed(1) });
   const s = Math.ceil(ms / 1000);
-  if (s < 60) return `${s} s`;
+  if (s < 60) return t("common.seconds_short", { n: s });
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
@@ -130,15 +132,85 @@ setInterval(() => {
   for (const el of document.querySelectorAll("[data-deadline]")) refreshCountdown(el);
 }, 100);
 
-/** Moves keyboard focus back to the element that had it before a re-render, by its data-key. */
-export function keepFocus(render) {
-  const active = document.activeElement;
-  const key = active && active.dataset ? active.dataset.key : undefined;
-  render();
-  if (key) {
-    const again = document.querySelector(`[data-key="${CSS.escape(key)}"]`);
-    if (again && !again.disabled) again.focus({ preventScroll: true });
+/** What identifies a focused element across re-renders: its data-key, else its id. */
+function focusKey(el) {
+  if (!el || el === document.body) return null;
+  if (el.dataset && el.dataset.key) return `[data-key="${CSS.escape(el.dataset.key)}"]`;
+  if (el.id) return `#${CSS.escape(el.id)}`;
+  return null;
+}
+
+/** Whether the player is typing (a chat message, a name): such focus is never taken away. */
+export function isTyping(el = document.activeElement) {
+  return !!el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
+}
+
+function focusable(el) {
+  return !!el && el.isConnected && !el.disabled && el.getAttribute("aria-disabled") !== "true" && el.getClientRects().length > 0;
+}
+
+/**
+ * Moves keyboard focus to the screen's current decision: the first enabled control that plays an action
+ * (`[data-act]`), else a control the screen marks as its next step (`[data-decision]`), else the headline or the
+ * screen's heading (made focusable for this), so that focus never falls back to the page. Returns the element.
+ */
+export function focusDecision(root = document.getElementById("main")) {
+  if (!root) return null;
+  const candidates = [
+    ...root.querySelectorAll(".board-area [data-act]"),
+    ...root.querySelectorAll("[data-decision]"),
+    ...root.querySelectorAll("[data-act]"),
+  ];
+  for (const el of candidates) {
+    if (!focusable(el)) continue;
+    el.focus({ preventScroll: !isOffscreen(el) });
+    if (document.activeElement === el) return el;
   }
+  const target = [root.querySelector("#headline"), root.querySelector("h1"), root].find((el) => el && el.isConnected);
+  if (!target) return null;
+  if (!target.hasAttribute("tabindex") && !target.matches("a[href], button, input, select, textarea")) {
+    target.setAttribute("tabindex", "-1");
+  }
+  target.focus({ preventScroll: true });
+  return target;
+}
+
+function isOffscreen(el) {
+  const r = el.getBoundingClientRect();
+  return r.bottom < 0 || r.top > window.innerHeight;
+}
+
+/** Whether focus has fallen to the page (nothing focused, or an element that the last redraw removed). */
+export function focusLost() {
+  const active = document.activeElement;
+  return !active || active === document.body || active === document.documentElement || !active.isConnected;
+}
+
+/**
+ * Redraws with `render()` and keeps keyboard focus sensible: with `decide` (a change that gives the player a new
+ * decision) focus moves to that decision unless the player is typing; otherwise the element that had focus gets
+ * it back (found again by its data-key or id); and if that element is gone, focus moves to the decision rather
+ * than dropping to the page.
+ */
+export function keepFocus(render, { decide = false } = {}) {
+  const active = document.activeElement;
+  const hadFocus = !focusLost();
+  const key = focusKey(active);
+  const typing = isTyping(active);
+  render();
+  if (decide && !typing && focusDecision()) return;
+  if (key) {
+    const again = document.querySelector(key);
+    if (focusable(again)) {
+      // A heading focused by focusDecision is drawn anew without its tabindex: give it one again.
+      if (!again.matches("a[href], button, input, select, textarea, [tabindex]")) again.setAttribute("tabindex", "-1");
+      if (again !== document.activeElement) again.focus({ preventScroll: true });
+      if (document.activeElement === again) return;
+    }
+  }
+  // Focus was on something this redraw replaced (or nowhere after a move): put it on the decision. A page that
+  // nobody has interacted with yet keeps its natural order.
+  if (focusLost() && (hadFocus || decide)) focusDecision();
 }
 
 /** Writes a message into the polite live region so screen readers announce it. */

@@ -1,46 +1,49 @@
 // Plain words for everything the server may say, and readable labels for raw JSON values.
 
-/** What each error code means for the person at the screen, and what happens next. */
-const ERROR_WORDS = {
-  bad_message: "The server could not accept that request.",
-  unknown_message: "This page sent something the server does not know. Reload the page to get the current version.",
-  too_large: "A message was too large for the server.",
-  rate_limited: "Slow down a little: the server dropped a message because too many arrived at once.",
-  handshake_required: "The connection was not ready yet. Reconnecting…",
-  unsupported_version: "This page is out of date for the server. Reload the page.",
-  unknown_game: "The server does not host that game.",
-  bad_options: "Those options do not set up this game.",
-  unknown_lobby: "There is no game with that code. Check the code and try again.",
-  lobby_full: "Every seat in that game is taken. You can still watch it.",
-  already_started: "That game has already started, so no seat can be taken. You can still watch it.",
-  not_started: "The game has not started yet.",
-  seats_empty: "Some seats are still empty: wait for more players or add bots.",
-  already_in_lobby: "You are already in a game on this page.",
-  not_in_lobby: "You are not in a game any more.",
-  not_host: "Only the host can do that.",
-  unauthorized: "This browser no longer holds that seat.",
-  not_your_turn: "It is not your turn.",
-  illegal_action: "That move is not allowed right now.",
-  stale_version: "The game moved on before your move arrived. The board now shows the current position: try again.",
-  game_over: "The game is over.",
-  session_replaced: "This seat was opened in another tab or window, so this one has stopped.",
-  overloaded: "The server is busy. Reconnecting…",
-  shutting_down: "The server is restarting. This page reconnects by itself and keeps your seat.",
-  internal: "Something went wrong on the server; nothing was changed. Try again.",
-  connection_lost: "The connection to the server was lost. Reconnecting…",
-  removed: "You were removed from this game (by its host or an administrator), so this seat is no longer yours.",
-  too_many_connections: "The server is full right now. Reconnecting…",
-  create_limited: "Too many new games from your address for now. Join an existing game, or try again later.",
-  idle_timeout: "The connection was idle for too long. Reconnecting…",
-  handshake_timeout: "The connection took too long to start. Reconnecting…",
-  store_unavailable: "The server cannot save moves right now; nothing was changed. Try again in a moment.",
-};
+import { t, listOf } from "./i18n.js";
+
+/** The error codes the page has words for (each is `errors.<code>` in the catalogues). */
+const ERROR_CODES = new Set([
+  "bad_message",
+  "unknown_message",
+  "too_large",
+  "rate_limited",
+  "handshake_required",
+  "unsupported_version",
+  "unknown_game",
+  "bad_options",
+  "unknown_lobby",
+  "lobby_full",
+  "already_started",
+  "not_started",
+  "seats_empty",
+  "already_in_lobby",
+  "not_in_lobby",
+  "not_host",
+  "unauthorized",
+  "not_your_turn",
+  "illegal_action",
+  "stale_version",
+  "game_over",
+  "session_replaced",
+  "overloaded",
+  "shutting_down",
+  "internal",
+  "connection_lost",
+  "removed",
+  "too_many_connections",
+  "create_limited",
+  "idle_timeout",
+  "handshake_timeout",
+  "store_unavailable",
+]);
 
 export function errorWords(error) {
   if (!error) return "";
-  const base = ERROR_WORDS[error.code] || "The server refused that.";
+  const base = ERROR_CODES.has(error.code) ? t(`errors.${error.code}`) : t("errors.other");
   // The server's own message adds the detail (which card, whose turn) for refusals of a move.
   const detailed = ["illegal_action", "not_your_turn", "bad_options", "game_over", "bad_message"];
+  // The detail is the server's English: it follows the page's words, in brackets.
   if (error.message && detailed.includes(error.code)) return `${base} (${error.message})`;
   return base;
 }
@@ -52,12 +55,12 @@ export function words(key) {
 
 /** A readable one-line label for any JSON value, used by the generic screen for actions and values. */
 export function describeValue(value) {
-  if (value === null || value === undefined) return "nothing";
+  if (value === null || value === undefined) return t("common.nothing");
   if (Array.isArray(value)) return value.map(describeValue).join(", ");
   if (typeof value === "object") {
     const keys = Object.keys(value);
     if (keys.length === 2 && "row" in value && "col" in value) {
-      return `row ${value.row + 1} column ${value.col + 1}`;
+      return t("common.row_column", { row: value.row + 1, col: value.col + 1 });
     }
     const parts = [];
     if (typeof value.type === "string") parts.push(words(value.type));
@@ -67,12 +70,11 @@ export function describeValue(value) {
     }
     return parts.join(" · ");
   }
-  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (typeof value === "boolean") return value ? t("common.yes") : t("common.no");
   return words(value);
 }
 
-/** "Ann", "Ann and Bo", "Ann, Bo and Cy". */
+/** "Ann", "Ann and Bo", "Ann, Bo and Cy", in the page's language. */
 export function listWords(items) {
-  if (items.length <= 1) return items.join("");
-  return `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+  return listOf(items);
 }

@@ -4,6 +4,7 @@
 
 import { h, countdown, seatLabel } from "../ui.js";
 import { describeValue, words } from "../words.js";
+import { t, tParts } from "../i18n.js";
 
 const SEAT_KEYS = new Set(["seat", "turn", "player", "winner", "active", "current", "starting_player", "first_player"]);
 
@@ -13,11 +14,11 @@ function isPlain(v) {
 
 function renderValue(value, key, ctx, depth = 0) {
   if (typeof value === "number" && SEAT_KEYS.has(key) && value < ctx.names.length) {
-    return seatLabel(value, ctx.names[value] || `Seat ${value + 1}`, { you: value === ctx.me });
+    return seatLabel(value, ctx.names[value] || t("common.seat", { n: value + 1 }), { you: value === ctx.me });
   }
   if (isPlain(value)) return h("span", { class: "value" }, value === null ? "—" : describeValue(value));
   if (Array.isArray(value)) {
-    if (value.length === 0) return h("span", { class: "value" }, "none");
+    if (value.length === 0) return h("span", { class: "value" }, t("common.none"));
     if (value.every(isPlain)) return h("span", { class: "value" }, value.map((v) => describeValue(v)).join(", "));
     if (value.every((row) => Array.isArray(row))) {
       return h(
@@ -39,7 +40,7 @@ function renderValue(value, key, ctx, depth = 0) {
         h(
           "li",
           {},
-          bySeat ? seatLabel(i, ctx.names[i] || `Seat ${i + 1}`, { you: i === ctx.me }) : null,
+          bySeat ? seatLabel(i, ctx.names[i] || t("common.seat", { n: i + 1 }), { you: i === ctx.me }) : null,
           renderValue(item, "", ctx, depth + 1),
         ),
       ),
@@ -72,17 +73,17 @@ function render(ctx) {
     h(
       "p",
       { class: "generic-notice", role: "note" },
-      "Generic screen: this game has no board of its own in the browser yet, so its state is shown as a list.",
+      t("common.generic.notice"),
     ),
     state.deadline && !state.outcome
-      ? h("p", {}, "The game's clock acts in ", countdown(state.deadline, { label: "time until the game's clock acts" }))
+      ? h("p", {}, tParts("common.generic.clock", { time: countdown(state.deadline, { label: t("common.generic.clock_label") }) }))
       : null,
     h(
       "section",
       { class: "generic-actions", "aria-labelledby": "generic-actions-h" },
-      h("h2", { id: "generic-actions-h" }, ctx.spectator ? "Moves" : "Your moves"),
+      h("h2", { id: "generic-actions-h" }, ctx.spectator ? t("common.generic.moves") : t("common.generic.your_moves")),
       actions.length === 0
-        ? h("p", { class: "hint" }, ctx.spectator ? "Spectators watch only." : "Nothing to do right now.")
+        ? h("p", { class: "hint" }, ctx.spectator ? t("common.generic.watch_only") : t("common.generic.nothing_to_do"))
         : [...groups.entries()].map(([type, items]) =>
             h(
               "div",
@@ -111,7 +112,7 @@ function render(ctx) {
     h(
       "section",
       { class: "generic-view", "aria-labelledby": "generic-view-h" },
-      h("h2", { id: "generic-view-h" }, "What you can see"),
+      h("h2", { id: "generic-view-h" }, t("common.generic.view")),
       renderValue(state.view, "", ctx),
     ),
   );
@@ -120,10 +121,10 @@ function render(ctx) {
 function describe(event, ctx) {
   if (event === null || typeof event !== "object") return describeValue(event);
   const { seat, type, ...rest } = event;
-  const who = typeof seat === "number" ? `${ctx.name(seat)}: ` : "";
   const what = type ? words(type) : "";
   const details = Object.keys(rest).length ? ` (${describeValue(rest)})` : "";
-  return `${who}${what}${details}`;
+  if (typeof seat === "number") return t("common.generic.event_by", { name: ctx.name(seat), what: `${what}${details}` });
+  return `${what}${details}`;
 }
 
 export default { id: "generic", title: "Generic screen", render, describe };

@@ -1,0 +1,268 @@
+//! Plain words: every game screen's action labels, headlines, player notes and log lines, fed with the real
+//! views, legal actions and events of whole games, read as a person would say them.
+//!
+//! For every game and table size (the smallest and the largest) the rules engine plays a game to its end: the
+//! server's bot chooses most moves and a random legal action the rest, the clock acts when nobody can. After
+//! every change the seat-0 player's state (view, legal actions, status, outcome and the events seat 0 may see)
+//! is recorded as the server would send it. The page then runs in Chromium and, through the real ES modules of
+//! `web/static/js/games/`, describes every event, draws every position (`render`), and collects every label:
+//! the text, `aria-label` and `title` of each element that plays an action (`data-act`), every `aria-label`
+//! and `title` on the board, the headline and each player's note. It fails on any text that shows an
+//! identifier (a word with an underscore, camelCase, PascalCase), raw JSON (braces, brackets, `undefined`, `null`), the word
+//! "option", a catalogue key with no text (`t` reports it on the console), or an exception thrown by a screen.
+//! The walk runs in English and again in Polish, so words missing from a language show too.
+
+mod common;
+
+use common::{Browser, TestServer, WAIT, browsers_available, test_dir, with_chromedriver};
+use rules::{Actor, AnyGame, Rng, Seat, Status, Viewer};
+use serde_json::{Value, json};
+
+/// The most changes recorded of one game (every game here ends well before).
+const MAX_STEPS: usize = 3000;
+
+/// Plays one game to its end and returns what seat 0 was sent after each change.
+fn walk(game: &str, players: u8, seed: u64) -> Vec<Value> {
+    let mut state = AnyGame::new(game, &json!({}), players, seed).expect("the game sets up");
+    let mut driver = Rng::from_seed(seed ^ 0x5eed);
+    let mut now: u64 = 1_700_000_000_000;
+    let me = Seat(0);
+    let mut frames = vec![frame(&state, 0, Vec::new())];
+    for version in 1..=MAX_STEPS {
+        if state.status() == Status::Over {
+            return frames;
+        }
+        let seats: Vec<Seat> = Seat::all(players)
+            .filter(|&s| state.has_legal_actions(s))
+            .collect();
+        let events = if seats.is_empty() {
+            let deadline = state
+                .deadline()
+                .unwrap_or_else(|| panic!("{game}: nobody can act and no clock is set"));
+            now = now.max(deadline.at);
+            state
+                .apply(Actor::Clock, &deadline.action, now)
+                .expect("the clock's action is accepted")
+        } else {
+            let seat = seats[driver.index(seats.len())];
+            let legal = state.legal_actions(seat);
+            let bot = state
+                .bot_action(seat, &mut driver)
+                .map(|raw| serde_json::from_str::<Value>(raw.get()).expect("the bot's action is JSON"));
+            let action = match bot {
+                Some(action) if driver.below(10) < 7 => action,
+                _ => legal[driver.index(legal.len())].clone(),
+            };
+            state
+                .apply(Actor::Seat(seat), &action, now)
+                .unwrap_or_else(|e| panic!("{game}: {action} is accepted: {e:?}"))
+        };
+        now += 1_500;
+        let seen: Vec<Value> = events
+            .into_iter()
+            .filter(|e| e.audience.includes(Viewer::Seat(me)))
+            .map(|e| e.body)
+            .collect();
+        frames.push(frame(&state, version, seen));
+    }
+    panic!("{game} with {players} players did not end in {MAX_STEPS} changes");
+}
+
+/// The state push seat 0 gets (the fields the screens read).
+fn frame(state: &AnyGame, version: usize, events: Vec<Value>) -> Value {
+    let me = Seat(0);
+    json!({
+        "version": version,
+        "since": version.saturating_sub(1),
+        "seat": 0,
+        "view": state.view(Viewer::Seat(me)),
+        "legal_actions": state.legal_actions(me),
+        "status": state.status(),
+        "deadline": state.deadline().map(|d| d.at),
+        "turn_deadline": null,
+        "outcome": state.outcome(),
+        "events": events,
+    })
+}
+
+/// Runs in the page: describes, draws and labels every frame with the game's screen; returns the problems.
+const CHECK: &str = r#"
+const [game, players, lang, frames] = arguments;
+const done = arguments[arguments.length - 1];
+(async () => {
+  const { screenFor } = await import("/js/games/index.js");
+  const i18n = await import("/js/i18n.js");
+  i18n.setLang(lang);
+  const problems = [];
+  const missing = [];
+  const consoleError = console.error;
+  console.error = (...args) => {
+    const text = args.map(String).join(" ");
+    if (text.startsWith("i18n: no text for")) missing.push(text);
+    consoleError(...args);
+  };
+  const BAD = [
+    [/[A-Za-z0-9]_[A-Za-z0-9]/, "an identifier (underscore)"],
+    [/\b[a-z]+[A-Z][a-z]+/, "an identifier (camelCase)"],
+    [/\b[A-Z][a-z]+[A-Z][a-z]+/, "an enum name (PascalCase)"],
+    [/[{}\[\]]/, "raw JSON (braces or brackets)"],
+    [/\b(undefined|null|NaN)\b/, "a raw value"],
+    [/\boption\b/i, "the word option"],
+  ];
+  const screen = screenFor(game);
+  const names = ["Ann", "Bo", "Cy", "Di", "Ed", "Flo"].slice(0, players);
+  const seats = names.map((name, seat) => ({ seat, occupant: { kind: "human", name, connected: true, presence: "connected" } }));
+  const lobby = { code: "WORDS", game, phase: "playing", host: 0, seats, options: {}, listed: false, spectators: 0 };
+  const box = document.createElement("div");
+  box.style.cssText = "position:absolute; left:-10000px; top:0; width:1000px;";
+  document.body.append(box);
+  const seen = new Set();
+  const counts = { log: 0, action: 0, label: 0, headline: 0, player: 0 };
+  const check = (where, text, kind) => {
+    if (text === null || text === undefined || text === "") return;
+    const value = String(text).replace(/\s+/g, " ").trim();
+    if (kind) counts[kind] += 1;
+    for (const [pattern, what] of BAD) {
+      if (pattern.test(value)) {
+        const key = `${what}|${value}`;
+        if (!seen.has(key)) {
+          seen.add(key);
+          problems.push(`${where}: ${what}: "${value}"`);
+        }
+      }
+    }
+  };
+  const guarded = (where, work) => {
+    try {
+      return work();
+    } catch (e) {
+      const key = `throw|${where}|${e}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        problems.push(`${where}: threw ${e && e.stack ? e.stack.split("\n").slice(0, 3).join(" | ") : e}`);
+      }
+      return null;
+    }
+  };
+  for (const f of frames) {
+    const state = { ...f, type: "state", code: "WORDS", match_id: "words", game };
+    const ctx = {
+      state,
+      view: state.view,
+      lobby,
+      me: 0,
+      spectator: false,
+      names,
+      name: (seat) => (seat === 0 ? i18n.t("common.you") : names[seat] || i18n.t("common.seat", { n: seat + 1 })),
+      legal: state.legal_actions || [],
+      act: () => {},
+      log: [],
+      options: {},
+      rerender: () => {},
+    };
+    for (const event of state.events) {
+      const line = guarded(`describe(${JSON.stringify(event)})`, () => screen.describe(event, ctx));
+      check(`log line of ${JSON.stringify(event)}`, line, "log");
+    }
+    if (screen.headline) {
+      check(`headline at move ${f.version}`, guarded(`headline at move ${f.version}`, () => screen.headline(ctx)), "headline");
+    }
+    if (screen.playerInfo) {
+      for (let seat = 0; seat < players; seat++) {
+        const info = guarded(`playerInfo(${seat}) at move ${f.version}`, () => screen.playerInfo(seat, ctx));
+        if (info) check(`player note at move ${f.version}`, info instanceof Node ? info.textContent : info, "player");
+      }
+    }
+    const board = guarded(`render at move ${f.version}`, () => screen.render(ctx));
+    if (!board) continue;
+    box.replaceChildren(board);
+    for (const el of box.querySelectorAll("[data-act]")) {
+      check(`action label at move ${f.version}`, el.innerText || el.textContent, "action");
+    }
+    for (const el of box.querySelectorAll("[aria-label], [title]")) {
+      check(`label at move ${f.version}`, el.getAttribute("aria-label"), "label");
+      check(`title at move ${f.version}`, el.getAttribute("title"), "label");
+    }
+    for (const el of box.querySelectorAll("svg title")) check(`svg title at move ${f.version}`, el.textContent, "label");
+  }
+  box.remove();
+  console.error = consoleError;
+  for (const m of new Set(missing)) problems.push(`${lang}: ${m}`);
+  return { problems, counts };
+})().then(done, (e) => done({ problems: [`the check failed: ${e}`], counts: {} }));
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_label_and_log_line_reads_as_words() {
+    if !browsers_available("plain_words") {
+        return;
+    }
+    let server = TestServer::start_in(test_dir("plain-words"), |_| {}).await;
+    let base = server.base_url();
+    with_chromedriver(move |webdriver| async move {
+        let page = Browser::open(&webdriver, "reader", 1280, 900, false).await;
+        page.goto(&format!("{base}/")).await;
+        page.wait_for(
+            "the page",
+            "window.tabletop && window.tabletop.catalogue.length > 0",
+        )
+        .await;
+        let mut problems = Vec::new();
+        let mut walked = Vec::new();
+        for info in AnyGame::catalogue() {
+            let mut sizes = vec![info.min_players, info.max_players];
+            sizes.dedup();
+            for (i, players) in sizes.into_iter().enumerate() {
+                let frames = walk(info.id, players, 11 + i as u64);
+                walked.push(format!(
+                    "{} ({players} players, {} changes)",
+                    info.id,
+                    frames.len()
+                ));
+                for lang in ["en", "pl"] {
+                    let found = tokio::time::timeout(
+                        WAIT * 4,
+                        page.client.execute_async(
+                            CHECK,
+                            vec![
+                                json!(info.id),
+                                json!(players),
+                                json!(lang),
+                                Value::Array(frames.clone()),
+                            ],
+                        ),
+                    )
+                    .await
+                    .unwrap_or_else(|_| panic!("{}: the check ends", info.id))
+                    .unwrap_or_else(|e| panic!("{}: the check runs: {e}", info.id));
+                    let counts = &found["counts"];
+                    // The walk reached the screen: log lines and action labels were read.
+                    assert!(
+                        counts["log"].as_u64().unwrap_or(0) > 0 && counts["action"].as_u64().unwrap_or(0) > 0,
+                        "{} ({players} players, {lang}): log lines and action labels are read: {counts}",
+                        info.id
+                    );
+                    walked.push(format!("{} {players} {lang}: {counts}", info.id));
+                    for p in found["problems"].as_array().expect("a list of problems") {
+                        problems.push(format!(
+                            "{} ({players} players, {lang}): {}",
+                            info.id,
+                            p.as_str().unwrap_or_default()
+                        ));
+                    }
+                }
+            }
+        }
+        page.close().await;
+        eprintln!("walked: {}", walked.join(", "));
+        assert!(walked.len() >= 15, "every game is walked: {walked:?}");
+        assert!(
+            problems.is_empty(),
+            "{} labels or log lines do not read as words:\n{}",
+            problems.len(),
+            problems.join("\n")
+        );
+    })
+    .await;
+    server.finish().await;
+}
