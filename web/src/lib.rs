@@ -53,6 +53,7 @@ assets! {
     "js/games/molehills.js",
     "js/games/quacks.js",
     "js/games/hickory.js",
+    "js/games/info_tip.js",
     "admin.html",
     "admin.css",
     "js/admin.js",
