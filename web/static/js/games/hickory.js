@@ -11,7 +11,7 @@
 
 import { h, SEAT_COLOURS } from "../ui.js";
 import { t, listOf } from "../i18n.js";
-import { infoTip } from "./info_tip.js";
+import { infoTip } from "../info_tip.js";
 
 const A = "hickory_dickory";
 const MICE = ["scurrier", "spotter", "scavenger", "scamp"];
@@ -237,7 +237,7 @@ export function describe(e, ctx) {
 
 function stepWords(d, ctx) {
   const mine = d.seat === ctx.me;
-  const p = { who: ctx.name(d.seat), mouse: mouseName(d.mouse), n: d.number };
+  const p = { who: ctx.name(d.seat), mouse: mouseName(d.mouse), n: d.number ?? ctx.view.minute };
   const steps = ["place", "hand_mouse", "inner_ring", "scurry", "act", "search_keep", "delivery", "hunt"];
   const step = steps.includes(d.step) ? d.step : "other";
   return t(`${A}.head.${step}.${mine ? "you" : "them"}`, p);
@@ -370,10 +370,24 @@ function mouseWords(ref, ctx) {
   return ref.seat === ctx.me ? t(`${A}.mouse.yours`, { mouse: mouseName(ref.mouse) }) : t(`${A}.mouse.theirs`, { who: ctx.name(ref.seat), mouse: mouseName(ref.mouse) });
 }
 
+/** The mice and numbers the last update moved, highlighted on the board. */
+const recent = { mice: new Set(), numbers: new Set() };
+
+function noteRecent(ctx) {
+  recent.mice.clear();
+  recent.numbers.clear();
+  for (const e of (ctx.state && ctx.state.events) || []) {
+    if (typeof e.seat === "number" && e.mouse) recent.mice.add(`${e.seat}:${e.mouse}`);
+    if (e.type === "scurried") recent.mice.add(`${e.seat}:scurrier`);
+    if (e.type === "scamp_called") recent.mice.add(`${e.seat}:scamp`);
+    for (const n of [e.number, e.to]) if (typeof n === "number") recent.numbers.add(n);
+  }
+}
+
 /** A mouse shown on the table: the figure, with its kind's ability on hover, focus and tap. */
 function mouseFigure(ref, ctx, { size = 30 } = {}) {
   return infoTip(mouseSvg(ref, { size }), `${mouseWords(ref, ctx)}: ${t(`${A}.mouse.${MICE.includes(ref.mouse) ? ref.mouse : "unknown"}.effect`)}`, {
-    class: "hd-mouse",
+    class: `hd-mouse${recent.mice.has(`${ref.seat}:${ref.mouse}`) ? " moved" : ""}`,
     role: "img",
     "aria-label": mouseWords(ref, ctx),
   });
@@ -458,7 +472,18 @@ function renderClock(ctx) {
     h("svg:line", { x1: C, y1: C, x2: C, y2: C - 96, class: "hd-hand-hour", transform: `rotate(${hourAngle} ${C} ${C})` }),
     h(
       "svg:g",
-      { class: `hd-minute${sweep !== null ? " sweep" : ""}`, style: sweep !== null ? `--from:${sweep}deg;--to:${minuteAngle < sweep ? minuteAngle + 360 : minuteAngle}deg` : null, transform: `rotate(${minuteAngle} ${C} ${C})` },
+      { class: "hd-minute", transform: `rotate(${minuteAngle} ${C} ${C})` },
+      // The hand sweeps from where it was to its new number (not when motion is to be reduced).
+      sweep !== null && !reducedMotion()
+        ? h("svg:animateTransform", {
+            attributeName: "transform",
+            type: "rotate",
+            from: `${sweep} ${C} ${C}`,
+            to: `${minuteAngle < sweep ? minuteAngle + 360 : minuteAngle} ${C} ${C}`,
+            dur: "0.6s",
+            fill: "freeze",
+          })
+        : null,
       h("svg:path", { d: `M${C - 5} ${C} L${C} ${C - 140} L${C + 5} ${C} Z`, class: "hd-hand-minute" }),
       handMice,
     ),
@@ -474,12 +499,12 @@ function renderClock(ctx) {
       s.tile ? tileSvg(s.tile, { size: 24 }) : null,
     ];
     const mice = s.outer.length ? h("span", { class: "hd-mice" }, s.outer.map((m) => mouseFigure(m, ctx, { size: 22 }))) : null;
-    const tip = `${t(`${A}.token.${token}.effect`)}${s.paw ? ` ${t(`${A}.paw`)}` : ""}`;
+    const tip = `${s.number}, ${tokenName(s.token)}: ${t(`${A}.token.${token}.effect`)}${s.paw ? ` ${t(`${A}.paw`)}` : ""}`;
     const current = s.number === view.minute;
     const label = t(`${A}.space.label`, { n: s.number, token: tokenName(s.token), tile: tileWords(s.tile) });
     return h(
       "div",
-      { class: `hd-outer${current ? " current" : ""}${s.paw ? " paw" : ""}`, style: `left:${pct(p.x)};top:${pct(p.y)}`, "data-number": s.number },
+      { class: `hd-outer${current ? " current" : ""}${s.paw ? " paw" : ""}${recent.numbers.has(s.number) ? " last" : ""}`, style: `left:${pct(p.x)};top:${pct(p.y)}`, "data-number": s.number },
       action
         ? playButton(ctx, action, content, { cls: "hd-space-button", key: `hd-outer-${s.number}`, label: `${label} — ${actionLabel(action, view)}` })
         : infoTip(h("span", { class: "hd-space-face" }, content), tip, { role: "group", "aria-label": label }),
@@ -526,6 +551,10 @@ function renderClock(ctx) {
     inners,
     hub ? h("div", { class: "hd-hub" }, playButton(ctx, hub, t(stay ? `${A}.hub.stay` : `${A}.hub.board`), { cls: "hd-hub-button", key: "hd-hub" })) : null,
   );
+}
+
+function reducedMotion() {
+  return typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
 }
 
 /** Where the minute hand was at the last drawing, so a move of the hand sweeps. */
@@ -754,6 +783,7 @@ function renderActions(ctx) {
 
 function render(ctx) {
   const view = ctx.view;
+  noteRecent(ctx);
   const me = view.seats.find((p) => p.seat === ctx.me);
   const others = view.seats.filter((p) => p.seat !== ctx.me);
   return h(

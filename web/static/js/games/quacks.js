@@ -8,7 +8,7 @@
 
 import { h } from "../ui.js";
 import { t, listOf } from "../i18n.js";
-import { infoTip } from "./info_tip.js";
+import { infoTip } from "../info_tip.js";
 
 /** The pot track by space index: [coins, points, ruby]. A copy of `POT_TRACK` in rules/src/games/quacks/data.rs,
  * for drawing only; a test of the web crate checks that the two agree. */

@@ -2,7 +2,7 @@
 // hover, on keyboard focus and on tap: the visible element is focusable, points at its tooltip with
 // `aria-describedby`, and a tap (or Enter) toggles the tooltip open; Escape or a tap elsewhere closes it.
 
-import { h } from "../ui.js";
+import { h } from "./ui.js";
 
 let counter = 0;
 
