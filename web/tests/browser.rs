@@ -147,7 +147,7 @@ return b.textContent;
 "#;
 
 /// One step of a player on a screen whose board plays moves itself (Quacks: the bag, the flask, the chips looked
-/// at; Hickory Dickory: the clock's numbers, the mice, the tiles, the hunt board, the favour cards): two times in
+/// at, the chips for sale; Hickory Dickory: the clock's numbers, the mice, the tiles, the hunt board, the favour cards): two times in
 /// three it clicks one of the board's own elements when the board offers any, otherwise any offered action (the
 /// buttons are the keyboard path). Returns `board:` or `button:` with the element's words.
 const BOARD_STEP: &str = r#"
@@ -155,7 +155,7 @@ const app = window.tabletop;
 if (document.querySelector('#outcome')) return 'over';
 if (!app.state || app.busy || window.__acted === app.state.version) return 'wait';
 const live = (sel) => [...document.querySelectorAll(sel)].filter((b) => !b.disabled);
-const board = live('.quacks-board [data-act], .hd-clock [data-act], .hd-player [data-act], .hd-side [data-act], .hd-choose [data-act]');
+const board = live('.quacks-board [data-act], .q-shop-chips [data-act], .hd-clock [data-act], .hd-player [data-act], .hd-side [data-act], .hd-choose [data-act]');
 const any = live('.game [data-act]');
 if (!any.length) return 'wait';
 window.__n = (window.__n || 0) + 1;
@@ -323,13 +323,20 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
     } else {
         GENERIC_STEP
     };
-    // Hickory Dickory is five hours of twelve ticks, each with several decisions: a longer match.
-    let limit = if id == "hickory_dickory" {
-        MATCH_LIMIT * 4
-    } else {
-        MATCH_LIMIT
+    // Hickory Dickory is five hours of twelve ticks, each with several decisions, and Quacks nine rounds of
+    // brewing and buying: longer matches.
+    let limit = match id {
+        "hickory_dickory" => MATCH_LIMIT * 4,
+        "quacks" => MATCH_LIMIT * 2,
+        _ => MATCH_LIMIT,
     };
     let mut board_clicks = 0;
+    let decision = match id {
+        "quacks" => ".q-shop-chips",
+        "hickory_dickory" => ".hd-choose, .hd-hunt .hd-play, .hd-give",
+        _ => "",
+    };
+    let mut decision_shot = false;
     let start = Instant::now();
     let mut steps: Vec<String> = Vec::new();
     let mut mid_shot = false;
@@ -373,6 +380,16 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
             shot(bo, "mid-phone").await;
             let log = ann.text(".log-list").await;
             assert!(!log.trim().is_empty(), "{id}: the log tells what happened");
+        }
+        // One more picture of a board decision for review: Quacks' shop, Hickory Dickory's choice of mouse or tile.
+        if !decision_shot && !decision.is_empty() {
+            let shown = ann
+                .js(&format!("return !!document.querySelector({})", json!(decision)))
+                .await;
+            if shown == json!(true) {
+                decision_shot = true;
+                shot(ann, "decision-desktop").await;
+            }
         }
         tokio::time::sleep(Duration::from_millis(40)).await;
     }

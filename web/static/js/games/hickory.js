@@ -826,4 +826,4 @@ export function rules() {
   );
 }
 
-export default { id: "hickory_dickory", title: "Hickory Dickory", render, describe, headline, playerInfo, rules };
+export default { id: "hickory_dickory", title: "Hickory Dickory", render, describe, headline, playerInfo, rules, actionLabel };

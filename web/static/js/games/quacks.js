@@ -531,14 +531,67 @@ function renderActions(ctx) {
     { class: "q-actions", "aria-label": t("quacks.your_moves") },
     main.length ? h("div", { class: "buttons" }, main.map((a) => actionButton(a, ctx, a.type === "draw" ? "primary big" : ""))) : null,
     rest.length ? h("div", { class: "buttons" }, rest.map((a) => actionButton(a, ctx))) : null,
-    buys.length
-      ? h(
-          "div",
-          { class: "shop" },
-          h("h4", {}, t("quacks.shop", { coins: me ? me.coins : 0 })),
-          h("div", { class: "buttons q-buys" }, buys.map((a) => actionButton(a, ctx, "small q-buy"))),
-        )
-      : null,
+    buys.length ? renderShop(ctx, buys, me) : null,
+  );
+}
+
+const chipKey = (c) => `${c.colour}-${c.value}`;
+/** The first chip picked for a purchase of two, kept on the page until the second is clicked. */
+const shopPick = { key: null, version: -1 };
+
+/** Buying by clicking chips: each chip that can be bought is a token; a chip that can be paired with another is
+ * picked first (then the chips it pairs with are offered, or "only this one"), otherwise it is bought at once.
+ * Every purchase is also a button in the list below (the keyboard path). */
+function renderShop(ctx, buys, me) {
+  if (shopPick.version !== ctx.state.version) {
+    shopPick.version = ctx.state.version;
+    shopPick.key = null;
+  }
+  const chips = new Map();
+  for (const a of buys) for (const c of a.chips) chips.set(chipKey(c), c);
+  const single = (key) => buys.find((a) => a.chips.length === 1 && chipKey(a.chips[0]) === key);
+  const pair = (k1, k2) => buys.find((a) => a.chips.length === 2 && a.chips.map(chipKey).sort().join() === [k1, k2].sort().join());
+  const pairsWith = (key) => buys.some((a) => a.chips.length === 2 && a.chips.some((c) => chipKey(c) === key));
+  const picked = shopPick.key && chips.has(shopPick.key) ? shopPick.key : null;
+  const tokens = [...chips.entries()].map(([key, c]) => {
+    if (picked) {
+      if (key === picked) {
+        return h(
+          "button",
+          { type: "button", class: "q-chip-button chosen", "data-act": "choose", "data-local": "1", "data-key": `q-shop-${key}`, "aria-pressed": "true", "aria-label": t("quacks.shop.unpick", { chip: chipWords(c) }), onclick: () => { shopPick.key = null; ctx.rerender(); } },
+          chipToken(c, { size: 34, label: false }),
+        );
+      }
+      const both = pair(picked, key);
+      return both
+        ? h("button", { type: "button", class: "q-chip-button legal", "data-act": "buy", "data-key": `q-shop-${key}`, "aria-label": actionLabel(both), title: actionLabel(both), onclick: () => ctx.act(both) }, chipToken(c, { size: 34, label: false }))
+        : h("span", { class: "q-chip-off" }, chipToken(c, { size: 30 }));
+    }
+    const alone = single(key);
+    if (pairsWith(key)) {
+      return h(
+        "button",
+        { type: "button", class: "q-chip-button legal", "data-act": "choose", "data-local": "1", "data-key": `q-shop-${key}`, "aria-label": t("quacks.shop.pick", { chip: chipWords(c) }), title: t("quacks.shop.pick", { chip: chipWords(c) }), onclick: () => { shopPick.key = key; ctx.rerender(); } },
+        chipToken(c, { size: 34, label: false }),
+      );
+    }
+    return alone
+      ? h("button", { type: "button", class: "q-chip-button legal", "data-act": "buy", "data-key": `q-shop-${key}`, "aria-label": actionLabel(alone), title: actionLabel(alone), onclick: () => ctx.act(alone) }, chipToken(c, { size: 34, label: false }))
+      : h("span", { class: "q-chip-off" }, chipToken(c, { size: 30 }));
+  });
+  const onlyThis = picked && single(picked);
+  return h(
+    "div",
+    { class: "shop" },
+    h("h4", {}, t("quacks.shop", { coins: me ? me.coins : 0 })),
+    h("p", { class: "hint" }, picked ? t("quacks.shop.second", { chip: chipWords(chips.get(picked)) }) : t("quacks.shop.first")),
+    h("div", { class: "q-shop-chips" }, tokens, onlyThis ? actionButton(onlyThis, ctx, "small") : null),
+    h(
+      "details",
+      { class: "q-buy-list" },
+      h("summary", {}, t("quacks.shop.list", { n: buys.length })),
+      h("div", { class: "buttons q-buys" }, buys.map((a) => actionButton(a, ctx, "small q-buy"))),
+    ),
   );
 }
 
@@ -656,4 +709,4 @@ export function rules() {
   );
 }
 
-export default { id: "quacks", title: "The Quacks of Quedlinburg", render, describe, headline, playerInfo, onKey, rules };
+export default { id: "quacks", title: "The Quacks of Quedlinburg", render, describe, headline, playerInfo, onKey, rules, actionLabel };
