@@ -409,7 +409,7 @@ function flaskSvg(p, ctx) {
       svg,
     );
   }
-  return h("span", { class: "q-flask-wrap", role: "img", "aria-label": label, title: label }, svg);
+  return infoTip(svg, label, { class: "q-flask-wrap", role: "img", "aria-label": label });
 }
 
 /** The bag: clicking it draws a chip when drawing is legal. */
@@ -465,7 +465,7 @@ function renderBoard(p, view, ctx, big) {
         "div",
         { class: "q-pot-side" },
         flaskSvg(p, ctx),
-        h("span", { class: "q-tails", title: t("quacks.tails.tip") }, t("quacks.tails", { n: p.rat_tails })),
+        infoTip(h("span", { class: "q-tails" }, t("quacks.tails", { n: p.rat_tails })), t("quacks.tails.tip")),
         h("span", { class: `bombs${danger ? " danger" : ""}` }, t("quacks.bombs", { n: p.whites, limit: view.white_limit })),
         h("span", { class: `brew ${p.brew}` }, brewWords(p.brew)),
         mine ? bagSvg(ctx) : null,
