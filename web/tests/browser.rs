@@ -389,6 +389,11 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
             if shown == json!(true) {
                 decision_shot = true;
                 shot(ann, "decision-desktop").await;
+                // And the players' own boards below (pots of the others; mouse cards, hunt boards).
+                ann.js("document.querySelector('.q-others, .hd-player.mine')?.scrollIntoView()")
+                    .await;
+                shot(ann, "boards-desktop").await;
+                ann.js("window.scrollTo(0, 0)").await;
             }
         }
         tokio::time::sleep(Duration::from_millis(40)).await;

@@ -169,7 +169,7 @@ export function describe(e, ctx) {
     case "paw_blocked":
       return t(`${A}.log.paw_blocked`, { n: e.number });
     case "scurried":
-      return t(`${A}.log.scurried`, { who: who(e.seat), from: e.from, to: e.to });
+      return t(e.from === e.to ? `${A}.log.scurried_none` : `${A}.log.scurried`, { who: who(e.seat), from: e.from, to: e.to });
     case "scamp_called":
       return t(`${A}.log.scamp_called`, { who: who(e.seat), n: e.number });
     case "tile_collected":
@@ -676,7 +676,7 @@ function renderPlayer(p, ctx) {
           const picture =
             s.wants === "colour"
               ? h("span", { class: `hd-swatch t-${s.value}` })
-              : h("svg:svg", { viewBox: "-11 -11 22 22", width: 22, height: 22, "aria-hidden": "true" }, itemShape(s.value, "#e8e2d0"));
+              : h("svg:svg", { viewBox: "-11 -11 22 22", width: 22, height: 22, "aria-hidden": "true" }, itemShape(s.value, "#8a8a8a"));
           const label = t(s.done ? `${A}.hunt.done` : `${A}.hunt.space`, { row: r + 1, col: c + 1, wants });
           return mark
             ? playButton(ctx, mark, picture, { cls: "hd-hunt-space", key: `hd-hunt-${r}-${c}`, label })

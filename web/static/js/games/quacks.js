@@ -45,6 +45,12 @@ export function chipWords(chip) {
   return t(`quacks.chip.${chip.colour}`, { value: chip.value });
 }
 
+/** A chip with the article English needs ("an orange 1"); the other languages put theirs in the sentence. */
+function chipA(chip) {
+  if (!chip || !COLOURS.includes(chip.colour)) return t("quacks.chip_a.unknown");
+  return t(`quacks.chip_a.${chip.colour}`, { value: chip.value });
+}
+
 function chipList(chips) {
   return listOf((chips || []).map(chipWords));
 }
@@ -99,7 +105,7 @@ export function actionLabel(a) {
 function choiceWords(c) {
   switch (c && c.option) {
     case "take_chip":
-      return t("quacks.choice.take_chip", { chip: chipWords(c.chip) });
+      return t("quacks.choice.take_chip", { chip: chipA(c.chip) });
     case "points_for_rat_tails":
       return t("quacks.choice.points_for_rat_tails");
     case "keep_rat_tails":
@@ -127,7 +133,7 @@ function choiceWords(c) {
 function choseWords(who, c) {
   switch (c && c.option) {
     case "take_chip":
-      return t("quacks.log.chose.take_chip", { who, chip: chipWords(c.chip) });
+      return t("quacks.log.chose.take_chip", { who, chip: chipA(c.chip) });
     case "points_for_rat_tails":
       return t("quacks.log.chose.points_for_rat_tails", { who });
     case "keep_rat_tails":
@@ -143,7 +149,7 @@ function choseWords(who, c) {
     case "droplet_steps":
       return t("quacks.log.chose.droplet_steps", { who });
     case "trade_up":
-      return t("quacks.log.chose.trade_up", { who, chip: chipWords(c.chip) });
+      return t("quacks.log.chose.trade_up", { who, chip: chipA(c.chip) });
     case "decline":
       return t("quacks.log.chose.decline", { who });
     default:
@@ -160,9 +166,9 @@ function gainWords(g) {
     case "droplet_steps":
       return t("quacks.gain.droplet_steps", { n: g.steps });
     case "chip":
-      return t("quacks.gain.chip", { chip: chipWords(g.chip) });
+      return t("quacks.gain.chip", { chip: chipA(g.chip) });
     case "chip_removed":
-      return t("quacks.gain.chip_removed", { chip: chipWords(g.chip) });
+      return t("quacks.gain.chip_removed", { chip: chipA(g.chip) });
     default:
       return t("quacks.gain.other");
   }
@@ -204,7 +210,7 @@ export function describe(e, ctx) {
       return t("quacks.log.die_rolled", { who: who(e.seat), face: dieWords(e.face) });
     case "gained": {
       const why = reasonWords(e.reason);
-      if (e.gain && e.gain.kind === "chip_removed") return t("quacks.log.chip_removed", { who: who(e.seat), chip: chipWords(e.gain.chip), why });
+      if (e.gain && e.gain.kind === "chip_removed") return t("quacks.log.chip_removed", { who: who(e.seat), chip: chipA(e.gain.chip), why });
       return t(why ? "quacks.log.gained_because" : "quacks.log.gained", { who: who(e.seat), gain: gainWords(e.gain), why });
     }
     case "rat_tails":
@@ -220,17 +226,17 @@ export function describe(e, ctx) {
     case "chose":
       return choseWords(who(e.seat), e.choice);
     case "traded_up":
-      return t("quacks.log.traded_up", { who: who(e.seat), from: chipWords(e.from), to: chipWords(e.to) });
+      return t("quacks.log.traded_up", { who: who(e.seat), from: chipA(e.from), to: chipA(e.to) });
     case "placed":
-      return t("quacks.log.placed", { who: who(e.seat), chip: chipWords(e.chip), space: e.space, n: e.whites });
+      return t("quacks.log.placed", { who: who(e.seat), chip: chipA(e.chip), space: e.space, n: e.whites });
     case "exploded":
       return t("quacks.log.exploded", { who: who(e.seat) });
     case "stopped":
       return t("quacks.log.stopped", { who: who(e.seat) });
     case "flask_used":
-      return t("quacks.log.flask_used", { who: who(e.seat), chip: chipWords(e.chip) });
+      return t("quacks.log.flask_used", { who: who(e.seat), chip: chipA(e.chip) });
     case "white_returned":
-      return t("quacks.log.white_returned", { who: who(e.seat), chip: chipWords(e.chip) });
+      return t("quacks.log.white_returned", { who: who(e.seat), chip: chipA(e.chip) });
     case "red_bonus_declined":
       return t("quacks.log.red_bonus_declined", { who: who(e.seat), space: e.space });
     case "droplet_step_declined":
@@ -377,7 +383,7 @@ function potSvg(p, view, { big }) {
   const space = POT_TRACK[Math.min(p.scoring_space, POT_TRACK.length - 1)];
   const label = t("quacks.pot.label", {
     n: p.pot.length,
-    last: p.pot.length ? t("quacks.pot.label_last", { chip: chipWords(p.pot[p.pot.length - 1].chip), space: last }) : "",
+    last: p.pot.length ? t("quacks.pot.label_last", { chip: chipA(p.pot[p.pot.length - 1].chip), space: last }) : "",
     space: p.scoring_space,
     coins: space[0],
     points: space[1],
