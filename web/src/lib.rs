@@ -42,6 +42,7 @@ assets! {
     "js/friends.js",
     "js/i18n.js",
     "js/help.js",
+    "js/info_tip.js",
     "js/lang/en.js",
     "js/lang/ro.js",
     "js/lang/pl.js",

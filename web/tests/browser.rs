@@ -69,7 +69,12 @@ async fn run_match(webdriver: &str, base: &str, server: &tokio::sync::Mutex<Test
     // A mouse card does not show in every match, and a short match can end before a reload, a stale click and a
     // restart were tried: play again (up to MATCHES matches) until everything was seen once.
     let mut checks = Checks::default();
-    for round in 1..=MATCHES {
+    // For a quick local look at some screens: BROWSER_GAMES=quacks,hickory_dickory plays only those (never in CI).
+    let only: Option<Vec<String>> = std::env::var("BROWSER_GAMES")
+        .ok()
+        .filter(|_| std::env::var_os("CI").is_none())
+        .map(|v| v.split(',').map(str::to_string).collect());
+    for round in 1..=(if only.is_some() { 0 } else { MATCHES }) {
         one_match(
             base,
             round,
@@ -86,13 +91,18 @@ async fn run_match(webdriver: &str, base: &str, server: &tokio::sync::Mutex<Test
     }
     // Every other game the server hosts: a whole match through the screen the client has for it (the generic
     // one until a game has its own).
+    if only.is_some() {
+        ann.client.goto(&format!("{base}/")).await.unwrap();
+        ann.wait_for("the catalogue", "window.tabletop?.catalogue?.length")
+            .await;
+    }
     let catalogue = ann
         .js("return window.tabletop.catalogue.map(g => [g.id, g.name])")
         .await;
     let mut played = Vec::new();
     for game in catalogue.as_array().unwrap() {
         let (id, name) = (game[0].as_str().unwrap(), game[1].as_str().unwrap());
-        if id == "hide_and_eeek" {
+        if id == "hide_and_eeek" || only.as_ref().is_some_and(|o| !o.iter().any(|g| g == id)) {
             continue;
         }
         let started = Instant::now();
@@ -102,6 +112,9 @@ async fn run_match(webdriver: &str, base: &str, server: &tokio::sync::Mutex<Test
     eprintln!("browser test: also played {played:?}");
     for b in [&ann, &bo, &watcher] {
         let _ = b.client.clone().close().await;
+    }
+    if only.is_some() {
+        return;
     }
     assert!(
         checks.eeek,
@@ -131,6 +144,34 @@ const b = buttons[(app.state.version * 7 + (app.session.seat || 0) * 3 + window.
 if (!b.dataset.local) window.__acted = app.state.version;
 b.click();
 return b.textContent;
+"#;
+
+/// One step of a player on a screen whose board plays moves itself (Quacks: the bag, the flask, the chips looked
+/// at, the chips for sale; Hickory Dickory: the clock's numbers, the mice, the tiles, the hunt board, the favour cards): two times in
+/// three it clicks one of the board's own elements when the board offers any, otherwise any offered action (the
+/// buttons are the keyboard path). Returns `board:` or `button:` with the element's words.
+const BOARD_STEP: &str = r#"
+const app = window.tabletop;
+if (document.querySelector('#outcome')) return 'over';
+if (!app.state || app.busy || window.__acted === app.state.version) return 'wait';
+const live = (sel) => [...document.querySelectorAll(sel)].filter((b) => !b.disabled);
+const board = live('.quacks-board [data-act], .q-shop-chips [data-act], .hd-clock [data-act], .hd-player [data-act], .hd-side [data-act], .hd-choose [data-act]');
+const any = live('.game [data-act]');
+if (!any.length) return 'wait';
+window.__n = (window.__n || 0) + 1;
+// Quacks: stop brewing now and then, or a nine-round match outlasts the time limit.
+const stop = any.find((b) => b.dataset.act === 'stop');
+if (stop && (app.state.version + window.__n) % 3 === 0) {
+  window.__acted = app.state.version;
+  stop.click();
+  return 'button: ' + stop.textContent;
+}
+const pickBoard = board.length && (app.state.version + window.__n) % 3 !== 0;
+const list = pickBoard ? board : any;
+const b = list[(app.state.version * 7 + (app.session.seat || 0) * 3 + window.__n) % list.length];
+if (!b.dataset.local) window.__acted = app.state.version;
+b.click();
+return (pickBoard ? 'board: ' : 'button: ') + (b.getAttribute('aria-label') || b.textContent);
 "#;
 
 /// Ann creates a three-seat lobby of `id`, Bo joins by the link, a bot fills the last seat, and both humans play
@@ -203,13 +244,26 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
     if id == "quacks" {
         for b in [ann, bo] {
             let pots = b
-                .js("return document.querySelectorAll('.quacks-board .pot-track').length")
+                .js("return document.querySelectorAll('.quacks-board svg.q-pot-svg').length")
                 .await;
             assert_eq!(pots, json!(3), "{}: every player's pot is shown", b.name);
             let spaces = b
-                .js("return document.querySelector('.quacks-board.mine .pot-track').children.length")
+                .js("return document.querySelectorAll('.quacks-board.mine .q-pot-svg .q-space').length")
                 .await;
-            assert_eq!(spaces, json!(54), "{}: the pot has its 54 spaces", b.name);
+            assert_eq!(spaces, json!(54), "{}: the spiral has its 54 spaces", b.name);
+            let rubies = b
+                .js("return document.querySelectorAll('.quacks-board.mine .q-pot-svg .q-space.ruby').length")
+                .await;
+            assert_eq!(rubies, json!(15), "{}: 15 ruby spaces on the spiral", b.name);
+            let marks = b
+                .js("const m = document.querySelector('.quacks-board.mine'); return [!!m.querySelector('.q-drop'), !!m.querySelector('.q-rat, .q-space.droplet'), document.querySelectorAll('.q-book .info-tip-text').length > 0]")
+                .await;
+            assert_eq!(
+                marks,
+                json!([true, true, true]),
+                "{}: the droplet, the rat stone and the books' effects are shown",
+                b.name
+            );
         }
     }
     if id == "hickory_dickory" {
@@ -218,6 +272,21 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
                 .js("return document.querySelectorAll('.hd-clock .hd-outer').length")
                 .await;
             assert_eq!(numbers, json!(12), "{}: the clock has its twelve numbers", b.name);
+            let drawn = b
+                .js("return [document.querySelectorAll('.hd-clock svg.hd-clock-svg').length, document.querySelectorAll('.hd-clock .hd-mouse-svg').length > 0, document.querySelectorAll('.hd-clock .hd-tile-svg').length]")
+                .await;
+            assert_eq!(drawn[0], json!(1), "{}: the clock is drawn", b.name);
+            assert_eq!(
+                drawn[1],
+                json!(true),
+                "{}: the mice are figures on the clock",
+                b.name
+            );
+            assert!(
+                drawn[2].as_u64().unwrap_or(0) >= 10,
+                "{}: the clock's tiles are drawn: {drawn}",
+                b.name
+            );
         }
     }
     if id == "molehills" {
@@ -242,15 +311,39 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
             assert!(!pile.is_empty(), "{}: the top reward card is shown", b.name);
         }
     }
+    // Errors on the page (uncaught, or reported on the console) are collected and must stay none.
+    for b in [ann, bo] {
+        b.js("if (!window.__errors) { window.__errors = []; window.addEventListener('error', (e) => window.__errors.push(String(e.message))); const ce = console.error; console.error = (...a) => { window.__errors.push(a.map(String).join(' ')); ce(...a); }; }")
+            .await;
+    }
     shot(ann, "start-desktop").await;
     shot(bo, "start-phone").await;
+    let step = if matches!(id, "quacks" | "hickory_dickory") {
+        BOARD_STEP
+    } else {
+        GENERIC_STEP
+    };
+    // Hickory Dickory is five hours of twelve ticks, each with several decisions, and Quacks nine rounds of
+    // brewing and buying: longer matches.
+    let limit = match id {
+        "hickory_dickory" => MATCH_LIMIT * 4,
+        "quacks" => MATCH_LIMIT * 2,
+        _ => MATCH_LIMIT,
+    };
+    let mut board_clicks = 0;
+    let decision = match id {
+        "quacks" => ".q-shop-chips",
+        "hickory_dickory" => ".hd-choose, .hd-hunt .hd-play, .hd-give",
+        _ => "",
+    };
+    let mut decision_shot = false;
     let start = Instant::now();
     let mut steps: Vec<String> = Vec::new();
     let mut mid_shot = false;
     let mut timer_seen = false;
     loop {
         assert!(
-            start.elapsed() < MATCH_LIMIT,
+            start.elapsed() < limit,
             "{id}: the match did not end in time; last steps: {steps:?}"
         );
         if !timer_seen {
@@ -263,10 +356,13 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
         }
         let mut all_over = true;
         for b in [ann, bo] {
-            let did = b.js(GENERIC_STEP).await;
+            let did = b.js(step).await;
             let did = did.as_str().unwrap_or("?").to_string();
             if did != "over" {
                 all_over = false;
+            }
+            if did.starts_with("board: ") {
+                board_clicks += 1;
             }
             if did != "wait" && did != "over" {
                 steps.push(format!("{}: {did}", b.name));
@@ -285,6 +381,21 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
             let log = ann.text(".log-list").await;
             assert!(!log.trim().is_empty(), "{id}: the log tells what happened");
         }
+        // One more picture of a board decision for review: Quacks' shop, Hickory Dickory's choice of mouse or tile.
+        if !decision_shot && !decision.is_empty() {
+            let shown = ann
+                .js(&format!("return !!document.querySelector({})", json!(decision)))
+                .await;
+            if shown == json!(true) {
+                decision_shot = true;
+                shot(ann, "decision-desktop").await;
+                // And the players' own boards below (pots of the others; mouse cards, hunt boards).
+                ann.js("document.querySelector('.q-others, .hd-player.mine')?.scrollIntoView()")
+                    .await;
+                shot(ann, "boards-desktop").await;
+                ann.js("window.scrollTo(0, 0)").await;
+            }
+        }
         tokio::time::sleep(Duration::from_millis(40)).await;
     }
     let mut results = Vec::new();
@@ -300,6 +411,22 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
         results.push(b.js("return [...document.querySelectorAll('#outcome tbody tr')].map(r => [...r.cells].map(c => (c.querySelector('.seat-name') || c).textContent.trim()).join(' ')).join(' | ')").await);
     }
     assert_eq!(results[0], results[1], "{id}: both players see the same result");
+    for b in [ann, bo] {
+        let errors = b
+            .js("const e = window.__errors || []; window.__errors = []; return e")
+            .await;
+        // Checked on the screens drawn with their own board so far (Quacks, Hickory Dickory).
+        if step == BOARD_STEP {
+            assert_eq!(errors, json!([]), "{id} {}: no errors on the page", b.name);
+        }
+    }
+    if step == BOARD_STEP {
+        assert!(
+            board_clicks > 10,
+            "{id}: the players played on the board itself ({board_clicks} clicks)"
+        );
+        eprintln!("browser test: {id}: {board_clicks} moves made on the board itself");
+    }
     assert!(timer_seen, "{id}: the turn timer's countdown was shown");
     shot(ann, "result-desktop").await;
     shot(bo, "result-phone").await;

@@ -111,3 +111,77 @@ fn the_focus_ring_is_visible_and_unlike_the_move_highlights() {
         "the global focus rule draws the ring and its bands: {rule}"
     );
 }
+
+/// The value of `property` in the first rule of `static/style.css` whose selector list is exactly `selector`.
+fn rule_value(selector: &str, property: &str) -> String {
+    let css = include_str!("../static/style.css");
+    let at = css
+        .find(&format!("{selector} {{"))
+        .unwrap_or_else(|| panic!("no rule {selector} in style.css"));
+    let body = &css[at + selector.len() + 2..];
+    let body = &body[..body.find('}').expect("end of rule")];
+    body.split(';')
+        .filter_map(|d| d.split_once(':'))
+        .find(|(k, _)| k.trim() == property)
+        .map(|(_, v)| v.trim().to_string())
+        .unwrap_or_else(|| panic!("{selector} has no {property}"))
+}
+
+/// The boards of Quacks and Hickory Dickory carry text: chip values on the chips' colours, the ingredient books'
+/// names, the pot's coin and point numbers on its spaces, the clock's numbers, tokens and time.
+#[test]
+fn board_text_is_readable_on_quacks_and_hickory_boards() {
+    let mut pairs = Vec::new();
+    for colour in [
+        "white", "orange", "green", "blue", "red", "yellow", "purple", "black",
+    ] {
+        pairs.push((
+            format!("chip value on {colour}"),
+            rule_value(&format!(".chip-{colour} .q-chip-value"), "fill"),
+            rule_value(&format!(".chip-{colour} .q-chip-disc"), "fill"),
+        ));
+        pairs.push((
+            format!("{colour} book"),
+            rule_value(&format!(".book.chip-{colour}"), "color"),
+            rule_value(&format!(".book.chip-{colour}"), "background"),
+        ));
+    }
+    let spaces = [
+        rule_value(".q-space-disc", "fill"),
+        rule_value(".q-space.ruby .q-space-disc", "fill"),
+        rule_value(".q-space.scoring .q-space-disc", "fill"),
+    ];
+    for space in &spaces {
+        pairs.push(("coins".into(), rule_value(".q-coins", "fill"), space.clone()));
+        pairs.push(("points".into(), rule_value(".q-points", "fill"), space.clone()));
+    }
+    pairs.push((
+        "clock time".into(),
+        rule_value(".hd-time", "color"),
+        rule_value(".hd-ring.inner", "fill"),
+    ));
+    for face in ["#fffaf0", "#fff1b8", "#e5ddd0"] {
+        pairs.push(("clock number".into(), "#1b1b1b".into(), face.into()));
+        assert!(
+            include_str!("../static/style.css").contains(face),
+            "the clock's space colour {face} is in style.css"
+        );
+    }
+    // "#111" is "#111111".
+    let full = |hex: &str| {
+        let h = hex.trim_start_matches('#');
+        if h.len() == 3 {
+            h.chars().flat_map(|c| [c, c]).collect::<String>()
+        } else {
+            h.to_string()
+        }
+    };
+    for (what, fg, bg) in pairs {
+        let (fg, bg) = (full(&fg), full(&bg));
+        let ratio = contrast(&fg, &bg);
+        assert!(
+            ratio >= 4.5,
+            "{what}: {fg} on {bg}: contrast {ratio:.2} is below 4.5"
+        );
+    }
+}

@@ -1,268 +1,634 @@
-// The Quacks of Quedlinburg: every player's pot (the spiral track drawn as rows of spaces, with the chips in it,
-// the droplet, the rat stone and the scoring space), cherry bombs against the limit, flask, rubies, score, the
-// fortune-teller card in force, the open ingredient books, and the bag. Each player draws at their own pace; the
-// other pots update live as their chips land.
+// The Quacks of Quedlinburg: every player's pot drawn as the board's spiral track (coins, points and ruby spaces,
+// the droplet, the rat stone, the chips as coloured tokens with their value), cherry bombs against the limit, the
+// flask, rubies, rat tails and score, the fortune-teller card in force and the open ingredient books (each tells
+// its effect on hover, focus and tap), and the bag. Each player draws at their own pace; the other pots update live
+// as their chips land. Choices are made on the board (the bag draws, the flask puts a white back, chips looked at
+// are placed, purchases are chips to click); the buttons stay as the keyboard path.
 // The view is `rules::games::quacks::QuacksView`; actions `Action`; events `QuacksEvent` (docs/rules/quacks.md).
 
 import { h } from "../ui.js";
-import { listWords, describeValue } from "../words.js";
+import { t, listOf } from "../i18n.js";
+import { infoTip } from "../info_tip.js";
 
 /** The pot track by space index: [coins, points, ruby]. A copy of `POT_TRACK` in rules/src/games/quacks/data.rs,
  * for drawing only; a test of the web crate checks that the two agree. */
 export const POT_TRACK = [[0,0,0], [1,0,0], [2,0,0], [3,0,0], [4,0,0], [5,0,1], [6,1,0], [7,1,0], [8,1,0], [9,1,1], [10,2,0], [11,2,0], [12,2,0], [13,2,1], [14,3,0], [15,3,0], [15,3,1], [16,3,0], [16,4,0], [17,4,0], [17,4,1], [18,4,0], [18,5,0], [19,5,0], [19,5,1], [20,5,0], [20,6,0], [21,6,0], [21,6,1], [22,7,0], [22,7,1], [23,7,0], [23,8,0], [24,8,0], [24,8,1], [25,9,0], [25,9,1], [26,9,0], [26,10,0], [27,10,0], [27,10,1], [28,11,0], [28,11,1], [29,11,0], [29,12,0], [30,12,0], [30,12,1], [31,12,0], [31,13,0], [32,13,0], [32,13,1], [33,14,0], [33,14,1], [35,15,0]];
 
-const INGREDIENT = {
-  white: "cherry bomb",
-  orange: "pumpkin",
-  green: "garden spider",
-  blue: "crow skull",
-  red: "toadstool",
-  yellow: "mandrake",
-  purple: "ghost's breath",
-  black: "moth",
-};
-/** A letter on each chip as well as its colour, so colours are not the only cue. */
-const LETTER = { white: "W", orange: "O", green: "G", blue: "B", red: "R", yellow: "Y", purple: "P", black: "K" };
+const COLOURS = ["white", "orange", "green", "blue", "red", "yellow", "purple", "black"];
 
-const CARD_NAMES = {
-  roll_the_die: "Roll the Die",
-  the_pot_is_filling_up: "The Pot Is Filling Up",
-  charity: "Charity",
-  beginners_bonus: "Beginner's Bonus",
-  rat_infestation: "Rat Infestation",
-  rats_are_your_friends: "Rats Are Your Friends",
-  a_good_start: "A Good Start",
-  just_in_time: "Just in Time",
-  you_only_get_to_choose_one: "You Only Get to Choose One",
-  choose_wisely: "Choose Wisely",
-  wheel_and_deal: "Wheel and Deal",
-  an_opportunistic_moment: "An Opportunistic Moment",
-  less_is_more: "Less Is More",
-  the_pot_is_full: "The Pot Is Full",
-  pumpkin_patch_party: "Pumpkin Patch Party",
-  lucky_devil: "Lucky Devil",
-  its_shining_extra_bright: "It's Shining Extra Bright",
-  magic_potion: "Magic Potion",
-  seasoned_perfectly: "Seasoned Perfectly",
-  living_in_luxury: "Living in Luxury",
-  well_stirred: "Well Stirred",
-  strong_ingredient: "Strong Ingredient",
-  schadenfreude: "Schadenfreude",
-  a_second_chance: "A Second Chance",
-};
+/** The fortune-teller cards, by the engine's names (their words are `quacks.card.<name>` and `.effect`). */
+export const CARDS = [
+  "roll_the_die", "the_pot_is_filling_up", "charity", "beginners_bonus", "rat_infestation", "rats_are_your_friends",
+  "a_good_start", "just_in_time", "you_only_get_to_choose_one", "choose_wisely", "wheel_and_deal",
+  "an_opportunistic_moment", "less_is_more", "the_pot_is_full", "pumpkin_patch_party", "lucky_devil",
+  "its_shining_extra_bright", "magic_potion", "seasoned_perfectly", "living_in_luxury", "well_stirred",
+  "strong_ingredient", "schadenfreude", "a_second_chance",
+];
+
+// ---- words (pure: view/action/event in, text out) ----------------------------------------------------------------
 
 function cardName(card) {
-  return CARD_NAMES[card] || String(card).replace(/_/g, " ");
+  return CARDS.includes(card) ? t(`quacks.card.${card}`) : t("quacks.card.unknown");
 }
 
-function plural(n, one, many) {
-  return `${n} ${n === 1 ? one : many}`;
+function cardEffect(card) {
+  return CARDS.includes(card) ? t(`quacks.card.${card}.effect`) : "";
 }
 
+function ingredient(colour) {
+  return COLOURS.includes(colour) ? t(`quacks.ingredient.${colour}`) : t("quacks.ingredient.unknown");
+}
+
+/** "a green 2 (garden spider)" without the article: "green 2". */
 export function chipWords(chip) {
-  return `${chip.colour} ${chip.value}`;
+  if (!chip || !COLOURS.includes(chip.colour)) return t("quacks.chip.unknown");
+  return t(`quacks.chip.${chip.colour}`, { value: chip.value });
 }
 
-function chip(c, extra = {}) {
+/** A chip with the article English needs ("an orange 1"); the other languages put theirs in the sentence. */
+function chipA(chip) {
+  if (!chip || !COLOURS.includes(chip.colour)) return t("quacks.chip_a.unknown");
+  return t(`quacks.chip_a.${chip.colour}`, { value: chip.value });
+}
+
+function chipList(chips) {
+  return listOf((chips || []).map(chipWords));
+}
+
+/** Words for every action the engine lists. */
+export function actionLabel(a) {
+  switch (a.type) {
+    case "draw":
+      return t("quacks.act.draw");
+    case "stop":
+      return t("quacks.act.stop");
+    case "use_flask":
+      return t("quacks.act.use_flask");
+    case "return_first_white":
+      return t("quacks.act.return_first_white");
+    case "return_white_before_mandrake":
+      return t("quacks.act.return_white_before_mandrake");
+    case "decline_red_bonus":
+      return t("quacks.act.decline_red_bonus");
+    case "decline_droplet_step":
+      return t("quacks.act.decline_droplet_step");
+    case "place":
+      return t("quacks.act.place", { chip: chipWords(a.chip) });
+    case "place_none":
+      return t("quacks.act.place_none");
+    case "start_over":
+      return t("quacks.act.start_over");
+    case "keep_potion":
+      return t("quacks.act.keep_potion");
+    case "fortune":
+      return choiceWords(a.choice);
+    case "take_points":
+      return t("quacks.act.take_points");
+    case "convert_coins":
+      return t("quacks.act.convert_coins");
+    case "buy":
+      return t("quacks.act.buy", { chips: chipList(a.chips) });
+    case "buy_nothing":
+      return t("quacks.act.buy_nothing");
+    case "move_droplet":
+      return t("quacks.act.move_droplet");
+    case "refill_flask":
+      return t("quacks.act.refill_flask");
+    case "finish_round":
+      return t("quacks.act.finish_round");
+    default:
+      return t("quacks.act.other");
+  }
+}
+
+/** A fortune-card choice as a button says it. */
+function choiceWords(c) {
+  switch (c && c.option) {
+    case "take_chip":
+      return t("quacks.choice.take_chip", { chip: chipA(c.chip) });
+    case "points_for_rat_tails":
+      return t("quacks.choice.points_for_rat_tails");
+    case "keep_rat_tails":
+      return t("quacks.choice.keep_rat_tails");
+    case "trade_rat_tails":
+      return t("quacks.choice.trade_rat_tails", { n: c.tails });
+    case "four_points":
+      return t("quacks.choice.four_points");
+    case "remove_white":
+      return t("quacks.choice.remove_white");
+    case "three_rubies":
+      return t("quacks.choice.three_rubies");
+    case "droplet_steps":
+      return t("quacks.choice.droplet_steps");
+    case "trade_up":
+      return t("quacks.choice.trade_up", { chip: chipWords(c.chip) });
+    case "decline":
+      return t("quacks.choice.decline");
+    default:
+      return t("quacks.choice.other");
+  }
+}
+
+/** A fortune-card choice as the log tells it: "Bob took a green 1", "Bob traded a green 1 up". */
+function choseWords(who, c) {
+  switch (c && c.option) {
+    case "take_chip":
+      return t("quacks.log.chose.take_chip", { who, chip: chipA(c.chip) });
+    case "points_for_rat_tails":
+      return t("quacks.log.chose.points_for_rat_tails", { who });
+    case "keep_rat_tails":
+      return t("quacks.log.chose.keep_rat_tails", { who });
+    case "trade_rat_tails":
+      return t("quacks.log.chose.trade_rat_tails", { who, n: c.tails });
+    case "four_points":
+      return t("quacks.log.chose.four_points", { who });
+    case "remove_white":
+      return t("quacks.log.chose.remove_white", { who });
+    case "three_rubies":
+      return t("quacks.log.chose.three_rubies", { who });
+    case "droplet_steps":
+      return t("quacks.log.chose.droplet_steps", { who });
+    case "trade_up":
+      return t("quacks.log.chose.trade_up", { who, chip: chipA(c.chip) });
+    case "decline":
+      return t("quacks.log.chose.decline", { who });
+    default:
+      return t("quacks.log.chose.other", { who });
+  }
+}
+
+function gainWords(g) {
+  switch (g && g.kind) {
+    case "points":
+      return t("quacks.gain.points", { n: g.points });
+    case "rubies":
+      return t("quacks.gain.rubies", { n: g.rubies });
+    case "droplet_steps":
+      return t("quacks.gain.droplet_steps", { n: g.steps });
+    case "chip":
+      return t("quacks.gain.chip", { chip: chipA(g.chip) });
+    case "chip_removed":
+      return t("quacks.gain.chip_removed", { chip: chipA(g.chip) });
+    default:
+      return t("quacks.gain.other");
+  }
+}
+
+const REASONS = ["bonus_die", "moth", "spider", "ghosts_breath", "ruby_space", "scoring_space", "extra_white"];
+
+function reasonWords(r) {
+  if (!r) return "";
+  if (r.source === "fortune") return t("quacks.reason.fortune", { card: cardName(r.card) });
+  return REASONS.includes(r.source) ? t(`quacks.reason.${r.source}`) : "";
+}
+
+const DIE_FACES = ["one_point", "two_points", "ruby", "droplet", "pumpkin"];
+
+function dieWords(face) {
+  return DIE_FACES.includes(face) ? t(`quacks.die.${face}`) : t("quacks.die.other");
+}
+
+function phaseWords(phase) {
+  return ["brewing", "after_brewing", "evaluation", "over"].includes(phase) ? t(`quacks.phase.${phase}`) : "";
+}
+
+function brewWords(brew) {
+  return ["brewing", "stopped", "exploded"].includes(brew) ? t(`quacks.brew.${brew}`) : "";
+}
+
+/** One log line for an event, in the viewer's words. */
+export function describe(e, ctx) {
+  const who = (s) => ctx.name(s);
+  switch (e.type) {
+    case "round_started":
+      return t("quacks.log.round_started", { round: e.round, who: who(e.start_player) });
+    case "book_opened":
+      return t("quacks.log.book_opened", { ingredient: ingredient(e.colour) });
+    case "card_revealed":
+      return t("quacks.log.card_revealed", { card: cardName(e.card), effect: cardEffect(e.card) });
+    case "die_rolled":
+      return t("quacks.log.die_rolled", { who: who(e.seat), face: dieWords(e.face) });
+    case "gained": {
+      const why = reasonWords(e.reason);
+      if (e.gain && e.gain.kind === "chip_removed") return t("quacks.log.chip_removed", { who: who(e.seat), chip: chipA(e.gain.chip), why });
+      return t(why ? "quacks.log.gained_because" : "quacks.log.gained", { who: who(e.seat), gain: gainWords(e.gain), why });
+    }
+    case "rat_tails":
+      return t("quacks.log.rat_tails", { who: who(e.seat), n: e.tails });
+    case "showed":
+      return t("quacks.log.showed", { who: who(e.seat), chips: chipList(e.chips) });
+    case "drew_to_look_at":
+      return t("quacks.log.drew_to_look_at", { who: who(e.seat), n: e.count });
+    case "looking_at":
+      return t("quacks.log.looking_at", { chips: chipList(e.chips) });
+    case "put_back":
+      return t("quacks.log.put_back", { who: who(e.seat), n: e.count });
+    case "chose":
+      return choseWords(who(e.seat), e.choice);
+    case "traded_up":
+      return t("quacks.log.traded_up", { who: who(e.seat), from: chipA(e.from), to: chipA(e.to) });
+    case "placed":
+      return t("quacks.log.placed", { who: who(e.seat), chip: chipA(e.chip), space: e.space, n: e.whites });
+    case "exploded":
+      return t("quacks.log.exploded", { who: who(e.seat) });
+    case "stopped":
+      return t("quacks.log.stopped", { who: who(e.seat) });
+    case "flask_used":
+      return t("quacks.log.flask_used", { who: who(e.seat), chip: chipA(e.chip) });
+    case "white_returned":
+      return t("quacks.log.white_returned", { who: who(e.seat), chip: chipA(e.chip) });
+    case "red_bonus_declined":
+      return t("quacks.log.red_bonus_declined", { who: who(e.seat), space: e.space });
+    case "droplet_step_declined":
+      return t("quacks.log.droplet_step_declined", { who: who(e.seat), space: e.space });
+    case "started_over":
+      return t("quacks.log.started_over", { who: who(e.seat) });
+    case "kept_potion":
+      return t("quacks.log.kept_potion", { who: who(e.seat) });
+    case "committed":
+      return t("quacks.log.committed", { who: who(e.seat) });
+    case "committed_to":
+      return t(e.commitment === "draw" ? "quacks.log.committed_to_draw" : "quacks.log.committed_to_stop");
+    case "stirred": {
+      const draw = listOf((e.draw || []).map(who));
+      const stop = listOf((e.stop || []).map(who));
+      if (!e.draw.length) return t("quacks.log.stirred_nobody", { stop });
+      return t(e.stop.length ? "quacks.log.stirred_both" : "quacks.log.stirred", { draw, stop });
+    }
+    case "scoring":
+      return e.exploded
+        ? t("quacks.log.scoring_exploded", { who: who(e.seat), space: e.space, coins: e.coins })
+        : t("quacks.log.scoring", { who: who(e.seat), space: e.space, coins: e.coins, n: e.points });
+    case "bought":
+      return t("quacks.log.bought", { who: who(e.seat), chips: chipList(e.chips) });
+    case "bought_nothing":
+      return t("quacks.log.bought_nothing", { who: who(e.seat) });
+    case "droplet_moved":
+      return t("quacks.log.droplet_moved", { who: who(e.seat), space: e.space });
+    case "flask_refilled":
+      return t("quacks.log.flask_refilled", { who: who(e.seat) });
+    case "converted":
+      return t("quacks.log.converted", { who: who(e.seat), coins: e.coins, rubies: e.rubies, n: e.points });
+    case "finished_round":
+      return t("quacks.log.finished_round", { who: who(e.seat) });
+    case "game_over":
+      return t("quacks.log.game_over");
+    default:
+      return null;
+  }
+}
+
+// ---- drawing -------------------------------------------------------------------------------------------------------
+
+/** Where each space of the spiral lies: an Archimedean spiral from the centre outwards, spaces evenly along it. */
+const SIZE = 210;
+const CENTRE = SIZE / 2;
+const SPIRAL = (() => {
+  const r0 = 17;
+  const k = 23 / (2 * Math.PI);
+  const step = 20.4;
+  return POT_TRACK.map((_, i) => {
+    const s = i * step;
+    const theta = (-r0 + Math.sqrt(r0 * r0 + 2 * k * s)) / k;
+    const r = r0 + k * theta;
+    return { x: CENTRE + r * Math.sin(theta), y: CENTRE - r * Math.cos(theta), angle: theta };
+  });
+})();
+
+const R = 9.2;
+/** The pot each seat had at the last drawing, so only a newly placed chip is animated. */
+const lastSeen = new Map();
+const round1 = (v) => Math.round(v * 10) / 10;
+
+/** A chip token: a coloured disc with its value and the first letter of its colour (colour is not the only cue). */
+function chipSvg(c, x, y, r, extra = {}) {
   return h(
-    "span",
+    "svg:g",
+    { class: `q-chip chip-${c.colour}`, transform: `translate(${round1(x)} ${round1(y)})`, ...extra },
+    h(
+      "svg:g",
+      { class: "q-chip-body" },
+      h("svg:circle", { r, class: "q-chip-disc" }),
+      h("svg:circle", { r: r * 0.72, class: "q-chip-ring" }),
+      h("svg:text", { class: "q-chip-value", y: r * 0.36, "font-size": r * 1.05, "text-anchor": "middle" }, String(c.value)),
+    ),
+  );
+}
+
+/** A chip as a small stand-alone picture (in buttons, the bag, chips looked at). */
+export function chipToken(c, { size = 26, label = true } = {}) {
+  return h(
+    "svg:svg",
     {
-      class: `chip chip-${c.colour}`,
-      title: `${chipWords(c)} (${INGREDIENT[c.colour]})`,
-      "aria-label": chipWords(c),
-      ...extra,
+      class: `q-token chip-${c.colour}`,
+      viewBox: "-10 -10 20 20",
+      width: size,
+      height: size,
+      role: label ? "img" : null,
+      "aria-label": label ? `${chipWords(c)} (${ingredient(c.colour)})` : null,
+      "aria-hidden": label ? null : "true",
     },
-    h("span", { class: "chip-value" }, String(c.value)),
-    h("span", { class: "chip-letter", "aria-hidden": "true" }, LETTER[c.colour]),
+    label ? h("svg:title", {}, `${chipWords(c)} (${ingredient(c.colour)})`) : null,
+    chipSvg(c, 0, 0, 9.3),
+  );
+}
+
+const DROP_PATH = "M0 -8 C 3 -3 6 0 6 3 A 6 6 0 0 1 -6 3 C -6 0 -3 -3 0 -8 Z";
+const RAT_PATH = "M-7 2 C -7 -3 -2 -5 2 -4 L 5 -6 L 5 -3 C 7 -2 8 0 7 2 Z";
+
+/** One pot: the spiral of 54 spaces with its chips, droplet, rat stone and scoring space. */
+function potSvg(p, view, { big }) {
+  const bySpace = new Map(p.pot.map((pl) => [pl.space, pl.chip]));
+  const last = p.pot.length ? p.pot[p.pot.length - 1].space : null;
+  // The last chip is always outlined; it drops in (animated) only on the update that brought it.
+  const stamp = `${view.round}:${p.pot.length}`;
+  const fresh = lastSeen.get(p.seat) !== stamp;
+  lastSeen.set(p.seat, stamp);
+  const path = SPIRAL.map((pt, i) => `${i ? "L" : "M"}${round1(pt.x)} ${round1(pt.y)}`).join(" ");
+  const spaces = POT_TRACK.map(([coins, points, ruby], i) => {
+    const { x, y, angle } = SPIRAL[i];
+    const placed = bySpace.get(i);
+    const classes = ["q-space"];
+    if (ruby) classes.push("ruby");
+    if (i === p.scoring_space) classes.push("scoring");
+    if (i === p.droplet) classes.push("droplet");
+    if (i === p.rat_space && p.rat_space !== p.droplet) classes.push("rat");
+    if (i === last) classes.push("last");
+    const out = { x: Math.sin(angle), y: -Math.cos(angle) };
+    return h(
+      "svg:g",
+      { class: classes.join(" "), "data-space": i },
+      h("svg:title", {}, t(ruby ? "quacks.space.tip_ruby" : "quacks.space.tip", { space: i, coins, n: points })),
+      h("svg:circle", { cx: round1(x), cy: round1(y), r: R, class: "q-space-disc" }),
+      placed
+        ? null
+        : [
+            h("svg:text", { x: round1(x), y: round1(y - 0.6), class: "q-coins", "text-anchor": "middle" }, String(coins)),
+            points ? h("svg:text", { x: round1(x), y: round1(y + 5.6), class: "q-points", "text-anchor": "middle" }, String(points)) : null,
+          ],
+      ruby
+        ? h("svg:path", {
+            class: "q-ruby",
+            d: `M0 -2.6 L2.2 0 L0 2.6 L-2.2 0 Z`,
+            transform: `translate(${round1(x + out.x * (R - 1))} ${round1(y + out.y * (R - 1))})`,
+          })
+        : null,
+      i === p.droplet ? h("svg:path", { class: "q-drop", d: DROP_PATH, transform: `translate(${round1(x)} ${round1(y)}) scale(0.85)` }) : null,
+      i === p.rat_space && p.rat_space !== p.droplet
+        ? h("svg:path", { class: "q-rat", d: RAT_PATH, transform: `translate(${round1(x)} ${round1(y)})` })
+        : null,
+      placed ? chipSvg(placed, x, y, R - 0.6, { class: `q-chip chip-${placed.colour}${i === last ? " last" : ""}${i === last && fresh ? " fresh" : ""}` }) : null,
+    );
+  });
+  const space = POT_TRACK[Math.min(p.scoring_space, POT_TRACK.length - 1)];
+  const label = t("quacks.pot.label", {
+    n: p.pot.length,
+    last: p.pot.length ? t("quacks.pot.label_last", { chip: chipA(p.pot[p.pot.length - 1].chip), space: last }) : "",
+    space: p.scoring_space,
+    coins: space[0],
+    points: space[1],
+    ruby: space[2] ? t("quacks.pot.label_ruby") : "",
+  });
+  return h(
+    "svg:svg",
+    { class: `q-pot-svg${big ? " big" : ""}`, viewBox: `0 0 ${SIZE} ${SIZE}`, role: "img", "aria-label": label },
+    h("svg:circle", { cx: CENTRE, cy: CENTRE, r: CENTRE - 1, class: "q-cauldron" }),
+    h("svg:path", { d: path, class: "q-spiral" }),
+    spaces,
+  );
+}
+
+/** The flask: full or empty; when it may put the last white back, clicking it does. */
+function flaskSvg(p, ctx) {
+  const use = p.seat === ctx.me ? ctx.legal.find((a) => a.type === "use_flask") : null;
+  const label = p.flask_full ? t("quacks.flask.full") : t("quacks.flask.empty");
+  const svg = h(
+    "svg:svg",
+    { viewBox: "0 0 24 32", width: 24, height: 32, "aria-hidden": "true", class: `q-flask${p.flask_full ? " full" : ""}` },
+    h("svg:path", { class: "q-flask-glass", d: "M9 2h6v8l7 14a4 4 0 0 1-4 6H6a4 4 0 0 1-4-6l7-14z" }),
+    p.flask_full ? h("svg:path", { class: "q-flask-liquid", d: "M5.5 19h13l2.2 5a2.6 2.6 0 0 1-2.6 3.7H5.9a2.6 2.6 0 0 1-2.6-3.7z" }) : null,
+  );
+  if (use) {
+    return h(
+      "button",
+      { type: "button", class: "q-flask-button legal", "data-act": "use_flask", "data-key": "q-flask", "aria-label": actionLabel(use), title: actionLabel(use), onclick: () => ctx.act(use) },
+      svg,
+    );
+  }
+  return infoTip(svg, label, { class: "q-flask-wrap", role: "img", "aria-label": label });
+}
+
+/** The bag: clicking it draws a chip when drawing is legal. */
+function bagSvg(ctx) {
+  const draw = ctx.legal.find((a) => a.type === "draw");
+  const svg = h(
+    "svg:svg",
+    { viewBox: "0 0 40 44", width: 46, height: 50, "aria-hidden": "true", class: "q-bag" },
+    h("svg:path", { class: "q-bag-cloth", d: "M13 8 Q20 14 27 8 L25 14 Q38 22 36 34 Q34 42 20 42 Q6 42 4 34 Q2 22 15 14 Z" }),
+    h("svg:path", { class: "q-bag-string", d: "M13 13 Q20 17 27 13" }),
+  );
+  if (!draw) return null;
+  return h(
+    "button",
+    { type: "button", class: "q-bag-button legal", "data-act": "draw", "data-key": "q-bag", "aria-label": actionLabel(draw), title: actionLabel(draw), onclick: () => ctx.act(draw) },
+    svg,
   );
 }
 
 function chipCounts(list) {
-  if (!list || !list.length) return h("span", { class: "hint" }, "none");
+  if (!list || !list.length) return h("span", { class: "hint" }, t("quacks.none"));
   return h(
     "span",
     { class: "chip-counts" },
-    list.map((cc) => h("span", { class: "chip-count" }, chip(cc.chip), cc.count > 1 ? h("span", { class: "times" }, `×${cc.count}`) : null)),
-  );
-}
-
-const BREW_WORDS = { brewing: "brewing", stopped: "stopped", exploded: "exploded!" };
-
-/** One pot: spaces 0-53 in rows of nine, as the spiral is read from the centre outwards. */
-function renderPot(p, view, { big }) {
-  const bySpace = new Map(p.pot.map((pl) => [pl.space, pl.chip]));
-  const last = p.pot.length ? p.pot[p.pot.length - 1].space : null;
-  const cells = POT_TRACK.map(([coins, points, ruby], i) => {
-    const placed = bySpace.get(i);
-    const classes = ["space"];
-    if (i === p.droplet) classes.push("droplet");
-    if (i === p.rat_space && p.rat_space !== p.droplet) classes.push("rat");
-    if (i === p.scoring_space) classes.push("scoring");
-    if (ruby) classes.push("ruby");
-    if (i === last) classes.push("last");
-    return h(
-      "span",
-      { class: classes.join(" "), "data-space": i },
-      h("span", { class: "coins", "aria-hidden": "true" }, String(coins)),
-      placed ? chip(placed) : null,
-      i === p.droplet ? h("span", { class: "marker drop", title: "the droplet" }, "drop") : null,
-      i === p.rat_space && p.rat_space !== p.droplet ? h("span", { class: "marker rat-stone", title: "the rat stone" }, "rat") : null,
-    );
-  });
-  const space = POT_TRACK[Math.min(p.scoring_space, POT_TRACK.length - 1)];
-  return h(
-    "div",
-    { class: `pot${big ? " big" : ""} brew-${p.brew}` },
-    h(
-      "div",
-      {
-        class: "pot-track",
-        role: "img",
-        "aria-label": `Pot: ${p.pot.length} chips${p.pot.length ? `, last ${chipWords(p.pot[p.pot.length - 1].chip)} on space ${last}` : ""}; scoring space ${p.scoring_space} (${space[0]} coins, ${space[1]} points${space[2] ? ", a ruby" : ""})`,
-      },
-      cells,
-    ),
-    h(
-      "p",
-      { class: "pot-facts" },
-      h("span", { class: `bombs${p.whites > view.white_limit - 2 ? " danger" : ""}` }, `Cherry bombs ${p.whites} / ${view.white_limit}`),
-      " · ",
-      h("span", {}, `scores ${space[0]} coins, ${space[1]} pt${space[2] ? " + ruby" : ""}`),
-      " · ",
-      h("span", { class: `brew ${p.brew}` }, BREW_WORDS[p.brew] || p.brew),
-    ),
+    list.map((cc) => h("span", { class: "chip-count" }, chipToken(cc.chip, { size: 22 }), cc.count > 1 ? h("span", { class: "times" }, `×${cc.count}`) : null)),
   );
 }
 
 function renderBoard(p, view, ctx, big) {
   const mine = p.seat === ctx.me;
+  const name = mine ? null : ctx.names[p.seat] || t("quacks.seat", { n: p.seat + 1 });
+  const space = POT_TRACK[Math.min(p.scoring_space, POT_TRACK.length - 1)];
+  const places = mine ? ctx.legal.filter((a) => a.type === "place") : [];
+  const danger = p.whites > view.white_limit - 2;
   return h(
     "section",
-    { class: `quacks-board${mine ? " mine" : ""}`, "data-seat": p.seat, "aria-label": `${ctx.name(p.seat)}'s board` },
+    { class: `quacks-board${mine ? " mine" : ""} brew-${p.brew}`, "data-seat": p.seat, "aria-label": mine ? t("quacks.board.yours") : t("quacks.board.theirs", { name }) },
     h(
       "h3",
       {},
-      mine ? "Your pot" : `${ctx.names[p.seat] || `Seat ${p.seat + 1}`}'s pot`,
+      mine ? t("quacks.pot.yours") : t("quacks.pot.theirs", { name }),
       h(
         "span",
         { class: "board-stats" },
-        ` ${plural(p.score, "point", "points")} · ${plural(p.rubies, "ruby", "rubies")} · flask ${p.flask_full ? "full" : "empty"} · droplet ${p.droplet}${p.rat_tails ? ` · ${plural(p.rat_tails, "rat tail", "rat tails")}` : ""}`,
+        ` ${t("quacks.stats", { points: t("quacks.points", { n: p.score }), rubies: t("quacks.rubies", { n: p.rubies }) })}`,
       ),
     ),
-    renderPot(p, view, { big }),
+    h(
+      "div",
+      { class: "q-pot-row" },
+      potSvg(p, view, { big }),
+      h(
+        "div",
+        { class: "q-pot-side" },
+        flaskSvg(p, ctx),
+        infoTip(h("span", { class: "q-tails" }, t("quacks.tails", { n: p.rat_tails })), t("quacks.tails.tip")),
+        h("span", { class: `bombs${danger ? " danger" : ""}` }, t("quacks.bombs", { n: p.whites, limit: view.white_limit })),
+        h("span", { class: `brew ${p.brew}` }, brewWords(p.brew)),
+        mine ? bagSvg(ctx) : null,
+      ),
+    ),
+    h("p", { class: "pot-facts" }, t(space[2] ? "quacks.scores_ruby" : "quacks.scores", { coins: space[0], n: space[1] })),
     p.looking_at && p.looking_at.length
-      ? h("p", { class: "looking" }, "You are looking at: ", p.looking_at.map((c) => chip(c)))
+      ? h(
+          "div",
+          { class: "looking" },
+          h("span", {}, t("quacks.looking")),
+          p.looking_at.map((c) => {
+            const place = places.find((a) => a.chip.colour === c.colour && a.chip.value === c.value);
+            return place
+              ? h(
+                  "button",
+                  { type: "button", class: "q-chip-button legal", "data-act": "place", "data-key": `q-look-${c.colour}-${c.value}`, "aria-label": actionLabel(place), title: actionLabel(place), onclick: () => ctx.act(place) },
+                  chipToken(c, { size: 34, label: false }),
+                )
+              : chipToken(c, { size: 30 });
+          }),
+        )
       : p.looking_at_count
-        ? h("p", { class: "hint" }, `Looking at ${p.looking_at_count} chip${p.looking_at_count === 1 ? "" : "s"} in secret`)
+        ? h("p", { class: "hint" }, t("quacks.looking_secret", { n: p.looking_at_count }))
         : null,
-    mine && p.bag ? h("p", { class: "bag" }, h("strong", {}, "In your bag: "), chipCounts(p.bag)) : h("p", { class: "bag" }, "Not in the pot: ", chipCounts(p.not_in_pot)),
-    p.committed ? h("p", { class: "tag" }, mine && p.commitment ? `You will ${p.commitment} at the stir` : "Committed for the stir") : null,
+    mine && p.bag
+      ? h("p", { class: "bag" }, h("strong", {}, t("quacks.in_bag")), " ", chipCounts(p.bag))
+      : h("p", { class: "bag" }, t("quacks.not_in_pot"), " ", chipCounts(p.not_in_pot)),
+    p.committed
+      ? h("p", { class: "tag" }, mine && p.commitment ? t(p.commitment === "draw" ? "quacks.commit.draw" : "quacks.commit.stop") : t("quacks.commit.secret"))
+      : null,
   );
 }
 
-/** Words for every action the engine lists. */
-function actionLabel(a, view) {
-  switch (a.type) {
-    case "draw":
-      return "Draw a chip";
-    case "stop":
-      return "Stop brewing";
-    case "use_flask":
-      return "Use the flask: put the white back";
-    case "return_first_white":
-      return "Put the first white back (Well Stirred)";
-    case "return_white_before_mandrake":
-      return "Mandrake: put the white before it back";
-    case "decline_red_bonus":
-      return "Toadstool: decline its bonus spaces";
-    case "decline_droplet_step":
-      return "Give back a droplet step";
-    case "place":
-      return `Place ${chipWords(a.chip)}`;
-    case "place_none":
-      return "Place none, put them all back";
-    case "start_over":
-      return "Start over (A Second Chance)";
-    case "keep_potion":
-      return "Keep this potion";
-    case "fortune":
-      return choiceWords(a.choice);
-    case "take_points":
-      return "Take the points";
-    case "convert_coins":
-      return "Convert coins to points";
-    case "buy":
-      return `Buy ${listWords(a.chips.map(chipWords))}`;
-    case "buy_nothing":
-      return "Buy nothing";
-    case "move_droplet":
-      return "Move the droplet (2 rubies)";
-    case "refill_flask":
-      return "Refill the flask (2 rubies)";
-    case "finish_round":
-      return "Finish the round";
-    default:
-      return describeValue(a);
-  }
-}
-
-function choiceWords(c) {
-  switch (c.option) {
-    case "take_chip":
-      return `Take ${chipWords(c.chip)}`;
-    case "points_for_rat_tails":
-      return "1 point per rat tail";
-    case "keep_rat_tails":
-      return "Keep the rat tails";
-    case "trade_rat_tails":
-      return `Give up ${c.tails} rat tail${c.tails === 1 ? "" : "s"} for rubies`;
-    case "four_points":
-      return "4 points";
-    case "remove_white":
-      return "Remove a white 1 for good";
-    case "three_rubies":
-      return "3 rubies";
-    case "droplet_steps":
-      return "Droplet +2";
-    default:
-      return describeValue(c);
-  }
+function actionButton(a, ctx, cls = "") {
+  const chips = a.type === "buy" ? a.chips : a.type === "place" ? [a.chip] : a.type === "fortune" && a.choice.chip ? [a.choice.chip] : [];
+  return h(
+    "button",
+    {
+      type: "button",
+      class: `q-action ${cls}`,
+      "data-key": `q-${JSON.stringify(a)}`,
+      "data-act": a.type,
+      "aria-keyshortcuts": a.type === "draw" ? "D" : a.type === "stop" ? "S" : null,
+      onclick: () => ctx.act(a),
+    },
+    chips.map((c) => chipToken(c, { size: 22, label: false })),
+    " ",
+    actionLabel(a),
+    a.type === "draw" ? h("kbd", {}, "D") : a.type === "stop" ? h("kbd", {}, "S") : null,
+  );
 }
 
 function renderActions(ctx) {
-  const view = ctx.view;
   const legal = ctx.legal;
   if (!legal.length) return null;
+  const me = ctx.view.players.find((p) => p.seat === ctx.me);
   const main = legal.filter((a) => a.type === "draw" || a.type === "stop");
   const buys = legal.filter((a) => a.type === "buy");
   const rest = legal.filter((a) => !main.includes(a) && !buys.includes(a));
-  const button = (a, cls = "") =>
-    h(
-      "button",
-      {
-        type: "button",
-        class: `q-action ${cls}`,
-        "data-key": `q-${JSON.stringify(a)}`,
-        "data-act": a.type,
-        "aria-keyshortcuts": a.type === "draw" ? "D" : a.type === "stop" ? "S" : null,
-        onclick: () => ctx.act(a),
-      },
-      actionLabel(a, view),
-      a.type === "draw" ? h("kbd", {}, "D") : a.type === "stop" ? h("kbd", {}, "S") : null,
-    );
   return h(
     "section",
-    { class: "q-actions", "aria-label": "Your moves" },
-    main.length ? h("div", { class: "buttons" }, main.map((a) => button(a, a.type === "draw" ? "primary big" : ""))) : null,
-    rest.length ? h("div", { class: "buttons" }, rest.map((a) => button(a))) : null,
-    buys.length
-      ? h(
-          "details",
-          { class: "shop", open: true },
-          h("summary", {}, `Buy ingredients (${buys.length} choices)`),
-          h("div", { class: "buttons" }, buys.map((a) => button(a, "small"))),
-        )
+    { class: "q-actions", "aria-label": t("quacks.your_moves") },
+    main.length ? h("div", { class: "buttons" }, main.map((a) => actionButton(a, ctx, a.type === "draw" ? "primary big" : ""))) : null,
+    rest.length ? h("div", { class: "buttons" }, rest.map((a) => actionButton(a, ctx))) : null,
+    buys.length ? renderShop(ctx, buys, me) : null,
+  );
+}
+
+const chipKey = (c) => `${c.colour}-${c.value}`;
+/** The first chip picked for a purchase of two, kept on the page until the second is clicked. */
+const shopPick = { key: null, version: -1 };
+
+/** Buying by clicking chips: each chip that can be bought is a token; a chip that can be paired with another is
+ * picked first (then the chips it pairs with are offered, or "only this one"), otherwise it is bought at once.
+ * Every purchase is also a button in the list below (the keyboard path). */
+function renderShop(ctx, buys, me) {
+  if (shopPick.version !== ctx.state.version) {
+    shopPick.version = ctx.state.version;
+    shopPick.key = null;
+  }
+  const chips = new Map();
+  for (const a of buys) for (const c of a.chips) chips.set(chipKey(c), c);
+  const single = (key) => buys.find((a) => a.chips.length === 1 && chipKey(a.chips[0]) === key);
+  const pair = (k1, k2) => buys.find((a) => a.chips.length === 2 && a.chips.map(chipKey).sort().join() === [k1, k2].sort().join());
+  const pairsWith = (key) => buys.some((a) => a.chips.length === 2 && a.chips.some((c) => chipKey(c) === key));
+  const picked = shopPick.key && chips.has(shopPick.key) ? shopPick.key : null;
+  const tokens = [...chips.entries()].map(([key, c]) => {
+    if (picked) {
+      if (key === picked) {
+        return h(
+          "button",
+          { type: "button", class: "q-chip-button chosen", "data-act": "choose", "data-local": "1", "data-key": `q-shop-${key}`, "aria-pressed": "true", "aria-label": t("quacks.shop.unpick", { chip: chipWords(c) }), onclick: () => { shopPick.key = null; ctx.rerender(); } },
+          chipToken(c, { size: 34, label: false }),
+        );
+      }
+      const both = pair(picked, key);
+      return both
+        ? h("button", { type: "button", class: "q-chip-button legal", "data-act": "buy", "data-key": `q-shop-${key}`, "aria-label": actionLabel(both), title: actionLabel(both), onclick: () => ctx.act(both) }, chipToken(c, { size: 34, label: false }))
+        : h("span", { class: "q-chip-off" }, chipToken(c, { size: 30 }));
+    }
+    const alone = single(key);
+    if (pairsWith(key)) {
+      return h(
+        "button",
+        { type: "button", class: "q-chip-button legal", "data-act": "choose", "data-local": "1", "data-key": `q-shop-${key}`, "aria-label": t("quacks.shop.pick", { chip: chipWords(c) }), title: t("quacks.shop.pick", { chip: chipWords(c) }), onclick: () => { shopPick.key = key; ctx.rerender(); } },
+        chipToken(c, { size: 34, label: false }),
+      );
+    }
+    return alone
+      ? h("button", { type: "button", class: "q-chip-button legal", "data-act": "buy", "data-key": `q-shop-${key}`, "aria-label": actionLabel(alone), title: actionLabel(alone), onclick: () => ctx.act(alone) }, chipToken(c, { size: 34, label: false }))
+      : h("span", { class: "q-chip-off" }, chipToken(c, { size: 30 }));
+  });
+  const onlyThis = picked && single(picked);
+  return h(
+    "div",
+    { class: "shop" },
+    h("h4", {}, t("quacks.shop", { coins: me ? me.coins : 0 })),
+    h("p", { class: "hint" }, picked ? t("quacks.shop.second", { chip: chipWords(chips.get(picked)) }) : t("quacks.shop.first")),
+    h("div", { class: "q-shop-chips" }, tokens, onlyThis ? actionButton(onlyThis, ctx, "small") : null),
+    h(
+      "details",
+      { class: "q-buy-list" },
+      h("summary", {}, t("quacks.shop.list", { n: buys.length })),
+      h("div", { class: "buttons q-buys" }, buys.map((a) => actionButton(a, ctx, "small q-buy"))),
+    ),
+  );
+}
+
+function renderTop(ctx) {
+  const view = ctx.view;
+  return h(
+    "div",
+    { class: "q-top" },
+    h("p", {}, h("strong", {}, t("quacks.round", { round: view.round, rounds: view.rounds })), ` · ${phaseWords(view.phase)}`),
+    view.card
+      ? h("p", { class: "fortune" }, t("quacks.fortune"), " ", infoTip(h("strong", {}, cardName(view.card)), cardEffect(view.card), { class: "q-card" }))
       : null,
+    h(
+      "p",
+      { class: "books" },
+      t("quacks.books"),
+      " ",
+      view.books.map((c) =>
+        infoTip(
+          h("span", { class: `book chip-${c}` }, ingredient(c)),
+          t(`quacks.book.${c}`),
+          { class: "q-book", "data-colour": c },
+        ),
+      ),
+    ),
+    h(
+      "p",
+      { class: "hint" },
+      t("quacks.top_hint", { n: view.cards_left, limit: view.white_limit }),
+      view.stirring ? ` · ${t("quacks.stirring")}` : "",
+    ),
   );
 }
 
@@ -273,19 +639,7 @@ function render(ctx) {
   return h(
     "div",
     { class: "quacks" },
-    h(
-      "div",
-      { class: "q-top" },
-      h("p", {}, h("strong", {}, `Round ${view.round} of ${view.rounds}`), ` · ${view.phase.replace(/_/g, " ")}`),
-      view.card ? h("p", { class: "fortune" }, "Fortune teller: ", h("strong", {}, cardName(view.card))) : null,
-      h(
-        "p",
-        { class: "books" },
-        "Books open: ",
-        view.books.map((c) => h("span", { class: `book chip-${c}` }, `${c}`)),
-      ),
-      h("p", { class: "hint" }, `${view.cards_left} fortune cards left · explodes above ${view.white_limit} cherry bomb points${view.stirring ? " · this round is brewed in lockstep (Stir!)" : ""}`),
-    ),
+    renderTop(ctx),
     me ? renderActions(ctx) : null,
     me ? renderBoard(me, view, ctx, true) : null,
     h("div", { class: "q-others" }, others.map((p) => renderBoard(p, view, ctx, false))),
@@ -298,30 +652,32 @@ function playerInfo(seat, ctx) {
   return h(
     "span",
     { class: "q-player" },
-    h("span", { class: "score" }, plural(p.score, "point", "points")),
-    h("span", { class: "hint" }, ` · ${plural(p.rubies, "ruby", "rubies")} · bombs ${p.whites}/${ctx.view.white_limit} · ${BREW_WORDS[p.brew] || p.brew}`),
+    h("span", { class: "score" }, t("quacks.points", { n: p.score })),
+    h("span", { class: "hint" }, ` · ${t("quacks.rubies", { n: p.rubies })} · ${t("quacks.bombs", { n: p.whites, limit: ctx.view.white_limit })} · ${brewWords(p.brew)}`),
   );
 }
 
-function headline(ctx) {
+export function headline(ctx) {
   const view = ctx.view;
-  if (ctx.state.outcome || view.phase === "over") return "Game over";
+  if (ctx.state.outcome || view.phase === "over") return t("quacks.head.over");
   const me = view.players.find((p) => p.seat === ctx.me);
   const types = new Set(ctx.legal.map((a) => a.type));
-  if (types.has("draw") && view.stirring) return "Stir: decide to draw or stop (everyone's choice is revealed together)";
-  if (types.has("draw")) return "Brew: draw a chip or stop — at your own pace";
-  if (types.has("buy") || types.has("buy_nothing")) return "Buy ingredients for your bag";
-  if (types.has("move_droplet") || types.has("refill_flask") || types.has("finish_round")) return "Spend rubies, or finish the round";
-  if (ctx.legal.length) return "Your decision";
+  if (types.has("draw") && view.stirring) return t("quacks.head.stir");
+  if (types.has("draw")) return t("quacks.head.brew");
+  if (types.has("buy") || types.has("buy_nothing")) return t("quacks.head.buy");
+  if (types.has("move_droplet") || types.has("refill_flask") || types.has("finish_round")) return t("quacks.head.spend");
+  if (types.has("fortune")) return t("quacks.head.fortune", { card: cardName(view.card) });
+  if (types.has("place") || types.has("place_none")) return t("quacks.head.place");
+  if (ctx.legal.length) return t("quacks.head.decide");
   if (view.buying_in_order && me && (me.shop === "buying" || me.shop === "points_or_buying")) {
     const before = view.players.filter((p) => p.seat !== me.seat && (p.shop === "buying" || p.shop === "points_or_buying")).map((p) => ctx.name(p.seat));
-    return `Buying goes in start-player order this round (a chip could run out): waiting for ${listWords(before)}`;
+    return t("quacks.head.buy_order", { who: listOf(before) });
   }
   if (me && me.brew !== "brewing") {
     const still = view.players.filter((p) => p.brew === "brewing").map((p) => ctx.name(p.seat));
-    if (still.length) return `Waiting for ${listWords(still)} to finish brewing`;
+    if (still.length) return t("quacks.head.waiting", { who: listOf(still) });
   }
-  return `Round ${view.round}: ${view.phase.replace(/_/g, " ")}`;
+  return t("quacks.head.round", { round: view.round, phase: phaseWords(view.phase) });
 }
 
 function onKey(event, ctx) {
@@ -335,93 +691,28 @@ function onKey(event, ctx) {
   return false;
 }
 
-function gainWords(g) {
-  switch (g.kind) {
-    case "points":
-      return `${g.points} point${g.points === 1 ? "" : "s"}`;
-    case "rubies":
-      return `${g.rubies} rub${g.rubies === 1 ? "y" : "ies"}`;
-    case "droplet_steps":
-      return `droplet +${g.steps}`;
-    case "chip":
-      return chipWords(g.chip);
-    case "chip_removed":
-      return `removed ${chipWords(g.chip)}`;
-    default:
-      return describeValue(g);
-  }
+/** How to play, in a player's words: the rules as the server plays them (docs/rules/quacks.md). */
+export function rules() {
+  const section = (key, ...rest) => h("section", {}, h("h4", {}, t(`quacks.rules.${key}.title`)), ...rest);
+  const para = (key, params) => h("p", {}, t(key, params));
+  return h(
+    "div",
+    { class: "rules-summary quacks-rules" },
+    para("quacks.rules.goal"),
+    section("brew", para("quacks.rules.brew.text"), para("quacks.rules.brew.flask")),
+    section("score", para("quacks.rules.score.text"), para("quacks.rules.score.buy")),
+    section("rats", para("quacks.rules.rats.text")),
+    section(
+      "books",
+      h(
+        "ul",
+        {},
+        COLOURS.map((c) => h("li", {}, h("strong", {}, ingredient(c)), ": ", t(`quacks.book.${c}`))),
+      ),
+    ),
+    section("cards", para("quacks.rules.cards.text")),
+    section("end", para("quacks.rules.end.text")),
+  );
 }
 
-function describe(e, ctx) {
-  const who = (s) => ctx.name(s);
-  switch (e.type) {
-    case "round_started":
-      return `Round ${e.round} begins; ${who(e.start_player)} ${e.start_player === ctx.me ? "are" : "is"} the start player.`;
-    case "book_opened":
-      return `The ${e.colour} ingredient book opens.`;
-    case "card_revealed":
-      return `Fortune teller: ${cardName(e.card)}.`;
-    case "die_rolled":
-      return `${who(e.seat)} rolled the bonus die: ${String(e.face).replace(/_/g, " ")}.`;
-    case "gained":
-      return `${who(e.seat)} gained ${gainWords(e.gain)}.`;
-    case "rat_tails":
-      return `${who(e.seat)} ${e.seat === ctx.me ? "get" : "gets"} ${e.tails} rat tail${e.tails === 1 ? "" : "s"}.`;
-    case "showed":
-      return `${who(e.seat)} showed ${listWords(e.chips.map(chipWords))}.`;
-    case "drew_to_look_at":
-      return `${who(e.seat)} drew ${e.count} chip${e.count === 1 ? "" : "s"} to look at.`;
-    case "looking_at":
-      return `You look at ${listWords(e.chips.map(chipWords))}.`;
-    case "put_back":
-      return `${who(e.seat)} put ${e.count} chip${e.count === 1 ? "" : "s"} back in the bag.`;
-    case "chose":
-      return `${who(e.seat)} chose: ${choiceWords(e.choice)}.`;
-    case "traded_up":
-      return `${who(e.seat)} traded ${chipWords(e.from)} up for ${chipWords(e.to)}.`;
-    case "placed":
-      return `${who(e.seat)} drew ${chipWords(e.chip)} onto space ${e.space} (bombs ${e.whites}).`;
-    case "exploded":
-      return `${who(e.seat)}'s pot exploded!`;
-    case "stopped":
-      return `${who(e.seat)} stopped brewing.`;
-    case "flask_used":
-      return `${who(e.seat)} used the flask to put ${chipWords(e.chip)} back.`;
-    case "white_returned":
-      return `${who(e.seat)} put ${chipWords(e.chip)} back.`;
-    case "red_bonus_declined":
-      return `${who(e.seat)} declined the toadstool's bonus: it stays on space ${e.space}.`;
-    case "droplet_step_declined":
-      return `${who(e.seat)} gave back a droplet step (droplet on space ${e.space}).`;
-    case "started_over":
-      return `${who(e.seat)} started the potion over.`;
-    case "kept_potion":
-      return `${who(e.seat)} kept the potion.`;
-    case "committed":
-      return `${who(e.seat)} decided for the stir.`;
-    case "committed_to":
-      return `You will ${e.commitment} at the stir.`;
-    case "stirred":
-      return `Stir! ${e.draw.length ? `${listWords(e.draw.map(who))} draw` : "Nobody draws"}${e.stop.length ? `; ${listWords(e.stop.map(who))} stop` : ""}.`;
-    case "scoring":
-      return `${who(e.seat)} scores space ${e.space}: ${e.coins} coins${e.exploded ? " (exploded)" : `, ${e.points} points`}.`;
-    case "bought":
-      return `${who(e.seat)} bought ${listWords(e.chips.map(chipWords))}.`;
-    case "bought_nothing":
-      return `${who(e.seat)} bought nothing.`;
-    case "droplet_moved":
-      return `${who(e.seat)} moved the droplet to space ${e.space}.`;
-    case "flask_refilled":
-      return `${who(e.seat)} refilled the flask.`;
-    case "converted":
-      return `${who(e.seat)} converted ${e.coins} coins and ${e.rubies} rubies into ${e.points} points.`;
-    case "finished_round":
-      return `${who(e.seat)} finished the round.`;
-    case "game_over":
-      return "Game over.";
-    default:
-      return null;
-  }
-}
-
-export default { id: "quacks", title: "The Quacks of Quedlinburg", render, describe, headline, playerInfo, onKey };
+export default { id: "quacks", title: "The Quacks of Quedlinburg", render, describe, headline, playerInfo, onKey, rules, actionLabel };
