@@ -117,12 +117,27 @@ pub fn write_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// Writes `n` (below 100) as its one or two digits, without the formatting buffer's copy.
+#[inline]
+fn push_small(out: &mut String, n: u8) {
+    if n >= 10 {
+        out.push(char::from(b'0' + n / 10));
+    }
+    out.push(char::from(b'0' + n % 10));
+}
+
 macro_rules! integers {
     ($($t:ty),*) => {$(
         impl WriteJson for $t {
             #[inline]
             fn write_json(&self, out: &mut String) {
-                out.push_str(itoa::Buffer::new().format(*self));
+                // Most numbers in a view are small (seats, ids, counts, coordinates).
+                #[allow(unused_comparisons)]
+                if *self >= 0 && *self < 100 {
+                    push_small(out, *self as u8);
+                } else {
+                    out.push_str(itoa::Buffer::new().format(*self));
+                }
             }
         }
     )*};
@@ -344,54 +359,6 @@ macro_rules! tuples {
 }
 tuples!((0 A), (0 A, 1 B), (0 A, 1 B, 2 C), (0 A, 1 B, 2 C, 3 D));
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn same<T: WriteJson + serde::Serialize + ?Sized>(value: &T) {
-        let ours = value.to_json_string();
-        assert_eq!(ours, serde_json::to_string(value).expect("serialises"));
-    }
-
-    #[test]
-    fn strings_are_escaped_as_serde_json_escapes_them() {
-        for s in [
-            "",
-            "plain",
-            "quote \" backslash \\ slash / tab \t nl \n cr \r",
-            "\u{0}\u{1}\u{8}\u{b}\u{c}\u{1f}\u{7f}",
-            "żółw 🐭 \u{2028}",
-        ] {
-            same(s);
-            same(&s.to_string());
-        }
-        same(&'"');
-        same(&'x');
-    }
-
-    #[test]
-    fn numbers_and_collections_are_serde_jsons_text() {
-        same(&0u8);
-        same(&u64::MAX);
-        same(&i64::MIN);
-        same(&-7i32);
-        same(&1.5f64);
-        same(&1.0f64);
-        same(&f64::NAN);
-        same(&true);
-        same(&Some(3u8));
-        same(&None::<u8>);
-        same(&vec![1u8, 2, 3]);
-        same(&Vec::<u8>::new());
-        same(&[[1u8, 2], [3, 4]]);
-        same(&(1u8, "two", false));
-        same(&std::collections::BTreeMap::from([(1u8, "a"), (2, "b")]));
-        same(&std::collections::BTreeMap::from([("k".to_string(), vec![1u8])]));
-        same(&Cow::Borrowed("cow"));
-        same(&Box::new(5u16));
-    }
-}
-
 /// A list written from a borrowed slice through a function, `[map(a, 0, ctx),map(b, 1, ctx),...]`, without
 /// building it: what a borrowed view holds where the state keeps ids and the view shows what each id is (a hand
 /// of card ids shown as cards), or one column of a table kept by rows (`ctx` is the column). `map` gets each item,
@@ -489,5 +456,58 @@ impl<T, U: schemars::JsonSchema, C: Copy> schemars::JsonSchema for Mapped<'_, T,
 
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
         <Vec<U>>::json_schema(generator)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same<T: WriteJson + serde::Serialize + ?Sized>(value: &T) {
+        let ours = value.to_json_string();
+        assert_eq!(ours, serde_json::to_string(value).expect("serialises"));
+    }
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        for s in [
+            "",
+            "plain",
+            "quote \" backslash \\ slash / tab \t nl \n cr \r",
+            "\u{0}\u{1}\u{8}\u{b}\u{c}\u{1f}\u{7f}",
+            "żółw 🐭 \u{2028}",
+        ] {
+            same(s);
+            same(&s.to_string());
+        }
+        same(&'"');
+        same(&'x');
+    }
+
+    #[test]
+    fn numbers_and_collections_are_serde_jsons_text() {
+        same(&0u8);
+        for n in [9u8, 10, 99, 100, 255] {
+            same(&n);
+            same(&i64::from(n));
+            same(&-i64::from(n));
+        }
+        same(&u64::MAX);
+        same(&i64::MIN);
+        same(&-7i32);
+        same(&1.5f64);
+        same(&1.0f64);
+        same(&f64::NAN);
+        same(&true);
+        same(&Some(3u8));
+        same(&None::<u8>);
+        same(&vec![1u8, 2, 3]);
+        same(&Vec::<u8>::new());
+        same(&[[1u8, 2], [3, 4]]);
+        same(&(1u8, "two", false));
+        same(&std::collections::BTreeMap::from([(1u8, "a"), (2, "b")]));
+        same(&std::collections::BTreeMap::from([("k".to_string(), vec![1u8])]));
+        same(&Cow::Borrowed("cow"));
+        same(&Box::new(5u16));
     }
 }
