@@ -392,8 +392,9 @@ pub struct PlayerView {
     pub score: i64,
     pub round_scores: Vec<i64>,
     /// The cards the player drafted and has not yet revealed, by card id, never in stack order. Only in the
-    /// player's own view: the seed keeps a hand "hidden from opponents" (GAPS 001 Q7); they see `hand_size`.
-    pub cards: Vec<CardView>,
+    /// player's own view: the seed keeps a hand "hidden from opponents" (GAPS 001 Q7), so everyone else gets
+    /// `null` (hidden, not empty) and reads `hand_size`.
+    pub cards: Option<Vec<CardView>>,
     /// How many cards the player holds.
     pub hand_size: usize,
     /// Has programmed their stack this round.
@@ -1213,11 +1214,8 @@ impl Game for Molehills {
                     supply: self.supply[s],
                     score: round_scores.iter().sum(),
                     round_scores,
-                    cards: if viewer == Viewer::Seat(seat) {
-                        self.hands[s].iter().map(|c| card_view(*c)).collect()
-                    } else {
-                        Vec::new()
-                    },
+                    cards: (viewer == Viewer::Seat(seat))
+                        .then(|| self.hands[s].iter().map(|c| card_view(*c)).collect()),
                     hand_size: self.hands[s].len(),
                     planned: self.plans[s].is_some(),
                     revealed: self.revealed[s].iter().map(|c| card_view(*c)).collect(),
