@@ -170,13 +170,7 @@ fn replies() -> Vec<(&'static str, ServerMessage)> {
         ),
         ("ok", reply(n(6), Reply::Ok {})),
         ("pong", reply(RequestId::Text("ping-10".into()), Reply::Pong {})),
-        (
-            "error",
-            reply(
-                n(9),
-                Reply::Error(ErrorBody::new(ErrorCode::NotYourTurn, "it is seat 1's turn")),
-            ),
-        ),
+        ("error", reply(n(9), Reply::Error(out_of_turn_error()))),
         (
             "error_without_id",
             ServerMessage::error(
@@ -202,10 +196,25 @@ struct Played {
 
 /// Seat 0's turn in a two-seat Hide and Eeek! match: the state the `action` and `accepted` examples answer.
 fn turn_example() -> StateUpdate {
+    turn_played().state(Viewer::Seat(Seat(0)))
+}
+
+fn turn_played() -> Played {
     Played::until("hide_and_eeek", json!({"target": 3}), 2, 1, |g| {
         matches!(g.status(), Status::Turn { seat: Seat(0) }) && g.legal_actions(Seat(0)).len() > 1
     })
-    .state(Viewer::Seat(Seat(0)))
+}
+
+/// The refusal the server answers when seat 1 sends the action of the `action` example on seat 0's turn: the
+/// engine's own rejection, as the server turns it into an error.
+fn out_of_turn_error() -> ErrorBody {
+    let mut played = turn_played();
+    let action = played.game.legal_actions(Seat(0))[1].clone();
+    let rejection = played
+        .game
+        .apply(Actor::Seat(Seat(1)), &action, played.last_change + 1000)
+        .expect_err("seat 1 may not play on seat 0's turn");
+    ErrorBody::new(rejection.kind.into(), rejection.message)
 }
 
 /// The turn timer of the example lobby.
@@ -287,6 +296,7 @@ impl Played {
 
 /// One example of every push.
 fn pushes() -> Vec<(&'static str, ServerMessage)> {
+    // Seats are listed in seat order, as the server lists them; a bot is named after its seat (seat 1: Bot 2).
     let lobby = LobbyInfo {
         code: "RKPYM3".into(),
         game: "hide_and_eeek".into(),
@@ -302,6 +312,14 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
                 },
             },
             SeatInfo {
+                seat: Seat(1),
+                occupant: Occupant::Bot { name: "Bot 2".into() },
+            },
+            SeatInfo {
+                seat: Seat(2),
+                occupant: Occupant::Empty,
+            },
+            SeatInfo {
                 seat: Seat(3),
                 occupant: Occupant::Human {
                     name: "Bob".into(),
@@ -309,14 +327,6 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
                     presence: Presence::Idle,
                     stand_in: false,
                 },
-            },
-            SeatInfo {
-                seat: Seat(1),
-                occupant: Occupant::Bot { name: "Bot 2".into() },
-            },
-            SeatInfo {
-                seat: Seat(2),
-                occupant: Occupant::Empty,
             },
         ],
         host: Seat(0),
