@@ -224,3 +224,73 @@ fn the_asyncapi_document_is_self_contained() {
         assert!(checked >= 8, "{message}: {checked} examples");
     }
 }
+
+/// Whether the server accepts `options` for a lobby of `game`: the checks `create_lobby` and `configure_lobby`
+/// make (`normalise_config`, then setting the game up once at each seat count).
+fn server_accepts(game: &rules::GameInfo, options: &Value) -> bool {
+    let Ok(normalised) = AnyGame::normalise_config(game.id, options) else {
+        return false;
+    };
+    (game.min_players..=game.max_players)
+        .all(|players| AnyGame::new(game.id, &normalised, players, 0).is_ok())
+}
+
+/// Each game's options schema says what the game accepts: every integer option is probed at its schema's
+/// `minimum - 1`, `minimum`, `maximum` and `maximum + 1` (and every boolean and listed choice, and a value
+/// outside them) through the real option checks, and the schema accepts exactly what they accept. Each
+/// schema `default` is the value the game fills in.
+#[test]
+fn option_schemas_carry_the_ranges_the_games_accept() {
+    let mut probed = 0;
+    for (schemas, game) in AnyGame::schemas().into_iter().zip(AnyGame::catalogue()) {
+        assert_eq!(schemas.id, game.id);
+        let validator = jsonschema::validator_for(schemas.config.as_value()).unwrap();
+        let defaults = AnyGame::normalise_config(game.id, &Value::Null).unwrap();
+        let properties = schemas.config.as_value()["properties"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(properties.len(), game.options.len(), "{}", game.id);
+        for (key, property) in &properties {
+            assert_eq!(
+                property.get("default"),
+                defaults.get(key),
+                "{} {key}: the schema's default",
+                game.id
+            );
+            let mut values: Vec<Value> = Vec::new();
+            match property["type"].as_str() {
+                Some("integer") => {
+                    let (min, max) = (
+                        property["minimum"].as_i64().unwrap(),
+                        property["maximum"].as_i64().unwrap(),
+                    );
+                    assert!(min <= max, "{} {key}", game.id);
+                    values.extend([min - 1, min, max, max + 1].map(Value::from));
+                }
+                Some("boolean") => values.extend([true.into(), false.into(), "yes".into()]),
+                _ => {
+                    // A choice: each listed value, and one that is not.
+                    let spec = game.options.iter().find(|o| o.key == key).unwrap();
+                    let rules::OptionKind::Choice { values: choices, .. } = &spec.kind else {
+                        panic!("{} {key}: an option of an unexpected kind: {property}", game.id);
+                    };
+                    values.extend(choices.iter().map(|c| Value::from(*c)));
+                    values.push("no such choice".into());
+                }
+            }
+            for value in values {
+                let options = serde_json::json!({ key: value });
+                assert_eq!(
+                    validator.is_valid(&options),
+                    server_accepts(&game, &options),
+                    "{}: the schema and the server disagree about {options}",
+                    game.id
+                );
+                probed += 1;
+            }
+        }
+    }
+    // Hide and Eeek!'s two integers (4 probes each), Quacks' boolean (3), two choices of two (3 each).
+    assert!(probed >= 17, "{probed} probes");
+}

@@ -8,9 +8,10 @@ use std::path::PathBuf;
 
 use protocol::{
     AbsenceKind, AbsencePolicy, ChatChannel, ChatMessage, ClientMessage, ErrorBody, ErrorCode, LobbyInfo,
-    LobbyPhase, Occupant, Outcome, Presence, Push, RawJson, RematchInfo, Reply, ReplyMessage, Request,
-    RequestId, Seat, SeatInfo, SeatToken, ServerMessage, StateUpdate, Status,
+    LobbyPhase, Occupant, Presence, Push, RawJson, RematchInfo, Reply, ReplyMessage, Request, RequestId,
+    Seat, SeatInfo, SeatToken, ServerMessage, StateUpdate, Status,
 };
+use rules::{Actor, AnyGame, Viewer};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "f0aeaa89d41d00144b967015527b5fb1e5dc58e9744aeda21c6a615683ed9335";
@@ -28,6 +29,7 @@ fn reply(re: RequestId, reply: Reply) -> ServerMessage {
 
 /// One example of every request, with every optional field given.
 fn requests() -> Vec<ClientMessage> {
+    let turn = turn_example();
     vec![
         request(
             1,
@@ -77,8 +79,8 @@ fn requests() -> Vec<ClientMessage> {
         request(
             9,
             Request::Action {
-                action: json!({"type": "move", "to": {"row": 0, "col": 0}}).into(),
-                version: Some(4),
+                action: RawJson::of(&turn.legal_actions.to_value()[1]),
+                version: Some(turn.version),
             },
         ),
         ClientMessage {
@@ -157,16 +159,18 @@ fn replies() -> Vec<(&'static str, ServerMessage)> {
                 },
             ),
         ),
-        ("accepted", reply(n(9), Reply::Accepted { version: 5 })),
-        ("ok", reply(n(6), Reply::Ok {})),
-        ("pong", reply(RequestId::Text("ping-10".into()), Reply::Pong {})),
         (
-            "error",
+            "accepted",
             reply(
                 n(9),
-                Reply::Error(ErrorBody::new(ErrorCode::NotYourTurn, "it is seat 1's turn")),
+                Reply::Accepted {
+                    version: turn_example().version + 1,
+                },
             ),
         ),
+        ("ok", reply(n(6), Reply::Ok {})),
+        ("pong", reply(RequestId::Text("ping-10".into()), Reply::Pong {})),
+        ("error", reply(n(9), Reply::Error(out_of_turn_error()))),
         (
             "error_without_id",
             ServerMessage::error(
@@ -178,8 +182,121 @@ fn replies() -> Vec<(&'static str, ServerMessage)> {
     ]
 }
 
+/// A real match played by the engine from a fixed seed up to a point, with what the server would push there.
+/// Seats take turns to play the first of their legal actions that keeps the run going (a deterministic choice; the
+/// clock plays at a deadline when nobody else may act), a second apart.
+struct Played {
+    game: AnyGame,
+    game_id: &'static str,
+    version: u64,
+    /// The last action's events with their audiences.
+    events: Vec<rules::Event<Value>>,
+    last_change: u64,
+}
+
+/// Seat 0's turn in a two-seat Hide and Eeek! match: the state the `action` and `accepted` examples answer.
+fn turn_example() -> StateUpdate {
+    turn_played().state(Viewer::Seat(Seat(0)))
+}
+
+fn turn_played() -> Played {
+    Played::until("hide_and_eeek", json!({"target": 3}), 2, 1, |g| {
+        matches!(g.status(), Status::Turn { seat: Seat(0) }) && g.legal_actions(Seat(0)).len() > 1
+    })
+}
+
+/// The refusal the server answers when seat 1 sends the action of the `action` example on seat 0's turn: the
+/// engine's own rejection, as the server turns it into an error.
+fn out_of_turn_error() -> ErrorBody {
+    let mut played = turn_played();
+    let action = played.game.legal_actions(Seat(0))[1].clone();
+    let rejection = played
+        .game
+        .apply(Actor::Seat(Seat(1)), &action, played.last_change + 1000)
+        .expect_err("seat 1 may not play on seat 0's turn");
+    ErrorBody::new(rejection.kind.into(), rejection.message)
+}
+
+/// The turn timer of the example lobby.
+const TURN_TIMER_MS: u64 = 60_000;
+
+impl Played {
+    fn until(
+        game_id: &'static str,
+        options: Value,
+        players: u8,
+        seed: u64,
+        done: impl Fn(&AnyGame) -> bool,
+    ) -> Played {
+        let options = AnyGame::normalise_config(game_id, &options).unwrap();
+        let mut game = AnyGame::new(game_id, &options, players, seed).unwrap();
+        let (mut version, mut events, mut now) = (0, Vec::new(), 1_800_000_000_000u64);
+        let mut last_change = now;
+        // At least one action, so that the state has events to show.
+        while version == 0 || !done(&game) {
+            assert!(version < 5000, "{game_id}: the point is never reached");
+            assert_ne!(game.status(), Status::Over, "{game_id}: over before the point");
+            now += 1000;
+            let mover = (0..players)
+                .map(|i| Seat((i + (version % u64::from(players)) as u8) % players))
+                .find_map(|seat| {
+                    let actions = game.legal_actions(seat);
+                    let pick = actions.len().saturating_sub(1).min(version as usize % 3);
+                    actions.get(pick).cloned().map(|a| (Actor::Seat(seat), a))
+                });
+            let (actor, action) = mover.unwrap_or_else(|| {
+                let deadline = game.deadline().expect("a deadline when nobody may act");
+                now = now.max(deadline.at);
+                (Actor::Clock, deadline.action)
+            });
+            events = game.apply(actor, &action, now).unwrap();
+            version += 1;
+            last_change = now;
+        }
+        Played {
+            game,
+            game_id,
+            version,
+            events,
+            last_change,
+        }
+    }
+
+    /// The `state` push `viewer` gets after the last action (in a lobby with a one-minute turn timer and human
+    /// seats).
+    fn state(&self, viewer: Viewer) -> StateUpdate {
+        let g = &self.game;
+        let seat = match viewer {
+            Viewer::Seat(s) => Some(s),
+            Viewer::Spectator => None,
+        };
+        let waiting = Seat::all(g.players()).any(|s| !g.legal_actions(s).is_empty());
+        StateUpdate {
+            code: "RKPYM3".into(),
+            match_id: "817b39b86140b05df21e4184906c4fa3".into(),
+            game: self.game_id.into(),
+            version: self.version,
+            since: self.version - 1,
+            seat,
+            view: RawJson::of(&g.view(viewer)),
+            legal_actions: seat.map_or_else(RawJson::empty_array, |s| RawJson::of(&g.legal_actions(s))),
+            events: self
+                .events
+                .iter()
+                .filter(|e| e.audience.includes(viewer))
+                .map(|e| RawJson::of(&e.body))
+                .collect(),
+            status: g.status(),
+            deadline: g.deadline().map(|d| d.at),
+            turn_deadline: waiting.then_some(self.last_change + TURN_TIMER_MS),
+            outcome: g.outcome(),
+        }
+    }
+}
+
 /// One example of every push.
 fn pushes() -> Vec<(&'static str, ServerMessage)> {
+    // Seats are listed in seat order, as the server lists them; a bot is named after its seat (seat 1: Bot 2).
     let lobby = LobbyInfo {
         code: "RKPYM3".into(),
         game: "hide_and_eeek".into(),
@@ -195,6 +312,14 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
                 },
             },
             SeatInfo {
+                seat: Seat(1),
+                occupant: Occupant::Bot { name: "Bot 2".into() },
+            },
+            SeatInfo {
+                seat: Seat(2),
+                occupant: Occupant::Empty,
+            },
+            SeatInfo {
                 seat: Seat(3),
                 occupant: Occupant::Human {
                     name: "Bob".into(),
@@ -202,14 +327,6 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
                     presence: Presence::Idle,
                     stand_in: false,
                 },
-            },
-            SeatInfo {
-                seat: Seat(1),
-                occupant: Occupant::Bot { name: "Bot 2".into() },
-            },
-            SeatInfo {
-                seat: Seat(2),
-                occupant: Occupant::Empty,
             },
         ],
         host: Seat(0),
@@ -223,54 +340,29 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
         },
         listed: true,
     };
-    let state = StateUpdate {
-        code: "RKPYM3".into(),
-        match_id: "817b39b86140b05df21e4184906c4fa3".into(),
-        game: "hide_and_eeek".into(),
-        version: 5,
-        since: 4,
-        seat: Some(Seat(0)),
-        view: json!({"game_specific": "see docs/schema/games/<game>/view.json"}).into(),
-        legal_actions: json!([{"type": "eeek"}, {"type": "pass"}]).into(),
-        events: vec![json!({"type": "revealed", "seat": 1}).into()],
-        status: Status::Race {
-            seats: vec![Seat(0), Seat(2)],
-        },
-        deadline: Some(1_764_420_004_000),
-        turn_deadline: Some(1_764_420_060_000),
-        outcome: None,
-    };
-    let over = StateUpdate {
-        version: 42,
-        since: 42,
-        seat: None,
-        legal_actions: RawJson::empty_array(),
-        events: vec![],
-        status: Status::Over,
-        deadline: None,
-        turn_deadline: None,
-        outcome: Some(Outcome {
-            scores: vec![5, 3, 5],
-            placings: vec![1, 3, 1],
-            winners: vec![Seat(0), Seat(2)],
-        }),
-        ..state.clone()
-    };
-    let simultaneous = StateUpdate {
-        status: Status::Simultaneous {
-            seats: vec![Seat(1), Seat(2)],
-            secret: true,
-        },
-        legal_actions: RawJson::empty_array(),
-        deadline: None,
-        ..state.clone()
-    };
-    let turn = StateUpdate {
-        status: Status::Turn { seat: Seat(0) },
-        deadline: None,
-        turn_deadline: None,
-        ..state.clone()
-    };
+    // The state pushes are real: each is what the server pushes to its viewer at one point of a real match,
+    // played by the engine itself from a fixed seed (see `Played`).
+    let state = Played::until(
+        "hide_and_eeek",
+        json!({"claim_window_ms": 4000, "target": 5}),
+        3,
+        2,
+        |g| matches!(g.status(), Status::Race { .. }),
+    )
+    .state(Viewer::Seat(Seat(0)));
+    let turn = turn_example();
+    let simultaneous = Played::until(
+        "molehills",
+        Value::Null,
+        3,
+        3,
+        |g| matches!(&g.status(), Status::Simultaneous { seats, secret: true } if seats.len() == 2),
+    )
+    .state(Viewer::Seat(Seat(1)));
+    let over = Played::until("hide_and_eeek", json!({"target": 3}), 3, 4, |g| {
+        g.status() == Status::Over
+    })
+    .state(Viewer::Spectator);
     let mut standing_in = LobbyInfo {
         phase: LobbyPhase::Playing,
         match_id: Some("817b39b86140b05df21e4184906c4fa3".into()),
@@ -646,4 +738,96 @@ fn pushes_written_by_the_generated_writer_are_serdes_text() {
         let written = json_write::WriteJson::to_json_string(push);
         assert_eq!(written, serde_json::to_string(&message).unwrap(), "{name}");
     }
+}
+
+fn read_example(name: &str) -> Value {
+    let path = examples().join(name);
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"))).unwrap()
+}
+
+/// Every game value in the committed examples matches its game's own schemas (`docs/schema/games/<game>/`): the
+/// options of each lobby and `create_lobby`/`configure_lobby` request, and each state's view, legal actions and
+/// events. The `action` request plays one of the legal actions of `push.state_turn.json` on its version, and the
+/// `accepted` reply answers it with the next version.
+#[test]
+fn every_example_matches_its_games_schemas() {
+    let games: std::collections::BTreeMap<&str, rules::GameSchemas> =
+        AnyGame::schemas().into_iter().map(|g| (g.id, g)).collect();
+    let check = |schema: &schemars::Schema, value: &Value, what: String| {
+        let validator = jsonschema::validator_for(schema.as_value()).unwrap();
+        if let Err(e) = validator.validate(value) {
+            panic!("{what} does not match its game's schema: {e}\n{value}");
+        }
+    };
+    let schemas_of = |game: &Value, what: &str| {
+        games
+            .get(game.as_str().unwrap_or_default())
+            .unwrap_or_else(|| panic!("{what}: no game {game}"))
+    };
+    let lobby_game = read_example("request.create_lobby.json")["game"].clone();
+    let (mut states, mut options) = (0, 0);
+    for entry in std::fs::read_dir(examples()).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let value = read_example(&name);
+        match value["type"].as_str().unwrap() {
+            "state" => {
+                let game = schemas_of(&value["game"], &name);
+                check(&game.view, &value["view"], format!("{name}: the view"));
+                for action in value["legal_actions"].as_array().unwrap() {
+                    check(&game.action, action, format!("{name}: a legal action"));
+                }
+                for event in value["events"].as_array().unwrap() {
+                    check(&game.event, event, format!("{name}: an event"));
+                }
+                if value["seat"].is_null() {
+                    assert_eq!(
+                        value["legal_actions"],
+                        json!([]),
+                        "{name}: a spectator has no actions"
+                    );
+                }
+                assert!(
+                    value["since"].as_u64() <= value["version"].as_u64(),
+                    "{name}: since after version"
+                );
+                states += 1;
+            }
+            "lobby" => {
+                check(
+                    &schemas_of(&value["game"], &name).config,
+                    &value["options"],
+                    format!("{name}: the options"),
+                );
+                options += 1;
+            }
+            "create_lobby" | "configure_lobby" => {
+                check(
+                    &schemas_of(&lobby_game, &name).config,
+                    &value["options"],
+                    format!("{name}: the options"),
+                );
+                options += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        states >= 4 && options >= 4,
+        "{states} states and {options} options checked"
+    );
+    let turn = read_example("push.state_turn.json");
+    let action = read_example("request.action.json");
+    assert_eq!(action["version"], turn["version"]);
+    assert!(
+        turn["legal_actions"]
+            .as_array()
+            .unwrap()
+            .contains(&action["action"]),
+        "request.action.json plays an action push.state_turn.json lists"
+    );
+    assert_eq!(
+        read_example("reply.accepted.json")["version"],
+        turn["version"].as_u64().unwrap() + 1
+    );
+    assert_eq!(read_example("reply.accepted.json")["re"], action["id"]);
 }

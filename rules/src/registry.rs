@@ -93,6 +93,57 @@ fn produced<T: schemars::JsonSchema>() -> schemars::Schema {
         .into_root_schema_for::<T>()
 }
 
+/// The options schema with what the game's catalogue entry ([`GameInfo::options`], the source the engine checks
+/// options against) says of each option: an integer's `minimum`, `maximum` and `default`, a boolean's or a
+/// choice's `default`. The type alone would say only `0..=255` for a `u8`. Panics (in the schema tests) when an
+/// option has no property in the schema or a property no option.
+fn with_option_bounds(mut schema: schemars::Schema, info: &GameInfo) -> schemars::Schema {
+    use crate::model::OptionKind;
+    let properties = schema
+        .as_object_mut()
+        .and_then(|s| s.get_mut("properties"))
+        .and_then(Value::as_object_mut);
+    let Some(properties) = properties else {
+        assert!(
+            info.options.is_empty(),
+            "{}: options without a properties schema",
+            info.id
+        );
+        return schema;
+    };
+    assert_eq!(
+        properties.len(),
+        info.options.len(),
+        "{}: every option property is in the catalogue, and only those",
+        info.id
+    );
+    for option in &info.options {
+        let property = properties
+            .get_mut(option.key)
+            .and_then(Value::as_object_mut)
+            .unwrap_or_else(|| {
+                panic!(
+                    "{}: option `{}` is not in the options schema",
+                    info.id, option.key
+                )
+            });
+        match &option.kind {
+            OptionKind::Integer { min, max, default } => {
+                property.insert("minimum".into(), (*min).into());
+                property.insert("maximum".into(), (*max).into());
+                property.insert("default".into(), (*default).into());
+            }
+            OptionKind::Boolean { default } => {
+                property.insert("default".into(), (*default).into());
+            }
+            OptionKind::Choice { default, .. } => {
+                property.insert("default".into(), (*default).into());
+            }
+        }
+    }
+    schema
+}
+
 macro_rules! games {
     ($($variant:ident => $ty:ty),+ $(,)?) => {
         /// A game in progress, of any of the games the server hosts.
@@ -135,7 +186,7 @@ macro_rules! games {
             pub fn schemas() -> Vec<GameSchemas> {
                 vec![$(GameSchemas {
                     id: <$ty as Game>::info().id,
-                    config: accepted::<<$ty as Game>::Config>(),
+                    config: with_option_bounds(accepted::<<$ty as Game>::Config>(), &<$ty as Game>::info()),
                     action: accepted::<<$ty as Game>::Action>(),
                     view: produced::<<$ty as Game>::View<'static>>(),
                     event: produced::<<$ty as Game>::Event>(),

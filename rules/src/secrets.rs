@@ -117,10 +117,9 @@ pub struct ViewSecret {
 pub enum Allowed {
     /// Nothing: no member there at all.
     Absent,
-    /// No member, or `null`.
+    /// No member, or `null`: a hidden value is `null`, never an empty list or a zero that would read as a real
+    /// value (docs/protocol.md, "Hidden values").
     Null,
-    /// No member, `null` or an empty array.
-    Empty,
 }
 
 impl Allowed {
@@ -129,9 +128,8 @@ impl Allowed {
         match (self, found) {
             (_, None) => true,
             (Allowed::Absent, Some(_)) => false,
-            (Allowed::Null | Allowed::Empty, Some(Value::Null)) => true,
-            (Allowed::Empty, Some(Value::Array(items))) => items.is_empty(),
-            (Allowed::Null | Allowed::Empty, Some(_)) => false,
+            (Allowed::Null, Some(Value::Null)) => true,
+            (Allowed::Null, Some(_)) => false,
         }
     }
 }
@@ -157,7 +155,7 @@ impl ViewSecret {
     }
 
     /// `view` with this secret put where it must not be (for the tests of the checks): the secret itself, or a
-    /// list holding it where the secret alone would pass for nothing (an empty hand).
+    /// list holding it where the secret alone would pass for nothing (a `null`).
     pub fn planted_in(&self, view: &Value) -> Value {
         let mut view = view.clone();
         let (parent, member) = self.at.rsplit_once('/').expect("a JSON pointer below the root");
@@ -220,9 +218,8 @@ mod tests {
         assert!(!Allowed::Absent.allows(Some(&Value::Null)));
         assert!(Allowed::Null.allows(Some(&Value::Null)));
         assert!(!Allowed::Null.allows(Some(&json!([]))));
-        assert!(Allowed::Empty.allows(Some(&json!([]))));
-        assert!(!Allowed::Empty.allows(Some(&json!([1]))));
-        assert!(!Allowed::Empty.allows(Some(&json!(0))));
+        assert!(!Allowed::Null.allows(Some(&json!(0))));
+        assert!(!Allowed::Null.allows(Some(&json!([1]))));
     }
 
     #[test]
@@ -232,10 +229,9 @@ mod tests {
         let number = ViewSecret::new("face-down card 9", "/grid/0/0/number", Allowed::Absent, 9);
         assert!(!number.shown_in(&view));
         assert!(number.shown_in(&number.planted_in(&view)));
-        let hand = ViewSecret::new("seat 0's hand", "/hands/0", Allowed::Empty, json!([]));
-        assert!(!hand.shown_in(&view));
-        assert_eq!(hand.planted_in(&view)["hands"][0], json!([[]]));
-        assert!(hand.shown_in(&hand.planted_in(&view)));
+        // An empty list where a hidden hand should be `null` reads as an empty hand: it counts as shown.
+        let hand = ViewSecret::new("seat 0's hand", "/hands/0", Allowed::Null, json!([]));
+        assert!(hand.shown_in(&view));
         let bag = ViewSecret::new("seat 1's bag", "/hands/1", Allowed::Null, json!(null));
         assert!(bag.shown_in(&bag.planted_in(&view)));
     }

@@ -110,6 +110,11 @@ pub struct Config {
     #[arg(long, env = "UNLOAD_FINISHED_AFTER_SECS", default_value_t = 30)]
     pub unload_finished_after_secs: u64,
 
+    /// Tests and documentation runs only (no flag, no environment variable): every match's seed is this one
+    /// instead of a fresh random one, so that a scripted run deals the same cards every time.
+    #[arg(skip)]
+    pub match_seed: Option<u64>,
+
     /// Log filter, e.g. `info` or `info,server=debug,sqlx=warn`.
     #[arg(long, env = "RUST_LOG", default_value = "info,sqlx=warn")]
     pub log: String,
@@ -143,6 +148,7 @@ impl Config {
             snapshot_every: self.snapshot_every,
             history: 256,
             unload_finished_after_ms: self.unload_finished_after_secs.saturating_mul(1000),
+            match_seed: self.match_seed,
             friends: FriendsSettings {
                 chat_rate_per_sec: self.chat_rate_per_sec,
                 chat_burst: self.chat_burst,

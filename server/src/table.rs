@@ -40,6 +40,8 @@ pub struct TableSettings {
     pub unload_finished_after_ms: u64,
     /// Chat and presence (see `table/chat.rs`).
     pub friends: FriendsSettings,
+    /// Every match's seed, for scripted runs (`Config::match_seed`); `None`: a fresh random seed each.
+    pub match_seed: Option<u64>,
 }
 
 /// What every table is given: the database, the clock, the metrics and the shared settings.

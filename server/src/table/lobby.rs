@@ -289,7 +289,7 @@ impl Table {
     /// A new match of this table's game, options and seats with a fresh seed, and its record (not yet stored).
     pub(crate) fn new_match(&self) -> Result<(AnyGame, MatchRecord), ErrorBody> {
         let players = self.seats.len() as u8;
-        let seed = secrets::seed();
+        let seed = self.settings.match_seed.unwrap_or_else(secrets::seed);
         let game = AnyGame::new(&self.game_id, &self.options, players, seed)
             .map_err(|e| err(ErrorCode::BadOptions, e.to_string()))?;
         let record = MatchRecord {

@@ -393,8 +393,9 @@ pub struct PlayerView<'a> {
     pub score: i64,
     pub round_scores: Mapped<'a, Vec<i64>, i64, usize>,
     /// The cards the player drafted and has not yet revealed, by card id, never in stack order. Only in the
-    /// player's own view: the seed keeps a hand "hidden from opponents" (GAPS 001 Q7); they see `hand_size`.
-    pub cards: Mapped<'a, CardId, CardView>,
+    /// player's own view: the seed keeps a hand "hidden from opponents" (GAPS 001 Q7), so everyone else gets
+    /// `null` (hidden, not empty) and reads `hand_size`.
+    pub cards: Option<Mapped<'a, CardId, CardView>>,
     /// How many cards the player holds.
     pub hand_size: usize,
     /// Has programmed their stack this round.
@@ -1219,15 +1220,8 @@ impl Game for Molehills {
                     supply: self.supply[s],
                     score: round_scores.iter().sum(),
                     round_scores,
-                    cards: Mapped::new(
-                        if viewer == Viewer::Seat(seat) {
-                            &self.hands[s]
-                        } else {
-                            &[]
-                        },
-                        (),
-                        card_view_of,
-                    ),
+                    cards: (viewer == Viewer::Seat(seat))
+                        .then(|| Mapped::new(&self.hands[s], (), card_view_of)),
                     hand_size: self.hands[s].len(),
                     planned: self.plans[s].is_some(),
                     revealed: Mapped::new(&self.revealed[s], (), card_view_of),

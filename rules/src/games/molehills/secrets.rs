@@ -51,7 +51,7 @@ impl Secrets for Molehills {
                 ViewSecret::new(
                     format!("{seat}'s hand"),
                     format!("/players/{}/cards", seat.0),
-                    Allowed::Empty,
+                    Allowed::Null,
                     &self.hands[seat.index()],
                 )
             })

@@ -933,6 +933,8 @@ fn a_hand_is_hidden_from_opponents_and_never_in_stack_order() {
     plan(&mut g, P0, p0);
     let cards: Vec<CardId> = g.view(Viewer::Seat(P0)).players[0]
         .cards
+        .as_ref()
+        .expect("a seat sees its own hand")
         .iter()
         .map(|c| c.id())
         .collect();
@@ -943,7 +945,8 @@ fn a_hand_is_hidden_from_opponents_and_never_in_stack_order() {
     // Opponents and spectators see how many cards the hand holds, never which (the seed: "hidden from opponents").
     for viewer in [Viewer::Seat(P1), Viewer::Spectator] {
         let theirs = &g.view(viewer).players[0];
-        assert!(theirs.cards.is_empty(), "{viewer:?} sees P0's hand");
+        // `null`, not an empty list: a hidden hand must not read as an empty one.
+        assert_eq!(theirs.cards, None, "{viewer:?} sees P0's hand");
         assert_eq!(theirs.hand_size, 4);
     }
 }

@@ -261,7 +261,7 @@ function renderDecision(ctx, acts) {
 /** Planning: click your cards in the order they are to be played; the matching listed plan is sent. */
 function renderPlanner(ctx, acts) {
   const me = ctx.view.players.find((p) => p.seat === ctx.me);
-  const cards = me ? me.cards : [];
+  const cards = (me && me.cards) || [];
   const chosen = local.order.map((id) => cards.find((c) => c.id === id)).filter(Boolean);
   const full = chosen.length === cards.length && cards.length > 0;
   const plan = full ? acts.plan.find((a) => a.order.join(",") === local.order.join(",")) : null;
@@ -380,7 +380,7 @@ function playerInfo(seat, ctx) {
     h("span", { class: "score" }, `${p.score} points`),
     h("span", { class: "hint" }, ` · token ${p.token} · ${p.supply} pieces left`),
     p.mole ? h("span", { class: "hint" }, ` · mole ${posName(p.mole.at)} ${ARROWS[p.mole.facing]}`) : null,
-    p.cards.length
+    p.cards?.length
       ? h("span", { class: "hint" }, ` · cards: ${p.cards.map(cardWords).join(", ")}`)
       : p.hand_size
         ? h("span", { class: "hint" }, ` · ${p.hand_size} card${p.hand_size === 1 ? "" : "s"} in hand`)
