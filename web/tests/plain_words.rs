@@ -145,6 +145,14 @@ const done = arguments[arguments.length - 1];
       }
     }
   };
+  // Each piece of text of a node on its own: a label and its tooltip are separate elements, and their texts run
+  // together in textContent ("Wax fortune" + "No points" would read as "fortuneNo").
+  const pieces = (node) => {
+    const out = [];
+    const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) out.push(walker.currentNode.nodeValue);
+    return out;
+  };
   const guarded = (where, work) => {
     try {
       return work();
@@ -183,14 +191,16 @@ const done = arguments[arguments.length - 1];
     if (screen.playerInfo) {
       for (let seat = 0; seat < players; seat++) {
         const info = guarded(`playerInfo(${seat}) at move ${f.version}`, () => screen.playerInfo(seat, ctx));
-        if (info) check(`player note at move ${f.version}`, info instanceof Node ? info.textContent : info, "player");
+        if (info instanceof Node) for (const text of pieces(info)) check(`player note at move ${f.version}`, text, "player");
+        else if (info) check(`player note at move ${f.version}`, info, "player");
       }
     }
     const board = guarded(`render at move ${f.version}`, () => screen.render(ctx));
     if (!board) continue;
     box.replaceChildren(board);
     for (const el of box.querySelectorAll("[data-act]")) {
-      check(`action label at move ${f.version}`, el.innerText || el.textContent, "action");
+      counts.action += 1;
+      for (const text of pieces(el)) check(`action label at move ${f.version}`, text);
     }
     for (const el of box.querySelectorAll("[aria-label], [title]")) {
       check(`label at move ${f.version}`, el.getAttribute("aria-label"), "label");
