@@ -3,14 +3,15 @@
 //!
 //! For every game and table size (the smallest and the largest) the rules engine plays a game to its end: the
 //! server's bot chooses most moves and a random legal action the rest, the clock acts when nobody can. After
-//! every change the seat-0 player's state (view, legal actions, status, outcome and the events seat 0 may see)
-//! is recorded as the server would send it. The page then runs in Chromium and, through the real ES modules of
-//! `web/static/js/games/`, describes every event, draws every position (`render`), and collects every label:
-//! the text, `aria-label` and `title` of each element that plays an action (`data-act`), every `aria-label`
-//! and `title` on the board, the headline and each player's note. It fails on any text that shows an
-//! identifier (a word with an underscore, camelCase, PascalCase), raw JSON (braces, brackets, `undefined`, `null`), the word
-//! "option", a catalogue key with no text (`t` reports it on the console), or an exception thrown by a screen.
-//! The walk runs in English and again in Polish, so words missing from a language show too.
+//! every change the state of the seat-0 player and of a spectator (view, legal actions, status, outcome and the
+//! events each may see) is recorded as the server would send it. The page then runs in Chromium and, through
+//! the real ES modules of `web/static/js/games/`, describes every event, draws every position (`render`), and
+//! collects every label: the text, `aria-label` and `title` of each element that plays an action (`data-act`),
+//! every `aria-label` and `title` on the board, the headline and each player's note. It fails on any text that
+//! shows an identifier (a word with an underscore, camelCase, PascalCase), raw JSON (braces, brackets,
+//! `undefined`, `null`), the word "option", a catalogue key with no text (`t` reports it on the console), or an
+//! exception thrown by a screen. The smallest table is read as seat 0 in English and in Polish (so words
+//! missing from a language show too), the largest as seat 0 and as a spectator, in English.
 
 mod common;
 
@@ -21,16 +22,23 @@ use serde_json::{Value, json};
 /// The most changes recorded of one game (every game here ends well before).
 const MAX_STEPS: usize = 3000;
 
-/// Plays one game to its end and returns what seat 0 was sent after each change.
-fn walk(game: &str, players: u8, seed: u64) -> Vec<Value> {
+/// What one viewer was sent after each change of a game.
+struct Walk {
+    seat0: Vec<Value>,
+    spectator: Vec<Value>,
+}
+
+/// Plays one game to its end and returns what seat 0 and a spectator were sent after each change.
+fn walk(game: &str, players: u8, seed: u64) -> Walk {
     let mut state = AnyGame::new(game, &json!({}), players, seed).expect("the game sets up");
     let mut driver = Rng::from_seed(seed ^ 0x5eed);
     let mut now: u64 = 1_700_000_000_000;
-    let me = Seat(0);
-    let mut frames = vec![frame(&state, 0, Vec::new())];
+    let viewers = [Viewer::Seat(Seat(0)), Viewer::Spectator];
+    let mut frames = viewers.map(|viewer| vec![frame(&state, viewer, 0, Vec::new())]);
     for version in 1..=MAX_STEPS {
         if state.status() == Status::Over {
-            return frames;
+            let [seat0, spectator] = frames;
+            return Walk { seat0, spectator };
         }
         let seats: Vec<Seat> = Seat::all(players)
             .filter(|&s| state.has_legal_actions(s))
@@ -58,25 +66,30 @@ fn walk(game: &str, players: u8, seed: u64) -> Vec<Value> {
                 .unwrap_or_else(|e| panic!("{game}: {action} is accepted: {e:?}"))
         };
         now += 1_500;
-        let seen: Vec<Value> = events
-            .into_iter()
-            .filter(|e| e.audience.includes(Viewer::Seat(me)))
-            .map(|e| e.body)
-            .collect();
-        frames.push(frame(&state, version, seen));
+        for (viewer, frames) in viewers.iter().zip(frames.iter_mut()) {
+            let seen: Vec<Value> = events
+                .iter()
+                .filter(|e| e.audience.includes(*viewer))
+                .map(|e| e.body.clone())
+                .collect();
+            frames.push(frame(&state, *viewer, version, seen));
+        }
     }
     panic!("{game} with {players} players did not end in {MAX_STEPS} changes");
 }
 
-/// The state push seat 0 gets (the fields the screens read).
-fn frame(state: &AnyGame, version: usize, events: Vec<Value>) -> Value {
-    let me = Seat(0);
+/// The state push a viewer gets (the fields the screens read).
+fn frame(state: &AnyGame, viewer: Viewer, version: usize, events: Vec<Value>) -> Value {
+    let (seat, legal) = match viewer {
+        Viewer::Seat(seat) => (json!(seat), json!(state.legal_actions(seat))),
+        Viewer::Spectator => (Value::Null, json!([])),
+    };
     json!({
         "version": version,
         "since": version.saturating_sub(1),
-        "seat": 0,
-        "view": state.view(Viewer::Seat(me)),
-        "legal_actions": state.legal_actions(me),
+        "seat": seat,
+        "view": state.view(viewer),
+        "legal_actions": legal,
         "status": state.status(),
         "deadline": state.deadline().map(|d| d.at),
         "turn_deadline": null,
@@ -87,7 +100,7 @@ fn frame(state: &AnyGame, version: usize, events: Vec<Value>) -> Value {
 
 /// Runs in the page: describes, draws and labels every frame with the game's screen; returns the problems.
 const CHECK: &str = r#"
-const [game, players, lang, frames] = arguments;
+const [game, players, lang, me, frames] = arguments;
 const done = arguments[arguments.length - 1];
 (async () => {
   const { screenFor } = await import("/js/games/index.js");
@@ -132,6 +145,14 @@ const done = arguments[arguments.length - 1];
       }
     }
   };
+  // Each piece of text of a node on its own: a label and its tooltip are separate elements, and their texts run
+  // together in textContent ("Wax fortune" + "No points" would read as "fortuneNo").
+  const pieces = (node) => {
+    const out = [];
+    const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) out.push(walker.currentNode.nodeValue);
+    return out;
+  };
   const guarded = (where, work) => {
     try {
       return work();
@@ -150,10 +171,10 @@ const done = arguments[arguments.length - 1];
       state,
       view: state.view,
       lobby,
-      me: 0,
-      spectator: false,
+      me,
+      spectator: me === null,
       names,
-      name: (seat) => (seat === 0 ? i18n.t("common.you") : names[seat] || i18n.t("common.seat", { n: seat + 1 })),
+      name: (seat) => (seat === me ? i18n.t("common.you") : names[seat] || i18n.t("common.seat", { n: seat + 1 })),
       legal: state.legal_actions || [],
       act: () => {},
       log: [],
@@ -170,14 +191,16 @@ const done = arguments[arguments.length - 1];
     if (screen.playerInfo) {
       for (let seat = 0; seat < players; seat++) {
         const info = guarded(`playerInfo(${seat}) at move ${f.version}`, () => screen.playerInfo(seat, ctx));
-        if (info) check(`player note at move ${f.version}`, info instanceof Node ? info.textContent : info, "player");
+        if (info instanceof Node) for (const text of pieces(info)) check(`player note at move ${f.version}`, text, "player");
+        else if (info) check(`player note at move ${f.version}`, info, "player");
       }
     }
     const board = guarded(`render at move ${f.version}`, () => screen.render(ctx));
     if (!board) continue;
     box.replaceChildren(board);
     for (const el of box.querySelectorAll("[data-act]")) {
-      check(`action label at move ${f.version}`, el.innerText || el.textContent, "action");
+      counts.action += 1;
+      for (const text of pieces(el)) check(`action label at move ${f.version}`, text);
     }
     for (const el of box.querySelectorAll("[aria-label], [title]")) {
       check(`label at move ${f.version}`, el.getAttribute("aria-label"), "label");
@@ -213,13 +236,22 @@ async fn every_label_and_log_line_reads_as_words() {
             let mut sizes = vec![info.min_players, info.max_players];
             sizes.dedup();
             for (i, players) in sizes.into_iter().enumerate() {
-                let frames = walk(info.id, players, 11 + i as u64);
+                let walk = walk(info.id, players, 11 + i as u64);
                 walked.push(format!(
                     "{} ({players} players, {} changes)",
                     info.id,
-                    frames.len()
+                    walk.seat0.len()
                 ));
-                for lang in ["en", "pl"] {
+                // The smallest table as seat 0 in English and in Polish; the largest as seat 0 and as a
+                // spectator, in English.
+                let runs = if i == 0 {
+                    [("en", Some(0)), ("pl", Some(0))]
+                } else {
+                    [("en", Some(0)), ("en", None)]
+                };
+                for (lang, me) in runs {
+                    let frames = if me.is_some() { &walk.seat0 } else { &walk.spectator };
+                    let who = if me.is_some() { "seat 0" } else { "spectator" };
                     let found = tokio::time::timeout(
                         WAIT * 4,
                         page.client.execute_async(
@@ -228,6 +260,7 @@ async fn every_label_and_log_line_reads_as_words() {
                                 json!(info.id),
                                 json!(players),
                                 json!(lang),
+                                json!(me),
                                 Value::Array(frames.clone()),
                             ],
                         ),
@@ -236,16 +269,17 @@ async fn every_label_and_log_line_reads_as_words() {
                     .unwrap_or_else(|_| panic!("{}: the check ends", info.id))
                     .unwrap_or_else(|e| panic!("{}: the check runs: {e}", info.id));
                     let counts = &found["counts"];
-                    // The walk reached the screen: log lines and action labels were read.
+                    // The walk reached the screen: log lines (and a seat's action labels) were read.
                     assert!(
-                        counts["log"].as_u64().unwrap_or(0) > 0 && counts["action"].as_u64().unwrap_or(0) > 0,
-                        "{} ({players} players, {lang}): log lines and action labels are read: {counts}",
+                        counts["log"].as_u64().unwrap_or(0) > 0
+                            && (me.is_none() || counts["action"].as_u64().unwrap_or(0) > 0),
+                        "{} ({players} players, {lang}, {who}): log lines and action labels are read: {counts}",
                         info.id
                     );
-                    walked.push(format!("{} {players} {lang}: {counts}", info.id));
+                    walked.push(format!("{} {players} {lang} {who}: {counts}", info.id));
                     for p in found["problems"].as_array().expect("a list of problems") {
                         problems.push(format!(
-                            "{} ({players} players, {lang}): {}",
+                            "{} ({players} players, {lang}, {who}): {}",
                             info.id,
                             p.as_str().unwrap_or_default()
                         ));

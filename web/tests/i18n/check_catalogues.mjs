@@ -3,7 +3,8 @@
 // - a key of English missing from a language, or a key a language has and English lacks;
 // - an entry whose placeholders ({name}) differ from English's (all plural forms together);
 // - a plural entry (an object of forms) that is not one in every language, lacks a form the language's plural
-//   rules need (Intl.PluralRules; "common.ordinal" uses the ordinal rules), or has a form the language lacks;
+//   rules pick for counts from 0 to 200 (Intl.PluralRules; "common.ordinal" uses the ordinal rules), or has a
+//   form that is none;
 // - an empty text, or anything that is neither a text nor plural forms.
 
 import { pathToFileURL } from "node:url";
@@ -12,6 +13,7 @@ import path from "node:path";
 const dir = process.argv[2];
 const LANGUAGES = ["en", "ro", "pl", "es", "it"];
 const ORDINAL_KEYS = new Set(["common.ordinal"]);
+const PLURAL_FORMS = ["zero", "one", "two", "few", "many", "other"];
 
 const catalogues = {};
 for (const code of LANGUAGES) {
@@ -43,12 +45,16 @@ for (const code of LANGUAGES) {
       if (typeof en[key] === "object") problems.push(`${code}: "${key}" is one text, but English has plural forms`);
     } else if (entry && typeof entry === "object") {
       if (typeof en[key] !== "object") problems.push(`${code}: "${key}" has plural forms, but English has one text`);
-      const needed = rules(key).resolvedOptions().pluralCategories;
+      // The forms the language picks for the counts a game shows (0 to 200); Spanish and Italian "many", for a
+      // million and up, falls back to "other".
+      const pick = rules(key);
+      const needed = [...new Set(Array.from({ length: 201 }, (_, n) => pick.select(n)))];
       for (const form of needed) {
         if (!(form in entry)) problems.push(`${code}: "${key}" lacks the plural form "${form}"`);
       }
       for (const [form, text] of Object.entries(entry)) {
-        if (!needed.includes(form)) problems.push(`${code}: "${key}" has a plural form "${form}" ${code} does not use`);
+        // Forms a language does not use are harmless (a catalogue may list { one, few, many, other } everywhere).
+        if (!PLURAL_FORMS.includes(form)) problems.push(`${code}: "${key}" has "${form}", which is no plural form`);
         if (typeof text !== "string" || !text.trim()) problems.push(`${code}: "${key}".${form} is not a text`);
       }
     } else {
