@@ -53,6 +53,8 @@ assets! {
     "js/games/molehills.js",
     "js/games/quacks.js",
     "js/games/hickory.js",
+    "js/games/table_tips.js",
+    "new-year.svg",
     "admin.html",
     "admin.css",
     "js/admin.js",
