@@ -7,7 +7,7 @@
 // says it is there. Spotting it is the game.
 
 import { h, countdown } from "../ui.js";
-import { t, listOf } from "../i18n.js";
+import { t, listOf, lang } from "../i18n.js";
 import { tip, say, rulesPanel } from "./table_tips.js";
 
 const COLUMNS = "ABCDEF";
@@ -750,7 +750,7 @@ export function describe(e, ctx) {
           const outcome = c.won ? "won" : c.mouse ? "slow" : "wrong";
           return say(ctx, `hide_and_eeek.log.claim_${outcome}`, c.seat, {
             n: c.number,
-            time: (c.reaction_ms / 1000).toFixed(2),
+            time: (c.reaction_ms / 1000).toLocaleString(lang(), { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
           });
         })
         .join(" ");

@@ -151,26 +151,28 @@ function recentChanges(ctx) {
  * and the mole underground (a figure turned the way it faces, ringed in its player's colour).
  */
 function spaceArt(stack, limit, mole, rock) {
-  const parts = [h("svg:rect", { x: "0", y: "0", width: "100", height: "100", fill: "#a7c97a" })];
-  parts.push(h("svg:rect", { x: "0", y: "84", width: "100", height: "16", fill: "#8a6a3a" }));
-  const layer = 13;
-  const base = 84;
-  const limitY = base - limit * layer;
+  const ground = 72;
+  const layer = 11;
+  const parts = [
+    h("svg:rect", { x: "0", y: "0", width: "100", height: String(ground), fill: "#a7c97a" }),
+    h("svg:rect", { x: "0", y: String(ground), width: "100", height: String(100 - ground), fill: "#7a5a32" }),
+  ];
+  const limitY = ground - limit * layer;
   parts.push(
-    h("svg:line", { x1: "4", x2: "96", y1: String(limitY), y2: String(limitY), stroke: "#3d5a1e", "stroke-width": "1.5", "stroke-dasharray": "4 3", class: "mh-limit" }),
+    h("svg:line", { x1: "26", x2: "96", y1: String(limitY), y2: String(limitY), stroke: "#3d5a1e", "stroke-width": "1.5", "stroke-dasharray": "4 3" }),
   );
   stack.forEach((seat, i) => {
     const colour = SEAT_COLOURS[seat % SEAT_COLOURS.length];
-    const bottom = base - i * layer;
+    const bottom = ground - i * layer;
     const top = bottom - layer;
-    const halfBottom = 40 - i * 5.5;
-    const halfTop = halfBottom - 5.5;
+    const halfBottom = 40 - i * 5;
+    const halfTop = halfBottom - 5;
     parts.push(
       h(
         "svg:g",
         { class: "mh-layer" },
         h("svg:path", {
-          d: `M${50 - halfBottom} ${bottom} L${50 - halfTop} ${top} L${50 + halfTop} ${top} L${50 + halfBottom} ${bottom} Z`,
+          d: `M${55 - halfBottom} ${bottom} L${55 - halfTop} ${top} L${55 + halfTop} ${top} L${55 + halfBottom} ${bottom} Z`,
           fill: colour,
           stroke: "#1b1b1b",
           "stroke-width": "1.5",
@@ -178,7 +180,7 @@ function spaceArt(stack, limit, mole, rock) {
         }),
         h(
           "svg:text",
-          { x: "50", y: String(bottom - 3), "text-anchor": "middle", "font-size": "10", "font-weight": "700", fill: inkOn(colour) },
+          { x: "55", y: String(bottom - 2.5), "text-anchor": "middle", "font-size": "9", "font-weight": "700", fill: inkOn(colour) },
           String(seat + 1),
         ),
       ),
@@ -186,24 +188,24 @@ function spaceArt(stack, limit, mole, rock) {
   });
   if (stack.length) {
     parts.push(
-      h("svg:circle", { cx: "13", cy: "13", r: "10", fill: "#ffffff", stroke: "#1b1b1b", "stroke-width": "1.5" }),
-      h("svg:text", { x: "13", y: "17.5", "text-anchor": "middle", "font-size": "13", "font-weight": "800", fill: "#111111" }, String(stack.length)),
+      h("svg:circle", { cx: "12", cy: "12", r: "10", fill: "#ffffff", stroke: "#1b1b1b", "stroke-width": "1.5" }),
+      h("svg:text", { x: "12", y: "16.5", "text-anchor": "middle", "font-size": "13", "font-weight": "800", fill: "#111111" }, String(stack.length)),
     );
   }
+  // Underground: the rock and the mole.
   if (rock) {
-    parts.push(h("svg:path", { d: "M70 8 88 6 96 18 90 30 72 30 64 20Z", fill: "#6d6d6d", stroke: "#222222", "stroke-width": "2", class: "mh-rock" }));
+    parts.push(h("svg:path", { d: "M6 96 10 80 22 76 32 82 32 96Z", fill: "#9a9a9a", stroke: "#222222", "stroke-width": "2", class: "mh-rock" }));
   }
   if (mole) {
     const colour = SEAT_COLOURS[mole.seat % SEAT_COLOURS.length];
     parts.push(
       h(
         "svg:g",
-        { class: "mh-mole", transform: `translate(80 80) rotate(${ROTATION[mole.facing] || 0})` },
-        h("svg:circle", { cx: "0", cy: "0", r: "17", fill: colour, stroke: "#1b1b1b", "stroke-width": "1.5" }),
-        h("svg:ellipse", { cx: "0", cy: "2", rx: "10", ry: "12", fill: "#4a3426" }),
-        h("svg:ellipse", { cx: "0", cy: "-11", rx: "4", ry: "5", fill: "#e59aa8" }),
-        h("svg:path", { d: "M-11 -2 -16 -6 M-11 2 -17 1 M11 -2 16 -6 M11 2 17 1", stroke: "#f4e6d0", "stroke-width": "1.6" }),
-        h("svg:path", { d: "M0 -26 6 -18 -6 -18Z", fill: "#1b1b1b" }),
+        { class: "mh-mole", transform: `translate(70 86) rotate(${ROTATION[mole.facing] || 0})` },
+        h("svg:circle", { cx: "0", cy: "0", r: "12.5", fill: colour, stroke: "#1b1b1b", "stroke-width": "1.5" }),
+        h("svg:ellipse", { cx: "0", cy: "1.5", rx: "7", ry: "8.5", fill: "#3d2a1e" }),
+        h("svg:ellipse", { cx: "0", cy: "-7.5", rx: "3", ry: "3.5", fill: "#e59aa8" }),
+        h("svg:path", { d: "M0 -19 5 -13 -5 -13Z", fill: "#ffffff", stroke: "#1b1b1b", "stroke-width": "1" }),
       ),
     );
   }
