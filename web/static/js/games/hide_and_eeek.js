@@ -389,7 +389,7 @@ function categoryDie(category) {
     });
     face.push(
       h("svg:path", {
-        d: category === "higher" ? "M18 30 44 14 40 24" : "M82 30 56 14 60 24",
+        d: category === "higher" ? "M18 44 72 16M72 16h-12M72 16l-4 11" : "M28 16 82 44M82 44h-12M82 44l-4-11",
         fill: "none",
         stroke: "#7a3e00",
         "stroke-width": "4",

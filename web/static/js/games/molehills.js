@@ -151,8 +151,10 @@ function recentChanges(ctx) {
  * and the mole underground (a figure turned the way it faces, ringed in its player's colour).
  */
 function spaceArt(stack, limit, mole, rock) {
-  const ground = 72;
-  const layer = 11;
+  // Layers are as tall as the round's limit allows, so mountains compare at a glance within a round.
+  const ground = 70;
+  const layer = Math.min(20, 56 / Math.max(1, limit));
+  const shrink = 24 / Math.max(1, limit);
   const parts = [
     h("svg:rect", { x: "0", y: "0", width: "100", height: String(ground), fill: "#a7c97a" }),
     h("svg:rect", { x: "0", y: String(ground), width: "100", height: String(100 - ground), fill: "#7a5a32" }),
@@ -165,8 +167,8 @@ function spaceArt(stack, limit, mole, rock) {
     const colour = SEAT_COLOURS[seat % SEAT_COLOURS.length];
     const bottom = ground - i * layer;
     const top = bottom - layer;
-    const halfBottom = 40 - i * 5;
-    const halfTop = halfBottom - 5;
+    const halfBottom = 40 - i * shrink;
+    const halfTop = halfBottom - shrink;
     parts.push(
       h(
         "svg:g",
@@ -180,7 +182,7 @@ function spaceArt(stack, limit, mole, rock) {
         }),
         h(
           "svg:text",
-          { x: "55", y: String(bottom - 2.5), "text-anchor": "middle", "font-size": "9", "font-weight": "700", fill: inkOn(colour) },
+          { x: "55", y: String(bottom - layer * 0.25), "text-anchor": "middle", "font-size": String(Math.min(12, layer * 0.8)), "font-weight": "700", fill: inkOn(colour) },
           String(seat + 1),
         ),
       ),
@@ -201,7 +203,7 @@ function spaceArt(stack, limit, mole, rock) {
     parts.push(
       h(
         "svg:g",
-        { class: "mh-mole", transform: `translate(70 86) rotate(${ROTATION[mole.facing] || 0})` },
+        { class: "mh-mole", transform: `translate(72 85) scale(1.15) rotate(${ROTATION[mole.facing] || 0})` },
         h("svg:circle", { cx: "0", cy: "0", r: "12.5", fill: colour, stroke: "#1b1b1b", "stroke-width": "1.5" }),
         h("svg:ellipse", { cx: "0", cy: "1.5", rx: "7", ry: "8.5", fill: "#3d2a1e" }),
         h("svg:ellipse", { cx: "0", cy: "-7.5", rx: "3", ry: "3.5", fill: "#e59aa8" }),

@@ -256,6 +256,13 @@ function render(ctx) {
   );
 }
 
+/** Collected reward cards, each kind once with how many: [[key, count]] in the order first drawn. */
+function countRewards(keys) {
+  const counts = new Map();
+  for (const k of keys) counts.set(k, (counts.get(k) || 0) + 1);
+  return [...counts];
+}
+
 function playerInfo(seat, ctx) {
   const view = ctx.view;
   const rewards = view.rewards[seat] || [];
@@ -265,7 +272,9 @@ function playerInfo(seat, ctx) {
     { class: "ny-player" },
     h("span", { class: "score" }, t("new_year_puzzle.points", { n: view.scores[seat] })),
     h("span", { class: "hint" }, ` · ${t("new_year_puzzle.placed", { n: view.placed[seat] })}`),
-    rewards.length ? h("span", { class: "hint rewards" }, " · ", rewards.map((r, i) => [i ? ", " : null, rewardTip(r)])) : null,
+    rewards.length
+      ? h("span", { class: "hint rewards" }, " · ", countRewards(rewards).map(([r, n], i) => [i ? ", " : null, rewardTip(r), n > 1 ? ` ×${n}` : null]))
+      : null,
     pending.length
       ? h("span", { class: "tag" }, t("new_year_puzzle.waiting"), " ", pending.map((p, i) => [i ? ", " : null, rewardTip(p.reward)]))
       : null,
