@@ -69,8 +69,7 @@ async fn run_match(webdriver: &str, base: &str, server: &tokio::sync::Mutex<Test
     // A mouse card does not show in every match, and a short match can end before a reload, a stale click and a
     // restart were tried: play again (up to MATCHES matches) until everything was seen once.
     let mut checks = Checks::default();
-    let only = std::env::var("SCRATCH_ONLY").ok();
-    for round in 1..=(if only.is_some() { 0 } else { MATCHES }) {
+    for round in 1..=MATCHES {
         one_match(
             base,
             round,
@@ -85,16 +84,6 @@ async fn run_match(webdriver: &str, base: &str, server: &tokio::sync::Mutex<Test
             break;
         }
     }
-    if only.is_some() {
-        ann.client.goto(&format!("{base}/")).await.unwrap();
-        ann.wait_for("the create form", "document.querySelector('#create-game option')").await;
-        if let Ok(l) = std::env::var("SCRATCH_LANG") {
-            for b in [&ann, &bo] {
-                b.client.goto(&format!("{base}/")).await.unwrap();
-                b.js(&format!("localStorage.setItem('tabletop.lang', '{l}')")).await;
-            }
-        }
-    }
     // Every other game the server hosts: a whole match through the screen the client has for it (the generic
     // one until a game has its own).
     let catalogue = ann
@@ -103,10 +92,7 @@ async fn run_match(webdriver: &str, base: &str, server: &tokio::sync::Mutex<Test
     let mut played = Vec::new();
     for game in catalogue.as_array().unwrap() {
         let (id, name) = (game[0].as_str().unwrap(), game[1].as_str().unwrap());
-        if id == "hide_and_eeek" && only.is_none() {
-            continue;
-        }
-        if only.as_deref().is_some_and(|o| !o.contains(id)) {
+        if id == "hide_and_eeek" {
             continue;
         }
         let started = Instant::now();
@@ -116,9 +102,6 @@ async fn run_match(webdriver: &str, base: &str, server: &tokio::sync::Mutex<Test
     eprintln!("browser test: also played {played:?}");
     for b in [&ann, &bo, &watcher] {
         let _ = b.client.clone().close().await;
-    }
-    if only.is_some() {
-        return;
     }
     assert!(
         checks.eeek,
@@ -149,6 +132,38 @@ if (!b.dataset.local) window.__acted = app.state.version;
 b.click();
 return b.textContent;
 "#;
+
+/// One step on the Hide and Eeek!, Molehills and New Year boards: click the board's own elements (a card of the
+/// grid, a tile of the picture, a space of the field, a movement card) when the board offers one, and otherwise
+/// (or now and then, to stop, pass or answer) another offered action. Counts the board clicks in
+/// `window.__boardClicks`, and records every console error and uncaught error in `window.__errors`.
+const BOARD_STEP: &str = r#"
+if (!window.__errors) {
+  window.__errors = [];
+  const original = console.error.bind(console);
+  console.error = (...args) => { window.__errors.push(args.map(String).join(' ')); original(...args); };
+  window.addEventListener('error', (e) => window.__errors.push(String(e.message)));
+}
+const app = window.tabletop;
+if (document.querySelector('#outcome')) return 'over';
+if (!app.state || app.busy || window.__acted === app.state.version) return 'wait';
+const live = (sel) => [...document.querySelectorAll(sel)].filter((b) => !b.disabled);
+const board = live('.hee-grid [data-act], .ny-board [data-act], .mh-grid [data-act], .mh-hand [data-act]');
+const other = live('.game [data-act]').filter((b) => !board.includes(b));
+window.__n = (window.__n || 0) + 1;
+const pick = app.state.version * 7 + (app.session.seat || 0) * 3 + window.__n;
+const useOther = other.length && (!board.length || pick % 5 === 0);
+const list = useOther ? other : board;
+if (!list.length) return 'wait';
+const b = list[pick % list.length];
+if (!b.dataset.local) window.__acted = app.state.version;
+if (!useOther) window.__boardClicks = (window.__boardClicks || 0) + 1;
+b.click();
+return (useOther ? 'button ' : 'board ') + (b.dataset.key || b.textContent);
+"#;
+
+/// The games whose screens are played by clicking their boards ([`BOARD_STEP`]).
+const BOARD_GAMES: [&str; 3] = ["hide_and_eeek", "molehills", "new_year_puzzle"];
 
 /// Ann creates a three-seat lobby of `id`, Bo joins by the link, a bot fills the last seat, and both humans play
 /// the whole match on the page by clicking the offered actions.
@@ -280,7 +295,12 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
         }
         let mut all_over = true;
         for b in [ann, bo] {
-            let did = b.js(GENERIC_STEP).await;
+            let step = if BOARD_GAMES.contains(&id) {
+                BOARD_STEP
+            } else {
+                GENERIC_STEP
+            };
+            let did = b.js(step).await;
             let did = did.as_str().unwrap_or("?").to_string();
             if did != "over" {
                 all_over = false;
@@ -317,6 +337,23 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
         results.push(b.js("return [...document.querySelectorAll('#outcome tbody tr')].map(r => [...r.cells].map(c => (c.querySelector('.seat-name') || c).textContent.trim()).join(' ')).join(' | ')").await);
     }
     assert_eq!(results[0], results[1], "{id}: both players see the same result");
+    if BOARD_GAMES.contains(&id) {
+        for b in [ann, bo] {
+            let clicks = b.js("return window.__boardClicks || 0").await;
+            assert!(
+                clicks.as_u64().unwrap_or(0) > 0,
+                "{id} {}: the match was played by clicking the board",
+                b.name
+            );
+            let errors = b.js("return window.__errors || []").await;
+            assert_eq!(errors, json!([]), "{id} {}: no console errors", b.name);
+            // Every named thing with an effect popover points at it.
+            let tips = b
+                .js("return [...document.querySelectorAll('.ttip')].every(t => { const p = document.getElementById(t.getAttribute('aria-describedby')); return p && p.textContent.trim().length > 0; })")
+                .await;
+            assert_eq!(tips, json!(true), "{id} {}: every popover has its text", b.name);
+        }
+    }
     assert!(timer_seen, "{id}: the turn timer's countdown was shown");
     shot(ann, "result-desktop").await;
     shot(bo, "result-phone").await;
