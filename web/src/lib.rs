@@ -53,7 +53,7 @@ assets! {
     "js/games/molehills.js",
     "js/games/quacks.js",
     "js/games/hickory.js",
-    "js/games/table_tips.js",
+    "js/table_tips.js",
     "new-year.svg",
     "admin.html",
     "admin.css",

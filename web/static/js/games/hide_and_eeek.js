@@ -8,7 +8,7 @@
 
 import { h, countdown } from "../ui.js";
 import { t, listOf, lang } from "../i18n.js";
-import { tip, say, rulesPanel } from "./table_tips.js";
+import { tip, say, rulesPanel } from "../table_tips.js";
 
 const COLUMNS = "ABCDEF";
 

@@ -6,7 +6,7 @@
 
 import { h, seatMarker, SEAT_COLOURS } from "../ui.js";
 import { t, listOf } from "../i18n.js";
-import { tip, describedBy, say, rulesPanel } from "./table_tips.js";
+import { tip, describedBy, say, rulesPanel } from "../table_tips.js";
 
 const ARROWS = { north: "↑", east: "→", south: "↓", west: "←" };
 const TURN_SIGNS = { left: "↶", right: "↷", about: "⟲" };

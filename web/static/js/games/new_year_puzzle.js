@@ -6,7 +6,7 @@
 
 import { h } from "../ui.js";
 import { t, listOf } from "../i18n.js";
-import { tip, say, rulesPanel } from "./table_tips.js";
+import { tip, say, rulesPanel } from "../table_tips.js";
 
 const SIZE = 8;
 const COLUMNS = "ABCDEFGH";

@@ -2,8 +2,8 @@
 // table (shown on hover, on keyboard focus and on tap, since a tap focuses it), a "How to play" section builder,
 // and the log's subject wording (a line about the viewer has its own "you" form in every language).
 
-import { h } from "../ui.js";
-import { t, hasKey } from "../i18n.js";
+import { h } from "./ui.js";
+import { t, hasKey } from "./i18n.js";
 
 let serial = 0;
 
