@@ -33,10 +33,15 @@ const act = (el, what) => { window.__acted = app.state.version; el.click(); retu
 // Rules version 2: an Eeek! window over the cards just turned up, claimed by clicking a card it offers.
 const eeek = document.querySelector('.eeek-button')
   || (document.querySelector('.pass-button') && document.querySelector('.hee-grid button.can-claim:not([disabled])'));
+// Where the grid sits in the screen, with no Eeek! banner and with one: the banner must not move it.
+const grid = document.querySelector('.hee-grid');
+const gridTop = grid ? Math.round(grid.getBoundingClientRect().top - document.querySelector('.hee').getBoundingClientRect().top) : 0;
+if (!document.querySelector('.claims-slot.open')) window.__gridTop = gridTop;
 if (eeek && !window.__eeekSeen) {
   window.__eeekSeen = true;
   const claims = document.querySelector('.claims');
-  return 'eeek-showing:' + (claims ? claims.innerText : '');
+  const moved = window.__gridTop === undefined ? 0 : gridTop - window.__gridTop;
+  return 'eeek-showing:' + moved + ':' + (claims ? claims.innerText : '');
 }
 if (eeek) { window.__eeekSeen = false; return act(eeek, 'eeek'); }
 const stop = document.querySelector('button.stop');
@@ -577,7 +582,13 @@ async fn one_match(
             }
             // The claims' text as the page showed it with the button, read in the same script: read afterwards, the
             // race could already be over (the other player claimed, or its time ran out) and the text gone.
-            if let Some(race) = did.strip_prefix("eeek-showing:") {
+            if let Some(shown) = did.strip_prefix("eeek-showing:") {
+                let (moved, race) = shown.split_once(':').unwrap_or(("0", shown));
+                assert_eq!(
+                    moved, "0",
+                    "{}: the Eeek! banner moved the grid by {moved} px",
+                    b.name
+                );
                 assert!(
                     race.contains("Eeek!"),
                     "{}: the claim button says what it does: {race}",
