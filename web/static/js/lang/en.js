@@ -68,7 +68,7 @@ export default {
   "hide_and_eeek.act.pass": "No mouse",
   "hide_and_eeek.grid.label": "The grid of elephant cards. Columns A to F, rows 1 to 6.",
   "hide_and_eeek.look.title": "Look!",
-  "hide_and_eeek.look.text": { one: "{cells} just turned up. See a mouse hiding on it? Click the card (E).", few: "{cells} just turned up. See a mouse hiding on one? Click that card.", many: "{cells} just turned up. See a mouse hiding on one? Click that card.", other: "{cells} just turned up. See a mouse hiding on one? Click that card." },
+  "hide_and_eeek.look.text": { one: "{cells} just turned up. See a mouse hiding on it? Click it to shout Eeek! (E).", few: "{cells} just turned up. See a mouse hiding on one? Click it to shout Eeek!", many: "{cells} just turned up. See a mouse hiding on one? Click it to shout Eeek!", other: "{cells} just turned up. See a mouse hiding on one? Click it to shout Eeek!" },
   "hide_and_eeek.look.time_left": "time left to look",
   "hide_and_eeek.look.answered": "Answered. Waiting for {names}.",
   "hide_and_eeek.race.text": "A mouse is showing at {cell}. First to claim it wins the card.",

@@ -68,7 +68,7 @@ export default {
   "hide_and_eeek.act.pass": "No hay ratón",
   "hide_and_eeek.grid.label": "La cuadrícula de cartas de elefantes. Columnas A a F, filas 1 a 6.",
   "hide_and_eeek.look.title": "¡Mira!",
-  "hide_and_eeek.look.text": { one: "{cells} acaba de girarse. ¿Ves un ratón escondido? Pulsa la carta (E).", few: "{cells} acaban de girarse. ¿Ves un ratón en alguna? Pulsa esa carta.", many: "{cells} acaban de girarse. ¿Ves un ratón en alguna? Pulsa esa carta.", other: "{cells} acaban de girarse. ¿Ves un ratón en alguna? Pulsa esa carta." },
+  "hide_and_eeek.look.text": { one: "{cells} acaba de girarse. ¿Ves un ratón escondido? Púlsala para gritar ¡Eeek! (E).", few: "{cells} acaban de girarse. ¿Ves un ratón en alguna? Púlsala para gritar ¡Eeek!", many: "{cells} acaban de girarse. ¿Ves un ratón en alguna? Púlsala para gritar ¡Eeek!", other: "{cells} acaban de girarse. ¿Ves un ratón en alguna? Púlsala para gritar ¡Eeek!" },
   "hide_and_eeek.look.time_left": "tiempo para mirar",
   "hide_and_eeek.look.answered": "Respondido. Esperando a {names}.",
   "hide_and_eeek.race.text": "Se ve un ratón en {cell}. Quien lo reclame primero gana la carta.",

@@ -68,7 +68,7 @@ export default {
   "hide_and_eeek.act.pass": "Nessun topolino",
   "hide_and_eeek.grid.label": "La griglia delle carte con gli elefanti. Colonne da A a F, righe da 1 a 6.",
   "hide_and_eeek.look.title": "Guarda!",
-  "hide_and_eeek.look.text": { one: "{cells} si è appena scoperta. Vedi un topolino nascosto? Clicca la carta (E).", few: "{cells} si sono appena scoperte. Vedi un topolino su una? Clicca quella carta.", many: "{cells} si sono appena scoperte. Vedi un topolino su una? Clicca quella carta.", other: "{cells} si sono appena scoperte. Vedi un topolino su una? Clicca quella carta." },
+  "hide_and_eeek.look.text": { one: "{cells} si è appena scoperta. Vedi un topolino nascosto? Cliccala per gridare Eeek! (E).", few: "{cells} si sono appena scoperte. Vedi un topolino su una? Cliccala per gridare Eeek!", many: "{cells} si sono appena scoperte. Vedi un topolino su una? Cliccala per gridare Eeek!", other: "{cells} si sono appena scoperte. Vedi un topolino su una? Cliccala per gridare Eeek!" },
   "hide_and_eeek.look.time_left": "tempo per guardare",
   "hide_and_eeek.look.answered": "Risposta data. Si aspetta: {names}.",
   "hide_and_eeek.race.text": "Si vede un topolino in {cell}. Chi lo prende per primo vince la carta.",

@@ -68,7 +68,7 @@ export default {
   "hide_and_eeek.act.pass": "Nie ma myszy",
   "hide_and_eeek.grid.label": "Siatka kart ze słoniami. Kolumny A–F, rzędy 1–6.",
   "hide_and_eeek.look.title": "Patrz!",
-  "hide_and_eeek.look.text": { one: "{cells} właśnie się odkryła. Widzisz ukrytą mysz? Kliknij kartę (E).", few: "{cells} właśnie się odkryły. Widzisz mysz na którejś? Kliknij tę kartę.", many: "{cells} właśnie się odkryły. Widzisz mysz na którejś? Kliknij tę kartę.", other: "{cells} właśnie się odkryły. Widzisz mysz na którejś? Kliknij tę kartę." },
+  "hide_and_eeek.look.text": { one: "{cells} właśnie się odkryła. Widzisz ukrytą mysz? Kliknij ją i krzyknij Eeek! (E).", few: "{cells} właśnie się odkryły. Widzisz mysz na którejś? Kliknij ją i krzyknij Eeek!", many: "{cells} właśnie się odkryły. Widzisz mysz na którejś? Kliknij ją i krzyknij Eeek!", other: "{cells} właśnie się odkryły. Widzisz mysz na którejś? Kliknij ją i krzyknij Eeek!" },
   "hide_and_eeek.look.time_left": "czas na patrzenie",
   "hide_and_eeek.look.answered": "Odpowiedź wysłana. Czekamy na: {names}.",
   "hide_and_eeek.race.text": "Na {cell} widać mysz. Kto pierwszy ją złapie, ten bierze kartę.",

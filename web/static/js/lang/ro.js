@@ -68,7 +68,7 @@ export default {
   "hide_and_eeek.act.pass": "Niciun șoricel",
   "hide_and_eeek.grid.label": "Grila cărților cu elefanți. Coloanele A–F, rândurile 1–6.",
   "hide_and_eeek.look.title": "Uită-te!",
-  "hide_and_eeek.look.text": { one: "{cells} tocmai s-a întors. Vezi un șoricel ascuns? Apasă pe carte (E).", few: "{cells} tocmai s-au întors. Vezi un șoricel ascuns pe una? Apasă pe acea carte.", many: "{cells} tocmai s-au întors. Vezi un șoricel ascuns pe una? Apasă pe acea carte.", other: "{cells} tocmai s-au întors. Vezi un șoricel ascuns pe una? Apasă pe acea carte." },
+  "hide_and_eeek.look.text": { one: "{cells} tocmai s-a întors. Vezi un șoricel ascuns? Apasă pe ea ca să strigi Eeek! (E).", few: "{cells} tocmai s-au întors. Vezi un șoricel ascuns pe una? Apasă pe ea ca să strigi Eeek!", many: "{cells} tocmai s-au întors. Vezi un șoricel ascuns pe una? Apasă pe ea ca să strigi Eeek!", other: "{cells} tocmai s-au întors. Vezi un șoricel ascuns pe una? Apasă pe ea ca să strigi Eeek!" },
   "hide_and_eeek.look.time_left": "timp rămas pentru privit",
   "hide_and_eeek.look.answered": "Ai răspuns. Se așteaptă: {names}.",
   "hide_and_eeek.race.text": "Un șoricel se vede pe {cell}. Primul care îl revendică ia cartea.",
