@@ -55,6 +55,8 @@ assets! {
     "js/games/molehills.js",
     "js/games/quacks.js",
     "js/games/hickory.js",
+    "js/table_tips.js",
+    "new-year.svg",
     "admin.html",
     "admin.css",
     "js/admin.js",

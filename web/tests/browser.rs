@@ -33,10 +33,15 @@ const act = (el, what) => { window.__acted = app.state.version; el.click(); retu
 // Rules version 2: an Eeek! window over the cards just turned up, claimed by clicking a card it offers.
 const eeek = document.querySelector('.eeek-button')
   || (document.querySelector('.pass-button') && document.querySelector('.hee-grid button.can-claim:not([disabled])'));
+// Where the grid sits in the screen, with no Eeek! banner and with one: the banner must not move it.
+const grid = document.querySelector('.hee-grid');
+const gridTop = grid ? Math.round(grid.getBoundingClientRect().top - document.querySelector('.hee').getBoundingClientRect().top) : 0;
+if (!document.querySelector('.claims-slot.open')) window.__gridTop = gridTop;
 if (eeek && !window.__eeekSeen) {
   window.__eeekSeen = true;
   const claims = document.querySelector('.claims');
-  return 'eeek-showing:' + (claims ? claims.innerText : '');
+  const moved = window.__gridTop === undefined ? 0 : gridTop - window.__gridTop;
+  return 'eeek-showing:' + moved + ':' + (claims ? claims.innerText : '');
 }
 if (eeek) { window.__eeekSeen = false; return act(eeek, 'eeek'); }
 const stop = document.querySelector('button.stop');
@@ -150,7 +155,7 @@ return b.textContent;
 /// at, the chips for sale; Hickory Dickory: the clock's numbers, the mice, the tiles, the hunt board, the favour cards): two times in
 /// three it clicks one of the board's own elements when the board offers any, otherwise any offered action (the
 /// buttons are the keyboard path). Returns `board:` or `button:` with the element's words.
-const BOARD_STEP: &str = r#"
+const CLOCK_POT_STEP: &str = r#"
 const app = window.tabletop;
 if (document.querySelector('#outcome')) return 'over';
 if (!app.state || app.busy || window.__acted === app.state.version) return 'wait';
@@ -173,6 +178,38 @@ if (!b.dataset.local) window.__acted = app.state.version;
 b.click();
 return (pickBoard ? 'board: ' : 'button: ') + (b.getAttribute('aria-label') || b.textContent);
 "#;
+
+/// One step on the Hide and Eeek!, Molehills and New Year boards: click the board's own elements (a card of the
+/// grid, a tile of the picture, a space of the field, a movement card) when the board offers one, and otherwise
+/// (or now and then, to stop, pass or answer) another offered action. Counts the board clicks in
+/// `window.__boardClicks`, and records every console error and uncaught error in `window.__errors`.
+const BOARD_STEP: &str = r#"
+if (!window.__errors) {
+  window.__errors = [];
+  const original = console.error.bind(console);
+  console.error = (...args) => { window.__errors.push(args.map(String).join(' ')); original(...args); };
+  window.addEventListener('error', (e) => window.__errors.push(String(e.message)));
+}
+const app = window.tabletop;
+if (document.querySelector('#outcome')) return 'over';
+if (!app.state || app.busy || window.__acted === app.state.version) return 'wait';
+const live = (sel) => [...document.querySelectorAll(sel)].filter((b) => !b.disabled);
+const board = live('.hee-grid [data-act], .ny-board [data-act], .mh-grid [data-act], .mh-hand [data-act]');
+const other = live('.game [data-act]').filter((b) => !board.includes(b));
+window.__n = (window.__n || 0) + 1;
+const pick = app.state.version * 7 + (app.session.seat || 0) * 3 + window.__n;
+const useOther = other.length && (!board.length || pick % 5 === 0);
+const list = useOther ? other : board;
+if (!list.length) return 'wait';
+const b = list[pick % list.length];
+if (!b.dataset.local) window.__acted = app.state.version;
+if (!useOther) window.__boardClicks = (window.__boardClicks || 0) + 1;
+b.click();
+return (useOther ? 'button ' : 'board ') + (b.dataset.key || b.textContent);
+"#;
+
+/// The games whose screens are played by clicking their boards ([`BOARD_STEP`]).
+const BOARD_GAMES: [&str; 3] = ["hide_and_eeek", "molehills", "new_year_puzzle"];
 
 /// Ann creates a three-seat lobby of `id`, Bo joins by the link, a bot fills the last seat, and both humans play
 /// the whole match on the page by clicking the offered actions.
@@ -319,6 +356,8 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
     shot(ann, "start-desktop").await;
     shot(bo, "start-phone").await;
     let step = if matches!(id, "quacks" | "hickory_dickory") {
+        CLOCK_POT_STEP
+    } else if BOARD_GAMES.contains(&id) {
         BOARD_STEP
     } else {
         GENERIC_STEP
@@ -415,17 +454,29 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
         let errors = b
             .js("const e = window.__errors || []; window.__errors = []; return e")
             .await;
-        // Checked on the screens drawn with their own board so far (Quacks, Hickory Dickory).
-        if step == BOARD_STEP {
-            assert_eq!(errors, json!([]), "{id} {}: no errors on the page", b.name);
-        }
+        assert_eq!(errors, json!([]), "{id} {}: no errors on the page", b.name);
     }
-    if step == BOARD_STEP {
+    if step == CLOCK_POT_STEP {
         assert!(
             board_clicks > 10,
             "{id}: the players played on the board itself ({board_clicks} clicks)"
         );
         eprintln!("browser test: {id}: {board_clicks} moves made on the board itself");
+    }
+    if BOARD_GAMES.contains(&id) {
+        for b in [ann, bo] {
+            let clicks = b.js("return window.__boardClicks || 0").await;
+            assert!(
+                clicks.as_u64().unwrap_or(0) > 0,
+                "{id} {}: the match was played by clicking the board",
+                b.name
+            );
+            // Every named thing with an effect popover points at it.
+            let tips = b
+                .js("return [...document.querySelectorAll('.ttip')].every(t => { const p = document.getElementById(t.getAttribute('aria-describedby')); return p && p.textContent.trim().length > 0; })")
+                .await;
+            assert_eq!(tips, json!(true), "{id} {}: every popover has its text", b.name);
+        }
     }
     assert!(timer_seen, "{id}: the turn timer's countdown was shown");
     shot(ann, "result-desktop").await;
@@ -651,7 +702,13 @@ async fn one_match(
             }
             // The claims' text as the page showed it with the button, read in the same script: read afterwards, the
             // race could already be over (the other player claimed, or its time ran out) and the text gone.
-            if let Some(race) = did.strip_prefix("eeek-showing:") {
+            if let Some(shown) = did.strip_prefix("eeek-showing:") {
+                let (moved, race) = shown.split_once(':').unwrap_or(("0", shown));
+                assert_eq!(
+                    moved, "0",
+                    "{}: the Eeek! banner moved the grid by {moved} px",
+                    b.name
+                );
                 assert!(
                     race.contains("Eeek!"),
                     "{}: the claim button says what it does: {race}",

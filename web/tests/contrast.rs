@@ -185,3 +185,43 @@ fn board_text_is_readable_on_quacks_and_hickory_boards() {
         );
     }
 }
+
+/// The seat colours of `static/js/ui.js` (`SEAT_COLOURS`).
+fn seat_colours() -> Vec<String> {
+    let js = include_str!("../static/js/ui.js");
+    let start = js.find("SEAT_COLOURS = [").expect("SEAT_COLOURS in ui.js");
+    let list = &js[start..];
+    let list = &list[list.find('[').unwrap() + 1..list.find(']').unwrap()];
+    list.split(',')
+        .map(|c| c.trim().trim_matches('"').to_string())
+        .filter(|c| !c.is_empty())
+        .collect()
+}
+
+/// The Molehills field writes each piece's seat number on the piece, in black or white, whichever reads better
+/// (`inkOn` in `static/js/games/molehills.js`): for every seat colour that choice meets AA.
+#[test]
+fn seat_numbers_on_molehill_pieces_are_readable() {
+    let colours = seat_colours();
+    assert_eq!(colours.len(), 8, "eight seat colours: {colours:?}");
+    for c in &colours {
+        let best = contrast(c, "#111111").max(contrast(c, "#ffffff"));
+        assert!(best >= 4.5, "seat colour {c}: its number reads at only {best:.2}");
+    }
+}
+
+/// Text drawn on the Hide and Eeek!, Molehills and New Year boards: the category die's faces, the popovers of named
+/// things, the "belongs at" tags on picture cards, the height badges of mountains.
+#[test]
+fn board_texts_are_readable() {
+    let pairs = [
+        ("#7a3e00", "#fff4d6"), // odd / even on the category die
+        ("#ffffff", "#1b1b1b"), // popovers; the New Year "→ C3" tags
+        ("#111111", "#ffffff"), // a mountain's height badge
+        ("#1b1b1b", "#fffdf7"), // pips on the movement die
+    ];
+    for (fg, bg) in pairs {
+        let ratio = contrast(fg, bg);
+        assert!(ratio >= 4.5, "{fg} on {bg}: contrast {ratio:.2} is below 4.5");
+    }
+}

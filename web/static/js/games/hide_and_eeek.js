@@ -7,7 +7,8 @@
 // says it is there. Spotting it is the game.
 
 import { h, countdown } from "../ui.js";
-import { listWords } from "../words.js";
+import { t, listOf, lang } from "../i18n.js";
+import { tip, say, rulesPanel } from "../table_tips.js";
 
 const COLUMNS = "ABCDEF";
 
@@ -19,15 +20,16 @@ function sameCell(a, b) {
   return a && b && a.row === b.row && a.col === b.col;
 }
 
-const CATEGORY = {
-  higher: { label: "Higher", symbol: ">", test: (b) => (b ? `higher than ${b}` : "higher") },
-  lower: { label: "Lower", symbol: "<", test: (b) => (b ? `lower than ${b}` : "lower") },
-  odd: { label: "Odd", symbol: "1 3 5", test: () => "odd" },
-  even: { label: "Even", symbol: "2 4 6", test: () => "even" },
-};
+/** What the category die asks of the cards: "higher than 42", "odd". */
+function categoryTest(category, baseline) {
+  if ((category === "higher" || category === "lower") && baseline !== null && baseline !== undefined) {
+    return t(`hide_and_eeek.test.${category}_than`, { n: baseline });
+  }
+  return t(`hide_and_eeek.test.${category}`);
+}
 
 function arrowWords(arrow) {
-  return arrow === "up" ? "face up" : "face down";
+  return t(arrow === "up" ? "hide_and_eeek.arrow.up" : "hide_and_eeek.arrow.down");
 }
 
 /** The mouse drawn as a small head: used for the figure and on mouse cards. */
@@ -179,7 +181,7 @@ function recentCells(ctx) {
   return cells;
 }
 
-function cardFace(cell, view) {
+function cardFace(cell) {
   if (cell.card === "face_down") return h("span", { class: "card back" }, h("span", { class: "back-pattern" }));
   if (cell.card === "face_up" && cell.mouse === undefined) {
     // Version 2: the card as a player sees it; any mouse is hidden in the picture.
@@ -201,19 +203,44 @@ function cardFace(cell, view) {
       { class: `card face${cell.mouse ? " mouse-card" : ""}` },
       h("span", { class: "num" }, String(cell.number)),
       cell.mouse ? mouseIcon("card-mouse") : null,
-      cell.mouse ? h("span", { class: "eeek-tag" }, "Eeek!") : null,
+      cell.mouse ? h("span", { class: "eeek-tag" }, t("hide_and_eeek.eeek")) : null,
     );
   }
   return h("span", { class: "card slot" });
 }
 
+/** What a cell holds, in words: "face-down card", "card 42", "empty". */
+function cellWhat(cell, setAside) {
+  if (cell.card === "face_down") return t("hide_and_eeek.cell.face_down");
+  if (cell.card === "face_up") {
+    return cell.mouse ? t("hide_and_eeek.cell.mouse_card", { n: cell.number }) : t("hide_and_eeek.cell.card", { n: cell.number });
+  }
+  if (setAside) return t("hide_and_eeek.cell.set_aside", { n: setAside });
+  return t("hide_and_eeek.cell.empty");
+}
+
 function cellLabel(cell, name, isMouse, setAside) {
-  let what;
-  if (cell.card === "face_down") what = "face-down card";
-  else if (cell.card === "face_up") what = cell.mouse ? `${cell.number}, a mouse card` : `card ${cell.number}`;
-  else if (setAside) what = `empty, ${setAside} set aside this turn`;
-  else what = "empty";
-  return `${name}: ${what}${isMouse ? ", the mouse figure is here" : ""}`;
+  const what = cellWhat(cell, setAside);
+  return isMouse ? t("hide_and_eeek.cell.with_mouse", { cell: name, what }) : t("hide_and_eeek.cell.label", { cell: name, what });
+}
+
+/** The label of a card that plays an action, for the screen and a screen reader. */
+export function cellVerb(action, cell, view) {
+  const name = cellName(action.to || action.cell);
+  if (action.type === "move") return t("hide_and_eeek.act.move", { cell: name });
+  if (action.type === "choose") {
+    return cell.card === "face_down"
+      ? t("hide_and_eeek.act.turn_over", { cell: name })
+      : t("hide_and_eeek.act.choose", { cell: name, n: cell.number });
+  }
+  if (action.type === "eeek") {
+    return view.look
+      ? t("hide_and_eeek.act.eeek_look", { cell: name, n: cell.number })
+      : t("hide_and_eeek.act.eeek", { cell: name, n: cell.number });
+  }
+  if (action.type === "stop") return t("hide_and_eeek.act.stop");
+  if (action.type === "pass") return t("hide_and_eeek.act.pass");
+  return "";
 }
 
 function renderGrid(ctx, acts) {
@@ -240,11 +267,7 @@ function renderGrid(ctx, acts) {
       const choose = acts.choose.get(name);
       const eeek = acts.eeek.get(name);
       const action = move || choose || eeek;
-      let verb = "";
-      if (move) verb = `Move the mouse to ${name}`;
-      else if (choose) verb = cell.card === "face_down" ? `Turn over the card at ${name}` : `Choose the ${cell.number} at ${name}`;
-      else if (eeek && view.look) verb = `Eeek! Claim a mouse on the ${cell.number} at ${name}`;
-      else if (eeek) verb = `Eeek! Claim the mouse card ${cell.number} at ${name}`;
+      const verb = action ? cellVerb(action, cell, view) : "";
       const classes = ["cell"];
       if (move) classes.push("can-move");
       if (choose) classes.push("can-choose");
@@ -252,7 +275,7 @@ function renderGrid(ctx, acts) {
       if (name === raceCell || lookCells.has(name)) classes.push("race-cell");
       if (recent.has(name)) classes.push(`recent-${recent.get(name)}`);
       const content = [
-        cardFace(cell, view),
+        cardFace(cell),
         setAside.has(name) && cell.card === "empty"
           ? h("span", { class: "set-aside-ghost", "aria-hidden": "true" }, String(setAside.get(name)))
           : null,
@@ -260,9 +283,10 @@ function renderGrid(ctx, acts) {
         move ? h("span", { class: "badge move", "aria-hidden": "true" }, "→") : null,
         choose ? h("span", { class: "badge choose", "aria-hidden": "true" }, cell.card === "face_down" ? "?" : "✓") : null,
       ];
-      const label = action
-        ? `${verb} (${cellLabel(cell, name, isMouse, setAside.get(name)).replace(`${name}: `, "")})`
-        : cellLabel(cell, name, isMouse, setAside.get(name));
+      const what = isMouse
+        ? t("hide_and_eeek.cell.what_with_mouse", { what: cellWhat(cell, setAside.get(name)) })
+        : cellWhat(cell, setAside.get(name));
+      const label = action ? t("hide_and_eeek.cell.action_label", { verb, what }) : cellLabel(cell, name, isMouse, setAside.get(name));
       return h(
         "button",
         {
@@ -291,7 +315,7 @@ function renderGrid(ctx, acts) {
     {
       class: "hee-grid",
       role: "grid",
-      "aria-label": "The grid of elephant cards. Columns A to F, rows 1 to 6.",
+      "aria-label": t("hide_and_eeek.grid.label"),
       onkeydown: (e) => gridKeys(e),
     },
     rows,
@@ -327,34 +351,94 @@ function gridKeys(event) {
   }
 }
 
+/** Pip positions on a 100 x 100 die face, for 1 to 6. */
+const PIPS = {
+  1: [[50, 50]],
+  2: [[28, 28], [72, 72]],
+  3: [[26, 26], [50, 50], [74, 74]],
+  4: [[28, 28], [72, 28], [28, 72], [72, 72]],
+  5: [[26, 26], [74, 26], [50, 50], [26, 74], [74, 74]],
+  6: [[28, 24], [72, 24], [28, 50], [72, 50], [28, 76], [72, 76]],
+};
+
+/** The movement die as a die: its pips over the big arrow printed on the face (up: face up, down: face down). */
+function movementDie(roll) {
+  const up = roll.arrow === "up";
+  return h(
+    "svg:svg",
+    { class: `die-svg movement ${roll.arrow}`, viewBox: "0 0 100 100", "aria-hidden": "true" },
+    h("svg:rect", { x: "3", y: "3", width: "94", height: "94", rx: "16", fill: "#fffdf7", stroke: "#2b2b2b", "stroke-width": "4" }),
+    h("svg:path", {
+      d: up ? "M50 10 86 50H64V90H36V50H14Z" : "M50 90 86 50H64V10H36V50H14Z",
+      fill: up ? "#cfe0f7" : "#f3dcc0",
+      stroke: up ? "#1a5fb4" : "#8a4f00",
+      "stroke-width": "3",
+    }),
+    (PIPS[roll.steps] || []).map(([x, y]) => h("svg:circle", { cx: String(x), cy: String(y), r: "8.5", fill: "#1b1b1b" })),
+  );
+}
+
+/** The category die: a face with its sign (rising steps, falling steps, odd or even numbers). */
+function categoryDie(category) {
+  const face = [];
+  if (category === "higher" || category === "lower") {
+    const bars = [22, 42, 62];
+    bars.forEach((x, i) => {
+      const height = 18 + 18 * (category === "higher" ? i : 2 - i);
+      face.push(h("svg:rect", { x: String(x), y: String(78 - height), width: "16", height: String(height), rx: "2", fill: "#7a3e00" }));
+    });
+    face.push(
+      h("svg:path", {
+        d: category === "higher" ? "M18 44 72 16M72 16h-12M72 16l-4 11" : "M28 16 82 44M82 44h-12M82 44l-4-11",
+        fill: "none",
+        stroke: "#7a3e00",
+        "stroke-width": "4",
+        "stroke-linecap": "round",
+      }),
+    );
+  } else {
+    face.push(
+      h(
+        "svg:text",
+        { x: "50", y: "60", "text-anchor": "middle", "font-size": "26", "font-weight": "800", fill: "#7a3e00" },
+        category === "odd" ? "1 3 5" : "2 4 6",
+      ),
+    );
+  }
+  return h(
+    "svg:svg",
+    { class: "die-svg category", viewBox: "0 0 100 100", "aria-hidden": "true" },
+    h("svg:rect", { x: "3", y: "3", width: "94", height: "94", rx: "16", fill: "#fff4d6", stroke: "#2b2b2b", "stroke-width": "4" }),
+    face,
+  );
+}
+
 function renderDice(ctx) {
   const view = ctx.view;
   const roll = view.roll;
-  const cat = CATEGORY[roll.category];
+  const rolled = ctx.state.since < ctx.state.version && ctx.state.events.some((e) => e.type === "turn_started");
+  const stepsText = t("hide_and_eeek.die.steps", { n: roll.steps });
   return h(
     "div",
-    { class: "dice", "aria-label": "The dice" },
-    h(
-      "div",
-      {
-        class: "die movement",
-        role: "img",
-        "aria-label": `Movement die: ${roll.steps} step${roll.steps > 1 ? "s" : ""}, arrow ${roll.arrow} (cards go ${arrowWords(roll.arrow)})`,
-      },
-      h("span", { class: "pips" }, String(roll.steps)),
-      h("span", { class: `arrow ${roll.arrow}` }, roll.arrow === "up" ? "↑" : "↓"),
+    { class: `dice${rolled ? " just-rolled" : ""}`, role: "group", "aria-label": t("hide_and_eeek.dice.label") },
+    tip(
+      [movementDie(roll), h("span", { class: "die-caption" }, `${roll.steps} ${roll.arrow === "up" ? "↑" : "↓"}`)],
+      t(`hide_and_eeek.tip.movement_${roll.arrow}`, { n: roll.steps, steps: stepsText }),
+      { cls: "die movement" },
     ),
-    h(
-      "div",
-      { class: "die category", role: "img", "aria-label": `Category die: ${cat.label}` },
-      h("span", { class: "cat-symbol" }, cat.symbol),
-      h("span", { class: "cat-label" }, cat.label),
+    tip(
+      [categoryDie(roll.category), h("span", { class: "die-caption" }, t(`hide_and_eeek.cat.${roll.category}`))],
+      t(`hide_and_eeek.tip.${roll.category}`),
+      { cls: "die category" },
     ),
     h(
       "p",
       { class: "dice-words" },
-      `${roll.steps} step${roll.steps > 1 ? "s" : ""}; gaps are refilled ${arrowWords(roll.arrow)}. Cards must be `,
-      h("strong", {}, cat.test(view.baseline)),
+      t("hide_and_eeek.dice.words", { steps: stepsText, arrow: arrowWords(roll.arrow) }),
+      " ",
+      t("hide_and_eeek.dice.must_be"),
+      " ",
+      h("strong", {}, categoryTest(roll.category, view.baseline)),
       ".",
     ),
   );
@@ -367,45 +451,45 @@ function renderLook(ctx, acts) {
   const waiting = view.piles.map((_, s) => s).filter((s) => !view.look.responded.includes(s));
   return h(
     "div",
-    { class: "claims", "aria-live": "polite" },
+    { class: "race", role: "status" },
     h(
-      "div",
-      { class: "race", role: "status" },
-      h(
-        "p",
-        {},
-        h("strong", {}, "Look! "),
-        `${listWords(names)} just turned up. Spot a hidden mouse? Click the card to shout Eeek! (E). `,
-        "The quickest right claim wins the card and the next turn; a wrong one costs your next turn. ",
-        countdown(view.look.closes_at, { label: "time left to look" }),
-      ),
-      answered
-        ? h("p", { class: "hint" }, `Answered. Waiting for ${listWords(waiting.map((s) => ctx.name(s)))}.`)
-        : null,
-      acts.pass
-        ? h(
-            "button",
-            {
-              type: "button",
-              class: "pass-button",
-              "data-key": "pass",
-              "data-act": "pass",
-              "aria-keyshortcuts": "N",
-              onclick: () => ctx.act(acts.pass),
-            },
-            "No mouse",
-            h("kbd", {}, "N"),
-          )
-        : null,
+      "p",
+      {},
+      h("strong", {}, t("hide_and_eeek.look.title")),
+      " ",
+      t("hide_and_eeek.look.text", { cells: listOf(names), n: names.length }),
+      " ",
+      countdown(view.look.closes_at, { label: t("hide_and_eeek.look.time_left") }),
     ),
+    answered ? h("p", { class: "hint" }, t("hide_and_eeek.look.answered", { names: listOf(waiting.map((s) => ctx.name(s))) })) : null,
+    acts.pass
+      ? h(
+          "button",
+          {
+            type: "button",
+            class: "pass-button",
+            "data-key": "pass",
+            "data-act": "pass",
+            "aria-keyshortcuts": "N",
+            onclick: () => ctx.act(acts.pass),
+          },
+          t("hide_and_eeek.act.pass"),
+          h("kbd", {}, "N"),
+        )
+      : null,
   );
 }
 
+/**
+ * The Eeek! banner. It lives in a slot of fixed size that also holds a quiet reminder when no window is open, so
+ * the grid below never moves when a banner appears.
+ */
 function renderClaims(ctx, acts) {
   const view = ctx.view;
-  if (view.look) return renderLook(ctx, acts);
   const parts = [];
-  if (view.race) {
+  if (view.look) {
+    parts.push(renderLook(ctx, acts));
+  } else if (view.race) {
     const name = cellName(view.race.cell);
     const claim = acts.eeek.get(name);
     parts.push(
@@ -416,9 +500,11 @@ function renderClaims(ctx, acts) {
         h(
           "p",
           {},
-          h("strong", {}, "Eeek! "),
-          `A mouse is showing at ${name}. First to claim it wins the card. `,
-          countdown(view.race.closes_at, { label: "time left to claim" }),
+          h("strong", {}, t("hide_and_eeek.eeek")),
+          " ",
+          t("hide_and_eeek.race.text", { cell: name }),
+          " ",
+          countdown(view.race.closes_at, { label: t("hide_and_eeek.race.time_left") }),
         ),
         claim
           ? h(
@@ -431,31 +517,39 @@ function renderClaims(ctx, acts) {
                 "aria-keyshortcuts": "E",
                 onclick: () => ctx.act(claim),
               },
-              "Eeek! Claim it",
+              t("hide_and_eeek.race.claim"),
               h("kbd", {}, "E"),
             )
           : null,
       ),
     );
   }
-  // Late spotting: any face-up mouse card may be claimed at any time.
-  for (const [name, action] of acts.eeek) {
-    if (view.race && name === cellName(view.race.cell)) continue;
-    parts.push(
-      h(
-        "button",
-        {
-          type: "button",
-          class: "eeek-button late",
-          "data-key": `eeek-${name}`,
-          "data-act": "eeek",
-          onclick: () => ctx.act(action),
-        },
-        `Eeek! Claim the mouse at ${name}`,
-      ),
-    );
+  // Late spotting (rules version 1): any face-up mouse card may be claimed at any time.
+  if (!view.look) {
+    for (const [name, action] of acts.eeek) {
+      if (view.race && name === cellName(view.race.cell)) continue;
+      parts.push(
+        h(
+          "button",
+          {
+            type: "button",
+            class: "eeek-button late",
+            "data-key": `eeek-${name}`,
+            "data-act": "eeek",
+            onclick: () => ctx.act(action),
+          },
+          t("hide_and_eeek.race.claim_at", { cell: name }),
+        ),
+      );
+    }
   }
-  return h("div", { class: "claims", "aria-live": "assertive" }, parts);
+  const open = parts.length > 0;
+  return h(
+    "div",
+    { class: `claims-slot${open ? " open" : ""}` },
+    h("div", { class: "claims", "aria-live": view.race ? "assertive" : "polite" }, parts),
+    open ? null : h("p", { class: "claims-idle hint" }, t("hide_and_eeek.claims.idle")),
+  );
 }
 
 function renderTurnBar(ctx, acts) {
@@ -468,8 +562,10 @@ function renderTurnBar(ctx, acts) {
       h(
         "div",
         { class: "set-aside" },
-        h("span", { class: "label" }, `Set aside this turn (${collected.length}):`),
-        collected.map(([cell, n]) => h("span", { class: "mini-card", title: `from ${cellName(cell)}` }, String(n))),
+        h("span", { class: "label" }, t("hide_and_eeek.set_aside", { n: collected.length })),
+        collected.map(([cell, n]) =>
+          h("span", { class: "mini-card", title: t("hide_and_eeek.set_aside.from", { cell: cellName(cell) }) }, String(n)),
+        ),
       ),
     );
   }
@@ -485,7 +581,7 @@ function renderTurnBar(ctx, acts) {
           "aria-keyshortcuts": "S",
           onclick: () => ctx.act(acts.stop),
         },
-        `Stop and bank ${collected.length} card${collected.length === 1 ? "" : "s"}`,
+        t("hide_and_eeek.stop_bank", { n: collected.length }),
         h("kbd", {}, "S"),
       ),
     );
@@ -495,8 +591,8 @@ function renderTurnBar(ctx, acts) {
       h(
         "p",
         { class: "hint keys" },
-        "Click a highlighted card, or use Tab / the arrow keys and Enter.",
-        acts.stop ? " S stops." : "",
+        t("hide_and_eeek.keys"),
+        acts.stop ? ` ${t("hide_and_eeek.keys.stop")}` : "",
       ),
     );
   }
@@ -505,7 +601,7 @@ function renderTurnBar(ctx, acts) {
 
 function pileCard(pile) {
   return pile.top !== null && pile.top !== undefined
-    ? h("span", { class: "mini-card", title: "top of the scoring pile" }, String(pile.top))
+    ? h("span", { class: "mini-card", title: t("hide_and_eeek.pile.top") }, String(pile.top))
     : h("span", { class: "mini-card empty" }, "–");
 }
 
@@ -521,37 +617,35 @@ function playerInfo(seat, ctx) {
     pileCard(pile),
     h(
       "span",
-      { class: "pile-count", "aria-label": `${pile.cards} of ${view.target} cards` },
+      { class: "pile-count", "aria-label": t("hide_and_eeek.pile.count", { n: pile.cards, target: view.target }) },
       `${pile.cards} / ${view.target}`,
     ),
     h("span", { class: "pile-bar", "aria-hidden": "true" }, h("span", { style: `width:${Math.min(100, (100 * pile.cards) / view.target)}%` })),
-    owed ? h("span", { class: "tag" }, "plays out of turn (a claimed mouse or an extra turn)") : null,
-    skips ? h("span", { class: "tag" }, `misses ${skips} turn${skips > 1 ? "s" : ""} (false Eeek!)`) : null,
+    owed ? h("span", { class: "tag" }, t("hide_and_eeek.player.owed")) : null,
+    skips ? h("span", { class: "tag" }, t("hide_and_eeek.player.skips", { n: skips })) : null,
   );
 }
 
-function headline(ctx) {
+export function headline(ctx) {
   const view = ctx.view;
-  if (view.over || ctx.state.outcome) return "Game over";
+  if (view.over || ctx.state.outcome) return t("hide_and_eeek.head.over");
   const mine = ctx.me === view.turn;
-  const who = ctx.name(view.turn);
-  const cat = CATEGORY[view.roll.category];
-  if (view.race) return "Eeek! A mouse is showing: grab it before the others!";
-  if (view.look) return "Cards turned up: is a mouse hiding on one? Shout Eeek! or say No mouse";
+  if (view.race) return t("hide_and_eeek.head.race");
+  if (view.look) return t("hide_and_eeek.head.look");
   if (view.step.step === "move") {
     const n = view.roll.steps;
-    return mine
-      ? `Your turn: move the mouse exactly ${n} step${n > 1 ? "s" : ""}`
-      : `${who} is moving the mouse ${n} step${n > 1 ? "s" : ""}`;
+    return mine ? t("hide_and_eeek.head.move.you", { n }) : t("hide_and_eeek.head.move", { n, who: ctx.name(view.turn) });
   }
   const collected = collectedOf(view).length;
-  const test = cat.test(view.baseline);
+  const test = categoryTest(view.roll.category, view.baseline);
   if (mine) {
     return collected
-      ? `Your turn: choose another card (${test}) or stop and bank ${collected}`
-      : `Your turn: choose a card next to the mouse (${test})`;
+      ? t("hide_and_eeek.head.choose_more.you", { test, n: collected })
+      : t("hide_and_eeek.head.choose.you", { test });
   }
-  return `${who} is choosing cards (${test})${collected ? `, ${collected} set aside` : ""}`;
+  return collected
+    ? t("hide_and_eeek.head.choose_more", { who: ctx.name(view.turn), test, n: collected })
+    : t("hide_and_eeek.head.choose", { who: ctx.name(view.turn), test });
 }
 
 function render(ctx) {
@@ -566,11 +660,11 @@ function render(ctx) {
       renderDice(ctx),
       h(
         "div",
-        { class: "draw-pile", "aria-label": `Draw pile: ${view.draw_pile} cards` },
+        { class: "draw-pile", "aria-label": t("hide_and_eeek.draw_pile.label", { n: view.draw_pile }) },
         h("span", { class: "card back small" }, h("span", { class: "back-pattern" })),
-        h("span", {}, `Draw pile: ${view.draw_pile}`),
+        h("span", {}, t("hide_and_eeek.draw_pile", { n: view.draw_pile })),
       ),
-      h("div", { class: "target" }, `First to ${view.target} cards wins`),
+      h("div", { class: "target" }, t("hide_and_eeek.target", { n: view.target })),
     ),
     renderClaims(ctx, acts),
     renderGrid(ctx, acts),
@@ -605,67 +699,85 @@ function onKey(event, ctx) {
   return false;
 }
 
-function describe(e, ctx) {
-  const who = (seat) => ctx.name(seat);
+/** The log's plain words for one event. */
+export function describe(e, ctx) {
+  const cards = (list) => listOf(list.map(String));
   switch (e.type) {
     case "turn_started": {
-      const cat = CATEGORY[e.roll.category].label.toLowerCase();
-      const start = e.extra ? `${who(e.seat)} take${e.seat === ctx.me ? "" : "s"} an extra turn` : `${who(e.seat)}'s turn`;
-      return `${start}: rolled ${e.roll.steps} ${e.roll.arrow === "up" ? "↑" : "↓"} (${arrowWords(e.roll.arrow)}) and ${cat}.`;
+      const params = {
+        steps: t("hide_and_eeek.die.steps", { n: e.roll.steps }),
+        arrow: arrowWords(e.roll.arrow),
+        category: t(`hide_and_eeek.test.${e.roll.category}`),
+      };
+      return say(ctx, e.extra ? "hide_and_eeek.log.extra_turn_started" : "hide_and_eeek.log.turn_started", e.seat, params);
     }
     case "moved":
-      return `${who(e.seat)} moved the mouse from ${cellName(e.from)} to ${cellName(e.to)}.`;
+      return say(ctx, "hide_and_eeek.log.moved", e.seat, { from: cellName(e.from), to: cellName(e.to) });
     case "chosen":
       if (e.matched === null || e.matched === undefined) {
-        return `${who(e.seat)} turned over ${e.number} at ${cellName(e.cell)}.`;
+        return say(ctx, "hide_and_eeek.log.turned_over", e.seat, { n: e.number, cell: cellName(e.cell) });
       }
-      return `${who(e.seat)} chose ${e.number} at ${cellName(e.cell)}: ${e.matched ? "it fits, set aside" : "it does not fit, the turn is over"}.`;
+      return say(ctx, e.matched ? "hide_and_eeek.log.chose_fit" : "hide_and_eeek.log.chose_miss", e.seat, {
+        n: e.number,
+        cell: cellName(e.cell),
+      });
     case "race_opened":
-      return `A mouse is showing at ${cellName(e.cell)} (${e.number}): first to shout Eeek! takes it.`;
+      return t("hide_and_eeek.log.race_opened", { cell: cellName(e.cell), n: e.number });
     case "race_closed":
-      return `Nobody claimed the mouse at ${cellName(e.cell)} in time; it stays face up.`;
+      return t("hide_and_eeek.log.race_closed", { cell: cellName(e.cell) });
     case "claimed":
-      return `${who(e.seat)} shouted Eeek! and took the mouse card ${e.number} from ${cellName(e.cell)}.`;
+      return say(ctx, "hide_and_eeek.log.claimed", e.seat, { n: e.number, cell: cellName(e.cell) });
     case "banked":
-      return `${who(e.seat)} banked ${listWords(e.cards.map(String))}: ${e.pile_size} card${e.pile_size === 1 ? "" : "s"} in the pile.`;
+      return say(ctx, "hide_and_eeek.log.banked", e.seat, { cards: cards(e.cards), n: e.pile_size });
     case "lost":
-      return `${who(e.seat)} lost ${listWords(e.cards.map(String))} to the bottom of the draw pile.`;
+      return say(ctx, "hide_and_eeek.log.lost", e.seat, { cards: cards(e.cards), n: e.cards.length });
     case "refilled":
       return e.face_up
-        ? `${e.number} was dealt face up at ${cellName(e.cell)}.`
-        : `A card was dealt face down at ${cellName(e.cell)}.`;
+        ? t("hide_and_eeek.log.refilled_up", { n: e.number, cell: cellName(e.cell) })
+        : t("hide_and_eeek.log.refilled_down", { cell: cellName(e.cell) });
     case "left_in_grid":
-      return `The missed card stays at ${cellName(e.cell)}, ${e.face_up ? "face up" : "face down"}.`;
+      return t(e.face_up ? "hide_and_eeek.log.left_up" : "hide_and_eeek.log.left_down", { cell: cellName(e.cell) });
     case "extra_turn":
-      return `${who(e.seat)} took every card around the mouse: an extra turn!`;
+      return say(ctx, "hide_and_eeek.log.extra_turn", e.seat);
     case "look_opened":
-      return `${listWords(e.cells.map(cellName))} turned up: everyone looks for a hidden mouse.`;
+      return t("hide_and_eeek.log.look_opened", { cells: listOf(e.cells.map(cellName)), n: e.cells.length });
     case "responded":
-      return `${who(e.seat)} answered.`;
+      return say(ctx, "hide_and_eeek.log.responded", e.seat);
     case "look_closed": {
-      if (!e.claims.length) return "Nobody shouted Eeek!.";
+      if (!e.claims.length) return t("hide_and_eeek.log.nobody_claimed");
       return e.claims
-        .map(
-          (c) =>
-            `${who(c.seat)} shouted Eeek! for ${c.number} after ${(c.reaction_ms / 1000).toFixed(2)} s: ${
-              c.won ? "a mouse, and first!" : c.mouse ? "a mouse, but too slow." : "no mouse there."
-            }`,
-        )
+        .map((c) => {
+          const outcome = c.won ? "won" : c.mouse ? "slow" : "wrong";
+          return say(ctx, `hide_and_eeek.log.claim_${outcome}`, c.seat, {
+            n: c.number,
+            time: (c.reaction_ms / 1000).toLocaleString(lang(), { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+          });
+        })
         .join(" ");
     }
     case "false_claim":
-      return `${who(e.seat)} shouted Eeek! for nothing and misses ${e.skips > 1 ? `${e.skips} turns` : "the next turn"}.`;
+      return say(ctx, "hide_and_eeek.log.false_claim", e.seat, { n: e.skips });
     case "turn_missed":
-      return `${who(e.seat)} misses this turn (a false Eeek!).`;
+      return say(ctx, "hide_and_eeek.log.turn_missed", e.seat);
     case "judged":
-      return `${e.number} at ${cellName(e.cell)} ${e.matched ? "fits: set aside" : "does not fit: the turn is over"}.`;
+      return t(e.matched ? "hide_and_eeek.log.judged_fit" : "hide_and_eeek.log.judged_miss", { n: e.number, cell: cellName(e.cell) });
     case "game_over":
-      return e.winners.length
-        ? `Game over: ${listWords(e.winners.map(who))} ${e.winners.length > 1 ? "share the victory" : e.winners[0] === ctx.me ? "win" : "wins"}.`
-        : "Game over.";
+      if (!e.winners.length) return t("hide_and_eeek.log.game_over");
+      if (e.winners.length > 1) return t("hide_and_eeek.log.shared", { names: listOf(e.winners.map((s) => ctx.name(s))) });
+      return say(ctx, "hide_and_eeek.log.winner", e.winners[0]);
     default:
       return null;
   }
 }
 
-export default { id: "hide_and_eeek", title: "Hide and Eeek!", render, describe, headline, playerInfo, onKey };
+/** "How to play": the rules as this server plays them, in a player's words. */
+export function rules() {
+  return rulesPanel("hide_and_eeek", [
+    ["hide_and_eeek.rules.goal.title", "hide_and_eeek.rules.goal"],
+    ["hide_and_eeek.rules.turn.title", "hide_and_eeek.rules.turn"],
+    ["hide_and_eeek.rules.eeek.title", "hide_and_eeek.rules.eeek"],
+    ["hide_and_eeek.rules.dice.title", "hide_and_eeek.rules.dice"],
+  ]);
+}
+
+export default { id: "hide_and_eeek", title: "Hide and Eeek!", render, describe, headline, playerInfo, onKey, rules };

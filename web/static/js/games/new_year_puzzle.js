@@ -5,108 +5,56 @@
 // extra move, or pass a first move); events `PuzzleEvent` (docs/rules/new-year-puzzle.md, "Wire form").
 
 import { h } from "../ui.js";
-import { listWords } from "../words.js";
+import { t, listOf } from "../i18n.js";
+import { tip, say, rulesPanel } from "../table_tips.js";
 
 const SIZE = 8;
 const COLUMNS = "ABCDEFGH";
 /** Rows 0-3 show the night sky, rows 4-7 the snowy town (the engine's SKY_LAST_ROW). */
 const SKY_LAST_ROW = 3;
 const CORNERS = [0, 7, 56, 63];
+/** The picture (an 800 x 800 SVG); card k is the 100 x 100 window at row k / 8, column k % 8. */
+const PICTURE = "/new-year.svg";
 
-/** What each card of the picture shows, by position (the scene in docs/rules/new-year-puzzle.md). */
-const SCENE = [
-  "crescent moon", "stars", "red rocket burst", "the weathercock", "a star by the weathercock", "gold rocket burst", "stars", "shooting star",
-  "falling red sparks", "the red burst's tail", "a rising rocket", "the spire, left", "the spire, right", "the gold burst's tail", "green rocket burst", "the Plough",
-  "stars", "a rocket trail", "silver fountain of sparks", "the clock at midnight, left", "the clock at midnight, right", "a rocket trail", "green sparks", "a drifting paper lantern",
-  "snowy hills", "a distant church spire", "tops of snowy pines", "the belfry bell, left", "the belfry bell, right", "chimney smoke", "tenement gables", "snowy hills",
-  "a snowy roof", "chimney with the chimney sweep", "roof with a lit attic window", "town-hall roof, left", "town-hall roof, right", "roof with a stork's nest", "chimney with smoke", "icicles on a gutter",
-  "windows of a party", "a couple toasting with champagne", "a garland of lights", "town-hall door, left, with a wreath", "town-hall door, right", "a balcony of onlookers", "a window with a cat", "a lit shop window",
-  "a street lamp in the snow", "children with sparklers", "a couple dancing", "the town-hall steps, left", "the town-hall steps, right", "the brass band", "a crowd counting down", "a snowball fight",
-  "a snowman", "a sledge", "confetti in the snow", "the frozen fountain, left", "the frozen fountain, right", "a marzipan-pig stall", "a horse-drawn sleigh", "a horseshoe in the snow",
+/** Every reward card's key, in the order of docs/rules/new-year-puzzle.md. */
+export const REWARDS = [
+  "confetti", "sparkler", "marzipan_pig", "fireworks", "champagne_toast", "midnight_kiss", "broken_glass", "overslept",
+  "hangover", "snowed_in", "chimney_sweep", "starry_sky", "snowball_fight", "puzzle_master", "midnight_chime",
+  "lucky_horseshoe", "hard_frost", "wax_fortune", "resolution",
 ];
-
-/** A small picture sign per card, so the board reads as a picture and not a table of numbers. Only signs that
- * the fonts of a plain Debian desktop draw (no emoji). */
-const GLYPH = [
-  "☾", "✦", "✺", "⚑", "✧", "✺", "✦", "☄",
-  "⁂", "∿", "↑", "▲", "▲", "∿", "✺", "✶",
-  "✦", "⋰", "✹", "◷", "◶", "⋱", "⁂", "◈",
-  "⌒", "♜", "♣", "♪", "♪", "∿", "⌂", "⌒",
-  "⌂", "♜", "▣", "⌂", "⌂", "⌂", "♜", "⋱",
-  "▦", "♡", "∿", "◙", "◙", "▤", "◙", "▦",
-  "♆", "✧", "♫", "▭", "▭", "♪", "◷", "●",
-  "☃", "▭", "⁘", "◎", "◎", "▥", "♞", "∩",
-];
-
-const REWARD_NAMES = {
-  confetti: "Confetti",
-  sparkler: "Sparkler",
-  marzipan_pig: "Marzipan pig",
-  fireworks: "Fireworks",
-  champagne_toast: "Champagne toast",
-  midnight_kiss: "Midnight kiss",
-  broken_glass: "Broken glass",
-  overslept: "Overslept the countdown",
-  hangover: "Hangover",
-  snowed_in: "Snowed in",
-  chimney_sweep: "Chimney sweep",
-  starry_sky: "Starry sky",
-  snowball_fight: "Snowball fight",
-  puzzle_master: "Puzzle master",
-  midnight_chime: "Midnight chime",
-  lucky_horseshoe: "Lucky horseshoe",
-  hard_frost: "Hard frost",
-  wax_fortune: "Wax fortune",
-  resolution: "New Year's resolution",
-};
 
 function rewardName(key) {
-  return REWARD_NAMES[key] || String(key).replace(/_/g, " ");
+  return REWARDS.includes(key) ? t(`new_year_puzzle.reward.${key}`) : t("new_year_puzzle.reward.unknown");
+}
+
+/** A collected or pending reward card by name, with what it did as a popover. */
+function rewardTip(key, cls = "") {
+  return tip(rewardName(key), REWARDS.includes(key) ? t(`new_year_puzzle.reward_tip.${key}`) : "", { cls: `ny-reward${cls ? ` ${cls}` : ""}` });
 }
 
 export function positionName(p) {
   return `${COLUMNS[p % SIZE]}${Math.floor(p / SIZE) + 1}`;
 }
 
-/** A square card by what it shows and where it belongs in the picture. */
-function cardWords(card) {
-  return `“${SCENE[card]}” (it belongs at ${positionName(card)})`;
+/** The picture's window for card `card`: the part of the scene it shows. */
+function cardArt(card, cls = "ny-art") {
+  const x = (card % SIZE) * 100;
+  const y = Math.floor(card / SIZE) * 100;
+  return h(
+    "svg:svg",
+    { class: cls, viewBox: `${x} ${y} 100 100`, preserveAspectRatio: "xMidYMid slice", "aria-hidden": "true" },
+    h("svg:image", { href: PICTURE, x: "0", y: "0", width: "800", height: "800" }),
+  );
 }
 
 function conditionWords(c) {
-  switch (c.kind) {
-    case "placed_on_border":
-      return "if the card you placed lies on the picture's border";
-    case "placed_in_sky":
-      return "if the card you placed lies in the sky";
-    case "placed_on_ground":
-      return "if the card you placed lies on the ground";
-    case "placed_touching":
-      return `if the card you placed touches ${c.at_least} or more face-up cards`;
-    case "completes_line":
-      return "if the card you placed completed its row or column";
-    case "lowest_score":
-      return "if your score is the lowest at the table";
-    case "behind_someone":
-      return "if another player has more points than you";
-    case "next_reveal_succeeds":
-      return "if your next reveal is a success";
-    default:
-      return String(c.kind).replace(/_/g, " ");
-  }
+  const known = ["placed_on_border", "placed_in_sky", "placed_on_ground", "placed_touching", "completes_line", "lowest_score", "behind_someone", "next_reveal_succeeds"];
+  return known.includes(c.kind) ? t(`new_year_puzzle.if.${c.kind}`, { n: c.at_least ?? 0 }) : t("new_year_puzzle.if.unknown");
 }
 
 function effectWords(e) {
-  switch (e.kind) {
-    case "gain":
-      return `you gain ${e.points}`;
-    case "others_lose":
-      return `every other player loses ${e.points}`;
-    case "leaders_lose":
-      return `the leaders lose ${e.points}`;
-    default:
-      return `${String(e.kind).replace(/_/g, " ")} ${e.points}`;
-  }
+  const known = ["gain", "others_lose", "leaders_lose"];
+  return known.includes(e.kind) ? t(`new_year_puzzle.then.${e.kind}`, { n: e.points }) : t("new_year_puzzle.then.unknown", { n: e.points });
 }
 
 function signed(n) {
@@ -116,27 +64,27 @@ function signed(n) {
 /** The pile: its top card when it lies face up (rules version 1), else its back. */
 function rewardPile(view) {
   if (view.pile_left === 0) {
-    return h("div", { class: "reward-card empty" }, "The reward pile is empty: a success scores 1 and ends the turn.");
+    return h("div", { class: "reward-card empty" }, t("new_year_puzzle.pile.empty"));
   }
   if (view.pile_face_up) return rewardCard(view.pile_top);
   return h(
     "div",
-    { class: "reward-card", "aria-label": `The reward pile, face down: ${view.pile_left} cards` },
-    h("strong", { class: "reward-name" }, "Face down"),
-    h("span", { class: "reward-bonus" }, "A success draws the top card: nobody knows it before."),
+    { class: "reward-card back", "aria-label": t("new_year_puzzle.pile.down_label", { n: view.pile_left }) },
+    h("strong", { class: "reward-name" }, t("new_year_puzzle.pile.down")),
+    h("span", { class: "reward-bonus" }, t("new_year_puzzle.pile.down_help")),
   );
 }
 
 function rewardCard(card) {
   return h(
     "div",
-    { class: "reward-card", "aria-label": "Top card of the reward pile" },
+    { class: "reward-card", "aria-label": t("new_year_puzzle.pile.top") },
     h("span", { class: "reward-points" }, signed(card.points)),
-    h("strong", { class: "reward-name" }, card.name),
+    h("strong", { class: "reward-name" }, rewardName(card.reward)),
     card.bonus
-      ? h("span", { class: "reward-bonus" }, `${conditionWords(card.bonus.condition)}: ${effectWords(card.bonus.effect)}`)
+      ? h("span", { class: "reward-bonus" }, t("new_year_puzzle.bonus", { condition: conditionWords(card.bonus.condition), effect: effectWords(card.bonus.effect) }))
       : null,
-    card.ends_turn ? h("span", { class: "reward-ends" }, "No further move") : null,
+    card.ends_turn ? h("span", { class: "reward-ends" }, t("new_year_puzzle.ends_turn")) : null,
   );
 }
 
@@ -152,6 +100,15 @@ function latest(ctx) {
     }
   }
   return out;
+}
+
+/** The label of a card that plays an action. */
+export function tileVerb(action, view) {
+  const exposed = new Set(view.exposed || []);
+  if (action.type === "stop") return view.extra_move ? t("new_year_puzzle.act.stop") : t("new_year_puzzle.act.pass");
+  const p = action.position;
+  if (exposed.has(p)) return t("new_year_puzzle.act.take", { at: positionName(p), home: positionName(view.board[p]) });
+  return t("new_year_puzzle.act.reveal", { at: positionName(p) });
 }
 
 function renderBoard(ctx) {
@@ -174,47 +131,37 @@ function renderBoard(ctx) {
       if (shown !== null) {
         classes.push("just-failed");
         content.push(
-          h(
-            "span",
-            { class: "peek", "aria-hidden": "true" },
-            h("span", { class: "glyph" }, GLYPH[shown]),
-            h("span", { class: "peek-name" }, `→ ${positionName(shown)}`),
-          ),
+          h("span", { class: "peek", "aria-hidden": "true" }, cardArt(shown, "ny-art peek-art"), h("span", { class: "peek-name" }, `→ ${positionName(shown)}`)),
         );
       }
-      label = `${name}: face-down card${shown !== null ? `, just shown: ${cardWords(shown)}` : ""}${recent.moved.has(p) ? ", a face-down card just moved here" : ""}`;
-      if (recent.moved.has(p)) classes.push("just-moved");
+      label = shown !== null ? t("new_year_puzzle.tile.down_shown", { at: name, home: positionName(shown) }) : t("new_year_puzzle.tile.down", { at: name });
+      if (recent.moved.has(p)) {
+        classes.push("just-moved");
+        label = `${label} ${t("new_year_puzzle.tile.moved_here")}`;
+      }
     } else if (exposed.has(p)) {
       // Face up, not in the picture: shown twice without fitting. It can be taken once it fits.
       classes.push("up", "exposed");
       if (recent.failed && recent.failed.position === p) classes.push("just-failed");
       if (recent.moved.has(p)) classes.push("just-moved");
-      content = [
-        h("span", { class: "glyph", "aria-hidden": "true" }, GLYPH[card]),
-        h("span", { class: "scene", "aria-hidden": "true" }, `→ ${positionName(card)}`),
-      ];
-      label = `${name}: exposed card ${cardWords(card)}, face up, not in the picture yet`;
+      content = [cardArt(card), h("span", { class: "home-tag", "aria-hidden": "true" }, `→ ${positionName(card)}`)];
+      label = t("new_year_puzzle.tile.exposed", { at: name, home: positionName(card) });
     } else {
-      classes.push("up");
+      classes.push("up", "placed");
       if (CORNERS.includes(p)) classes.push("corner");
       if (recent.placed.has(p)) classes.push("just-placed");
-      content = [
-        h("span", { class: "glyph", "aria-hidden": "true" }, GLYPH[card]),
-        h("span", { class: "scene", "aria-hidden": "true" }, SCENE[card]),
-        CORNERS.includes(p) ? h("span", { class: "star", "aria-hidden": "true" }, "★") : null,
-      ];
-      label = `${name}: ${SCENE[card]}, in the picture`;
+      content = [cardArt(card), CORNERS.includes(p) ? h("span", { class: "star", "aria-hidden": "true" }, "★") : null];
+      label = t("new_year_puzzle.tile.placed", { at: name });
     }
     return h(
       "button",
       {
         type: "button",
         class: classes.join(" "),
-        style: exposed.has(p) ? "outline: 3px dashed #e6b800; outline-offset: -4px; opacity: 0.85" : null,
         role: "gridcell",
         disabled: !action,
-        "aria-label": action ? (exposed.has(p) ? `Take the exposed card at ${name}: ${cardWords(card)}` : `Reveal the card at ${name}`) : label,
-        title: action ? (exposed.has(p) ? `Take ${cardWords(card)}` : `Reveal ${name}`) : null,
+        "aria-label": action ? tileVerb(action, view) : label,
+        title: action ? tileVerb(action, view) : null,
         "data-key": `tile-${p}`,
         "data-position": p,
         "data-act": action ? "reveal" : null,
@@ -237,16 +184,7 @@ function renderBoard(ctx) {
       ),
     );
   }
-  return h(
-    "div",
-    {
-      class: "ny-board",
-      role: "grid",
-      "aria-label": "The picture: columns A to H, rows 1 to 8. Rows 1 to 4 are the sky, 5 to 8 the town.",
-      onkeydown: boardKeys,
-    },
-    rows,
-  );
+  return h("div", { class: "ny-board", role: "grid", "aria-label": t("new_year_puzzle.board.label"), onkeydown: boardKeys }, rows);
 }
 
 /** Arrow keys walk the focus over the face-down cards that can be revealed. */
@@ -275,24 +213,26 @@ function render(ctx) {
   const stop = ctx.legal.find((a) => a.type === "stop");
   const recent = latest(ctx);
   const mine = view.turn !== null && view.turn === ctx.me;
+  const failed = recent.failed;
   return h(
     "div",
     { class: "ny" },
     h(
       "div",
       { class: "ny-top" },
-      h("div", { class: "pile" }, h("span", { class: "label" }, `Reward pile (${view.pile_left})`), rewardPile(view)),
-      h("p", { class: "ny-count" }, `${view.face_down} card${view.face_down === 1 ? "" : "s"} still face down`),
+      h("div", { class: "pile" }, h("span", { class: "label" }, t("new_year_puzzle.pile", { n: view.pile_left })), rewardPile(view)),
+      h("p", { class: "ny-count" }, t("new_year_puzzle.face_down", { n: view.face_down })),
     ),
-    recent.failed
-      ? h(
-          "p",
-          { class: "ny-failed", role: "status" },
-          recent.failed.exposed
-            ? `${ctx.name(recent.failed.seat)} turned over ${cardWords(recent.failed.card)} at ${positionName(recent.failed.position)} again: everyone had seen it, so it stays face up. Anyone may take it once it fits.`
-            : `${ctx.name(recent.failed.seat)} turned over ${cardWords(recent.failed.card)} at ${positionName(recent.failed.position)}: it does not fit yet and lies face down again. Remember where it is!`,
-        )
-      : null,
+    h(
+      "p",
+      { class: `ny-failed${failed ? "" : " idle"}`, role: "status" },
+      failed
+        ? say(ctx, failed.exposed ? "new_year_puzzle.failed.exposed" : "new_year_puzzle.failed", failed.seat, {
+            at: positionName(failed.position),
+            home: positionName(failed.card),
+          })
+        : t("new_year_puzzle.failed.idle"),
+    ),
     renderBoard(ctx),
     mine && (stop || ctx.legal.length)
       ? h(
@@ -302,20 +242,25 @@ function render(ctx) {
             ? h(
                 "button",
                 { type: "button", class: "primary stop", "data-key": "stop", "data-act": "stop", "aria-keyshortcuts": "S", onclick: () => ctx.act(stop) },
-                view.extra_move ? "Stop and pass the turn" : "Pass",
+                tileVerb(stop, view),
                 h("kbd", {}, "S"),
               )
             : null,
           h(
             "p",
             { class: "hint keys" },
-            !view.extra_move && view.rules_version >= 2 && !stop
-              ? "Everyone else has passed: you must reveal a card. Click a face-down card, or use Tab / the arrow keys and Enter."
-              : "Click a face-down card, or use Tab / the arrow keys and Enter.",
+            !view.extra_move && view.rules_version >= 2 && !stop ? t("new_year_puzzle.keys.must") : t("new_year_puzzle.keys"),
           ),
         )
       : null,
   );
+}
+
+/** Collected reward cards, each kind once with how many: [[key, count]] in the order first drawn. */
+function countRewards(keys) {
+  const counts = new Map();
+  for (const k of keys) counts.set(k, (counts.get(k) || 0) + 1);
+  return [...counts];
 }
 
 function playerInfo(seat, ctx) {
@@ -325,22 +270,26 @@ function playerInfo(seat, ctx) {
   return h(
     "span",
     { class: "ny-player" },
-    h("span", { class: "score" }, `${view.scores[seat]} point${Math.abs(view.scores[seat]) === 1 ? "" : "s"}`),
-    h("span", { class: "hint" }, ` · ${view.placed[seat]} placed`),
-    rewards.length ? h("span", { class: "hint rewards" }, ` · ${rewards.map(rewardName).join(", ")}`) : null,
-    pending.length ? h("span", { class: "tag" }, `waiting: ${pending.map((p) => rewardName(p.reward)).join(", ")}`) : null,
+    h("span", { class: "score" }, t("new_year_puzzle.points", { n: view.scores[seat] })),
+    h("span", { class: "hint" }, ` · ${t("new_year_puzzle.placed", { n: view.placed[seat] })}`),
+    rewards.length
+      ? h("span", { class: "hint rewards" }, " · ", countRewards(rewards).map(([r, n], i) => [i ? ", " : null, rewardTip(r), n > 1 ? ` ×${n}` : null]))
+      : null,
+    pending.length
+      ? h("span", { class: "tag" }, t("new_year_puzzle.waiting"), " ", pending.map((p, i) => [i ? ", " : null, rewardTip(p.reward)]))
+      : null,
   );
 }
 
-function headline(ctx) {
+export function headline(ctx) {
   const view = ctx.view;
-  if (view.turn === null || ctx.state.outcome) return "The picture is complete";
+  if (view.turn === null || ctx.state.outcome) return t("new_year_puzzle.head.over");
   if (view.turn === ctx.me) {
-    if (view.extra_move) return "Extra move: reveal another card, or stop";
+    if (view.extra_move) return t("new_year_puzzle.head.extra.you");
     const canPass = ctx.legal.some((a) => a.type === "stop");
-    return canPass ? "Your turn: reveal a face-down card, or pass" : "Your turn: reveal a face-down card";
+    return canPass ? t("new_year_puzzle.head.turn_pass.you") : t("new_year_puzzle.head.turn.you");
   }
-  return `${ctx.name(view.turn)} is revealing${view.extra_move ? " (extra move)" : ""}`;
+  return t(view.extra_move ? "new_year_puzzle.head.extra" : "new_year_puzzle.head.turn", { who: ctx.name(view.turn) });
 }
 
 function onKey(event, ctx) {
@@ -352,41 +301,62 @@ function onKey(event, ctx) {
   return false;
 }
 
-function describe(e, ctx) {
-  const who = (s) => ctx.name(s);
+/** The log's plain words for one event. */
+export function describe(e, ctx) {
   switch (e.type) {
     case "failed":
-      return e.exposed
-        ? `${who(e.seat)} turned over ${cardWords(e.card)} at ${positionName(e.position)}: no fit, and everyone had seen it, so it stays face up.`
-        : `${who(e.seat)} turned over ${cardWords(e.card)} at ${positionName(e.position)}: no fit, face down again.`;
+      return say(ctx, e.exposed ? "new_year_puzzle.log.failed_exposed" : "new_year_puzzle.log.failed", e.seat, {
+        at: positionName(e.position),
+        home: positionName(e.card),
+      });
     case "placed":
-      return `${who(e.seat)} found ${cardWords(e.card)} at ${positionName(e.from)} and put it in the picture${e.swapped ? `; the face-down card from ${positionName(e.card)} moved to ${positionName(e.from)}` : ""}.`;
+      return e.swapped
+        ? say(ctx, "new_year_puzzle.log.placed_swapped", e.seat, { at: positionName(e.from), home: positionName(e.card) })
+        : say(ctx, "new_year_puzzle.log.placed", e.seat, { at: positionName(e.from), home: positionName(e.card) });
     case "reward_drawn":
-      return `${who(e.seat)} took ${rewardName(e.reward)} (${signed(e.points)}).`;
+      return say(ctx, "new_year_puzzle.log.reward", e.seat, { reward: rewardName(e.reward), points: signed(e.points) });
     case "pile_empty":
-      return `The reward pile is empty: ${who(e.seat)} scores ${e.points} and the turn ends.`;
+      return say(ctx, "new_year_puzzle.log.pile_empty", e.seat, { n: e.points });
     case "bonus": {
-      if (!e.met) return `${rewardName(e.reward)}: the condition was not met.`;
-      const changes = e.changes.map((c) => `${who(c.seat)} ${signed(c.delta)}`);
-      return `${rewardName(e.reward)}: met! ${listWords(changes)}.`;
+      if (!e.met) return t("new_year_puzzle.log.bonus_missed", { reward: rewardName(e.reward) });
+      const changes = e.changes.map((c) => t("new_year_puzzle.log.change", { who: ctx.name(c.seat), points: signed(c.delta) }));
+      return t("new_year_puzzle.log.bonus_met", { reward: rewardName(e.reward), changes: listOf(changes) });
     }
     case "bonus_pending":
-      return `${rewardName(e.reward)} waits for ${who(e.seat) === "You" ? "your" : `${who(e.seat)}'s`} next reveal.`;
+      return say(ctx, "new_year_puzzle.log.bonus_pending", e.seat, { reward: rewardName(e.reward) });
     case "bonus_lapsed":
-      return `${rewardName(e.reward)} lapsed: the game ended first.`;
+      return t("new_year_puzzle.log.bonus_lapsed", { reward: rewardName(e.reward) });
     case "extra_move":
-      return `${who(e.seat)} may move again.`;
+      return say(ctx, "new_year_puzzle.log.extra_move", e.seat);
     case "stopped":
-      return `${who(e.seat)} stopped.`;
+      return say(ctx, "new_year_puzzle.log.stopped", e.seat);
     case "passed":
-      return `${who(e.seat)} passed.`;
+      return say(ctx, "new_year_puzzle.log.passed", e.seat);
     case "turn_passed":
-      return `${who(e.seat)}'s turn.`;
+      return say(ctx, "new_year_puzzle.log.turn", e.seat);
     case "game_over":
-      return "The picture is complete: game over.";
+      return t("new_year_puzzle.log.game_over");
     default:
       return null;
   }
 }
 
-export default { id: "new_year_puzzle", title: "New Year Picture Puzzle", render, describe, headline, playerInfo, onKey };
+/** "How to play": the rules as this server plays them, in a player's words. */
+export function rules() {
+  const panel = rulesPanel("new_year_puzzle", [
+    ["new_year_puzzle.rules.goal.title", "new_year_puzzle.rules.goal"],
+    ["new_year_puzzle.rules.turn.title", "new_year_puzzle.rules.turn"],
+    ["new_year_puzzle.rules.rewards.title", "new_year_puzzle.rules.rewards"],
+  ]);
+  panel.append(
+    h(
+      "section",
+      {},
+      h("h3", {}, t("new_year_puzzle.rules.cards.title")),
+      h("ul", { class: "ny-reward-list" }, REWARDS.map((key) => h("li", {}, h("strong", {}, rewardName(key)), ": ", t(`new_year_puzzle.reward_tip.${key}`)))),
+    ),
+  );
+  return panel;
+}
+
+export default { id: "new_year_puzzle", title: "New Year Picture Puzzle", render, describe, headline, playerInfo, onKey, rules };
