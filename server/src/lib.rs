@@ -11,6 +11,7 @@ pub use mimalloc::MiMalloc;
 pub mod admin;
 pub mod app;
 pub mod clock;
+pub mod cluster;
 pub mod commit;
 pub mod config;
 pub mod connection;
