@@ -279,3 +279,88 @@ async fn cluster_mode_is_refused_on_sqlite() {
     );
     db.drop_db().await;
 }
+
+/// Resumes `token`'s seat on the node at `addr`, retrying while the table is still another node's (`moved`,
+/// until the killed owner's lease expires). Returns the client and how many attempts it took.
+async fn resume_when_taken_over(addr: std::net::SocketAddr, code: &str, token: &str) -> Client {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let mut c = Client::hello(addr).await;
+        let r = c.request(req::resume(code, token)).await;
+        if r["type"] == "resumed" {
+            return c;
+        }
+        assert_eq!(r["code"], "moved", "{r}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no takeover within 20 s: {r}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_of_the_owner_mid_match_loses_no_acknowledged_action_and_the_match_finishes() {
+    if !postgres() {
+        return;
+    }
+    let db = TestDb::new("postgres").await;
+    let sql = pool(&db).await;
+    let binary = env!("CARGO_BIN_EXE_server-under-test");
+    let env = |id: &'static str| {
+        [
+            ("CLUSTER", "true"),
+            ("NODE_ID", id),
+            ("LEASE_MS", "1000"),
+            ("BOT_DELAY_MS", "0"),
+            ("RATE_LIMIT_PER_SEC", "1000"),
+        ]
+    };
+    let a = ServerProcess::start(binary, &db, &env("node-a")).await;
+    let b = ServerProcess::start(binary, &db, &env("node-b")).await;
+    let (code, mut players) =
+        start_match(a.addr, GAME, json!({"target": 3, "claim_window_ms": 1000}), 2, 2).await;
+    let first = play(&mut players, &Time::Real, 21, 6).await;
+    let version = first.last_state["version"].as_u64().unwrap();
+    a.kill().await;
+    let killed = std::time::Instant::now();
+
+    // Every player reconnects to node B, which takes the table over once A's lease has expired.
+    let mut moved = Vec::new();
+    for p in players {
+        let mut c = resume_when_taken_over(b.addr, &code, &p.token).await;
+        c.wait_version(version).await;
+        moved.push(Player {
+            client: c,
+            seat: p.seat,
+            token: p.token,
+        });
+    }
+    let took = killed.elapsed();
+    assert!(took < std::time::Duration::from_secs(6), "takeover took {took:?}");
+    assert_eq!(lease(&sql, &code).await, ("node-b".to_string(), 2));
+
+    // The match goes on to its end on node B.
+    let rest = play(&mut moved, &Time::Real, 22, 10_000).await;
+    assert_eq!(rest.last_state["status"]["kind"], "over", "{}", rest.last_state);
+    let logged = log(&sql, &code).await;
+    let last = rest.last_state["version"].as_u64().unwrap();
+    let seqs: Vec<i64> = logged.iter().map(|(s, _, _)| *s).collect();
+    assert_eq!(
+        seqs,
+        (1..=last as i64).collect::<Vec<_>>(),
+        "each action once, in order"
+    );
+    // Every action a client had acknowledged, before and after the kill, is in the log at its version.
+    for (seat, action, v) in first.acknowledged.iter().chain(&rest.acknowledged) {
+        let (_, actor, logged) = &logged[*v as usize - 1];
+        assert_eq!(
+            serde_json::from_str::<Value>(actor).unwrap(),
+            json!({"seat": seat})
+        );
+        assert_eq!(&serde_json::from_str::<Value>(logged).unwrap(), action);
+    }
+    assert!(b.terminate().await);
+    sql.close().await;
+    db.drop_db().await;
+}
