@@ -296,9 +296,21 @@ fn store_unavailable() -> ErrorBody {
     )
 }
 
+/// Cluster mode: the database refused a write because another node holds this table's lease now (the table
+/// stops and its connections are told `closing` with `moved`); nothing changed.
+fn moved() -> ErrorBody {
+    err(
+        ErrorCode::Moved,
+        "this table moved to another server node; nothing changed. Reconnect and resume with your seat token",
+    )
+}
+
 /// A write the table could not make: `store_unavailable` (retryable) when the database cannot be reached,
 /// `internal` otherwise. Either way nothing changed.
 fn internal(e: StoreError) -> ErrorBody {
+    if e.is_fenced() {
+        return moved();
+    }
     if e.is_unavailable() {
         warn!(error = %e, "the database cannot be reached");
         return store_unavailable();

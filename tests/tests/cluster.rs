@@ -11,6 +11,7 @@ use server::Store;
 use sqlx::{PgPool, Row};
 
 const GAME: &str = "hide_and_eeek";
+const ADMIN_TOKEN: &str = "admin-token-for-tests-0123456789";
 
 fn postgres() -> bool {
     let set = backends().contains(&"postgres");
@@ -25,7 +26,31 @@ fn node_config(id: &str, lease_ms: u64) -> server::Config {
     config.cluster = true;
     config.node_id = Some(id.to_string());
     config.lease_ms = lease_ms;
+    config.admin_token = Some(server::admin::AdminToken::parse(ADMIN_TOKEN).unwrap());
     config
+}
+
+/// The admin API's `owner` of the table `code` (its lease), as node `addr` lists it.
+async fn admin_owner(addr: std::net::SocketAddr, code: &str) -> Value {
+    let auth = format!("Bearer {ADMIN_TOKEN}");
+    let (status, _, text) = http_request(
+        addr,
+        "GET",
+        "/api/admin/matches",
+        &[("Authorization", auth.as_str())],
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{text}");
+    let listed: Value = serde_json::from_str(&text).unwrap();
+    let item = listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["code"] == code)
+        .expect("the table is listed")
+        .clone();
+    item["owner"].clone()
 }
 
 async fn node(db: &TestDb, id: &str, lease_ms: u64) -> TestServer {
@@ -106,13 +131,19 @@ async fn a_stale_owner_is_fenced_by_the_database_and_the_new_owner_resumes_the_m
     let seen = watcher.wait_version(version).await;
     assert_eq!(seen["version"].as_u64(), Some(version));
     assert_eq!(lease(&sql, &code).await, ("node-b".to_string(), 2));
+    // Any node's admin API shows the owner and the epoch.
+    assert_eq!(
+        admin_owner(a.addr, &code).await,
+        json!({"node": "node-b", "epoch": 2, "live": true})
+    );
 
     // Node A does not know yet: its table accepts an action and writes it. The database refuses the write
     // (the fence), nothing is acknowledged, and A's clients are told `moved`.
     let (i, action, at) = a_legal_action(&players).expect("someone may act");
     let reply = players[i].client.request(req::action(&action, at)).await;
     assert_eq!(
-        reply["type"], "error",
+        (reply["type"].as_str(), reply["code"].as_str()),
+        (Some("error"), Some("moved")),
         "a fenced write is never acknowledged: {reply}"
     );
     for p in &mut players {
@@ -361,6 +392,39 @@ async fn kill_9_of_the_owner_mid_match_loses_no_acknowledged_action_and_the_matc
         assert_eq!(&serde_json::from_str::<Value>(logged).unwrap(), action);
     }
     assert!(b.terminate().await);
+    sql.close().await;
+    db.drop_db().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_and_its_rematch_on_a_cluster_node_hold_their_own_leases() {
+    if !postgres() {
+        return;
+    }
+    let db = TestDb::new("postgres").await;
+    let sql = pool(&db).await;
+    let a = node(&db, "node-a", 60_000).await;
+    let (code, mut players) =
+        start_match(a.addr, GAME, json!({"target": 3, "claim_window_ms": 1000}), 2, 2).await;
+    let played = play(&mut players, &Time::Manual(a.clock.clone()), 21, 100_000).await;
+    assert_eq!(played.last_state["status"]["kind"], "over");
+    // The rematch's lobby is created by the finished table (not through the hub): the fence takes its lease
+    // for the node in the statement that inserts it.
+    for p in &mut players {
+        let r = p.client.request(req::rematch(true)).await;
+        assert_eq!(r["type"], "ok", "{r}");
+    }
+    // Everyone accepted: the rematch starts by itself.
+    let rematched = players[0].client.wait_push("rematched", |_| true).await;
+    let new_code = rematched["code"].as_str().unwrap().to_string();
+    assert_ne!(new_code, code);
+    assert_eq!(lease(&sql, &code).await, ("node-a".to_string(), 1));
+    assert_eq!(lease(&sql, &new_code).await, ("node-a".to_string(), 1));
+    let mut c = a.client().await;
+    let token = rematched["seat_token"].as_str().unwrap();
+    let r = c.request(req::resume(&new_code, token)).await;
+    assert_eq!(r["type"], "resumed", "{r}");
+    a.stop().await;
     sql.close().await;
     db.drop_db().await;
 }
