@@ -234,10 +234,12 @@ impl Hub {
         }
         // Cluster mode: the lease first (compare-and-set), then the table is read: every write of an earlier
         // owner has committed by then, or will be refused by the fence.
-        if let Some(cluster) = self.cluster.get()
-            && let Claim::Elsewhere { node, epoch } = cluster.claim(code).await?
-        {
-            return Err(LoadError::Elsewhere { node, epoch });
+        if let Some(cluster) = self.cluster.get() {
+            match cluster.claim(code).await? {
+                Claim::Held(_) => {}
+                Claim::Elsewhere { node, epoch } => return Err(LoadError::Elsewhere { node, epoch }),
+                Claim::NoTable => return Ok(None),
+            }
         }
         let loaded = Box::pin(self.load_claimed(code)).await;
         if let (Some(cluster), Ok(None) | Err(_)) = (self.cluster.get(), &loaded) {

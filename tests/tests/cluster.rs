@@ -428,3 +428,36 @@ async fn a_match_and_its_rematch_on_a_cluster_node_hold_their_own_leases() {
     sql.close().await;
     db.drop_db().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_asked_for_a_table_another_live_node_owns_answers_moved_and_leaves_the_lease_alone() {
+    if !postgres() {
+        return;
+    }
+    let db = TestDb::new("postgres").await;
+    let sql = pool(&db).await;
+    let a = node(&db, "node-a", 60_000).await;
+    let b = node(&db, "node-b", 60_000).await;
+    let (code, players) = start_match(a.addr, GAME, json!({"target": 5}), 2, 2).await;
+    let mut c = b.client().await;
+    let r = c.request(req::resume(&code, &players[1].token)).await;
+    assert_eq!(
+        (r["type"].as_str(), r["code"].as_str()),
+        (Some("error"), Some("moved")),
+        "{r}"
+    );
+    assert_eq!(lease(&sql, &code).await, ("node-a".to_string(), 1));
+    // An unknown code is refused as on a single node, and leaves no lease behind.
+    let r = c.request(req::spectate("ZZZZZZ")).await;
+    assert_eq!(r["code"], "unknown_lobby", "{r}");
+    let leases: i64 = sqlx::query("SELECT count(*) FROM table_leases")
+        .fetch_one(&sql)
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(leases, 1);
+    a.stop().await;
+    b.stop().await;
+    sql.close().await;
+    db.drop_db().await;
+}

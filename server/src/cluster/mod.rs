@@ -66,6 +66,8 @@ pub enum Claim {
     Held(i64),
     /// Another live node holds it.
     Elsewhere { node: String, epoch: i64 },
+    /// No lobby has this code.
+    NoTable,
 }
 
 /// Cluster counters, rendered on `/metrics`.
@@ -211,7 +213,8 @@ impl Cluster {
     pub async fn claim(&self, code: &str) -> Result<Claim, StoreError> {
         let row = sqlx::query(
             "INSERT INTO table_leases AS l (code, owner_node, incarnation, epoch, expires_at) \
-             VALUES ($1, $2, $3, 1, now() + $4 * interval '1 millisecond') \
+             SELECT $1, $2, $3, 1, now() + $4 * interval '1 millisecond' \
+             WHERE EXISTS (SELECT 1 FROM lobbies WHERE code = $1) \
              ON CONFLICT (code) DO UPDATE SET owner_node = EXCLUDED.owner_node, \
                  incarnation = EXCLUDED.incarnation, expires_at = EXCLUDED.expires_at, \
                  epoch = CASE WHEN l.incarnation = EXCLUDED.incarnation THEN l.epoch ELSE l.epoch + 1 END \
@@ -245,11 +248,8 @@ impl Cluster {
                 node: row.try_get(0).map_err(classify)?,
                 epoch: row.try_get(1).map_err(classify)?,
             }),
-            // Released and deleted between the two statements: try once more next time.
-            None => Ok(Claim::Elsewhere {
-                node: String::new(),
-                epoch: 0,
-            }),
+            // No lobby has this code: no lease is written for it (unknown codes never fill the table).
+            None => Ok(Claim::NoTable),
         }
     }
 
