@@ -3,7 +3,8 @@
 //! after a lease expires with no acknowledged action lost or applied twice, lease loss noticed by the renewal,
 //! graceful handover, a duplicate node id, and cluster mode refused on SQLite.
 //!
-//! They need `TEST_DATABASE_URL` (`.ci/run` sets it); without it they say so and pass, like every PostgreSQL test.
+//! They need `TEST_DATABASE_URL` (`.ci/run` sets it); without it they say so and pass, unless `CI` is set (then
+//! they fail).
 
 use integration_tests::*;
 use serde_json::{Value, json};
@@ -13,10 +14,15 @@ use sqlx::{PgPool, Row};
 const GAME: &str = "hide_and_eeek";
 const ADMIN_TOKEN: &str = "admin-token-for-tests-0123456789";
 
+/// Whether PostgreSQL is there; in CI (`CI` set) its absence fails the test instead of skipping it.
 fn postgres() -> bool {
     let set = backends().contains(&"postgres");
     if !set {
-        eprintln!("TEST_DATABASE_URL is not set: the cluster tests need PostgreSQL");
+        assert!(
+            std::env::var("CI").is_err(),
+            "the cluster tests need PostgreSQL: set TEST_DATABASE_URL in CI"
+        );
+        eprintln!("skipped: TEST_DATABASE_URL is not set (cluster mode needs PostgreSQL)");
     }
     set
 }
