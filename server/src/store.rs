@@ -219,6 +219,17 @@ impl Store {
         }
     }
 
+    /// The backend a database URL names (`sqlite` or `postgres`), if any.
+    pub fn backend_of(url: &str) -> Option<&'static str> {
+        if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Some("postgres")
+        } else if url.starts_with("sqlite:") {
+            Some("sqlite")
+        } else {
+            None
+        }
+    }
+
     pub fn backend(&self) -> &'static str {
         match self {
             Store::Sqlite(_) => "sqlite",
