@@ -95,6 +95,10 @@ pub enum ErrorCode {
     /// Retryable: the database cannot be reached, so nothing can be committed; nothing changed and nothing was
     /// published. Send the same request again (same `version`) a little later.
     StoreUnavailable,
+    /// (closing; also a refusal) In a cluster of server nodes, this node no longer serves the table (its lease
+    /// moved to another node, or the table is served by another node that cannot be reached from here).
+    /// Nothing was lost: reconnect (to any node) and `resume` with the seat token.
+    Moved,
 }
 
 impl ErrorCode {
@@ -133,6 +137,7 @@ impl ErrorCode {
             ErrorCode::IdleTimeout => "idle_timeout",
             ErrorCode::HandshakeTimeout => "handshake_timeout",
             ErrorCode::StoreUnavailable => "store_unavailable",
+            ErrorCode::Moved => "moved",
         }
     }
 }
@@ -202,6 +207,7 @@ pub(crate) mod tests {
             IdleTimeout,
             HandshakeTimeout,
             StoreUnavailable,
+            Moved,
         ];
         for code in &all {
             match code {
@@ -210,7 +216,7 @@ pub(crate) mod tests {
                 | AlreadyStarted | NotStarted | SeatsEmpty | AlreadyInLobby | NotInLobby | NotHost
                 | Unauthorized | NotYourTurn | IllegalAction | StaleVersion | GameOver | SessionReplaced
                 | Overloaded | ShuttingDown | Internal | Removed | NotOver | TooManyConnections
-                | CreateLimited | IdleTimeout | HandshakeTimeout | StoreUnavailable => {}
+                | CreateLimited | IdleTimeout | HandshakeTimeout | StoreUnavailable | Moved => {}
             }
         }
         all

@@ -282,10 +282,27 @@ pub(crate) async fn list(
         limit,
         offset,
     };
-    match state.shared.hub.store().list_tables(&filter).await {
-        Ok(items) => Json(json!({"items": items, "limit": limit, "offset": offset})).into_response(),
-        Err(e) => internal(e),
+    let items = match state.shared.hub.store().list_tables(&filter).await {
+        Ok(items) => items,
+        Err(e) => return internal(e),
+    };
+    let mut listed = json!(items);
+    // Cluster mode: each table's lease (owner node, epoch, whether it is live).
+    if let Some(cluster) = state.shared.hub.cluster() {
+        let codes: Vec<String> = items.iter().map(|t| t.code.clone()).collect();
+        let leases = match cluster.leases(&codes).await {
+            Ok(leases) => leases,
+            Err(e) => return internal(e),
+        };
+        for item in listed.as_array_mut().into_iter().flatten() {
+            let lease = item["code"].as_str().and_then(|c| leases.get(c));
+            item["owner"] = match lease {
+                Some((node, epoch, live)) => json!({"node": node, "epoch": epoch, "live": live}),
+                None => Value::Null,
+            };
+        }
     }
+    Json(json!({"items": listed, "limit": limit, "offset": offset})).into_response()
 }
 
 /// `GET /api/admin/matches/{id}`: the match in full, from its table.

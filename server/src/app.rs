@@ -235,9 +235,13 @@ async fn ready(State(state): State<Arc<AppState>>) -> Response {
 }
 
 async fn metrics(State(state): State<Arc<AppState>>) -> Response {
+    let mut text = state.shared.metrics.render();
+    if let Some(cluster) = state.shared.hub.cluster() {
+        cluster.render_metrics(&mut text);
+    }
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
-        state.shared.metrics.render(),
+        text,
     )
         .into_response()
 }
@@ -249,6 +253,8 @@ pub enum RunError {
     Store(#[from] StoreError),
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
+    #[error("cluster: {0}")]
+    Cluster(#[from] crate::cluster::ClusterError),
 }
 
 /// Serves on `listener` until `shutdown` completes. Restores every open or playing table from `store` first
@@ -264,6 +270,16 @@ pub async fn run(
     let (stop_tx, stop_rx) = watch::channel(false);
     let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
     let metrics = Arc::new(Metrics::default());
+    // Cluster mode: every table writes through a pool whose connections carry this node's incarnation (the
+    // database's fence checks it against the table's lease).
+    let given = store;
+    let (store, cluster) = match config.cluster_settings() {
+        Some(settings) => {
+            let (fenced, cluster) = crate::cluster::Cluster::join(&given, &settings).await?;
+            (fenced, Some(cluster))
+        }
+        None => (given.clone(), None),
+    };
     let hub = Hub::new(
         store.clone(),
         clock,
@@ -272,6 +288,15 @@ pub async fn run(
         stop_rx.clone(),
         done_tx.clone(),
     );
+    if let Some(cluster) = &cluster {
+        hub.set_cluster(cluster.clone());
+        let orphans = hub.clone();
+        tokio::spawn(
+            cluster
+                .clone()
+                .run_heartbeat(stop_rx.clone(), move |codes| orphans.take_over(codes)),
+        );
+    }
     hub.restore_all().await?;
     let shared = Arc::new(Shared::new(hub, metrics, config.limits(), stop_rx));
     let state = Arc::new(AppState {
@@ -288,6 +313,7 @@ pub async fn run(
     info!(
         addr = %listener.local_addr()?,
         database = store.backend(),
+        node = cluster.as_ref().map(|c| c.node_id()),
         admin_api = state.admin.auth.is_some(),
         "serving"
     );
@@ -306,6 +332,11 @@ pub async fn run(
     // Upgraded WebSocket connections and table tasks each hold a clone of `done`; wait for all of them.
     drop(state);
     let _ = done_rx.recv().await;
+    // Every table task has stopped: no write of this node can follow, so its leases go to other nodes now.
+    if let Some(cluster) = &cluster {
+        cluster.leave().await;
+        given.close().await;
+    }
     store.close().await;
     info!("stopped");
     Ok(())

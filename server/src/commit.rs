@@ -23,6 +23,7 @@ use rules::Outcome;
 use tokio::sync::{mpsc, oneshot};
 use tracing::warn;
 
+use crate::cluster::Cluster;
 use crate::metrics::Metrics;
 use crate::store::{Append, LobbyRecord, LogEntry, MatchRecord, SeatRecord, Setup, Store, StoreError};
 
@@ -80,6 +81,19 @@ enum Work {
     Setup(SetupRecord),
 }
 
+impl Work {
+    /// The join code of the table that writes this.
+    fn code(&self) -> Arc<str> {
+        match self {
+            Work::Append(pending) => pending.lobby_code.clone(),
+            Work::Setup(SetupRecord::CreateLobby(lobby, _)) => Arc::from(lobby.code.as_str()),
+            Work::Setup(SetupRecord::InsertSeat(code, _) | SetupRecord::StartMatch(code, _)) => {
+                Arc::from(code.as_str())
+            }
+        }
+    }
+}
+
 /// A write queued for the writer, with where its answer goes.
 #[derive(Debug)]
 struct Job {
@@ -117,6 +131,8 @@ pub struct Committer {
     store: Store,
     metrics: Arc<Metrics>,
     writer: Arc<OnceLock<mpsc::Sender<Job>>>,
+    /// Cluster mode: told of every write the database's fence refuses, so that its table stops at once.
+    cluster: Arc<OnceLock<Arc<Cluster>>>,
 }
 
 impl Committer {
@@ -125,7 +141,13 @@ impl Committer {
             store,
             metrics,
             writer: Arc::default(),
+            cluster: Arc::default(),
         }
+    }
+
+    /// Cluster mode: a write the fence refuses stops its table (see `cluster/`).
+    pub fn set_cluster(&self, cluster: Arc<Cluster>) {
+        let _ = self.cluster.set(cluster);
     }
 
     /// Appends one action (with its snapshot and result when due) and returns once the transaction holding it
@@ -154,6 +176,23 @@ impl Committer {
 
     /// Queues `work` for the writer and returns once the transaction holding it has committed, or failed.
     async fn submit(&self, work: Work) -> Result<(), StoreError> {
+        match self.cluster.get() {
+            None => self.submit_unfenced(work).await,
+            Some(cluster) => {
+                let code = work.code();
+                let written = self.submit_unfenced(work).await;
+                if let Err(e) = &written
+                    && e.is_fenced()
+                {
+                    cluster.fenced(&code);
+                    return Err(StoreError::Fenced);
+                }
+                written
+            }
+        }
+    }
+
+    async fn submit_unfenced(&self, work: Work) -> Result<(), StoreError> {
         let writer = self.writer.get_or_init(|| {
             let (tx, rx) = mpsc::channel(QUEUE);
             tokio::spawn(write_batches(self.store.clone(), self.metrics.clone(), rx));

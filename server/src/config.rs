@@ -115,6 +115,22 @@ pub struct Config {
     #[arg(skip)]
     pub match_seed: Option<u64>,
 
+    /// Cluster mode (issue 27): several server nodes share one PostgreSQL database, each table owned by one node
+    /// under a lease with a fencing epoch (ARCHITECTURE.md, "Cluster mode"). Needs a `postgres://` database URL;
+    /// refused at start with SQLite.
+    #[arg(long, env = "CLUSTER", default_value_t = false)]
+    pub cluster: bool,
+
+    /// This node's id in cluster mode (1-64 characters of [A-Za-z0-9._-]); a random `node-XXXXXXXX` when unset. A
+    /// second live node with the same id is refused at start.
+    #[arg(long, env = "NODE_ID")]
+    pub node_id: Option<String>,
+
+    /// Cluster mode: a table lease's length in milliseconds (renewed every third of it). A node that stops
+    /// renewing loses its tables this long after its last renewal; another node then takes them over.
+    #[arg(long, env = "LEASE_MS", default_value_t = 5000)]
+    pub lease_ms: u64,
+
     /// Log filter, e.g. `info` or `info,server=debug,sqlx=warn`.
     #[arg(long, env = "RUST_LOG", default_value = "info,sqlx=warn")]
     pub log: String,
@@ -140,6 +156,17 @@ impl Config {
             handshake_timeout: Duration::from_secs(self.handshake_timeout_secs),
             write_timeout: Duration::from_secs(self.write_timeout_secs.max(1)),
         }
+    }
+
+    /// The cluster settings, when cluster mode is on.
+    pub fn cluster_settings(&self) -> Option<crate::cluster::ClusterSettings> {
+        self.cluster.then(|| crate::cluster::ClusterSettings {
+            node_id: self
+                .node_id
+                .clone()
+                .unwrap_or_else(crate::cluster::random_node_id),
+            lease: Duration::from_millis(self.lease_ms.max(300)),
+        })
     }
 
     pub fn table_settings(&self) -> TableSettings {

@@ -3,7 +3,7 @@
 
 use std::{
     collections::HashMap,
-    sync::{Arc, Mutex},
+    sync::{Arc, Mutex, OnceLock},
 };
 
 use protocol::{AbsencePolicy, ErrorBody, ErrorCode};
@@ -14,6 +14,7 @@ use tracing::{error, info};
 
 use crate::{
     clock::SharedClock,
+    cluster::{Claim, Cluster},
     commit::Committer,
     metrics::Metrics,
     secrets,
@@ -44,6 +45,24 @@ pub struct Hub {
     shutdown: watch::Receiver<bool>,
     /// Each table task holds a clone; the server waits for all of them to be dropped at shutdown.
     done: mpsc::Sender<()>,
+    /// Cluster mode: this node's leases (see `cluster/`); unset on a single node.
+    cluster: Arc<OnceLock<Arc<Cluster>>>,
+}
+
+/// Why a table could not be loaded.
+#[derive(Debug, thiserror::Error)]
+enum LoadError {
+    #[error("{0}")]
+    Recover(#[from] RecoverError),
+    /// Cluster mode: another live node holds the table's lease.
+    #[error("the table is served by node `{node}` (epoch {epoch})")]
+    Elsewhere { node: String, epoch: i64 },
+}
+
+impl From<StoreError> for LoadError {
+    fn from(e: StoreError) -> Self {
+        LoadError::Recover(RecoverError::Store(e))
+    }
 }
 
 impl Hub {
@@ -67,6 +86,7 @@ impl Hub {
             settings,
             shutdown,
             done,
+            cluster: Arc::default(),
         };
         // Loads the lobbies tables ask for, until the server shuts down (it holds a clone of `done` meanwhile).
         let loader = hub.clone();
@@ -107,6 +127,23 @@ impl Hub {
         &self.store
     }
 
+    /// Turns on cluster mode (before any table starts): tables take and hold leases, and stop when they lose them.
+    pub fn set_cluster(&self, cluster: Arc<Cluster>) {
+        self.commits.set_cluster(cluster.clone());
+        let _ = self.cluster.set(cluster);
+    }
+
+    pub fn cluster(&self) -> Option<&Arc<Cluster>> {
+        self.cluster.get()
+    }
+
+    /// Cluster mode: starts the tables of `codes` (live tables whose owner is gone) if this node can claim them.
+    pub fn take_over(&self, codes: Vec<String>) {
+        for code in codes {
+            let _ = self.to_load.send(code);
+        }
+    }
+
     fn spawn(&self, mut table: Table) -> TableHandle {
         let (tx, rx) = mpsc::channel(TABLE_QUEUE);
         table.set_self_handle(tx.downgrade());
@@ -122,26 +159,65 @@ impl Hub {
         let tables = self.tables.clone();
         let shutdown = self.shutdown.clone();
         let done = self.done.clone();
+        let cluster = self.cluster.get().cloned();
+        let moved = cluster.as_ref().map(|c| c.watch(&code));
         tokio::spawn(async move {
             let _done = done;
-            table
-                .run(rx, shutdown, move || {
-                    tables.lock().expect("table map lock").remove(&code);
-                })
-                .await;
+            let closed_code = code.clone();
+            let global = shutdown.clone();
+            let watched = moved.clone().flatten();
+            let open_tables = tables.clone();
+            match moved {
+                // Cluster mode with the lease held: the table stops when it loses the lease.
+                Some(Some(moved)) => {
+                    table
+                        .run_leased(rx, shutdown, moved, move || {
+                            open_tables.lock().expect("table map lock").remove(&closed_code);
+                        })
+                        .await
+                }
+                // Cluster mode, lease already lost before the task started: it never runs.
+                Some(None) => {
+                    drop(rx);
+                }
+                None => {
+                    table
+                        .run(rx, shutdown, move || {
+                            open_tables.lock().expect("table map lock").remove(&closed_code);
+                        })
+                        .await
+                }
+            }
+            // The task is over (closed, unloaded or moved): give the lease up at once, unless the node is
+            // stopping (it then releases all its leases in one statement).
+            if let Some(cluster) = cluster {
+                {
+                    let mut map = tables.lock().expect("table map lock");
+                    // Unless a new task already serves the code.
+                    if map.get(&code).is_some_and(|h| h.tx.is_closed()) {
+                        map.remove(&code);
+                    }
+                }
+                if let Some(watched) = watched
+                    && !*global.borrow()
+                {
+                    cluster.release_task(&code, &watched).await;
+                }
+            }
         });
         handle
     }
 
     /// Starts a task for every lobby that is open or playing, re-arming their deadlines. A match that cannot be
-    /// recovered is logged and left out; the others still start.
+    /// recovered is logged and left out; the others still start. In cluster mode, only the tables no live node
+    /// owns (this node claims them).
     pub async fn restore_all(&self) -> Result<usize, StoreError> {
         let codes = self.store.live_lobby_codes().await?;
         let mut restored = 0;
         for code in codes {
             match self.load(&code).await {
                 Ok(Some(_)) => restored += 1,
-                Ok(None) => {}
+                Ok(None) | Err(LoadError::Elsewhere { .. }) => {}
                 Err(e) => error!(%code, error = %e, "table not restored"),
             }
         }
@@ -149,13 +225,30 @@ impl Hub {
         Ok(restored)
     }
 
-    async fn load(&self, code: &str) -> Result<Option<TableHandle>, RecoverError> {
+    async fn load(&self, code: &str) -> Result<Option<TableHandle>, LoadError> {
         let _guard = self.loading.lock().await;
         if let Some(handle) = self.tables.lock().expect("table map lock").get(code)
             && !handle.tx.is_closed()
         {
             return Ok(Some(handle.clone()));
         }
+        // Cluster mode: the lease first (compare-and-set), then the table is read: every write of an earlier
+        // owner has committed by then, or will be refused by the fence.
+        if let Some(cluster) = self.cluster.get() {
+            match cluster.claim(code).await? {
+                Claim::Held(_) => {}
+                Claim::Elsewhere { node, epoch } => return Err(LoadError::Elsewhere { node, epoch }),
+                Claim::NoTable => return Ok(None),
+            }
+        }
+        let loaded = Box::pin(self.load_claimed(code)).await;
+        if let (Some(cluster), Ok(None) | Err(_)) = (self.cluster.get(), &loaded) {
+            cluster.release(code).await;
+        }
+        loaded
+    }
+
+    async fn load_claimed(&self, code: &str) -> Result<Option<TableHandle>, LoadError> {
         let Some(stored) = self.store.load_lobby(code).await? else {
             return Ok(None);
         };
@@ -184,6 +277,13 @@ impl Hub {
         match self.load(&code).await {
             Ok(Some(handle)) => Ok(handle),
             Ok(None) => Err(unknown()),
+            Err(LoadError::Elsewhere { node, .. }) => Err(ErrorBody::new(
+                ErrorCode::Moved,
+                format!(
+                    "the lobby `{code}` is served by another node ({node}) and this node does not forward to it \
+                     yet; reconnect and try again"
+                ),
+            )),
             Err(e) => {
                 error!(%code, error = %e, "loading a table failed");
                 Err(ErrorBody::new(ErrorCode::Internal, "this lobby cannot be loaded"))
@@ -275,6 +375,19 @@ impl Hub {
                 }
             }
         };
+        // Cluster mode: the fence took the new lobby's lease in the statement that inserted it; hold it.
+        if let Some(cluster) = self.cluster.get() {
+            match cluster.claim(&lobby.code).await {
+                Ok(Claim::Held(_)) => {}
+                other => {
+                    error!(code = %lobby.code, ?other, "a new lobby's lease is not this node's");
+                    return Err(ErrorBody::new(
+                        ErrorCode::Internal,
+                        "the lobby could not be created",
+                    ));
+                }
+            }
+        }
         info!(code = %lobby.code, game, seat_count, "lobby created");
         let table = Table::new_lobby(&lobby, name, token_hash, conn, self.deps()).with_absence_policy(absent);
         let handle = self.spawn(table);

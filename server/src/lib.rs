@@ -11,6 +11,7 @@ pub use mimalloc::MiMalloc;
 pub mod admin;
 pub mod app;
 pub mod clock;
+pub mod cluster;
 pub mod commit;
 pub mod config;
 pub mod connection;
@@ -34,6 +35,10 @@ pub async fn main_with_args() -> Result<(), RunError> {
     let pool = store::PoolSettings {
         acquire_timeout: std::time::Duration::from_millis(config.db_acquire_timeout_ms),
     };
+    // Cluster mode needs PostgreSQL: said before anything starts (`run` checks it again for in-process servers).
+    if config.cluster && !matches!(store::Store::backend_of(&config.database_url), Some("postgres")) {
+        return Err(cluster::ClusterError::NeedsPostgres.into());
+    }
     let store = Store::connect_with(&config.database_url, pool).await?;
     let listener = tokio::net::TcpListener::bind(config.bind).await?;
     let addr = listener.local_addr()?;

@@ -39,9 +39,23 @@ pub enum StoreError {
     /// The database could not be reached for a write that shared its transaction with this one.
     #[error("database unreachable: {0}")]
     Unavailable(String),
+    /// Cluster mode: the database refused a write for a table whose lease this node does not hold (any more):
+    /// another node owns the table now (the fence of `migrations/postgres/0008_cluster.sql`, SQLSTATE TL001).
+    #[error("fenced: this node does not hold the table's lease")]
+    Fenced,
 }
 
 impl StoreError {
+    /// Whether the cluster's fence refused the write ([`StoreError::Fenced`], or the same SQLSTATE from a path
+    /// that did not classify its error).
+    pub fn is_fenced(&self) -> bool {
+        match self {
+            StoreError::Fenced => true,
+            StoreError::Database(sqlx::Error::Database(db)) => db.code().as_deref() == Some(FENCED_SQLSTATE),
+            _ => false,
+        }
+    }
+
     /// Whether the database could not be reached (connection lost or refused, no connection within the acquire
     /// timeout, server shutting down): the request may succeed later, unchanged.
     pub fn is_unavailable(&self) -> bool {
@@ -80,9 +94,13 @@ impl Default for PoolSettings {
     }
 }
 
-fn classify(e: sqlx::Error) -> StoreError {
+/// The SQLSTATE the cluster's fence raises (`migrations/postgres/0008_cluster.sql`).
+pub(crate) const FENCED_SQLSTATE: &str = "TL001";
+
+pub(crate) fn classify(e: sqlx::Error) -> StoreError {
     match &e {
         sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict,
+        sqlx::Error::Database(db) if db.code().as_deref() == Some(FENCED_SQLSTATE) => StoreError::Fenced,
         _ => StoreError::Database(e),
     }
 }
@@ -198,6 +216,17 @@ impl Store {
             Err(StoreError::Database(sqlx::Error::Configuration(
                 "DATABASE_URL must start with sqlite: or postgres:".into(),
             )))
+        }
+    }
+
+    /// The backend a database URL names (`sqlite` or `postgres`), if any.
+    pub fn backend_of(url: &str) -> Option<&'static str> {
+        if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Some("postgres")
+        } else if url.starts_with("sqlite:") {
+            Some("sqlite")
+        } else {
+            None
         }
     }
 

@@ -298,9 +298,21 @@ fn store_unavailable() -> ErrorBody {
     )
 }
 
+/// Cluster mode: the database refused a write because another node holds this table's lease now (the table
+/// stops and its connections are told `closing` with `moved`); nothing changed.
+fn moved() -> ErrorBody {
+    err(
+        ErrorCode::Moved,
+        "this table moved to another server node; nothing changed. Reconnect and resume with your seat token",
+    )
+}
+
 /// A write the table could not make: `store_unavailable` (retryable) when the database cannot be reached,
 /// `internal` otherwise. Either way nothing changed.
 fn internal(e: StoreError) -> ErrorBody {
+    if e.is_fenced() {
+        return moved();
+    }
     if e.is_unavailable() {
         warn!(error = %e, "the database cannot be reached");
         return store_unavailable();
@@ -324,11 +336,36 @@ impl Table {
     /// The table's task: serves commands and fires deadlines until the table closes, every handle is gone, or
     /// the server shuts down. `on_close` runs when the lobby closes for good.
     pub async fn run(
-        mut self,
-        mut commands: mpsc::Receiver<Command>,
+        self,
+        commands: mpsc::Receiver<Command>,
         shutdown: watch::Receiver<bool>,
         on_close: impl FnOnce(),
     ) {
+        self.run_leased(commands, shutdown, None, on_close).await;
+    }
+
+    /// [`Table::run`] in cluster mode: the table also stops when `moved` turns true (this node lost the table's
+    /// lease, `cluster/`), and then tells every connection `closing` with `moved`, so they reconnect.
+    pub async fn run_leased(
+        mut self,
+        mut commands: mpsc::Receiver<Command>,
+        shutdown: watch::Receiver<bool>,
+        moved: impl Into<Option<watch::Receiver<bool>>>,
+        on_close: impl FnOnce(),
+    ) {
+        let mut moved = moved.into();
+        let lease_lost = async move {
+            match &mut moved {
+                Some(moved) => {
+                    if moved.wait_for(|m| *m).await.is_err() {
+                        std::future::pending::<()>().await;
+                    }
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(lease_lost);
+        let mut lost = false;
         let span = info_span!("table", code = %self.code, match_id = tracing::field::Empty);
         if let Some(r) = &self.running {
             span.record("match_id", &*r.match_id);
@@ -398,6 +435,10 @@ impl Table {
                         }
                     }
                     () = &mut stopping => break,
+                    () = &mut lease_lost => {
+                        lost = true;
+                        break;
+                    }
                 }
                 Box::pin(self.sync_absence()).await;
                 if self.phase == Phase::Closed {
@@ -407,6 +448,14 @@ impl Table {
         }
         .instrument(span)
         .await;
+        if lost {
+            for (_, conn) in self.connections() {
+                conn.close(
+                    ErrorCode::Moved,
+                    "this table moved to another server node; reconnect and resume with your seat token",
+                );
+            }
+        }
         metrics.phase_change(Some(self.phase), None);
         if self.phase == Phase::Closed || unloaded {
             if unloaded {

@@ -149,6 +149,10 @@ impl Table {
             .await;
         self.metrics.db_write_latency.observe(write_started.elapsed());
         if let Err(e) = written {
+            if e.is_fenced() {
+                // Cluster mode: another node owns the table now; this one stops (`cluster/`).
+                return Err(super::moved());
+            }
             // Nothing was published. Whatever the database holds now is the truth: reload it. If the database
             // cannot be reached, the reload is retried before the next action (see `Running::unsure`).
             error!(error = %e, seq, "appending an action failed; reloading the match from the database");

@@ -1,0 +1,2 @@
+-- Cluster mode (issue 27) needs PostgreSQL: its `nodes` and `table_leases` tables and the fence triggers exist
+-- only in postgres/0008_cluster.sql. Nothing to do for SQLite (see migrations/README.md: same number, both folders).

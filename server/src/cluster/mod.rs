@@ -1,0 +1,529 @@
+//! Cluster mode (issue 27): several server nodes on one PostgreSQL database, each table (a lobby and its match)
+//! owned by one node under a lease with a fencing epoch.
+//!
+//! - A node registers in `nodes` with its id and a random incarnation (new at every start), and refreshes its
+//!   heartbeat from the database's clock (`now()`); a second live process with the same id is refused at start.
+//! - A table's lease is its row in `table_leases`: owner (node id and incarnation), expiry (database clock) and an
+//!   epoch that grows by one at every change of owner. A new lobby's lease is taken before its row is written; a
+//!   table whose lease has expired is claimed (compare-and-set in one statement) by the next node that loads it,
+//!   and recovered from the database as after a restart.
+//! - The fence is in the database (`migrations/postgres/0008_cluster.sql`): every connection of a cluster node's
+//!   pool carries its incarnation as the setting `tabletop.owner`, and triggers on every table-owned row refuse a
+//!   statement (SQLSTATE TL001, [`StoreError::Fenced`]) that writes for a table whose lease that incarnation does
+//!   not hold, locking the lease rows `FOR SHARE` until the write commits. So a node that lost a lease (paused,
+//!   partitioned, slow) cannot write for that table again, even before it learns of the loss.
+//! - The owner renews every lease it holds in ONE statement per heartbeat (a third of the lease length), with its
+//!   node heartbeat. A lease the renewal does not return is lost: the table stops at once and its clients are told
+//!   `closing` with `moved`. A node that cannot renew for a whole lease length stops all its tables itself.
+//! - A refused write ([`Cluster::lost`]) stops the table the same way.
+//! - On graceful shutdown, once every table task has stopped, the node releases its leases (expires them now),
+//!   so another node claims them at once instead of after the lease length.
+//!
+//! Not yet: forwarding between nodes (a table owned by another live node is refused with `moved`).
+
+use std::{
+    collections::HashMap,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicU64, Ordering::Relaxed},
+    },
+    time::{Duration, Instant},
+};
+
+use sqlx::{PgPool, Row, postgres::PgPoolOptions};
+use tokio::sync::watch;
+use tracing::{info, warn};
+
+use crate::store::{Store, StoreError, classify};
+
+/// Cluster settings (from `Config`).
+#[derive(Clone, Debug)]
+pub struct ClusterSettings {
+    pub node_id: String,
+    pub lease: Duration,
+}
+
+/// Why cluster mode could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    #[error("cluster mode needs PostgreSQL (DATABASE_URL=postgres://...); SQLite serves a single node only")]
+    NeedsPostgres,
+    #[error(
+        "another live node already uses the node id `{0}` (its heartbeat is younger than its lease); choose another \
+         NODE_ID, or wait for its lease to pass if that node is gone"
+    )]
+    DuplicateNode(String),
+    #[error("the node id must be 1 to 64 characters of [A-Za-z0-9._-], not `{0}`")]
+    BadNodeId(String),
+    #[error("{0}")]
+    Store(#[from] StoreError),
+}
+
+/// Whether this node may take a table.
+#[derive(Debug)]
+pub enum Claim {
+    /// This node holds the lease now, at this epoch.
+    Held(i64),
+    /// Another live node holds it.
+    Elsewhere { node: String, epoch: i64 },
+    /// No lobby has this code.
+    NoTable,
+}
+
+/// Cluster counters, rendered on `/metrics`.
+#[derive(Debug, Default)]
+pub struct ClusterMetrics {
+    pub renewals: AtomicU64,
+    pub renewal_failures: AtomicU64,
+    pub leases_lost: AtomicU64,
+    pub claims: AtomicU64,
+    pub takeovers: AtomicU64,
+    pub fenced_writes: AtomicU64,
+}
+
+#[derive(Debug)]
+struct Held {
+    epoch: i64,
+    revoke: watch::Sender<bool>,
+}
+
+/// This node's membership of the cluster.
+#[derive(Debug)]
+pub struct Cluster {
+    node_id: String,
+    incarnation: String,
+    lease_ms: i64,
+    pool: PgPool,
+    held: Mutex<HashMap<String, Held>>,
+    pub metrics: ClusterMetrics,
+}
+
+/// A random hex string of `bytes` random bytes.
+fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    getrandom::fill(&mut buf).expect("the operating system's random source");
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A node id for a node started without one.
+pub fn random_node_id() -> String {
+    format!("node-{}", random_hex(4))
+}
+
+fn check_node_id(id: &str) -> Result<(), ClusterError> {
+    let ok = !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(ClusterError::BadNodeId(id.to_string()))
+    }
+}
+
+impl Cluster {
+    /// Joins the cluster: checks the database is PostgreSQL, opens a pool whose connections carry this node's
+    /// incarnation (the fence's `tabletop.owner`), and registers the node. Returns the store every table of this
+    /// node must write through (the fenced pool) and the cluster handle; call [`Cluster::run_heartbeat`] next.
+    pub async fn join(
+        store: &Store,
+        settings: &ClusterSettings,
+    ) -> Result<(Store, Arc<Cluster>), ClusterError> {
+        let Store::Postgres(pool) = store else {
+            return Err(ClusterError::NeedsPostgres);
+        };
+        check_node_id(&settings.node_id)?;
+        let incarnation = format!("{}#{}", settings.node_id, random_hex(8));
+        let options = (*pool.connect_options())
+            .clone()
+            .options([("tabletop.owner", incarnation.as_str())]);
+        let fenced = PgPoolOptions::new()
+            .max_connections(pool.options().get_max_connections())
+            .acquire_timeout(pool.options().get_acquire_timeout())
+            .after_connect(|conn, _| {
+                Box::pin(async move {
+                    // As `Store::connect_with`: every statement finds its rows by key.
+                    sqlx::Executor::execute(conn, "SET enable_seqscan = off").await?;
+                    Ok(())
+                })
+            })
+            .connect_with(options)
+            .await
+            .map_err(|e| ClusterError::Store(StoreError::Database(e)))?;
+        let lease_ms = i64::try_from(settings.lease.as_millis())
+            .unwrap_or(i64::MAX)
+            .max(300);
+        let registered = sqlx::query(
+            "INSERT INTO nodes (id, incarnation, lease_ms, started_at, heartbeat_at) \
+             VALUES ($1, $2, $3, now(), now()) \
+             ON CONFLICT (id) DO UPDATE SET incarnation = EXCLUDED.incarnation, lease_ms = EXCLUDED.lease_ms, \
+                 started_at = now(), heartbeat_at = now() \
+             WHERE nodes.heartbeat_at + nodes.lease_ms * interval '1 millisecond' < now() \
+             RETURNING id",
+        )
+        .bind(&settings.node_id)
+        .bind(&incarnation)
+        .bind(lease_ms)
+        .fetch_optional(&fenced)
+        .await
+        .map_err(|e| ClusterError::Store(classify(e)))?;
+        if registered.is_none() {
+            fenced.close().await;
+            return Err(ClusterError::DuplicateNode(settings.node_id.clone()));
+        }
+        info!(node = %settings.node_id, %incarnation, lease_ms, "joined the cluster");
+        let cluster = Arc::new(Cluster {
+            node_id: settings.node_id.clone(),
+            incarnation,
+            lease_ms,
+            pool: fenced.clone(),
+            held: Mutex::default(),
+            metrics: ClusterMetrics::default(),
+        });
+        Ok((Store::Postgres(fenced), cluster))
+    }
+
+    pub fn node_id(&self) -> &str {
+        &self.node_id
+    }
+
+    pub fn lease(&self) -> Duration {
+        Duration::from_millis(self.lease_ms as u64)
+    }
+
+    /// How many tables this node holds the lease of.
+    pub fn tables_owned(&self) -> usize {
+        self.held.lock().expect("lease map lock").len()
+    }
+
+    /// The epoch of this node's lease of `code`, if it holds it.
+    pub fn epoch(&self, code: &str) -> Option<i64> {
+        self.held
+            .lock()
+            .expect("lease map lock")
+            .get(code)
+            .map(|h| h.epoch)
+    }
+
+    /// Takes the lease of a table if nobody else holds it (no lease row, or an expired one), or adopts the one this
+    /// incarnation holds (a lobby it just created: the fence takes a new lobby's lease in the statement that
+    /// inserts it): compare-and-set in one statement, the epoch one more than the last owner's.
+    pub async fn claim(&self, code: &str) -> Result<Claim, StoreError> {
+        let row = sqlx::query(
+            "INSERT INTO table_leases AS l (code, owner_node, incarnation, epoch, expires_at) \
+             SELECT $1, $2, $3, 1, now() + $4 * interval '1 millisecond' \
+             WHERE EXISTS (SELECT 1 FROM lobbies WHERE code = $1) \
+             ON CONFLICT (code) DO UPDATE SET owner_node = EXCLUDED.owner_node, \
+                 incarnation = EXCLUDED.incarnation, expires_at = EXCLUDED.expires_at, \
+                 epoch = CASE WHEN l.incarnation = EXCLUDED.incarnation THEN l.epoch ELSE l.epoch + 1 END \
+             WHERE l.expires_at <= now() OR l.incarnation = EXCLUDED.incarnation \
+             RETURNING epoch",
+        )
+        .bind(code)
+        .bind(&self.node_id)
+        .bind(&self.incarnation)
+        .bind(self.lease_ms)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(classify)?;
+        if let Some(row) = row {
+            let epoch = row.try_get::<i64, _>(0).map_err(classify)?;
+            self.hold(code, epoch);
+            self.metrics.claims.fetch_add(1, Relaxed);
+            if epoch > 1 {
+                self.metrics.takeovers.fetch_add(1, Relaxed);
+                info!(%code, epoch, "took the table over");
+            }
+            return Ok(Claim::Held(epoch));
+        }
+        let row = sqlx::query("SELECT owner_node, epoch FROM table_leases WHERE code = $1")
+            .bind(code)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(classify)?;
+        match row {
+            Some(row) => Ok(Claim::Elsewhere {
+                node: row.try_get(0).map_err(classify)?,
+                epoch: row.try_get(1).map_err(classify)?,
+            }),
+            // No lobby has this code: no lease is written for it (unknown codes never fill the table).
+            None => Ok(Claim::NoTable),
+        }
+    }
+
+    fn hold(&self, code: &str, epoch: i64) {
+        let (revoke, _) = watch::channel(false);
+        let old = self
+            .held
+            .lock()
+            .expect("lease map lock")
+            .insert(code.to_string(), Held { epoch, revoke });
+        if let Some(old) = old {
+            let _ = old.revoke.send(true);
+        }
+    }
+
+    /// A receiver that turns true when this node loses the lease of `code` (the table must stop). `None` if this
+    /// node does not hold it.
+    pub fn watch(&self, code: &str) -> Option<watch::Receiver<bool>> {
+        self.held
+            .lock()
+            .expect("lease map lock")
+            .get(code)
+            .map(|h| h.revoke.subscribe())
+    }
+
+    /// The database refused a write for `code` (or a renewal did not return it): the lease is gone; stop the
+    /// table.
+    pub fn lost(&self, code: &str) {
+        let removed = self.held.lock().expect("lease map lock").remove(code);
+        if let Some(held) = removed {
+            self.metrics.leases_lost.fetch_add(1, Relaxed);
+            warn!(%code, epoch = held.epoch, "lost the table's lease; stopping the table");
+            let _ = held.revoke.send(true);
+        }
+    }
+
+    /// A write for `code` was refused by the fence.
+    pub fn fenced(&self, code: &str) {
+        self.metrics.fenced_writes.fetch_add(1, Relaxed);
+        self.lost(code);
+    }
+
+    /// Gives up the lease of `code` held for the task that watched `watched` (that task has ended), unless the
+    /// node has taken the lease again since for a new task.
+    pub async fn release_task(&self, code: &str, watched: &watch::Receiver<bool>) {
+        let same = self
+            .held
+            .lock()
+            .expect("lease map lock")
+            .get(code)
+            .is_some_and(|h| h.revoke.subscribe().same_channel(watched));
+        if same {
+            self.release(code).await;
+        }
+    }
+
+    /// Gives up the lease of `code` (no task of this node serves it): expired now, so any node may claim it at
+    /// once.
+    pub async fn release(&self, code: &str) {
+        let held = self.held.lock().expect("lease map lock").remove(code);
+        if held.is_none() {
+            return;
+        }
+        if let Err(e) =
+            sqlx::query("UPDATE table_leases SET expires_at = now() WHERE code = $1 AND incarnation = $2")
+                .bind(code)
+                .bind(&self.incarnation)
+                .execute(&self.pool)
+                .await
+        {
+            warn!(%code, error = %e, "releasing a lease failed; it expires by itself");
+        }
+    }
+
+    /// Gives up every lease of this incarnation and marks the node gone (graceful shutdown, after every table
+    /// task has stopped).
+    pub async fn leave(&self) {
+        let codes: Vec<String> = self
+            .held
+            .lock()
+            .expect("lease map lock")
+            .drain()
+            .map(|(c, _)| c)
+            .collect();
+        let released = sqlx::query(
+            "WITH gone AS (UPDATE nodes SET heartbeat_at = '-infinity' WHERE id = $1 AND incarnation = $2) \
+             UPDATE table_leases SET expires_at = now() WHERE incarnation = $2 AND expires_at > now()",
+        )
+        .bind(&self.node_id)
+        .bind(&self.incarnation)
+        .execute(&self.pool)
+        .await;
+        match released {
+            Ok(done) => info!(
+                leases = done.rows_affected(),
+                held = codes.len(),
+                "left the cluster; leases released"
+            ),
+            Err(e) => warn!(error = %e, "releasing the leases failed; they expire by themselves"),
+        }
+    }
+
+    /// Renews every lease this node holds, with its heartbeat, in ONE statement; revokes the leases it did not
+    /// return. Returns whether the statement ran.
+    pub async fn renew(&self) -> bool {
+        let codes: Vec<String> = self
+            .held
+            .lock()
+            .expect("lease map lock")
+            .keys()
+            .cloned()
+            .collect();
+        let renewed = sqlx::query(
+            "WITH beat AS (UPDATE nodes SET heartbeat_at = now() WHERE id = $1 AND incarnation = $2) \
+             UPDATE table_leases SET expires_at = now() + $3 * interval '1 millisecond' \
+             WHERE incarnation = $2 AND code = ANY($4) RETURNING code, epoch",
+        )
+        .bind(&self.node_id)
+        .bind(&self.incarnation)
+        .bind(self.lease_ms)
+        .bind(&codes)
+        .fetch_all(&self.pool)
+        .await;
+        let rows = match renewed {
+            Ok(rows) => rows,
+            Err(e) => {
+                self.metrics.renewal_failures.fetch_add(1, Relaxed);
+                warn!(error = %e, "renewing the leases failed");
+                return false;
+            }
+        };
+        self.metrics.renewals.fetch_add(1, Relaxed);
+        let mut kept: HashMap<String, i64> = HashMap::with_capacity(rows.len());
+        for row in rows {
+            if let (Ok(code), Ok(epoch)) = (row.try_get::<String, _>(0), row.try_get::<i64, _>(1)) {
+                kept.insert(code, epoch);
+            }
+        }
+        for code in codes {
+            let current = self.epoch(&code);
+            // Not renewed (another node took it), or renewed at another epoch than this node's table runs at.
+            if current.is_some() && kept.get(&code).copied() != current {
+                self.lost(&code);
+            }
+        }
+        true
+    }
+
+    /// Revokes every lease (the database could not be reached for a whole lease length: another node may hold
+    /// them by now).
+    fn lose_all(&self) {
+        let codes: Vec<String> = self
+            .held
+            .lock()
+            .expect("lease map lock")
+            .keys()
+            .cloned()
+            .collect();
+        for code in codes {
+            self.lost(&code);
+        }
+    }
+
+    /// Renews the leases every third of the lease length until `shutdown`; after a lease length without a
+    /// successful renewal every table stops (its lease may have been taken). `orphans` is called after each
+    /// successful renewal with the codes of live tables whose lease has expired, for the hub to take over.
+    pub async fn run_heartbeat<F>(self: Arc<Self>, mut shutdown: watch::Receiver<bool>, orphans: F)
+    where
+        F: Fn(Vec<String>) + Send + 'static,
+    {
+        let every = Duration::from_millis((self.lease_ms / 3).max(100) as u64);
+        let mut last_ok = Instant::now();
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(every) => {}
+                _ = shutdown.wait_for(|s| *s) => return,
+            }
+            if self.renew().await {
+                last_ok = Instant::now();
+                match self.orphans().await {
+                    Ok(codes) if !codes.is_empty() => orphans(codes),
+                    Ok(_) => {}
+                    Err(e) => warn!(error = %e, "listing tables without an owner failed"),
+                }
+            } else if last_ok.elapsed() >= self.lease() {
+                warn!("no lease renewal for a whole lease length: stopping every table of this node");
+                self.lose_all();
+            }
+        }
+    }
+
+    /// Live tables (open or playing) whose lease has expired: their owner is gone.
+    async fn orphans(&self) -> Result<Vec<String>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT l.code FROM table_leases l JOIN lobbies b ON b.code = l.code \
+             WHERE l.expires_at <= now() AND b.phase IN ('open', 'playing') LIMIT 64",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(classify)?;
+        rows.iter()
+            .map(|r| r.try_get::<String, _>(0).map_err(classify))
+            .collect()
+    }
+
+    /// Each table's lease (owner node, epoch, whether it is live), for the admin API.
+    pub async fn leases(&self, codes: &[String]) -> Result<HashMap<String, (String, i64, bool)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT code, owner_node, epoch, expires_at > now() FROM table_leases WHERE code = ANY($1)",
+        )
+        .bind(codes)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(classify)?;
+        let mut out = HashMap::with_capacity(rows.len());
+        for row in rows {
+            out.insert(
+                row.try_get(0).map_err(classify)?,
+                (
+                    row.try_get(1).map_err(classify)?,
+                    row.try_get(2).map_err(classify)?,
+                    row.try_get(3).map_err(classify)?,
+                ),
+            );
+        }
+        Ok(out)
+    }
+
+    /// Renders the cluster's metrics (Prometheus text).
+    pub fn render_metrics(&self, out: &mut String) {
+        use std::fmt::Write;
+        let _ = writeln!(
+            out,
+            "# HELP tabletop_cluster_tables_owned Tables whose lease this node holds.\n\
+             # TYPE tabletop_cluster_tables_owned gauge\ntabletop_cluster_tables_owned {}",
+            self.tables_owned()
+        );
+        for (name, help, value) in [
+            (
+                "tabletop_cluster_lease_renewals_total",
+                "Lease renewal statements that ran.",
+                &self.metrics.renewals,
+            ),
+            (
+                "tabletop_cluster_lease_renewal_failures_total",
+                "Lease renewal statements that failed.",
+                &self.metrics.renewal_failures,
+            ),
+            (
+                "tabletop_cluster_leases_lost_total",
+                "Leases this node lost (its table stopped).",
+                &self.metrics.leases_lost,
+            ),
+            (
+                "tabletop_cluster_claims_total",
+                "Leases this node took (new lobbies and takeovers).",
+                &self.metrics.claims,
+            ),
+            (
+                "tabletop_cluster_takeovers_total",
+                "Tables this node took over from another owner.",
+                &self.metrics.takeovers,
+            ),
+            (
+                "tabletop_cluster_fenced_writes_total",
+                "Writes the database refused because this node no longer held the table's lease.",
+                &self.metrics.fenced_writes,
+            ),
+        ] {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}",
+                value.load(Relaxed)
+            );
+        }
+    }
+}
