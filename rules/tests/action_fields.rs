@@ -59,7 +59,7 @@ fn unused_fields_of_an_action_are_ignored_in_every_game() {
                     for name in names.iter().filter(|n| action.get(n.as_str()).is_none()) {
                         for value in junk() {
                             let mut extended = action.clone();
-                            extended[name.as_str()] = value.clone();
+                            extended[name.as_str()] = value;
                             let with = game
                                 .clone()
                                 .apply_json(Actor::Seat(*seat), &extended.to_string(), now)
