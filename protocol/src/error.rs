@@ -35,7 +35,8 @@ pub enum ErrorCode {
     RateLimited,
     /// The first request must be `hello`.
     HandshakeRequired,
-    /// `hello` named a protocol version this server does not speak.
+    /// `hello` named a protocol version this server does not speak (or, on a greeted connection, another version
+    /// than the one it speaks).
     UnsupportedVersion,
     /// No game with that id.
     UnknownGame,
@@ -63,7 +64,8 @@ pub enum ErrorCode {
     NotYourTurn,
     /// The action is not legal in the current state.
     IllegalAction,
-    /// The action was chosen on an outdated state: its `version` is not the current one.
+    /// The action was chosen on an outdated state: this seat's options changed (or it acted) after the `version`
+    /// the action names, or that version has not been reached.
     StaleVersion,
     /// The match is over.
     GameOver,

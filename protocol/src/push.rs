@@ -104,7 +104,8 @@ pub struct StateUpdate {
     pub match_id: Arc<str>,
     #[schemars(with = "String")]
     pub game: Arc<str>,
-    /// The number of actions applied so far; only grows. Send it back with an action.
+    /// The number of actions applied to the match so far: every action counts, a seat's (its player's, a bot's, a
+    /// stand-in's, the turn timer's) and the clock's alike. Only grows. Send it back with an action.
     pub version: u64,
     /// The version these events start after: `events` explain the change from `since` to `version`. When
     /// `since == version` the events are not available (first view, or a resync) and only the view counts.

@@ -94,8 +94,9 @@ pub enum Request {
     },
     /// Host only: starts the match once every seat is taken.
     Start {},
-    /// Plays an action of the game for the sender's seat. `version`, when given, must be the current state
-    /// version (optimistic concurrency: an action chosen on an outdated view is refused with `stale_version`).
+    /// Plays an action of the game for the sender's seat. `version`, when given, is the version of the state the
+    /// action was chosen on: it is refused with `stale_version` if this seat's options changed (or it acted) since
+    /// then, never for other seats' independent moves.
     Action {
         /// One of the seat's `legal_actions`, sent as listed.
         // Kept as the JSON text it arrived as, for the engine to read straight into its typed action.

@@ -252,6 +252,8 @@ struct Session {
     shared: Arc<Shared>,
     conn: Conn,
     greeted: bool,
+    /// The protocol version the connection's `welcome` named (once greeted); a later `hello` may not change it.
+    speaks: Option<u32>,
     bound: Option<Bound>,
     /// The client's IP address, for the per-address limits (`None` in unit tests driven by channels).
     ip: Option<IpAddr>,
@@ -348,6 +350,7 @@ where
             closer: closer.clone(),
         },
         greeted: false,
+        speaks: None,
         bound: None,
         ip: admission.ip,
         rtt: RoundTrip::default(),
@@ -660,6 +663,18 @@ impl Session {
 
     async fn handle(&mut self, request: Request) -> Result<Reply, ErrorBody> {
         if let Request::Hello { protocol, .. } = request {
+            // A second `hello` is answered like the first and changes nothing, as long as it names the version the
+            // connection already speaks: the version is fixed for the connection's life.
+            if let Some(speaks) = self.speaks
+                && speaks != protocol
+            {
+                return Err(ErrorBody::new(
+                    ErrorCode::UnsupportedVersion,
+                    format!(
+                        "this connection already speaks protocol version {speaks}; open a new connection to speak {protocol}"
+                    ),
+                ));
+            }
             if !SUPPORTED_VERSIONS.contains(&protocol) {
                 return Err(ErrorBody::new(
                     ErrorCode::UnsupportedVersion,
@@ -667,6 +682,7 @@ impl Session {
                 ));
             }
             self.greeted = true;
+            self.speaks = Some(protocol);
             return Ok(Reply::Welcome {
                 protocol,
                 server: self.shared.server_name.clone(),

@@ -224,6 +224,9 @@ struct Running {
     game: AnyGame,
     /// Actions applied so far; the version clients see.
     version: u64,
+    /// Each seat's legal actions as the JSON text its pushes carry, and the version at which they last changed:
+    /// what the `version` of an action is checked against (`play.rs`).
+    options: play::SeatOptions,
     /// When the last action was applied (or the match started): the turn timer and bots count from here.
     last_change: Millis,
     /// Recent changes, for clients that reconnect with the version they last saw.
@@ -267,9 +270,9 @@ pub struct Table {
     settings: TableSettings,
     /// The server's own randomness for bots and the turn timer (not the match's).
     rng: Rng,
-    /// The sizes of the last view and legal-action list written (`push::view_json`), each the first guess of the
-    /// next one's buffer, so that it seldom grows.
-    text_sizes: std::cell::Cell<(usize, usize)>,
+    /// The size of the last view written (`push::view_json`), the first guess of the next one's buffer, so that
+    /// it seldom grows.
+    text_sizes: std::cell::Cell<usize>,
     /// The table acts by itself no earlier than this (set after a database failure).
     not_before: Millis,
     /// Since when this finished table has had nobody connected (and no rematch offer open).

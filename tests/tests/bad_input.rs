@@ -250,3 +250,81 @@ async fn connections_beyond_the_limit_are_told_why_and_closed() {
     server.stop().await;
     db.drop_db().await;
 }
+
+/// A second `hello` on a greeted connection that names the version it speaks is answered `welcome` again and
+/// changes nothing (the connection keeps its lobby and seat); one naming another version is refused with
+/// `unsupported_version`, saying that the connection already speaks its version.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_hello_changes_nothing() {
+    let db = TestDb::new("sqlite").await;
+    let server = TestServer::start(&db, test_config()).await;
+    let (_code, mut players) = start_match(server.addr, "hide_and_eeek", json!({}), 2, 2).await;
+    let c = &mut players[0].client;
+    let again = c.request(req::hello()).await;
+    assert_eq!(again["type"], "welcome", "{again}");
+    assert_eq!(again["protocol"], protocol::PROTOCOL_VERSION);
+    let other = c
+        .request(req::hello_as(protocol::PROTOCOL_VERSION + 1, None))
+        .await;
+    assert_eq!(other["code"], "unsupported_version", "{other}");
+    let message = other["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!(
+            "already speaks protocol version {}",
+            protocol::PROTOCOL_VERSION
+        )),
+        "{message}"
+    );
+    // Still seated and playing: both players' legal actions are accepted.
+    let played = play(&mut players, &Time::Manual(server.clock.clone()), 1, 4).await;
+    assert_eq!(played.acknowledged.len(), 4);
+    server.stop().await;
+    db.drop_db().await;
+}
+
+/// A field an action does not use is not read, over the wire too: `{"type": "stop", "cell": "garbage"}` is the
+/// `stop` it names, accepted where `stop` is legal (and logged as the plain `stop`); a field the action uses is
+/// still checked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fields_an_action_does_not_use_are_ignored() {
+    let db = TestDb::new("sqlite").await;
+    let server = TestServer::start(&db, test_config()).await;
+    let time = Time::Manual(server.clock.clone());
+    let (_code, mut players) = start_match(server.addr, "hide_and_eeek", json!({}), 2, 2).await;
+    let has = |s: &Value, kind: &str| {
+        s["legal_actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["type"] == kind)
+    };
+    let played = play_until(&mut players, &time, 4, 10_000, |s| {
+        has(s, "stop") && has(s, "choose")
+    })
+    .await;
+    let state = played.last_state;
+    let v = state["version"].as_u64().unwrap();
+    let c = &mut players[0].client;
+    // A used field of the wrong type is refused...
+    let bad = c
+        .request(req::action(&json!({"type": "choose", "cell": "garbage"}), v))
+        .await;
+    assert_eq!(bad["code"], "illegal_action", "{bad}");
+    // ... an unused one is not.
+    let r = c
+        .request(req::action(
+            &json!({"type": "stop", "cell": "garbage", "to": 7, "note": null}),
+            v,
+        ))
+        .await;
+    assert_eq!(
+        (r["type"].as_str(), r["version"].as_u64()),
+        (Some("accepted"), Some(v + 1)),
+        "{r}"
+    );
+    let after = c.wait_version(v + 1).await;
+    let banked = after["events"].as_array().unwrap();
+    assert!(banked.iter().any(|e| e["type"] == "banked"), "{after}");
+    server.stop().await;
+    db.drop_db().await;
+}

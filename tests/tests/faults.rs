@@ -68,9 +68,11 @@ async fn autonomous(mut player: Player, seed: u64, acked: Arc<AtomicUsize>) -> (
             }
         };
         if reply["type"] == "accepted" {
-            assert_eq!(reply["version"].as_u64(), Some(version + 1), "{reply}");
+            // After `version`, later than the next one when another seat's independent move came first.
+            let applied = reply["version"].as_u64().unwrap();
+            assert!(applied > version, "{reply}");
             acknowledged.push(Sent {
-                version: version + 1,
+                version: applied,
                 ..sent
             });
             acked.fetch_add(1, Ordering::SeqCst);
@@ -181,8 +183,8 @@ async fn sigkill_under_load_loses_no_acknowledged_action_and_applies_no_retry_tw
                 let c = &mut clients.iter_mut().find(|(s, _)| *s == retry.seat).unwrap().1;
                 let reply = c.request(req::action(&retry.action, retry.version)).await;
                 if reply["type"] == "accepted" {
-                    // Accepted only if it had not been applied: then it is the next action after its version.
-                    assert_eq!(reply["version"].as_u64(), Some(retry.version + 1), "{reply}");
+                    // Accepted only if it had not been applied: then it comes after its version.
+                    assert!(reply["version"].as_u64().unwrap() > retry.version, "{reply}");
                     accepted += 1;
                 } else {
                     assert!(

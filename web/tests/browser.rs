@@ -62,7 +62,9 @@ const app = window.tabletop;
 const cell = document.querySelector('.hee-grid button[data-cell]:not([disabled])');
 if (!cell || app.busy || !app.state || app.state.version === 0) return null;
 const version = app.state.version;
-app.state = { ...app.state, version: version - 1 };
+// Version 0: Ann (seat 0, first to move) has acted since, so her options have changed (an action is stale only
+// then; another seat's move alone would not make it so).
+app.state = { ...app.state, version: 0 };
 cell.click();
 return version;
 "#;

@@ -9,7 +9,10 @@ use protocol::{AbsenceKind, AbsencePolicy, ErrorBody, ErrorCode, SeatToken};
 use rules::{AnyGame, Rng, Seat, SetupError, Viewer};
 use tracing::info;
 
-use super::{Conn, Occupant, Running, Seated, Table, TableDeps, absence, chat::Friends, err, internal};
+use super::{
+    Conn, Occupant, Running, Seated, Table, TableDeps, absence, chat::Friends, err, internal,
+    play::SeatOptions,
+};
 use crate::{
     secrets,
     store::{LobbyRecord, MatchRecord, Phase, SeatKind, SeatRecord},
@@ -331,6 +334,7 @@ impl Table {
         info!(match_id = %record.id, players = record.players, "match started");
         self.running = Some(Running {
             match_id: record.id.into(),
+            options: SeatOptions::new(&game, 0),
             game,
             version: 0,
             last_change: now,

@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use protocol::{ErrorBody, ErrorCode, RawJson};
-use rules::{Actor, Event, Millis, Seat, Status};
+use rules::{Actor, AnyGame, Event, Millis, Seat, Status};
 use tracing::{debug, error, info};
 
 use super::{Table, err, store_unavailable};
@@ -42,13 +42,25 @@ impl Table {
         let Some(running) = &self.running else {
             return Err(err(ErrorCode::NotStarted, "the match has not started"));
         };
-        if let Some(v) = version
-            && v != running.version
-        {
-            return Err(err(
-                ErrorCode::StaleVersion,
-                format!("the state is at version {}, not {v}", running.version),
-            ));
+        // An action is stale only if this seat's options changed after the version it was chosen on (another
+        // seat's independent move is no reason to refuse it), or if it names a version not reached yet.
+        if let Some(v) = version {
+            let changed = running.options.changed_at(Seat(seat));
+            if v > running.version {
+                return Err(err(
+                    ErrorCode::StaleVersion,
+                    format!("the state is at version {}, not {v}", running.version),
+                ));
+            }
+            if v < changed {
+                return Err(err(
+                    ErrorCode::StaleVersion,
+                    format!(
+                        "your seat's options changed at version {changed}, after version {v} (the state is at version {})",
+                        running.version
+                    ),
+                ));
+            }
         }
         // A race's deadline that has passed is played before anything received after it: the window closes for
         // real, and a claim that arrives later finds it closed (the engine says why).
@@ -168,6 +180,7 @@ impl Table {
         debug!(seq, ?actor, "action committed");
         running.game = next;
         running.version = seq;
+        running.options.update(&running.game, seq, actor);
         running.last_change = now;
         running.history.push_back((seq, events.clone()));
         while running.history.len() > self.settings.history {
@@ -181,5 +194,60 @@ impl Table {
         }
         self.push_state_to_all(seq - 1, &events);
         Ok(seq)
+    }
+}
+
+/// What each seat may do now, as the JSON text of its legal actions (written once per change and carried by its
+/// `state` pushes), and the version at which that last changed. An action's `version` is checked against its
+/// seat's mark: older is stale (the seat chose among options it no longer has, or it has acted since), anything
+/// from the mark to the current version is as good as the current one (only other seats' independent moves
+/// happened since). A seat's own action always moves its mark, even if its options read the same afterwards
+/// (Quacks: `draw` again), so a second action chosen on one state is refused.
+#[derive(Debug, Default)]
+pub(super) struct SeatOptions {
+    legal: Vec<RawJson>,
+    changed_at: Vec<u64>,
+    /// The size of the last list written, the first guess of the next one's buffer.
+    size_hint: usize,
+}
+
+impl SeatOptions {
+    /// Every seat's options at `version`, each marked as changed there (a match just started or recovered: what
+    /// happened before is not known, so an action chosen before it is stale).
+    pub(super) fn new(game: &AnyGame, version: u64) -> SeatOptions {
+        let mut options = SeatOptions::default();
+        for seat in Seat::all(game.players()) {
+            let legal = RawJson::from(game.legal_actions_json(seat, &mut options.size_hint));
+            options.legal.push(legal);
+            options.changed_at.push(version);
+        }
+        options
+    }
+
+    /// After `actor`'s action made `version`: rewrites each seat's options and moves the mark of every seat whose
+    /// options changed, and of the seat that acted.
+    pub(super) fn update(&mut self, game: &AnyGame, version: u64, actor: Actor) {
+        for seat in Seat::all(game.players()) {
+            let legal = RawJson::from(game.legal_actions_json(seat, &mut self.size_hint));
+            let i = seat.index();
+            let acted = actor == Actor::Seat(seat);
+            if acted || self.legal[i].get() != legal.get() {
+                self.changed_at[i] = version;
+            }
+            self.legal[i] = legal;
+        }
+    }
+
+    /// `seat`'s legal actions as JSON text (an empty array for a seat the game does not have).
+    pub(super) fn legal(&self, seat: Seat) -> RawJson {
+        self.legal
+            .get(seat.index())
+            .cloned()
+            .unwrap_or_else(RawJson::empty_array)
+    }
+
+    /// The version at which `seat`'s options last changed.
+    pub(super) fn changed_at(&self, seat: Seat) -> u64 {
+        self.changed_at.get(seat.index()).copied().unwrap_or(0)
     }
 }

@@ -92,8 +92,8 @@ impl Table {
         })
     }
 
-    /// `viewer`'s `state` push. The view and legal actions are serialised straight from the engine's typed
-    /// values to JSON text, once; the spectators' view is built on first use and then shared through `shared`,
+    /// `viewer`'s `state` push. The view is serialised straight from the engine's typed values to JSON text,
+    /// once, and the legal actions are the text written once per change (`SeatOptions`); the spectators' view is built on first use and then shared through `shared`,
     /// with every seat too when the game shows everybody the same view.
     pub(super) fn state_for(
         &self,
@@ -104,7 +104,7 @@ impl Table {
     ) -> Option<ServerMessage> {
         let running = self.running.as_ref()?;
         let game = &running.game;
-        let (mut view_size, mut legal_size) = self.text_sizes.get();
+        let mut view_size = self.text_sizes.get();
         let mut shared_view = |size: &mut usize| {
             shared
                 .spectator_view
@@ -119,11 +119,11 @@ impl Table {
                 } else {
                     view_json(game, viewer, &mut view_size)
                 },
-                RawJson::from(game.legal_actions_json(s, &mut legal_size)),
+                running.options.legal(s),
             ),
             Viewer::Spectator => (None, shared_view(&mut view_size), RawJson::empty_array()),
         };
-        self.text_sizes.set((view_size, legal_size));
+        self.text_sizes.set(view_size);
         Some(ServerMessage::Push(Push::State(Box::new(StateUpdate {
             code: self.code.clone(),
             match_id: running.match_id.clone(),

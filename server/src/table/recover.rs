@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use rules::{AnyGame, Rng, Status};
 use tracing::{error, info, warn};
 
-use super::{Occupant, RecoverError, Running, Table, TableDeps, absence, chat::Friends};
+use super::{Occupant, RecoverError, Running, Table, TableDeps, absence, chat::Friends, play::SeatOptions};
 use crate::{
     secrets,
     store::{Phase, SeatKind, StoredLobby, StoredMatch},
@@ -90,8 +90,10 @@ impl Table {
                 Ok(mut recovered) => {
                     let changed = recovered.version != running.version;
                     if !changed {
-                        // Same state: keep the recent events for reconnecting clients.
+                        // Same state: keep the recent events for reconnecting clients, and when each seat's
+                        // options last changed (a newer state marks every seat as changed at its version).
                         recovered.history = std::mem::take(&mut running.history);
+                        recovered.options = std::mem::take(&mut running.options);
                     }
                     self.running = Some(recovered);
                     if changed {
@@ -175,6 +177,7 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
     }
     Ok(Running {
         match_id: record.id.as_str().into(),
+        options: SeatOptions::new(&game, version),
         game,
         version,
         last_change,

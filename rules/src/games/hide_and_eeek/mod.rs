@@ -74,7 +74,8 @@ impl Cell {
 
 impl fmt::Display for Cell {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "row {} column {}", self.row + 1, self.col + 1)
+        // The same 0-based numbers, under the same names, as the cell in the messages (`{"row": 9, "col": 9}`).
+        write!(f, "row {}, col {}", self.row, self.col)
     }
 }
 

@@ -1144,3 +1144,30 @@ fn the_web_clients_mouse_pictures_are_the_mouse_cards() {
         "MOUSE_SPOTS must list exactly data.rs's EEEK_CARDS"
     );
 }
+
+/// Refusals name cells with the same 0-based row and column, under the same names, as the messages carry them:
+/// `{"row": 5, "col": 5}` is "row 5, col 5" (it once read "row 6 column 6"), and a cell off the grid the same way.
+#[test]
+fn refusals_name_cells_as_the_messages_do() {
+    let roll_4 = roll(4, Arrow::Up, Category::Higher);
+    let g = position(2, cell(2, 2), roll_4, &[&[50], &[60]], &[]);
+    let refusal = |action: Action| {
+        g.clone()
+            .apply(Actor::Seat(Seat(0)), &action, NOW)
+            .expect_err("refused")
+            .to_string()
+    };
+    let corner = refusal(Action::Move { to: cell(5, 5) });
+    assert!(corner.contains("row 5, col 5"), "{corner}");
+    let off = refusal(Action::Move { to: cell(9, 9) });
+    assert!(off.contains("row 9, col 9"), "{off}");
+    let mut choosing = g.clone();
+    choosing.step = TurnStep::Collect {
+        collected: Vec::new(),
+    };
+    let far = choosing
+        .apply(Actor::Seat(Seat(0)), &Action::Choose { cell: cell(0, 4) }, NOW)
+        .expect_err("not next to the mouse")
+        .to_string();
+    assert_eq!(far, "row 0, col 4 is not next to the mouse figure");
+}
