@@ -382,7 +382,8 @@ pub enum MolehillsEvent {
     },
 }
 
-/// One player as every viewer sees them, borrowing the lists from the state.
+// The lists are borrowed from the state (`Mapped`), not built.
+/// One player as every viewer sees them.
 #[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct PlayerView<'a> {
     pub seat: Seat,
