@@ -267,6 +267,7 @@ export default {
   "errors.session_replaced": "Locul a fost deschis în altă filă sau fereastră, așa că aceasta s-a oprit.",
   "errors.overloaded": "Serverul este ocupat. Se reconectează…",
   "errors.shutting_down": "Serverul repornește. Pagina se reconectează singură și îți păstrează locul.",
+  "errors.moved": "Acest joc e servit acum de alt server. Pagina se reconectează singură și îți păstrează locul; nu se pierde nimic.",
   "errors.internal": "Ceva n-a mers pe server; nu s-a schimbat nimic. Încearcă din nou.",
   "errors.connection_lost": "Conexiunea cu serverul s-a pierdut. Se reconectează…",
   "errors.removed": "Ai fost scos din acest joc (de gazdă sau de un administrator), așa că locul nu mai este al tău.",
