@@ -85,6 +85,7 @@ export class Connection {
   /** The seat or the watch was taken up again: the next reconnection starts with a short delay. */
   settled() {
     this.refusals = 0;
+    this.attempt = 0;
   }
 
   /** Stops for good (another tab took the seat): no more reconnection until `connect()` is called again. */
