@@ -137,8 +137,22 @@ function noticeText(notice) {
 
 export function showError(error) {
   const e = error instanceof ServerError ? error : new ServerError("internal", String(error));
+  if (e.code === "moved") {
+    reconnectElsewhere(e);
+    return;
+  }
   // A stale version is cured by the update already on its way: say so briefly.
   notify(() => errorWords(e), e.code === "stale_version" ? { timeout: 6000 } : {});
+}
+
+/**
+ * Cluster mode: the server this page reached no longer serves the game (`moved`). As for a restarting server, say so
+ * until the connection is back, then reconnect (through the balancer, waiting longer after each such refusal in a
+ * row) and resume the seat or the watch.
+ */
+function reconnectElsewhere(e) {
+  notify(() => errorWords(e), { kind: "connection", timeout: 24 * 3600 * 1000 });
+  app.conn.reconnectElsewhere();
 }
 
 function clearNotice() {
@@ -169,6 +183,7 @@ export async function joinLobby(code, name) {
 
 export async function spectate(code) {
   const reply = await app.conn.request("spectate", { code });
+  app.conn.settled();
   const again = app.session?.spectator && app.session.code === reply.code;
   app.session = { code: reply.code, seat: null, host: false, spectator: true };
   app.route = { kind: "watch", code: reply.code };
@@ -180,6 +195,7 @@ export async function spectate(code) {
 }
 
 function seated(reply) {
+  app.conn.settled();
   store.rememberSeat(reply.code, reply.seat, reply.seat_token);
   app.session = { code: reply.code, seat: reply.seat, host: reply.host, spectator: false };
   app.route = { kind: "join", code: reply.code };
@@ -278,6 +294,7 @@ async function onReady(welcome) {
   try {
     if (app.session && app.session.spectator) {
       await app.conn.request("spectate", { code: app.session.code });
+      app.conn.settled();
     } else if (app.session) {
       await resume(app.session.code);
     } else if (app.route.kind === "join" && store.seatFor(app.route.code)) {
@@ -289,6 +306,11 @@ async function onReady(welcome) {
     }
   } catch (e) {
     if (e instanceof ServerError && e.code === "connection_lost") return; // the next connection retries
+    if (e instanceof ServerError && e.code === "moved") {
+      // Another server serves the game now: keep the seat and resume it there.
+      reconnectElsewhere(e);
+      return;
+    }
     const code = app.session?.code || app.route.code;
     if (e instanceof ServerError && ["unknown_lobby", "unauthorized"].includes(e.code) && code) {
       store.forgetSeat(code);
@@ -317,6 +339,7 @@ async function peekLobby(code) {
   if (early.lobby && early.lobby.code === code) early.lobby = null;
   try {
     await app.conn.request("spectate", { code });
+    app.conn.settled();
     const lobby = early.lobby && early.lobby.code === code ? early.lobby : await seen;
     await app.conn.request("leave").catch(() => {});
     if (app.peek !== peek) return;
@@ -326,6 +349,8 @@ async function peekLobby(code) {
     if (app.peek !== peek) return;
     app.peek = e instanceof ServerError && e.code === "unknown_lobby" ? { code, missing: true } : null;
     if (e instanceof ServerError && e.code === "connection_lost") app.peek = null;
+    // Another server serves the lobby now: look again from there.
+    if (e instanceof ServerError && e.code === "moved") reconnectElsewhere(e);
   } finally {
     if (early.state && early.state.code === code) early.state = null;
     if (early.lobby && early.lobby.code === code) early.lobby = null;
@@ -350,6 +375,7 @@ async function resume(code) {
     app.returning = null;
     throw e;
   }
+  app.conn.settled();
   const wasIn = app.session?.code === reply.code;
   app.session = { code: reply.code, seat: reply.seat, host: reply.host, spectator: false };
   if (!wasIn) {
@@ -485,7 +511,7 @@ function onState(update) {
   // The end of the match is logged after its last moves (the lobby push that says so comes before them).
   const ended = update.outcome && !(previous && previous.match_id === update.match_id && previous.outcome);
   if (ended && update.since < update.version) {
-    const text = outcomeWords(update.outcome, ctx);
+    const text = yourWords(outcomeWords(update.outcome, ctx));
     addLog({ text, kind: "lobby", version: update.version });
     texts.push(text);
   }
@@ -813,15 +839,25 @@ function renderGame() {
 }
 
 /**
- * Screens name the viewer "You" where they would name another player; in English this mends what that leaves: the
- * possessive "You's" becomes "Your"/"your", and a verb agreeing with a third person ("You scores", "You has") agrees
- * with "you" ("You score", "You have").
+ * Screens name the viewer "You" (`common.you`, in the page's language) where they would name another player; this
+ * mends what that leaves: in English the possessive "You's" becomes "Your"/"your", and a verb agreeing with a third
+ * person ("You scores", "You has") agrees with "you" ("You score", "You have"); in every language the word is in
+ * small letters unless it starts a sentence ("Game over: Bo and you share the victory", "Ty i Bo").
  */
 export function yourWords(text) {
   if (!text) return text;
-  const mended = text.replace(/(^|[.!?:]\s+)You's\b/g, "$1Your").replace(/\bYou's\b/g, "your");
-  if (lang() !== "en") return mended;
-  return mended.replace(/\bYou ([a-z]+s)\b/g, (whole, verb) => `You ${secondPerson(verb)}`);
+  let mended = text.replace(/(^|[.!?:]\s+)You's\b/g, "$1Your").replace(/\bYou's\b/g, "your");
+  if (lang() === "en") mended = mended.replace(/\bYou ([a-z]+s)\b/g, (whole, verb) => `You ${secondPerson(verb)}`);
+  return youInSentence(mended);
+}
+
+/** The viewer's name in small letters where it does not start the text or a sentence. */
+function youInSentence(text) {
+  const you = t("common.you");
+  const small = you.toLocaleLowerCase(lang());
+  if (you === small) return text;
+  const word = new RegExp(`(?<!\\p{L})${you.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?!\\p{L})`, "gu");
+  return text.replace(word, (found, at) => (/(^|[.!?]\s+)$/.test(text.slice(0, at)) ? found : small));
 }
 
 const IRREGULAR = { has: "have", is: "are", was: "were", does: "do", goes: "go" };
@@ -1141,7 +1177,7 @@ export async function start() {
   onLangChange(() => {
     labelPage();
     forgetForms();
-    // The notice keeps its words until replaced; everything else is drawn again in the new language.
+    // Everything is drawn again in the new language (a notice too, when its words are looked up as it is drawn).
     render();
   });
   app.conn = new Connection({ onReady, onStatus, onPush, onOrphanError: showError });

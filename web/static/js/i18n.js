@@ -129,9 +129,10 @@ export function ordinal(n) {
   return text.replace("{n}", String(n));
 }
 
-/** A list in the current language's words: "A, B and C". */
+/** A list in the current language's words: "A, B and C"; the viewer ("You") after the first item in small letters. */
 export function listOf(items) {
-  const list = items.map(String);
+  const you = t("common.you");
+  const list = items.map((item, i) => (i > 0 && String(item) === you ? you.toLocaleLowerCase(current) : String(item)));
   if (typeof Intl !== "undefined" && Intl.ListFormat) {
     // British English: "A, B and C", without the serial comma.
     const locale = current === "en" ? "en-GB" : current;

@@ -33,6 +33,9 @@ export class Connection {
     this.ready = false;
     this.stopped = false;
     this.attempt = 0;
+    // Refusals in a row with `moved` (cluster mode: this node does not serve the table): each reconnection waits
+    // longer, until `settled()`.
+    this.refusals = 0;
     this.retryTimer = null;
     this.pingTimer = null;
     window.addEventListener("online", () => this.reconnectNow());
@@ -69,6 +72,22 @@ export class Connection {
     if (this.retryTimer) this.connect();
   }
 
+  /**
+   * The server cannot serve this table on this connection (`moved`, cluster mode): drop the connection and connect
+   * again, through the balancer, after a delay that grows with each such refusal in a row.
+   */
+  reconnectElsewhere() {
+    if (this.stopped) return;
+    this.refusals += 1;
+    if (this.socket) this.socket.close();
+  }
+
+  /** The seat or the watch was taken up again: the next reconnection starts with a short delay. */
+  settled() {
+    this.refusals = 0;
+    this.attempt = 0;
+  }
+
   /** Stops for good (another tab took the seat): no more reconnection until `connect()` is called again. */
   stop() {
     this.stopped = true;
@@ -83,7 +102,7 @@ export class Connection {
       const welcome = await this.send({ type: "hello", protocol: PROTOCOL_VERSION, client: "tabletop-web/1" }, socket);
       if (socket !== this.socket) return;
       this.ready = true;
-      this.attempt = 0;
+      this.attempt = this.refusals;
       this.status("open");
       this.startPinging(socket);
       this.handlers.onReady?.(welcome);

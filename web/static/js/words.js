@@ -36,6 +36,7 @@ const ERROR_CODES = new Set([
   "idle_timeout",
   "handshake_timeout",
   "store_unavailable",
+  "moved",
 ]);
 
 export function errorWords(error) {

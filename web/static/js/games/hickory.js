@@ -177,7 +177,7 @@ export function describe(e, ctx) {
     case "tile_left":
       return t(`${A}.log.tile_left`, { who: who(e.seat), mouse: mouse(e.mouse), n: e.number });
     case "climbed":
-      return t(`${A}.log.climbed`, { who: who(e.seat), links: e.links, n: e.link });
+      return t(`${A}.log.climbed`, { who: who(e.seat), n: e.links, link: e.link });
     case "summit":
       return t(`${A}.log.summit`, { who: who(e.seat), n: e.points, pinecone: e.pinecone });
     case "search_drawn":
