@@ -9,6 +9,8 @@
 //!   `textContent`/`title`/`placeholder`/`aria-label`/`alt`/`label`/`text` property, or an argument of
 //!   `notify`/`announce`. The few literals that are meant to be shown as they are sit in `ALLOWED`, each with
 //!   its reason.
+//! - `every_error_code_has_words` fails when the protocol has an error code (the published schema's `ErrorCode`)
+//!   that `static/js/words.js` does not list or the English catalogue has no `errors.<code>` for.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -460,4 +462,34 @@ fn the_scan_finds_untranslated_strings() {
         "#,
     );
     assert!(passed.is_empty(), "only page words are caught: {passed:?}");
+}
+
+#[test]
+fn every_error_code_has_words() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("docs/schema/server_message.json")).expect("the published schema"),
+    )
+    .expect("the schema is JSON");
+    let codes: Vec<&str> = schema["$defs"]["ErrorCode"]["oneOf"]
+        .as_array()
+        .expect("ErrorCode is a list of constants")
+        .iter()
+        .map(|c| c["const"].as_str().expect("a code"))
+        .collect();
+    assert!(codes.len() > 20, "the codes were read: {codes:?}");
+    let words = std::fs::read_to_string(static_dir().join("js/words.js")).unwrap();
+    let english = std::fs::read_to_string(static_dir().join("js/lang/en.js")).unwrap();
+    let missing: Vec<&str> = codes
+        .iter()
+        .copied()
+        .filter(|code| {
+            !words.contains(&format!("\"{code}\",")) || !english.contains(&format!("\"errors.{code}\":"))
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "error codes without words on the page (list them in js/words.js and give them `errors.<code>` in every \
+         catalogue): {missing:?}"
+    );
 }

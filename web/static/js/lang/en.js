@@ -267,6 +267,7 @@ export default {
   "errors.overloaded": "The server is busy. Reconnecting…",
   "errors.shutting_down": "The server is restarting. This page reconnects by itself and keeps your seat.",
   "errors.moved": "This game is now served by another server. This page reconnects by itself and keeps your seat; nothing is lost.",
+  "errors.not_over": "The game is not over yet, so a rematch cannot be asked for.",
   "errors.internal": "Something went wrong on the server; nothing was changed. Try again.",
   "errors.connection_lost": "The connection to the server was lost. Reconnecting…",
   "errors.removed": "You were removed from this game (by its host or an administrator), so this seat is no longer yours.",

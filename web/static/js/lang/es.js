@@ -268,6 +268,7 @@ export default {
   "errors.overloaded": "El servidor está ocupado. Reconectando…",
   "errors.shutting_down": "El servidor se está reiniciando. Esta página se reconecta sola y conserva tu asiento.",
   "errors.moved": "Ahora otro servidor atiende esta partida. Esta página se reconecta sola y conserva tu asiento; no se pierde nada.",
+  "errors.not_over": "La partida aún no ha terminado, así que no se puede pedir la revancha.",
   "errors.internal": "Algo falló en el servidor; no se ha cambiado nada. Inténtalo de nuevo.",
   "errors.connection_lost": "Se perdió la conexión con el servidor. Reconectando…",
   "errors.removed": "Te han quitado de esta partida (el anfitrión o un administrador), así que este asiento ya no es tuyo.",

@@ -268,6 +268,7 @@ export default {
   "errors.overloaded": "Il server è occupato. Riconnessione…",
   "errors.shutting_down": "Il server si sta riavviando. Questa pagina si riconnette da sola e mantiene il tuo posto.",
   "errors.moved": "Ora questa partita è servita da un altro server. Questa pagina si riconnette da sola e mantiene il tuo posto; non si perde nulla.",
+  "errors.not_over": "La partita non è ancora finita, quindi non si può chiedere la rivincita.",
   "errors.internal": "Qualcosa è andato storto sul server; non è cambiato nulla. Riprova.",
   "errors.connection_lost": "La connessione al server si è interrotta. Riconnessione…",
   "errors.removed": "Sei stato rimosso da questa partita (dall'host o da un amministratore), quindi questo posto non è più tuo.",

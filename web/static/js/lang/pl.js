@@ -269,6 +269,7 @@ export default {
   "errors.overloaded": "Serwer jest zajęty. Ponowne łączenie…",
   "errors.shutting_down": "Serwer się restartuje. Strona sama połączy się ponownie i zachowa twoje miejsce.",
   "errors.moved": "Tę grę obsługuje teraz inny serwer. Strona sama połączy się ponownie i zachowa twoje miejsce; nic nie przepadnie.",
+  "errors.not_over": "Gra jeszcze się nie skończyła, więc nie można poprosić o rewanż.",
   "errors.internal": "Coś poszło nie tak na serwerze; nic nie zostało zmienione. Spróbuj ponownie.",
   "errors.connection_lost": "Utracono połączenie z serwerem. Ponowne łączenie…",
   "errors.removed": "Usunięto cię z tej gry (zrobił to gospodarz lub administrator), więc to miejsce nie jest już twoje.",

@@ -268,6 +268,7 @@ export default {
   "errors.overloaded": "Serverul este ocupat. Se reconectează…",
   "errors.shutting_down": "Serverul repornește. Pagina se reconectează singură și îți păstrează locul.",
   "errors.moved": "Acest joc e servit acum de alt server. Pagina se reconectează singură și îți păstrează locul; nu se pierde nimic.",
+  "errors.not_over": "Jocul nu s-a terminat încă, așa că nu se poate cere o revanșă.",
   "errors.internal": "Ceva n-a mers pe server; nu s-a schimbat nimic. Încearcă din nou.",
   "errors.connection_lost": "Conexiunea cu serverul s-a pierdut. Se reconectează…",
   "errors.removed": "Ai fost scos din acest joc (de gazdă sau de un administrator), așa că locul nu mai este al tău.",
