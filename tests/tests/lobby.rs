@@ -14,8 +14,10 @@ async fn a_lobby_with_bots_plays_to_the_end() {
     for backend in backends() {
         let db = TestDb::new(backend).await;
         let server = TestServer::start(&db, test_config()).await;
-        // One human and two bots.
-        let (_code, mut players) = start_match(server.addr, GAME, short_game(), 3, 1).await;
+        // One human and two bots, in a game long enough that the human's turns end and the bots' turns come:
+        // to 3 cards, the human can win in their first turn before either bot has acted.
+        let options = json!({"target": 20, "claim_window_ms": 1000});
+        let (_code, mut players) = start_match(server.addr, GAME, options, 3, 1).await;
         let lobby = players[0].client.lobby.clone().unwrap();
         let kinds: Vec<&str> = lobby["seats"]
             .as_array()
@@ -36,7 +38,8 @@ async fn a_lobby_with_bots_plays_to_the_end() {
             .unwrap();
         assert!(
             log.iter()
-                .any(|e| matches!(e.actor, rules::Actor::Seat(rules::Seat(1 | 2))))
+                .any(|e| matches!(e.actor, rules::Actor::Seat(rules::Seat(1 | 2)))),
+            "a bot seat played"
         );
         store.close().await;
         server.stop().await;
