@@ -57,6 +57,42 @@ pub fn to_raw_value<T: WriteJson + ?Sized>(
     }
 }
 
+/// A buffer kept from call to call for a text that is often the same as the last one (a seat's legal actions
+/// after another seat's move): [`Buffer::write`] writes into it without allocating once it is large enough, the
+/// caller compares, and [`Buffer::to_raw_value`] copies the text out only when it is needed.
+#[derive(Debug, Default)]
+pub struct Buffer(String);
+
+impl Buffer {
+    /// Writes `value`'s text in place of the last one and returns it.
+    pub fn write<T: WriteJson + ?Sized>(&mut self, value: &T) -> &str {
+        self.0.clear();
+        value.write_json(&mut self.0);
+        debug_assert!(
+            serde_json::from_str::<serde::de::IgnoredAny>(&self.0).is_ok(),
+            "not JSON: {}",
+            self.0
+        );
+        &self.0
+    }
+
+    /// The text last written.
+    pub fn text(&self) -> &str {
+        &self.0
+    }
+
+    /// A copy of the text last written, as a `RawValue` (no second parse: see [`to_raw_value`]).
+    pub fn to_raw_value(&self) -> Box<serde_json::value::RawValue> {
+        // SAFETY: as in `to_raw_value`: the buffer only ever holds what a `WriteJson` impl wrote (or nothing, and
+        // an empty buffer is never turned into a value: `write` is the only way in, and the caller asks after it).
+        debug_assert!(!self.0.is_empty(), "nothing written");
+        #[allow(unsafe_code)]
+        unsafe {
+            serde_json::value::RawValue::from_string_unchecked(self.0.clone())
+        }
+    }
+}
+
 /// A struct with named fields that can also write its members alone, each as `,"name":value`: what an
 /// internally tagged enum's newtype variant writes after its tag (serde merges the struct's members into the
 /// tagged object). Derived with [`WriteJson`] for every struct with named fields.

@@ -1,16 +1,17 @@
 //! Reading client frames: [`parse_client_message`] for every frame, [`request_id_of`] for the id of one that is
 //! refused before it is read.
 //!
-//! A frame is read by serde in two passes over its text, without a `Value` tree: first checked as JSON within the
-//! limits serde_json puts on a `Value` (128 levels of nesting, numbers within an `f64`), then split into its
-//! members, each kept as the text it arrived as ([`RawValue`]), from which the request is read. An action stays
-//! the text it arrived as ([`RawJson`]), for the engine to read straight into its typed action.
+//! A frame is read by serde in one pass over its text, without a `Value` tree: split into its members, each kept
+//! as the text it arrived as ([`RawValue`]), from which the request is read. Every member but an action is then
+//! checked within the limits serde_json puts on a `Value` (127 levels of nesting in the frame, numbers within an
+//! `f64`); an action stays the text it arrived as ([`RawJson`]), which the engine reads straight into its typed
+//! action, checking what that action uses (fields it does not use are not checked: `docs/protocol.md`).
 
 use std::borrow::Cow;
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, MapAccess, Visitor, value::MapDeserializer};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor, value::MapDeserializer};
 use serde_json::value::RawValue;
 
 use crate::{ClientMessage, ErrorCode, REQUEST_TYPES, RawJson, Request, RequestId};
@@ -27,18 +28,17 @@ pub struct ParseError {
 /// (`bad_message`), and recovers the request id where the JSON allows it so the error reply can echo it.
 ///
 /// A frame means what the same text read as a `Value` and then as a [`ClientMessage`] means: a member given twice
-/// counts as its last, unknown members are ignored, and a frame a `Value` could not hold is refused
-/// (`protocol/tests/hostile.rs` compares the two on generated frames).
+/// counts as its last, unknown members are ignored, and a frame a `Value` could not hold is refused; except inside
+/// an action, which is kept as its text for the engine to read (`protocol/tests/hostile.rs` compares the two on
+/// generated frames).
 pub fn parse_client_message(text: &str) -> Result<ClientMessage, ParseError> {
     let refuse = |re: Option<RequestId>, code, message: String| ParseError { re, code, message };
-    serde_json::from_str::<AnyJson>(text)
-        .map_err(|e| refuse(None, ErrorCode::BadMessage, format!("not JSON: {e}")))?;
-    let Ok(Members(members)) = serde_json::from_str::<Members<'_>>(text) else {
-        return Err(refuse(
-            None,
-            ErrorCode::BadMessage,
-            "a message is a JSON object".into(),
-        ));
+    let Ok(Members { members, actions }) = serde_json::from_str::<Members<'_>>(text) else {
+        // Not a JSON object: say which (a refusal, so a second look costs nothing on the way of a good frame).
+        return Err(match serde_json::from_str::<AnyJson>(text) {
+            Err(e) => refuse(None, ErrorCode::BadMessage, format!("not JSON: {e}")),
+            Ok(AnyJson) => refuse(None, ErrorCode::BadMessage, "a message is a JSON object".into()),
+        });
     };
     let member = |name: &str| {
         members
@@ -46,8 +46,17 @@ pub fn parse_client_message(text: &str) -> Result<ClientMessage, ParseError> {
             .find(|(key, _)| key == name)
             .map(|&(_, value)| value)
     };
+    let kind = member("type").map(|kind| Key::deserialize(kind).map(|Key(kind)| kind));
+    // An `action` member of any other frame is an unknown member like the rest: checked as a `Value` would.
+    if !matches!(&kind, Some(Ok(kind)) if kind == "action")
+        && let Some(e) = actions
+            .iter()
+            .find_map(|a| AnyJson::within(a, MEMBER_DEPTH).err())
+    {
+        return Err(refuse(None, ErrorCode::BadMessage, format!("not JSON: {e}")));
+    }
     let re = member("id").and_then(|id| RequestId::deserialize(id).ok());
-    let kind = match member("type").map(|kind| Key::deserialize(kind).map(|Key(kind)| kind)) {
+    let kind = match kind {
         Some(Ok(kind)) => kind,
         None | Some(Err(_)) => {
             return Err(refuse(
@@ -101,7 +110,7 @@ pub fn parse_client_message(text: &str) -> Result<ClientMessage, ParseError> {
 /// The request id of a frame, if it is a JSON object with a readable `id` (to echo it in a refusal that does
 /// not otherwise read the frame). An `id` given twice counts as its last, as [`parse_client_message`] counts it.
 pub fn request_id_of(text: &str) -> Option<RequestId> {
-    let Members(members) = serde_json::from_str(text).ok()?;
+    let Members { members, .. } = serde_json::from_str(text).ok()?;
     let id = members.iter().find(|(key, _)| key == "id")?.1;
     RequestId::deserialize(id).ok()
 }
@@ -118,8 +127,13 @@ fn without_position(e: &serde_json::Error) -> String {
 }
 
 /// A frame's members as the text of each value, in the order they first appear; a member given twice keeps its
-/// last value (as a `Value` object would).
-struct Members<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+/// last value (as a `Value` object would). Every value is checked as a `Value` would read it, except those of
+/// `action` members, which are kept in `actions` to be checked only if the frame is not an action (the engine
+/// reads an action).
+struct Members<'a> {
+    members: Vec<(Cow<'a, str>, &'a RawValue)>,
+    actions: Vec<&'a RawValue>,
+}
 
 impl<'de> Deserialize<'de> for Members<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -131,14 +145,20 @@ impl<'de> Deserialize<'de> for Members<'de> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
                 let mut members: Vec<(Cow<'de, str>, &'de RawValue)> = Vec::new();
+                let mut actions = Vec::new();
                 while let Some(Key(key)) = map.next_key()? {
-                    let value = map.next_value()?;
+                    let value: &'de RawValue = map.next_value()?;
+                    if key == "action" {
+                        actions.push(value);
+                    } else {
+                        AnyJson::within(value, MEMBER_DEPTH).map_err(de::Error::custom)?;
+                    }
                     match members.iter_mut().find(|(k, _)| *k == key) {
                         Some(member) => member.1 = value,
                         None => members.push((key, value)),
                     }
                 }
-                Ok(Members(members))
+                Ok(Members { members, actions })
             }
         }
         deserializer.deserialize_map(MembersVisitor)
@@ -170,17 +190,50 @@ impl<'de> Deserialize<'de> for Key<'de> {
     }
 }
 
-/// Any JSON value, read exactly as a `Value` would be (the same recursion limit, the same range of numbers, the
-/// same checks of strings) but kept nowhere: it checks text without building a tree.
+/// The levels of nesting a member's value may have: a `Value` holds 127 (serde_json's limit of 128 is reached
+/// on entering the 128th), and the frame's object takes one.
+const MEMBER_DEPTH: u8 = 126;
+
+/// Any JSON value, read as a `Value` would be (the same range of numbers, the same checks of strings) but kept
+/// nowhere: it checks text without building a tree, with at most `depth` levels of nesting.
 struct AnyJson;
 
-impl<'de> Deserialize<'de> for AnyJson {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(AnyJson)
+impl AnyJson {
+    /// Checks a member's text as part of a frame: the nesting it may use is what the frame leaves it.
+    fn within(value: &RawValue, depth: u8) -> Result<AnyJson, serde_json::Error> {
+        let mut reader = serde_json::Deserializer::from_str(value.get());
+        Nested(depth).deserialize(&mut reader)
     }
 }
 
-impl<'de> Visitor<'de> for AnyJson {
+impl<'de> Deserialize<'de> for AnyJson {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // serde_json's own limit (128) applies to a whole frame.
+        Nested(u8::MAX).deserialize(deserializer)
+    }
+}
+
+/// [`AnyJson`] with `.0` levels of nesting left.
+#[derive(Clone, Copy)]
+struct Nested(u8);
+
+impl<'de> de::DeserializeSeed<'de> for Nested {
+    type Value = AnyJson;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<AnyJson, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl Nested {
+    fn inner<E: de::Error>(self) -> Result<Nested, E> {
+        match self.0.checked_sub(1) {
+            Some(left) => Ok(Nested(left)),
+            None => Err(E::custom("recursion limit exceeded")),
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for Nested {
     type Value = AnyJson;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
@@ -204,11 +257,15 @@ impl<'de> Visitor<'de> for AnyJson {
         Ok(AnyJson)
     }
     fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<AnyJson, A::Error> {
-        while seq.next_element::<AnyJson>()?.is_some() {}
+        let inner = self.inner()?;
+        while seq.next_element_seed(inner)?.is_some() {}
         Ok(AnyJson)
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AnyJson, A::Error> {
-        while map.next_entry::<AnyJson, AnyJson>()?.is_some() {}
+        let inner = self.inner()?;
+        while map.next_key_seed(inner)?.is_some() {
+            map.next_value_seed(inner)?;
+        }
         Ok(AnyJson)
     }
 }

@@ -269,6 +269,12 @@ macro_rules! games {
                 match self { $(AnyGame::$variant(g) => json_write::to_raw_value(&g.legal_actions(seat), size_hint)),+ }
             }
 
+            /// `seat`'s legal actions written into `buffer` in place of its last text (see
+            /// [`json_write::Buffer`]): the same text as [`AnyGame::legal_actions_json`].
+            pub fn write_legal_actions<'b>(&self, seat: Seat, buffer: &'b mut json_write::Buffer) -> &'b str {
+                match self { $(AnyGame::$variant(g) => buffer.write(&g.legal_actions(seat))),+ }
+            }
+
             pub fn deadline(&self) -> Option<Deadline<Value>> {
                 match self {
                     $(AnyGame::$variant(g) => g.deadline().map(|d| Deadline { at: d.at, action: to_json(&d.action) })),+

@@ -131,3 +131,38 @@ fn used_fields_are_still_checked() {
         assert!(checked > 0, "{}: no action with a field was listed", info.id);
     }
 }
+
+/// The server's frame reader leaves an action's text to its engine (`protocol/src/parse.rs`): what a JSON `Value`
+/// could not hold, anywhere in an action (a number out of range, nesting deeper than 128 levels), is refused as
+/// not an action of the game, without overflowing the stack, and changes nothing.
+#[test]
+fn actions_no_value_could_hold_are_refused_without_harm() {
+    for info in AnyGame::catalogue() {
+        let game = AnyGame::new(info.id, &Value::Null, info.min_players, 5).unwrap();
+        let (seat, action) = Seat::all(info.min_players)
+            .find_map(|s| game.legal_actions(s).into_iter().next().map(|a| (s, a)))
+            .unwrap_or_else(|| panic!("{}: nothing to do at the start", info.id));
+        let listed = action.to_string();
+        let nested = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        let with = |member: &str| format!("{{{member},{}", &listed[1..]);
+        for text in [
+            with(r#""unused":1e400"#),
+            with(r#""unused":-1e400"#),
+            with(&format!(r#""unused":{}"#, nested(200))),
+            with(&format!(r#""unused":{}"#, nested(100_000))),
+            nested(100_000),
+        ] {
+            let mut after = game.clone();
+            let e = after
+                .apply_json(Actor::Seat(seat), &text, 1_000)
+                .expect_err(&format!("{}: accepted {:.80}", info.id, text));
+            assert_eq!(e.kind, rules::RejectKind::IllegalAction, "{}: {e}", info.id);
+            assert_eq!(
+                after.full_state_text(),
+                game.full_state_text(),
+                "{}: a refused action changed the game",
+                info.id
+            );
+        }
+    }
+}

@@ -7,19 +7,28 @@
 
 #![allow(dead_code)]
 
-use protocol::{ClientMessage, ErrorCode, REQUEST_TYPES, RequestId, parse_client_message, request_id_of};
+use protocol::{
+    ClientMessage, ErrorCode, REQUEST_TYPES, RawJson, Request, RequestId, parse_client_message, request_id_of,
+};
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 pub fn check_text(text: &str) {
     let id = request_id_of(text);
     // A frame means what serde's general reading of it (a `Value`, then the message) means, and is refused where
-    // that refuses: the reader keeps an action as its text and reads no tree, but takes repeated members, nesting
-    // and numbers as a `Value` does. (A `type` must be a request's name: serde alone would also take a variant's
-    // index, `"type":5`.)
-    let general = serde_json::from_str::<Value>(text)
-        .ok()
-        .filter(|v| v["type"].as_str().is_some_and(|t| REQUEST_TYPES.contains(&t)))
-        .and_then(|v| serde_json::from_value::<ClientMessage>(v).ok());
+    // that refuses: the reader reads no tree, but takes repeated members, nesting and numbers as a `Value` does.
+    // Except inside an action, which the reader keeps as its text for the engine to read (fields an action does
+    // not use are not checked): the general path reads the frame with each action set aside. (A `type` must be
+    // a request's name: serde alone would also take a variant's index, `"type":5`.)
+    let general = set_aside(text).and_then(|(frame, action)| {
+        frame["type"].as_str().filter(|t| REQUEST_TYPES.contains(t))?;
+        let mut message = serde_json::from_value::<ClientMessage>(frame).ok()?;
+        if let (Request::Action { action: kept, .. }, Some(action)) = (&mut message.request, action) {
+            *kept = RawJson::from(action);
+        }
+        Some(message)
+    });
     match parse_client_message(text) {
         Ok(message) => {
             assert_eq!(
@@ -55,12 +64,64 @@ pub fn check_text(text: &str) {
             );
             assert!(!e.message.is_empty(), "{text:?}: a refusal explains itself");
             if let Some(re) = &e.re {
-                let value: Value = serde_json::from_str(text).expect("an id is only echoed from JSON");
+                let (value, _) =
+                    set_aside(text).unwrap_or_else(|| panic!("{text:?}: an id is only echoed from JSON"));
                 let carried: RequestId = serde_json::from_value(value["id"].clone()).expect("a readable id");
                 assert_eq!(&carried, re, "{text:?}: echoed an id the frame does not carry");
             }
         }
     }
+}
+
+/// The frame as a `Value`, if it can be one; but for an action request (a JSON object whose last `type` is
+/// `action`), with each `action` member's value replaced by `null`, and the text of the last one (the one a
+/// `Value` keeps), if a `Value` can hold the other members.
+fn set_aside(text: &str) -> Option<(Value, Option<Box<RawValue>>)> {
+    struct Members(Vec<(String, Box<RawValue>)>);
+    impl<'de> Deserialize<'de> for Members {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Members;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members, A::Error> {
+                    let mut members = Vec::new();
+                    while let Some(member) = map.next_entry()? {
+                        members.push(member);
+                    }
+                    Ok(Members(members))
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+    let Members(members) = serde_json::from_str(text).ok()?;
+    let kind = members.iter().rev().find(|(key, _)| key == "type");
+    if kind.is_none_or(|(_, kind)| {
+        kind.get() != r#""action""#
+            && serde_json::from_str::<String>(kind.get()).ok().as_deref() != Some("action")
+    }) {
+        return Some((serde_json::from_str(text).ok()?, None));
+    }
+    let mut rebuilt = String::from("{");
+    let mut action = None;
+    for (i, (key, value)) in members.into_iter().enumerate() {
+        if i > 0 {
+            rebuilt.push(',');
+        }
+        rebuilt.push_str(&serde_json::to_string(&key).unwrap());
+        rebuilt.push(':');
+        if key == "action" {
+            rebuilt.push_str("null");
+            action = Some(value);
+        } else {
+            rebuilt.push_str(value.get());
+        }
+    }
+    rebuilt.push('}');
+    Some((serde_json::from_str(&rebuilt).ok()?, action))
 }
 
 /// Reads choices from the input; past its end every read is zero.

@@ -207,8 +207,9 @@ impl Table {
 pub(super) struct SeatOptions {
     legal: Vec<RawJson>,
     changed_at: Vec<u64>,
-    /// The size of the last list written, the first guess of the next one's buffer.
-    size_hint: usize,
+    /// Where each seat's list is written before it is compared with the kept one: a list that did not change (a
+    /// seat waiting while others plan) costs no allocation.
+    buffer: json_write::Buffer,
 }
 
 impl SeatOptions {
@@ -217,8 +218,8 @@ impl SeatOptions {
     pub(super) fn new(game: &AnyGame, version: u64) -> SeatOptions {
         let mut options = SeatOptions::default();
         for seat in Seat::all(game.players()) {
-            let legal = RawJson::from(game.legal_actions_json(seat, &mut options.size_hint));
-            options.legal.push(legal);
+            game.write_legal_actions(seat, &mut options.buffer);
+            options.legal.push(RawJson::from(options.buffer.to_raw_value()));
             options.changed_at.push(version);
         }
         options
@@ -228,13 +229,14 @@ impl SeatOptions {
     /// options changed, and of the seat that acted.
     pub(super) fn update(&mut self, game: &AnyGame, version: u64, actor: Actor) {
         for seat in Seat::all(game.players()) {
-            let legal = RawJson::from(game.legal_actions_json(seat, &mut self.size_hint));
             let i = seat.index();
-            let acted = actor == Actor::Seat(seat);
-            if acted || self.legal[i].get() != legal.get() {
+            let changed = self.legal[i].get() != game.write_legal_actions(seat, &mut self.buffer);
+            if changed {
+                self.legal[i] = RawJson::from(self.buffer.to_raw_value());
+            }
+            if changed || actor == Actor::Seat(seat) {
                 self.changed_at[i] = version;
             }
-            self.legal[i] = legal;
         }
     }
 
