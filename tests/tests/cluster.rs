@@ -390,6 +390,12 @@ async fn a_paused_owner_resumed_after_a_takeover_writes_nothing_and_sends_its_cl
         metrics.contains("tabletop_cluster_leases_lost_total 1"),
         "{metrics}"
     );
+    // Which came first on A, a write (refused) or the renewal (the lease gone), depends on scheduling.
+    let fenced = metrics
+        .lines()
+        .find(|l| l.starts_with("tabletop_cluster_fenced_writes_total "))
+        .expect("the fenced-writes counter");
+    eprintln!("node A after SIGCONT: {fenced}");
     assert_eq!(cl.log(&code).await, before, "the stale owner wrote nothing");
     assert_eq!(cl.lease(&code).await, ("node-b".to_string(), 2));
 
