@@ -242,7 +242,11 @@ impl std::fmt::Display for Report {
             self.matches_finished
         )?;
         if self.clients_per_url.len() > 1 {
-            let spread: Vec<String> = self.clients_per_url.iter().map(|(u, n)| format!("{u} {n}")).collect();
+            let spread: Vec<String> = self
+                .clients_per_url
+                .iter()
+                .map(|(u, n)| format!("{u} {n}"))
+                .collect();
             writeln!(f, "clients per URL: {}", spread.join(", "))?;
         }
         writeln!(f, "round trip ms: {}", self.latency_us.in_ms())?;
@@ -1305,7 +1309,11 @@ mod tests {
 
     #[test]
     fn clients_are_spread_over_the_urls_by_the_seed() {
-        let list = vec!["ws://127.0.0.1:1/ws".to_string(), "ws://127.0.0.1:2/ws".to_string(), "ws://127.0.0.1:3/ws".to_string()];
+        let list = vec![
+            "ws://127.0.0.1:1/ws".to_string(),
+            "ws://127.0.0.1:2/ws".to_string(),
+            "ws://127.0.0.1:3/ws".to_string(),
+        ];
         let picks = |seed: u64| {
             let urls = Urls::new(list.clone(), seed);
             let chosen: Vec<String> = (0..300)

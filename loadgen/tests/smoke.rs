@@ -146,16 +146,17 @@ async fn loadgen_spreads_its_clients_over_several_urls() {
     assert!(report.accepted >= 20, "{report}");
     let counts: Vec<u64> = report.clients_per_url.iter().map(|(_, n)| *n).collect();
     assert_eq!(
-        report.clients_per_url.iter().map(|(u, _)| u.as_str()).collect::<Vec<_>>(),
+        report
+            .clients_per_url
+            .iter()
+            .map(|(u, _)| u.as_str())
+            .collect::<Vec<_>>(),
         urls.iter().map(String::as_str).collect::<Vec<_>>()
     );
     assert_eq!(counts.iter().sum::<u64>(), 6 * 3 + 4, "{report}");
     assert!(counts.iter().all(|n| *n > 0), "both URLs get clients: {report}");
     assert!(report.to_string().contains("clients per URL:"), "{report}");
-    assert_eq!(
-        report.to_json()["clients_per_url"][urls[1].as_str()],
-        counts[1]
-    );
+    assert_eq!(report.to_json()["clients_per_url"][urls[1].as_str()], counts[1]);
     // The same seed puts every client on the same URL again.
     let again = loadgen::run(run("5")).await.unwrap();
     assert_eq!(again.clients_per_url, report.clients_per_url);

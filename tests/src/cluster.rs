@@ -10,9 +10,7 @@ use std::{
 use serde_json::{Value, json};
 use sqlx::{PgPool, Row};
 
-use crate::{
-    Client, Player, ServerProcess, TestDb, TestServer, backends, http_request, req, test_config,
-};
+use crate::{Client, Player, ServerProcess, TestDb, TestServer, backends, http_request, req, test_config};
 
 /// The admin token every cluster node of the tests is given.
 pub const ADMIN_TOKEN: &str = "admin-token-for-tests-0123456789";

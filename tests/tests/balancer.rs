@@ -129,9 +129,7 @@ async fn get(addr: SocketAddr, path: &str, within: Duration) -> Option<(u16, Str
         let response = String::from_utf8(response).ok()?;
         let status = response.get(9..12)?.parse().ok()?;
         let (head, body) = response.split_once("\r\n\r\n")?;
-        let chunked = head
-            .to_ascii_lowercase()
-            .contains("transfer-encoding: chunked");
+        let chunked = head.to_ascii_lowercase().contains("transfer-encoding: chunked");
         Some((status, if chunked { dechunk(body)? } else { body.to_string() }))
     };
     tokio::time::timeout(within, exchange).await.ok().flatten()
@@ -176,9 +174,18 @@ async fn haproxy_spreads_clients_over_the_nodes_and_takes_a_stopped_or_hung_node
     // A lobby created through the balancer plays to its end against two bots, over one WebSocket.
     let (code, mut players) = start_match(balancer.addr, GAME, json!({"target": 5}), 3, 1).await;
     let played = play(&mut players, &Time::Real, 51, 10_000).await;
-    assert_eq!(played.last_state["status"]["kind"], "over", "{}", played.last_state);
     assert_eq!(
-        players[0].client.received.iter().filter(|f| f["type"] == "welcome").count(),
+        played.last_state["status"]["kind"], "over",
+        "{}",
+        played.last_state
+    );
+    assert_eq!(
+        players[0]
+            .client
+            .received
+            .iter()
+            .filter(|f| f["type"] == "welcome")
+            .count(),
         1,
         "one connection"
     );

@@ -320,7 +320,7 @@ async fn a_paused_owner_resumed_after_a_takeover_writes_nothing_and_sends_its_cl
     // after the takeover shows exactly what node A wrote.
     let mut first = play(&mut players, &Time::Real, 31, 4).await;
     if !waiting_for_a_player(&first.last_state) {
-        let more = play_until(&mut players, &Time::Real, 32, 10_000, |s| waiting_for_a_player(s)).await;
+        let more = play_until(&mut players, &Time::Real, 32, 10_000, waiting_for_a_player).await;
         first.acknowledged.extend(more.acknowledged);
         first.last_state = more.last_state;
     }
@@ -382,10 +382,7 @@ async fn a_paused_owner_resumed_after_a_takeover_writes_nothing_and_sends_its_cl
     }
     // A runs on, owning nothing, and nothing of it reached the log after the takeover.
     let (_, metrics) = http_get(a.addr, "/metrics").await;
-    assert!(
-        metrics.contains("tabletop_cluster_tables_owned 0"),
-        "{metrics}"
-    );
+    assert!(metrics.contains("tabletop_cluster_tables_owned 0"), "{metrics}");
     assert!(
         metrics.contains("tabletop_cluster_leases_lost_total 1"),
         "{metrics}"
