@@ -56,8 +56,9 @@ pub struct Options {
     /// A running server's WebSocket URL (host 127.0.0.1 or localhost only), e.g. ws://127.0.0.1:8080/ws. Its rate
     /// limit must allow the load (RATE_LIMIT_PER_SEC). Without it, loadgen starts `--server-bin` itself. Several
     /// URLs (repeat `--url`, or separate them with commas), e.g. the nodes of a cluster: each client (every seat
-    /// and idle connection) connects to one of them chosen at random from `--seed`, so with N nodes about
-    /// (N-1)/N of a lobby's clients are on another node than its table; the report counts the clients per URL.
+    /// and idle connection) connects to one of them chosen at random from `--seed`; a lobby's table is on its
+    /// host's node, so with N nodes each other seat is elsewhere with probability (N-1)/N. The report counts the
+    /// clients per URL.
     #[arg(long, value_delimiter = ',')]
     pub url: Vec<String>,
 
