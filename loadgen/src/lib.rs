@@ -5,7 +5,8 @@
 //!
 //! It only ever talks to 127.0.0.1: either a server binary it starts on a free port with its own fresh database
 //! (a SQLite file in a temporary folder, or a new PostgreSQL database created for the run and dropped after it),
-//! or a server given by `--url` on the loopback interface.
+//! or a server given by `--url` on the loopback interface. Given several URLs (the nodes of a cluster), each
+//! client connects to one of them at random, seeded.
 //!
 //! Each lobby is driven by one task: it creates the lobby with its first client, the others join, the host
 //! starts, and then every client plays on its own until the match is over; the lobby is then played again with
@@ -53,9 +54,13 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 #[command(name = "loadgen", version)]
 pub struct Options {
     /// A running server's WebSocket URL (host 127.0.0.1 or localhost only), e.g. ws://127.0.0.1:8080/ws. Its rate
-    /// limit must allow the load (RATE_LIMIT_PER_SEC). Without it, loadgen starts `--server-bin` itself.
-    #[arg(long)]
-    pub url: Option<String>,
+    /// limit must allow the load (RATE_LIMIT_PER_SEC). Without it, loadgen starts `--server-bin` itself. Several
+    /// URLs (repeat `--url`, or separate them with commas), e.g. the nodes of a cluster: each client (every seat
+    /// and idle connection) connects to one of them chosen at random from `--seed`; a lobby's table is on its
+    /// host's node, so with N nodes each other seat is elsewhere with probability (N-1)/N. The report counts the
+    /// clients per URL.
+    #[arg(long, value_delimiter = ',')]
+    pub url: Vec<String>,
 
     /// The server binary to start (default: `server` next to this executable, e.g. target/release/server).
     #[arg(long)]
@@ -147,6 +152,8 @@ pub struct Report {
     pub error_samples: Vec<String>,
     /// Matches played to their end during the measurement.
     pub matches_finished: u64,
+    /// Each URL the clients connected to, with how many clients (seats and idle connections) connected to it.
+    pub clients_per_url: Vec<(String, u64)>,
     /// Round trip from sending an action to receiving the state push with its version, in microseconds: until
     /// the client's task reads the push.
     pub latency_us: Percentiles,
@@ -199,6 +206,7 @@ impl Report {
             "errors": self.errors,
             "error_samples": self.error_samples,
             "matches_finished": self.matches_finished,
+            "clients_per_url": self.clients_per_url.iter().map(|(u, n)| (u.clone(), json!(n))).collect::<serde_json::Map<_, _>>(),
             "latency_ms": self.latency_us.json_ms(),
             "socket_latency_ms": self.socket_latency_us.json_ms(),
             "server_rss_start_kib": self.server_rss_start_kib,
@@ -234,6 +242,14 @@ impl std::fmt::Display for Report {
             self.errors,
             self.matches_finished
         )?;
+        if self.clients_per_url.len() > 1 {
+            let spread: Vec<String> = self
+                .clients_per_url
+                .iter()
+                .map(|(u, n)| format!("{u} {n}"))
+                .collect();
+            writeln!(f, "clients per URL: {}", spread.join(", "))?;
+        }
         writeln!(f, "round trip ms: {}", self.latency_us.in_ms())?;
         writeln!(f, "  at the socket: {}", self.socket_latency_us.in_ms())?;
         writeln!(
@@ -342,6 +358,49 @@ impl Percentiles {
             max: samples[n - 1],
         }
     }
+}
+
+/// The URLs the clients connect to, and how many chose each.
+struct Urls {
+    list: Vec<String>,
+    seed: u64,
+    chosen: Vec<AtomicU64>,
+}
+
+impl Urls {
+    fn new(list: Vec<String>, seed: u64) -> Urls {
+        let chosen = list.iter().map(|_| AtomicU64::new(0)).collect();
+        Urls { list, seed, chosen }
+    }
+
+    /// The URL of client number `client` (a number of its own for every client of the run): one at random from
+    /// the seed and that number, so a run with the same seed puts each client on the same node.
+    fn pick(&self, client: u64) -> &str {
+        let i = if self.list.len() == 1 {
+            0
+        } else {
+            Rng::from_seed(self.seed ^ client.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x0a11_0000_0000_0000)
+                .index(self.list.len())
+        };
+        self.chosen[i].fetch_add(1, Ordering::Relaxed);
+        &self.list[i]
+    }
+
+    fn counts(&self) -> Vec<(String, u64)> {
+        self.list
+            .iter()
+            .zip(&self.chosen)
+            .map(|(u, n)| (u.clone(), n.load(Ordering::Relaxed)))
+            .collect()
+    }
+}
+
+/// The number [`Urls::pick`] is given for seat `seat` of lobby `lobby`, and for idle connection `idle`.
+fn seat_client(lobby: usize, seat: usize) -> u64 {
+    ((lobby as u64) << 16) | seat as u64
+}
+fn idle_client(idle: usize) -> u64 {
+    (1 << 63) | idle as u64
 }
 
 /// Counters shared by every client.
@@ -763,7 +822,7 @@ async fn open_lobby(clients: &mut [Client], game: &str, options: &Value) -> Resu
 
 /// Drives one lobby until `stop`: open, play to the end, leave, again.
 async fn drive_lobby(
-    url: String,
+    urls: Arc<Urls>,
     opts: Arc<Options>,
     options: Value,
     index: usize,
@@ -771,8 +830,8 @@ async fn drive_lobby(
     stop: watch::Receiver<bool>,
 ) {
     let mut clients = Vec::new();
-    for _ in 0..opts.seats {
-        match Client::connect(&url).await {
+    for seat in 0..opts.seats as usize {
+        match Client::connect(urls.pick(seat_client(index, seat))).await {
             Ok(c) => clients.push(c),
             Err(e) => return tally.error(format!("lobby {index}: {e}")),
         }
@@ -1028,13 +1087,13 @@ impl RunDb {
 }
 
 /// Opens `n` idle connections, 200 at a time.
-async fn open_idle(url: &str, n: usize, tally: &Tally) -> Vec<Client> {
+async fn open_idle(urls: &Urls, n: usize, tally: &Tally) -> Vec<Client> {
     let mut idle = Vec::with_capacity(n);
     let mut pending = JoinSet::new();
     let mut launched = 0;
     while launched < n || !pending.is_empty() {
         while launched < n && pending.len() < 200 {
-            let url = url.to_string();
+            let url = urls.pick(idle_client(launched)).to_string();
             pending.spawn(async move { Client::connect(&url).await });
             launched += 1;
         }
@@ -1055,12 +1114,13 @@ pub async fn run(opts: Options) -> Result<Report, String> {
         return Err("--seats must be at least 1".into());
     }
     let opts = Arc::new(opts);
-    let (server, db, database) = match &opts.url {
-        Some(url) => {
-            check_local(url)?;
-            (None, None, format!("server at {url}"))
-        }
-        None => {
+    for url in &opts.url {
+        check_local(url)?;
+    }
+    let (server, db, database) = match opts.url.as_slice() {
+        [url] => (None, None, format!("server at {url}")),
+        [_, _, ..] => (None, None, format!("{} servers", opts.url.len())),
+        [] => {
             let (db, db_url) = RunDb::create(&opts.database).await?;
             let max = opts.idle + opts.lobbies * opts.seats as usize + 64;
             match start_server(&opts, &db_url, max).await {
@@ -1080,13 +1140,15 @@ pub async fn run(opts: Options) -> Result<Report, String> {
             }
         }
     };
-    let url = server
-        .as_ref()
-        .map_or_else(|| opts.url.clone().unwrap_or_default(), |s| s.url.clone());
+    let urls = match &server {
+        Some(s) => vec![s.url.clone()],
+        None => opts.url.clone(),
+    };
+    let urls = Arc::new(Urls::new(urls, opts.seed));
     let pid = server.as_ref().map(|s| s.pid);
     let rss = |field: &str| pid.and_then(|p| proc_status_kib(p, field));
 
-    let result = run_load(&opts, &url, &options, &rss, pid).await;
+    let result = run_load(&opts, &urls, &options, &rss, pid).await;
 
     let hwm = rss("VmHWM");
     let end = rss("VmRSS");
@@ -1110,7 +1172,7 @@ pub async fn run(opts: Options) -> Result<Report, String> {
 
 async fn run_load(
     opts: &Arc<Options>,
-    url: &str,
+    urls: &Arc<Urls>,
     options: &Value,
     rss: &impl Fn(&str) -> Option<u64>,
     pid: Option<u32>,
@@ -1118,13 +1180,13 @@ async fn run_load(
     let server_cpu = || pid.and_then(|p| proc_cpu_split(&p.to_string()));
     let tally = Arc::new(Tally::default());
     let rss_start = rss("VmRSS");
-    let idle = open_idle(url, opts.idle, &tally).await;
+    let idle = open_idle(urls, opts.idle, &tally).await;
     let rss_idle = (opts.idle > 0).then(|| rss("VmRSS")).flatten();
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut lobbies = JoinSet::new();
     for i in 0..opts.lobbies {
         lobbies.spawn(drive_lobby(
-            url.to_string(),
+            urls.clone(),
             opts.clone(),
             options.clone(),
             i,
@@ -1171,6 +1233,7 @@ async fn run_load(
         errors: tally.errors.load(Ordering::Relaxed),
         error_samples,
         matches_finished: tally.matches.load(Ordering::Relaxed),
+        clients_per_url: urls.counts(),
         latency_us: Percentiles::of(latencies),
         socket_latency_us: Percentiles::of(socket_latencies),
         server_rss_start_kib: rss_start,
@@ -1243,6 +1306,35 @@ mod tests {
         );
         let no_id = Head::scan(r#"{"code":"bad_message","message":"x","re":null,"type":"error"}"#).unwrap();
         assert_eq!(no_id.re(), None);
+    }
+
+    #[test]
+    fn clients_are_spread_over_the_urls_by_the_seed() {
+        let list = vec![
+            "ws://127.0.0.1:1/ws".to_string(),
+            "ws://127.0.0.1:2/ws".to_string(),
+            "ws://127.0.0.1:3/ws".to_string(),
+        ];
+        let picks = |seed: u64| {
+            let urls = Urls::new(list.clone(), seed);
+            let chosen: Vec<String> = (0..300)
+                .map(|c| urls.pick(seat_client(c / 3, c % 3)).to_string())
+                .collect();
+            (chosen, urls.counts())
+        };
+        let (first, counts) = picks(7);
+        // The same seed places every client on the same URL again; another seed places them differently.
+        assert_eq!(picks(7).0, first);
+        assert_ne!(picks(8).0, first);
+        // Roughly evenly: each of three URLs gets a hundred of 300 clients, give or take.
+        assert_eq!(counts.iter().map(|(_, n)| n).sum::<u64>(), 300);
+        for (url, n) in &counts {
+            assert!((60..=140).contains(n), "{url}: {n} of 300");
+        }
+        // One URL: everyone there.
+        let one = Urls::new(list[..1].to_vec(), 7);
+        assert!((0..10).all(|c| one.pick(idle_client(c)) == list[0]));
+        assert_eq!(one.counts()[0].1, 10);
     }
 
     #[test]

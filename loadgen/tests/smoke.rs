@@ -5,9 +5,17 @@ use std::sync::Arc;
 
 use clap::Parser;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn loadgen_plays_lobbies_of_every_game_without_errors() {
-    let dir = std::env::temp_dir().join(format!("loadgen_smoke_{}", std::process::id()));
+/// An in-process server on a SQLite file in a temporary folder, with no rate or per-address limits: its address,
+/// a sender that stops it, its task and the folder.
+async fn start_server(
+    tag: &str,
+) -> (
+    std::net::SocketAddr,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<Result<(), server::RunError>>,
+    std::path::PathBuf,
+) {
+    let dir = std::env::temp_dir().join(format!("loadgen_{tag}_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let url = format!("sqlite://{}", dir.join("tabletop.db").display());
     let store = server::Store::connect(&url).await.unwrap();
@@ -30,6 +38,12 @@ async fn loadgen_plays_lobbies_of_every_game_without_errors() {
             let _ = stopped.await;
         },
     ));
+    (addr, stop, task, dir)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loadgen_plays_lobbies_of_every_game_without_errors() {
+    let (addr, stop, task, dir) = start_server("smoke").await;
     // Every registered game, at three seats (or the nearest count it allows), with every timed window (an option
     // `..._ms`) at its shortest so that, say, an Eeek! race nobody wins does not hold a match for long.
     for info in rules::AnyGame::catalogue() {
@@ -90,6 +104,66 @@ async fn loadgen_plays_lobbies_of_every_game_without_errors() {
             assert!(socket.p50 > 0, "{game}: a round trip of no time: {report}");
         }
     }
+    let _ = stop.send(());
+    task.await.unwrap().unwrap();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loadgen_spreads_its_clients_over_several_urls() {
+    // Two URLs of one server (as two nodes would be): every client connects to one of them at random, and the
+    // lobbies are played as over one.
+    let (addr, stop, task, dir) = start_server("urls").await;
+    let urls = [
+        format!("ws://127.0.0.1:{}/ws", addr.port()),
+        format!("ws://localhost:{}/ws", addr.port()),
+    ];
+    let run = |seed: &str| {
+        loadgen::Options::parse_from([
+            "loadgen",
+            "--url",
+            &urls[0],
+            "--url",
+            &urls[1],
+            "--lobbies",
+            "6",
+            "--seats",
+            "3",
+            "--idle",
+            "4",
+            "--warmup",
+            "0.2",
+            "--duration",
+            "1",
+            "--min-actions",
+            "20",
+            "--seed",
+            seed,
+        ])
+    };
+    let report = loadgen::run(run("5")).await.unwrap();
+    assert_eq!(report.errors, 0, "{report}");
+    assert!(report.accepted >= 20, "{report}");
+    let counts: Vec<u64> = report.clients_per_url.iter().map(|(_, n)| *n).collect();
+    assert_eq!(
+        report
+            .clients_per_url
+            .iter()
+            .map(|(u, _)| u.as_str())
+            .collect::<Vec<_>>(),
+        urls.iter().map(String::as_str).collect::<Vec<_>>()
+    );
+    assert_eq!(counts.iter().sum::<u64>(), 6 * 3 + 4, "{report}");
+    assert!(counts.iter().all(|n| *n > 0), "both URLs get clients: {report}");
+    assert!(report.to_string().contains("clients per URL:"), "{report}");
+    assert_eq!(report.to_json()["clients_per_url"][urls[1].as_str()], counts[1]);
+    // The same seed puts every client on the same URL again.
+    let again = loadgen::run(run("5")).await.unwrap();
+    assert_eq!(again.clients_per_url, report.clients_per_url);
+    // A URL off the loopback interface is refused, as a single one is.
+    let mut far = run("5");
+    far.url.push("ws://10.0.0.1:8080/ws".into());
+    assert!(loadgen::run(far).await.is_err());
     let _ = stop.send(());
     task.await.unwrap().unwrap();
     let _ = std::fs::remove_dir_all(dir);

@@ -36,6 +36,7 @@ pub const TIMEOUT: Duration = Duration::from_secs(30);
 /// Where the manual clock of in-process servers starts (a fixed, realistic Unix time).
 pub const CLOCK_START: u64 = 1_800_000_000_000;
 
+pub mod cluster;
 pub mod req;
 pub use req::{Body, LobbySettings};
 

@@ -1,134 +1,44 @@
-//! Cluster mode (issue 27): in-process nodes on port 0 sharing one real PostgreSQL database (a database of each
-//! test's own). Fencing (a stale owner's writes are refused by the database itself), takeover from the database
-//! after a lease expires with no acknowledged action lost or applied twice, lease loss noticed by the renewal,
-//! graceful handover, a duplicate node id, and cluster mode refused on SQLite.
+//! Cluster mode (issue 27): nodes sharing one real PostgreSQL database (a database of each test's own), in this
+//! process on port 0 or as real server processes (for kill -9, SIGSTOP and SIGTERM). Fencing (a stale owner's
+//! writes are refused by the database itself, also after a real pause), takeover from the database after a lease
+//! expires (within 5 s of the expiry, on the database's clock) with no acknowledged action lost or applied twice,
+//! lease loss noticed by the renewal, graceful handover, a duplicate node id, and cluster mode refused on SQLite.
+//! The shared set-up is `integration_tests::cluster`.
 //!
 //! They need `TEST_DATABASE_URL` (`.ci/run` sets it); without it they say so and pass, unless `CI` is set (then
 //! they fail).
 
-use integration_tests::*;
+use std::time::Duration;
+
+use integration_tests::{cluster::*, *};
 use serde_json::{Value, json};
 use server::Store;
-use sqlx::{PgPool, Row};
+use sqlx::Row;
 
 const GAME: &str = "hide_and_eeek";
-const ADMIN_TOKEN: &str = "admin-token-for-tests-0123456789";
-
-/// Whether PostgreSQL is there; in CI (`CI` set) its absence fails the test instead of skipping it.
-fn postgres() -> bool {
-    let set = backends().contains(&"postgres");
-    if !set {
-        assert!(
-            std::env::var("CI").is_err(),
-            "the cluster tests need PostgreSQL: set TEST_DATABASE_URL in CI"
-        );
-        eprintln!("skipped: TEST_DATABASE_URL is not set (cluster mode needs PostgreSQL)");
-    }
-    set
-}
-
-fn node_config(id: &str, lease_ms: u64) -> server::Config {
-    let mut config = test_config();
-    config.cluster = true;
-    config.node_id = Some(id.to_string());
-    config.lease_ms = lease_ms;
-    config.admin_token = Some(server::admin::AdminToken::parse(ADMIN_TOKEN).unwrap());
-    config
-}
-
-/// The admin API's `owner` of the table `code` (its lease), as node `addr` lists it.
-async fn admin_owner(addr: std::net::SocketAddr, code: &str) -> Value {
-    let auth = format!("Bearer {ADMIN_TOKEN}");
-    let (status, _, text) = http_request(
-        addr,
-        "GET",
-        "/api/admin/matches",
-        &[("Authorization", auth.as_str())],
-        None,
-    )
-    .await;
-    assert_eq!(status, 200, "{text}");
-    let listed: Value = serde_json::from_str(&text).unwrap();
-    let item = listed["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["code"] == code)
-        .expect("the table is listed")
-        .clone();
-    item["owner"].clone()
-}
-
-async fn node(db: &TestDb, id: &str, lease_ms: u64) -> TestServer {
-    let store = Store::connect(db.url()).await.expect("database");
-    let server = TestServer::start_with_store(store, node_config(id, lease_ms)).await;
-    // The node is serving once it answers.
-    let (status, _) = http_get(server.addr, "/readyz").await;
-    assert_eq!(status, 200);
-    server
-}
-
-async fn pool(db: &TestDb) -> PgPool {
-    PgPool::connect(db.url()).await.unwrap()
-}
-
-/// (owner node, epoch) of a table's lease.
-async fn lease(pool: &PgPool, code: &str) -> (String, i64) {
-    let row = sqlx::query("SELECT owner_node, epoch FROM table_leases WHERE code = $1")
-        .bind(code)
-        .fetch_one(pool)
-        .await
-        .unwrap();
-    (row.get(0), row.get(1))
-}
-
-/// The match's logged actions: (seq, actor, action).
-async fn log(pool: &PgPool, code: &str) -> Vec<(i64, String, String)> {
-    sqlx::query(
-        "SELECT a.seq, a.actor, a.action FROM actions a JOIN matches m ON m.id = a.match_id \
-         WHERE m.lobby_code = $1 ORDER BY a.seq",
-    )
-    .bind(code)
-    .fetch_all(pool)
-    .await
-    .unwrap()
-    .iter()
-    .map(|r| (r.get(0), r.get(1), r.get(2)))
-    .collect()
-}
-
-/// A legal action of whichever player may act now, with the index of that player.
-fn a_legal_action(players: &[Player]) -> Option<(usize, Value, u64)> {
-    players.iter().enumerate().find_map(|(i, p)| {
-        let state = p.client.state.as_ref()?;
-        let legal = state["legal_actions"].as_array()?;
-        Some((i, legal.first()?.clone(), state["version"].as_u64()?))
-    })
-}
+const BINARY: &str = env!("CARGO_BIN_EXE_server-under-test");
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stale_owner_is_fenced_by_the_database_and_the_new_owner_resumes_the_match() {
-    if !postgres() {
+    let Some(cl) = TestCluster::new().await else {
         return;
-    }
-    let db = TestDb::new("postgres").await;
-    let sql = pool(&db).await;
+    };
     // Long leases: nothing expires by itself during the test; the test expires the lease, as a paused owner's.
-    let a = node(&db, "node-a", 60_000).await;
-    let b = node(&db, "node-b", 60_000).await;
+    let a = cl.node("node-a", 60_000).await;
+    let b = cl.node("node-b", 60_000).await;
     let (code, mut players) =
         start_match(a.addr, GAME, json!({"target": 5, "claim_window_ms": 1000}), 2, 2).await;
     let played = play(&mut players, &Time::Manual(a.clock.clone()), 5, 3).await;
     let version = played.last_state["version"].as_u64().unwrap();
-    assert_eq!(lease(&sql, &code).await, ("node-a".to_string(), 1));
-    let before = log(&sql, &code).await;
+    assert_eq!(cl.lease(&code).await, ("node-a".to_string(), 1));
+    let before = cl.log(&code).await;
     assert_eq!(before.len() as u64, version);
 
     // Node A "pauses": its lease expires, and node B, asked for the table, claims it (epoch 2) and recovers it
     // from the database.
     sqlx::query("UPDATE table_leases SET expires_at = now() - interval '1 second' WHERE code = $1")
         .bind(&code)
-        .execute(&sql)
+        .execute(&cl.sql)
         .await
         .unwrap();
     let mut watcher = b.client().await;
@@ -136,7 +46,7 @@ async fn a_stale_owner_is_fenced_by_the_database_and_the_new_owner_resumes_the_m
     assert_eq!(r["type"], "spectating", "{r}");
     let seen = watcher.wait_version(version).await;
     assert_eq!(seen["version"].as_u64(), Some(version));
-    assert_eq!(lease(&sql, &code).await, ("node-b".to_string(), 2));
+    assert_eq!(cl.lease(&code).await, ("node-b".to_string(), 2));
     // Any node's admin API shows the owner and the epoch.
     assert_eq!(
         admin_owner(a.addr, &code).await,
@@ -161,7 +71,7 @@ async fn a_stale_owner_is_fenced_by_the_database_and_the_new_owner_resumes_the_m
         );
     }
     assert_eq!(
-        log(&sql, &code).await,
+        cl.log(&code).await,
         before,
         "nothing from the stale owner reached the log"
     );
@@ -181,36 +91,22 @@ async fn a_stale_owner_is_fenced_by_the_database_and_the_new_owner_resumes_the_m
         });
     }
     let more = play(&mut moved, &Time::Manual(b.clock.clone()), 6, 3).await;
-    let after = log(&sql, &code).await;
     let last = more.last_state["version"].as_u64().unwrap();
-    assert_eq!(after.len() as u64, last);
+    let after = cl.assert_log_holds(&code, last, &more.acknowledged).await;
     assert_eq!(&after[..before.len()], &before[..]);
-    let seqs: Vec<i64> = after.iter().map(|(s, _, _)| *s).collect();
-    assert_eq!(seqs, (1..=last as i64).collect::<Vec<_>>());
-    for (seat, action, v) in &more.acknowledged {
-        let (_, actor, logged) = &after[*v as usize - 1];
-        assert_eq!(
-            serde_json::from_str::<Value>(actor).unwrap(),
-            json!({"seat": seat})
-        );
-        assert_eq!(&serde_json::from_str::<Value>(logged).unwrap(), action);
-    }
 
     a.stop().await;
     b.stop().await;
-    sql.close().await;
-    db.drop_db().await;
+    cl.finish().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lease_lost_to_another_owner_stops_the_table_at_the_next_renewal() {
-    if !postgres() {
+    let Some(cl) = TestCluster::new().await else {
         return;
-    }
-    let db = TestDb::new("postgres").await;
-    let sql = pool(&db).await;
+    };
     // Renewals every 300 ms.
-    let a = node(&db, "node-a", 900).await;
+    let a = cl.node("node-a", 900).await;
     let (code, mut players) = start_match(a.addr, GAME, json!({"target": 5}), 2, 2).await;
     // Another owner takes the lease (as a node that found it expired would).
     sqlx::query(
@@ -218,7 +114,7 @@ async fn a_lease_lost_to_another_owner_stops_the_table_at_the_next_renewal() {
          WHERE code = $1",
     )
     .bind(&code)
-    .execute(&sql)
+    .execute(&cl.sql)
     .await
     .unwrap();
     // Without sending anything, A's clients hear that the table moved.
@@ -232,20 +128,17 @@ async fn a_lease_lost_to_another_owner_stops_the_table_at_the_next_renewal() {
         "{metrics}"
     );
     a.stop().await;
-    sql.close().await;
-    db.drop_db().await;
+    cl.finish().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_graceful_stop_hands_the_tables_over_without_waiting_for_the_lease() {
-    if !postgres() {
+    let Some(cl) = TestCluster::new().await else {
         return;
-    }
-    let db = TestDb::new("postgres").await;
-    let sql = pool(&db).await;
+    };
     // A minute-long lease: a takeover that waited for it would time the test out.
-    let a = node(&db, "node-a", 60_000).await;
-    let b = node(&db, "node-b", 60_000).await;
+    let a = cl.node("node-a", 60_000).await;
+    let b = cl.node("node-b", 60_000).await;
     let (code, mut players) = start_match(a.addr, GAME, json!({"target": 5}), 2, 2).await;
     let played = play(&mut players, &Time::Manual(a.clock.clone()), 9, 2).await;
     let version = played.last_state["version"].as_u64().unwrap();
@@ -259,23 +152,21 @@ async fn a_graceful_stop_hands_the_tables_over_without_waiting_for_the_lease() {
     assert_eq!(r["type"], "resumed", "{r}");
     let state = c.wait_version(version).await;
     assert_eq!(state["version"].as_u64(), Some(version));
-    assert_eq!(lease(&sql, &code).await, ("node-b".to_string(), 2));
+    assert_eq!(cl.lease(&code).await, ("node-b".to_string(), 2));
     // The node id may be used again at once.
-    let again = node(&db, "node-a", 60_000).await;
+    let again = cl.node("node-a", 60_000).await;
     again.stop().await;
     b.stop().await;
-    sql.close().await;
-    db.drop_db().await;
+    cl.finish().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_live_node_with_the_same_id_is_refused() {
-    if !postgres() {
+    let Some(cl) = TestCluster::new().await else {
         return;
-    }
-    let db = TestDb::new("postgres").await;
-    let a = node(&db, "same", 60_000).await;
-    let store = Store::connect(db.url()).await.unwrap();
+    };
+    let a = cl.node("same", 60_000).await;
+    let store = Store::connect(cl.db.url()).await.unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let refused = server::run(
         listener,
@@ -293,7 +184,7 @@ async fn a_second_live_node_with_the_same_id_is_refused() {
         "{refused}"
     );
     a.stop().await;
-    db.drop_db().await;
+    cl.finish().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -317,44 +208,13 @@ async fn cluster_mode_is_refused_on_sqlite() {
     db.drop_db().await;
 }
 
-/// Resumes `token`'s seat on the node at `addr`, retrying while the table is still another node's (`moved`,
-/// until the killed owner's lease expires). Returns the client and how many attempts it took.
-async fn resume_when_taken_over(addr: std::net::SocketAddr, code: &str, token: &str) -> Client {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
-        let mut c = Client::hello(addr).await;
-        let r = c.request(req::resume(code, token)).await;
-        if r["type"] == "resumed" {
-            return c;
-        }
-        assert_eq!(r["code"], "moved", "{r}");
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no takeover within 20 s: {r}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_of_the_owner_mid_match_loses_no_acknowledged_action_and_the_match_finishes() {
-    if !postgres() {
+    let Some(cl) = TestCluster::new().await else {
         return;
-    }
-    let db = TestDb::new("postgres").await;
-    let sql = pool(&db).await;
-    let binary = env!("CARGO_BIN_EXE_server-under-test");
-    let env = |id: &'static str| {
-        [
-            ("CLUSTER", "true"),
-            ("NODE_ID", id),
-            ("LEASE_MS", "1000"),
-            ("BOT_DELAY_MS", "0"),
-            ("RATE_LIMIT_PER_SEC", "1000"),
-        ]
     };
-    let a = ServerProcess::start(binary, &db, &env("node-a")).await;
-    let b = ServerProcess::start(binary, &db, &env("node-b")).await;
+    let a = cl.process(BINARY, "node-a", Some(1000), &[]).await;
+    let b = cl.process(BINARY, "node-b", Some(1000), &[]).await;
     let (code, mut players) =
         start_match(a.addr, GAME, json!({"target": 3, "claim_window_ms": 1000}), 2, 2).await;
     let first = play(&mut players, &Time::Real, 21, 6).await;
@@ -363,53 +223,28 @@ async fn kill_9_of_the_owner_mid_match_loses_no_acknowledged_action_and_the_matc
     let killed = std::time::Instant::now();
 
     // Every player reconnects to node B, which takes the table over once A's lease has expired.
-    let mut moved = Vec::new();
-    for p in players {
-        let mut c = resume_when_taken_over(b.addr, &code, &p.token).await;
-        c.wait_version(version).await;
-        moved.push(Player {
-            client: c,
-            seat: p.seat,
-            token: p.token,
-        });
-    }
+    let mut moved = reconnect_all(b.addr, &code, players, version).await;
     let took = killed.elapsed();
-    assert!(took < std::time::Duration::from_secs(6), "takeover took {took:?}");
-    assert_eq!(lease(&sql, &code).await, ("node-b".to_string(), 2));
+    assert!(took < Duration::from_secs(6), "takeover took {took:?}");
+    assert_eq!(cl.lease(&code).await, ("node-b".to_string(), 2));
 
-    // The match goes on to its end on node B.
+    // The match goes on to its end on node B; every action a client had acknowledged, before and after the
+    // kill, is in the log at its version, and each action is there once.
     let rest = play(&mut moved, &Time::Real, 22, 10_000).await;
     assert_eq!(rest.last_state["status"]["kind"], "over", "{}", rest.last_state);
-    let logged = log(&sql, &code).await;
     let last = rest.last_state["version"].as_u64().unwrap();
-    let seqs: Vec<i64> = logged.iter().map(|(s, _, _)| *s).collect();
-    assert_eq!(
-        seqs,
-        (1..=last as i64).collect::<Vec<_>>(),
-        "each action once, in order"
-    );
-    // Every action a client had acknowledged, before and after the kill, is in the log at its version.
-    for (seat, action, v) in first.acknowledged.iter().chain(&rest.acknowledged) {
-        let (_, actor, logged) = &logged[*v as usize - 1];
-        assert_eq!(
-            serde_json::from_str::<Value>(actor).unwrap(),
-            json!({"seat": seat})
-        );
-        assert_eq!(&serde_json::from_str::<Value>(logged).unwrap(), action);
-    }
+    cl.assert_log_holds(&code, last, first.acknowledged.iter().chain(&rest.acknowledged))
+        .await;
     assert!(b.terminate().await);
-    sql.close().await;
-    db.drop_db().await;
+    cl.finish().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_match_and_its_rematch_on_a_cluster_node_hold_their_own_leases() {
-    if !postgres() {
+    let Some(cl) = TestCluster::new().await else {
         return;
-    }
-    let db = TestDb::new("postgres").await;
-    let sql = pool(&db).await;
-    let a = node(&db, "node-a", 60_000).await;
+    };
+    let a = cl.node("node-a", 60_000).await;
     let (code, mut players) =
         start_match(a.addr, GAME, json!({"target": 3, "claim_window_ms": 1000}), 2, 2).await;
     let played = play(&mut players, &Time::Manual(a.clock.clone()), 21, 100_000).await;
@@ -424,26 +259,23 @@ async fn a_match_and_its_rematch_on_a_cluster_node_hold_their_own_leases() {
     let rematched = players[0].client.wait_push("rematched", |_| true).await;
     let new_code = rematched["code"].as_str().unwrap().to_string();
     assert_ne!(new_code, code);
-    assert_eq!(lease(&sql, &code).await, ("node-a".to_string(), 1));
-    assert_eq!(lease(&sql, &new_code).await, ("node-a".to_string(), 1));
+    assert_eq!(cl.lease(&code).await, ("node-a".to_string(), 1));
+    assert_eq!(cl.lease(&new_code).await, ("node-a".to_string(), 1));
     let mut c = a.client().await;
     let token = rematched["seat_token"].as_str().unwrap();
     let r = c.request(req::resume(&new_code, token)).await;
     assert_eq!(r["type"], "resumed", "{r}");
     a.stop().await;
-    sql.close().await;
-    db.drop_db().await;
+    cl.finish().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_asked_for_a_table_another_live_node_owns_answers_moved_and_leaves_the_lease_alone() {
-    if !postgres() {
+    let Some(cl) = TestCluster::new().await else {
         return;
-    }
-    let db = TestDb::new("postgres").await;
-    let sql = pool(&db).await;
-    let a = node(&db, "node-a", 60_000).await;
-    let b = node(&db, "node-b", 60_000).await;
+    };
+    let a = cl.node("node-a", 60_000).await;
+    let b = cl.node("node-b", 60_000).await;
     let (code, players) = start_match(a.addr, GAME, json!({"target": 5}), 2, 2).await;
     let mut c = b.client().await;
     let r = c.request(req::resume(&code, &players[1].token)).await;
@@ -452,18 +284,229 @@ async fn a_node_asked_for_a_table_another_live_node_owns_answers_moved_and_leave
         (Some("error"), Some("moved")),
         "{r}"
     );
-    assert_eq!(lease(&sql, &code).await, ("node-a".to_string(), 1));
+    assert_eq!(cl.lease(&code).await, ("node-a".to_string(), 1));
     // An unknown code is refused as on a single node, and leaves no lease behind.
     let r = c.request(req::spectate("ZZZZZZ")).await;
     assert_eq!(r["code"], "unknown_lobby", "{r}");
     let leases: i64 = sqlx::query("SELECT count(*) FROM table_leases")
-        .fetch_one(&sql)
+        .fetch_one(&cl.sql)
         .await
         .unwrap()
         .get(0);
     assert_eq!(leases, 1);
     a.stop().await;
     b.stop().await;
-    sql.close().await;
-    db.drop_db().await;
+    cl.finish().await;
+}
+
+/// Whether nothing but a player can change the match now: no engine deadline and no turn timer is running,
+/// and a player has something to do (on a node with only human seats, the table then waits for its players).
+fn waiting_for_a_player(state: &Value) -> bool {
+    state["deadline"].is_null()
+        && state["turn_deadline"].is_null()
+        && !state["legal_actions"].as_array().is_none_or(Vec::is_empty)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_owner_resumed_after_a_takeover_writes_nothing_and_sends_its_clients_away() {
+    let Some(cl) = TestCluster::new().await else {
+        return;
+    };
+    let a = cl.process(BINARY, "node-a", Some(1000), &[]).await;
+    let b = cl.process(BINARY, "node-b", Some(1000), &[]).await;
+    let (code, mut players) =
+        start_match(a.addr, GAME, json!({"target": 5, "claim_window_ms": 1000}), 2, 2).await;
+    // Play until only a player can act: once node B holds the table nothing changes it there, so the log
+    // after the takeover shows exactly what node A wrote.
+    let mut first = play(&mut players, &Time::Real, 31, 4).await;
+    if !waiting_for_a_player(&first.last_state) {
+        let more = play_until(&mut players, &Time::Real, 32, 10_000, waiting_for_a_player).await;
+        first.acknowledged.extend(more.acknowledged);
+        first.last_state = more.last_state;
+    }
+    assert_ne!(first.last_state["status"]["kind"], "over");
+    let version = first.last_state["version"].as_u64().unwrap();
+    let before = cl.log(&code).await;
+    assert_eq!(before.len() as u64, version);
+
+    // SIGSTOP: node A stops renewing; node B's sweep finds the lease expired and takes the table over.
+    a.signal("STOP");
+    let taken = cl
+        .wait_takeovers(std::slice::from_ref(&code), 1, Duration::from_secs(20))
+        .await;
+    let (owner, after_expiry) = &taken[0];
+    assert_eq!(owner, "node-b");
+    assert!(
+        *after_expiry < Duration::from_secs(5),
+        "owned again {after_expiry:?} after the lease expired"
+    );
+
+    // While A is stopped, every player whose seat may act sends an action to A (the kernel keeps it); A
+    // reads them when it runs again, not knowing yet that it lost the table.
+    let mut sent = Vec::new();
+    for (i, p) in players.iter_mut().enumerate() {
+        let state = p.client.state.clone().unwrap();
+        if let Some(action) = state["legal_actions"].as_array().and_then(|l| l.first()) {
+            let id = 9000 + i as u64;
+            p.client.send_text(req::action(action, version).frame(id)).await;
+            sent.push(id);
+        }
+    }
+    assert!(!sent.is_empty(), "someone may act");
+    a.signal("CONT");
+
+    // Each of A's clients is told to reconnect; no action is acknowledged, and an answered one is `moved`
+    // (the fence refused its write, or the renewal found the lease gone first).
+    for p in &mut players {
+        let frames = drain(&mut p.client).await;
+        for frame in &frames {
+            assert_ne!(frame["type"], "accepted", "a stale owner acknowledged {frame}");
+            if frame.get("re").is_some() {
+                assert_eq!(
+                    (frame["type"].as_str(), frame["code"].as_str()),
+                    (Some("error"), Some("moved")),
+                    "{frame}"
+                );
+            }
+            assert!(
+                frame["type"] != "state" || frame["version"].as_u64() <= Some(version),
+                "a stale owner published a change: {frame}"
+            );
+        }
+        let last = frames.last().expect("a closing message");
+        assert_eq!(
+            (last["type"].as_str(), last["code"].as_str()),
+            (Some("closing"), Some("moved")),
+            "{last}"
+        );
+    }
+    // A runs on, owning nothing, and nothing of it reached the log after the takeover.
+    let (_, metrics) = http_get(a.addr, "/metrics").await;
+    assert!(metrics.contains("tabletop_cluster_tables_owned 0"), "{metrics}");
+    assert!(
+        metrics.contains("tabletop_cluster_leases_lost_total 1"),
+        "{metrics}"
+    );
+    // Which came first on A, a write (refused) or the renewal (the lease gone), depends on scheduling.
+    let fenced = metrics
+        .lines()
+        .find(|l| l.starts_with("tabletop_cluster_fenced_writes_total "))
+        .expect("the fenced-writes counter");
+    eprintln!("node A after SIGCONT: {fenced}");
+    assert_eq!(cl.log(&code).await, before, "the stale owner wrote nothing");
+    assert_eq!(cl.lease(&code).await, ("node-b".to_string(), 2));
+
+    // The players resume on node B and finish the match; the log holds every acknowledged action once.
+    let mut moved = reconnect_all(b.addr, &code, players, version).await;
+    let rest = play(&mut moved, &Time::Real, 33, 10_000).await;
+    assert_eq!(rest.last_state["status"]["kind"], "over", "{}", rest.last_state);
+    let last = rest.last_state["version"].as_u64().unwrap();
+    let after = cl
+        .assert_log_holds(&code, last, first.acknowledged.iter().chain(&rest.acknowledged))
+        .await;
+    assert_eq!(&after[..before.len()], &before[..]);
+    assert!(a.terminate().await);
+    assert!(b.terminate().await);
+    cl.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_of_a_node_hands_its_table_over_with_nothing_but_a_reconnect_for_its_clients() {
+    let Some(cl) = TestCluster::new().await else {
+        return;
+    };
+    // A minute-long lease: a takeover that waited for it would time the test out.
+    let a = cl.process(BINARY, "node-a", Some(60_000), &[]).await;
+    let b = cl.process(BINARY, "node-b", Some(60_000), &[]).await;
+    let (code, mut players) =
+        start_match(a.addr, GAME, json!({"target": 3, "claim_window_ms": 1000}), 2, 2).await;
+    let first = play(&mut players, &Time::Real, 41, 6).await;
+    let version = first.last_state["version"].as_u64().unwrap();
+    assert!(a.terminate().await, "a graceful stop exits cleanly");
+
+    // What the clients saw of the stop: at most the clock's last changes and the other player leaving, then
+    // `closing` with `shutting_down`; no error.
+    for p in &mut players {
+        let frames = drain(&mut p.client).await;
+        for frame in &frames[..frames.len().saturating_sub(1)] {
+            assert!(
+                ["state", "lobby"].contains(&frame["type"].as_str().unwrap()),
+                "{frame}"
+            );
+        }
+        let last = frames.last().expect("a closing message");
+        assert_eq!(
+            (last["type"].as_str(), last["code"].as_str()),
+            (Some("closing"), Some("shutting_down")),
+            "{last}"
+        );
+    }
+    // Each resumes on node B at its first attempt: the lease was handed over, not left to expire.
+    let mut moved = Vec::new();
+    for p in players {
+        let mut c = Client::hello(b.addr).await;
+        let r = c.request(req::resume(&code, &p.token)).await;
+        assert_eq!(r["type"], "resumed", "{r}");
+        c.wait_version(version).await;
+        moved.push(Player {
+            client: c,
+            seat: p.seat,
+            token: p.token,
+        });
+    }
+    assert_eq!(cl.lease(&code).await, ("node-b".to_string(), 2));
+    let rest = play(&mut moved, &Time::Real, 42, 10_000).await;
+    assert_eq!(rest.last_state["status"]["kind"], "over", "{}", rest.last_state);
+    let last = rest.last_state["version"].as_u64().unwrap();
+    cl.assert_log_holds(&code, last, first.acknowledged.iter().chain(&rest.acknowledged))
+        .await;
+    assert!(b.terminate().await);
+    cl.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_nodes_tables_are_owned_again_within_5_s_of_their_leases_expiring() {
+    let Some(cl) = TestCluster::new().await else {
+        return;
+    };
+    // The default lease length (no LEASE_MS).
+    let a = cl.process(BINARY, "node-a", None, &[]).await;
+    let b = cl.process(BINARY, "node-b", None, &[]).await;
+    let c = cl.process(BINARY, "node-c", None, &[]).await;
+    // Two matches being played and an open lobby on node A.
+    let mut codes = Vec::new();
+    let mut clients = Vec::new();
+    for _ in 0..2 {
+        let (code, players) = start_match(a.addr, GAME, json!({"target": 5}), 2, 2).await;
+        codes.push(code);
+        clients.push(players);
+    }
+    let mut host = Client::hello(a.addr).await;
+    let created = host.request(req::create_lobby(GAME, 2, "Host")).await;
+    assert_eq!(created["type"], "seated", "{created}");
+    codes.push(created["code"].as_str().unwrap().to_string());
+    for code in &codes {
+        assert_eq!(cl.lease(code).await, ("node-a".to_string(), 1));
+    }
+    a.kill().await;
+    // No client asks for them: the survivors' sweeps find them.
+    let taken = cl.wait_takeovers(&codes, 1, Duration::from_secs(30)).await;
+    for (code, (owner, after_expiry)) in codes.iter().zip(&taken) {
+        assert!(["node-b", "node-c"].contains(&owner.as_str()), "{code}: {owner}");
+        assert!(
+            *after_expiry < Duration::from_secs(5),
+            "{code} owned again {after_expiry:?} after its lease expired"
+        );
+    }
+    // A player resumes on whichever survivor now owns the match.
+    let owner = &taken[0].0;
+    let addr = if owner == "node-b" { b.addr } else { c.addr };
+    let mut resumed = Client::hello(addr).await;
+    let r = resumed
+        .request(req::resume(&codes[0], &clients[0][0].token))
+        .await;
+    assert_eq!(r["type"], "resumed", "{r}");
+    assert!(b.terminate().await);
+    assert!(c.terminate().await);
+    cl.finish().await;
 }

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Three server nodes in cluster mode on one PostgreSQL database and HAProxy (deploy/haproxy.cfg) in front of
+# them, all on this machine: clients use http://127.0.0.1:8080; the nodes listen on 127.0.0.1:8081-8083 and
+# HAProxy's statistics are on http://127.0.0.1:8404/stats. Ctrl-C stops everything (the nodes hand their tables
+# over as on any SIGTERM); so does any of the four processes ending.
+#
+#   cargo build -p server && deploy/three-nodes.sh
+#
+# Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/tabletop_cluster; a database of that
+# name is created first when psql can), SERVER (default target/debug/server), NATS_URL (default
+# nats://127.0.0.1:4222), RUST_LOG. Needs haproxy (Debian: apt-get install haproxy).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+database_url="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/tabletop_cluster}"
+server="${SERVER:-target/debug/server}"
+command -v haproxy >/dev/null || { echo "three-nodes: haproxy is not installed (apt-get install haproxy)" >&2; exit 1; }
+[ -x "$server" ] || { echo "three-nodes: no server binary at $server (cargo build -p server)" >&2; exit 1; }
+
+# Create the database when it is missing (the server applies its migrations itself). Its name comes from the
+# URL's path, without query.
+name="${database_url##*/}"
+name="${name%%\?*}"
+if command -v psql >/dev/null && [[ "$name" =~ ^[a-z0-9_]+$ ]]; then
+  admin="${database_url%/*}/postgres"
+  if [ -z "$(psql "$admin" -tAc "SELECT 1 FROM pg_database WHERE datname = '$name'")" ]; then
+    psql "$admin" -qc "CREATE DATABASE $name"
+  fi
+fi
+
+pids=()
+stop() {
+  trap - EXIT INT TERM
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  wait
+}
+trap stop EXIT INT TERM
+
+for i in 1 2 3; do
+  # Every client reaches a node from HAProxy's address: the per-address limits would count them all as one.
+  BIND="127.0.0.1:808$i" DATABASE_URL="$database_url" CLUSTER=true NODE_ID="node-$i" \
+    NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}" \
+    MAX_CONNECTIONS_PER_IP=100000 MAX_LOBBIES_PER_IP=100000 "$server" &
+  pids+=("$!")
+done
+BALANCER_BIND=127.0.0.1:8080 STATS_BIND=127.0.0.1:8404 \
+  NODE1_ADDR=127.0.0.1:8081 NODE2_ADDR=127.0.0.1:8082 NODE3_ADDR=127.0.0.1:8083 \
+  haproxy -db -f deploy/haproxy.cfg &
+pids+=("$!")
+echo "three-nodes: serving on http://127.0.0.1:8080 (Ctrl-C stops)" >&2
+wait -n

@@ -1,0 +1,299 @@
+//! Helpers of the cluster tests (issue 27): a PostgreSQL database of the test's own shared by several nodes
+//! (in-process on port 0, or the real binary as child processes), direct reads of the leases and the action log,
+//! reconnection after a takeover, and the checks every takeover test makes of the log.
+
+use std::{
+    net::SocketAddr,
+    time::{Duration, Instant},
+};
+
+use serde_json::{Value, json};
+use sqlx::{PgPool, Row};
+
+use crate::{Client, Player, ServerProcess, TestDb, TestServer, backends, http_request, req, test_config};
+
+/// The admin token every cluster node of the tests is given.
+pub const ADMIN_TOKEN: &str = "admin-token-for-tests-0123456789";
+
+/// Whether PostgreSQL is there; in CI (`CI` set) its absence fails the test instead of skipping it.
+pub fn postgres() -> bool {
+    let set = backends().contains(&"postgres");
+    if !set {
+        assert!(
+            std::env::var("CI").is_err(),
+            "the cluster tests need PostgreSQL: set TEST_DATABASE_URL in CI"
+        );
+        eprintln!("skipped: TEST_DATABASE_URL is not set (cluster mode needs PostgreSQL)");
+    }
+    set
+}
+
+/// The configuration of an in-process cluster node `id` with leases of `lease_ms`.
+pub fn node_config(id: &str, lease_ms: u64) -> server::Config {
+    let mut config = test_config();
+    config.cluster = true;
+    config.node_id = Some(id.to_string());
+    config.lease_ms = lease_ms;
+    config.admin_token = Some(server::admin::AdminToken::parse(ADMIN_TOKEN).unwrap());
+    config
+}
+
+/// A test's cluster: one fresh PostgreSQL database that its nodes share, and a direct connection to it.
+#[derive(Debug)]
+pub struct TestCluster {
+    pub db: TestDb,
+    pub sql: PgPool,
+}
+
+impl TestCluster {
+    /// A fresh database, or `None` when PostgreSQL is not configured (the test then passes as skipped, except
+    /// in CI, where it fails: see [`postgres`]).
+    pub async fn new() -> Option<TestCluster> {
+        if !postgres() {
+            return None;
+        }
+        let db = TestDb::new("postgres").await;
+        let sql = PgPool::connect(db.url()).await.unwrap();
+        Some(TestCluster { db, sql })
+    }
+
+    /// An in-process node (manual clock) on port 0, serving once this returns.
+    pub async fn node(&self, id: &str, lease_ms: u64) -> TestServer {
+        let store = server::Store::connect(self.db.url()).await.expect("database");
+        let server = TestServer::start_with_store(store, node_config(id, lease_ms)).await;
+        let (status, _) = crate::http_get(server.addr, "/readyz").await;
+        assert_eq!(status, 200);
+        server
+    }
+
+    /// The server binary `binary` (a test's `env!("CARGO_BIN_EXE_server-under-test")`) as node `id` (wall clock,
+    /// bots acting at once, no rate limit), with leases of `lease_ms` (`None`: the server's default) and `extra`
+    /// environment.
+    pub async fn process(
+        &self,
+        binary: &str,
+        id: &str,
+        lease_ms: Option<u64>,
+        extra: &[(&str, &str)],
+    ) -> ServerProcess {
+        let lease = lease_ms.map(|ms| ms.to_string());
+        let mut env = vec![
+            ("CLUSTER", "true"),
+            ("NODE_ID", id),
+            ("BOT_DELAY_MS", "0"),
+            ("RATE_LIMIT_PER_SEC", "1000"),
+            ("ADMIN_TOKEN", ADMIN_TOKEN),
+        ];
+        if let Some(lease) = &lease {
+            env.push(("LEASE_MS", lease));
+        }
+        env.extend_from_slice(extra);
+        ServerProcess::start(binary, &self.db, &env).await
+    }
+
+    /// (owner node, epoch) of a table's lease.
+    pub async fn lease(&self, code: &str) -> (String, i64) {
+        let row = sqlx::query("SELECT owner_node, epoch FROM table_leases WHERE code = $1")
+            .bind(code)
+            .fetch_one(&self.sql)
+            .await
+            .unwrap();
+        (row.get(0), row.get(1))
+    }
+
+    /// The match's logged actions: (seq, actor, action).
+    pub async fn log(&self, code: &str) -> Vec<(i64, String, String)> {
+        sqlx::query(
+            "SELECT a.seq, a.actor, a.action FROM actions a JOIN matches m ON m.id = a.match_id \
+             WHERE m.lobby_code = $1 ORDER BY a.seq",
+        )
+        .bind(code)
+        .fetch_all(&self.sql)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect()
+    }
+
+    /// Checks the log of `code` after a match played to version `last`: every sequence number from 1 to `last`
+    /// once, in order, and every action a client had acknowledged (seat, action, version) at its version.
+    pub async fn assert_log_holds<'a>(
+        &self,
+        code: &str,
+        last: u64,
+        acknowledged: impl IntoIterator<Item = &'a (u8, Value, u64)>,
+    ) -> Vec<(i64, String, String)> {
+        let logged = self.log(code).await;
+        let seqs: Vec<i64> = logged.iter().map(|(s, _, _)| *s).collect();
+        assert_eq!(
+            seqs,
+            (1..=last as i64).collect::<Vec<_>>(),
+            "each action once, in order"
+        );
+        for (seat, action, v) in acknowledged {
+            let (_, actor, logged) = &logged[*v as usize - 1];
+            assert_eq!(
+                serde_json::from_str::<Value>(actor).unwrap(),
+                json!({"seat": seat})
+            );
+            assert_eq!(&serde_json::from_str::<Value>(logged).unwrap(), action);
+        }
+        logged
+    }
+
+    /// Polls the leases of `codes` (all at epoch `epoch`) until each has a later epoch; returns each new owner
+    /// and how long after the old lease expired the new owner claimed it, both instants read on the database's
+    /// clock (the claim's expiry less the claimer's lease length, which its `nodes` row records). Fails after
+    /// `within`.
+    pub async fn wait_takeovers(
+        &self,
+        codes: &[String],
+        epoch: i64,
+        within: Duration,
+    ) -> Vec<(String, Duration)> {
+        let deadline = Instant::now() + within;
+        let mut expired_at_ms: Vec<Option<f64>> = vec![None; codes.len()];
+        let mut taken: Vec<Option<(String, Duration)>> = vec![None; codes.len()];
+        while taken.iter().any(Option::is_none) {
+            for (i, code) in codes.iter().enumerate() {
+                if taken[i].is_some() {
+                    continue;
+                }
+                let row = sqlx::query(
+                    "SELECT l.owner_node, l.epoch, (extract(epoch FROM l.expires_at) * 1000)::float8, \
+                         n.lease_ms::float8 \
+                     FROM table_leases l JOIN nodes n ON n.id = l.owner_node WHERE l.code = $1",
+                )
+                .bind(code)
+                .fetch_one(&self.sql)
+                .await
+                .unwrap();
+                let (owner, now_epoch, expires, lease): (String, i64, f64, f64) =
+                    (row.get(0), row.get(1), row.get(2), row.get(3));
+                if now_epoch == epoch {
+                    expired_at_ms[i] = Some(expires);
+                    continue;
+                }
+                assert_eq!(now_epoch, epoch + 1, "one change of owner for {code}");
+                let expired = expired_at_ms[i].expect("the old lease was seen before the takeover");
+                let claimed = expires - lease;
+                assert!(
+                    claimed >= expired,
+                    "{code} claimed at {claimed} ms before its old lease expired at {expired} ms"
+                );
+                taken[i] = Some((owner, Duration::from_secs_f64((claimed - expired) / 1000.0)));
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no takeover of every table within {within:?}: {taken:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        taken.into_iter().flatten().collect()
+    }
+
+    /// Drops the database.
+    pub async fn finish(self) {
+        self.sql.close().await;
+        self.db.drop_db().await;
+    }
+}
+
+/// The admin API's `owner` of the table `code` (its lease), as node `addr` lists it.
+pub async fn admin_owner(addr: SocketAddr, code: &str) -> Value {
+    let auth = format!("Bearer {ADMIN_TOKEN}");
+    let (status, _, text) = http_request(
+        addr,
+        "GET",
+        "/api/admin/matches",
+        &[("Authorization", auth.as_str())],
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{text}");
+    let listed: Value = serde_json::from_str(&text).unwrap();
+    let item = listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["code"] == code)
+        .expect("the table is listed")
+        .clone();
+    item["owner"].clone()
+}
+
+/// A legal action of whichever player may act now, with the index of that player and the version it is for.
+pub fn a_legal_action(players: &[Player]) -> Option<(usize, Value, u64)> {
+    players.iter().enumerate().find_map(|(i, p)| {
+        let state = p.client.state.as_ref()?;
+        let legal = state["legal_actions"].as_array()?;
+        Some((i, legal.first()?.clone(), state["version"].as_u64()?))
+    })
+}
+
+/// Resumes `token`'s seat on the node at `addr`, retrying while the table is still another node's (`moved`,
+/// until the old owner's lease expires); fails after 20 s.
+pub async fn resume_when_taken_over(addr: SocketAddr, code: &str, token: &str) -> Client {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let mut c = Client::hello(addr).await;
+        let r = c.request(req::resume(code, token)).await;
+        if r["type"] == "resumed" {
+            return c;
+        }
+        assert_eq!(r["code"], "moved", "{r}");
+        assert!(Instant::now() < deadline, "no takeover within 20 s: {r}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Every player reconnects to the node at `addr` with its seat token (waiting for the takeover) and catches
+/// up to `version`.
+pub async fn reconnect_all(addr: SocketAddr, code: &str, players: Vec<Player>, version: u64) -> Vec<Player> {
+    let mut moved = Vec::new();
+    for p in players {
+        let mut c = resume_when_taken_over(addr, code, &p.token).await;
+        c.wait_version(version).await;
+        moved.push(Player {
+            client: c,
+            seat: p.seat,
+            token: p.token,
+        });
+    }
+    moved
+}
+
+/// Every frame `client` receives until its connection closes.
+pub async fn drain(client: &mut Client) -> Vec<Value> {
+    let mut frames = Vec::new();
+    while let Some(frame) = client.read().await {
+        frames.push(frame);
+    }
+    frames
+}
+
+impl ServerProcess {
+    /// The process id (to send it signals).
+    pub fn pid(&self) -> u32 {
+        self.child.id().expect("running")
+    }
+
+    /// Sends `signal` (e.g. `STOP`, `CONT`) to the process.
+    pub fn signal(&self, signal: &str) {
+        let sent = std::process::Command::new("kill")
+            .args([format!("-{signal}"), self.pid().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success(), "kill -{signal}");
+    }
+
+    /// Waits for the process to exit (after a signal the test sent); returns whether it exited successfully.
+    pub async fn exited(mut self) -> bool {
+        tokio::time::timeout(crate::TIMEOUT, self.child.wait())
+            .await
+            .expect("exits in time")
+            .unwrap()
+            .success()
+    }
+}
