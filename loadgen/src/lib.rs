@@ -83,6 +83,11 @@ pub struct Options {
     #[arg(long, default_value = "{}")]
     pub options: String,
 
+    /// The version of the game's rules every lobby plays (`rules_version` of `create_lobby`); the newest when
+    /// not given.
+    #[arg(long)]
+    pub rules_version: Option<u32>,
+
     /// Seats per lobby; every seat is a loadgen client.
     #[arg(long, default_value_t = 2)]
     pub seats: u8,
@@ -791,14 +796,20 @@ async fn play_seat(
 }
 
 /// Creates a lobby with `clients[0]` as host, seats the others, starts it. Returns the code.
-async fn open_lobby(clients: &mut [Client], game: &str, options: &Value) -> Result<String, String> {
+async fn open_lobby(
+    clients: &mut [Client],
+    game: &str,
+    options: &Value,
+    rules_version: Option<u32>,
+) -> Result<String, String> {
     let seats = clients.len();
     let (host, guests) = clients.split_first_mut().ok_or("no clients")?;
     host.forget_state();
     let created = host
-        .request(
-            json!({"type": "create_lobby", "game": game, "options": options, "seats": seats, "name": "host"}),
-        )
+        .request(json!({
+            "type": "create_lobby", "game": game, "options": options, "seats": seats, "name": "host",
+            "rules_version": rules_version,
+        }))
         .await?;
     if created["type"] != "seated" {
         return Err(format!("create_lobby refused: {created}"));
@@ -839,7 +850,7 @@ async fn drive_lobby(
     let mut first = true;
     let mut round = 0u64;
     while !*stop.borrow() {
-        if let Err(e) = open_lobby(&mut clients, &opts.game, &options).await {
+        if let Err(e) = open_lobby(&mut clients, &opts.game, &options, opts.rules_version).await {
             return tally.error(format!("lobby {index}: {e}"));
         }
         if first {

@@ -104,6 +104,28 @@ async fn loadgen_plays_lobbies_of_every_game_without_errors() {
             assert!(socket.p50 > 0, "{game}: a round trip of no time: {report}");
         }
     }
+    // `--rules-version` reaches `create_lobby`: a version the game keeps plays, one it does not is refused.
+    for (version, refused) in [("1", false), ("99", true)] {
+        let opts = loadgen::Options::parse_from([
+            "loadgen",
+            "--url",
+            &format!("ws://{addr}/ws"),
+            "--game",
+            "hide_and_eeek",
+            "--options",
+            r#"{"claim_window_ms": 1000}"#,
+            "--rules-version",
+            version,
+            "--lobbies",
+            "1",
+            "--warmup",
+            "0.1",
+            "--duration",
+            "0.5",
+        ]);
+        let report = loadgen::run(opts).await.unwrap();
+        assert_eq!(report.errors > 0, refused, "rules version {version}: {report}");
+    }
     let _ = stop.send(());
     task.await.unwrap().unwrap();
     let _ = std::fs::remove_dir_all(dir);

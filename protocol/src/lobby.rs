@@ -69,6 +69,9 @@ pub struct LobbyInfo {
     pub game: String,
     /// The options with every default filled in.
     pub options: Value,
+    /// The version of the game's rules the match plays (or will play) by: the newest unless the host chose an
+    /// older one.
+    pub rules_version: u32,
     pub seats: Vec<SeatInfo>,
     pub host: Seat,
     pub phase: LobbyPhase,

@@ -72,6 +72,11 @@ pub enum Request {
         /// `wait` when absent.
         #[serde(default)]
         absent: AbsencePolicy,
+        /// The version of the game's rules the match plays by: one the server keeps, up to the game's
+        /// `rules_version` in `GET /api/games` (the newest); omitted or `null`: the newest. Another is refused
+        /// with `bad_options`, whose message names the versions there are.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rules_version: Option<u32>,
     },
     /// Takes the lowest free seat of the lobby with this join code.
     JoinLobby { code: String, name: String },
@@ -124,6 +129,9 @@ pub enum Request {
         /// The absence policy; omitted or `null`: unchanged.
         #[serde(default)]
         absent: Option<AbsencePolicy>,
+        /// The version of the game's rules (as in `create_lobby`); omitted or `null`: unchanged.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rules_version: Option<u32>,
     },
     /// Host only, before the start: removes the player (or bot) at `seat`; a removed player's connection is
     /// closed with `removed`.

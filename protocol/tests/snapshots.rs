@@ -1,184 +1,54 @@
-//! Snapshot tests: the JSON form of every message type, in both directions, is pinned by a committed fixture
+//! Snapshot tests: the JSON form of every message type, in both directions, is pinned by a committed example
 //! under `docs/schema/examples/`. An accidental change of a field name, a tag, an optional field's presence or
-//! a number's type fails here; a deliberate one is made by regenerating the fixtures
-//! (`UPDATE_SCHEMA=1 cargo test -p protocol --test schema --test snapshots`) and following the versioning policy in
-//! `docs/protocol.md`. Each fixture also reads back as the same message and validates against the schema.
+//! a number's type fails here or in `tests/tests/examples.rs`; a deliberate one is made by regenerating the
+//! examples and following the versioning policy in `docs/protocol.md`.
+//!
+//! The examples of match states, of the `action` request and of its `accepted` and `error` replies are made here,
+//! from matches the engines play from fixed seeds (`UPDATE_SCHEMA=1 cargo test -p protocol --test schema --test
+//! snapshots` rewrites them). Every other example is a frame of a real server run, written by
+//! `tests/tests/examples.rs` (`UPDATE_EXAMPLES=1 cargo test -p integration-tests --test examples`). The tests
+//! below read every committed example, whoever made it: each reads back as the same message, is written back
+//! identically (pushes by their generated writer too) and validates against the schemas, the game's included.
 
 use std::path::PathBuf;
 
 use protocol::{
-    AbsenceKind, AbsencePolicy, ChatChannel, ChatMessage, ClientMessage, ErrorBody, ErrorCode, LobbyInfo,
-    LobbyPhase, Occupant, Presence, Push, RawJson, RematchInfo, Reply, ReplyMessage, Request, RequestId,
-    Seat, SeatInfo, SeatToken, ServerMessage, StateUpdate, Status,
+    ClientMessage, ErrorBody, Push, RawJson, Reply, ReplyMessage, Request, RequestId, Seat, ServerMessage,
+    StateUpdate, Status,
 };
 use rules::{Actor, AnyGame, Viewer};
 use serde_json::{Value, json};
-
-const TOKEN: &str = "f0aeaa89d41d00144b967015527b5fb1e5dc58e9744aeda21c6a615683ed9335";
-
-fn request(id: u64, request: Request) -> ClientMessage {
-    ClientMessage {
-        id: Some(RequestId::Number(id)),
-        request,
-    }
-}
 
 fn reply(re: RequestId, reply: Reply) -> ServerMessage {
     ServerMessage::Reply(ReplyMessage { re: Some(re), reply })
 }
 
-/// One example of every request, with every optional field given.
+/// The `action` request: seat 0 plays one of its legal actions of `push.state_turn.json` on its version.
 fn requests() -> Vec<ClientMessage> {
     let turn = turn_example();
-    vec![
-        request(
-            1,
-            Request::Hello {
-                protocol: 1,
-                client: Some("example-client 1.0".into()),
-            },
-        ),
-        request(
-            2,
-            Request::CreateLobby {
-                game: "hide_and_eeek".into(),
-                options: json!({"target": 5}),
-                seats: 3,
-                name: "Ann".into(),
-                turn_timer_ms: Some(60_000),
-                absent: AbsencePolicy {
-                    policy: AbsenceKind::Bot,
-                    grace_ms: 30_000,
-                },
-            },
-        ),
-        request(
-            3,
-            Request::JoinLobby {
-                code: "RKPYM3".into(),
-                name: "Bob".into(),
-            },
-        ),
-        request(
-            4,
-            Request::Spectate {
-                code: "RKPYM3".into(),
-            },
-        ),
-        request(
-            5,
-            Request::Resume {
-                code: "RKPYM3".into(),
-                token: SeatToken::new(TOKEN.into()),
-                last_version: Some(17),
-            },
-        ),
-        request(6, Request::Leave {}),
-        request(7, Request::AddBot { seat: Some(2) }),
-        request(8, Request::Start {}),
-        request(
-            9,
-            Request::Action {
-                action: RawJson::of(&turn.legal_actions.to_value()[1]),
-                version: Some(turn.version),
-            },
-        ),
-        ClientMessage {
-            id: Some(RequestId::Text("ping-10".into())),
-            request: Request::Ping {},
+    vec![ClientMessage {
+        id: Some(RequestId::Number(9)),
+        request: Request::Action {
+            action: RawJson::of(&turn.legal_actions.to_value()[1]),
+            version: Some(turn.version),
         },
-        request(
-            11,
-            Request::Chat {
-                text: "good luck, have fun".into(),
-            },
-        ),
-        request(12, Request::Presence { hidden: true }),
-        request(
-            13,
-            Request::ConfigureLobby {
-                options: json!({"target": 4}),
-                seats: 4,
-                turn_timer_ms: Some(30_000),
-                absent: Some(AbsencePolicy {
-                    policy: AbsenceKind::Wait,
-                    grace_ms: 0,
-                }),
-            },
-        ),
-        request(14, Request::RemovePlayer { seat: 2 }),
-        request(15, Request::MakeHost { seat: 1 }),
-        request(16, Request::SetListed { listed: true }),
-        request(17, Request::Rematch { accept: true }),
-    ]
+    }]
 }
 
-/// One example of every reply.
+/// The replies to the `action` request: accepted, and refused when seat 1 sends it instead.
 fn replies() -> Vec<(&'static str, ServerMessage)> {
-    let n = |i: u64| RequestId::Number(i);
+    let n = RequestId::Number(9);
     vec![
-        (
-            "welcome",
-            reply(
-                n(1),
-                Reply::Welcome {
-                    protocol: 1,
-                    server: "tabletop-server 0.1.0".into(),
-                },
-            ),
-        ),
-        (
-            "seated",
-            reply(
-                n(2),
-                Reply::Seated {
-                    code: "RKPYM3".into(),
-                    seat: Seat(0),
-                    seat_token: SeatToken::new(TOKEN.into()),
-                    host: true,
-                },
-            ),
-        ),
-        (
-            "resumed",
-            reply(
-                n(5),
-                Reply::Resumed {
-                    code: "RKPYM3".into(),
-                    seat: Seat(1),
-                    host: false,
-                },
-            ),
-        ),
-        (
-            "spectating",
-            reply(
-                n(4),
-                Reply::Spectating {
-                    code: "RKPYM3".into(),
-                },
-            ),
-        ),
         (
             "accepted",
             reply(
-                n(9),
+                n.clone(),
                 Reply::Accepted {
                     version: turn_example().version + 1,
                 },
             ),
         ),
-        ("ok", reply(n(6), Reply::Ok {})),
-        ("pong", reply(RequestId::Text("ping-10".into()), Reply::Pong {})),
-        ("error", reply(n(9), Reply::Error(out_of_turn_error()))),
-        (
-            "error_without_id",
-            ServerMessage::error(
-                None,
-                ErrorCode::BadMessage,
-                "not JSON: expected value at line 1 column 1",
-            ),
-        ),
+        ("error", reply(n, Reply::Error(out_of_turn_error()))),
     ]
 }
 
@@ -294,54 +164,9 @@ impl Played {
     }
 }
 
-/// One example of every push.
+/// The state pushes: each is what the server pushes to its viewer at one point of a real match, played by the
+/// engine itself from a fixed seed (see `Played`).
 fn pushes() -> Vec<(&'static str, ServerMessage)> {
-    // Seats are listed in seat order, as the server lists them; a bot is named after its seat (seat 1: Bot 2).
-    let lobby = LobbyInfo {
-        code: "RKPYM3".into(),
-        game: "hide_and_eeek".into(),
-        options: json!({"claim_window_ms": 4000, "target": 5}),
-        seats: vec![
-            SeatInfo {
-                seat: Seat(0),
-                occupant: Occupant::Human {
-                    name: "Ann".into(),
-                    connected: true,
-                    presence: Presence::Connected,
-                    stand_in: false,
-                },
-            },
-            SeatInfo {
-                seat: Seat(1),
-                occupant: Occupant::Bot { name: "Bot 2".into() },
-            },
-            SeatInfo {
-                seat: Seat(2),
-                occupant: Occupant::Empty,
-            },
-            SeatInfo {
-                seat: Seat(3),
-                occupant: Occupant::Human {
-                    name: "Bob".into(),
-                    connected: true,
-                    presence: Presence::Idle,
-                    stand_in: false,
-                },
-            },
-        ],
-        host: Seat(0),
-        phase: LobbyPhase::Open,
-        turn_timer_ms: Some(60_000),
-        match_id: None,
-        spectators: 1,
-        absent: AbsencePolicy {
-            policy: AbsenceKind::Bot,
-            grace_ms: 30_000,
-        },
-        listed: true,
-    };
-    // The state pushes are real: each is what the server pushes to its viewer at one point of a real match,
-    // played by the engine itself from a fixed seed (see `Played`).
     let state = Played::until(
         "hide_and_eeek",
         json!({"claim_window_ms": 4000, "target": 5}),
@@ -363,27 +188,7 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
         g.status() == Status::Over
     })
     .state(Viewer::Spectator);
-    let mut standing_in = LobbyInfo {
-        phase: LobbyPhase::Playing,
-        match_id: Some("817b39b86140b05df21e4184906c4fa3".into()),
-        ..lobby.clone()
-    };
-    standing_in.seats[2].occupant = Occupant::Human {
-        name: "Cy".into(),
-        connected: false,
-        presence: Presence::Away,
-        stand_in: true,
-    };
-    let finished = LobbyInfo {
-        phase: LobbyPhase::Finished,
-        match_id: Some("817b39b86140b05df21e4184906c4fa3".into()),
-        turn_timer_ms: None,
-        ..lobby.clone()
-    };
     vec![
-        ("lobby", ServerMessage::Push(Push::Lobby(lobby))),
-        ("lobby_finished", ServerMessage::Push(Push::Lobby(finished))),
-        ("lobby_stand_in", ServerMessage::Push(Push::Lobby(standing_in))),
         ("state", ServerMessage::Push(Push::State(Box::new(state)))),
         ("state_turn", ServerMessage::Push(Push::State(Box::new(turn)))),
         (
@@ -394,90 +199,45 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
             "state_over_spectator",
             ServerMessage::Push(Push::State(Box::new(over))),
         ),
-        (
-            "closing",
-            ServerMessage::Push(Push::Closing(ErrorBody::new(
-                ErrorCode::SessionReplaced,
-                "a newer connection resumed this seat",
-            ))),
-        ),
-        (
-            "closing_removed",
-            ServerMessage::Push(Push::Closing(ErrorBody::new(
-                ErrorCode::Removed,
-                "an administrator removed this seat's player",
-            ))),
-        ),
-        (
-            "aborted",
-            ServerMessage::Push(Push::Aborted {
-                code: "RKPYM3".into(),
-                match_id: "817b39b86140b05df21e4184906c4fa3".into(),
-                reason: "server maintenance".into(),
-                at: 1_800_000_012_345,
-            }),
-        ),
-        (
-            "chat_message",
-            ServerMessage::Push(Push::ChatMessage {
-                code: "RKPYM3".into(),
-                message: ChatMessage {
-                    id: 7,
-                    channel: ChatChannel::Players,
-                    seat: Some(Seat(0)),
-                    name: "Ann".into(),
-                    text: "<b>not bold</b>, just text".into(),
-                    at: 1_800_000_012_345,
-                },
-            }),
-        ),
-        (
-            "chat_history",
-            ServerMessage::Push(Push::ChatHistory {
-                code: "RKPYM3".into(),
-                messages: vec![
-                    ChatMessage {
-                        id: 1,
-                        channel: ChatChannel::Players,
-                        seat: Some(Seat(1)),
-                        name: "Bob".into(),
-                        text: "hi".into(),
-                        at: 1_800_000_000_000,
-                    },
-                    ChatMessage {
-                        id: 2,
-                        channel: ChatChannel::Spectators,
-                        seat: None,
-                        name: "Spectator".into(),
-                        text: "go Bob".into(),
-                        at: 1_800_000_001_000,
-                    },
-                ],
-            }),
-        ),
-        (
-            "rematch",
-            ServerMessage::Push(Push::Rematch(RematchInfo {
-                code: "RKPYM3".into(),
-                requested_by: Seat(0),
-                accepted: vec![Seat(0), Seat(2)],
-                declined: vec![],
-                deadline: 1_800_000_072_345,
-                new_code: None,
-            })),
-        ),
-        (
-            "rematched",
-            ServerMessage::Push(Push::Rematched {
-                code: "W7QZK2".into(),
-                previous: "RKPYM3".into(),
-                seat: Seat(2),
-                seat_token: SeatToken::new(TOKEN.into()),
-                host: false,
-            }),
-        ),
     ]
 }
+
+/// The examples `tests/tests/examples.rs` writes from a real server run.
+const CAPTURED: &[&str] = &[
+    "request.hello",
+    "request.create_lobby",
+    "request.join_lobby",
+    "request.spectate",
+    "request.resume",
+    "request.leave",
+    "request.add_bot",
+    "request.start",
+    "request.ping",
+    "request.chat",
+    "request.presence",
+    "request.configure_lobby",
+    "request.remove_player",
+    "request.make_host",
+    "request.set_listed",
+    "request.rematch",
+    "reply.welcome",
+    "reply.seated",
+    "reply.resumed",
+    "reply.spectating",
+    "reply.ok",
+    "reply.pong",
+    "reply.error_without_id",
+    "push.lobby",
+    "push.lobby_finished",
+    "push.lobby_stand_in",
+    "push.closing",
+    "push.closing_removed",
+    "push.aborted",
+    "push.chat_message",
+    "push.chat_history",
+    "push.rematch",
+    "push.rematched",
+];
 
 /// The `type` of each reply and push; the exhaustive matches make a new variant fail to compile here until it
 /// has a fixture.
@@ -551,14 +311,7 @@ fn every_message_keeps_its_json_form() {
     let server_schema = jsonschema::validator_for(&protocol::schema::server_message()).unwrap();
     let mut mismatches = Vec::new();
 
-    let requests = requests();
-    let kinds: Vec<&str> = requests.iter().map(|m| m.request.kind()).collect();
-    assert_eq!(
-        kinds,
-        protocol::REQUEST_TYPES,
-        "one example per request type, in order"
-    );
-    for message in &requests {
+    for message in &requests() {
         let value = serde_json::to_value(message).unwrap();
         client_schema
             .validate(&value)
@@ -573,12 +326,6 @@ fn every_message_keeps_its_json_form() {
     }
 
     let server: Vec<(&str, ServerMessage)> = replies().into_iter().chain(pushes()).collect();
-    let mut covered: Vec<&str> = server.iter().map(|(_, m)| server_kind(m)).collect();
-    covered.dedup();
-    assert_eq!(
-        covered, SERVER_KINDS,
-        "every reply and push has an example, in order"
-    );
     for (name, message) in &server {
         let value = serde_json::to_value(message).unwrap();
         server_schema
@@ -586,12 +333,6 @@ fn every_message_keeps_its_json_form() {
             .unwrap_or_else(|e| panic!("{value} does not match the server schema: {e}"));
         let back: ServerMessage = serde_json::from_value(value.clone()).unwrap();
         assert_eq!(&back, message);
-        // Replies, and only replies, carry `re`.
-        assert_eq!(
-            value.get("re").is_some(),
-            matches!(message, ServerMessage::Reply(_)),
-            "{name}"
-        );
         let prefix = if matches!(message, ServerMessage::Reply(_)) {
             "reply"
         } else {
@@ -610,21 +351,42 @@ fn every_message_keeps_its_json_form() {
     );
 }
 
-/// No fixture is left over from a message that no longer exists.
+/// Every request type, reply and push has a committed example; none is left over from a message that no longer
+/// exists, and every example made by the server run is there.
 #[test]
-fn no_fixture_is_left_over() {
+fn every_message_type_has_an_example_and_none_is_left_over() {
     let mut expected: Vec<String> = requests()
         .iter()
         .map(|m| format!("request.{}.json", m.request.kind()))
         .collect();
     expected.extend(replies().iter().map(|(n, _)| format!("reply.{n}.json")));
     expected.extend(pushes().iter().map(|(n, _)| format!("push.{n}.json")));
+    expected.extend(CAPTURED.iter().map(|n| format!("{n}.json")));
+    let (mut requests, mut server) = (Vec::new(), Vec::new());
     for entry in std::fs::read_dir(examples()).unwrap().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         assert!(
             expected.contains(&name),
-            "docs/schema/examples/{name} is no longer generated: remove it"
+            "docs/schema/examples/{name} is made by no test: remove it"
         );
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        if name.starts_with("request.") {
+            requests.push(protocol::parse_client_message(&text).unwrap().request.kind());
+        } else {
+            server.push(server_kind(&serde_json::from_str(&text).unwrap()));
+        }
+    }
+    for name in &expected {
+        assert!(
+            examples().join(name).exists(),
+            "docs/schema/examples/{name} is missing"
+        );
+    }
+    for kind in protocol::REQUEST_TYPES {
+        assert!(requests.contains(kind), "no example of the request {kind}");
+    }
+    for kind in SERVER_KINDS {
+        assert!(server.contains(kind), "no example of the reply or push {kind}");
     }
 }
 
@@ -653,6 +415,12 @@ fn every_committed_example_reads_and_writes_back() {
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             let message: ServerMessage =
                 serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            // Replies, and only replies, carry `re`.
+            assert_eq!(
+                value.get("re").is_some(),
+                matches!(message, ServerMessage::Reply(_)),
+                "{name}"
+            );
             let written = message.to_json();
             assert_eq!(serde_json::from_str::<Value>(&written).unwrap(), value, "{name}");
             assert_eq!(
@@ -726,18 +494,25 @@ fn the_documented_transcript_is_current() {
 }
 
 /// Every push is written by its generated writer (`json_write`, what the server's socket adapter sends), and the
-/// text is serde's, byte for byte, for every kind of push.
+/// text is serde's, byte for byte, for every committed push example.
 #[test]
 fn pushes_written_by_the_generated_writer_are_serdes_text() {
-    let pushes = pushes();
-    assert!(pushes.len() >= 8);
-    for (name, message) in pushes {
+    let mut checked = 0;
+    for entry in std::fs::read_dir(examples()).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.starts_with("push.") {
+            continue;
+        }
+        let message: ServerMessage =
+            serde_json::from_str(&std::fs::read_to_string(entry.path()).unwrap()).unwrap();
         let ServerMessage::Push(push) = &message else {
             panic!("{name} is not a push");
         };
         let written = json_write::WriteJson::to_json_string(push);
         assert_eq!(written, serde_json::to_string(&message).unwrap(), "{name}");
+        checked += 1;
     }
+    assert!(checked >= 8, "{checked} pushes");
 }
 
 fn read_example(name: &str) -> Value {

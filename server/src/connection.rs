@@ -703,6 +703,7 @@ impl Session {
                 name,
                 turn_timer_ms,
                 absent,
+                rules_version,
             } => {
                 self.require_unbound()?;
                 self.shared.check_lobby_allowance(self.ip)?;
@@ -716,6 +717,7 @@ impl Session {
                         &name,
                         turn_timer_ms,
                         absent,
+                        rules_version,
                         self.conn.clone(),
                     )
                     .await?;
@@ -836,12 +838,14 @@ impl Session {
                 seats,
                 turn_timer_ms,
                 absent,
+                rules_version,
             } => {
                 self.host_op(HostOp::Configure {
                     options,
                     seats,
                     turn_timer_ms,
                     absent,
+                    rules_version,
                 })
                 .await
             }

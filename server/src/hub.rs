@@ -21,7 +21,7 @@ use crate::{
     store::{LobbyRecord, Phase, SeatKind, SeatRecord, Store, StoreError},
     table::{
         Conn, MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, RecoverError, Seated, Table, TableDeps, TableHandle,
-        TableSettings, check_absence, check_name, setup_error,
+        TableSettings, check_absence, check_name, check_rules_version, newest_rules_version, setup_error,
     },
 };
 
@@ -303,6 +303,7 @@ impl Hub {
         name: &str,
         turn_timer_ms: Option<u64>,
         absent: AbsencePolicy,
+        rules_version: Option<u32>,
         conn: Conn,
     ) -> Result<(TableHandle, Seated), ErrorBody> {
         let name = check_name(name)?;
@@ -323,6 +324,7 @@ impl Hub {
             ));
         }
         check_absence(info.can_skip, absent)?;
+        let rules_version = check_rules_version(game, rules_version)?;
         let token = secrets::seat_token();
         let token_hash = secrets::token_hash(&token);
         let host = SeatRecord {
@@ -375,6 +377,16 @@ impl Hub {
                 }
             }
         };
+        // A version older than the newest is stored beside the lobby, as the absence policy is.
+        if rules_version != newest_rules_version(game)
+            && let Err(e) = self.store.set_rules_version(&lobby.code, rules_version).await
+        {
+            error!(error = %e, "storing a lobby's rules version failed");
+            return Err(ErrorBody::new(
+                ErrorCode::Internal,
+                "the lobby could not be created",
+            ));
+        }
         // Cluster mode: the fence took the new lobby's lease in the statement that inserted it; hold it.
         if let Some(cluster) = self.cluster.get() {
             match cluster.claim(&lobby.code).await {
@@ -389,7 +401,9 @@ impl Hub {
             }
         }
         info!(code = %lobby.code, game, seat_count, "lobby created");
-        let table = Table::new_lobby(&lobby, name, token_hash, conn, self.deps()).with_absence_policy(absent);
+        let table = Table::new_lobby(&lobby, name, token_hash, conn, self.deps())
+            .with_absence_policy(absent)
+            .with_rules_version(rules_version);
         let handle = self.spawn(table);
         Ok((
             handle,

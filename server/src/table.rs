@@ -257,6 +257,8 @@ pub struct Table {
     code: Arc<str>,
     game_id: Arc<str>,
     options: Value,
+    /// The version of the game's rules its match plays (or will play) by.
+    rules_version: u32,
     host: u8,
     turn_timer_ms: Option<u64>,
     phase: Phase,
@@ -644,6 +646,6 @@ use chat::Friends;
 pub use chat::{FriendsSettings, check_chat};
 pub use host::HostOp;
 pub use lobby::{MAX_ABSENCE_GRACE_MS, MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, check_name};
-pub(crate) use lobby::{check_absence, setup_error};
+pub(crate) use lobby::{check_absence, check_rules_version, newest_rules_version, setup_error};
 pub use push::view_json;
 pub use rematch::REMATCH_WINDOW_MS;

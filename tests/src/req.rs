@@ -74,6 +74,7 @@ pub fn create_lobby(game: &str, seats: u8, name: &str) -> Request {
         name: name.to_string(),
         turn_timer_ms: None,
         absent: AbsencePolicy::default(),
+        rules_version: None,
     }
 }
 
@@ -85,6 +86,7 @@ pub fn configure_lobby(options: Value, seats: u8) -> Request {
         seats,
         turn_timer_ms: None,
         absent: None,
+        rules_version: None,
     }
 }
 
@@ -95,6 +97,8 @@ pub trait LobbySettings {
     fn options(self, options: Value) -> Self;
     fn turn_timer_ms(self, ms: u64) -> Self;
     fn absent(self, absent: AbsencePolicy) -> Self;
+    /// The version of the game's rules.
+    fn rules_version(self, version: u32) -> Self;
 }
 
 impl LobbySettings for Request {
@@ -123,6 +127,16 @@ impl LobbySettings for Request {
             Request::CreateLobby { absent, .. } => *absent = policy,
             Request::ConfigureLobby { absent, .. } => *absent = Some(policy),
             other => panic!("an absence policy on a {} request", other.kind()),
+        }
+        self
+    }
+
+    fn rules_version(mut self, version: u32) -> Request {
+        match &mut self {
+            Request::CreateLobby { rules_version, .. } | Request::ConfigureLobby { rules_version, .. } => {
+                *rules_version = Some(version)
+            }
+            other => panic!("a rules version on a {} request", other.kind()),
         }
         self
     }

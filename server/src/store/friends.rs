@@ -103,6 +103,7 @@ impl Store {
         options: &Value,
         seat_count: u8,
         turn_timer_ms: Option<u64>,
+        rules_version: u32,
     ) -> Result<(), StoreError> {
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
@@ -112,11 +113,15 @@ impl Store {
                 .execute(&mut *tx)
                 .await
                 .map_err(classify)?;
-            sqlx::query("UPDATE lobbies SET options = $1, seat_count = $2, turn_timer_ms = $3 WHERE code = $4")
-                .bind(json_text(options))
-                .bind(i64::from(seat_count))
-                .bind(turn_timer_ms.map(to_i64))
-                .bind(code)
+            sqlx::query(
+                "UPDATE lobbies SET options = $1, seat_count = $2, turn_timer_ms = $3, rules_version = $4 \
+                 WHERE code = $5",
+            )
+            .bind(json_text(options))
+            .bind(i64::from(seat_count))
+            .bind(turn_timer_ms.map(to_i64))
+            .bind(i64::from(rules_version))
+            .bind(code)
                 .execute(&mut *tx)
                 .await
                 .map_err(classify)?;

@@ -88,7 +88,7 @@ impl Store {
     pub async fn load_lobby(&self, code: &str) -> Result<Option<StoredLobby>, StoreError> {
         on_pool!(self, pool => {
             let Some(row) = sqlx::query(
-                "SELECT code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at \
+                "SELECT code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at, rules_version \
                  FROM lobbies WHERE code = $1",
             )
             .bind(code)
@@ -108,6 +108,11 @@ impl Store {
                 phase: Phase::parse(&row.try_get::<String, _>("phase")?)?,
                 created_at: row.try_get::<i64, _>("created_at")? as u64,
             };
+            let rules_version = row
+                .try_get::<Option<i64>, _>("rules_version")?
+                .map(u32::try_from)
+                .transpose()
+                .map_err(corrupt)?;
             if lobby.phase == Phase::Closed {
                 return Ok(None);
             }
@@ -138,7 +143,7 @@ impl Store {
             .await
             .map_err(classify)?
             else {
-                return Ok(Some(StoredLobby { lobby, seats, game: None }));
+                return Ok(Some(StoredLobby { lobby, rules_version, seats, game: None }));
             };
             let record = MatchRecord {
                 id: row.try_get("id")?,
@@ -183,6 +188,7 @@ impl Store {
             }
             Ok(Some(StoredLobby {
                 lobby,
+                rules_version,
                 seats,
                 game: Some(StoredMatch { record, snapshot, log_after_snapshot: log }),
             }))
@@ -240,6 +246,19 @@ where
 
 /// Absent players and rematches (issue 13).
 impl Store {
+    /// Records the rules version the host chose for a lobby's match (a new lobby has none: the newest).
+    pub async fn set_rules_version(&self, code: &str, rules_version: u32) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query("UPDATE lobbies SET rules_version = $1 WHERE code = $2")
+                .bind(i64::from(rules_version))
+                .bind(code)
+                .execute(pool)
+                .await
+                .map(|_| ())
+                .map_err(classify)
+        })
+    }
+
     /// Records a lobby's absence policy (a new lobby has `wait`).
     pub async fn set_absence_policy(
         &self,

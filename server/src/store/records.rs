@@ -132,6 +132,8 @@ pub struct StoredMatch {
 #[derive(Clone, Debug)]
 pub struct StoredLobby {
     pub lobby: LobbyRecord,
+    /// The rules version the host chose for the lobby's match; `None`: the game's newest.
+    pub rules_version: Option<u32>,
     pub seats: Vec<SeatRecord>,
     pub game: Option<StoredMatch>,
 }
@@ -182,6 +184,8 @@ pub struct RematchRecord<'a> {
     pub previous: &'a str,
     pub policy: &'a str,
     pub grace_ms: u64,
+    /// The rules version of the finished lobby, which the rematch keeps.
+    pub rules_version: u32,
 }
 
 pub(crate) fn to_i64(v: u64) -> i64 {

@@ -218,6 +218,7 @@ row_shape! {
         absent_policy: &'a str => "text[]",
         absent_grace_ms: i64 => "int8[]",
         rematch_of: &'a str => "text[]",
+        rules_version: i64 => "int8[]",
     }
 }
 
@@ -307,6 +308,7 @@ impl<'a> RematchLobbyRow<'a> {
             absent_policy: rematch.policy,
             absent_grace_ms: to_i64(rematch.grace_ms),
             rematch_of: rematch.previous,
+            rules_version: i64::from(rematch.rules_version),
         }
     }
 }

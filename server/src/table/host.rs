@@ -9,8 +9,8 @@ use serde_json::Value;
 use tracing::info;
 
 use super::{
-    MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, Occupant, Table, absence::kind_name, check_absence, err, internal,
-    setup_error,
+    MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, Occupant, Table, absence::kind_name, check_absence,
+    check_rules_version, err, internal, setup_error,
 };
 use crate::store::Phase;
 
@@ -24,6 +24,8 @@ pub enum HostOp {
         turn_timer_ms: Option<u64>,
         /// The new absence policy, or `None` to keep it.
         absent: Option<AbsencePolicy>,
+        /// The new rules version, or `None` to keep it.
+        rules_version: Option<u32>,
     },
     /// Frees a seat; a human there is told `removed` and disconnected.
     Remove { seat: u8 },
@@ -49,7 +51,11 @@ impl Table {
                 seats,
                 turn_timer_ms,
                 absent,
-            } => self.configure(options, seats, turn_timer_ms, absent).await,
+                rules_version,
+            } => {
+                self.configure(options, seats, turn_timer_ms, absent, rules_version)
+                    .await
+            }
             HostOp::Remove { seat } => self.remove_player(seat).await,
             HostOp::MakeHost { seat } => self.make_host(seat).await,
             HostOp::SetListed { listed } => {
@@ -82,6 +88,7 @@ impl Table {
         seats: u8,
         turn_timer_ms: Option<u64>,
         absent: Option<AbsencePolicy>,
+        rules_version: Option<u32>,
     ) -> Result<(), ErrorBody> {
         let options = AnyGame::normalise_config(&self.game_id, &options).map_err(setup_error)?;
         // Set the game up once with a throwaway seed to check the seat count and the options together.
@@ -100,6 +107,10 @@ impl Table {
                 .any(|g| g.id == &*self.game_id && g.can_skip);
             check_absence(can_skip, absent)?;
         }
+        let rules_version = match rules_version {
+            Some(version) => check_rules_version(&self.game_id, Some(version))?,
+            None => self.rules_version,
+        };
         if let Some(taken) = self
             .seats
             .iter()
@@ -114,7 +125,7 @@ impl Table {
             ));
         }
         self.store
-            .configure_lobby(&self.code, &options, seats, turn_timer_ms)
+            .configure_lobby(&self.code, &options, seats, turn_timer_ms, rules_version)
             .await
             .map_err(internal)?;
         if let Some(absent) = absent.filter(|a| *a != self.absence.policy) {
@@ -125,6 +136,7 @@ impl Table {
             self.absence.policy = absent;
         }
         self.options = options;
+        self.rules_version = rules_version;
         self.turn_timer_ms = turn_timer_ms;
         self.absence.resize(seats as usize);
         self.seats.truncate(seats as usize);

@@ -51,6 +51,29 @@ pub(crate) fn setup_error(e: SetupError) -> ErrorBody {
     }
 }
 
+/// The newest rules version of `game` (a game the registry lists).
+pub(crate) fn newest_rules_version(game: &str) -> u32 {
+    AnyGame::rules_versions(game).map_or(0, |versions| *versions.end())
+}
+
+/// The rules version a lobby of `game` asks for: one its engine keeps, or the newest when none is asked.
+pub(crate) fn check_rules_version(game: &str, asked: Option<u32>) -> Result<u32, ErrorBody> {
+    let versions = AnyGame::rules_versions(game)
+        .ok_or_else(|| ErrorBody::new(ErrorCode::UnknownGame, format!("no game has the id `{game}`")))?;
+    match asked {
+        None => Ok(*versions.end()),
+        Some(version) if versions.contains(&version) => Ok(version),
+        Some(version) => Err(ErrorBody::new(
+            ErrorCode::BadOptions,
+            format!(
+                "`{game}` has rules versions {} to {}, not {version}",
+                versions.start(),
+                versions.end()
+            ),
+        )),
+    }
+}
+
 /// Checks a display name: 1 to 32 characters after trimming, no control characters.
 pub fn check_name(name: &str) -> Result<String, ErrorBody> {
     let name = name.trim();
@@ -90,6 +113,7 @@ impl Table {
             code: lobby.code.as_str().into(),
             game_id: lobby.game.as_str().into(),
             options: lobby.options.clone(),
+            rules_version: newest_rules_version(&lobby.game),
             host: lobby.host_seat,
             turn_timer_ms: lobby.turn_timer_ms,
             phase: Phase::Open,
@@ -113,6 +137,12 @@ impl Table {
         let now = table.clock.now();
         table.mark_active(lobby.host_seat, now);
         table
+    }
+
+    /// The lobby's match plays by `rules_version` (checked by the caller) rather than the newest.
+    pub fn with_rules_version(mut self, rules_version: u32) -> Table {
+        self.rules_version = rules_version;
+        self
     }
 
     pub(super) async fn join(&mut self, name: String, conn: Conn) -> Result<Seated, ErrorBody> {
@@ -293,7 +323,7 @@ impl Table {
     pub(crate) fn new_match(&self) -> Result<(AnyGame, MatchRecord), ErrorBody> {
         let players = self.seats.len() as u8;
         let seed = self.settings.match_seed.unwrap_or_else(secrets::seed);
-        let game = AnyGame::new(&self.game_id, &self.options, players, seed)
+        let game = AnyGame::new_at(&self.game_id, self.rules_version, &self.options, players, seed)
             .map_err(|e| err(ErrorCode::BadOptions, e.to_string()))?;
         let record = MatchRecord {
             id: secrets::match_id(),
@@ -301,7 +331,7 @@ impl Table {
             options: self.options.clone(),
             players,
             seed,
-            rules_version: game.info().rules_version,
+            rules_version: self.rules_version,
             started_at: self.clock.now(),
             finished: false,
         };

@@ -23,6 +23,7 @@ impl Table {
             code: self.code.to_string(),
             game: self.game_id.to_string(),
             options: self.options.clone(),
+            rules_version: self.rules_version,
             seats: self
                 .seats
                 .iter()

@@ -8,7 +8,10 @@ use std::collections::VecDeque;
 use rules::{AnyGame, Rng, Status};
 use tracing::{error, info, warn};
 
-use super::{Occupant, RecoverError, Running, Table, TableDeps, absence, chat::Friends, play::SeatOptions};
+use super::{
+    Occupant, RecoverError, Running, Table, TableDeps, absence, chat::Friends, lobby::newest_rules_version,
+    play::SeatOptions,
+};
 use crate::{
     secrets,
     store::{Phase, SeatKind, StoredLobby, StoredMatch},
@@ -41,6 +44,13 @@ impl Table {
                 },
             };
         }
+        // A started match plays by the version it started with, whatever the lobby says.
+        let rules_version = match &stored.game {
+            Some(m) => m.record.rules_version,
+            None => stored
+                .rules_version
+                .unwrap_or_else(|| newest_rules_version(&lobby.game)),
+        };
         let running = stored.game.map(|m| recover_match(&m)).transpose()?;
         let phase = match (&running, lobby.phase) {
             (Some(r), _) if matches!(r.game.status(), Status::Over) => Phase::Finished,
@@ -53,6 +63,7 @@ impl Table {
             code: lobby.code.into(),
             game_id: lobby.game.into(),
             options: lobby.options,
+            rules_version,
             host: lobby.host_seat,
             turn_timer_ms: lobby.turn_timer_ms,
             phase,

@@ -2,8 +2,8 @@
 //! seat holder answers (the asker accepts by asking). The rematch starts when every human seat has answered, when
 //! the host sends `start`, or when the offer's time runs out ([`REMATCH_WINDOW_MS`]), provided somebody accepted.
 //!
-//! It starts as a new lobby with a new join code, already playing a new match of the same game, options, seat
-//! count, turn timer and absence policy, with a new seed: the finished lobby and its match stay as they were (the
+//! It starts as a new lobby with a new join code, already playing a new match of the same game, rules version,
+//! options, seat count, turn timer and absence policy, with a new seed: the finished lobby and its match stay as they were (the
 //! admin API still finds them), and the new lobby records the code it follows (`lobbies.rematch_of`). The hub
 //! starts the new lobby's task at once (`TableDeps::load`), so its bots play before anyone resumes it. Accepting
 //! players who are connected when it starts get their old seat numbers with new seat tokens
@@ -246,6 +246,7 @@ impl Table {
                     previous: &self.code,
                     policy: super::absence::kind_name(self.absence.policy.policy),
                     grace_ms: self.absence.policy.grace_ms,
+                    rules_version: record.rules_version,
                 })
                 .await;
             match written {
