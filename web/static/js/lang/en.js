@@ -228,6 +228,7 @@ export default {
   "state.tiebreak.hickory_dickory": "The tie goes to the player with more completed spaces on their hunt board.",
   "state.rematch.spectator_offer": "The players started a rematch (game {code}). You can watch it.",
   "state.rematch.watch": "Watch the rematch",
+  "state.rematch.play": "Take your seat in the rematch",
   "state.join.own_game": "Start your own game instead",
   "state.join.checking": "Looking up game {code}…",
   "state.join.missing": "There is no game {code}",
@@ -706,7 +707,7 @@ export default {
   "quacks.shop": "Buy ingredients: you have {coins} coins to spend",
   "quacks.shop.first": "Click a chip to buy it; a chip that can go with a second one of another colour is picked first.",
   "quacks.shop.second": "{chip} picked: click a second chip to buy both, or buy it alone.",
-  "quacks.shop.pick": "Pick the {chip}",
+  "quacks.shop.pick": "Pick the {chip} ({price})",
   "quacks.shop.unpick": "Put the {chip} back",
   "quacks.shop.list": {"one":"The purchase as a button ({n})","other":"Every purchase as a button ({n})"},
   "quacks.board.yours": "Your board",
@@ -875,7 +876,7 @@ export default {
   "quacks.ingredient.purple": "ghost's breath",
   "quacks.ingredient.black": "moth",
   "quacks.book.white": "White chips are cherry bombs: if their values in your pot add up to more than the limit (7), the pot explodes.",
-  "quacks.book.orange": "Pumpkin: no effect of its own, but cheap (3 coins) and toadstools count them.",
+  "quacks.book.orange": "Pumpkin: no effect of its own, but cheap, and toadstools count them.",
   "quacks.book.green": "Garden spider: 1 ruby for each green chip among the last two chips in your pot.",
   "quacks.book.blue": "Crow skull: when placed, look at as many chips from your bag as its value (1, 2 or 4) and you may place one of them next.",
   "quacks.book.red": "Toadstool: moves 1 space further if 1 or 2 pumpkins are already in your pot, 2 further if 3 or more.",
@@ -944,6 +945,11 @@ export default {
   "quacks.card.schadenfreude.effect": "The left neighbour of each exploded pot takes any 2-chip from an open book.",
   "quacks.card.a_second_chance": "A Second Chance",
   "quacks.card.a_second_chance.effect": "Once, after your 5th chip (or an explosion before it), you may start the potion over: every chip back into the bag.",
+  "quacks.price": {"one":"{n} coin","other":"{n} coins"},
+  "quacks.buy_cost": "{what} for {price}",
+  "quacks.book.prices": "For sale: {list}.",
+  "quacks.book.price_item": "{chip} for {price}",
+  "quacks.pot.chip_tip": "{chip} ({ingredient}) on space {space}. {effect}",
   // ---- end quacks ----
 
   // ---- hickory_dickory ----

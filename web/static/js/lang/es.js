@@ -229,6 +229,7 @@ export default {
   "state.tiebreak.hickory_dickory": "En caso de empate gana quien tiene más casillas completadas en su tablero de caza.",
   "state.rematch.spectator_offer": "Los jugadores empezaron la revancha (partida {code}). Puedes verla.",
   "state.rematch.watch": "Ver la revancha",
+  "state.rematch.play": "Vuelve a tu puesto en la revancha",
   "state.join.own_game": "Mejor empieza tu propia partida",
   "state.join.checking": "Buscando la partida {code}…",
   "state.join.missing": "No existe la partida {code}",
@@ -707,7 +708,7 @@ export default {
   "quacks.shop": "Compra ingredientes: tienes {coins} monedas para gastar",
   "quacks.shop.first": "Pulsa una ficha para comprarla; la que puede ir con una segunda de otro color se elige primero.",
   "quacks.shop.second": "{chip} elegida: pulsa una segunda ficha para comprar ambas o cómprala sola.",
-  "quacks.shop.pick": "Elige la {chip}",
+  "quacks.shop.pick": "Elige la {chip} ({price})",
   "quacks.shop.unpick": "Deja la {chip}",
   "quacks.shop.list": {"one":"La compra como botón ({n})","other":"Todas las compras como botones ({n})"},
   "quacks.board.yours": "Tu tablero",
@@ -876,7 +877,7 @@ export default {
   "quacks.ingredient.purple": "aliento de fantasma",
   "quacks.ingredient.black": "polilla",
   "quacks.book.white": "Las fichas blancas son cerezas bomba: si sus valores en la olla suman más del límite (7), la olla explota.",
-  "quacks.book.orange": "Calabaza: sin efecto propio, pero barata (3 monedas) y las setas las cuentan.",
+  "quacks.book.orange": "Calabaza: sin efecto propio, pero barata y las setas las cuentan.",
   "quacks.book.green": "Araña de jardín: 1 rubí por cada ficha verde entre las dos últimas de tu olla.",
   "quacks.book.blue": "Cráneo de cuervo: al ponerlo, mira tantas fichas de tu bolsa como su valor (1, 2 o 4) y puedes poner una a continuación.",
   "quacks.book.red": "Seta venenosa: avanza 1 casilla más si ya hay 1 o 2 calabazas en tu olla, 2 más si hay 3 o más.",
@@ -945,6 +946,11 @@ export default {
   "quacks.card.schadenfreude.effect": "El vecino izquierdo de cada olla que explotó toma una ficha de 2 de un libro abierto.",
   "quacks.card.a_second_chance": "Una segunda oportunidad",
   "quacks.card.a_second_chance.effect": "Una vez, tras tu 5.ª ficha (o una explosión antes), puedes empezar la poción de nuevo: todas las fichas vuelven a la bolsa.",
+  "quacks.price": {"one":"{n} moneda","other":"{n} monedas"},
+  "quacks.buy_cost": "{what} por {price}",
+  "quacks.book.prices": "A la venta: {list}.",
+  "quacks.book.price_item": "{chip} por {price}",
+  "quacks.pot.chip_tip": "{chip} ({ingredient}) en la casilla {space}. {effect}",
   // ---- end quacks ----
 
   // ---- hickory_dickory ----

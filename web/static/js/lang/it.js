@@ -229,6 +229,7 @@ export default {
   "state.tiebreak.hickory_dickory": "In caso di parità vince chi ha più caselle completate sulla propria plancia di caccia.",
   "state.rematch.spectator_offer": "I giocatori hanno iniziato la rivincita (partita {code}). Puoi guardarla.",
   "state.rematch.watch": "Guarda la rivincita",
+  "state.rematch.play": "Torna al tuo posto nella rivincita",
   "state.join.own_game": "Inizia piuttosto una tua partita",
   "state.join.checking": "Cerco la partita {code}…",
   "state.join.missing": "La partita {code} non esiste",
@@ -707,7 +708,7 @@ export default {
   "quacks.shop": "Compra ingredienti: hai {coins} monete da spendere",
   "quacks.shop.first": "Clicca un gettone per comprarlo; quello che può andare con un secondo di altro colore viene scelto prima.",
   "quacks.shop.second": "{chip} scelto: clicca un secondo gettone per comprarli entrambi o compralo da solo.",
-  "quacks.shop.pick": "Scegli il {chip}",
+  "quacks.shop.pick": "Scegli il {chip} ({price})",
   "quacks.shop.unpick": "Lascia il {chip}",
   "quacks.shop.list": {"one":"L'acquisto come pulsante ({n})","other":"Tutti gli acquisti come pulsanti ({n})"},
   "quacks.board.yours": "La tua plancia",
@@ -876,7 +877,7 @@ export default {
   "quacks.ingredient.purple": "respiro di fantasma",
   "quacks.ingredient.black": "falena",
   "quacks.book.white": "I gettoni bianchi sono ciliegie esplosive: se i loro valori nel calderone superano il limite (7), il calderone esplode.",
-  "quacks.book.orange": "Zucca: nessun effetto proprio, ma costa poco (3 monete) e i funghi le contano.",
+  "quacks.book.orange": "Zucca: nessun effetto proprio, ma costa poco e i funghi le contano.",
   "quacks.book.green": "Ragno da giardino: 1 rubino per ogni gettone verde tra gli ultimi due nel calderone.",
   "quacks.book.blue": "Teschio di corvo: quando lo metti guardi tanti gettoni del sacchetto quanto il suo valore (1, 2 o 4) e puoi metterne uno subito dopo.",
   "quacks.book.red": "Fungo velenoso: avanza di 1 casella in più se nel calderone ci sono già 1-2 zucche, di 2 se ce ne sono 3 o più.",
@@ -945,6 +946,11 @@ export default {
   "quacks.card.schadenfreude.effect": "Il vicino di sinistra di ogni calderone esploso prende un gettone da 2 di un libro aperto.",
   "quacks.card.a_second_chance": "Una seconda possibilità",
   "quacks.card.a_second_chance.effect": "Una volta, dopo il 5° gettone (o un'esplosione prima), puoi ricominciare la pozione: tutti i gettoni tornano nel sacchetto.",
+  "quacks.price": {"one":"{n} moneta","other":"{n} monete"},
+  "quacks.buy_cost": "{what} per {price}",
+  "quacks.book.prices": "In vendita: {list}.",
+  "quacks.book.price_item": "{chip} a {price}",
+  "quacks.pot.chip_tip": "{chip} ({ingredient}) sulla casella {space}. {effect}",
   // ---- end quacks ----
 
   // ---- hickory_dickory ----

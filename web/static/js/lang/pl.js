@@ -230,6 +230,7 @@ export default {
   "state.tiebreak.hickory_dickory": "Przy remisie wygrywa ten, kto ma więcej ukończonych pól na swojej planszy łowów.",
   "state.rematch.spectator_offer": "Gracze zaczęli rewanż (gra {code}). Możesz go oglądać.",
   "state.rematch.watch": "Oglądaj rewanż",
+  "state.rematch.play": "Wróć na swoje miejsce w rewanżu",
   "state.join.own_game": "Załóż lepiej własną grę",
   "state.join.checking": "Szukam gry {code}…",
   "state.join.missing": "Nie ma gry {code}",
@@ -708,7 +709,7 @@ export default {
   "quacks.shop": "Kup składniki: masz {coins} monet do wydania",
   "quacks.shop.first": "Kliknij żeton, by go kupić; żeton, do którego można dobrać drugi innego koloru, zostaje najpierw wybrany.",
   "quacks.shop.second": "Wybrano: {chip}. Kliknij drugi żeton, by kupić oba, albo kup tylko ten.",
-  "quacks.shop.pick": "Wybierz: {chip}",
+  "quacks.shop.pick": "Wybierz: {chip} ({price})",
   "quacks.shop.unpick": "Odłóż: {chip}",
   "quacks.shop.list": {"one":"Zakup jako przycisk ({n})","few":"Wszystkie zakupy jako przyciski ({n})","many":"Wszystkie zakupy jako przyciski ({n})","other":"Wszystkie zakupy jako przyciski ({n})"},
   "quacks.board.yours": "Twoja plansza",
@@ -877,7 +878,7 @@ export default {
   "quacks.ingredient.purple": "oddech ducha",
   "quacks.ingredient.black": "ćma",
   "quacks.book.white": "Białe żetony to wisienki-bomby: gdy ich wartości w kotle przekroczą limit (7), kocioł wybucha.",
-  "quacks.book.orange": "Dynia: nie ma własnego efektu, ale jest tania (3 monety), a muchomory je liczą.",
+  "quacks.book.orange": "Dynia: nie ma własnego efektu, ale jest tania, a muchomory je liczą.",
   "quacks.book.green": "Pająk ogrodowy: 1 rubin za każdy zielony żeton wśród dwóch ostatnich w kotle.",
   "quacks.book.blue": "Czaszka kruka: po położeniu obejrzyj tyle żetonów z worka, ile wynosi jej wartość (1, 2 lub 4), i możesz położyć jeden z nich jako następny.",
   "quacks.book.red": "Muchomor: idzie o 1 pole dalej, jeśli w kotle są już 1-2 dynie, o 2 dalej, jeśli 3 lub więcej.",
@@ -946,6 +947,11 @@ export default {
   "quacks.card.schadenfreude.effect": "Lewy sąsiad każdego wybuchniętego kotła bierze dowolny żeton 2 z otwartej księgi.",
   "quacks.card.a_second_chance": "Druga szansa",
   "quacks.card.a_second_chance.effect": "Raz, po 5. żetonie (albo wybuchu przed nim), możesz zacząć miksturę od nowa: wszystkie żetony wracają do worka.",
+  "quacks.price": {"one":"{n} moneta","few":"{n} monety","many":"{n} monet","other":"{n} monety"},
+  "quacks.buy_cost": "{what} za {price}",
+  "quacks.book.prices": "Na sprzedaż: {list}.",
+  "quacks.book.price_item": "{chip} za {price}",
+  "quacks.pot.chip_tip": "{chip} ({ingredient}) na polu {space}. {effect}",
   // ---- end quacks ----
 
   // ---- hickory_dickory ----

@@ -229,6 +229,7 @@ export default {
   "state.tiebreak.hickory_dickory": "La egalitate câștigă cine are mai multe spații completate pe tabla de vânătoare.",
   "state.rematch.spectator_offer": "Jucătorii au început o revanșă (jocul {code}). O poți urmări.",
   "state.rematch.watch": "Urmărește revanșa",
+  "state.rematch.play": "Revino la locul tău din revanșă",
   "state.join.own_game": "Începe mai bine propriul tău joc",
   "state.join.checking": "Se caută jocul {code}…",
   "state.join.missing": "Nu există jocul {code}",
@@ -707,7 +708,7 @@ export default {
   "quacks.shop": "Cumpără ingrediente: ai {coins} monede de cheltuit",
   "quacks.shop.first": "Apasă un jeton ca să-l cumperi; unul care poate merge cu al doilea, de altă culoare, se alege întâi.",
   "quacks.shop.second": "{chip} ales: apasă al doilea jeton ca să le cumperi pe amândouă sau cumpără-l singur.",
-  "quacks.shop.pick": "Alege {chip}",
+  "quacks.shop.pick": "Alege {chip} ({price})",
   "quacks.shop.unpick": "Renunță la {chip}",
   "quacks.shop.list": {"one":"Cumpărătura ca buton ({n})","few":"Toate cumpărăturile ca butoane ({n})","other":"Toate cumpărăturile ca butoane ({n})"},
   "quacks.board.yours": "Tabla ta",
@@ -876,7 +877,7 @@ export default {
   "quacks.ingredient.purple": "suflare de fantomă",
   "quacks.ingredient.black": "molie",
   "quacks.book.white": "Jetoanele albe sunt cireșe-bombă: dacă valorile lor din ceaun trec de limită (7), ceaunul explodează.",
-  "quacks.book.orange": "Dovleac: fără efect propriu, dar ieftin (3 monede), iar ciupercile îi numără.",
+  "quacks.book.orange": "Dovleac: fără efect propriu, dar ieftin, iar ciupercile îi numără.",
   "quacks.book.green": "Păianjen de grădină: 1 rubin pentru fiecare jeton verde dintre ultimele două din ceaun.",
   "quacks.book.blue": "Craniu de corb: când îl pui, te uiți la atâtea jetoane din sac cât valoarea lui (1, 2 sau 4) și poți pune unul dintre ele imediat.",
   "quacks.book.red": "Ciupercă: avansează încă 1 spațiu dacă în ceaun sunt deja 1-2 dovleci, încă 2 dacă sunt 3 sau mai mulți.",
@@ -945,6 +946,11 @@ export default {
   "quacks.card.schadenfreude.effect": "Vecinul din stânga al fiecărui ceaun explodat ia un jeton de 2 dintr-o carte deschisă.",
   "quacks.card.a_second_chance": "A doua șansă",
   "quacks.card.a_second_chance.effect": "O dată, după al 5-lea jeton (sau o explozie înainte), poți lua poțiunea de la capăt: toate jetoanele înapoi în sac.",
+  "quacks.price": {"one":"{n} monedă","few":"{n} monede","other":"{n} de monede"},
+  "quacks.buy_cost": "{what} pentru {price}",
+  "quacks.book.prices": "De vânzare: {list}.",
+  "quacks.book.price_item": "{chip} pentru {price}",
+  "quacks.pot.chip_tip": "{chip} ({ingredient}) pe spațiul {space}. {effect}",
   // ---- end quacks ----
 
   // ---- hickory_dickory ----
