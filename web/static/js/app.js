@@ -439,7 +439,7 @@ function onLobby(lobby) {
   if (!app.session || lobby.code !== app.session.code) return;
   const changes = lobbyChanges(app.lobby, lobby, app.session.seat);
   for (const say of changes) addLog({ say, kind: "lobby", version: null });
-  if (changes.length) announce(changes.map((say) => message(say)).join(". "));
+  if (changes.length) announce(changes.map((say) => messageWords(say)).join(". "));
   const opened = !app.lobby || app.lobby.code !== lobby.code;
   app.lobby = lobby;
   if (app.session.seat !== null) app.session.host = lobby.host === app.session.seat;
@@ -475,7 +475,7 @@ function reportAway(says) {
   addLog({ say: summary, kind: "away", version: app.state?.version ?? null });
   if (app.session?.code) store.rememberAway(app.session.code, app.awayReport);
   const ctx = context();
-  announce(`${message(summary)} ${says.map((say) => logWords(say, ctx)).join(" ")}`);
+  announce(`${messageWords(summary)} ${says.map((say) => logWords(say, ctx)).join(" ")}`);
 }
 
 function onState(update) {
@@ -554,20 +554,20 @@ function onRematch(offer) {
   if (!before && !offer.new_code) {
     const say = { key: "common.rematch.asks", params: { name: seatNames()[offer.requested_by] || { key: "common.someone" } } };
     addLog({ say, kind: "lobby", version: null });
-    announce(message(say));
+    announce(messageWords(say));
   }
   if (app.session.spectator && offer.new_code && !before?.new_code) {
     // Spectators stay on the finished table: offer them the rematch's.
     const say = { key: "state.rematch.spectator_offer", params: { code: offer.new_code } };
     addLog({ say, kind: "lobby", version: null });
-    announce(message(say));
+    announce(messageWords(say));
     app.wantFocus = true;
   } else if (!app.session.spectator && offer.new_code && !before?.new_code) {
     // A player who is not in it (declined, or back after it started): offered to watch it, or to take the seat
     // this browser holds in it.
     const say = { key: "common.rematch.started", params: { code: offer.new_code } };
     addLog({ say, kind: "lobby", version: null });
-    announce(message(say));
+    announce(messageWords(say));
     app.wantFocus = true;
   }
   render();
@@ -642,14 +642,14 @@ function logWords(say, ctx) {
   if (!say) return "";
   if (say.event) return yourWords(screenFor(say.game).describe(say.event, ctx)) || "";
   if (say.outcome) return yourWords(outcomeWords(say.outcome, ctx));
-  return message(say);
+  return messageWords(say);
 }
 
 /** A catalogue message `{ key, params }` in words; a parameter that is itself such a message is worded first. */
-function message(m) {
+function messageWords(m) {
   const params = {};
   for (const [name, value] of Object.entries(m.params || {})) {
-    params[name] = value && typeof value === "object" && typeof value.key === "string" ? message(value) : value;
+    params[name] = value && typeof value === "object" && typeof value.key === "string" ? messageWords(value) : value;
   }
   return t(m.key, params);
 }

@@ -438,7 +438,8 @@ function potChipTips(p) {
       t("quacks.pot.chip_tip", { chip, ingredient: ingredient(pl.chip.colour), space: pl.space, effect: t(`quacks.book.${pl.chip.colour}`) }),
       { class: "q-pot-chip", role: "img", "aria-label": chip, "data-key": `q-pot-${p.seat}-${pl.space}`, "data-space": pl.space },
     );
-    tip.classList.add("q-pot-chip-tip");
+    // A chip in the right half opens its tip leftwards, so that it stays on a phone's screen.
+    if (x > CENTRE) tip.classList.add("right");
     tip.style.left = `${round1(((x - R) * 100) / SIZE)}%`;
     tip.style.top = `${round1(((y - R) * 100) / SIZE)}%`;
     tip.style.width = `${round1(size)}%`;
