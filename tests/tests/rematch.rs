@@ -239,7 +239,11 @@ async fn a_rematch_starts_when_everyone_answered_or_the_offer_runs_out() {
         let seen = watcher.wait_push("rematch", |_| true).await;
         assert_eq!(seen["code"], old_code.as_str(), "{seen}");
         assert_eq!(seen["new_code"], rematched["code"], "{seen}");
-        assert_eq!(seen["accepted"], json!([0]), "seat 0 plays the rematch, seat 1 went to a bot: {seen}");
+        assert_eq!(
+            seen["accepted"],
+            json!([0]),
+            "seat 0 plays the rematch, seat 1 went to a bot: {seen}"
+        );
         let mut back = server.client().await;
         let r = back.request(req::resume(&old_code, &token)).await;
         assert_eq!(r["type"], "resumed", "{r}");
