@@ -720,7 +720,7 @@ export default {
   "quacks.rubies": {"one":"{n} ruby","other":"{n} rubies"},
   "quacks.tails": {"one":"{n} rat tail","other":"{n} rat tails"},
   "quacks.tails.tip": "Rat tails this round: the rat stone lies this many spaces past the droplet, so the pot starts further on. Players behind the leader get them.",
-  "quacks.bombs": "cherry bombs {n} / {limit}",
+  "quacks.bombs": "cherry bombs {n}\u00a0/\u00a0{limit}",
   "quacks.scores": {"one":"Stopping now scores {coins} coins and {n} point.","other":"Stopping now scores {coins} coins and {n} points."},
   "quacks.scores_ruby": {"one":"Stopping now scores {coins} coins, {n} point and a ruby.","other":"Stopping now scores {coins} coins, {n} points and a ruby."},
   "quacks.space.tip": "Space {space}: {coins} coins, {n} points",

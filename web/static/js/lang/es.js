@@ -721,7 +721,7 @@ export default {
   "quacks.rubies": {"one":"{n} rubí","other":"{n} rubíes"},
   "quacks.tails": {"one":"{n} cola de rata","other":"{n} colas de rata"},
   "quacks.tails.tip": "Colas de rata de esta ronda: la piedra de la rata queda tantas casillas tras la gota, así que la olla empieza más adelante. Las reciben quienes van por detrás del líder.",
-  "quacks.bombs": "cerezas bomba {n} / {limit}",
+  "quacks.bombs": "cerezas bomba {n}\u00a0/\u00a0{limit}",
   "quacks.scores": {"one":"Parar ahora da {coins} monedas y {n} punto.","other":"Parar ahora da {coins} monedas y {n} puntos."},
   "quacks.scores_ruby": {"one":"Parar ahora da {coins} monedas, {n} punto y un rubí.","other":"Parar ahora da {coins} monedas, {n} puntos y un rubí."},
   "quacks.space.tip": "Casilla {space}: {coins} monedas, {n} puntos",

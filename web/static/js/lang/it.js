@@ -721,7 +721,7 @@ export default {
   "quacks.rubies": {"one":"{n} rubino","other":"{n} rubini"},
   "quacks.tails": {"one":"{n} coda di ratto","other":"{n} code di ratto"},
   "quacks.tails.tip": "Code di ratto di questo round: la pietra del ratto sta tante caselle dopo la goccia, quindi il calderone parte più avanti. Le ricevono i giocatori dietro al primo.",
-  "quacks.bombs": "ciliegie esplosive {n} / {limit}",
+  "quacks.bombs": "ciliegie esplosive {n}\u00a0/\u00a0{limit}",
   "quacks.scores": {"one":"Fermarsi ora vale {coins} monete e {n} punto.","other":"Fermarsi ora vale {coins} monete e {n} punti."},
   "quacks.scores_ruby": {"one":"Fermarsi ora vale {coins} monete, {n} punto e un rubino.","other":"Fermarsi ora vale {coins} monete, {n} punti e un rubino."},
   "quacks.space.tip": "Casella {space}: {coins} monete, {n} punti",

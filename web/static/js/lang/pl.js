@@ -722,7 +722,7 @@ export default {
   "quacks.rubies": {"one":"{n} rubin","few":"{n} rubiny","many":"{n} rubinów","other":"{n} rubinu"},
   "quacks.tails": {"one":"{n} szczurzy ogon","few":"{n} szczurze ogony","many":"{n} szczurzych ogonów","other":"{n} szczurzego ogona"},
   "quacks.tails.tip": "Szczurze ogony w tej rundzie: kamień szczura leży tyle pól za kroplą, więc kocioł startuje dalej. Dostają je gracze za liderem.",
-  "quacks.bombs": "wisienki-bomby {n} / {limit}",
+  "quacks.bombs": "wisienki-bomby {n}\u00a0/\u00a0{limit}",
   "quacks.scores": {"one":"Zatrzymanie teraz daje {coins} monet i {n} punkt.","few":"Zatrzymanie teraz daje {coins} monet i {n} punkty.","many":"Zatrzymanie teraz daje {coins} monet i {n} punktów.","other":"Zatrzymanie teraz daje {coins} monet i {n} punktu."},
   "quacks.scores_ruby": {"one":"Zatrzymanie teraz daje {coins} monet, {n} punkt i rubin.","few":"Zatrzymanie teraz daje {coins} monet, {n} punkty i rubin.","many":"Zatrzymanie teraz daje {coins} monet, {n} punktów i rubin.","other":"Zatrzymanie teraz daje {coins} monet, {n} punktu i rubin."},
   "quacks.space.tip": "Pole {space}: {coins} monet, {n} pkt",

@@ -721,7 +721,7 @@ export default {
   "quacks.rubies": {"one":"{n} rubin","few":"{n} rubine","other":"{n} de rubine"},
   "quacks.tails": {"one":"{n} coadă de șobolan","few":"{n} cozi de șobolan","other":"{n} de cozi de șobolan"},
   "quacks.tails.tip": "Cozi de șobolan în această rundă: piatra-șobolan stă cu atâtea spații după picătură, deci ceaunul pornește mai departe. Le primesc jucătorii din urma liderului.",
-  "quacks.bombs": "cireșe-bombă {n} / {limit}",
+  "quacks.bombs": "cireșe-bombă {n}\u00a0/\u00a0{limit}",
   "quacks.scores": {"one":"Oprirea acum aduce {coins} monede și {n} punct.","few":"Oprirea acum aduce {coins} monede și {n} puncte.","other":"Oprirea acum aduce {coins} monede și {n} de puncte."},
   "quacks.scores_ruby": {"one":"Oprirea acum aduce {coins} monede, {n} punct și un rubin.","few":"Oprirea acum aduce {coins} monede, {n} puncte și un rubin.","other":"Oprirea acum aduce {coins} monede, {n} de puncte și un rubin."},
   "quacks.space.tip": "Spațiul {space}: {coins} monede, {n} puncte",
