@@ -61,6 +61,8 @@ export const app = {
   standIn: null,
   /** What was played for this seat while the player was away: { says } (as the log's) until dismissed. */
   awayReport: null,
+  /** Whether the player unfolded a long away report. */
+  awayOpen: false,
   /** A shared link's lobby looked at before the join form: { code, phase, game, host } or { code, missing }. */
   peek: null,
 };
@@ -248,6 +250,7 @@ function resetSession() {
   app.returning = null;
   app.standIn = null;
   app.awayReport = null;
+  app.awayOpen = false;
   resetChat();
 }
 
@@ -1004,6 +1007,9 @@ function renderLog() {
   );
 }
 
+/** How many moves an away report lists unfolded. */
+const AWAY_UNFOLDED = 6;
+
 /** What was played for this seat while its player was away, until they dismiss it. */
 function renderAwayReport() {
   const says = app.awayReport.says;
@@ -1011,8 +1017,20 @@ function renderAwayReport() {
   return h(
     "section",
     { class: "away-report", role: "status", "aria-labelledby": "away-h", "data-key": "away-report" },
-    h("h2", { id: "away-h" }, t("state.away.summary", { n: says.length })),
-    h("ol", {}, says.map((say) => h("li", {}, logWords(say, ctx)))),
+    // A long report (a bot played a whole stretch) stays folded under its heading until opened, so that it does
+    // not push the board down; opened, it stays open across redraws.
+    h(
+      "details",
+      {
+        open: says.length <= AWAY_UNFOLDED || app.awayOpen,
+        "data-key": "away-list",
+        ontoggle: (e) => {
+          if (says.length > AWAY_UNFOLDED) app.awayOpen = e.target.open;
+        },
+      },
+      h("summary", {}, h("h2", { id: "away-h" }, t("state.away.summary", { n: says.length }))),
+      h("ol", {}, says.map((say) => h("li", {}, logWords(say, ctx)))),
+    ),
     h(
       "button",
       {
@@ -1022,6 +1040,7 @@ function renderAwayReport() {
         "data-stays-online": "",
         onclick: () => {
           app.awayReport = null;
+          app.awayOpen = false;
           if (app.session?.code) store.rememberAway(app.session.code, null);
           render();
         },
