@@ -135,7 +135,7 @@ mod tests;
 pub use admin::{AuditEntry, MatchStatus, SeatSummary, TableFilter, TableSummary};
 pub use records::{
     Append, LobbyRecord, LogEntry, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, Setup, Snapshot,
-    StoredAbsence, StoredLobby, StoredMatch,
+    StartedRematch, StoredAbsence, StoredLobby, StoredMatch,
 };
 use records::{corrupt, json_text, parse_json, raw_json, small, to_i64};
 

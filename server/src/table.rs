@@ -472,8 +472,10 @@ impl Table {
 
     /// Starts or stops counting the time a finished table has had nobody connected.
     fn note_idleness(&mut self) {
-        let idle =
-            self.phase == Phase::Finished && self.rematch.is_none() && self.connections().next().is_none();
+        // An open rematch offer waits for its deadline; one that started is kept in the database.
+        let idle = self.phase == Phase::Finished
+            && self.rematch_wake().is_none()
+            && self.connections().next().is_none();
         if !idle {
             self.idle_since = None;
         } else if self.idle_since.is_none() {
@@ -565,7 +567,7 @@ impl Table {
                 self.push_lobby_to_all();
                 self.push_state_to(&conn, Viewer::Spectator, None);
                 // A spectator arriving at a finished table hears of its rematch, to follow it there.
-                self.push_rematch_to(&conn);
+                self.push_rematch_to(&conn).await;
             }
             Command::Resume {
                 token,
@@ -573,7 +575,7 @@ impl Table {
                 conn,
                 reply,
             } => {
-                let result = self.resume(token.expose(), last_version, conn);
+                let result = self.resume(token.expose(), last_version, conn).await;
                 let _ = reply.send(result);
             }
             Command::Leave { conn_id, reply } => {

@@ -224,16 +224,31 @@ async fn a_rematch_starts_when_everyone_answered_or_the_offer_runs_out() {
         assert!(metrics.contains(playing) || bot_played, "{metrics}");
         store.close().await;
 
-        // After a restart the finished lobby still knows its rematch started: no second one.
+        // After a restart the finished lobby still knows its rematch started: a spectator and a returning player
+        // arriving at the finished table are told its code (who took a seat in it, when it started), and nobody
+        // can start a second one.
         let old_code = told["code"].as_str().unwrap().to_string();
         let token = players[1].token.clone();
         drop(players);
         let clock = server.clock.clone();
         server.stop().await;
         let server = TestServer::start_with_clock(&db, test_config(), clock).await;
+        let mut watcher = server.client().await;
+        let r = watcher.request(req::spectate(&old_code)).await;
+        assert_eq!(r["type"], "spectating", "{r}");
+        let seen = watcher.wait_push("rematch", |_| true).await;
+        assert_eq!(seen["code"], old_code.as_str(), "{seen}");
+        assert_eq!(seen["new_code"], rematched["code"], "{seen}");
+        assert_eq!(
+            seen["accepted"],
+            json!([0]),
+            "seat 0 plays the rematch, seat 1 went to a bot: {seen}"
+        );
         let mut back = server.client().await;
         let r = back.request(req::resume(&old_code, &token)).await;
         assert_eq!(r["type"], "resumed", "{r}");
+        let seen = back.wait_push("rematch", |_| true).await;
+        assert_eq!(seen["new_code"], rematched["code"], "{seen}");
         let r = back.request(req::rematch(true)).await;
         assert_eq!(r["code"], "already_started", "{r}");
         assert!(

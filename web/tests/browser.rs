@@ -442,6 +442,9 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
                 .await;
             if shown == json!(true) {
                 decision_shot = true;
+                if id == "quacks" {
+                    quacks_shop_and_pot_tips(ann).await;
+                }
                 shot(ann, "decision-desktop").await;
                 // And the players' own boards below (pots of the others; mouse cards, hunt boards).
                 ann.js("document.querySelector('.q-others, .hd-player.mine')?.scrollIntoView()")
@@ -908,4 +911,51 @@ async fn every_game_is_played_to_the_end_in_chromium() {
     .await;
     let server = Arc::try_unwrap(server).expect("the test holds the only handle to the server");
     server.into_inner().finish().await;
+}
+
+/// Quacks, while Ann buys: every chip in the shop shows its price and every purchase its cost, from the view's
+/// `prices` (the engine's), with her coins in the heading; a chip in a pot tells what it is and does on keyboard
+/// focus and on tap, not only on hover.
+async fn quacks_shop_and_pot_tips(ann: &Browser) {
+    let shop = ann
+        .js(r#"
+const view = window.tabletop.state.view;
+const me = view.players.find((p) => p.seat === window.tabletop.session.seat);
+const price = (c) => view.prices.find((p) => p.chip.colour === c.colour && p.chip.value === c.value)?.price;
+const problems = [];
+if (!view.prices || view.prices.length !== 15) problems.push('prices in the view: ' + JSON.stringify(view.prices));
+const heading = document.querySelector('.shop h4')?.textContent || '';
+if (!heading.includes(String(me.coins))) problems.push('coins in the heading: ' + heading);
+const labels = [...document.querySelectorAll('.q-shop-chips .q-price')].map((p) => p.textContent);
+if (!labels.length || !labels.every((l) => /^\d+ coins?$/.test(l))) problems.push('chip prices: ' + JSON.stringify(labels));
+for (const a of window.tabletop.state.legal_actions.filter((a) => a.type === 'buy')) {
+  const cost = a.chips.map(price).reduce((x, y) => x + y, 0);
+  const button = document.querySelector(`[data-key="${CSS.escape('q-' + JSON.stringify(a))}"]`);
+  if (!button || !button.textContent.includes(`for ${cost} coins`)) problems.push(`cost ${cost}: ${button?.textContent}`);
+}
+return problems;
+"#)
+        .await;
+    assert_eq!(shop, json!([]), "quacks: the shop shows prices and coins");
+    let tip = ann
+        .js(r#"
+const trigger = document.querySelector('.q-pot-chip .info-tip-trigger');
+if (!trigger) return 'no chip in any pot';
+const tip = document.getElementById(trigger.getAttribute('aria-describedby'));
+const shown = () => getComputedStyle(tip).display !== 'none';
+const before = tip.closest('.info-tip').classList.contains('open');
+trigger.focus();
+const onFocus = document.activeElement === trigger && shown();
+trigger.blur();
+trigger.click();
+const onTap = tip.closest('.info-tip').classList.contains('open') && shown();
+trigger.click();
+return [before, onFocus, onTap, /\d/.test(tip.textContent) && tip.textContent.length > 30];
+"#)
+        .await;
+    assert_eq!(
+        tip,
+        json!([false, true, true, true]),
+        "quacks: a chip in a pot explains itself on focus and tap"
+    );
 }

@@ -2,17 +2,20 @@
 //! for an away player after 10 seconds; Bo joins. Mid-match Bo closes the page; Ann sees Bo go offline, then the
 //! "a bot is playing for Bo" badge, and the bot plays Bo's turns. Bo comes back through the game's link and takes
 //! the seat back (the badge goes), and both play to the end. Then both click "Play again", each seeing who
-//! accepted, and a new match starts for both with a new game code.
+//! accepted, and a new match starts for both with a new game code. After a server restart Bo opens the finished
+//! game's link again: the page says the rematch has started and takes him back to his seat in it.
 //!
 //! Needs `chromium` and `chromedriver` on PATH; without them the test says so and passes, unless `CI` is set.
 //! Takes about half a minute (the 10 seconds' grace period is waited for in real time).
 
 mod common;
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{Browser, TestServer, browsers_available, with_chromedriver};
 use serde_json::{Value, json};
+use tokio::sync::Mutex;
 
 const MATCH_LIMIT: Duration = Duration::from_secs(90);
 
@@ -42,7 +45,7 @@ async fn step(players: &[&Browser]) -> Vec<Value> {
     out
 }
 
-async fn run(webdriver: &str, base: &str) {
+async fn run(webdriver: &str, base: &str, server: &Mutex<TestServer>) {
     let ann = Browser::open(webdriver, "ann", 1280, 900, false).await;
     let bo = Browser::open(webdriver, "bo", 1024, 800, false).await;
 
@@ -222,8 +225,9 @@ async fn run(webdriver: &str, base: &str) {
     )
     .await;
     bo.click("[data-key=play-again]").await;
+    let mut new_code = Value::Null;
     for b in [&ann, &bo] {
-        let new_code = b
+        new_code = b
             .wait_for(
                 "the rematch",
                 &format!(
@@ -256,6 +260,37 @@ async fn run(webdriver: &str, base: &str) {
         step(&[&ann, &bo]).await;
     }
     ann.shot("rematch-new-match").await;
+
+    // The server restarts (the offer lived in its memory). Bo opens the finished game's link: its table tells him
+    // the rematch started, and he takes his seat in it from there.
+    server.lock().await.stop().await;
+    server.lock().await.start_again().await;
+    bo.wait_for(
+        "Bo connected again",
+        "window.tabletop.conn.ready && window.tabletop.state",
+    )
+    .await;
+    bo.js(&format!("location.hash = '#join={code}'; return true"))
+        .await;
+    let offered = bo
+        .wait_for(
+            "the finished table offering Bo his seat in the rematch",
+            "document.querySelector('[data-key=play-rematch]') && document.querySelector('.rematch')?.innerText",
+        )
+        .await;
+    assert!(
+        offered.as_str().unwrap().contains(new_code.as_str().unwrap()),
+        "the finished table names the rematch: {offered}"
+    );
+    bo.shot("rematch-after-restart-offer").await;
+    bo.click("[data-key=play-rematch]").await;
+    bo.wait_for(
+        "Bo back in his seat of the rematch",
+        &format!(
+            "window.tabletop.session?.code === {new_code} && window.tabletop.session.seat === 1 && window.tabletop.state?.code === {new_code} && document.querySelector('.game')"
+        ),
+    )
+    .await;
     ann.close().await;
     bo.close().await;
 }
@@ -270,6 +305,12 @@ async fn a_bot_stands_in_for_a_closed_page_and_both_play_again() {
     })
     .await;
     let base = server.base_url();
-    with_chromedriver(|webdriver| async move { run(&webdriver, &base).await }).await;
-    server.finish().await;
+    let server = Arc::new(Mutex::new(server));
+    with_chromedriver({
+        let server = server.clone();
+        |webdriver| async move { run(&webdriver, &base, &server).await }
+    })
+    .await;
+    let server = Arc::try_unwrap(server).expect("the test holds the only handle to the server");
+    server.into_inner().finish().await;
 }

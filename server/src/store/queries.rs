@@ -5,9 +5,9 @@ use sqlx::Row;
 
 use super::rows::{LobbyRow, MatchRow, RematchLobbyRow, SeatRow, ShapedRow};
 use super::{
-    LobbyRecord, LogEntry, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, Snapshot, Store,
-    StoreError, StoredAbsence, StoredLobby, StoredMatch, classify, corrupt, parse_json, raw_json, small,
-    to_i64,
+    LobbyRecord, LogEntry, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, Snapshot, StartedRematch,
+    Store, StoreError, StoredAbsence, StoredLobby, StoredMatch, classify, corrupt, parse_json, raw_json,
+    small, to_i64,
 };
 
 impl Store {
@@ -328,15 +328,35 @@ impl Store {
         })
     }
 
-    /// The code of the rematch that follows lobby `code`, if one was started.
-    pub async fn rematch_of(&self, code: &str) -> Result<Option<String>, StoreError> {
+    /// The rematch that follows lobby `code`, if one was started: its code, host, human seats and start.
+    pub async fn rematch_of(&self, code: &str) -> Result<Option<StartedRematch>, StoreError> {
         on_pool!(self, pool => {
-            let row = sqlx::query("SELECT code FROM lobbies WHERE rematch_of = $1 ORDER BY created_at LIMIT 1")
-                .bind(code)
-                .fetch_optional(pool)
+            let Some(row) = sqlx::query(
+                "SELECT code, host_seat, created_at FROM lobbies WHERE rematch_of = $1 ORDER BY created_at LIMIT 1",
+            )
+            .bind(code)
+            .fetch_optional(pool)
+            .await
+            .map_err(classify)?
+            else {
+                return Ok(None);
+            };
+            let new_code: String = row.try_get("code")?;
+            let mut humans = Vec::new();
+            for row in sqlx::query("SELECT seat FROM seats WHERE lobby_code = $1 AND kind = 'human' ORDER BY seat")
+                .bind(&new_code)
+                .fetch_all(pool)
                 .await
-                .map_err(classify)?;
-            row.map(|r| r.try_get::<String, _>("code").map_err(classify)).transpose()
+                .map_err(classify)?
+            {
+                humans.push(small(row.try_get("seat")?, "seat")?);
+            }
+            Ok(Some(StartedRematch {
+                code: new_code,
+                host_seat: small(row.try_get("host_seat")?, "host seat")?,
+                humans,
+                started_at: row.try_get::<i64, _>("created_at")? as u64,
+            }))
         })
     }
 

@@ -175,6 +175,18 @@ pub struct StoredAbsence {
     pub stand_in_from: Vec<(u8, Option<Millis>)>,
 }
 
+/// A rematch that has started, as the database records it (the offer that led to it is not kept).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StartedRematch {
+    /// The rematch's lobby.
+    pub code: String,
+    pub host_seat: u8,
+    /// The seats players took in it (those who accepted and were connected); the others went to bots.
+    pub humans: Vec<u8>,
+    /// When it started, in Unix milliseconds.
+    pub started_at: u64,
+}
+
 /// A rematch to create: the new lobby (already playing), its seats and its match.
 #[derive(Clone, Debug)]
 pub struct RematchRecord<'a> {

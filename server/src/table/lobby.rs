@@ -181,7 +181,7 @@ impl Table {
         })
     }
 
-    pub(super) fn resume(
+    pub(super) async fn resume(
         &mut self,
         token: &str,
         last_version: Option<u64>,
@@ -217,7 +217,7 @@ impl Table {
         let seat = Seat(seat as u8);
         self.push_lobby_to_all();
         self.push_state_to(&conn, Viewer::Seat(seat), last_version);
-        self.push_rematch_to(&conn);
+        self.push_rematch_to(&conn).await;
         Ok((seat, seat.0 == self.host))
     }
 

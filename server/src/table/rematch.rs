@@ -10,11 +10,14 @@
 //! ([`Push::Rematched`]); bots keep their seats; the seats of players who declined, did not answer or are not
 //! connected get bots, so that the match can start at once. The offer itself lives in memory only: after a
 //! restart the finished lobby has none, and anyone may ask again unless a rematch already started (the database
-//! says so through `lobbies.rematch_of`).
+//! says so through `lobbies.rematch_of`). A rematch that started is rebuilt from the database for whoever arrives
+//! at the finished table after a restart (a spectator, a returning player), so that they learn its code: its
+//! `accepted` are the seats players hold in the rematch, its `deadline` when it started, and its `requested_by`
+//! the rematch's host (who asked is not kept).
 
 use protocol::{ErrorBody, ErrorCode, Push, RematchInfo, SeatToken, ServerMessage};
 use rules::{Millis, Seat};
-use tracing::{error, info};
+use tracing::{error, info, warn};
 
 use super::{Occupant, Table, err, internal};
 use crate::{
@@ -68,13 +71,41 @@ impl Table {
         self.drop_connections(&failed);
     }
 
-    /// The current offer, for a connection that just arrived.
-    pub(crate) fn push_rematch_to(&mut self, conn: &super::Conn) {
+    /// The current offer, for a connection that just arrived (after a restart, the rematch that started, read
+    /// back from the database).
+    pub(crate) async fn push_rematch_to(&mut self, conn: &super::Conn) {
+        if self.rematch.is_none() && self.phase == Phase::Finished {
+            self.restore_started_rematch().await;
+        }
         if let Some(offer) = &self.rematch {
             let message = ServerMessage::Push(Push::Rematch(self.rematch_info(offer)));
             if !conn.push(message) {
                 self.drop_connections(&[conn.id]);
             }
+        }
+    }
+
+    /// A finished table without an offer in memory (loaded after a restart, or unloaded while idle): the rematch
+    /// the database says started, as a started offer.
+    async fn restore_started_rematch(&mut self) {
+        match self.store.rematch_of(&self.code).await {
+            Ok(Some(started)) => {
+                let mut answers = vec![None; self.seats.len()];
+                for seat in &started.humans {
+                    if let Some(answer) = answers.get_mut(*seat as usize) {
+                        *answer = Some(true);
+                    }
+                }
+                self.rematch = Some(Offer {
+                    requested_by: Seat(started.host_seat),
+                    answers,
+                    deadline: started.started_at,
+                    new_code: Some(started.code),
+                });
+            }
+            Ok(None) => {}
+            // The newcomer simply hears of no rematch; asking for one checks the database again.
+            Err(e) => warn!(error = %e, "could not read whether a rematch started"),
         }
     }
 
@@ -109,10 +140,10 @@ impl Table {
             }
             None => {
                 // A rematch started before a restart (the offer itself lives in memory only).
-                if let Some(code) = self.store.rematch_of(&self.code).await.map_err(internal)? {
+                if let Some(started) = self.store.rematch_of(&self.code).await.map_err(internal)? {
                     return Err(err(
                         ErrorCode::AlreadyStarted,
-                        format!("the rematch has started as lobby {code}"),
+                        format!("the rematch has started as lobby {}", started.code),
                     ));
                 }
                 let mut answers = vec![None; self.seats.len()];

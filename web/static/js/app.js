@@ -43,7 +43,8 @@ export const app = {
   session: null,
   lobby: null,
   state: null,
-  /** What happened, newest first: { text, seat, version, kind }. */
+  /** What happened, newest first: { say, seat, version, kind }, `say` being data put in words when shown
+   * (see `logWords`), so that the log reads in the page's language whatever the language it was kept in. */
   log: [],
   notice: null,
   connection: { status: "connecting", detail: {} },
@@ -58,8 +59,10 @@ export const app = {
   returning: null,
   /** While a bot stands in for this seat with the player still here (their timer ran out): what it played. */
   standIn: null,
-  /** What was played for this seat while the player was away: { texts } until dismissed. */
+  /** What was played for this seat while the player was away: { says } (as the log's) until dismissed. */
   awayReport: null,
+  /** Whether the player unfolded a long away report. */
+  awayOpen: false,
   /** A shared link's lobby looked at before the join form: { code, phase, game, host } or { code, missing }. */
   peek: null,
 };
@@ -247,6 +250,7 @@ function resetSession() {
   app.returning = null;
   app.standIn = null;
   app.awayReport = null;
+  app.awayOpen = false;
   resetChat();
 }
 
@@ -437,8 +441,8 @@ function onLobby(lobby) {
   if (app.peek && app.peek.waiting && lobby.code === app.peek.code) app.peek.waiting(lobby);
   if (!app.session || lobby.code !== app.session.code) return;
   const changes = lobbyChanges(app.lobby, lobby, app.session.seat);
-  for (const text of changes) addLog({ text, kind: "lobby", version: null });
-  if (changes.length) announce(changes.join(". "));
+  for (const say of changes) addLog({ say, kind: "lobby", version: null });
+  if (changes.length) announce(changes.map((say) => messageWords(say)).join(". "));
   const opened = !app.lobby || app.lobby.code !== lobby.code;
   app.lobby = lobby;
   if (app.session.seat !== null) app.session.host = lobby.host === app.session.seat;
@@ -454,9 +458,9 @@ function trackStandIn(lobby) {
   if (me === null || me === undefined) return;
   const occupant = lobby.seats.find((s) => s.seat === me)?.occupant;
   const stood = occupant?.kind === "human" && !!occupant.stand_in;
-  if (stood && !app.standIn) app.standIn = { texts: [] };
+  if (stood && !app.standIn) app.standIn = { says: [] };
   if (!stood && app.standIn) {
-    reportAway(app.standIn.texts);
+    reportAway(app.standIn.says);
     app.standIn = null;
   }
 }
@@ -467,13 +471,14 @@ function playedBy(event, seat) {
 }
 
 /** Tells a returning player what was played for them while they were away (a panel above the board and the log). */
-function reportAway(texts) {
-  if (!texts.length) return;
-  app.awayReport = { texts: [...(app.awayReport?.texts || []), ...texts] };
-  const summary = t("state.away.summary", { n: texts.length });
-  addLog({ text: summary, kind: "away", version: app.state?.version ?? null });
+function reportAway(says) {
+  if (!says.length) return;
+  app.awayReport = { says: [...(app.awayReport?.says || []), ...says] };
+  const summary = { key: "state.away.summary", params: { n: says.length } };
+  addLog({ say: summary, kind: "away", version: app.state?.version ?? null });
   if (app.session?.code) store.rememberAway(app.session.code, app.awayReport);
-  announce(`${summary} ${texts.join(" ")}`);
+  const ctx = context();
+  announce(`${messageWords(summary)} ${says.map((say) => logWords(say, ctx)).join(" ")}`);
 }
 
 function onState(update) {
@@ -496,24 +501,24 @@ function onState(update) {
     for (const event of update.events) {
       const text = yourWords(screen.describe(event, ctx));
       if (text) {
+        const say = { game: update.game, event };
         texts.push(text);
-        addLog({ text, kind: "game", version: update.version, seat: event.seat });
-        if (me !== null && playedBy(event, me) && (returning || app.standIn)) forMe.push(text);
+        addLog({ say, kind: "game", version: update.version, seat: event.seat });
+        if (me !== null && playedBy(event, me) && (returning || app.standIn)) forMe.push(say);
       }
     }
   } else if (!previous) {
-    addLog({ text: t("state.log.current_position"), kind: "info", version: update.version });
+    addLog({ say: { key: "state.log.current_position" }, kind: "info", version: update.version });
   } else {
-    addLog({ text: t("state.log.resynced"), kind: "info", version: update.version });
+    addLog({ say: { key: "state.log.resynced" }, kind: "info", version: update.version });
   }
-  if (app.standIn) app.standIn.texts.push(...forMe);
+  if (app.standIn) app.standIn.says.push(...forMe);
   else if (returning) reportAway(forMe);
   // The end of the match is logged after its last moves (the lobby push that says so comes before them).
   const ended = update.outcome && !(previous && previous.match_id === update.match_id && previous.outcome);
   if (ended && update.since < update.version) {
-    const text = yourWords(outcomeWords(update.outcome, ctx));
-    addLog({ text, kind: "lobby", version: update.version });
-    texts.push(text);
+    addLog({ say: { outcome: update.outcome }, kind: "lobby", version: update.version });
+    texts.push(yourWords(outcomeWords(update.outcome, ctx)));
   }
   if (texts.length) announce(texts.slice(-3).join(" "));
   // A push that gives this seat a decision it did not have moves focus to it.
@@ -548,16 +553,24 @@ function onRematch(offer) {
   if (!app.session || offer.code !== app.session.code) return;
   const before = app.rematch;
   app.rematch = offer;
-  if (!before) {
-    const text = t("common.rematch.asks", { name: seatNames()[offer.requested_by] || t("common.someone") });
-    addLog({ text, kind: "lobby", version: null });
-    announce(text);
+  // An offer that arrives already started (at a finished table after a server restart) was asked for long ago.
+  if (!before && !offer.new_code) {
+    const say = { key: "common.rematch.asks", params: { name: seatNames()[offer.requested_by] || { key: "common.someone" } } };
+    addLog({ say, kind: "lobby", version: null });
+    announce(messageWords(say));
   }
   if (app.session.spectator && offer.new_code && !before?.new_code) {
     // Spectators stay on the finished table: offer them the rematch's.
-    const text = t("state.rematch.spectator_offer", { code: offer.new_code });
-    addLog({ text, kind: "lobby", version: null });
-    announce(text);
+    const say = { key: "state.rematch.spectator_offer", params: { code: offer.new_code } };
+    addLog({ say, kind: "lobby", version: null });
+    announce(messageWords(say));
+    app.wantFocus = true;
+  } else if (!app.session.spectator && offer.new_code && !before?.new_code) {
+    // A player who is not in it (declined, or back after it started): offered to watch it, or to take the seat
+    // this browser holds in it.
+    const say = { key: "common.rematch.started", params: { code: offer.new_code } };
+    addLog({ say, kind: "lobby", version: null });
+    announce(messageWords(say));
     app.wantFocus = true;
   }
   render();
@@ -572,6 +585,15 @@ function watchRematch(code) {
   if (app.conn.ready) spectate(code).catch(showError);
 }
 
+/** A player back at a finished table whose rematch started with a seat for them (its token is in this browser). */
+function playRematch(code) {
+  resetSession();
+  app.route = { kind: "join", code };
+  setHash(`#join=${code}`);
+  render();
+  if (app.conn.ready) resume(code).then(render, showError);
+}
+
 /** The rematch started and we accepted: take the new seat with its new token. */
 async function onRematched(message) {
   store.rememberSeat(message.code, message.seat, message.seat_token);
@@ -583,7 +605,7 @@ async function onRematched(message) {
   app.rematch = null;
   try {
     await resume(message.code);
-    addLog({ text: t("common.rematch.begun"), kind: "lobby", version: null });
+    addLog({ say: { key: "common.rematch.begun" }, kind: "lobby", version: null });
   } catch (e) {
     showError(e);
   }
@@ -613,6 +635,26 @@ function onClosing(message) {
   }
   // Stays until the connection is back (see onStatus).
   notify(() => errorWords(message), { kind: "connection", timeout: 24 * 3600 * 1000 });
+}
+
+/**
+ * A log line's words in the page's language now. `say` is a game's event (`{ game, event }`, worded by its screen's
+ * `describe`), a match's end (`{ outcome }`) or a catalogue message (`{ key, params }`).
+ */
+function logWords(say, ctx) {
+  if (!say) return "";
+  if (say.event) return yourWords(screenFor(say.game).describe(say.event, ctx)) || "";
+  if (say.outcome) return yourWords(outcomeWords(say.outcome, ctx));
+  return messageWords(say);
+}
+
+/** A catalogue message `{ key, params }` in words; a parameter that is itself such a message is worded first. */
+function messageWords(m) {
+  const params = {};
+  for (const [name, value] of Object.entries(m.params || {})) {
+    params[name] = value && typeof value === "object" && typeof value.key === "string" ? messageWords(value) : value;
+  }
+  return t(m.key, params);
 }
 
 function addLog(entry) {
@@ -952,6 +994,7 @@ function renderPlayers(ctx, screen) {
 }
 
 function renderLog() {
+  const ctx = context();
   return h(
     "section",
     { class: "log", "aria-labelledby": "log-h" },
@@ -959,19 +1002,35 @@ function renderLog() {
     h(
       "ol",
       { class: "log-list", "aria-live": "off" },
-      app.log.slice(0, 60).map((e) => h("li", { class: `log-${e.kind}`, "data-seat": e.seat ?? null }, e.text)),
+      app.log.slice(0, 60).map((e) => h("li", { class: `log-${e.kind}`, "data-seat": e.seat ?? null }, logWords(e.say, ctx))),
     ),
   );
 }
 
+/** How many moves an away report lists unfolded. */
+const AWAY_UNFOLDED = 6;
+
 /** What was played for this seat while its player was away, until they dismiss it. */
 function renderAwayReport() {
-  const texts = app.awayReport.texts;
+  const says = app.awayReport.says;
+  const ctx = context();
   return h(
     "section",
     { class: "away-report", role: "status", "aria-labelledby": "away-h", "data-key": "away-report" },
-    h("h2", { id: "away-h" }, t("state.away.summary", { n: texts.length })),
-    h("ol", {}, texts.map((text) => h("li", {}, text))),
+    // A long report (a bot played a whole stretch) stays folded under its heading until opened, so that it does
+    // not push the board down; opened, it stays open across redraws.
+    h(
+      "details",
+      {
+        open: says.length <= AWAY_UNFOLDED || app.awayOpen,
+        "data-key": "away-list",
+        ontoggle: (e) => {
+          if (says.length > AWAY_UNFOLDED) app.awayOpen = e.target.open;
+        },
+      },
+      h("summary", {}, h("h2", { id: "away-h" }, t("state.away.summary", { n: says.length }))),
+      h("ol", {}, says.map((say) => h("li", {}, logWords(say, ctx)))),
+    ),
     h(
       "button",
       {
@@ -981,6 +1040,7 @@ function renderAwayReport() {
         "data-stays-online": "",
         onclick: () => {
           app.awayReport = null;
+          app.awayOpen = false;
           if (app.session?.code) store.rememberAway(app.session.code, null);
           render();
         },
@@ -1077,7 +1137,14 @@ function renderRematch(ctx) {
       h("button", { type: "button", class: "primary", "data-key": "play-again", "data-decision": "", onclick: () => answerRematch(true) }, t("common.rematch.play_again")),
     );
   } else if (offer.new_code) {
-    parts.push(h("p", { class: "hint" }, t("common.rematch.started", { code: offer.new_code })));
+    const code = offer.new_code;
+    const mine = !!store.seatFor(code);
+    parts.push(
+      h("p", { class: "hint" }, t("common.rematch.started", { code })),
+      mine
+        ? h("button", { type: "button", class: "primary", "data-key": "play-rematch", "data-decision": "", onclick: () => playRematch(code) }, t("state.rematch.play"))
+        : h("button", { type: "button", "data-key": "watch-rematch", "data-decision": "", onclick: () => watchRematch(code) }, t("state.rematch.watch")),
+    );
   } else {
     const answered = offer.accepted.includes(me) || offer.declined.includes(me);
     if (!answered) {

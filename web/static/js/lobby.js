@@ -642,28 +642,34 @@ export function lobbyChanges(before, after, me) {
     const now = s.occupant;
     const mine = s.seat === me;
     const n = s.seat + 1;
-    if (was.kind === "empty" && now.kind === "human" && !mine) out.push(t("lobby.change.sat", { name: now.name, n }));
-    else if (was.kind === "empty" && now.kind === "bot") out.push(t("lobby.change.bot_sat", { name: now.name, n }));
-    else if (was.kind !== "empty" && now.kind === "empty") out.push(t("lobby.change.left", { name: was.name, n }));
+    if (was.kind === "empty" && now.kind === "human" && !mine) out.push(msg("lobby.change.sat", { name: now.name, n }));
+    else if (was.kind === "empty" && now.kind === "bot") out.push(msg("lobby.change.bot_sat", { name: now.name, n }));
+    else if (was.kind !== "empty" && now.kind === "empty") out.push(msg("lobby.change.left", { name: was.name, n }));
     else if (was.kind === "human" && now.kind === "human" && !mine) {
-      if (was.connected && !now.connected) out.push(t("lobby.change.lost", { name: now.name }));
-      if (!was.connected && now.connected) out.push(t("lobby.change.back", { name: now.name }));
+      if (was.connected && !now.connected) out.push(msg("lobby.change.lost", { name: now.name }));
+      if (!was.connected && now.connected) out.push(msg("lobby.change.back", { name: now.name }));
     }
     if (was.kind === "human" && now.kind === "human") {
-      if (!was.stand_in && now.stand_in) out.push(t("lobby.change.stand_in", { name: now.name }));
+      if (!was.stand_in && now.stand_in) out.push(msg("lobby.change.stand_in", { name: now.name }));
       if (was.stand_in && !now.stand_in) {
-        out.push(mine ? t("lobby.change.seat_back_you") : t("lobby.change.seat_back", { name: now.name }));
+        out.push(mine ? msg("lobby.change.seat_back_you") : msg("lobby.change.seat_back", { name: now.name }));
       }
     }
   }
   if (before.host !== after.host) {
     const host = after.seats.find((s) => s.seat === after.host)?.occupant;
-    out.push(after.host === me ? t("lobby.change.host_you") : t("lobby.change.host", { name: host?.name || t("common.someone") }));
+    out.push(after.host === me ? msg("lobby.change.host_you") : msg("lobby.change.host", { name: host?.name || { key: "common.someone" } }));
   }
   const settings = (l) => JSON.stringify([l.options, l.turn_timer_ms, l.seats.length]);
-  if (after.phase === "open" && settings(before) !== settings(after)) out.push(t("lobby.change.settings"));
-  if (after.phase === "open" && !before.listed && after.listed) out.push(t("lobby.change.listed"));
-  if (after.phase === "open" && before.listed && !after.listed) out.push(t("lobby.change.private"));
-  if (before.phase === "open" && after.phase === "playing") out.push(t("lobby.change.started"));
+  if (after.phase === "open" && settings(before) !== settings(after)) out.push(msg("lobby.change.settings"));
+  if (after.phase === "open" && !before.listed && after.listed) out.push(msg("lobby.change.listed"));
+  if (after.phase === "open" && before.listed && !after.listed) out.push(msg("lobby.change.private"));
+  if (before.phase === "open" && after.phase === "playing") out.push(msg("lobby.change.started"));
   return out;
+}
+
+/** A log line as data: a catalogue key and its parameters (a parameter may itself be `{ key, params }`), put in
+ * words in the page's language when shown. */
+function msg(key, params) {
+  return params ? { key, params } : { key };
 }

@@ -59,10 +59,10 @@ export function forgetSeat(code) {
   save(data);
 }
 
-// The log of each lobby (what happened, in words) and the report of what was played for the player while away
+// The log of each lobby (what happened, as data the page words in its language when it shows it) and the report of what was played for the player while away
 // (until dismissed), so that a reload shows them again. Kept apart from the seats, for
 // the ten most recent lobbies, at most LOG_KEEP entries each.
-const LOG_KEY = "tabletop.logs.v1";
+const LOG_KEY = "tabletop.logs.v2";
 const LOG_KEEP = 120;
 const LOG_LOBBIES = 10;
 
@@ -81,17 +81,17 @@ export function logFor(code) {
   return entry && Array.isArray(entry.entries) ? entry.entries : [];
 }
 
-/** What was played for this seat while its player was away, until they dismiss it: { texts } or null. */
+/** What was played for this seat while its player was away, until they dismiss it: { says } or null. */
 export function awayFor(code) {
   const entry = loadLogs()[code];
-  return entry && entry.away && Array.isArray(entry.away.texts) ? entry.away : null;
+  return entry && entry.away && Array.isArray(entry.away.says) ? entry.away : null;
 }
 
 /** Keeps (or, with null, forgets) lobby `code`'s report of what was played for the player while away. */
 export function rememberAway(code, away) {
   const data = loadLogs();
   if (!data[code]) return;
-  data[code].away = away ? { texts: away.texts.slice(-LOG_KEEP) } : null;
+  data[code].away = away ? { says: away.says.slice(-LOG_KEEP) } : null;
   saveLogs(data);
 }
 

@@ -184,6 +184,30 @@ pub const PRICES: [(Chip, u8); 15] = [
     (BLACK_1, 10),
 ];
 
+/// A chip for sale and its price in coins, as the view lists them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
+pub struct ChipPrice {
+    pub chip: Chip,
+    pub price: u8,
+}
+
+/// [`PRICES`] as the view shows them (the same data, not a copy of its values).
+pub const PRICE_LIST: [ChipPrice; PRICES.len()] = {
+    let mut out = [ChipPrice {
+        chip: WHITE_1,
+        price: 0,
+    }; PRICES.len()];
+    let mut i = 0;
+    while i < PRICES.len() {
+        out[i] = ChipPrice {
+            chip: PRICES[i].0,
+            price: PRICES[i].1,
+        };
+        i += 1;
+    }
+    out
+};
+
 /// The price of `chip`, or `None` when it is not for sale.
 pub fn price(chip: Chip) -> Option<u8> {
     PRICES.iter().find(|(c, _)| *c == chip).map(|(_, p)| *p)

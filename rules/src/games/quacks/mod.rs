@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 pub use self::view::*;
 use data::*;
-pub use data::{Card, CardKind, Chip, Colour, DieFace};
+pub use data::{Card, CardKind, Chip, ChipPrice, Colour, DieFace};
 
 use crate::model::{
     Actor, Deadline, Event, Game, GameInfo, Millis, OptionKind, OptionSpec, Outcome, Reject, RejectKind,

@@ -107,6 +107,8 @@ pub struct QuacksView<'a> {
     pub buying_in_order: bool,
     pub books: Vec<Colour>,
     pub supply: Vec<ChipCount>,
+    /// Every chip sold in evaluation step E with its price in coins (game data, the same in every view).
+    pub prices: &'static [ChipPrice],
     pub players: Vec<PlayerView<'a>>,
     /// Only once the game is over.
     pub outcome: Option<Outcome>,
@@ -169,6 +171,7 @@ impl Quacks {
                     count: *count,
                 })
                 .collect(),
+            prices: &PRICE_LIST,
             players,
             outcome: self.outcome(),
         }

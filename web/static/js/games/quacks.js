@@ -55,6 +55,34 @@ function chipList(chips) {
   return listOf((chips || []).map(chipWords));
 }
 
+/** The price of `chip` in coins, from the view's `prices` (the engine's `PRICES`), or null when it is not sold. */
+function priceOf(view, chip) {
+  const found = (view?.prices || []).find((p) => p.chip.colour === chip.colour && p.chip.value === chip.value);
+  return found ? found.price : null;
+}
+
+/** "10 coins". */
+function priceWords(n) {
+  return t("quacks.price", { n });
+}
+
+/** A purchase's label with what it costs: "Buy green 1 and red 2 for 10 coins". */
+function buyLabel(a, view) {
+  if (a.type !== "buy") return actionLabel(a);
+  const prices = a.chips.map((c) => priceOf(view, c));
+  if (prices.some((p) => p === null)) return actionLabel(a);
+  return t("quacks.buy_cost", { what: actionLabel(a), price: priceWords(prices.reduce((x, y) => x + y, 0)) });
+}
+
+/** An ingredient book's effect and the prices of its chips. */
+function bookWords(colour, view) {
+  const sold = (view?.prices || []).filter((p) => p.chip.colour === colour);
+  const effect = t(`quacks.book.${colour}`);
+  if (!sold.length) return effect;
+  const list = listOf(sold.map((p) => t("quacks.book.price_item", { chip: chipWords(p.chip), price: priceWords(p.price) })));
+  return `${effect} ${t("quacks.book.prices", { list })}`;
+}
+
 /** Words for every action the engine lists. */
 export function actionLabel(a) {
   switch (a.type) {
@@ -398,6 +426,28 @@ function potSvg(p, view, { big }) {
   );
 }
 
+/** Each chip in a pot tells what it is and does on hover, focus and tap, as the ingredient books do: a focusable
+ * spot laid over the chip (an `infoTip`), placed in percent of the pot's drawing so it follows its size. */
+function potChipTips(p) {
+  const size = (2 * R * 100) / SIZE;
+  return p.pot.map((pl) => {
+    const { x, y } = SPIRAL[pl.space];
+    const chip = chipWords(pl.chip);
+    const tip = infoTip(
+      h("span", { class: "q-pot-chip-spot" }),
+      t("quacks.pot.chip_tip", { chip, ingredient: ingredient(pl.chip.colour), space: pl.space, effect: t(`quacks.book.${pl.chip.colour}`) }),
+      { class: "q-pot-chip", role: "img", "aria-label": chip, "data-key": `q-pot-${p.seat}-${pl.space}`, "data-space": pl.space },
+    );
+    // A chip in the right half opens its tip leftwards, so that it stays on a phone's screen.
+    if (x > CENTRE) tip.classList.add("right");
+    tip.style.left = `${round1(((x - R) * 100) / SIZE)}%`;
+    tip.style.top = `${round1(((y - R) * 100) / SIZE)}%`;
+    tip.style.width = `${round1(size)}%`;
+    tip.style.height = `${round1(size)}%`;
+    return tip;
+  });
+}
+
 /** The flask: full or empty; when it may put the last white back, clicking it does. */
 function flaskSvg(p, ctx) {
   const use = p.seat === ctx.me ? ctx.legal.find((a) => a.type === "use_flask") : null;
@@ -466,7 +516,7 @@ function renderBoard(p, view, ctx, big) {
     h(
       "div",
       { class: "q-pot-row" },
-      potSvg(p, view, { big }),
+      h("div", { class: `q-pot-wrap${big ? " big" : ""}` }, potSvg(p, view, { big }), potChipTips(p)),
       h(
         "div",
         { class: "q-pot-side" },
@@ -520,7 +570,7 @@ function actionButton(a, ctx, cls = "") {
     },
     chips.map((c) => chipToken(c, { size: 22, label: false })),
     " ",
-    actionLabel(a),
+    buyLabel(a, ctx.view),
     a.type === "draw" ? h("kbd", {}, "D") : a.type === "stop" ? h("kbd", {}, "S") : null,
   );
 }
@@ -559,31 +609,34 @@ function renderShop(ctx, buys, me) {
   const pair = (k1, k2) => buys.find((a) => a.chips.length === 2 && a.chips.map(chipKey).sort().join() === [k1, k2].sort().join());
   const pairsWith = (key) => buys.some((a) => a.chips.length === 2 && a.chips.some((c) => chipKey(c) === key));
   const picked = shopPick.key && chips.has(shopPick.key) ? shopPick.key : null;
+  const view = ctx.view;
+  // Each chip shows its price under it.
+  const priced = (c, token) => [token, h("span", { class: "q-price" }, priceWords(priceOf(view, c) ?? 0))];
   const tokens = [...chips.entries()].map(([key, c]) => {
     if (picked) {
       if (key === picked) {
         return h(
           "button",
           { type: "button", class: "q-chip-button chosen", "data-act": "choose", "data-local": "1", "data-key": `q-shop-${key}`, "aria-pressed": "true", "aria-label": t("quacks.shop.unpick", { chip: chipWords(c) }), onclick: () => { shopPick.key = null; ctx.rerender(); } },
-          chipToken(c, { size: 34, label: false }),
+          priced(c, chipToken(c, { size: 34, label: false })),
         );
       }
       const both = pair(picked, key);
       return both
-        ? h("button", { type: "button", class: "q-chip-button legal", "data-act": "buy", "data-key": `q-shop-${key}`, "aria-label": actionLabel(both), title: actionLabel(both), onclick: () => ctx.act(both) }, chipToken(c, { size: 34, label: false }))
-        : h("span", { class: "q-chip-off" }, chipToken(c, { size: 30 }));
+        ? h("button", { type: "button", class: "q-chip-button legal", "data-act": "buy", "data-key": `q-shop-${key}`, "aria-label": buyLabel(both, view), title: buyLabel(both, view), onclick: () => ctx.act(both) }, priced(c, chipToken(c, { size: 34, label: false })))
+        : h("span", { class: "q-chip-off" }, priced(c, chipToken(c, { size: 30 })));
     }
     const alone = single(key);
     if (pairsWith(key)) {
       return h(
         "button",
-        { type: "button", class: "q-chip-button legal", "data-act": "choose", "data-local": "1", "data-key": `q-shop-${key}`, "aria-label": t("quacks.shop.pick", { chip: chipWords(c) }), title: t("quacks.shop.pick", { chip: chipWords(c) }), onclick: () => { shopPick.key = key; ctx.rerender(); } },
-        chipToken(c, { size: 34, label: false }),
+        { type: "button", class: "q-chip-button legal", "data-act": "choose", "data-local": "1", "data-key": `q-shop-${key}`, "aria-label": t("quacks.shop.pick", { chip: chipWords(c), price: priceWords(priceOf(view, c) ?? 0) }), title: t("quacks.shop.pick", { chip: chipWords(c), price: priceWords(priceOf(view, c) ?? 0) }), onclick: () => { shopPick.key = key; ctx.rerender(); } },
+        priced(c, chipToken(c, { size: 34, label: false })),
       );
     }
     return alone
-      ? h("button", { type: "button", class: "q-chip-button legal", "data-act": "buy", "data-key": `q-shop-${key}`, "aria-label": actionLabel(alone), title: actionLabel(alone), onclick: () => ctx.act(alone) }, chipToken(c, { size: 34, label: false }))
-      : h("span", { class: "q-chip-off" }, chipToken(c, { size: 30 }));
+      ? h("button", { type: "button", class: "q-chip-button legal", "data-act": "buy", "data-key": `q-shop-${key}`, "aria-label": buyLabel(alone, view), title: buyLabel(alone, view), onclick: () => ctx.act(alone) }, priced(c, chipToken(c, { size: 34, label: false })))
+      : h("span", { class: "q-chip-off" }, priced(c, chipToken(c, { size: 30 })));
   });
   const onlyThis = picked && single(picked);
   return h(
@@ -618,7 +671,7 @@ function renderTop(ctx) {
       view.books.map((c) =>
         infoTip(
           h("span", { class: `book chip-${c}` }, ingredient(c)),
-          t(`quacks.book.${c}`),
+          bookWords(c, view),
           { class: "q-book", "data-colour": c },
         ),
       ),
