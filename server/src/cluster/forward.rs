@@ -352,6 +352,16 @@ impl Forwarder {
             .request_timeout(Some(OPEN_TIMEOUT))
             .connect(settings.nats_url.as_str())
             .await?;
+        // The first connection is made in the background; give it a moment, so that a node started with NATS up
+        // forwards from its first request.
+        let up = async {
+            while client.connection_state() != async_nats::connection::State::Connected {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        };
+        if tokio::time::timeout(Duration::from_secs(2), up).await.is_err() {
+            warn!(url = %settings.nats_url, "NATS is not reachable yet; this node forwards once it is");
+        }
         Ok(Arc::new(Forwarder {
             client,
             node: node.to_string(),
@@ -440,12 +450,13 @@ impl Forwarder {
         done: &mpsc::Sender<()>,
         message: async_nats::Message,
     ) {
-        let Some(reply_to) = message.reply.clone() else {
-            return;
-        };
         let body = open_blob(&self.secret, b"open", &message.payload);
         let Some(open) = body.and_then(|b| serde_json::from_slice::<Open>(b).ok()) else {
             self.refused("-", &Refusal::BadSignature);
+            return;
+        };
+        let Some(reply_to) = message.reply.clone() else {
+            self.refused(&open.sid, &Refusal::Malformed);
             return;
         };
         if open.to != self.node
