@@ -188,7 +188,8 @@ impl Config {
         Some(ForwardSettings {
             nats_url: self.nats_url.clone(),
             secret,
-            dead_after: Duration::from_millis(self.lease_ms.max(300)),
+            // At least three heartbeats (one a second), however short the lease.
+            dead_after: Duration::from_millis(self.lease_ms.max(3000)),
         })
     }
 

@@ -65,7 +65,8 @@ fn node_config(id: &str, nats: &str, seed: Option<u64>) -> server::Config {
     let mut config = test_config();
     config.cluster = true;
     config.node_id = Some(id.to_string());
-    config.lease_ms = 3000;
+    // Renewals every 300 ms: a lost lease is noticed at once.
+    config.lease_ms = 900;
     config.nats_url = nats.to_string();
     config.cluster_secret = Some(server::cluster::forward::ClusterSecret::parse(SECRET).unwrap());
     config.match_seed = seed;
@@ -129,11 +130,11 @@ async fn play_spread(
     players
         .into_iter()
         .map(|p| {
-            let mut text = serde_json::to_string(&p.client.received).unwrap();
-            text = text.replace(&code, "CODE").replace(&match_id, "MATCH");
-            for token in [&p.token] {
-                text = text.replace(token.as_str(), "TOKEN");
-            }
+            let text = serde_json::to_string(&p.client.received).unwrap();
+            let text = text
+                .replace(&code, "CODE")
+                .replace(&match_id, "MATCH")
+                .replace(&p.token, "TOKEN");
             serde_json::from_str(&text).unwrap()
         })
         .collect()
@@ -444,5 +445,92 @@ async fn forged_and_replayed_forward_messages_are_refused_and_change_nothing() {
     assert_eq!(metric(b.addr, "tabletop_forward_errors_total").await, 0.0);
     a.stop().await;
     b.stop().await;
+    db.drop_db().await;
+}
+
+/// Resumes `token`'s seat on `addr`, retrying while the table is between owners (`moved`, or
+/// `forward_unavailable` while its lease names an owner that does not answer).
+async fn resume_at(addr: SocketAddr, code: &str, token: &str) -> Client {
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        let mut c = Client::hello(addr).await;
+        let r = c.request(req::resume(code, token)).await;
+        if r["type"] == "resumed" {
+            return c;
+        }
+        assert!(
+            ["moved", "forward_unavailable"].contains(&r["code"].as_str().unwrap_or("")),
+            "{r}"
+        );
+        assert!(Instant::now() < deadline, "the table is served again");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relayed_client_hears_moved_when_the_owner_loses_the_table_and_resumes_through_any_node() {
+    if !services().await {
+        return;
+    }
+    let url = nats_url();
+    let db = TestDb::new("postgres").await;
+    let sql = sqlx::PgPool::connect(db.url()).await.unwrap();
+    let a = node(&db, &node_id("a"), &url, None).await;
+    let b = node(&db, &node_id("b"), &url, None).await;
+    let mut host = Client::hello(a.addr).await;
+    let created = host.request(req::create_lobby("molehills", 2, "Ann")).await;
+    let code = created["code"].as_str().unwrap().to_string();
+    let host_token = created["seat_token"].as_str().unwrap().to_string();
+    let mut far = Client::hello(b.addr).await;
+    let joined = far.request(req::join(&code, "Bo")).await;
+    assert_eq!(joined["type"], "seated", "{joined}");
+    let far_token = joined["seat_token"].as_str().unwrap().to_string();
+    let r = host.request(req::start()).await;
+    assert_eq!(r["type"], "ok", "{r}");
+    far.wait_version(0).await;
+
+    // Another owner takes the lease for two seconds (as a node that found it expired would): A stops the table,
+    // and the relayed client hears it from A exactly as A's own client does.
+    sqlx::query(
+        "UPDATE table_leases SET owner_node = 'node-z', incarnation = 'node-z#1', epoch = epoch + 1, \
+         expires_at = now() + interval '2 seconds' WHERE code = $1",
+    )
+    .bind(&code)
+    .execute(&sql)
+    .await
+    .unwrap();
+    for client in [&mut host, &mut far] {
+        let last = client.until_closed().await.expect("a closing message");
+        assert_eq!(
+            (last["type"].as_str(), last["code"].as_str()),
+            (Some("closing"), Some("moved")),
+            "{last}"
+        );
+    }
+
+    // Once that lease has passed, B claims the table for the far seat, and A relays the host to B.
+    let far = resume_at(b.addr, &code, &far_token).await;
+    let host = resume_at(a.addr, &code, &host_token).await;
+    let mut players = vec![
+        Player {
+            client: host,
+            seat: 0,
+            token: host_token,
+        },
+        Player {
+            client: far,
+            seat: 1,
+            token: far_token,
+        },
+    ];
+    for p in &mut players {
+        p.client.wait_version(0).await;
+    }
+    let played = play(&mut players, &Time::Manual(b.clock.clone()), 4, 100_000).await;
+    assert_eq!(played.last_state["status"]["kind"], "over");
+    assert!(metric(a.addr, "tabletop_forwarded_requests_total").await > 5.0);
+    a.stop().await;
+    b.stop().await;
+    sql.close().await;
     db.drop_db().await;
 }

@@ -77,7 +77,7 @@ impl ClusterSecret {
 pub struct ForwardSettings {
     pub nats_url: String,
     pub secret: ClusterSecret,
-    /// A session whose peer is silent this long ends (the lease length).
+    /// A session whose peer is silent this long ends (the lease length, at least three heartbeats).
     pub dead_after: Duration,
 }
 
