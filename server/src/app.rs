@@ -318,7 +318,18 @@ pub async fn run(
     let shared = Arc::new(Shared::new(hub, metrics, config.limits(), stop_rx.clone()));
     if let Some(forwarder) = &forwarder {
         shared.set_forwarder(forwarder.clone());
-        tokio::spawn(forwarder.clone().listen(shared.clone(), done_tx.clone(), stop_rx));
+        // A relayed connection is served as a local one, under the same limits, and holds a clone of `done`.
+        let (serving, done) = (shared.clone(), done_tx.clone());
+        let serve = move |remote: crate::cluster::forward::Remote| {
+            let admission = serving.admit(remote.ip)?;
+            let (shared, done) = (serving.clone(), done.clone());
+            tokio::spawn(async move {
+                let _done = done;
+                connection::serve_remote(remote.sink, remote.stream, shared, admission, remote.speaks).await;
+            });
+            Ok(())
+        };
+        tokio::spawn(forwarder.clone().listen(serve, stop_rx));
     }
     let state = Arc::new(AppState {
         admin: admin::AdminState {

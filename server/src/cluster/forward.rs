@@ -3,8 +3,8 @@
 //! A client asking node B for a table that live node A owns is relayed: B opens a forward session with A (a
 //! NATS request to `tt.fwd.<A>.open`), then relays every frame of the client's connection to A and every frame
 //! of A back, unchanged. On A the session is served by the same connection loop as a local socket
-//! ([`crate::connection::serve_remote`]), so replies, pushes, their order and every view are those of a local
-//! connection by construction.
+//! (`connection::serve_remote`, handed to `Forwarder::listen` by `app.rs`), so replies, pushes, their order and
+//! every view are those of a local connection by construction.
 //!
 //! - **Subjects.** Each node subscribes once to `tt.fwd.<its id in hex>.>`: `open` for new sessions, `s.<sid>`
 //!   for the frames of session `sid` addressed to it (both directions use the receiver's subject).
@@ -27,13 +27,14 @@ use std::{
     collections::HashMap,
     convert::Infallible,
     net::IpAddr,
+    pin::Pin,
     sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
 use axum::extract::ws::Message;
 use bytes::{BufMut, Bytes, BytesMut};
-use futures_util::StreamExt;
+use futures_util::{Sink, Stream, StreamExt};
 use hmac::{Hmac, KeyInit, Mac};
 use protocol::{ErrorBody, ErrorCode};
 use serde::{Deserialize, Serialize};
@@ -41,7 +42,7 @@ use sha2::Sha256;
 use tokio::sync::{mpsc, watch};
 use tracing::{debug, info, warn};
 
-use crate::{connection::Shared, metrics::Metrics};
+use crate::metrics::Metrics;
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -395,12 +396,11 @@ impl Forwarder {
         warn!(sid, reason = %why, "refused a node-to-node forward message");
     }
 
-    /// Receives this node's forward traffic until the server stops: opens sessions asked of it (serving each
-    /// with `shared`'s connection loop, holding a clone of `done` meanwhile) and routes frames to sessions.
+    /// Receives this node's forward traffic until the server stops: opens the sessions asked of it (each handed
+    /// to `serve`, which serves it as a connection or says why not) and routes frames to sessions.
     pub async fn listen(
         self: Arc<Self>,
-        shared: Arc<Shared>,
-        done: mpsc::Sender<()>,
+        serve: impl Fn(Remote) -> Result<(), ErrorBody> + Send + Sync + 'static,
         mut stop: watch::Receiver<bool>,
     ) {
         let prefix = node_subject(&self.node);
@@ -425,7 +425,7 @@ impl Forwarder {
                 _ = stop.changed() => continue,
             };
             if message.subject.as_str() == open_subject {
-                self.accept(&shared, &done, message).await;
+                self.accept(&serve, message).await;
             } else if let Some(sid) = message.subject.as_str().strip_prefix(&session_prefix) {
                 let target = self.sessions.lock().expect("sessions lock").get(sid).cloned();
                 match target {
@@ -446,8 +446,7 @@ impl Forwarder {
     /// The owner's side of an open request.
     async fn accept(
         self: &Arc<Self>,
-        shared: &Arc<Shared>,
-        done: &mpsc::Sender<()>,
+        serve: &(impl Fn(Remote) -> Result<(), ErrorBody> + Send + Sync),
         message: async_nats::Message,
     ) {
         let body = open_blob(&self.secret, b"open", &message.payload);
@@ -478,31 +477,10 @@ impl Forwarder {
             let body = serde_json::to_vec(&accept).expect("serialises");
             sign_blob(&self.secret, &accept_label(&open.sid, &open.nonce), &body)
         };
-        let admission = match shared.admit(open.ip) {
-            Ok(a) => a,
-            Err(reason) => {
-                let _ = self.client.publish(reply_to, answer(Some(reason))).await;
-                return;
-            }
-        };
         let keys = SessionKeys::new(&self.secret, &open.sid, &open.nonce, &nonce, true);
         let (incoming_tx, incoming) = mpsc::channel(SESSION_QUEUE);
         let (sink_tx, local_out) = mpsc::channel::<Message>(64);
         let (local_in, stream_rx) = mpsc::channel::<Relay>(64);
-        self.sessions
-            .lock()
-            .expect("sessions lock")
-            .insert(open.sid.clone(), incoming_tx);
-        if self.client.publish(reply_to, answer(None)).await.is_err() {
-            self.sessions.lock().expect("sessions lock").remove(&open.sid);
-            return;
-        }
-        debug!(sid = %open.sid, from = %open.from, "serving a forwarded connection");
-        let peer = format!("{}.s.{}", node_subject(&open.from), open.sid);
-        tokio::spawn(
-            self.clone()
-                .run_session(keys, peer, incoming, local_out, local_in),
-        );
         let sink = Box::pin(futures_util::sink::unfold(sink_tx, |tx, m: Message| async move {
             tx.send(m).await.map_err(|_| SessionGone)?;
             Ok::<_, SessionGone>(tx)
@@ -513,13 +491,28 @@ impl Forwarder {
                 Some(Relay::End | Relay::Broken) | None => None,
             }
         }));
-        let shared = shared.clone();
-        let done = done.clone();
-        let speaks = open.speaks;
-        tokio::spawn(async move {
-            let _done = done;
-            crate::connection::serve_remote(sink, stream, shared, admission, speaks).await;
-        });
+        let remote = Remote {
+            sink,
+            stream,
+            speaks: open.speaks,
+            ip: open.ip,
+        };
+        if let Err(reason) = serve(remote) {
+            let _ = self.client.publish(reply_to, answer(Some(reason))).await;
+            return;
+        }
+        self.sessions
+            .lock()
+            .expect("sessions lock")
+            .insert(open.sid.clone(), incoming_tx);
+        // Published or not, the session runs: unanswered, it ends when its peer stays silent.
+        let _ = self.client.publish(reply_to, answer(None)).await;
+        debug!(sid = %open.sid, from = %open.from, "serving a forwarded connection");
+        let peer = format!("{}.s.{}", node_subject(&open.from), open.sid);
+        tokio::spawn(
+            self.clone()
+                .run_session(keys, peer, incoming, local_out, local_in),
+        );
     }
 
     /// The relaying side: opens a session with `owner` for a connection that speaks protocol `speaks`.
@@ -687,7 +680,25 @@ fn accept_label(sid: &str, relay_nonce: &str) -> Vec<u8> {
 
 /// The forward session behind a remote connection's sink is gone.
 #[derive(Debug)]
-struct SessionGone;
+pub struct SessionGone;
+
+/// A relayed connection as the owner serves it: the frames to the client, the client's frames (they end when the
+/// session does), the protocol version its `hello` named at the relaying node, and the client's address there.
+pub struct Remote {
+    pub sink: Pin<Box<dyn Sink<Message, Error = SessionGone> + Send>>,
+    pub stream: Pin<Box<dyn Stream<Item = Result<Message, Infallible>> + Send>>,
+    pub speaks: u32,
+    pub ip: Option<IpAddr>,
+}
+
+impl std::fmt::Debug for Remote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Remote")
+            .field("speaks", &self.speaks)
+            .field("ip", &self.ip)
+            .finish_non_exhaustive()
+    }
+}
 
 #[cfg(test)]
 mod tests {
