@@ -101,6 +101,11 @@ pub enum ErrorCode {
     /// moved to another node, or the table is served by another node that cannot be reached from here).
     /// Nothing was lost: reconnect (to any node) and `resume` with the seat token.
     Moved,
+    /// Retryable (also closing): in a cluster of server nodes, this node relays the connection to the node that
+    /// serves its table, and cannot reach it now (node-to-node messaging is down, or that node stopped
+    /// answering). Nothing was relayed if it refuses a request; if it closes the connection, reconnect (to any
+    /// node) and `resume` with the seat token: nothing committed is lost.
+    ForwardUnavailable,
 }
 
 impl ErrorCode {
@@ -140,6 +145,7 @@ impl ErrorCode {
             ErrorCode::HandshakeTimeout => "handshake_timeout",
             ErrorCode::StoreUnavailable => "store_unavailable",
             ErrorCode::Moved => "moved",
+            ErrorCode::ForwardUnavailable => "forward_unavailable",
         }
     }
 }
@@ -150,7 +156,10 @@ impl ErrorCode {
     pub fn retryable(self) -> bool {
         matches!(
             self,
-            ErrorCode::RateLimited | ErrorCode::CreateLimited | ErrorCode::StoreUnavailable
+            ErrorCode::RateLimited
+                | ErrorCode::CreateLimited
+                | ErrorCode::StoreUnavailable
+                | ErrorCode::ForwardUnavailable
         )
     }
 }
@@ -210,6 +219,7 @@ pub(crate) mod tests {
             HandshakeTimeout,
             StoreUnavailable,
             Moved,
+            ForwardUnavailable,
         ];
         for code in &all {
             match code {
@@ -218,7 +228,8 @@ pub(crate) mod tests {
                 | AlreadyStarted | NotStarted | SeatsEmpty | AlreadyInLobby | NotInLobby | NotHost
                 | Unauthorized | NotYourTurn | IllegalAction | StaleVersion | GameOver | SessionReplaced
                 | Overloaded | ShuttingDown | Internal | Removed | NotOver | TooManyConnections
-                | CreateLimited | IdleTimeout | HandshakeTimeout | StoreUnavailable | Moved => {}
+                | CreateLimited | IdleTimeout | HandshakeTimeout | StoreUnavailable | Moved
+                | ForwardUnavailable => {}
             }
         }
         all

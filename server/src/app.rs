@@ -20,7 +20,7 @@ use tokio::{
     net::TcpListener,
     sync::{mpsc, watch},
 };
-use tracing::{error, info};
+use tracing::{error, info, warn};
 
 use crate::{
     admin,
@@ -255,6 +255,8 @@ pub enum RunError {
     Io(#[from] std::io::Error),
     #[error("cluster: {0}")]
     Cluster(#[from] crate::cluster::ClusterError),
+    #[error("NATS: {0}")]
+    Nats(#[from] async_nats::ConnectError),
 }
 
 /// Serves on `listener` until `shutdown` completes. Restores every open or playing table from `store` first
@@ -298,7 +300,37 @@ pub async fn run(
         );
     }
     hub.restore_all().await?;
-    let shared = Arc::new(Shared::new(hub, metrics, config.limits(), stop_rx));
+    // Cluster mode: forwarding over NATS (a node starts, and serves its own tables, while NATS is down).
+    let forwarder = match (&cluster, config.forward_settings()) {
+        (Some(cluster), Some(settings)) => Some(
+            crate::cluster::forward::Forwarder::connect(cluster.node_id(), &settings, metrics.clone())
+                .await?,
+        ),
+        (Some(_), None) => {
+            warn!(
+                "cluster mode without CLUSTER_SECRET: this node does not forward; clients asking it for another \
+                 node's table are told `moved`"
+            );
+            None
+        }
+        _ => None,
+    };
+    let shared = Arc::new(Shared::new(hub, metrics, config.limits(), stop_rx.clone()));
+    if let Some(forwarder) = &forwarder {
+        shared.set_forwarder(forwarder.clone());
+        // A relayed connection is served as a local one, under the same limits, and holds a clone of `done`.
+        let (serving, done) = (shared.clone(), done_tx.clone());
+        let serve = move |remote: crate::cluster::forward::Remote| {
+            let admission = serving.admit(remote.ip)?;
+            let (shared, done) = (serving.clone(), done.clone());
+            tokio::spawn(async move {
+                let _done = done;
+                connection::serve_remote(remote.sink, remote.stream, shared, admission, remote.speaks).await;
+            });
+            Ok(())
+        };
+        tokio::spawn(forwarder.clone().listen(serve, stop_rx));
+    }
     let state = Arc::new(AppState {
         admin: admin::AdminState {
             shared: shared.clone(),
@@ -332,6 +364,9 @@ pub async fn run(
     // Upgraded WebSocket connections and table tasks each hold a clone of `done`; wait for all of them.
     drop(state);
     let _ = done_rx.recv().await;
+    if let Some(forwarder) = &forwarder {
+        forwarder.flush().await;
+    }
     // Every table task has stopped: no write of this node can follow, so its leases go to other nodes now.
     if let Some(cluster) = &cluster {
         cluster.leave().await;

@@ -6,6 +6,7 @@ use clap::Parser;
 
 use crate::{
     admin::AdminToken,
+    cluster::forward::{ClusterSecret, ForwardSettings},
     connection::ConnectionLimits,
     table::{FriendsSettings, TableSettings},
 };
@@ -131,6 +132,18 @@ pub struct Config {
     #[arg(long, env = "LEASE_MS", default_value_t = 5000)]
     pub lease_ms: u64,
 
+    /// Cluster mode: the NATS server that carries node-to-node forwarding (a client may connect to any node; a node
+    /// relays it to the node that owns its table). Unused on a single node.
+    #[arg(long, env = "NATS_URL", default_value = "nats://127.0.0.1:4222")]
+    pub nats_url: String,
+
+    /// Cluster mode: the secret that signs every node-to-node message (at least 32 characters, the same on every
+    /// node; `openssl rand -hex 16` makes one). Never logged; prefer the environment variable (flags show in
+    /// process lists). Without it a node in cluster mode does not forward: a client asking it for a table
+    /// another node owns is told `moved`.
+    #[arg(long, env = "CLUSTER_SECRET", hide_env_values = true, value_parser = ClusterSecret::parse)]
+    pub cluster_secret: Option<ClusterSecret>,
+
     /// Log filter, e.g. `info` or `info,server=debug,sqlx=warn`.
     #[arg(long, env = "RUST_LOG", default_value = "info,sqlx=warn")]
     pub log: String,
@@ -166,6 +179,17 @@ impl Config {
                 .clone()
                 .unwrap_or_else(crate::cluster::random_node_id),
             lease: Duration::from_millis(self.lease_ms.max(300)),
+        })
+    }
+
+    /// The forwarding settings, in cluster mode with a cluster secret.
+    pub fn forward_settings(&self) -> Option<ForwardSettings> {
+        let secret = self.cluster_secret.clone().filter(|_| self.cluster)?;
+        Some(ForwardSettings {
+            nats_url: self.nats_url.clone(),
+            secret,
+            // At least three heartbeats (one a second), however short the lease.
+            dead_after: Duration::from_millis(self.lease_ms.max(3000)),
         })
     }
 

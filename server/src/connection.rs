@@ -9,7 +9,7 @@ use std::{
     collections::{HashMap, VecDeque},
     net::IpAddr,
     sync::{
-        Arc, Mutex,
+        Arc, Mutex, OnceLock,
         atomic::{AtomicU64, Ordering::Relaxed},
     },
     time::Duration,
@@ -28,7 +28,8 @@ use tokio::{
 use tracing::{Instrument, debug, info_span, warn};
 
 use crate::{
-    hub::Hub,
+    cluster::forward::{Forward, Forwarder, Relay},
+    hub::{Hub, Located},
     metrics::Metrics,
     table::{Closer, Command, Conn, HostOp, Respond, TableHandle},
 };
@@ -118,6 +119,8 @@ pub struct Shared {
     pub server_name: String,
     next_id: AtomicU64,
     usage: Mutex<Usage>,
+    /// Cluster mode: relays connections to the nodes that own their tables (unset on a single node).
+    forwarder: OnceLock<Arc<Forwarder>>,
 }
 
 impl Shared {
@@ -135,7 +138,13 @@ impl Shared {
             server_name: format!("tabletop-server {}", env!("CARGO_PKG_VERSION")),
             next_id: AtomicU64::new(1),
             usage: Mutex::default(),
+            forwarder: OnceLock::new(),
         }
+    }
+
+    /// Cluster mode: a connection asking for a table another node owns is relayed to it by `forwarder`.
+    pub fn set_forwarder(&self, forwarder: Arc<Forwarder>) {
+        let _ = self.forwarder.set(forwarder);
     }
 
     /// Takes a place for a new connection from `ip`, or says why there is none (`too_many_connections`).
@@ -259,6 +268,64 @@ struct Session {
     ip: Option<IpAddr>,
     /// The round trip measured with WebSocket ping frames, sent to the table with each action.
     rtt: RoundTrip,
+    /// Served for a relaying node (cluster mode): never relayed further.
+    remote: bool,
+    /// Cluster mode: this connection is relayed to the node that owns its table.
+    forward: Option<Forwarding>,
+    /// The owner's frames of a forward just opened, for the connection loop to take.
+    opened: Option<mpsc::Receiver<Relay>>,
+    /// The table a forwarding check found here, for the request that asked for it.
+    located: Option<TableHandle>,
+}
+
+/// A connection relayed to the node that owns its table: the client's frames go to `to_owner`; the owner's
+/// frames come back through the connection loop.
+#[derive(Debug)]
+struct Forwarding {
+    forwarder: Arc<Forwarder>,
+    to_owner: mpsc::Sender<Message>,
+    /// When each relayed request left, in order: replies come back in request order.
+    sent: VecDeque<std::time::Instant>,
+}
+
+impl Forwarding {
+    /// Relays one client frame. A request that cannot be relayed now (NATS down) is refused with
+    /// `forward_unavailable`, with its id.
+    async fn relay(&mut self, frame: Message) -> Option<ServerMessage> {
+        if let Message::Text(text) = &frame {
+            if !self.forwarder.reachable() {
+                self.forwarder.count_error();
+                return Some(ServerMessage::error(
+                    protocol::request_id_of(text.as_str()),
+                    ErrorCode::ForwardUnavailable,
+                    "this node cannot reach the node that serves your table now (node-to-node messaging is down); \
+                     nothing was sent: try again shortly",
+                ));
+            }
+            self.sent.push_back(std::time::Instant::now());
+            self.forwarder.metrics().forwarded_requests.fetch_add(1, Relaxed);
+        }
+        // A session already ended says so through the loop's relay branch.
+        let _ = self.to_owner.send(frame).await;
+        None
+    }
+
+    /// The owner's text frame `text` is on its way to the client: a reply ends its request's forwarding time.
+    fn came_back(&mut self, text: &str) {
+        if text.starts_with("{\"re\":")
+            && let Some(sent) = self.sent.pop_front()
+        {
+            self.forwarder.metrics().forward_latency.observe(sent.elapsed());
+        }
+    }
+}
+
+/// The next frame from the owner of a forwarded connection (never, while it is not forwarded).
+async fn relayed(relay: &mut Option<mpsc::Receiver<Relay>>) -> Option<Relay> {
+    match relay {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
+    }
 }
 
 /// How often a connection bound to a table is sent a WebSocket ping to measure its round trip.
@@ -333,8 +400,33 @@ fn unreadable_frame(e: &(dyn std::error::Error + 'static)) -> ServerMessage {
 
 /// Serves one connection until the client leaves, the table drops it, it idles or stops reading, or the server
 /// shuts down. `admission` is its place under the connection limits (see [`Shared::admit`]).
-pub async fn serve<S, R, E>(mut sink: S, mut stream: R, shared: Arc<Shared>, admission: Admission)
+pub async fn serve<S, R, E>(sink: S, stream: R, shared: Arc<Shared>, admission: Admission)
 where
+    S: Sink<Message> + Unpin,
+    R: Stream<Item = Result<Message, E>> + Unpin,
+    E: std::error::Error + 'static,
+{
+    serve_with(sink, stream, shared, admission, None).await
+}
+
+/// Serves a connection relayed by another cluster node (`cluster::forward`) exactly as a local one, except that
+/// its `hello` was answered by the relaying node (it speaks `speaks`), which also applies the rate limit.
+pub async fn serve_remote<S, R, E>(sink: S, stream: R, shared: Arc<Shared>, admission: Admission, speaks: u32)
+where
+    S: Sink<Message> + Unpin,
+    R: Stream<Item = Result<Message, E>> + Unpin,
+    E: std::error::Error + 'static,
+{
+    serve_with(sink, stream, shared, admission, Some(speaks)).await
+}
+
+async fn serve_with<S, R, E>(
+    mut sink: S,
+    mut stream: R,
+    shared: Arc<Shared>,
+    admission: Admission,
+    remote: Option<u32>,
+) where
     S: Sink<Message> + Unpin,
     R: Stream<Item = Result<Message, E>> + Unpin,
     E: std::error::Error + 'static,
@@ -349,18 +441,29 @@ where
             tx,
             closer: closer.clone(),
         },
-        greeted: false,
-        speaks: None,
+        greeted: remote.is_some(),
+        speaks: remote,
         bound: None,
         ip: admission.ip,
         rtt: RoundTrip::default(),
+        remote: remote.is_some(),
+        forward: None,
+        opened: None,
+        located: None,
     };
+    // Cluster mode: the owner's frames while this connection is relayed to it.
+    let mut relay: Option<mpsc::Receiver<Relay>> = None;
     let mut pings = tokio::time::interval(PING_EVERY);
     pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let write_timeout = shared.limits.write_timeout;
     let mut sizes = FrameSizes::default();
     // Until `hello`, the handshake deadline; afterwards the idle timeout from the last frame received.
-    let mut quiet_until = Instant::now() + shared.limits.handshake_timeout;
+    let mut quiet_until = Instant::now()
+        + if remote.is_some() {
+            shared.limits.idle_timeout
+        } else {
+            shared.limits.handshake_timeout
+        };
     // One timer for the connection's life: a frame only moves `quiet_until`; when the timer fires early (the
     // deadline moved meanwhile) it is re-armed at the new deadline. (A fresh `sleep_until` per frame cost a timer
     // registration and removal for every message.)
@@ -379,7 +482,11 @@ where
         }
     };
     tokio::pin!(stopping);
-    let mut rate = RateLimit::new(shared.limits.rate_per_sec, shared.limits.rate_burst);
+    // A relayed connection was rate-limited by the node that relays it.
+    let mut rate = match remote {
+        Some(_) => RateLimit::new(f64::INFINITY, f64::INFINITY),
+        None => RateLimit::new(shared.limits.rate_per_sec, shared.limits.rate_burst),
+    };
     shared.metrics.connections.fetch_add(1, Relaxed);
     shared.metrics.connections_total.fetch_add(1, Relaxed);
     async {
@@ -415,18 +522,29 @@ where
                                     ErrorCode::TooLarge,
                                     format!("messages are limited to {} bytes", shared.limits.max_message_bytes),
                                 ))
+                            } else if let Some(forward) = &mut session.forward {
+                                forward.relay(Message::Text(text)).await
                             } else {
                                 // Boxed: what a request awaits (a table's answer) is only alive while
                                 // it is handled, so it is not kept inline in every idle connection's task.
-                                Some(Box::pin(session.handle_text(text.as_str())).await)
+                                Box::pin(session.handle_text(text.as_str())).await
                             }
                         }
-                        Message::Binary(_) => {
-                            Some(ServerMessage::error(None, ErrorCode::BadMessage, "only JSON text frames are read"))
-                        }
+                        Message::Binary(bytes) => match &mut session.forward {
+                            Some(forward) => forward.relay(Message::Binary(bytes)).await,
+                            None => Some(ServerMessage::error(None, ErrorCode::BadMessage, "only JSON text frames are read")),
+                        },
                         Message::Close(_) => break,
+                        // The owner's round-trip pings are answered by the client through us.
+                        Message::Pong(payload) if !our_pong => match &mut session.forward {
+                            Some(forward) => forward.relay(Message::Pong(payload)).await,
+                            None => None,
+                        },
                         Message::Ping(_) | Message::Pong(_) => None,
                     };
+                    if let Some(opened) = session.opened.take() {
+                        relay = Some(opened);
+                    }
                     // Any frame keeps a greeted connection alive; before `hello`, only `hello` moves the deadline.
                     if session.greeted && !our_pong {
                         quiet_until = Instant::now() + shared.limits.idle_timeout;
@@ -446,6 +564,31 @@ where
                 _ = pings.tick(), if session.bound.is_some() => {
                     let ping = Message::Ping(session.rtt.ping().into());
                     if !matches!(tokio::time::timeout(write_timeout, sink.send(ping)).await, Ok(Ok(()))) {
+                        break;
+                    }
+                }
+                from_owner = relayed(&mut relay) => {
+                    let frame = match from_owner {
+                        Some(Relay::Frame(frame)) => frame,
+                        // The owner ended the connection, after its last words (e.g. `closing` with `moved`).
+                        Some(Relay::End) => break,
+                        Some(Relay::Broken) | None => {
+                            if let Some(forward) = &session.forward {
+                                forward.forwarder.count_error();
+                            }
+                            let message = ServerMessage::Push(Push::Closing(ErrorBody::new(
+                                ErrorCode::ForwardUnavailable,
+                                "the node that serves your table cannot be reached from this node any more; \
+                                 reconnect and resume with your seat token",
+                            )));
+                            let _ = send(&mut sink, &message, write_timeout).await;
+                            break;
+                        }
+                    };
+                    if let (Message::Text(text), Some(forward)) = (&frame, &mut session.forward) {
+                        forward.came_back(text.as_str());
+                    }
+                    if !matches!(tokio::time::timeout(write_timeout, sink.send(frame)).await, Ok(Ok(()))) {
                         break;
                     }
                 }
@@ -601,6 +744,8 @@ async fn send_with_outbox<S: Sink<Message> + Unpin>(
 
 impl Session {
     async fn disconnect(&mut self) {
+        // A relayed connection: dropping the sender ends the forward session, and the owner's connection.
+        self.forward = None;
         if let Some(bound) = self.bound.take() {
             let _ = bound
                 .table
@@ -612,12 +757,27 @@ impl Session {
         }
     }
 
-    async fn handle_text(&mut self, text: &str) -> ServerMessage {
+    /// The reply to one text frame; none when the frame opened a forward (the owner node replies).
+    async fn handle_text(&mut self, text: &str) -> Option<ServerMessage> {
         let ClientMessage { id, request } = match parse_client_message(text) {
             Ok(message) => message,
-            Err(e) => return ServerMessage::error(e.re, e.code, e.message),
+            Err(e) => return Some(ServerMessage::error(e.re, e.code, e.message)),
         };
         let kind = request.kind();
+        // Cluster mode: a table another node owns is served by relaying this connection to that node.
+        if let Request::JoinLobby { code, .. } | Request::Spectate { code } | Request::Resume { code, .. } =
+            &request
+            && self.greeted
+            && self.bound.is_none()
+            && !self.remote
+            && let Some(forwarder) = self.shared.forwarder.get().cloned()
+        {
+            match self.shared.hub.locate(code).await {
+                Ok(Located::Here(table)) => self.located = Some(table),
+                Ok(Located::Elsewhere(node)) => return self.start_forward(forwarder, &node, id, text).await,
+                Err(error) => return Some(ServerMessage::reply(id, Reply::Error(error))),
+            }
+        }
         let result = match request {
             // The hot path, inline. Every other request is boxed: together their futures were ~10 KB, which the
             // connection moved into a new box for every message, actions included (docs/performance.md,
@@ -625,12 +785,51 @@ impl Session {
             Request::Action { action, version } if self.greeted => self.action(action, version).await,
             request => Box::pin(self.handle(request)).await,
         };
-        match result {
+        Some(match result {
             Ok(reply) => ServerMessage::reply(id, reply),
             Err(error) => {
                 debug!(request = kind, code = error.code.as_str(), "request refused");
                 ServerMessage::reply(id, Reply::Error(error))
             }
+        })
+    }
+
+    /// Opens a forward to `owner` and relays `text` (the request that asked for its table) as its first frame.
+    async fn start_forward(
+        &mut self,
+        forwarder: Arc<Forwarder>,
+        owner: &str,
+        id: Option<protocol::RequestId>,
+        text: &str,
+    ) -> Option<ServerMessage> {
+        let speaks = self.speaks.unwrap_or(protocol::PROTOCOL_VERSION);
+        match forwarder.open(owner, speaks, self.ip).await {
+            Ok(Forward { to_owner, from_owner }) => {
+                debug!(owner, "relaying this connection to the node that owns its table");
+                let mut forward = Forwarding {
+                    forwarder,
+                    to_owner,
+                    sent: VecDeque::new(),
+                };
+                let refused = forward.relay(Message::Text(text.into())).await;
+                self.forward = Some(forward);
+                self.opened = Some(from_owner);
+                refused
+            }
+            Err(error) => {
+                if error.code == ErrorCode::ForwardUnavailable {
+                    forwarder.count_error();
+                }
+                Some(ServerMessage::reply(id, Reply::Error(error)))
+            }
+        }
+    }
+
+    /// The table a request names: the one the forwarding check just found, or found now.
+    async fn find(&mut self, code: &str) -> Result<TableHandle, ErrorBody> {
+        match self.located.take() {
+            Some(table) => Ok(table),
+            None => self.shared.hub.find(code).await,
         }
     }
 
@@ -736,7 +935,7 @@ impl Session {
             }
             Request::JoinLobby { code, name } => {
                 self.require_unbound()?;
-                let table = self.shared.hub.find(&code).await?;
+                let table = self.find(&code).await?;
                 let conn = self.conn.clone();
                 let seated = self
                     .ask(&table, |reply| Command::Join { name, conn, reply })
@@ -754,7 +953,7 @@ impl Session {
             }
             Request::Spectate { code } => {
                 self.require_unbound()?;
-                let table = self.shared.hub.find(&code).await?;
+                let table = self.find(&code).await?;
                 let conn = self.conn.clone();
                 self.ask(&table, |reply| Command::Spectate { conn, reply })
                     .await?;
@@ -772,7 +971,7 @@ impl Session {
                 last_version,
             } => {
                 self.require_unbound()?;
-                let table = self.shared.hub.find(&code).await?;
+                let table = self.find(&code).await?;
                 let conn = self.conn.clone();
                 let (seat, host) = self
                     .ask(&table, |reply| Command::Resume {

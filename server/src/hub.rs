@@ -49,6 +49,14 @@ pub struct Hub {
     cluster: Arc<OnceLock<Arc<Cluster>>>,
 }
 
+/// Where a table is served (see [`Hub::locate`]).
+#[derive(Debug)]
+pub enum Located {
+    Here(TableHandle),
+    /// Cluster mode: by this other live node.
+    Elsewhere(String),
+}
+
 /// Why a table could not be loaded.
 #[derive(Debug, thiserror::Error)]
 enum LoadError {
@@ -262,28 +270,37 @@ impl Hub {
         Ok(Some(self.spawn(table)))
     }
 
-    /// The table with this join code, from memory or from the database.
+    /// The table with this join code, from memory or from the database; `moved` if another live node serves it.
     pub async fn find(&self, code: &str) -> Result<TableHandle, ErrorBody> {
+        match self.locate(code).await? {
+            Located::Here(handle) => Ok(handle),
+            Located::Elsewhere(node) => Err(ErrorBody::new(
+                ErrorCode::Moved,
+                format!(
+                    "the lobby `{}` is served by another node ({node}); reconnect and try again",
+                    secrets::normalise_code(code)
+                ),
+            )),
+        }
+    }
+
+    /// Where the table with this join code is served: here (from memory, or loaded from the database and claimed
+    /// in cluster mode), or by another live node (cluster mode), whose id this gives.
+    pub async fn locate(&self, code: &str) -> Result<Located, ErrorBody> {
         let code = secrets::normalise_code(code);
         if let Some(handle) = self.tables.lock().expect("table map lock").get(&code)
             && !handle.tx.is_closed()
         {
-            return Ok(handle.clone());
+            return Ok(Located::Here(handle.clone()));
         }
         let unknown = || ErrorBody::new(ErrorCode::UnknownLobby, format!("no lobby has the code `{code}`"));
         if code.len() != secrets::CODE_LENGTH || !code.bytes().all(|b| secrets::CODE_ALPHABET.contains(&b)) {
             return Err(unknown());
         }
         match self.load(&code).await {
-            Ok(Some(handle)) => Ok(handle),
+            Ok(Some(handle)) => Ok(Located::Here(handle)),
             Ok(None) => Err(unknown()),
-            Err(LoadError::Elsewhere { node, .. }) => Err(ErrorBody::new(
-                ErrorCode::Moved,
-                format!(
-                    "the lobby `{code}` is served by another node ({node}) and this node does not forward to it \
-                     yet; reconnect and try again"
-                ),
-            )),
+            Err(LoadError::Elsewhere { node, .. }) => Ok(Located::Elsewhere(node)),
             Err(e) => {
                 error!(%code, error = %e, "loading a table failed");
                 Err(ErrorBody::new(ErrorCode::Internal, "this lobby cannot be loaded"))

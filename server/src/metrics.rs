@@ -78,6 +78,15 @@ pub struct Metrics {
     /// Group commits refused whole (their writes then written again in halves, each half counted as a group
     /// commit of its own).
     pub group_commit_failures: AtomicU64,
+    /// Cluster mode: client requests this node relayed to the node that owns their table, and the time from
+    /// relaying one to its reply coming back.
+    pub forwarded_requests: AtomicU64,
+    pub forward_latency: Histogram,
+    /// Cluster mode: forwarded requests refused with `forward_unavailable` and forwarded connections closed with
+    /// it (NATS unreachable, the owner silent, a message lost on the way).
+    pub forward_errors: AtomicU64,
+    /// Cluster mode: node-to-node messages refused as forged (bad signature) or replayed (an old sequence number).
+    pub forward_refused: AtomicU64,
 }
 
 impl Metrics {
@@ -175,6 +184,29 @@ impl Metrics {
             &mut out,
             "tabletop_group_commit_seconds",
             "The database's time for each group commit, from sending it to its answer.",
+        );
+        counter(
+            &mut out,
+            "tabletop_forwarded_requests_total",
+            "Cluster mode: client requests relayed to the node that owns their table.",
+            &self.forwarded_requests,
+        );
+        self.forward_latency.render(
+            &mut out,
+            "tabletop_forward_latency_seconds",
+            "Cluster mode: from relaying a client request to the owner node to its reply coming back.",
+        );
+        counter(
+            &mut out,
+            "tabletop_forward_errors_total",
+            "Cluster mode: forwarded requests refused and forwarded connections closed with `forward_unavailable`.",
+            &self.forward_errors,
+        );
+        counter(
+            &mut out,
+            "tabletop_forward_refused_total",
+            "Cluster mode: node-to-node messages refused as forged (bad signature) or replayed (old sequence).",
+            &self.forward_refused,
         );
         out
     }

@@ -19,7 +19,10 @@
 //! - On graceful shutdown, once every table task has stopped, the node releases its leases (expires them now),
 //!   so another node claims them at once instead of after the lease length.
 //!
-//! Not yet: forwarding between nodes (a table owned by another live node is refused with `moved`).
+//! - A client may connect to any node: a node asked for a table another live node owns relays the connection
+//!   to it over NATS ([`forward`]).
+
+pub mod forward;
 
 use std::{
     collections::HashMap,

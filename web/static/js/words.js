@@ -37,6 +37,7 @@ const ERROR_CODES = new Set([
   "handshake_timeout",
   "store_unavailable",
   "moved",
+  "forward_unavailable",
   "not_over",
 ]);
 

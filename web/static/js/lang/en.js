@@ -277,6 +277,7 @@ export default {
   "errors.idle_timeout": "The connection was idle for too long. Reconnecting…",
   "errors.handshake_timeout": "The connection took too long to start. Reconnecting…",
   "errors.store_unavailable": "The server cannot save moves right now; nothing was changed. Try again in a moment.",
+  "errors.forward_unavailable": "The server you are connected to cannot reach the server of this game right now; nothing was changed. Try again in a moment.",
   "errors.other": "The server refused that.",
   // ---- end errors ----
 

@@ -278,6 +278,7 @@ export default {
   "errors.idle_timeout": "La conexión estuvo inactiva demasiado tiempo. Reconectando…",
   "errors.handshake_timeout": "La conexión tardó demasiado en iniciarse. Reconectando…",
   "errors.store_unavailable": "El servidor no puede guardar jugadas ahora mismo; no se ha cambiado nada. Inténtalo en un momento.",
+  "errors.forward_unavailable": "El servidor al que estás conectado no puede contactar ahora con el servidor de esta partida; no se ha cambiado nada. Inténtalo en un momento.",
   "errors.other": "El servidor lo ha rechazado.",
   // ---- end errors ----
 

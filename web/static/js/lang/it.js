@@ -278,6 +278,7 @@ export default {
   "errors.idle_timeout": "La connessione è rimasta inattiva troppo a lungo. Riconnessione…",
   "errors.handshake_timeout": "La connessione ha impiegato troppo ad avviarsi. Riconnessione…",
   "errors.store_unavailable": "Il server ora non può salvare le mosse; non è cambiato nulla. Riprova tra un momento.",
+  "errors.forward_unavailable": "Il server a cui sei connesso ora non raggiunge il server di questa partita; non è cambiato nulla. Riprova tra un momento.",
   "errors.other": "Il server ha rifiutato.",
   // ---- end errors ----
 

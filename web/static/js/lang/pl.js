@@ -279,6 +279,7 @@ export default {
   "errors.idle_timeout": "Połączenie było zbyt długo bezczynne. Ponowne łączenie…",
   "errors.handshake_timeout": "Nawiązywanie połączenia trwało zbyt długo. Ponowne łączenie…",
   "errors.store_unavailable": "Serwer nie może teraz zapisywać ruchów; nic nie zostało zmienione. Spróbuj za chwilę.",
+  "errors.forward_unavailable": "Serwer, z którym jesteś połączony, nie może teraz połączyć się z serwerem tej gry; nic nie zostało zmienione. Spróbuj za chwilę.",
   "errors.other": "Serwer odmówił.",
   // ---- end errors ----
 

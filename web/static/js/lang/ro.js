@@ -278,6 +278,7 @@ export default {
   "errors.idle_timeout": "Conexiunea a stat prea mult fără activitate. Se reconectează…",
   "errors.handshake_timeout": "Conexiunea a pornit prea greu. Se reconectează…",
   "errors.store_unavailable": "Serverul nu poate salva mutări acum; nu s-a schimbat nimic. Încearcă din nou peste puțin timp.",
+  "errors.forward_unavailable": "Serverul la care ești conectat nu poate ajunge acum la serverul acestui joc; nu s-a schimbat nimic. Încearcă din nou peste puțin timp.",
   "errors.other": "Serverul a refuzat.",
   // ---- end errors ----
 

@@ -1,0 +1,760 @@
+//! Forwarding between cluster nodes over NATS (issue 27, "any node serves any client").
+//!
+//! A client asking node B for a table that live node A owns is relayed: B opens a forward session with A (a
+//! NATS request to `tt.fwd.<A>.open`), then relays every frame of the client's connection to A and every frame
+//! of A back, unchanged. On A the session is served by the same connection loop as a local socket
+//! (`connection::serve_remote`, handed to `Forwarder::listen` by `app.rs`), so replies, pushes, their order and
+//! every view are those of a local connection by construction.
+//!
+//! - **Subjects.** Each node subscribes once to `tt.fwd.<its id in hex>.>`: `open` for new sessions, `s.<sid>`
+//!   for the frames of session `sid` addressed to it (both directions use the receiver's subject).
+//! - **Authentication.** The open request is signed with HMAC-SHA256 under the cluster secret, and the answer
+//!   too; both carry a fresh random nonce. Every later frame is signed with a key of that session only (HMAC of
+//!   the secret over the session id and both nonces) and carries its direction and a sequence number. A frame
+//!   with a bad signature (forged, or from another session) or an old number (replayed) is refused, logged and
+//!   counted (`tabletop_forward_refused_total`), and changes nothing: the session goes on, and the genuine frame
+//!   with that number is still accepted. A replayed open only starts a session nobody can sign frames for.
+//! - **Ordering.** Frames are numbered per session and direction and delivered strictly in order; a gap (a frame
+//!   lost while NATS reconnected) ends the session: the client is told `closing` with `forward_unavailable`,
+//!   reconnects and resumes (its seat token and last version tell the owner what it missed).
+//! - **Liveness.** Each side sends a heartbeat every second while a session is open; a session that hears
+//!   nothing from its peer for the lease length ends the same way (on the owner, like a dropped socket).
+//! - **NATS down.** Local tables need no NATS. A request that would be relayed while this node's NATS connection
+//!   is down is refused with `forward_unavailable` (nothing relayed); the client reconnects automatically
+//!   (async-nats retries for ever), and new sessions work again once it is back.
+
+use std::{
+    collections::HashMap,
+    convert::Infallible,
+    net::IpAddr,
+    pin::Pin,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use axum::extract::ws::Message;
+use bytes::{BufMut, Bytes, BytesMut};
+use futures_util::{Sink, Stream, StreamExt};
+use hmac::{Hmac, KeyInit, Mac};
+use protocol::{ErrorBody, ErrorCode};
+use serde::{Deserialize, Serialize};
+use sha2::Sha256;
+use tokio::sync::{mpsc, watch};
+use tracing::{debug, info, warn};
+
+use crate::metrics::Metrics;
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// The shared secret that signs node-to-node messages. Never logged (its `Debug` hides it).
+#[derive(Clone)]
+pub struct ClusterSecret(Arc<[u8]>);
+
+impl std::fmt::Debug for ClusterSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ClusterSecret(hidden)")
+    }
+}
+
+impl ClusterSecret {
+    /// At least 32 characters (e.g. `openssl rand -hex 16`): the secret is the only thing a node on the NATS
+    /// network cannot see.
+    pub fn parse(text: &str) -> Result<ClusterSecret, String> {
+        if text.len() < 32 {
+            return Err(
+                "the cluster secret must be at least 32 characters (`openssl rand -hex 16` makes one)".into(),
+            );
+        }
+        Ok(ClusterSecret(text.as_bytes().into()))
+    }
+
+    fn mac(&self) -> HmacSha256 {
+        <HmacSha256 as KeyInit>::new_from_slice(&self.0).expect("HMAC takes keys of any length")
+    }
+}
+
+/// Forwarding settings (from `Config`).
+#[derive(Clone, Debug)]
+pub struct ForwardSettings {
+    pub nats_url: String,
+    pub secret: ClusterSecret,
+    /// A session whose peer is silent this long ends (the lease length, at least three heartbeats).
+    pub dead_after: Duration,
+}
+
+/// One frame kind on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum Kind {
+    Text = 1,
+    Binary = 2,
+    Ping = 3,
+    Pong = 4,
+    /// The sender's side of the session ended normally (the owner's connection loop finished, or the client
+    /// left the relaying node).
+    Close = 5,
+    /// The sender's side ended because the session broke (a gap, its peer silent).
+    Abort = 6,
+    Beat = 7,
+}
+
+impl Kind {
+    fn of(byte: u8) -> Option<Kind> {
+        Some(match byte {
+            1 => Kind::Text,
+            2 => Kind::Binary,
+            3 => Kind::Ping,
+            4 => Kind::Pong,
+            5 => Kind::Close,
+            6 => Kind::Abort,
+            7 => Kind::Beat,
+            _ => return None,
+        })
+    }
+}
+
+/// What a session delivers to its local side.
+#[derive(Debug)]
+pub enum Relay {
+    Frame(Message),
+    /// The peer ended the session normally (what it had to say came before).
+    End,
+    /// The session broke: NATS lost a frame or the peer went silent.
+    Broken,
+}
+
+/// Direction bytes signed into every frame: from the relaying node, from the owner.
+const FROM_RELAY: u8 = b'r';
+const FROM_OWNER: u8 = b'o';
+/// A frame: signature (32 bytes), kind (1), sequence number (8, big-endian), body.
+const HEADER: usize = 32 + 1 + 8;
+/// Frames waiting for one session's task before it counts as stuck (and the session as broken).
+const SESSION_QUEUE: usize = 512;
+const BEAT: Duration = Duration::from_secs(1);
+/// How long opening a session waits for the owner's answer.
+const OPEN_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The open request, signed with the cluster secret.
+#[derive(Debug, Serialize, Deserialize)]
+struct Open {
+    sid: String,
+    /// The relaying node's id (where the owner sends its frames).
+    from: String,
+    /// The owner node this request is meant for.
+    to: String,
+    nonce: String,
+    /// The protocol version the client's connection speaks (its `hello` was answered by the relaying node).
+    speaks: u32,
+    ip: Option<IpAddr>,
+}
+
+/// The owner's answer, signed with the cluster secret over the request's nonce too.
+#[derive(Debug, Serialize, Deserialize)]
+struct Accept {
+    nonce: String,
+    refused: Option<ErrorBody>,
+}
+
+/// Why a frame was refused.
+#[derive(Debug, thiserror::Error)]
+enum Refusal {
+    #[error("malformed frame")]
+    Malformed,
+    #[error("bad signature (forged, or signed for another session or direction)")]
+    BadSignature,
+    #[error("replayed: sequence number {got}, expected {expected}")]
+    Replayed { got: u64, expected: u64 },
+    #[error("an open request for a session that is already open, or for another node")]
+    Duplicate,
+}
+
+/// This node's end of forwarding: its NATS connection and its open sessions.
+#[derive(Debug)]
+pub struct Forwarder {
+    client: async_nats::Client,
+    node: String,
+    secret: ClusterSecret,
+    dead_after: Duration,
+    metrics: Arc<Metrics>,
+    /// Open sessions (as relay or as owner) by id: where the router hands their incoming frames.
+    sessions: Mutex<HashMap<String, mpsc::Sender<Bytes>>>,
+}
+
+/// A forwarded connection as the relaying node holds it: frames to the owner, frames from it.
+#[derive(Debug)]
+pub struct Forward {
+    pub to_owner: mpsc::Sender<Message>,
+    pub from_owner: mpsc::Receiver<Relay>,
+}
+
+/// The subject prefix of node `node`: its id in hex (node ids may hold `.`, NATS's token separator).
+pub fn node_subject(node: &str) -> String {
+    let mut out = String::from("tt.fwd.");
+    for b in node.as_bytes() {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+fn random_hex<const N: usize>() -> String {
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes).expect("the operating system's random generator is available");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unavailable(message: impl Into<String>) -> ErrorBody {
+    ErrorBody::new(ErrorCode::ForwardUnavailable, message)
+}
+
+/// A signed blob: 32 bytes of HMAC-SHA256 under `secret` over `label` and `body`, then `body`.
+fn sign_blob(secret: &ClusterSecret, label: &[u8], body: &[u8]) -> Bytes {
+    let mut mac = secret.mac();
+    mac.update(label);
+    mac.update(body);
+    let mut out = BytesMut::with_capacity(32 + body.len());
+    out.put_slice(&mac.finalize().into_bytes());
+    out.put_slice(body);
+    out.freeze()
+}
+
+/// The body of a blob signed by [`sign_blob`], if its signature holds (compared in constant time).
+fn open_blob<'a>(secret: &ClusterSecret, label: &[u8], blob: &'a [u8]) -> Option<&'a [u8]> {
+    let (tag, body) = blob.split_at_checked(32)?;
+    let mut mac = secret.mac();
+    mac.update(label);
+    mac.update(body);
+    mac.verify_slice(tag).ok().map(|()| body)
+}
+
+/// A session's keys and counters: one per side.
+#[derive(Debug)]
+struct SessionKeys {
+    key: [u8; 32],
+    sid: String,
+    /// The direction byte of frames this side sends, and of frames it accepts.
+    send_dir: u8,
+    recv_dir: u8,
+    next_out: u64,
+    next_in: u64,
+}
+
+impl SessionKeys {
+    fn new(
+        secret: &ClusterSecret,
+        sid: &str,
+        relay_nonce: &str,
+        owner_nonce: &str,
+        owner: bool,
+    ) -> SessionKeys {
+        let mut mac = secret.mac();
+        for part in ["session", sid, relay_nonce, owner_nonce] {
+            mac.update(part.as_bytes());
+            mac.update(&[0]);
+        }
+        let (send_dir, recv_dir) = if owner {
+            (FROM_OWNER, FROM_RELAY)
+        } else {
+            (FROM_RELAY, FROM_OWNER)
+        };
+        SessionKeys {
+            key: mac.finalize().into_bytes().into(),
+            sid: sid.to_string(),
+            send_dir,
+            recv_dir,
+            next_out: 1,
+            next_in: 1,
+        }
+    }
+
+    fn tag(&self, dir: u8, kind: u8, seq: u64, body: &[u8]) -> HmacSha256 {
+        let mut mac = <HmacSha256 as KeyInit>::new_from_slice(&self.key).expect("any key length");
+        mac.update(&[dir, kind]);
+        mac.update(self.sid.as_bytes());
+        mac.update(&seq.to_be_bytes());
+        mac.update(body);
+        mac
+    }
+
+    fn seal(&mut self, kind: Kind, body: &[u8]) -> Bytes {
+        let seq = self.next_out;
+        self.next_out += 1;
+        let tag = self
+            .tag(self.send_dir, kind as u8, seq, body)
+            .finalize()
+            .into_bytes();
+        let mut out = BytesMut::with_capacity(HEADER + body.len());
+        out.put_slice(&tag);
+        out.put_u8(kind as u8);
+        out.put_u64(seq);
+        out.put_slice(body);
+        out.freeze()
+    }
+
+    /// Checks a frame's signature and number; an accepted frame moves the expected number on. A number past the
+    /// expected one is a gap (`Ok` with it, for the caller to end the session).
+    fn open(&mut self, frame: Bytes) -> Result<(Kind, u64, Bytes), Refusal> {
+        if frame.len() < HEADER {
+            return Err(Refusal::Malformed);
+        }
+        let kind_byte = frame[32];
+        let seq = u64::from_be_bytes(frame[33..41].try_into().expect("8 bytes"));
+        let body = frame.slice(HEADER..);
+        self.tag(self.recv_dir, kind_byte, seq, &body)
+            .verify_slice(&frame[..32])
+            .map_err(|_| Refusal::BadSignature)?;
+        let kind = Kind::of(kind_byte).ok_or(Refusal::Malformed)?;
+        if seq < self.next_in {
+            return Err(Refusal::Replayed {
+                got: seq,
+                expected: self.next_in,
+            });
+        }
+        if seq == self.next_in {
+            self.next_in += 1;
+        }
+        Ok((kind, seq, body))
+    }
+}
+
+fn encode(message: &Message) -> (Kind, Bytes) {
+    match message {
+        Message::Text(t) => (Kind::Text, Bytes::copy_from_slice(t.as_str().as_bytes())),
+        Message::Binary(b) => (Kind::Binary, b.clone()),
+        Message::Ping(b) => (Kind::Ping, b.clone()),
+        Message::Pong(b) => (Kind::Pong, b.clone()),
+        Message::Close(_) => (Kind::Close, Bytes::new()),
+    }
+}
+
+fn decode(kind: Kind, body: Bytes) -> Option<Message> {
+    Some(match kind {
+        Kind::Text => Message::Text(axum::extract::ws::Utf8Bytes::try_from(body).ok()?),
+        Kind::Binary => Message::Binary(body),
+        Kind::Ping => Message::Ping(body),
+        Kind::Pong => Message::Pong(body),
+        Kind::Close | Kind::Abort | Kind::Beat => return None,
+    })
+}
+
+impl Forwarder {
+    /// Connects to NATS (in the background: a node starts, and serves its own tables, with NATS down).
+    pub async fn connect(
+        node: &str,
+        settings: &ForwardSettings,
+        metrics: Arc<Metrics>,
+    ) -> Result<Arc<Forwarder>, async_nats::ConnectError> {
+        let client = async_nats::ConnectOptions::new()
+            .name(format!("tabletop {node}"))
+            .retry_on_initial_connect()
+            .max_reconnects(None)
+            // Back within a quarter second of NATS returning, whatever the outage's length.
+            .reconnect_delay_callback(|attempt| Duration::from_millis((attempt as u64 * 50).min(250)))
+            .connection_timeout(Duration::from_secs(2))
+            .request_timeout(Some(OPEN_TIMEOUT))
+            .connect(settings.nats_url.as_str())
+            .await?;
+        // The first connection is made in the background; give it a moment, so that a node started with NATS up
+        // forwards from its first request.
+        let up = async {
+            while client.connection_state() != async_nats::connection::State::Connected {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        };
+        if tokio::time::timeout(Duration::from_secs(2), up).await.is_err() {
+            warn!(url = %settings.nats_url, "NATS is not reachable yet; this node forwards once it is");
+        }
+        Ok(Arc::new(Forwarder {
+            client,
+            node: node.to_string(),
+            secret: settings.secret.clone(),
+            dead_after: settings.dead_after,
+            metrics,
+            sessions: Mutex::default(),
+        }))
+    }
+
+    /// Whether this node's NATS connection is up.
+    pub fn reachable(&self) -> bool {
+        self.client.connection_state() == async_nats::connection::State::Connected
+    }
+
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// Counts a request refused, or a forwarded connection closed, with `forward_unavailable`.
+    pub fn count_error(&self) {
+        self.metrics
+            .forward_errors
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn refused(&self, sid: &str, why: &Refusal) {
+        self.metrics
+            .forward_refused
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        warn!(sid, reason = %why, "refused a node-to-node forward message");
+    }
+
+    /// Receives this node's forward traffic until the server stops: opens the sessions asked of it (each handed
+    /// to `serve`, which serves it as a connection or says why not) and routes frames to sessions.
+    pub async fn listen(
+        self: Arc<Self>,
+        serve: impl Fn(Remote) -> Result<(), ErrorBody> + Send + Sync + 'static,
+        mut stop: watch::Receiver<bool>,
+    ) {
+        let prefix = node_subject(&self.node);
+        let mut subscription = match self.client.subscribe(format!("{prefix}.>")).await {
+            Ok(s) => s,
+            Err(e) => {
+                warn!(error = %e, "forwarding: cannot subscribe to NATS; this node will not serve forwarded clients");
+                return;
+            }
+        };
+        let open_subject = format!("{prefix}.open");
+        let session_prefix = format!("{prefix}.s.");
+        loop {
+            if *stop.borrow() {
+                break;
+            }
+            let message = tokio::select! {
+                m = subscription.next() => match m {
+                    Some(m) => m,
+                    None => break,
+                },
+                _ = stop.changed() => continue,
+            };
+            if message.subject.as_str() == open_subject {
+                self.accept(&serve, message).await;
+            } else if let Some(sid) = message.subject.as_str().strip_prefix(&session_prefix) {
+                let target = self.sessions.lock().expect("sessions lock").get(sid).cloned();
+                match target {
+                    // A full queue: the frame is dropped, which the session sees as a gap.
+                    Some(tx) => {
+                        let _ = tx.try_send(message.payload);
+                    }
+                    None => debug!(
+                        sid,
+                        "a forward frame for no open session (ended, or never opened)"
+                    ),
+                }
+            }
+        }
+        let _ = subscription.unsubscribe().await;
+    }
+
+    /// The owner's side of an open request.
+    async fn accept(
+        self: &Arc<Self>,
+        serve: &(impl Fn(Remote) -> Result<(), ErrorBody> + Send + Sync),
+        message: async_nats::Message,
+    ) {
+        let body = open_blob(&self.secret, b"open", &message.payload);
+        let Some(open) = body.and_then(|b| serde_json::from_slice::<Open>(b).ok()) else {
+            self.refused("-", &Refusal::BadSignature);
+            return;
+        };
+        let Some(reply_to) = message.reply.clone() else {
+            self.refused(&open.sid, &Refusal::Malformed);
+            return;
+        };
+        if open.to != self.node
+            || self
+                .sessions
+                .lock()
+                .expect("sessions lock")
+                .contains_key(&open.sid)
+        {
+            self.refused(&open.sid, &Refusal::Duplicate);
+            return;
+        }
+        let nonce = random_hex::<16>();
+        let answer = |refused: Option<ErrorBody>| {
+            let accept = Accept {
+                nonce: nonce.clone(),
+                refused,
+            };
+            let body = serde_json::to_vec(&accept).expect("serialises");
+            sign_blob(&self.secret, &accept_label(&open.sid, &open.nonce), &body)
+        };
+        let keys = SessionKeys::new(&self.secret, &open.sid, &open.nonce, &nonce, true);
+        let (incoming_tx, incoming) = mpsc::channel(SESSION_QUEUE);
+        let (sink_tx, local_out) = mpsc::channel::<Message>(64);
+        let (local_in, stream_rx) = mpsc::channel::<Relay>(64);
+        let sink = Box::pin(futures_util::sink::unfold(sink_tx, |tx, m: Message| async move {
+            tx.send(m).await.map_err(|_| SessionGone)?;
+            Ok::<_, SessionGone>(tx)
+        }));
+        let stream = Box::pin(futures_util::stream::unfold(stream_rx, |mut rx| async move {
+            match rx.recv().await {
+                Some(Relay::Frame(m)) => Some((Ok::<_, Infallible>(m), rx)),
+                Some(Relay::End | Relay::Broken) | None => None,
+            }
+        }));
+        let remote = Remote {
+            sink,
+            stream,
+            speaks: open.speaks,
+            ip: open.ip,
+        };
+        if let Err(reason) = serve(remote) {
+            let _ = self.client.publish(reply_to, answer(Some(reason))).await;
+            return;
+        }
+        self.sessions
+            .lock()
+            .expect("sessions lock")
+            .insert(open.sid.clone(), incoming_tx);
+        // Published or not, the session runs: unanswered, it ends when its peer stays silent.
+        let _ = self.client.publish(reply_to, answer(None)).await;
+        debug!(sid = %open.sid, from = %open.from, "serving a forwarded connection");
+        let peer = format!("{}.s.{}", node_subject(&open.from), open.sid);
+        tokio::spawn(
+            self.clone()
+                .run_session(keys, peer, incoming, local_out, local_in),
+        );
+    }
+
+    /// The relaying side: opens a session with `owner` for a connection that speaks protocol `speaks`.
+    pub async fn open(
+        self: &Arc<Self>,
+        owner: &str,
+        speaks: u32,
+        ip: Option<IpAddr>,
+    ) -> Result<Forward, ErrorBody> {
+        if !self.reachable() {
+            return Err(unavailable(
+                "this node cannot reach the node that serves this lobby now (node-to-node messaging is down); \
+                 try again shortly",
+            ));
+        }
+        let sid = random_hex::<12>();
+        let nonce = random_hex::<16>();
+        let open = Open {
+            sid: sid.clone(),
+            from: self.node.clone(),
+            to: owner.to_string(),
+            nonce: nonce.clone(),
+            speaks,
+            ip,
+        };
+        let (incoming_tx, incoming) = mpsc::channel(SESSION_QUEUE);
+        // Registered before asking: the owner's first frames may come right behind its answer.
+        self.sessions
+            .lock()
+            .expect("sessions lock")
+            .insert(sid.clone(), incoming_tx);
+        let request = sign_blob(
+            &self.secret,
+            b"open",
+            &serde_json::to_vec(&open).expect("serialises"),
+        );
+        let subject = format!("{}.open", node_subject(owner));
+        let answer = match self.client.request(subject, request).await {
+            Ok(answer) => answer,
+            Err(e) => {
+                self.sessions.lock().expect("sessions lock").remove(&sid);
+                debug!(owner, error = %e, "opening a forward session failed");
+                return Err(unavailable(format!(
+                    "the node that serves this lobby ({owner}) does not answer; try again shortly"
+                )));
+            }
+        };
+        let accept = open_blob(&self.secret, &accept_label(&sid, &nonce), &answer.payload)
+            .and_then(|b| serde_json::from_slice::<Accept>(b).ok());
+        let accept = match accept {
+            Some(Accept { refused: None, nonce }) => nonce,
+            Some(Accept {
+                refused: Some(reason),
+                ..
+            }) => {
+                self.sessions.lock().expect("sessions lock").remove(&sid);
+                return Err(reason);
+            }
+            None => {
+                self.sessions.lock().expect("sessions lock").remove(&sid);
+                self.refused(&sid, &Refusal::BadSignature);
+                return Err(unavailable(
+                    "the answer of the node that serves this lobby was not genuine",
+                ));
+            }
+        };
+        let keys = SessionKeys::new(&self.secret, &sid, &nonce, &accept, false);
+        let (to_owner, local_out) = mpsc::channel::<Message>(64);
+        let (local_in, from_owner) = mpsc::channel::<Relay>(256);
+        let peer = format!("{}.s.{}", node_subject(owner), sid);
+        tokio::spawn(
+            self.clone()
+                .run_session(keys, peer, incoming, local_out, local_in),
+        );
+        Ok(Forward { to_owner, from_owner })
+    }
+
+    /// One session, on either side: signs and publishes what the local side sends, checks and delivers what the
+    /// peer sends, keeps the heartbeat.
+    async fn run_session(
+        self: Arc<Self>,
+        mut keys: SessionKeys,
+        peer: String,
+        mut incoming: mpsc::Receiver<Bytes>,
+        mut local_out: mpsc::Receiver<Message>,
+        local_in: mpsc::Sender<Relay>,
+    ) {
+        let sid = keys.sid.clone();
+        let mut beat = tokio::time::interval(BEAT);
+        beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut heard = Instant::now();
+        loop {
+            tokio::select! {
+                frame = incoming.recv() => {
+                    let Some(frame) = frame else { break };
+                    let (kind, seq, body) = match keys.open(frame) {
+                        Ok(opened) => opened,
+                        Err(why) => {
+                            self.refused(&sid, &why);
+                            continue;
+                        }
+                    };
+                    heard = Instant::now();
+                    if seq + 1 != keys.next_in {
+                        warn!(%sid, seq, expected = keys.next_in, "a forward frame was lost; ending the session");
+                        let _ = self.client.publish(peer.clone(), keys.seal(Kind::Abort, &[])).await;
+                        let _ = local_in.send(Relay::Broken).await;
+                        break;
+                    }
+                    match kind {
+                        Kind::Beat => {}
+                        Kind::Close => {
+                            let _ = local_in.send(Relay::End).await;
+                            break;
+                        }
+                        Kind::Abort => {
+                            let _ = local_in.send(Relay::Broken).await;
+                            break;
+                        }
+                        _ => {
+                            let Some(message) = decode(kind, body) else {
+                                self.refused(&sid, &Refusal::Malformed);
+                                continue;
+                            };
+                            if local_in.send(Relay::Frame(message)).await.is_err() {
+                                let _ = self.client.publish(peer.clone(), keys.seal(Kind::Close, &[])).await;
+                                break;
+                            }
+                        }
+                    }
+                }
+                out = local_out.recv() => {
+                    let (kind, body) = match &out {
+                        Some(m) => encode(m),
+                        None => (Kind::Close, Bytes::new()),
+                    };
+                    let _ = self.client.publish(peer.clone(), keys.seal(kind, &body)).await;
+                    if kind == Kind::Close {
+                        break;
+                    }
+                }
+                _ = beat.tick() => {
+                    if heard.elapsed() > self.dead_after {
+                        info!(%sid, "the peer of a forward session is silent; ending the session");
+                        let _ = self.client.publish(peer.clone(), keys.seal(Kind::Abort, &[])).await;
+                        let _ = local_in.send(Relay::Broken).await;
+                        break;
+                    }
+                    let _ = self.client.publish(peer.clone(), keys.seal(Kind::Beat, &[])).await;
+                }
+            }
+        }
+        self.sessions.lock().expect("sessions lock").remove(&sid);
+    }
+
+    /// Sends what is queued for NATS (at shutdown, so the last `closing` frames reach the relaying nodes).
+    pub async fn flush(&self) {
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.client.flush()).await;
+    }
+}
+
+fn accept_label(sid: &str, relay_nonce: &str) -> Vec<u8> {
+    format!("accept\0{sid}\0{relay_nonce}").into_bytes()
+}
+
+/// The forward session behind a remote connection's sink is gone.
+#[derive(Debug)]
+pub struct SessionGone;
+
+/// A relayed connection as the owner serves it: the frames to the client, the client's frames (they end when the
+/// session does), the protocol version its `hello` named at the relaying node, and the client's address there.
+pub struct Remote {
+    pub sink: Pin<Box<dyn Sink<Message, Error = SessionGone> + Send>>,
+    pub stream: Pin<Box<dyn Stream<Item = Result<Message, Infallible>> + Send>>,
+    pub speaks: u32,
+    pub ip: Option<IpAddr>,
+}
+
+impl std::fmt::Debug for Remote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Remote")
+            .field("speaks", &self.speaks)
+            .field("ip", &self.ip)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secret() -> ClusterSecret {
+        ClusterSecret::parse("0123456789abcdef0123456789abcdef").unwrap()
+    }
+
+    fn pair() -> (SessionKeys, SessionKeys) {
+        let s = secret();
+        (
+            SessionKeys::new(&s, "sid1", "n1", "n2", false),
+            SessionKeys::new(&s, "sid1", "n1", "n2", true),
+        )
+    }
+
+    #[test]
+    fn frames_pass_in_order_and_forged_or_replayed_ones_are_refused() {
+        let (mut relay, mut owner) = pair();
+        let first = relay.seal(Kind::Text, b"{\"id\":1}");
+        let second = relay.seal(Kind::Text, b"{\"id\":2}");
+        let (kind, seq, body) = owner.open(first.clone()).unwrap();
+        assert_eq!((kind, seq, &body[..]), (Kind::Text, 1, &b"{\"id\":1}"[..]));
+        // Replayed.
+        assert!(matches!(
+            owner.open(first.clone()),
+            Err(Refusal::Replayed { got: 1, expected: 2 })
+        ));
+        // Forged: the body changed under the same signature.
+        let mut forged = BytesMut::from(&second[..]);
+        let last = forged.len() - 2;
+        forged[last] = b'9';
+        assert!(matches!(owner.open(forged.freeze()), Err(Refusal::BadSignature)));
+        // Reflected back to its sender (wrong direction).
+        assert!(matches!(relay.open(second.clone()), Err(Refusal::BadSignature)));
+        // Another session's key.
+        let mut other = SessionKeys::new(&secret(), "sid2", "n1", "n2", true);
+        assert!(matches!(other.open(second.clone()), Err(Refusal::BadSignature)));
+        // The genuine frame is still accepted after all that.
+        assert_eq!(owner.open(second).unwrap().1, 2);
+        // A gap is reported with its number, for the session to end.
+        relay.seal(Kind::Beat, &[]);
+        let fourth = relay.seal(Kind::Beat, &[]);
+        let (_, seq, _) = owner.open(fourth).unwrap();
+        assert_eq!((seq, owner.next_in), (4, 3));
+    }
+
+    #[test]
+    fn open_blobs_need_the_secret() {
+        let blob = sign_blob(&secret(), b"open", b"body");
+        assert_eq!(open_blob(&secret(), b"open", &blob), Some(&b"body"[..]));
+        assert_eq!(open_blob(&secret(), b"accept", &blob), None);
+        let other = ClusterSecret::parse("ffffffffffffffffffffffffffffffff").unwrap();
+        assert_eq!(open_blob(&other, b"open", &blob), None);
+        assert!(ClusterSecret::parse("short").is_err());
+        assert_eq!(format!("{:?}", secret()), "ClusterSecret(hidden)");
+    }
+}
