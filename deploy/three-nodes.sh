@@ -8,7 +8,8 @@
 #
 # Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/tabletop_cluster; a database of that
 # name is created first when psql can), SERVER (default target/debug/server), NATS_URL (default
-# nats://127.0.0.1:4222), RUST_LOG. Needs haproxy (Debian: apt-get install haproxy).
+# nats://127.0.0.1:4222), CLUSTER_SECRET (the nodes' shared forwarding secret; default a random one for this run),
+# RUST_LOG. Needs haproxy (Debian: apt-get install haproxy) and NATS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +28,9 @@ if command -v psql >/dev/null && [[ "$name" =~ ^[a-z0-9_]+$ ]]; then
     psql "$admin" -qc "CREATE DATABASE $name"
   fi
 fi
+
+# The nodes sign what they forward to each other with it (server/src/cluster/forward.rs).
+export CLUSTER_SECRET="${CLUSTER_SECRET:-$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')}"
 
 pids=()
 stop() {

@@ -140,12 +140,20 @@ function noticeText(notice) {
 
 export function showError(error) {
   const e = error instanceof ServerError ? error : new ServerError("internal", String(error));
-  if (e.code === "moved") {
+  if (servedElsewhere(e)) {
     reconnectElsewhere(e);
     return;
   }
   // A stale version is cured by the update already on its way: say so briefly.
   notify(() => errorWords(e), e.code === "stale_version" ? { timeout: 6000 } : {});
+}
+
+/**
+ * Cluster mode: the server this page reached no longer serves the game (`moved`), or cannot reach the one that does
+ * (`forward_unavailable`): either way, another connection (through the balancer, to any node) will.
+ */
+function servedElsewhere(e) {
+  return e.code === "moved" || e.code === "forward_unavailable";
 }
 
 /**
@@ -310,8 +318,9 @@ async function onReady(welcome) {
     }
   } catch (e) {
     if (e instanceof ServerError && e.code === "connection_lost") return; // the next connection retries
-    if (e instanceof ServerError && e.code === "moved") {
-      // Another server serves the game now: keep the seat and resume it there.
+    if (e instanceof ServerError && servedElsewhere(e)) {
+      // Another server serves the game now (or cannot be reached from this one): keep the seat and resume it
+      // through another connection.
       reconnectElsewhere(e);
       return;
     }
@@ -354,7 +363,7 @@ async function peekLobby(code) {
     app.peek = e instanceof ServerError && e.code === "unknown_lobby" ? { code, missing: true } : null;
     if (e instanceof ServerError && e.code === "connection_lost") app.peek = null;
     // Another server serves the lobby now: look again from there.
-    if (e instanceof ServerError && e.code === "moved") reconnectElsewhere(e);
+    if (e instanceof ServerError && servedElsewhere(e)) reconnectElsewhere(e);
   } finally {
     if (early.state && early.state.code === code) early.state = null;
     if (early.lobby && early.lobby.code === code) early.lobby = null;
