@@ -1,17 +1,66 @@
 //! What clients send: a [`ClientMessage`] is an optional request id and a [`Request`].
 
 use schemars::JsonSchema;
+use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::{AbsencePolicy, RawJson};
 
 /// A client-chosen identifier of a request, echoed as `re` in the one reply to it. A string or an integer.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum RequestId {
     Number(u64),
     Text(String),
+}
+
+/// Read as serde's `untagged` reads it (the same values, the same refusal), without buffering the value first:
+/// every request carries one, so it is on the way of every action.
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct IdVisitor;
+        fn mismatch<E: de::Error>() -> E {
+            E::custom("data did not match any variant of untagged enum RequestId")
+        }
+        impl<'de> Visitor<'de> for IdVisitor {
+            type Value = RequestId;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or an unsigned integer")
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<RequestId, E> {
+                Ok(RequestId::Number(n))
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<RequestId, E> {
+                u64::try_from(n).map(RequestId::Number).map_err(|_| mismatch())
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<RequestId, E> {
+                Ok(RequestId::Text(s.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, s: String) -> Result<RequestId, E> {
+                Ok(RequestId::Text(s))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<RequestId, E> {
+                Err(mismatch())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<RequestId, E> {
+                Err(mismatch())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<RequestId, E> {
+                Err(mismatch())
+            }
+            fn visit_none<E: de::Error>(self) -> Result<RequestId, E> {
+                Err(mismatch())
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, _: A) -> Result<RequestId, A::Error> {
+                Err(mismatch())
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, _: A) -> Result<RequestId, A::Error> {
+                Err(mismatch())
+            }
+        }
+        deserializer.deserialize_any(IdVisitor)
+    }
 }
 
 /// A seat token: the secret that gives a seat back. Its `Debug` form is redacted so that it cannot reach a log

@@ -10,7 +10,7 @@ use protocol::{AbsencePolicy, ErrorBody, ErrorCode};
 use rules::{AnyGame, Seat};
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
-use tracing::{error, info};
+use tracing::{debug, error, info};
 
 use crate::{
     clock::SharedClock,
@@ -107,8 +107,13 @@ impl Hub {
                 tokio::select! {
                     code = load_requests.recv() => match code {
                         Some(code) => {
-                            if let Err(e) = loader.load(&code).await {
-                                error!(%code, error = %e, "starting a table failed");
+                            match loader.load(&code).await {
+                                // Another node's sweep claimed it first: a lost race, not a fault.
+                                Err(LoadError::Elsewhere { node, .. }) => {
+                                    debug!(%code, %node, "another node took the table first");
+                                }
+                                Err(e) => error!(%code, error = %e, "starting a table failed"),
+                                Ok(_) => {}
                             }
                         }
                         None => break,

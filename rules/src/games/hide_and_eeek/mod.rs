@@ -17,6 +17,7 @@ use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::fmt;
 
+use json_write::Mapped;
 use serde::{Deserialize, Serialize};
 
 use self::data::*;
@@ -471,6 +472,19 @@ pub enum CellView {
     },
 }
 
+/// What every viewer sees of a grid position holding `card` (`shows_mouse`: rules version 1, which tells
+/// whether a face-up card is a mouse).
+fn cell_view(card: &Option<GridCard>, _col: usize, shows_mouse_too: bool) -> CellView {
+    match card {
+        None => CellView::Empty,
+        Some(card) if card.face_up => CellView::FaceUp {
+            number: card.number,
+            mouse: shows_mouse_too.then(|| shows_mouse(card.number)),
+        },
+        Some(_) => CellView::FaceDown,
+    }
+}
+
 /// One seat's public information.
 #[derive(
     Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
@@ -480,13 +494,28 @@ pub struct PileView {
     pub top: Option<u8>,
 }
 
+/// The grid as a viewer sees it: one list per row (each row a list of its cells), borrowed from the state.
+pub type GridView<'a> = Mapped<'a, u8, Mapped<'a, Option<GridCard>, CellView, bool>, &'a HideAndEeek>;
+
+/// The rows' numbers, what [`GridView`] maps to rows.
+const ROWS: [u8; GRID_SIZE as usize] = {
+    let mut rows = [0; GRID_SIZE as usize];
+    let mut row = 0;
+    while row < rows.len() {
+        rows[row] = row as u8;
+        row += 1;
+    }
+    rows
+};
+
 /// What one viewer may know. Identical for every viewer: this game has no private hands, only face-down cards
 /// and the draw pile, which nobody may see.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct View<'a> {
     pub players: u8,
     pub target: u8,
-    pub grid: Vec<Vec<CellView>>,
+    /// The grid, row by row from the top, each row its cells from the left.
+    pub grid: GridView<'a>,
     pub mouse: Cell,
     pub draw_pile: usize,
     pub piles: Vec<PileView>,
@@ -511,16 +540,13 @@ impl HideAndEeek {
         self.grid[cell.index()]
     }
 
-    /// What every viewer sees at `cell`.
-    fn cell_view(&self, cell: Cell) -> CellView {
-        match self.card_at(cell) {
-            None => CellView::Empty,
-            Some(card) if card.face_up => CellView::FaceUp {
-                number: card.number,
-                mouse: (!self.v2()).then(|| shows_mouse(card.number)),
-            },
-            Some(_) => CellView::FaceDown,
-        }
+    /// The grid as every viewer sees it.
+    fn grid_view(&self) -> GridView<'_> {
+        Mapped::new(&ROWS, self, |&row, _, game| {
+            let start = row as usize * GRID_SIZE as usize;
+            let cards = &game.grid[start..start + GRID_SIZE as usize];
+            Mapped::new(cards, !game.v2(), cell_view)
+        })
     }
 
     /// The view's `baseline`: none once the game is over.
@@ -1147,17 +1173,10 @@ impl Game for HideAndEeek {
     }
 
     fn view(&self, _viewer: Viewer) -> View<'_> {
-        let grid = (0..GRID_SIZE)
-            .map(|row| {
-                (0..GRID_SIZE)
-                    .map(|col| self.cell_view(Cell { row, col }))
-                    .collect()
-            })
-            .collect();
         View {
             players: self.players,
             target: self.config.target,
-            grid,
+            grid: self.grid_view(),
             mouse: self.mouse,
             draw_pile: self.draw_pile.len(),
             piles: self

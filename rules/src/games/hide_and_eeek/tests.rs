@@ -611,7 +611,10 @@ fn when_the_draw_pile_runs_dry_gaps_stay_empty() {
     let events = act(&mut g, 0, Action::Stop);
     assert!(!events.iter().any(|e| matches!(e, EventBody::Refilled { .. })));
     assert_eq!(g.card_at(cell(1, 2)), None);
-    assert!(matches!(g.view(Viewer::Spectator).grid[1][2], CellView::Empty));
+    assert!(matches!(
+        g.view(Viewer::Spectator).grid.to_vec()[1].to_vec()[2],
+        CellView::Empty
+    ));
 }
 
 /// Two states that differ only in what nobody may see: the identities of face-down cards, the draw pile's order
