@@ -21,42 +21,14 @@ use serde_json::{Value, json};
 const ADMIN_TOKEN: &str = "admin-token-for-examples-0123456789";
 const SEED: u64 = 11;
 
-/// The examples this run writes (the others are the engine-made ones of `protocol/tests/snapshots.rs`).
-const CAPTURED: &[&str] = &[
-    "request.hello",
-    "request.create_lobby",
-    "request.join_lobby",
-    "request.spectate",
-    "request.resume",
-    "request.leave",
-    "request.add_bot",
-    "request.start",
-    "request.ping",
-    "request.chat",
-    "request.presence",
-    "request.configure_lobby",
-    "request.remove_player",
-    "request.make_host",
-    "request.set_listed",
-    "request.rematch",
-    "reply.welcome",
-    "reply.seated",
-    "reply.resumed",
-    "reply.spectating",
-    "reply.ok",
-    "reply.pong",
-    "reply.error_without_id",
-    "push.lobby",
-    "push.lobby_finished",
-    "push.lobby_stand_in",
-    "push.closing",
-    "push.closing_removed",
-    "push.aborted",
-    "push.chat_message",
-    "push.chat_history",
-    "push.rematch",
-    "push.rematched",
-];
+/// The examples this run writes (the others are the engine-made ones of `protocol/tests/snapshots.rs`, which
+/// reads this list too).
+fn captured() -> Vec<&'static str> {
+    include_str!("../../protocol/tests/captured_examples.txt")
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+}
 
 /// The examples `protocol/tests/snapshots.rs` makes from engine runs.
 const ENGINE_MADE: &[&str] = &[
@@ -141,7 +113,7 @@ struct Run {
 
 impl Run {
     fn keep(&mut self, name: &str, frame: &Value) {
-        assert!(CAPTURED.contains(&name), "{name} is not listed in CAPTURED");
+        assert!(captured().contains(&name), "{name} is not listed in protocol/tests/captured_examples.txt");
         assert!(!self.examples.contains_key(name), "{name} is kept twice");
         self.fixed.learn(frame);
         self.examples.insert(name.to_string(), frame.clone());
@@ -355,9 +327,9 @@ fn examples_dir() -> PathBuf {
 async fn the_examples_are_frames_of_a_real_run() {
     let examples = run().await;
     let names: Vec<&str> = examples.keys().map(String::as_str).collect();
-    let mut listed = CAPTURED.to_vec();
+    let mut listed = captured();
     listed.sort_unstable();
-    assert_eq!(names, listed, "the run keeps every example of CAPTURED");
+    assert_eq!(names, listed, "the run keeps every example of captured_examples.txt");
 
     let updating = std::env::var_os("UPDATE_EXAMPLES").is_some();
     let mut differ = Vec::new();
@@ -395,7 +367,7 @@ async fn the_examples_are_frames_of_a_real_run() {
         let file = entry.file_name().to_string_lossy().into_owned();
         let name = file.trim_end_matches(".json");
         assert!(
-            CAPTURED.contains(&name) || ENGINE_MADE.contains(&name),
+            captured().contains(&name) || ENGINE_MADE.contains(&name),
             "docs/schema/examples/{file} is made by no test"
         );
     }
