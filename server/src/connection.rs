@@ -328,8 +328,12 @@ async fn relayed(relay: &mut Option<mpsc::Receiver<Relay>>) -> Option<Relay> {
     }
 }
 
-/// How often a connection bound to a table is sent a WebSocket ping to measure its round trip.
+/// How often a connection bound to a table is sent a WebSocket ping to measure its round trip, until it has
+/// [`RoundTrip::KEEP`] samples: a first estimate within seconds of sitting down.
 const PING_EVERY: Duration = Duration::from_secs(2);
+/// How often afterwards: each ping costs a write and a wake-up on both sides, and a round trip changes slowly
+/// (the estimate is the least of the last samples, so it covers the last minute or so).
+const PING_EVERY_SETTLED: Duration = Duration::from_secs(15);
 
 /// A connection's round trip, measured with WebSocket ping/pong frames (browsers answer pings themselves): the
 /// least of the last few samples, which jitter cannot inflate, and which a client could only inflate by answering
@@ -369,6 +373,15 @@ impl RoundTrip {
 
     fn estimate(&self) -> Option<u64> {
         self.samples.iter().min().copied()
+    }
+
+    /// The wait until the next ping.
+    fn next_ping(&self) -> Duration {
+        if self.samples.len() < Self::KEEP {
+            PING_EVERY
+        } else {
+            PING_EVERY_SETTLED
+        }
     }
 }
 
@@ -453,8 +466,9 @@ async fn serve_with<S, R, E>(
     };
     // Cluster mode: the owner's frames while this connection is relayed to it.
     let mut relay: Option<mpsc::Receiver<Relay>> = None;
-    let mut pings = tokio::time::interval(PING_EVERY);
-    pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // The next round-trip ping, once the connection is bound to a table (the first one at once).
+    let pings = tokio::time::sleep(Duration::ZERO);
+    tokio::pin!(pings);
     let write_timeout = shared.limits.write_timeout;
     let mut sizes = FrameSizes::default();
     // Until `hello`, the handshake deadline; afterwards the idle timeout from the last frame received.
@@ -561,7 +575,8 @@ async fn serve_with<S, R, E>(
                             break;
                         }
                 }
-                _ = pings.tick(), if session.bound.is_some() => {
+                () = &mut pings, if session.bound.is_some() => {
+                    pings.as_mut().reset(Instant::now() + session.rtt.next_ping());
                     let ping = Message::Ping(session.rtt.ping().into());
                     if !matches!(tokio::time::timeout(write_timeout, sink.send(ping)).await, Ok(Ok(()))) {
                         break;
@@ -1142,6 +1157,25 @@ mod tests {
                 other => panic!("not a text frame: {other:?}"),
             }
         }
+    }
+
+    /// A connection is pinged often until its round trip is known, then seldom; only its own pongs count.
+    #[test]
+    fn round_trip_pings_often_until_it_has_its_samples_then_seldom() {
+        let mut rtt = RoundTrip::default();
+        assert_eq!(rtt.estimate(), None);
+        for i in 0..RoundTrip::KEEP {
+            assert_eq!(rtt.next_ping(), PING_EVERY, "after {i} samples");
+            let payload = rtt.ping();
+            assert!(!rtt.pong(b"not ours"));
+            assert!(rtt.pong(&payload));
+            assert!(!rtt.pong(&payload), "a pong counts once");
+        }
+        assert!(rtt.estimate().is_some());
+        assert_eq!(rtt.next_ping(), PING_EVERY_SETTLED);
+        // An unanswered ping adds no sample, and the pace stays settled.
+        rtt.ping();
+        assert_eq!(rtt.next_ping(), PING_EVERY_SETTLED);
     }
 
     /// The connection loop driven by plain channels instead of a socket.

@@ -113,7 +113,10 @@ struct Run {
 
 impl Run {
     fn keep(&mut self, name: &str, frame: &Value) {
-        assert!(captured().contains(&name), "{name} is not listed in protocol/tests/captured_examples.txt");
+        assert!(
+            captured().contains(&name),
+            "{name} is not listed in protocol/tests/captured_examples.txt"
+        );
         assert!(!self.examples.contains_key(name), "{name} is kept twice");
         self.fixed.learn(frame);
         self.examples.insert(name.to_string(), frame.clone());
@@ -329,7 +332,10 @@ async fn the_examples_are_frames_of_a_real_run() {
     let names: Vec<&str> = examples.keys().map(String::as_str).collect();
     let mut listed = captured();
     listed.sort_unstable();
-    assert_eq!(names, listed, "the run keeps every example of captured_examples.txt");
+    assert_eq!(
+        names, listed,
+        "the run keeps every example of captured_examples.txt"
+    );
 
     let updating = std::env::var_os("UPDATE_EXAMPLES").is_some();
     let mut differ = Vec::new();
