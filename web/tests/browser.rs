@@ -914,8 +914,9 @@ async fn every_game_is_played_to_the_end_in_chromium() {
 }
 
 /// Quacks, while Ann buys: every chip in the shop shows its price and every purchase its cost, from the view's
-/// `prices` (the engine's), with her coins in the heading; a chip in a pot tells what it is and does on keyboard
-/// focus and on tap, not only on hover.
+/// `prices` (the engine's), with her coins in the heading; each pot's scoring line fits its brew (stopped or
+/// exploded, never "stopping now" once buying); a chip in a pot tells what it is and does on keyboard focus and
+/// on tap, not only on hover.
 async fn quacks_shop_and_pot_tips(ann: &Browser) {
     let shop = ann
         .js(r#"
@@ -932,6 +933,12 @@ for (const a of window.tabletop.state.legal_actions.filter((a) => a.type === 'bu
   const cost = a.chips.map(price).reduce((x, y) => x + y, 0);
   const button = document.querySelector(`[data-key="${CSS.escape('q-' + JSON.stringify(a))}"]`);
   if (!button || !button.textContent.includes(`for ${cost} coins`)) problems.push(`cost ${cost}: ${button?.textContent}`);
+}
+// Each pot's scoring line fits how its brew ended: a stopped pot scores, an exploded one chooses.
+const opening = { brewing: 'Stopping now scores', stopped: 'This pot scores', exploded: 'Exploded: ' };
+for (const p of view.players) {
+  const text = document.querySelector(`.quacks-board[data-seat="${p.seat}"] .pot-facts`)?.textContent || '';
+  if (p.brew === 'brewing' || !text.startsWith(opening[p.brew])) problems.push(`pot facts of a ${p.brew} pot: ${text}`);
 }
 return problems;
 "#)

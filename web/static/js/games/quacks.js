@@ -220,6 +220,13 @@ function phaseWords(phase) {
   return ["brewing", "after_brewing", "evaluation", "over"].includes(phase) ? t(`quacks.phase.${phase}`) : "";
 }
 
+/** What the pot's scoring space gives: if it stopped now while brewing, what it scores once stopped, and the
+ * choice an exploded pot has (points or buying, not both; a ruby either way). */
+function scoresKey(brew, ruby) {
+  const key = brew === "exploded" ? "quacks.scores_exploded" : brew === "stopped" ? "quacks.scores_stopped" : "quacks.scores";
+  return ruby ? `${key}_ruby` : key;
+}
+
 function brewWords(brew) {
   return ["brewing", "stopped", "exploded"].includes(brew) ? t(`quacks.brew.${brew}`) : "";
 }
@@ -527,7 +534,7 @@ function renderBoard(p, view, ctx, big) {
         mine ? bagSvg(ctx) : null,
       ),
     ),
-    h("p", { class: "pot-facts" }, t(space[2] ? "quacks.scores_ruby" : "quacks.scores", { coins: space[0], n: space[1] })),
+    h("p", { class: "pot-facts" }, t(scoresKey(p.brew, space[2]), { coins: space[0], n: space[1] })),
     p.looking_at && p.looking_at.length
       ? h(
           "div",
