@@ -21,7 +21,8 @@ pub mod schema;
 
 pub use error::{ErrorBody, ErrorCode};
 pub use lobby::{
-    AbsenceKind, AbsencePolicy, ListedLobby, LobbyInfo, LobbyPhase, Occupant, Presence, SeatInfo,
+    AbsenceKind, AbsencePolicy, CatalogueEntry, ListedLobby, LobbyInfo, LobbyPhase, Occupant, Presence,
+    SeatInfo,
 };
 pub use parse::{ParseError, parse_client_message, request_id_of};
 pub use push::{CHAT_HISTORY, ChatChannel, ChatMessage, Push, RematchInfo, StateUpdate};

@@ -4,7 +4,30 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::Seat;
+use crate::{GameInfo, Seat};
+
+/// One game of `GET /api/games`: what the engine says of itself (`rules_version` is the newest version of its
+/// rules) and the oldest version a lobby may still choose (`rules_version` in `create_lobby`).
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct CatalogueEntry {
+    #[serde(flatten)]
+    pub info: GameInfo,
+    pub oldest_rules_version: u32,
+}
+
+impl CatalogueEntry {
+    /// Every hosted game, in the registry's order.
+    pub fn all() -> Vec<CatalogueEntry> {
+        rules::AnyGame::catalogue()
+            .into_iter()
+            .map(|info| CatalogueEntry {
+                oldest_rules_version: rules::AnyGame::rules_versions(info.id)
+                    .map_or(info.rules_version, |versions| *versions.start()),
+                info,
+            })
+            .collect()
+    }
+}
 
 /// What the server does for a seated player who is away: disconnected for `grace_ms`, or (for `bot` and `skip`)
 /// at once when their turn timer ran out. Wire form: `{"policy": "bot", "grace_ms": 30000}`.
@@ -54,6 +77,8 @@ pub struct ListedLobby {
     pub seats: u8,
     pub seats_taken: u8,
     pub seats_free: u8,
+    /// The version of the game's rules the match will play by (the host's choice; the newest by default).
+    pub rules_version: u32,
     /// The host's display name.
     pub host_name: String,
     #[serde(default)]

@@ -11,7 +11,7 @@
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
-use crate::{ClientMessage, GameInfo, PROTOCOL_VERSION, SUPPORTED_VERSIONS, ServerMessage};
+use crate::{CatalogueEntry, ClientMessage, PROTOCOL_VERSION, SUPPORTED_VERSIONS, ServerMessage};
 
 /// The command that rewrites the committed copies under `docs/schema/`.
 pub const REGENERATE: &str = "UPDATE_SCHEMA=1 cargo test -p protocol --test schema --test snapshots";
@@ -33,7 +33,7 @@ pub fn server_message() -> Value {
 
 /// Schema of the `GET /api/games` answer.
 pub fn game_catalogue() -> Value {
-    produced::<Vec<GameInfo>>()
+    produced::<Vec<CatalogueEntry>>()
 }
 
 /// An AsyncAPI 3.0 description of the `/ws` channel: the client's requests (answered by one reply each) and the

@@ -15,7 +15,6 @@ use axum::{
     serve::ListenerExt,
 };
 use futures_util::StreamExt;
-use rules::AnyGame;
 use tokio::{
     net::TcpListener,
     sync::{mpsc, watch},
@@ -214,8 +213,8 @@ async fn lobbies(
     }
 }
 
-async fn games() -> Json<Vec<rules::GameInfo>> {
-    Json(AnyGame::catalogue())
+async fn games() -> Json<Vec<protocol::CatalogueEntry>> {
+    Json(protocol::CatalogueEntry::all())
 }
 
 /// The JSON Schemas of every message and of each game's options, actions, views and events (built once).

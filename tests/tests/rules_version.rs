@@ -137,3 +137,52 @@ async fn a_lobby_plays_the_rules_version_its_host_chose() {
         db.drop_db().await;
     }
 }
+
+/// `GET /api/games` tells each game's range of versions a lobby may choose, and the public list shows the version
+/// each open lobby will play (the chosen one, or the newest).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_catalogue_and_the_public_list_show_rules_versions() {
+    let db = TestDb::new("sqlite").await;
+    let server = TestServer::start(&db, test_config()).await;
+    let (status, body) = http_get(server.addr, "/api/games").await;
+    assert_eq!(status, 200);
+    let games: Value = serde_json::from_str(&body).unwrap();
+    for game in games.as_array().unwrap() {
+        let versions = AnyGame::rules_versions(game["id"].as_str().unwrap()).unwrap();
+        assert_eq!(game["rules_version"], *versions.end(), "{game}");
+        assert_eq!(game["oldest_rules_version"], *versions.start(), "{game}");
+    }
+
+    let (mut codes, mut hosts) = (Vec::new(), Vec::new());
+    for version in [Some(1), None] {
+        let mut host = server.client().await;
+        let mut create = req::create_lobby(GAME, 2, "Ann");
+        if let Some(v) = version {
+            create = create.rules_version(v);
+        }
+        let created = host.request(create).await;
+        assert_eq!(created["type"], "seated", "{created}");
+        let r = host.request(req::set_listed(true)).await;
+        assert_eq!(r["type"], "ok", "{r}");
+        codes.push((
+            created["code"].as_str().unwrap().to_string(),
+            version.unwrap_or(2),
+        ));
+        hosts.push(host);
+    }
+    let (status, body) = http_get(server.addr, "/api/lobbies?game=hide_and_eeek").await;
+    assert_eq!(status, 200, "{body}");
+    let listed: Value = serde_json::from_str(&body).unwrap();
+    for (code, version) in codes {
+        let lobby = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["code"] == code.as_str())
+            .unwrap_or_else(|| panic!("{code} is listed: {listed}"));
+        assert_eq!(lobby["rules_version"], version, "{lobby}");
+    }
+    drop(hosts);
+    server.stop().await;
+    db.drop_db().await;
+}

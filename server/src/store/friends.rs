@@ -175,11 +175,11 @@ impl Store {
     pub async fn listed_lobbies(&self, game: Option<&str>) -> Result<Vec<ListedLobby>, StoreError> {
         // Two fixed statements rather than SQL built from the filter; the values are bound either way.
         const ALL: &str = "SELECT l.code, l.game, l.options, l.seat_count, l.host_seat, l.turn_timer_ms, l.created_at, \
-             s.seat, s.name FROM lobbies l LEFT JOIN seats s ON s.lobby_code = l.code \
+             l.rules_version, s.seat, s.name FROM lobbies l LEFT JOIN seats s ON s.lobby_code = l.code \
              WHERE l.code IN (SELECT code FROM lobbies WHERE phase = $1 AND listed = 1 \
              ORDER BY created_at DESC LIMIT $2) ORDER BY l.created_at DESC, l.code, s.seat";
         const ONE_GAME: &str = "SELECT l.code, l.game, l.options, l.seat_count, l.host_seat, l.turn_timer_ms, l.created_at, \
-             s.seat, s.name FROM lobbies l LEFT JOIN seats s ON s.lobby_code = l.code \
+             l.rules_version, s.seat, s.name FROM lobbies l LEFT JOIN seats s ON s.lobby_code = l.code \
              WHERE l.code IN (SELECT code FROM lobbies WHERE phase = $1 AND listed = 1 AND game = $3 \
              ORDER BY created_at DESC LIMIT $2) ORDER BY l.created_at DESC, l.code, s.seat";
         on_pool!(self, pool => {
@@ -202,10 +202,17 @@ impl Store {
                 let code: String = row.try_get("code")?;
                 if lobbies.last().is_none_or(|(l, _)| l.code != code) {
                     let seats = small(row.try_get("seat_count")?, "seat count")?;
+                    let game: String = row.try_get("game")?;
+                    // NULL: the game's newest version (lobbies made before the column, and the default).
+                    let rules_version = match row.try_get::<Option<i64>, _>("rules_version")? {
+                        Some(v) => u32::try_from(v).map_err(corrupt)?,
+                        None => rules::AnyGame::rules_versions(&game).map_or(0, |v| *v.end()),
+                    };
                     lobbies.push((
                         ListedLobby {
                             code,
-                            game: row.try_get("game")?,
+                            game,
+                            rules_version,
                             options: parse_json(&row.try_get::<String, _>("options")?)?,
                             seats,
                             seats_taken: 0,
