@@ -705,10 +705,17 @@ impl HideAndEeek {
         if let Action::CloseRace = action {
             return Err(Rejected::ClockOnly);
         }
+        self.check_turn(seat, action, self.race.is_some())
+    }
+
+    /// Checks a move of the turn (`Move`, `Choose`, `Stop`) by `seat`, both rules versions: the seat's turn, no
+    /// open claim window (`window_open`), the turn's step. Version 1 refuses a face-up mouse card (it can only be
+    /// claimed); version 2 shows no mice, so any card next to the mouse figure may be chosen.
+    fn check_turn(&self, seat: Seat, action: &Action, window_open: bool) -> Result<(), Rejected> {
         if seat != self.turn {
             return Err(Rejected::NotYourTurn(self.turn));
         }
-        if self.race.is_some() {
+        if window_open {
             return Err(Rejected::RaceOpen);
         }
         match (action, &self.step) {
@@ -726,7 +733,7 @@ impl HideAndEeek {
                 } else {
                     match self.card_at(*cell) {
                         None => Err(Rejected::NoCard(*cell)),
-                        Some(card) if card.face_up && shows_mouse(card.number) => {
+                        Some(card) if !self.v2() && card.face_up && shows_mouse(card.number) => {
                             Err(Rejected::MouseCardCannotBeChosen(*cell))
                         }
                         Some(_) => Ok(()),
@@ -736,7 +743,9 @@ impl HideAndEeek {
             (Action::Choose { .. }, _) => Err(Rejected::WrongStep("move the mouse first")),
             (Action::Stop, TurnStep::Collect { collected }) if !collected.is_empty() => Ok(()),
             (Action::Stop, _) => Err(Rejected::NothingToBank),
-            (Action::Eeek { .. } | Action::CloseRace | Action::Pass, _) => unreachable!("handled above"),
+            (Action::Eeek { .. } | Action::CloseRace | Action::Pass, _) => {
+                unreachable!("claims, answers and the clock are checked before the turn")
+            }
         }
     }
 

@@ -81,35 +81,7 @@ impl HideAndEeek {
             }
             _ => {}
         }
-        if seat != self.turn {
-            return Err(Rejected::NotYourTurn(self.turn));
-        }
-        if self.look.is_some() {
-            return Err(Rejected::RaceOpen);
-        }
-        match (action, &self.step) {
-            (Action::Move { to }, TurnStep::Move) => {
-                if to.on_grid() && Self::reachable(self.mouse, self.roll.steps).contains(to) {
-                    Ok(())
-                } else {
-                    Err(Rejected::Unreachable(*to))
-                }
-            }
-            (Action::Move { .. }, _) => Err(Rejected::WrongStep("the mouse has already moved")),
-            (Action::Choose { cell }, TurnStep::Collect { .. }) => {
-                if !cell.on_grid() || !self.mouse.neighbours().any(|n| n == *cell) {
-                    Err(Rejected::NotAdjacent(*cell))
-                } else if self.card_at(*cell).is_none() {
-                    Err(Rejected::NoCard(*cell))
-                } else {
-                    Ok(())
-                }
-            }
-            (Action::Choose { .. }, _) => Err(Rejected::WrongStep("move the mouse first")),
-            (Action::Stop, TurnStep::Collect { collected }) if !collected.is_empty() => Ok(()),
-            (Action::Stop, _) => Err(Rejected::NothingToBank),
-            (Action::Eeek { .. } | Action::CloseRace | Action::Pass, _) => unreachable!("handled above"),
-        }
+        self.check_turn(seat, action, self.look.is_some())
     }
 
     pub(super) fn do_apply_v2(
