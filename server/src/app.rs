@@ -20,7 +20,7 @@ use tokio::{
     net::TcpListener,
     sync::{mpsc, watch},
 };
-use tracing::{error, info, warn};
+use tracing::{error, info};
 
 use crate::{
     admin,
@@ -277,11 +277,17 @@ pub async fn run(
     let given = store;
     let (store, cluster) = match config.cluster_settings() {
         Some(settings) => {
+            let forward = config.forward_settings()?;
             let (fenced, cluster) = crate::cluster::Cluster::join(&given, &settings).await?;
-            (fenced, Some(cluster))
+            // Forwarding over NATS: a node starts, and serves its own tables, while NATS is down.
+            let forwarder =
+                crate::cluster::forward::Forwarder::connect(cluster.node_id(), &forward, metrics.clone())
+                    .await?;
+            (fenced, Some((cluster, forwarder)))
         }
         None => (given.clone(), None),
     };
+    let (cluster, forwarder) = cluster.unzip();
     let hub = Hub::new(
         store.clone(),
         clock,
@@ -300,21 +306,6 @@ pub async fn run(
         );
     }
     hub.restore_all().await?;
-    // Cluster mode: forwarding over NATS (a node starts, and serves its own tables, while NATS is down).
-    let forwarder = match (&cluster, config.forward_settings()) {
-        (Some(cluster), Some(settings)) => Some(
-            crate::cluster::forward::Forwarder::connect(cluster.node_id(), &settings, metrics.clone())
-                .await?,
-        ),
-        (Some(_), None) => {
-            warn!(
-                "cluster mode without CLUSTER_SECRET: this node does not forward; clients asking it for another \
-                 node's table are told `moved`"
-            );
-            None
-        }
-        _ => None,
-    };
     let shared = Arc::new(Shared::new(hub, metrics, config.limits(), stop_rx.clone()));
     if let Some(forwarder) = &forwarder {
         shared.set_forwarder(forwarder.clone());

@@ -460,7 +460,19 @@ pub async fn start_match(
     seats: u8,
     humans: u8,
 ) -> (String, Vec<Player>) {
-    let mut host = Client::hello(addr).await;
+    start_match_on(&[addr], game, options, seats, humans).await
+}
+
+/// As [`start_match`], with human player `i` connected to `addrs[i % addrs.len()]` (the host to `addrs[0]`):
+/// servers sharing one database, such as cluster nodes.
+pub async fn start_match_on(
+    addrs: &[SocketAddr],
+    game: &str,
+    options: Value,
+    seats: u8,
+    humans: u8,
+) -> (String, Vec<Player>) {
+    let mut host = Client::hello(addrs[0]).await;
     let created = host
         .request(req::create_lobby(game, seats, "Host").options(options))
         .await;
@@ -472,7 +484,7 @@ pub async fn start_match(
         token: created["seat_token"].as_str().unwrap().to_string(),
     }];
     for i in 1..humans {
-        let mut c = Client::hello(addr).await;
+        let mut c = Client::hello(addrs[usize::from(i) % addrs.len()]).await;
         let joined = c.request(req::join(&code.to_lowercase(), &format!("P{i}"))).await;
         assert_eq!(joined["type"], "seated", "{joined}");
         assert_eq!(joined["seat"], i);

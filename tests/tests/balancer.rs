@@ -166,9 +166,9 @@ async fn haproxy_spreads_clients_over_the_nodes_and_takes_a_stopped_or_hung_node
     let Some(cl) = TestCluster::new().await else {
         return;
     };
-    let n1 = cl.process(BINARY, "node-1", None, &[]).await;
-    let n2 = cl.process(BINARY, "node-2", None, &[]).await;
-    let n3 = cl.process(BINARY, "node-3", None, &[]).await;
+    let n1 = cl.process(BINARY, "node-1", None).await;
+    let n2 = cl.process(BINARY, "node-2", None).await;
+    let n3 = cl.process(BINARY, "node-3", None).await;
     let balancer = Balancer::start([n1.addr, n2.addr, n3.addr]).await;
 
     // A lobby created through the balancer plays to its end against two bots, over one WebSocket.
@@ -199,7 +199,7 @@ async fn haproxy_spreads_clients_over_the_nodes_and_takes_a_stopped_or_hung_node
     }
     assert_eq!(
         owners,
-        BTreeSet::from(["node-1".into(), "node-2".into(), "node-3".into()])
+        BTreeSet::from([cl.id("node-1"), cl.id("node-2"), cl.id("node-3")])
     );
 
     // Node 3 goes down (SIGTERM): its /readyz fails at once (within a second), and the health check takes it
@@ -224,7 +224,7 @@ async fn haproxy_spreads_clients_over_the_nodes_and_takes_a_stopped_or_hung_node
         .await;
     // Every new connection goes to the live node.
     for _ in 0..4 {
-        assert_eq!(lobby_owner(&cl, balancer.addr).await, "node-1");
+        assert_eq!(lobby_owner(&cl, balancer.addr).await, cl.id("node-1"));
     }
 
     // Node 2 runs again: it passes its checks and gets new connections again.
@@ -234,7 +234,7 @@ async fn haproxy_spreads_clients_over_the_nodes_and_takes_a_stopped_or_hung_node
     for _ in 0..4 {
         owners.insert(lobby_owner(&cl, balancer.addr).await);
     }
-    assert_eq!(owners, BTreeSet::from(["node-1".into(), "node-2".into()]));
+    assert_eq!(owners, BTreeSet::from([cl.id("node-1"), cl.id("node-2")]));
 
     drop(balancer);
     assert!(n1.terminate().await);
