@@ -29,6 +29,7 @@ use crate::{
     connection::{self, Shared},
     hub::Hub,
     metrics::Metrics,
+    proxy::TrustedProxies,
     store::{Store, StoreError},
 };
 
@@ -48,6 +49,8 @@ pub(crate) struct AppState {
     done: mpsc::Sender<()>,
     /// What the admin API reads (see [`admin::AdminState`]).
     admin: admin::AdminState,
+    /// Whose `X-Forwarded-For` names the client (`--trusted-proxies`).
+    trusted_proxies: TrustedProxies,
 }
 
 impl FromRef<Arc<AppState>> for admin::AdminState {
@@ -144,12 +147,19 @@ async fn openapi() -> Response {
 async fn ws(
     State(state): State<Arc<AppState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: axum::http::HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     if *state.shared.shutdown.borrow() {
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
     }
-    let admission = state.shared.admit(Some(peer.ip()));
+    let forwarded_for = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        // A value that is not text is not an address either: the hop before it is the last one believed.
+        .map(|v| v.to_str().unwrap_or("?"));
+    let client = state.trusted_proxies.client_ip(peer.ip(), forwarded_for);
+    let admission = state.shared.admit(Some(client));
     let shared = state.shared.clone();
     let done = state.done.clone();
     upgrade
@@ -332,6 +342,7 @@ pub async fn run(
         },
         shared,
         done: done_tx,
+        trusted_proxies: config.trusted_proxies.clone(),
     });
     info!(
         addr = %listener.local_addr()?,

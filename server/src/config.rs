@@ -11,6 +11,7 @@ use crate::{
         forward::{ClusterSecret, ForwardSettings},
     },
     connection::ConnectionLimits,
+    proxy::TrustedProxies,
     table::{FriendsSettings, TableSettings},
 };
 
@@ -36,6 +37,13 @@ pub struct Config {
     /// `too_many_connections` and closed.
     #[arg(long, env = "MAX_CONNECTIONS_PER_IP", default_value_t = 64)]
     pub max_connections_per_ip: usize,
+
+    /// Reverse proxies (load balancers) whose `X-Forwarded-For` header is believed: a comma-separated list of
+    /// addresses and networks, e.g. `127.0.0.1,10.0.0.0/8`; empty (the default) for none. A connection from one
+    /// of them counts, for the per-address limits, as coming from the header's last address that is not itself
+    /// a trusted proxy; any other connection as its TCP peer (what it sends in the header is ignored).
+    #[arg(long, env = "TRUSTED_PROXIES", default_value = "", value_parser = TrustedProxies::parse)]
+    pub trusted_proxies: TrustedProxies,
 
     /// Most lobbies one IP address may create within `--lobby-window-secs` (each lobby holds at most one
     /// match); one more `create_lobby` is refused with `create_limited`.

@@ -17,6 +17,7 @@ pub mod config;
 pub mod connection;
 pub mod hub;
 pub mod metrics;
+pub mod proxy;
 pub mod secrets;
 pub mod store;
 pub mod table;

@@ -298,8 +298,20 @@ pub struct Client {
 
 impl Client {
     pub async fn connect(addr: SocketAddr) -> Client {
+        Client::connect_with_headers(addr, &[]).await
+    }
+
+    /// Connects with these extra headers on the upgrade request (e.g. a proxy's `X-Forwarded-For`).
+    pub async fn connect_with_headers(addr: SocketAddr, headers: &[(&'static str, &str)]) -> Client {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let mut request = format!("ws://{addr}/ws").into_client_request().unwrap();
+        for (name, value) in headers {
+            request
+                .headers_mut()
+                .append(*name, value.parse().expect("a header value"));
+        }
         // No Nagle delay on the client side either, as a real-time client would set it.
-        let (ws, _) = tokio_tungstenite::connect_async_with_config(format!("ws://{addr}/ws"), None, true)
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(request, None, true)
             .await
             .expect("WebSocket connects");
         Client {
