@@ -41,10 +41,10 @@ stop() {
 trap stop EXIT INT TERM
 
 for i in 1 2 3; do
-  # Every client reaches a node from HAProxy's address: the per-address limits would count them all as one.
+  # Every client reaches a node from HAProxy's address: the nodes trust it to name the client in
+  # X-Forwarded-For, which the per-address limits then count.
   BIND="127.0.0.1:808$i" DATABASE_URL="$database_url" CLUSTER=true NODE_ID="node-$i" \
-    NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}" \
-    MAX_CONNECTIONS_PER_IP=100000 MAX_LOBBIES_PER_IP=100000 "$server" &
+    NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}" TRUSTED_PROXIES=127.0.0.1 "$server" &
   pids+=("$!")
 done
 BALANCER_BIND=127.0.0.1:8080 STATS_BIND=127.0.0.1:8404 \

@@ -97,9 +97,9 @@ pub enum ErrorCode {
     /// Retryable: the database cannot be reached, so nothing can be committed; nothing changed and nothing was
     /// published. Send the same request again (same `version`) a little later.
     StoreUnavailable,
-    /// (closing; also a refusal) In a cluster of server nodes, this node no longer serves the table (its lease
-    /// moved to another node, or the table is served by another node that cannot be reached from here).
-    /// Nothing was lost: reconnect (to any node) and `resume` with the seat token.
+    /// (closing; also a refusal) In a cluster of server nodes, the node that served the table no longer owns it
+    /// (its lease passed to another node, which took the table over). Nothing was lost: reconnect (to any node)
+    /// and `resume` with the seat token.
     Moved,
     /// Retryable (also closing): in a cluster of server nodes, this node relays the connection to the node that
     /// serves its table, and cannot reach it now (node-to-node messaging is down, or that node stopped

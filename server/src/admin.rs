@@ -296,10 +296,7 @@ pub(crate) async fn list(
         };
         for item in listed.as_array_mut().into_iter().flatten() {
             let lease = item["code"].as_str().and_then(|c| leases.get(c));
-            item["owner"] = match lease {
-                Some((node, epoch, live)) => json!({"node": node, "epoch": epoch, "live": live}),
-                None => Value::Null,
-            };
+            item["owner"] = owner_json(lease);
         }
     }
     Json(json!({"items": listed, "limit": limit, "offset": offset})).into_response()
@@ -313,10 +310,27 @@ pub(crate) async fn inspect(_: Admin, State(state): State<AdminState>, Path(id):
     };
     match ask_table(&state, &status.lobby_code, AdminOp::Inspect).await {
         Ok(mut table) => {
+            // Cluster mode: the table's lease, as in the list.
+            if let Some(cluster) = state.shared.hub.cluster() {
+                let code = status.lobby_code.clone();
+                match cluster.leases(std::slice::from_ref(&code)).await {
+                    Ok(leases) => table["owner"] = owner_json(leases.get(&code)),
+                    Err(e) => return internal(e),
+                }
+            }
             table["match"] = json!(status);
             Json(table).into_response()
         }
         Err(r) => r,
+    }
+}
+
+/// A table's lease as the admin API shows it (`TableOwner` in docs/openapi.json): owner node, epoch, and
+/// whether the lease is live; null when the table has none.
+fn owner_json(lease: Option<&(String, i64, bool)>) -> Value {
+    match lease {
+        Some((node, epoch, live)) => json!({"node": node, "epoch": epoch, "live": live}),
+        None => Value::Null,
     }
 }
 

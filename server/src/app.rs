@@ -19,7 +19,7 @@ use tokio::{
     net::TcpListener,
     sync::{mpsc, watch},
 };
-use tracing::{error, info, warn};
+use tracing::{error, info};
 
 use crate::{
     admin,
@@ -28,6 +28,7 @@ use crate::{
     connection::{self, Shared},
     hub::Hub,
     metrics::Metrics,
+    proxy::TrustedProxies,
     store::{Store, StoreError},
 };
 
@@ -47,6 +48,8 @@ pub(crate) struct AppState {
     done: mpsc::Sender<()>,
     /// What the admin API reads (see [`admin::AdminState`]).
     admin: admin::AdminState,
+    /// Whose `X-Forwarded-For` names the client (`--trusted-proxies`).
+    trusted_proxies: TrustedProxies,
 }
 
 impl FromRef<Arc<AppState>> for admin::AdminState {
@@ -143,12 +146,19 @@ async fn openapi() -> Response {
 async fn ws(
     State(state): State<Arc<AppState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: axum::http::HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     if *state.shared.shutdown.borrow() {
         return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
     }
-    let admission = state.shared.admit(Some(peer.ip()));
+    let forwarded_for = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        // A value that is not text is not an address either: the hop before it is the last one believed.
+        .map(|v| v.to_str().unwrap_or("?"));
+    let client = state.trusted_proxies.client_ip(peer.ip(), forwarded_for);
+    let admission = state.shared.admit(Some(client));
     let shared = state.shared.clone();
     let done = state.done.clone();
     upgrade
@@ -276,11 +286,17 @@ pub async fn run(
     let given = store;
     let (store, cluster) = match config.cluster_settings() {
         Some(settings) => {
+            let forward = config.forward_settings()?;
             let (fenced, cluster) = crate::cluster::Cluster::join(&given, &settings).await?;
-            (fenced, Some(cluster))
+            // Forwarding over NATS: a node starts, and serves its own tables, while NATS is down.
+            let forwarder =
+                crate::cluster::forward::Forwarder::connect(cluster.node_id(), &forward, metrics.clone())
+                    .await?;
+            (fenced, Some((cluster, forwarder)))
         }
         None => (given.clone(), None),
     };
+    let (cluster, forwarder) = cluster.unzip();
     let hub = Hub::new(
         store.clone(),
         clock,
@@ -299,21 +315,6 @@ pub async fn run(
         );
     }
     hub.restore_all().await?;
-    // Cluster mode: forwarding over NATS (a node starts, and serves its own tables, while NATS is down).
-    let forwarder = match (&cluster, config.forward_settings()) {
-        (Some(cluster), Some(settings)) => Some(
-            crate::cluster::forward::Forwarder::connect(cluster.node_id(), &settings, metrics.clone())
-                .await?,
-        ),
-        (Some(_), None) => {
-            warn!(
-                "cluster mode without CLUSTER_SECRET: this node does not forward; clients asking it for another \
-                 node's table are told `moved`"
-            );
-            None
-        }
-        _ => None,
-    };
     let shared = Arc::new(Shared::new(hub, metrics, config.limits(), stop_rx.clone()));
     if let Some(forwarder) = &forwarder {
         shared.set_forwarder(forwarder.clone());
@@ -340,6 +341,7 @@ pub async fn run(
         },
         shared,
         done: done_tx,
+        trusted_proxies: config.trusted_proxies.clone(),
     });
     info!(
         addr = %listener.local_addr()?,

@@ -6,8 +6,12 @@ use clap::Parser;
 
 use crate::{
     admin::AdminToken,
-    cluster::forward::{ClusterSecret, ForwardSettings},
+    cluster::{
+        ClusterError,
+        forward::{ClusterSecret, ForwardSettings},
+    },
     connection::ConnectionLimits,
+    proxy::TrustedProxies,
     table::{FriendsSettings, TableSettings},
 };
 
@@ -33,6 +37,13 @@ pub struct Config {
     /// `too_many_connections` and closed.
     #[arg(long, env = "MAX_CONNECTIONS_PER_IP", default_value_t = 64)]
     pub max_connections_per_ip: usize,
+
+    /// Reverse proxies (load balancers) whose `X-Forwarded-For` header is believed: a comma-separated list of
+    /// addresses and networks, e.g. `127.0.0.1,10.0.0.0/8`; empty (the default) for none. A connection from one
+    /// of them counts, for the per-address limits, as coming from the header's last address that is not itself
+    /// a trusted proxy; any other connection as its TCP peer (what it sends in the header is ignored).
+    #[arg(long, env = "TRUSTED_PROXIES", default_value = "", value_parser = TrustedProxies::parse)]
+    pub trusted_proxies: TrustedProxies,
 
     /// Most lobbies one IP address may create within `--lobby-window-secs` (each lobby holds at most one
     /// match); one more `create_lobby` is refused with `create_limited`.
@@ -137,10 +148,9 @@ pub struct Config {
     #[arg(long, env = "NATS_URL", default_value = "nats://127.0.0.1:4222")]
     pub nats_url: String,
 
-    /// Cluster mode: the secret that signs every node-to-node message (at least 32 characters, the same on every
-    /// node; `openssl rand -hex 16` makes one). Never logged; prefer the environment variable (flags show in
-    /// process lists). Without it a node in cluster mode does not forward: a client asking it for a table
-    /// another node owns is told `moved`.
+    /// Cluster mode (required there): the secret that signs every node-to-node message (at least 32 characters,
+    /// the same on every node; `openssl rand -hex 16` makes one). Never logged; prefer the environment variable
+    /// (flags show in process lists).
     #[arg(long, env = "CLUSTER_SECRET", hide_env_values = true, value_parser = ClusterSecret::parse)]
     pub cluster_secret: Option<ClusterSecret>,
 
@@ -182,10 +192,11 @@ impl Config {
         })
     }
 
-    /// The forwarding settings, in cluster mode with a cluster secret.
-    pub fn forward_settings(&self) -> Option<ForwardSettings> {
-        let secret = self.cluster_secret.clone().filter(|_| self.cluster)?;
-        Some(ForwardSettings {
+    /// The forwarding settings of cluster mode; refused without a cluster secret (a node that cannot forward
+    /// cannot serve every client).
+    pub fn forward_settings(&self) -> Result<ForwardSettings, ClusterError> {
+        let secret = self.cluster_secret.clone().ok_or(ClusterError::NoSecret)?;
+        Ok(ForwardSettings {
             nats_url: self.nats_url.clone(),
             secret,
             // At least three heartbeats (one a second), however short the lease.

@@ -17,6 +17,7 @@ pub mod config;
 pub mod connection;
 pub mod hub;
 pub mod metrics;
+pub mod proxy;
 pub mod secrets;
 pub mod store;
 pub mod table;
@@ -35,9 +36,13 @@ pub async fn main_with_args() -> Result<(), RunError> {
     let pool = store::PoolSettings {
         acquire_timeout: std::time::Duration::from_millis(config.db_acquire_timeout_ms),
     };
-    // Cluster mode needs PostgreSQL: said before anything starts (`run` checks it again for in-process servers).
-    if config.cluster && !matches!(store::Store::backend_of(&config.database_url), Some("postgres")) {
-        return Err(cluster::ClusterError::NeedsPostgres.into());
+    // Cluster mode needs PostgreSQL and the cluster secret: said before anything starts (`run` checks both again
+    // for in-process servers).
+    if config.cluster {
+        if !matches!(store::Store::backend_of(&config.database_url), Some("postgres")) {
+            return Err(cluster::ClusterError::NeedsPostgres.into());
+        }
+        config.forward_settings()?;
     }
     let store = Store::connect_with(&config.database_url, pool).await?;
     let listener = tokio::net::TcpListener::bind(config.bind).await?;

@@ -1,19 +1,36 @@
 //! Helpers of the cluster tests (issue 27): a PostgreSQL database of the test's own shared by several nodes
-//! (in-process on port 0, or the real binary as child processes), direct reads of the leases and the action log,
-//! reconnection after a takeover, and the checks every takeover test makes of the log.
+//! (in-process on port 0, or the real binary as child processes) and the NATS server they forward through,
+//! direct reads of the leases and the action log, reconnection after a takeover, and the checks every takeover
+//! test makes of the log.
 
 use std::{
     net::SocketAddr,
+    sync::atomic::{AtomicU64, Ordering},
     time::{Duration, Instant},
 };
 
 use serde_json::{Value, json};
 use sqlx::{PgPool, Row};
 
-use crate::{Client, Player, ServerProcess, TestDb, TestServer, backends, http_request, req, test_config};
+use crate::{
+    Client, Played, Player, ServerProcess, TestDb, TestServer, Time, backends, http_request, play, req,
+    test_config,
+};
 
 /// The admin token every cluster node of the tests is given.
 pub const ADMIN_TOKEN: &str = "admin-token-for-tests-0123456789";
+
+/// The cluster secret every cluster node of the tests is given.
+pub const SECRET: &str = "cluster-secret-for-tests-0123456789abcdef";
+
+/// The NATS server the nodes forward through: `TEST_NATS_URL`, default `nats://127.0.0.1:4222`. A node starts
+/// while it is down, so tests that do not forward do not need it.
+pub fn nats_url() -> String {
+    std::env::var("TEST_NATS_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "nats://127.0.0.1:4222".to_string())
+}
 
 /// Whether PostgreSQL is there; in CI (`CI` set) its absence fails the test instead of skipping it.
 pub fn postgres() -> bool {
@@ -28,21 +45,42 @@ pub fn postgres() -> bool {
     set
 }
 
-/// The configuration of an in-process cluster node `id` with leases of `lease_ms`.
+/// Whether NATS answers at [`nats_url`]; in CI (`CI` set) its absence fails the test instead of skipping it.
+pub async fn nats() -> bool {
+    let url = nats_url();
+    let host = url.trim_start_matches("nats://").split('/').next().unwrap();
+    let up = tokio::net::TcpStream::connect(host).await.is_ok();
+    if !up {
+        assert!(
+            std::env::var("CI").is_err(),
+            "the forwarding tests need NATS (TEST_NATS_URL, at {host}) in CI"
+        );
+        eprintln!("skipped: forwarding needs NATS (none at {host})");
+    }
+    up
+}
+
+/// The configuration of an in-process cluster node `id` with leases of `lease_ms`, forwarding through
+/// [`nats_url`].
 pub fn node_config(id: &str, lease_ms: u64) -> server::Config {
     let mut config = test_config();
     config.cluster = true;
     config.node_id = Some(id.to_string());
     config.lease_ms = lease_ms;
+    config.nats_url = nats_url();
+    config.cluster_secret = Some(server::cluster::forward::ClusterSecret::parse(SECRET).unwrap());
     config.admin_token = Some(server::admin::AdminToken::parse(ADMIN_TOKEN).unwrap());
     config
 }
 
-/// A test's cluster: one fresh PostgreSQL database that its nodes share, and a direct connection to it.
+/// A test's cluster: one fresh PostgreSQL database that its nodes share, and a direct connection to it. Its
+/// nodes' ids carry a tag of this cluster's own ([`TestCluster::id`]): tests running at once share the NATS
+/// server, where a node's id is its address.
 #[derive(Debug)]
 pub struct TestCluster {
     pub db: TestDb,
     pub sql: PgPool,
+    tag: String,
 }
 
 impl TestCluster {
@@ -52,34 +90,49 @@ impl TestCluster {
         if !postgres() {
             return None;
         }
+        static N: AtomicU64 = AtomicU64::new(0);
+        let tag = format!("{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed));
         let db = TestDb::new("postgres").await;
         let sql = PgPool::connect(db.url()).await.unwrap();
-        Some(TestCluster { db, sql })
+        Some(TestCluster { db, sql, tag })
     }
 
-    /// An in-process node (manual clock) on port 0, serving once this returns.
-    pub async fn node(&self, id: &str, lease_ms: u64) -> TestServer {
+    /// As [`TestCluster::new`], for a test that forwards: also `None` without NATS (see [`nats`]).
+    pub async fn forwarding() -> Option<TestCluster> {
+        if !nats().await {
+            return None;
+        }
+        TestCluster::new().await
+    }
+
+    /// The id of this cluster's node `name`.
+    pub fn id(&self, name: &str) -> String {
+        format!("{name}-{}", self.tag)
+    }
+
+    /// An in-process node (manual clock) on port 0 with leases of `lease_ms`, serving once this returns.
+    pub async fn node(&self, name: &str, lease_ms: u64) -> TestServer {
+        self.start(node_config(&self.id(name), lease_ms)).await
+    }
+
+    /// An in-process node (manual clock) on port 0 with `config` (see [`node_config`]), serving once this returns.
+    pub async fn start(&self, config: server::Config) -> TestServer {
         let store = server::Store::connect(self.db.url()).await.expect("database");
-        let server = TestServer::start_with_store(store, node_config(id, lease_ms)).await;
+        let server = TestServer::start_with_store(store, config).await;
         let (status, _) = crate::http_get(server.addr, "/readyz").await;
         assert_eq!(status, 200);
         server
     }
 
-    /// The server binary `binary` (a test's `env!("CARGO_BIN_EXE_server-under-test")`) as node `id` (wall clock,
-    /// bots acting at once, no rate limit), with leases of `lease_ms` (`None`: the server's default) and `extra`
-    /// environment.
-    pub async fn process(
-        &self,
-        binary: &str,
-        id: &str,
-        lease_ms: Option<u64>,
-        extra: &[(&str, &str)],
-    ) -> ServerProcess {
-        let lease = lease_ms.map(|ms| ms.to_string());
+    /// The server binary `binary` (a test's `env!("CARGO_BIN_EXE_server-under-test")`) as node `name` (wall
+    /// clock, bots acting at once, no rate limit), with leases of `lease_ms` (`None`: the server's default).
+    pub async fn process(&self, binary: &str, name: &str, lease_ms: Option<u64>) -> ServerProcess {
+        let (id, lease, nats) = (self.id(name), lease_ms.map(|ms| ms.to_string()), nats_url());
         let mut env = vec![
             ("CLUSTER", "true"),
-            ("NODE_ID", id),
+            ("NODE_ID", id.as_str()),
+            ("NATS_URL", nats.as_str()),
+            ("CLUSTER_SECRET", SECRET),
             ("BOT_DELAY_MS", "0"),
             ("RATE_LIMIT_PER_SEC", "1000"),
             ("ADMIN_TOKEN", ADMIN_TOKEN),
@@ -87,7 +140,6 @@ impl TestCluster {
         if let Some(lease) = &lease {
             env.push(("LEASE_MS", lease));
         }
-        env.extend_from_slice(extra);
         ServerProcess::start(binary, &self.db, &env).await
     }
 
@@ -140,6 +192,24 @@ impl TestCluster {
             assert_eq!(&serde_json::from_str::<Value>(logged).unwrap(), action);
         }
         logged
+    }
+
+    /// Plays the match of `players` to its end (seeded by `seed`) and checks its log: every action once, in
+    /// order, and every action acknowledged here or in `before` (the same match's earlier play) at its version.
+    /// Returns the log.
+    pub async fn finish_match(
+        &self,
+        code: &str,
+        players: &mut [Player],
+        time: &Time,
+        seed: u64,
+        before: &Played,
+    ) -> Vec<(i64, String, String)> {
+        let rest = play(players, time, seed, 10_000).await;
+        assert_eq!(rest.last_state["status"]["kind"], "over", "{}", rest.last_state);
+        let last = rest.last_state["version"].as_u64().unwrap();
+        self.assert_log_holds(code, last, before.acknowledged.iter().chain(&rest.acknowledged))
+            .await
     }
 
     /// Polls the leases of `codes` (all at epoch `epoch`) until each has a later epoch; returns each new owner
@@ -232,8 +302,8 @@ pub fn a_legal_action(players: &[Player]) -> Option<(usize, Value, u64)> {
     })
 }
 
-/// Resumes `token`'s seat on the node at `addr`, retrying while the table is still another node's (`moved`,
-/// until the old owner's lease expires); fails after 20 s.
+/// Resumes `token`'s seat on the node at `addr`, retrying while the table is between owners (`moved`, or
+/// `forward_unavailable` while its lease still names an owner that does not answer); fails after 20 s.
 pub async fn resume_when_taken_over(addr: SocketAddr, code: &str, token: &str) -> Client {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
@@ -242,7 +312,10 @@ pub async fn resume_when_taken_over(addr: SocketAddr, code: &str, token: &str) -
         if r["type"] == "resumed" {
             return c;
         }
-        assert_eq!(r["code"], "moved", "{r}");
+        assert!(
+            ["moved", "forward_unavailable"].contains(&r["code"].as_str().unwrap_or("")),
+            "{r}"
+        );
         assert!(Instant::now() < deadline, "no takeover within 20 s: {r}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
@@ -253,15 +326,44 @@ pub async fn resume_when_taken_over(addr: SocketAddr, code: &str, token: &str) -
 pub async fn reconnect_all(addr: SocketAddr, code: &str, players: Vec<Player>, version: u64) -> Vec<Player> {
     let mut moved = Vec::new();
     for p in players {
-        let mut c = resume_when_taken_over(addr, code, &p.token).await;
-        c.wait_version(version).await;
-        moved.push(Player {
-            client: c,
-            seat: p.seat,
-            token: p.token,
-        });
+        let c = resume_when_taken_over(addr, code, &p.token).await;
+        moved.push(caught_up(c, p, version).await);
     }
     moved
+}
+
+/// Every player reconnects to the node at `addr` with its seat token, resumes at the first attempt, and
+/// catches up to `version`.
+pub async fn resume_all(addr: SocketAddr, code: &str, players: Vec<Player>, version: u64) -> Vec<Player> {
+    let mut moved = Vec::new();
+    for p in players {
+        let mut c = Client::hello(addr).await;
+        let r = c.request(req::resume(code, &p.token)).await;
+        assert_eq!(r["type"], "resumed", "{r}");
+        moved.push(caught_up(c, p, version).await);
+    }
+    moved
+}
+
+async fn caught_up(mut client: Client, player: Player, version: u64) -> Player {
+    client.wait_version(version).await;
+    Player {
+        client,
+        seat: player.seat,
+        token: player.token,
+    }
+}
+
+/// Each client is sent `closing` with `code` (after whatever came before it) and its connection ends.
+pub async fn assert_closed_with<'a>(clients: impl IntoIterator<Item = &'a mut Client>, code: &str) {
+    for client in clients {
+        let last = client.until_closed().await.expect("a closing message");
+        assert_eq!(
+            (last["type"].as_str(), last["code"].as_str()),
+            (Some("closing"), Some(code)),
+            "{last}"
+        );
+    }
 }
 
 /// Every frame `client` receives until its connection closes.

@@ -298,8 +298,20 @@ pub struct Client {
 
 impl Client {
     pub async fn connect(addr: SocketAddr) -> Client {
+        Client::connect_with_headers(addr, &[]).await
+    }
+
+    /// Connects with these extra headers on the upgrade request (e.g. a proxy's `X-Forwarded-For`).
+    pub async fn connect_with_headers(addr: SocketAddr, headers: &[(&'static str, &str)]) -> Client {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let mut request = format!("ws://{addr}/ws").into_client_request().unwrap();
+        for (name, value) in headers {
+            request
+                .headers_mut()
+                .append(*name, value.parse().expect("a header value"));
+        }
         // No Nagle delay on the client side either, as a real-time client would set it.
-        let (ws, _) = tokio_tungstenite::connect_async_with_config(format!("ws://{addr}/ws"), None, true)
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(request, None, true)
             .await
             .expect("WebSocket connects");
         Client {
@@ -460,7 +472,19 @@ pub async fn start_match(
     seats: u8,
     humans: u8,
 ) -> (String, Vec<Player>) {
-    let mut host = Client::hello(addr).await;
+    start_match_on(&[addr], game, options, seats, humans).await
+}
+
+/// As [`start_match`], with human player `i` connected to `addrs[i % addrs.len()]` (the host to `addrs[0]`):
+/// servers sharing one database, such as cluster nodes.
+pub async fn start_match_on(
+    addrs: &[SocketAddr],
+    game: &str,
+    options: Value,
+    seats: u8,
+    humans: u8,
+) -> (String, Vec<Player>) {
+    let mut host = Client::hello(addrs[0]).await;
     let created = host
         .request(req::create_lobby(game, seats, "Host").options(options))
         .await;
@@ -472,7 +496,7 @@ pub async fn start_match(
         token: created["seat_token"].as_str().unwrap().to_string(),
     }];
     for i in 1..humans {
-        let mut c = Client::hello(addr).await;
+        let mut c = Client::hello(addrs[usize::from(i) % addrs.len()]).await;
         let joined = c.request(req::join(&code.to_lowercase(), &format!("P{i}"))).await;
         assert_eq!(joined["type"], "seated", "{joined}");
         assert_eq!(joined["seat"], i);

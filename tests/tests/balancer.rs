@@ -2,10 +2,11 @@
 //! server nodes in cluster mode on one PostgreSQL database: a lobby created through it plays to its end against
 //! bots over one WebSocket, new connections go round-robin to every node, a node that is stopped (SIGTERM) or
 //! hangs (SIGSTOP) fails its `/readyz` and is taken out by the health check, new connections then go to the live
-//! nodes only, and a node that runs again is taken back.
+//! nodes only, and a node that runs again is taken back. Behind a trusted proxy (`TRUSTED_PROXIES`), the
+//! per-address limits count the client named in `X-Forwarded-For` (an in-process server, no balancer needed).
 //!
-//! Needs `TEST_DATABASE_URL` and the `haproxy` binary (Debian's package; `.ci/run` installs it); without them it
-//! says so and passes, unless `CI` is set (then it fails).
+//! The balancer test needs `TEST_DATABASE_URL` and the `haproxy` binary (Debian's package; `.ci/run` installs
+//! it); without them it says so and passes, unless `CI` is set (then it fails).
 
 use std::{
     collections::BTreeSet,
@@ -166,9 +167,9 @@ async fn haproxy_spreads_clients_over_the_nodes_and_takes_a_stopped_or_hung_node
     let Some(cl) = TestCluster::new().await else {
         return;
     };
-    let n1 = cl.process(BINARY, "node-1", None, &[]).await;
-    let n2 = cl.process(BINARY, "node-2", None, &[]).await;
-    let n3 = cl.process(BINARY, "node-3", None, &[]).await;
+    let n1 = cl.process(BINARY, "node-1", None).await;
+    let n2 = cl.process(BINARY, "node-2", None).await;
+    let n3 = cl.process(BINARY, "node-3", None).await;
     let balancer = Balancer::start([n1.addr, n2.addr, n3.addr]).await;
 
     // A lobby created through the balancer plays to its end against two bots, over one WebSocket.
@@ -199,7 +200,7 @@ async fn haproxy_spreads_clients_over_the_nodes_and_takes_a_stopped_or_hung_node
     }
     assert_eq!(
         owners,
-        BTreeSet::from(["node-1".into(), "node-2".into(), "node-3".into()])
+        BTreeSet::from([cl.id("node-1"), cl.id("node-2"), cl.id("node-3")])
     );
 
     // Node 3 goes down (SIGTERM): its /readyz fails at once (within a second), and the health check takes it
@@ -224,7 +225,7 @@ async fn haproxy_spreads_clients_over_the_nodes_and_takes_a_stopped_or_hung_node
         .await;
     // Every new connection goes to the live node.
     for _ in 0..4 {
-        assert_eq!(lobby_owner(&cl, balancer.addr).await, "node-1");
+        assert_eq!(lobby_owner(&cl, balancer.addr).await, cl.id("node-1"));
     }
 
     // Node 2 runs again: it passes its checks and gets new connections again.
@@ -234,10 +235,54 @@ async fn haproxy_spreads_clients_over_the_nodes_and_takes_a_stopped_or_hung_node
     for _ in 0..4 {
         owners.insert(lobby_owner(&cl, balancer.addr).await);
     }
-    assert_eq!(owners, BTreeSet::from(["node-1".into(), "node-2".into()]));
+    assert_eq!(owners, BTreeSet::from([cl.id("node-1"), cl.id("node-2")]));
 
     drop(balancer);
     assert!(n1.terminate().await);
     assert!(n2.terminate().await);
     cl.finish().await;
+}
+
+/// What a new connection from 127.0.0.1 (a balancer on this machine) claiming `forwarded_for` is told first:
+/// `welcome`, or the `closing` code.
+async fn admitted(server: &TestServer, forwarded_for: &str) -> (Client, String) {
+    let mut c = Client::connect_with_headers(server.addr, &[("x-forwarded-for", forwarded_for)]).await;
+    c.send_text(req::hello().frame(1)).await;
+    let first = c.read().await.expect("an answer");
+    let said = match first["type"].as_str() {
+        Some("welcome") => "welcome".to_string(),
+        _ => first["code"].as_str().unwrap_or_default().to_string(),
+    };
+    (c, said)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_trusted_proxy_the_per_address_limits_count_each_forwarded_client() {
+    let db = TestDb::new("sqlite").await;
+    let mut config = test_config();
+    config.max_connections_per_ip = 1;
+    config.trusted_proxies = server::proxy::TrustedProxies::parse("127.0.0.1").unwrap();
+    let trusting = TestServer::start(&db, config.clone()).await;
+    // Two clients behind the balancer: one connection each.
+    let (_ann, said) = admitted(&trusting, "198.51.100.1").await;
+    assert_eq!(said, "welcome");
+    let (_bob, said) = admitted(&trusting, "198.51.100.2").await;
+    assert_eq!(said, "welcome");
+    // A second connection of the same client is over its limit, also when it forged an address in front of
+    // the one the balancer appended.
+    let (_, said) = admitted(&trusting, "198.51.100.1").await;
+    assert_eq!(said, "too_many_connections");
+    let (_, said) = admitted(&trusting, "203.0.113.9, 198.51.100.2").await;
+    assert_eq!(said, "too_many_connections");
+    trusting.stop().await;
+
+    // Trusting nobody (the default), the header is ignored: every connection here is 127.0.0.1's.
+    config.trusted_proxies = Default::default();
+    let plain = TestServer::start(&db, config).await;
+    let (_ann, said) = admitted(&plain, "198.51.100.1").await;
+    assert_eq!(said, "welcome");
+    let (_, said) = admitted(&plain, "198.51.100.2").await;
+    assert_eq!(said, "too_many_connections");
+    plain.stop().await;
+    db.drop_db().await;
 }

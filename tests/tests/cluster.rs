@@ -2,11 +2,12 @@
 //! process on port 0 or as real server processes (for kill -9, SIGSTOP and SIGTERM). Fencing (a stale owner's
 //! writes are refused by the database itself, also after a real pause), takeover from the database after a lease
 //! expires (within 5 s of the expiry, on the database's clock) with no acknowledged action lost or applied twice,
-//! lease loss noticed by the renewal, graceful handover, a duplicate node id, and cluster mode refused on SQLite.
+//! lease loss noticed by the renewal, graceful handover, a duplicate node id, a node that relays a table it does
+//! not own, and cluster mode refused on SQLite and without a cluster secret.
 //! The shared set-up is `integration_tests::cluster`.
 //!
-//! They need `TEST_DATABASE_URL` (`.ci/run` sets it); without it they say so and pass, unless `CI` is set (then
-//! they fail).
+//! They need `TEST_DATABASE_URL` (`.ci/run` sets it), and the relaying test NATS (`TEST_NATS_URL`); without them
+//! they say so and pass, unless `CI` is set (then they fail).
 
 use std::time::Duration;
 
@@ -30,7 +31,7 @@ async fn a_stale_owner_is_fenced_by_the_database_and_the_new_owner_resumes_the_m
         start_match(a.addr, GAME, json!({"target": 5, "claim_window_ms": 1000}), 2, 2).await;
     let played = play(&mut players, &Time::Manual(a.clock.clone()), 5, 3).await;
     let version = played.last_state["version"].as_u64().unwrap();
-    assert_eq!(cl.lease(&code).await, ("node-a".to_string(), 1));
+    assert_eq!(cl.lease(&code).await, (cl.id("node-a"), 1));
     let before = cl.log(&code).await;
     assert_eq!(before.len() as u64, version);
 
@@ -46,11 +47,11 @@ async fn a_stale_owner_is_fenced_by_the_database_and_the_new_owner_resumes_the_m
     assert_eq!(r["type"], "spectating", "{r}");
     let seen = watcher.wait_version(version).await;
     assert_eq!(seen["version"].as_u64(), Some(version));
-    assert_eq!(cl.lease(&code).await, ("node-b".to_string(), 2));
+    assert_eq!(cl.lease(&code).await, (cl.id("node-b"), 2));
     // Any node's admin API shows the owner and the epoch.
     assert_eq!(
         admin_owner(a.addr, &code).await,
-        json!({"node": "node-b", "epoch": 2, "live": true})
+        json!({"node": cl.id("node-b"), "epoch": 2, "live": true})
     );
 
     // Node A does not know yet: its table accepts an action and writes it. The database refuses the write
@@ -62,14 +63,7 @@ async fn a_stale_owner_is_fenced_by_the_database_and_the_new_owner_resumes_the_m
         (Some("error"), Some("moved")),
         "a fenced write is never acknowledged: {reply}"
     );
-    for p in &mut players {
-        let last = p.client.until_closed().await.expect("a closing message");
-        assert_eq!(
-            (last["type"].as_str(), last["code"].as_str()),
-            (Some("closing"), Some("moved")),
-            "{last}"
-        );
-    }
+    assert_closed_with(players.iter_mut().map(|p| &mut p.client), "moved").await;
     assert_eq!(
         cl.log(&code).await,
         before,
@@ -78,18 +72,7 @@ async fn a_stale_owner_is_fenced_by_the_database_and_the_new_owner_resumes_the_m
 
     // The players reconnect to node B with their seat tokens and play on; the log has every acknowledged
     // action once, in order.
-    let mut moved = Vec::new();
-    for p in players {
-        let mut c = b.client().await;
-        let r = c.request(req::resume(&code, &p.token)).await;
-        assert_eq!(r["type"], "resumed", "{r}");
-        c.wait_version(version).await;
-        moved.push(Player {
-            client: c,
-            seat: p.seat,
-            token: p.token,
-        });
-    }
+    let mut moved = resume_all(b.addr, &code, players, version).await;
     let more = play(&mut moved, &Time::Manual(b.clock.clone()), 6, 3).await;
     let last = more.last_state["version"].as_u64().unwrap();
     let after = cl.assert_log_holds(&code, last, &more.acknowledged).await;
@@ -118,10 +101,7 @@ async fn a_lease_lost_to_another_owner_stops_the_table_at_the_next_renewal() {
     .await
     .unwrap();
     // Without sending anything, A's clients hear that the table moved.
-    for p in &mut players {
-        let last = p.client.until_closed().await.expect("a closing message");
-        assert_eq!(last["code"], "moved", "{last}");
-    }
+    assert_closed_with(players.iter_mut().map(|p| &mut p.client), "moved").await;
     let (_, metrics) = http_get(a.addr, "/metrics").await;
     assert!(
         metrics.contains("tabletop_cluster_leases_lost_total 1"),
@@ -143,16 +123,13 @@ async fn a_graceful_stop_hands_the_tables_over_without_waiting_for_the_lease() {
     let played = play(&mut players, &Time::Manual(a.clock.clone()), 9, 2).await;
     let version = played.last_state["version"].as_u64().unwrap();
     a.stop().await;
-    for p in &mut players {
-        let last = p.client.until_closed().await.expect("a closing message");
-        assert_eq!(last["code"], "shutting_down", "{last}");
-    }
+    assert_closed_with(players.iter_mut().map(|p| &mut p.client), "shutting_down").await;
     let mut c = b.client().await;
     let r = c.request(req::resume(&code, &players[0].token)).await;
     assert_eq!(r["type"], "resumed", "{r}");
     let state = c.wait_version(version).await;
     assert_eq!(state["version"].as_u64(), Some(version));
-    assert_eq!(cl.lease(&code).await, ("node-b".to_string(), 2));
+    assert_eq!(cl.lease(&code).await, (cl.id("node-b"), 2));
     // The node id may be used again at once.
     let again = cl.node("node-a", 60_000).await;
     again.stop().await;
@@ -170,7 +147,7 @@ async fn a_second_live_node_with_the_same_id_is_refused() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let refused = server::run(
         listener,
-        node_config("same", 60_000),
+        node_config(&cl.id("same"), 60_000),
         store,
         std::sync::Arc::new(server::ManualClock::new(CLOCK_START)),
         std::future::pending(),
@@ -178,9 +155,10 @@ async fn a_second_live_node_with_the_same_id_is_refused() {
     .await
     .expect_err("a duplicate live node id is refused");
     assert!(
-        refused
-            .to_string()
-            .contains("another live node already uses the node id `same`"),
+        refused.to_string().contains(&format!(
+            "another live node already uses the node id `{}`",
+            cl.id("same")
+        )),
         "{refused}"
     );
     a.stop().await;
@@ -209,12 +187,51 @@ async fn cluster_mode_is_refused_on_sqlite() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cluster_mode_is_refused_without_a_cluster_secret() {
+    let says = |refused: &str| {
+        assert!(
+            refused.contains("cluster mode needs CLUSTER_SECRET") && refused.contains("openssl rand -hex 16"),
+            "{refused}"
+        );
+    };
+    // The binary says so before it opens anything (the database need not be there).
+    let out = tokio::process::Command::new(BINARY)
+        .env("CLUSTER", "true")
+        .env("DATABASE_URL", "postgres://nobody@127.0.0.1:1/nothing")
+        .env("BIND", "127.0.0.1:0")
+        .env_remove("CLUSTER_SECRET")
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    says(&String::from_utf8_lossy(&out.stderr));
+    // An in-process server too, with nothing else wrong.
+    let Some(cl) = TestCluster::new().await else {
+        return;
+    };
+    let mut config = node_config(&cl.id("n"), 5_000);
+    config.cluster_secret = None;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let refused = server::run(
+        listener,
+        config,
+        Store::connect(cl.db.url()).await.unwrap(),
+        std::sync::Arc::new(server::ManualClock::new(CLOCK_START)),
+        std::future::pending(),
+    )
+    .await
+    .expect_err("cluster mode needs a secret");
+    says(&refused.to_string());
+    cl.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_of_the_owner_mid_match_loses_no_acknowledged_action_and_the_match_finishes() {
     let Some(cl) = TestCluster::new().await else {
         return;
     };
-    let a = cl.process(BINARY, "node-a", Some(1000), &[]).await;
-    let b = cl.process(BINARY, "node-b", Some(1000), &[]).await;
+    let a = cl.process(BINARY, "node-a", Some(1000)).await;
+    let b = cl.process(BINARY, "node-b", Some(1000)).await;
     let (code, mut players) =
         start_match(a.addr, GAME, json!({"target": 3, "claim_window_ms": 1000}), 2, 2).await;
     let first = play(&mut players, &Time::Real, 21, 6).await;
@@ -226,15 +243,11 @@ async fn kill_9_of_the_owner_mid_match_loses_no_acknowledged_action_and_the_matc
     let mut moved = reconnect_all(b.addr, &code, players, version).await;
     let took = killed.elapsed();
     assert!(took < Duration::from_secs(6), "takeover took {took:?}");
-    assert_eq!(cl.lease(&code).await, ("node-b".to_string(), 2));
+    assert_eq!(cl.lease(&code).await, (cl.id("node-b"), 2));
 
     // The match goes on to its end on node B; every action a client had acknowledged, before and after the
     // kill, is in the log at its version, and each action is there once.
-    let rest = play(&mut moved, &Time::Real, 22, 10_000).await;
-    assert_eq!(rest.last_state["status"]["kind"], "over", "{}", rest.last_state);
-    let last = rest.last_state["version"].as_u64().unwrap();
-    cl.assert_log_holds(&code, last, first.acknowledged.iter().chain(&rest.acknowledged))
-        .await;
+    cl.finish_match(&code, &mut moved, &Time::Real, 22, &first).await;
     assert!(b.terminate().await);
     cl.finish().await;
 }
@@ -259,8 +272,8 @@ async fn a_match_and_its_rematch_on_a_cluster_node_hold_their_own_leases() {
     let rematched = players[0].client.wait_push("rematched", |_| true).await;
     let new_code = rematched["code"].as_str().unwrap().to_string();
     assert_ne!(new_code, code);
-    assert_eq!(cl.lease(&code).await, ("node-a".to_string(), 1));
-    assert_eq!(cl.lease(&new_code).await, ("node-a".to_string(), 1));
+    assert_eq!(cl.lease(&code).await, (cl.id("node-a"), 1));
+    assert_eq!(cl.lease(&new_code).await, (cl.id("node-a"), 1));
     let mut c = a.client().await;
     let token = rematched["seat_token"].as_str().unwrap();
     let r = c.request(req::resume(&new_code, token)).await;
@@ -270,22 +283,27 @@ async fn a_match_and_its_rematch_on_a_cluster_node_hold_their_own_leases() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_node_asked_for_a_table_another_live_node_owns_answers_moved_and_leaves_the_lease_alone() {
-    let Some(cl) = TestCluster::new().await else {
+async fn a_node_asked_for_a_table_another_live_node_owns_relays_it_and_leaves_the_lease_alone() {
+    let Some(cl) = TestCluster::forwarding().await else {
         return;
     };
     let a = cl.node("node-a", 60_000).await;
     let b = cl.node("node-b", 60_000).await;
     let (code, players) = start_match(a.addr, GAME, json!({"target": 5}), 2, 2).await;
+    // Node B relays the seat to node A, which goes on serving the table under its lease.
     let mut c = b.client().await;
     let r = c.request(req::resume(&code, &players[1].token)).await;
-    assert_eq!(
-        (r["type"].as_str(), r["code"].as_str()),
-        (Some("error"), Some("moved")),
-        "{r}"
+    assert_eq!(r["type"], "resumed", "{r}");
+    let state = c.wait_version(0).await;
+    assert_eq!(state["seat"], 1, "{state}");
+    assert_eq!(cl.lease(&code).await, (cl.id("node-a"), 1));
+    let (_, metrics) = http_get(b.addr, "/metrics").await;
+    assert!(
+        metrics.contains("tabletop_forwarded_requests_total 1"),
+        "{metrics}"
     );
-    assert_eq!(cl.lease(&code).await, ("node-a".to_string(), 1));
     // An unknown code is refused as on a single node, and leaves no lease behind.
+    let mut c = b.client().await;
     let r = c.request(req::spectate("ZZZZZZ")).await;
     assert_eq!(r["code"], "unknown_lobby", "{r}");
     let leases: i64 = sqlx::query("SELECT count(*) FROM table_leases")
@@ -312,8 +330,8 @@ async fn a_paused_owner_resumed_after_a_takeover_writes_nothing_and_sends_its_cl
     let Some(cl) = TestCluster::new().await else {
         return;
     };
-    let a = cl.process(BINARY, "node-a", Some(1000), &[]).await;
-    let b = cl.process(BINARY, "node-b", Some(1000), &[]).await;
+    let a = cl.process(BINARY, "node-a", Some(1000)).await;
+    let b = cl.process(BINARY, "node-b", Some(1000)).await;
     let (code, mut players) =
         start_match(a.addr, GAME, json!({"target": 5, "claim_window_ms": 1000}), 2, 2).await;
     // Play until only a player can act: once node B holds the table nothing changes it there, so the log
@@ -335,7 +353,7 @@ async fn a_paused_owner_resumed_after_a_takeover_writes_nothing_and_sends_its_cl
         .wait_takeovers(std::slice::from_ref(&code), 1, Duration::from_secs(20))
         .await;
     let (owner, after_expiry) = &taken[0];
-    assert_eq!(owner, "node-b");
+    assert_eq!(owner, &cl.id("node-b"));
     assert!(
         *after_expiry < Duration::from_secs(5),
         "owned again {after_expiry:?} after the lease expired"
@@ -394,16 +412,11 @@ async fn a_paused_owner_resumed_after_a_takeover_writes_nothing_and_sends_its_cl
         .expect("the fenced-writes counter");
     eprintln!("node A after SIGCONT: {fenced}");
     assert_eq!(cl.log(&code).await, before, "the stale owner wrote nothing");
-    assert_eq!(cl.lease(&code).await, ("node-b".to_string(), 2));
+    assert_eq!(cl.lease(&code).await, (cl.id("node-b"), 2));
 
     // The players resume on node B and finish the match; the log holds every acknowledged action once.
     let mut moved = reconnect_all(b.addr, &code, players, version).await;
-    let rest = play(&mut moved, &Time::Real, 33, 10_000).await;
-    assert_eq!(rest.last_state["status"]["kind"], "over", "{}", rest.last_state);
-    let last = rest.last_state["version"].as_u64().unwrap();
-    let after = cl
-        .assert_log_holds(&code, last, first.acknowledged.iter().chain(&rest.acknowledged))
-        .await;
+    let after = cl.finish_match(&code, &mut moved, &Time::Real, 33, &first).await;
     assert_eq!(&after[..before.len()], &before[..]);
     assert!(a.terminate().await);
     assert!(b.terminate().await);
@@ -416,8 +429,8 @@ async fn sigterm_of_a_node_hands_its_table_over_with_nothing_but_a_reconnect_for
         return;
     };
     // A minute-long lease: a takeover that waited for it would time the test out.
-    let a = cl.process(BINARY, "node-a", Some(60_000), &[]).await;
-    let b = cl.process(BINARY, "node-b", Some(60_000), &[]).await;
+    let a = cl.process(BINARY, "node-a", Some(60_000)).await;
+    let b = cl.process(BINARY, "node-b", Some(60_000)).await;
     let (code, mut players) =
         start_match(a.addr, GAME, json!({"target": 3, "claim_window_ms": 1000}), 2, 2).await;
     let first = play(&mut players, &Time::Real, 41, 6).await;
@@ -442,24 +455,9 @@ async fn sigterm_of_a_node_hands_its_table_over_with_nothing_but_a_reconnect_for
         );
     }
     // Each resumes on node B at its first attempt: the lease was handed over, not left to expire.
-    let mut moved = Vec::new();
-    for p in players {
-        let mut c = Client::hello(b.addr).await;
-        let r = c.request(req::resume(&code, &p.token)).await;
-        assert_eq!(r["type"], "resumed", "{r}");
-        c.wait_version(version).await;
-        moved.push(Player {
-            client: c,
-            seat: p.seat,
-            token: p.token,
-        });
-    }
-    assert_eq!(cl.lease(&code).await, ("node-b".to_string(), 2));
-    let rest = play(&mut moved, &Time::Real, 42, 10_000).await;
-    assert_eq!(rest.last_state["status"]["kind"], "over", "{}", rest.last_state);
-    let last = rest.last_state["version"].as_u64().unwrap();
-    cl.assert_log_holds(&code, last, first.acknowledged.iter().chain(&rest.acknowledged))
-        .await;
+    let mut moved = resume_all(b.addr, &code, players, version).await;
+    assert_eq!(cl.lease(&code).await, (cl.id("node-b"), 2));
+    cl.finish_match(&code, &mut moved, &Time::Real, 42, &first).await;
     assert!(b.terminate().await);
     cl.finish().await;
 }
@@ -470,9 +468,9 @@ async fn a_killed_nodes_tables_are_owned_again_within_5_s_of_their_leases_expiri
         return;
     };
     // The default lease length (no LEASE_MS).
-    let a = cl.process(BINARY, "node-a", None, &[]).await;
-    let b = cl.process(BINARY, "node-b", None, &[]).await;
-    let c = cl.process(BINARY, "node-c", None, &[]).await;
+    let a = cl.process(BINARY, "node-a", None).await;
+    let b = cl.process(BINARY, "node-b", None).await;
+    let c = cl.process(BINARY, "node-c", None).await;
     // Two matches being played and an open lobby on node A.
     let mut codes = Vec::new();
     let mut clients = Vec::new();
@@ -486,13 +484,16 @@ async fn a_killed_nodes_tables_are_owned_again_within_5_s_of_their_leases_expiri
     assert_eq!(created["type"], "seated", "{created}");
     codes.push(created["code"].as_str().unwrap().to_string());
     for code in &codes {
-        assert_eq!(cl.lease(code).await, ("node-a".to_string(), 1));
+        assert_eq!(cl.lease(code).await, (cl.id("node-a"), 1));
     }
     a.kill().await;
     // No client asks for them: the survivors' sweeps find them.
     let taken = cl.wait_takeovers(&codes, 1, Duration::from_secs(30)).await;
     for (code, (owner, after_expiry)) in codes.iter().zip(&taken) {
-        assert!(["node-b", "node-c"].contains(&owner.as_str()), "{code}: {owner}");
+        assert!(
+            [cl.id("node-b"), cl.id("node-c")].contains(owner),
+            "{code}: {owner}"
+        );
         assert!(
             *after_expiry < Duration::from_secs(5),
             "{code} owned again {after_expiry:?} after its lease expired"
@@ -500,7 +501,7 @@ async fn a_killed_nodes_tables_are_owned_again_within_5_s_of_their_leases_expiri
     }
     // A player resumes on whichever survivor now owns the match.
     let owner = &taken[0].0;
-    let addr = if owner == "node-b" { b.addr } else { c.addr };
+    let addr = if *owner == cl.id("node-b") { b.addr } else { c.addr };
     let mut resumed = Client::hello(addr).await;
     let r = resumed
         .request(req::resume(&codes[0], &clients[0][0].token))

@@ -11,74 +11,49 @@
 use std::{
     net::SocketAddr,
     process::Stdio,
-    sync::atomic::{AtomicU64, Ordering},
     time::{Duration, Instant},
 };
 
 use futures_util::StreamExt;
-use integration_tests::*;
+use integration_tests::{cluster::*, *};
 use serde_json::{Value, json};
-use server::Store;
 
-const SECRET: &str = "cluster-secret-for-tests-0123456789abcdef";
-
-fn nats_url() -> String {
-    std::env::var("TEST_NATS_URL")
-        .ok()
-        .filter(|u| !u.is_empty())
-        .unwrap_or_else(|| "nats://127.0.0.1:4222".to_string())
-}
-
-/// Whether PostgreSQL and NATS are there; in CI (`CI` set) their absence fails the test instead of skipping it.
-async fn services() -> bool {
-    let postgres = backends().contains(&"postgres");
-    let host = nats_url()
-        .trim_start_matches("nats://")
-        .split('/')
-        .next()
-        .unwrap()
-        .to_string();
-    let nats = tokio::net::TcpStream::connect(&host).await.is_ok();
-    if !(postgres && nats) {
-        assert!(
-            std::env::var("CI").is_err(),
-            "the forwarding tests need PostgreSQL (TEST_DATABASE_URL) and NATS (TEST_NATS_URL, at {host}) in CI"
-        );
-        eprintln!(
-            "skipped: forwarding needs PostgreSQL and NATS (postgres: {postgres}, nats at {host}: {nats})"
-        );
+/// An in-process node `name` of `cl` (renewals every 300 ms: a lost lease is noticed at once), forwarding
+/// through `nats` (default [`nats_url`]), dealing every match from `seed` when given.
+async fn node(cl: &TestCluster, name: &str, nats: Option<&str>, seed: Option<u64>) -> TestServer {
+    let mut config = node_config(&cl.id(name), 900);
+    if let Some(nats) = nats {
+        config.nats_url = nats.to_string();
     }
-    postgres && nats
-}
-
-/// A node id no other test (sharing the NATS server) uses.
-fn node_id(name: &str) -> String {
-    static N: AtomicU64 = AtomicU64::new(0);
-    format!(
-        "{name}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    )
-}
-
-fn node_config(id: &str, nats: &str, seed: Option<u64>) -> server::Config {
-    let mut config = test_config();
-    config.cluster = true;
-    config.node_id = Some(id.to_string());
-    // Renewals every 300 ms: a lost lease is noticed at once.
-    config.lease_ms = 900;
-    config.nats_url = nats.to_string();
-    config.cluster_secret = Some(server::cluster::forward::ClusterSecret::parse(SECRET).unwrap());
     config.match_seed = seed;
-    config
+    cl.start(config).await
 }
 
-async fn node(db: &TestDb, id: &str, nats: &str, seed: Option<u64>) -> TestServer {
-    let store = Store::connect(db.url()).await.expect("database");
-    let server = TestServer::start_with_store(store, node_config(id, nats, seed)).await;
-    let (status, _) = http_get(server.addr, "/readyz").await;
-    assert_eq!(status, 200);
-    server
+/// A lobby of molehills for two created on node `a`, its second seat joined through node `b` (relayed to `a`):
+/// the code, the host and the far seat.
+async fn lobby_with_a_far_seat(a: SocketAddr, b: SocketAddr) -> (String, Player, Player) {
+    let mut host = Client::hello(a).await;
+    let created = host.request(req::create_lobby("molehills", 2, "Ann")).await;
+    assert_eq!(created["type"], "seated", "{created}");
+    let code = created["code"].as_str().unwrap().to_string();
+    let mut far = Client::hello(b).await;
+    let joined = far.request(req::join(&code, "Bo")).await;
+    assert_eq!(joined["type"], "seated", "{joined}");
+    let token = |reply: &Value| reply["seat_token"].as_str().unwrap().to_string();
+    let (host_token, far_token) = (token(&created), token(&joined));
+    (
+        code,
+        Player {
+            client: host,
+            seat: 0,
+            token: host_token,
+        },
+        Player {
+            client: far,
+            seat: 1,
+            token: far_token,
+        },
+    )
 }
 
 /// A counter of node `addr`'s `/metrics`.
@@ -99,31 +74,7 @@ async fn play_spread(
     game: &str,
     seats: u8,
 ) -> Vec<Vec<Value>> {
-    let mut host = Client::hello(addrs[0]).await;
-    let created = host.request(req::create_lobby(game, seats, "Host")).await;
-    assert_eq!(created["type"], "seated", "{created}");
-    let code = created["code"].as_str().unwrap().to_string();
-    let mut players = vec![Player {
-        client: host,
-        seat: 0,
-        token: created["seat_token"].as_str().unwrap().to_string(),
-    }];
-    for i in 1..seats {
-        let mut c = Client::hello(addrs[i as usize % addrs.len()]).await;
-        let joined = c.request(req::join(&code, &format!("P{i}"))).await;
-        assert_eq!(joined["type"], "seated", "{joined}");
-        assert_eq!(joined["seat"], i);
-        players.push(Player {
-            client: c,
-            seat: i,
-            token: joined["seat_token"].as_str().unwrap().to_string(),
-        });
-    }
-    let r = players[0].client.request(req::start()).await;
-    assert_eq!(r["type"], "ok", "{r}");
-    for p in &mut players {
-        p.client.wait_version(0).await;
-    }
+    let (code, mut players) = start_match_on(addrs, game, json!({}), seats, seats).await;
     let played = play(&mut players, &Time::Manual(clock.clone()), 27, 100_000).await;
     assert_eq!(played.last_state["status"]["kind"], "over", "the match ends");
     let match_id = played.last_state["match_id"].as_str().unwrap().to_string();
@@ -142,23 +93,21 @@ async fn play_spread(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_match_with_each_seat_on_another_node_gives_every_seat_what_a_single_node_gives() {
-    if !services().await {
-        return;
-    }
-    let nats = nats_url();
     for (game, seats, seed) in [("molehills", 4, 11), ("quacks", 2, 12)] {
         // One node.
-        let db = TestDb::new("postgres").await;
-        let single = node(&db, &node_id("single"), &nats, Some(seed)).await;
+        let Some(cl) = TestCluster::forwarding().await else {
+            return;
+        };
+        let single = node(&cl, "single", None, Some(seed)).await;
         let alone = play_spread(&[single.addr], &single.clock, game, seats).await;
         single.stop().await;
-        db.drop_db().await;
+        cl.finish().await;
 
         // Three nodes: the host's node owns the table, the other seats are relayed to it.
-        let db = TestDb::new("postgres").await;
-        let a = node(&db, &node_id("a"), &nats, Some(seed)).await;
-        let b = node(&db, &node_id("b"), &nats, Some(seed)).await;
-        let c = node(&db, &node_id("c"), &nats, Some(seed)).await;
+        let cl = TestCluster::forwarding().await.unwrap();
+        let a = node(&cl, "a", None, Some(seed)).await;
+        let b = node(&cl, "b", None, Some(seed)).await;
+        let c = node(&cl, "c", None, Some(seed)).await;
         let spread = play_spread(&[a.addr, b.addr, c.addr], &a.clock, game, seats).await;
         for (seat, (one, three)) in alone.iter().zip(&spread).enumerate() {
             assert_eq!(
@@ -187,7 +136,7 @@ async fn a_match_with_each_seat_on_another_node_gives_every_seat_what_a_single_n
         for n in [a, b, c] {
             n.stop().await;
         }
-        db.drop_db().await;
+        cl.finish().await;
     }
 }
 
@@ -266,9 +215,9 @@ async fn ping_until_refused(client: &mut Client) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nats_down_leaves_local_tables_playing_refuses_forwarded_requests_and_recovers_by_itself() {
-    if !services().await {
+    let Some(cl) = TestCluster::forwarding().await else {
         return;
-    }
+    };
     assert!(
         std::process::Command::new("nats-server")
             .arg("--version")
@@ -277,24 +226,17 @@ async fn nats_down_leaves_local_tables_playing_refuses_forwarded_requests_and_re
         "nats-server is installed"
     );
     let mut nats = OwnNats::start(free_port().await).await;
-    let db = TestDb::new("postgres").await;
-    let a = node(&db, &node_id("a"), &nats.url(), None).await;
-    let b = node(&db, &node_id("b"), &nats.url(), None).await;
+    let a = node(&cl, "a", Some(&nats.url()), None).await;
+    let b = node(&cl, "b", Some(&nats.url()), None).await;
     // A's table, whose second seat is relayed by B; and a table of B's own.
-    let mut host = Client::hello(a.addr).await;
-    let created = host.request(req::create_lobby("molehills", 2, "Ann")).await;
-    let code = created["code"].as_str().unwrap().to_string();
-    let mut far = Client::hello(b.addr).await;
-    let joined = far.request(req::join(&code, "Bo")).await;
-    assert_eq!(joined["type"], "seated", "{joined}");
-    let far_token = joined["seat_token"].as_str().unwrap().to_string();
+    let (code, mut host, mut far) = lobby_with_a_far_seat(a.addr, b.addr).await;
     let (_local_code, mut local) = start_match(b.addr, "molehills", json!({}), 2, 2).await;
     play(&mut local, &Time::Manual(b.clock.clone()), 1, 3).await;
 
     nats.stop().await;
     // The relayed connection's requests are refused with the clear code (or, had a frame been lost, the
     // connection is closed with it).
-    let refused = ping_until_refused(&mut far).await;
+    let refused = ping_until_refused(&mut far.client).await;
     assert!(refused.ends_with("forward_unavailable"), "{refused}");
     // A new request for A's table at B: refused with the same code, nothing relayed.
     let mut late = Client::hello(b.addr).await;
@@ -307,74 +249,46 @@ async fn nats_down_leaves_local_tables_playing_refuses_forwarded_requests_and_re
     // B's own table keeps playing, and so does A's for its local seat.
     let more = play(&mut local, &Time::Manual(b.clock.clone()), 2, 6).await;
     assert!(!more.acknowledged.is_empty() || more.last_state["status"]["kind"] == "over");
-    let r = host.request(req::chat("still here")).await;
+    let r = host.client.request(req::chat("still here")).await;
     assert_eq!(r["type"], "ok", "{r}");
     assert!(metric(b.addr, "tabletop_forward_errors_total").await >= 2.0);
 
     // NATS is back: without restarting anything, B relays again, and the far seat resumes through B.
     tokio::time::sleep(Duration::from_secs(1)).await;
     nats.restart().await;
-    let deadline = Instant::now() + TIMEOUT;
-    let mut far = loop {
-        let mut c = Client::hello(b.addr).await;
-        let r = c.request(req::resume(&code, &far_token)).await;
-        if r["type"] == "resumed" {
-            break c;
-        }
-        assert_eq!(r["code"], "forward_unavailable", "{r}");
-        assert!(Instant::now() < deadline, "forwarding recovers");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    far.client = resume_when_taken_over(b.addr, &code, &far.token).await;
     // The chat A's seat wrote during the outage reached the far seat on resuming.
-    let history = far.wait_push("chat_history", |_| true).await;
+    let history = far.client.wait_push("chat_history", |_| true).await;
     assert!(history.to_string().contains("still here"), "{history}");
-    let r = host.request(req::start()).await;
+    let r = host.client.request(req::start()).await;
     assert_eq!(r["type"], "ok", "{r}");
-    host.wait_version(0).await;
-    far.wait_version(0).await;
-    let mut players = vec![
-        Player {
-            client: host,
-            seat: 0,
-            token: String::new(),
-        },
-        Player {
-            client: far,
-            seat: 1,
-            token: far_token,
-        },
-    ];
+    let mut players = [host, far];
+    for p in &mut players {
+        p.client.wait_version(0).await;
+    }
     let played = play(&mut players, &Time::Manual(a.clock.clone()), 3, 100_000).await;
     assert_eq!(played.last_state["status"]["kind"], "over");
     a.stop().await;
     b.stop().await;
     nats.stop().await;
-    db.drop_db().await;
+    cl.finish().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn forged_and_replayed_forward_messages_are_refused_and_change_nothing() {
-    if !services().await {
+    let Some(cl) = TestCluster::forwarding().await else {
         return;
-    }
-    let url = nats_url();
-    let db = TestDb::new("postgres").await;
-    let a_id = node_id("a");
-    let a = node(&db, &a_id, &url, None).await;
-    let b = node(&db, &node_id("b"), &url, None).await;
-    let mut host = Client::hello(a.addr).await;
-    let created = host.request(req::create_lobby("molehills", 2, "Ann")).await;
-    let code = created["code"].as_str().unwrap().to_string();
-    let mut far = Client::hello(b.addr).await;
-    let joined = far.request(req::join(&code, "Bo")).await;
-    assert_eq!(joined["type"], "seated", "{joined}");
+    };
+    let a = node(&cl, "a", None, None).await;
+    let b = node(&cl, "b", None, None).await;
+    let (code, _host, Player { client: mut far, .. }) = lobby_with_a_far_seat(a.addr, b.addr).await;
     let mut watcher = Client::hello(a.addr).await;
     let r = watcher.request(req::spectate(&code)).await;
     assert_eq!(r["type"], "spectating", "{r}");
 
     // Listen to what reaches A for its forward sessions, as anyone on the NATS network could.
-    let spy = async_nats::connect(url.as_str()).await.unwrap();
-    let prefix = server::cluster::forward::node_subject(&a_id);
+    let spy = async_nats::connect(nats_url()).await.unwrap();
+    let prefix = server::cluster::forward::node_subject(&cl.id("a"));
     let mut frames = spy.subscribe(format!("{prefix}.s.*")).await.unwrap();
     // The subscription is in place once it receives a probe of ours (A ignores a frame for no session).
     spy.publish(format!("{prefix}.s.probe"), bytes::Bytes::from_static(b"probe"))
@@ -445,49 +359,21 @@ async fn forged_and_replayed_forward_messages_are_refused_and_change_nothing() {
     assert_eq!(metric(b.addr, "tabletop_forward_errors_total").await, 0.0);
     a.stop().await;
     b.stop().await;
-    db.drop_db().await;
-}
-
-/// Resumes `token`'s seat on `addr`, retrying while the table is between owners (`moved`, or
-/// `forward_unavailable` while its lease names an owner that does not answer).
-async fn resume_at(addr: SocketAddr, code: &str, token: &str) -> Client {
-    let deadline = Instant::now() + TIMEOUT;
-    loop {
-        let mut c = Client::hello(addr).await;
-        let r = c.request(req::resume(code, token)).await;
-        if r["type"] == "resumed" {
-            return c;
-        }
-        assert!(
-            ["moved", "forward_unavailable"].contains(&r["code"].as_str().unwrap_or("")),
-            "{r}"
-        );
-        assert!(Instant::now() < deadline, "the table is served again");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    cl.finish().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_relayed_client_hears_moved_when_the_owner_loses_the_table_and_resumes_through_any_node() {
-    if !services().await {
+    let Some(cl) = TestCluster::forwarding().await else {
         return;
-    }
-    let url = nats_url();
-    let db = TestDb::new("postgres").await;
-    let sql = sqlx::PgPool::connect(db.url()).await.unwrap();
-    let a = node(&db, &node_id("a"), &url, None).await;
-    let b = node(&db, &node_id("b"), &url, None).await;
-    let mut host = Client::hello(a.addr).await;
-    let created = host.request(req::create_lobby("molehills", 2, "Ann")).await;
-    let code = created["code"].as_str().unwrap().to_string();
-    let host_token = created["seat_token"].as_str().unwrap().to_string();
-    let mut far = Client::hello(b.addr).await;
-    let joined = far.request(req::join(&code, "Bo")).await;
-    assert_eq!(joined["type"], "seated", "{joined}");
-    let far_token = joined["seat_token"].as_str().unwrap().to_string();
-    let r = host.request(req::start()).await;
+    };
+    let a = node(&cl, "a", None, None).await;
+    let b = node(&cl, "b", None, None).await;
+    let (code, host, far) = lobby_with_a_far_seat(a.addr, b.addr).await;
+    let mut players = [host, far];
+    let r = players[0].client.request(req::start()).await;
     assert_eq!(r["type"], "ok", "{r}");
-    far.wait_version(0).await;
+    players[1].client.wait_version(0).await;
 
     // Another owner takes the lease for two seconds (as a node that found it expired would): A stops the table,
     // and the relayed client hears it from A exactly as A's own client does.
@@ -496,33 +382,14 @@ async fn a_relayed_client_hears_moved_when_the_owner_loses_the_table_and_resumes
          expires_at = now() + interval '2 seconds' WHERE code = $1",
     )
     .bind(&code)
-    .execute(&sql)
+    .execute(&cl.sql)
     .await
     .unwrap();
-    for client in [&mut host, &mut far] {
-        let last = client.until_closed().await.expect("a closing message");
-        assert_eq!(
-            (last["type"].as_str(), last["code"].as_str()),
-            (Some("closing"), Some("moved")),
-            "{last}"
-        );
-    }
+    assert_closed_with(players.iter_mut().map(|p| &mut p.client), "moved").await;
 
     // Once that lease has passed, B claims the table for the far seat, and A relays the host to B.
-    let far = resume_at(b.addr, &code, &far_token).await;
-    let host = resume_at(a.addr, &code, &host_token).await;
-    let mut players = vec![
-        Player {
-            client: host,
-            seat: 0,
-            token: host_token,
-        },
-        Player {
-            client: far,
-            seat: 1,
-            token: far_token,
-        },
-    ];
+    players[1].client = resume_when_taken_over(b.addr, &code, &players[1].token).await;
+    players[0].client = resume_when_taken_over(a.addr, &code, &players[0].token).await;
     for p in &mut players {
         p.client.wait_version(0).await;
     }
@@ -531,6 +398,5 @@ async fn a_relayed_client_hears_moved_when_the_owner_loses_the_table_and_resumes
     assert!(metric(a.addr, "tabletop_forwarded_requests_total").await > 5.0);
     a.stop().await;
     b.stop().await;
-    sql.close().await;
-    db.drop_db().await;
+    cl.finish().await;
 }

@@ -2,9 +2,11 @@
 //! a file, the system clock) holding a match between a person and a bot, and headless Chromium through
 //! chromedriver. A wrong token is refused; with the right one the page lists the match, inspects it (seats, the
 //! step slider as a seat and as the complete state, the action log) and aborts it through the form, after which
-//! the status and the audit log on the page say so.
+//! the status and the audit log on the page say so. In cluster mode (nodes on a PostgreSQL database of the test's
+//! own) the list and the inspector show each table's owner node and lease epoch.
 //!
-//! Needs `chromium` and `chromedriver` on PATH; without them the test says so and passes, unless `CI` is set.
+//! Needs `chromium` and `chromedriver` on PATH (and the cluster test `TEST_DATABASE_URL`); without them a test
+//! says so and passes, unless `CI` is set.
 
 mod common;
 
@@ -100,6 +102,9 @@ async fn the_admin_page_lists_inspects_and_aborts_a_match() {
             &format!("document.querySelector('#list table') && document.querySelector('#list').innerText.includes('{CODE}')"),
         )
         .await;
+        // A single node has no owners to show.
+        let header = page.js("return document.querySelector('#list thead').innerText").await;
+        assert!(!header.as_str().unwrap().contains("Owner"), "{header}");
         // Filtering by a name nobody has empties the list.
         page.fill("#f-player", "nobody-has-this-name").await;
         page.js("document.querySelector('#list form button[type=submit]').click()").await;
@@ -164,4 +169,70 @@ async fn the_admin_page_lists_inspects_and_aborts_a_match() {
     })
     .await;
     server.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_admin_page_shows_each_tables_owner_node_and_epoch_in_cluster_mode() {
+    use integration_tests::{Client as Ws, cluster, req, start_match};
+    if !browsers_available("admin page cluster test") {
+        return;
+    }
+    let Some(cl) = cluster::TestCluster::new().await else {
+        return;
+    };
+    let a = cl.node("node-a", 60_000).await;
+    let b = cl.node("node-b", 60_000).await;
+    // A match of node A's own (epoch 1), and a lobby node B made and handed over on stopping, which node A then
+    // claimed (epoch 2).
+    let (first, _players) = start_match(a.addr, "hide_and_eeek", json!({}), 2, 1).await;
+    let mut host = Ws::hello(b.addr).await;
+    let created = host.request(req::create_lobby("molehills", 2, "Bea")).await;
+    assert_eq!(created["type"], "seated", "{created}");
+    let second = created["code"].as_str().unwrap().to_string();
+    b.stop().await;
+    let mut host = Ws::hello(a.addr).await;
+    let resumed = host
+        .request(req::resume(&second, created["seat_token"].as_str().unwrap()))
+        .await;
+    assert_eq!(resumed["type"], "resumed", "{resumed}");
+    assert_eq!(cl.lease(&second).await, (cl.id("node-a"), 2));
+
+    let base = format!("http://{}", a.addr);
+    let owner = cl.id("node-a");
+    with_chromedriver(|webdriver| async move {
+        let page = Browser::open(&webdriver, "admin-cluster", 1280, 1000, false).await;
+        page.goto(&format!("{base}/admin.html")).await;
+        page.wait_for("the token form", "document.querySelector('#token')").await;
+        page.fill("#token", cluster::ADMIN_TOKEN).await;
+        page.js("document.querySelector('form button[type=submit]').click()").await;
+        page.wait_for("the list", "document.querySelector('#list tbody')").await;
+        // The Owner column: each row's node, epoch and lease.
+        let rows = page
+            .js(
+                "const cols = [...document.querySelectorAll('#list thead th')].map(th => th.innerText); \
+                 const at = cols.indexOf('Owner'); \
+                 return [...document.querySelectorAll('#list tbody tr')].map(tr => \
+                   [tr.cells[0].innerText, at < 0 ? null : tr.cells[at].innerText]);",
+            )
+            .await;
+        let rows: Vec<(String, Option<String>)> = serde_json::from_value(rows).unwrap();
+        let of = |code: &str| rows.iter().find(|(c, _)| c == code).and_then(|(_, o)| o.clone());
+        assert_eq!(of(&first), Some(format!("{owner}, epoch 1, lease live")), "{rows:?}");
+        assert_eq!(of(&second), Some(format!("{owner}, epoch 2, lease live")), "{rows:?}");
+        // The inspector says it too.
+        page.js(&format!(
+            "[...document.querySelectorAll('#list tbody tr')].find(tr => tr.cells[0].innerText === '{first}')\
+             .querySelector('button').click()"
+        ))
+        .await;
+        page.wait_for(
+            "the inspector's owner",
+            &format!("document.querySelector('#inspector dl') && document.querySelector('#inspector dl').innerText.includes('{owner}, epoch 1, lease live')"),
+        )
+        .await;
+        page.close().await;
+    })
+    .await;
+    a.stop().await;
+    cl.finish().await;
 }

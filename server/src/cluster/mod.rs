@@ -56,6 +56,12 @@ pub enum ClusterError {
          NODE_ID, or wait for its lease to pass if that node is gone"
     )]
     DuplicateNode(String),
+    #[error(
+        "cluster mode needs CLUSTER_SECRET (or --cluster-secret): the same secret of 32 or more characters on every \
+         node, which signs node-to-node messages (`openssl rand -hex 16` makes one); without it a node could not \
+         serve clients whose tables other nodes own"
+    )]
+    NoSecret,
     #[error("the node id must be 1 to 64 characters of [A-Za-z0-9._-], not `{0}`")]
     BadNodeId(String),
     #[error("{0}")]

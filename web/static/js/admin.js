@@ -153,12 +153,15 @@ async function refreshList() {
     Object.assign(state.filters, { game: game.value, status: status.value, player: player.value.trim(), from: from.value, to: to.value, offset: 0 });
     refreshList();
   };
+  // Cluster mode: every item has an owner (its lease, or null).
+  const clustered = page.items.some((t) => "owner" in t);
   const rows = page.items.map((t) =>
     h("tr", { "aria-current": t.match_id && t.match_id === state.selected ? "true" : false },
       h("td", { text: t.code }),
       h("td", { text: t.game }),
       h("td", { text: t.status + (t.abort_reason ? ` (${t.abort_reason})` : "") }),
       h("td", { text: t.seats.map((s) => `${s.seat}: ${s.name}${s.kind === "bot" ? " (bot)" : ""}`).join(", ") }),
+      clustered ? h("td", { text: ownerText(t.owner) }) : null,
       h("td", { text: time(t.created_at) }),
       h("td", {}, t.match_id
         ? h("button", { class: "small", type: "button", text: "Inspect", onclick: () => inspect(t.match_id) })
@@ -174,7 +177,8 @@ async function refreshList() {
       h("button", { class: "primary", type: "submit", text: "Filter" })),
     rows.length
       ? h("table", {},
-        h("thead", {}, h("tr", {}, ["Code", "Game", "Status", "Seats", "Created", ""].map((c) => h("th", { scope: "col", text: c })))),
+        h("thead", {}, h("tr", {}, ["Code", "Game", "Status", "Seats", clustered ? "Owner" : null, "Created", ""]
+          .filter((c) => c !== null).map((c) => h("th", { scope: "col", text: c })))),
         h("tbody", {}, rows))
       : h("p", { text: "Nothing matches these filters." }),
     h("div", { class: "buttons" },
@@ -184,6 +188,12 @@ async function refreshList() {
         onclick: () => { f.offset += f.limit; refreshList(); } }),
       h("button", { type: "button", class: "small", text: "Refresh", onclick: () => refreshList() })),
   );
+}
+
+/** A table's owner in cluster mode: its node and lease epoch, and whether the lease is live. */
+function ownerText(owner) {
+  if (!owner) return "none (no lease)";
+  return `${owner.node}, epoch ${owner.epoch}, ${owner.live ? "lease live" : "lease expired"}`;
 }
 
 function auditTable(items) {
@@ -323,6 +333,7 @@ async function inspect(matchId) {
     h("h2", { text: `Match ${m.code} (${m.game})` }),
     h("dl", { class: "facts" },
       h("dt", { text: "Match id" }), h("dd", { text: matchId }),
+      "owner" in m ? [h("dt", { text: "Owner" }), h("dd", { text: ownerText(m.owner) })] : null,
       h("dt", { text: "Status" }), h("dd", { text: `${result.status}${result.abort_reason ? `: ${result.abort_reason}` : ""}` }),
       h("dt", { text: "Version" }), h("dd", { text: m.version }),
       h("dt", { text: "Options" }), h("dd", { text: JSON.stringify(m.options) }),
