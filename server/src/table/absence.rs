@@ -1,7 +1,7 @@
 //! Absent players (issue 13, point 3): the lobby's policy says what happens to the seat of a player who is away.
 //!
-//! - `wait`: nothing (a turn timer, if set, still plays a random legal action for an idle seat).
-//! - `bot`: from `stand_in_from` on, the server plays random legal actions for the seat, like a bot and at the
+//! - `wait`: nothing (a turn timer, if set, still plays the server bot's move for an idle seat).
+//! - `bot`: from `stand_in_from` on, the server plays the game's bot moves for the seat, like a bot and at the
 //!   bots' pace, in every kind of step (turns, simultaneous choices, races such as the Eeek! claim).
 //! - `skip`: the same, with the game's passive choice (`AnyGame::skip_action`) instead; only for games whose
 //!   `can_skip` is true (`create_lobby` refuses it otherwise).
@@ -178,7 +178,7 @@ impl Table {
             .collect()
     }
 
-    /// Plays for an absent seat: a random legal action (`bot`) or the game's skip (`skip`).
+    /// Plays for an absent seat: the game's bot move (`bot`) or the game's skip (`skip`).
     pub(crate) async fn play_stand_in(&mut self, seat: Seat) {
         match self.absence.policy.policy {
             AbsenceKind::Skip => {

@@ -1,6 +1,6 @@
 //! What the table does by itself, computed from the state alone so that a restart re-arms the same deadlines:
 //! the engine's deadline (played as the clock's action), bots acting one at a time after their delay, and the turn
-//! timer playing a random legal action for the seats that must decide. An action of its own that the engine
+//! timer playing the server bot's move for the seats that must decide. An action of its own that the engine
 //! refuses stalls the table until the state changes; one the database fails to store is tried again later.
 
 use protocol::{ErrorBody, ErrorCode, RawJson};
