@@ -3,19 +3,23 @@
 # release builds. A benchmark, not a test: it measures and writes, it checks nothing.
 #
 #   cargo build --release -p server -p loadgen
-#   loadgen/cluster-bench.sh                      # about 10 minutes; LOBBIES=4 DURATION=3 KILLS=2 for a try
+#   loadgen/cluster-bench.sh                      # about 12 minutes; LOBBIES=4 DURATION=3 KILLS=2 for a try
 #
 # Every run starts its nodes afresh (cluster mode, each on its own port, one fresh PostgreSQL database per run,
 # the NATS at $NATS_URL) and appends one JSON line to $OUT:
 #  - "throughput": loadgen's report (actions/s and latency over the measured window) for 1, 2 and 3 nodes with
 #    the clients spread over the nodes' URLs (each client on a node picked at random, so with N nodes a seat is
-#    relayed to its table's node with probability (N-1)/N), and for 3 nodes with every client on node 1 (nothing
-#    relayed). Beside it, from outside loadgen, over the whole loadgen run: each node's CPU (utime + stime from
-#    /proc/PID/stat), the actions the nodes accepted (their /metrics), hence CPU per action; PostgreSQL commits
+#    relayed to its table's node with probability (N-1)/N); for 3 nodes with every seat of a lobby on its host's
+#    node (`--lobby-on-one-node`: the tables spread as before, nothing relayed, the baseline that tells what
+#    relaying costs from what spreading the tables costs); and for 3 nodes with every client on node 1. Beside
+#    it, from outside loadgen, over the whole loadgen run: each node's CPU (utime + stime from /proc/PID/stat),
+#    the actions the nodes accepted (their /metrics), hence CPU per action; PostgreSQL commits
 #    (pg_stat_database.xact_commit of the run's database) and lease renewal statements (the nodes'
 #    tabletop_cluster_lease_renewals_total, one statement each) per second; requests relayed over NATS
-#    (tabletop_forwarded_requests_total) per second. A relayed action's CPU is the difference between CPU per
-#    action spread over 3 nodes and all on node 1 (same 3 nodes), divided by the share of actions relayed.
+#    (tabletop_forwarded_requests_total) and the forward sessions' NATS messages and the frames they carried
+#    (tabletop_forward_messages_total, tabletop_forward_frames_total) per action. What relaying costs is the
+#    difference of CPU per action between "3-nodes-spread" and "3-nodes-lobby-local", per relayed request and
+#    per NATS message.
 #  - "takeover": $KILLS times, 3 nodes under spread load; a probe (cluster-takeover.mjs) plays a match on node 1;
 #    node 1 is killed with SIGKILL; from the table's lease in PostgreSQL (polled every 20 ms), on the database's
 #    clock: when the old lease expired, when a survivor claimed it (the new lease's expiry less its lease
@@ -23,7 +27,7 @@
 #    again. The killed node comes back under a new id.
 #
 # Environment: LOBBIES (150), SEATS (2), DURATION (10 s measured after 2 s of warm-up), RUNS (2 per throughput
-# configuration), KILLS (20), OUT (docs/perf/2026-12-03-cluster.jsonl), TARGET (release binaries' folder:
+# configuration), KILLS (20), OUT (docs/perf/2026-12-04-cluster.jsonl), TARGET (release binaries' folder:
 # $CARGO_TARGET_DIR/release or target/release), PG (an admin URL of the PostgreSQL server, default
 # postgres://postgres@127.0.0.1:5432/postgres), NATS_URL (nats://127.0.0.1:4222), PORT (first node's port,
 # 18081). Needs psql, curl, python3 and node (20+).
@@ -39,7 +43,7 @@ seats="${SEATS:-2}"
 duration="${DURATION:-10}"
 runs="${RUNS:-2}"
 kills="${KILLS:-20}"
-out="${OUT:-docs/perf/2026-12-03-cluster.jsonl}"
+out="${OUT:-docs/perf/2026-12-04-cluster.jsonl}"
 pg="${PG:-postgres://postgres@127.0.0.1:5432/postgres}"
 nats="${NATS_URL:-nats://127.0.0.1:4222}"
 port0="${PORT:-18081}"
@@ -121,23 +125,27 @@ metric_sum() {
 counters() {
   local i cpus=()
   for i in "${!pids[@]}"; do cpus+=("$(cpu_ticks "${pids[i]}")"); done
-  printf '{"t": %s, "cpu_ticks": [%s], "accepted": %s, "renewals": %s, "forwarded": %s, "commits": %s}' \
+  printf '{"t": %s, "cpu_ticks": [%s], "accepted": %s, "renewals": %s, "forwarded": %s, "messages": %s, "frames": %s, "commits": %s}' \
     "$(date +%s.%N)" "$(IFS=,; echo "${cpus[*]}")" \
     "$(metric_sum 'tabletop_actions_total{result="accepted"}')" \
     "$(metric_sum tabletop_cluster_lease_renewals_total)" \
     "$(metric_sum tabletop_forwarded_requests_total)" \
+    "$(metric_sum tabletop_forward_messages_total)" \
+    "$(metric_sum tabletop_forward_frames_total)" \
     "$(psql_db -c "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")"
 }
 
-# One throughput run: $1 label, $2 node count, $3 comma-separated node indexes the clients use, $4 seed.
+# One throughput run: $1 label, $2 node count, $3 comma-separated node indexes the clients use, $4 seed, then any
+# further loadgen options.
 throughput() {
   local label="$1" nodes="$2" use="$3" seed="$4" i urls=() before report after
+  shift 4
   fresh_db "$label$seed"
   for ((i = 0; i < nodes; i++)); do start_node "$i" "bench-$i"; done
   for i in ${use//,/ }; do urls+=("$(url "$i")"); done
   before=$(counters)
   report=$("$loadgen" --json --url "$(IFS=,; echo "${urls[*]}")" --lobbies "$lobbies" --seats "$seats" \
-    --warmup 2 --duration "$duration" --seed "$seed")
+    --warmup 2 --duration "$duration" --seed "$seed" "$@")
   after=$(counters)
   stop_nodes
   python3 - "$label" "$nodes" "$tick" "$(cut -d' ' -f1-3 /proc/loadavg)" "$before" "$after" "$report" <<'EOF' >>"$out"
@@ -157,6 +165,8 @@ print(json.dumps({
     "cpu_us_per_action": round(sum(cpu) / accepted * 1e6, 1) if accepted else None,
     "forwarded_per_sec": round(forwarded / secs, 1),
     "forwarded_per_action": round(forwarded / accepted, 3) if accepted else None,
+    "messages_per_action": round((a["messages"] - b["messages"]) / accepted, 3) if accepted else None,
+    "frames_per_action": round((a["frames"] - b["frames"]) / accepted, 3) if accepted else None,
     "commits_per_sec": round((a["commits"] - b["commits"]) / secs, 1),
     "renewals_per_sec": round((a["renewals"] - b["renewals"]) / secs, 2),
     "report": r,
@@ -165,9 +175,11 @@ EOF
   python3 - "$out" <<'EOF' >&2
 import json, sys
 r = json.loads(open(sys.argv[1]).readlines()[-1])
-print("%s: %.0f actions/s, p99 %s ms, CPU %s us/action (nodes %s s), %s relayed/s, %s commits/s, %s renewals/s, "
-      "errors %s" % (r["label"], r["actions_per_sec"], r["p99_ms"], r["cpu_us_per_action"], r["node_cpu_secs"],
-                     r["forwarded_per_sec"], r["commits_per_sec"], r["renewals_per_sec"], r["errors"]))
+print("%s: %.0f actions/s, p99 %s ms, CPU %s us/action (nodes %s s), %s relayed/s, %s NATS messages/action, "
+      "%s commits/s, %s renewals/s, errors %s" % (
+          r["label"], r["actions_per_sec"], r["p99_ms"], r["cpu_us_per_action"], r["node_cpu_secs"],
+          r["forwarded_per_sec"], r["messages_per_action"], r["commits_per_sec"], r["renewals_per_sec"],
+          r["errors"]))
 EOF
 }
 
@@ -220,8 +232,19 @@ for ((run = 1; run <= runs; run++)); do
   throughput "1-node" 1 0 "$run"
   throughput "2-nodes-spread" 2 0,1 "$run"
   throughput "3-nodes-spread" 3 0,1,2 "$run"
+  throughput "3-nodes-lobby-local" 3 0,1,2 "$run" --lobby-on-one-node
   throughput "3-nodes-all-on-one" 3 0 "$run"
 done
+python3 - "$out" "$runs" <<'EOF' >&2
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if '"throughput"' in l][-5 * int(sys.argv[2]):]
+cpu = lambda label: statistics.median(r["cpu_us_per_action"] for r in rows if r["label"] == label)
+per = lambda key: statistics.median(r[key] for r in rows if r["label"] == "3-nodes-spread")
+extra = cpu("3-nodes-spread") - cpu("3-nodes-lobby-local")
+print(f"relaying: +{extra:.1f} us/action over the tables spread without relaying ({cpu('3-nodes-lobby-local'):.1f});"
+      f" {extra / per('forwarded_per_action'):.0f} us per relayed request,"
+      f" {extra / per('messages_per_action'):.1f} us per NATS message")
+EOF
 
 if [ "$kills" -gt 0 ]; then
   fresh_db takeover

@@ -62,6 +62,12 @@ pub struct Options {
     #[arg(long, value_delimiter = ',')]
     pub url: Vec<String>,
 
+    /// With several `--url`s: every seat of a lobby connects to the node chosen for the lobby (its host's), so
+    /// the tables are spread over the nodes but no request is relayed: the baseline that isolates what relaying
+    /// costs from what spreading the tables costs.
+    #[arg(long)]
+    pub lobby_on_one_node: bool,
+
     /// The server binary to start (default: `server` next to this executable, e.g. target/release/server).
     #[arg(long)]
     pub server_bin: Option<PathBuf>,
@@ -370,17 +376,29 @@ struct Urls {
     list: Vec<String>,
     seed: u64,
     chosen: Vec<AtomicU64>,
+    /// `--lobby-on-one-node`: a seat client gets its lobby's URL.
+    by_lobby: bool,
 }
 
 impl Urls {
-    fn new(list: Vec<String>, seed: u64) -> Urls {
+    fn new(list: Vec<String>, seed: u64, by_lobby: bool) -> Urls {
         let chosen = list.iter().map(|_| AtomicU64::new(0)).collect();
-        Urls { list, seed, chosen }
+        Urls {
+            list,
+            seed,
+            chosen,
+            by_lobby,
+        }
     }
 
     /// The URL of client number `client` (a number of its own for every client of the run): one at random from
     /// the seed and that number, so a run with the same seed puts each client on the same node.
     fn pick(&self, client: u64) -> &str {
+        let client = if self.by_lobby && client >> 63 == 0 {
+            seat_client((client >> 16) as usize, 0)
+        } else {
+            client
+        };
         let i = if self.list.len() == 1 {
             0
         } else {
@@ -1155,7 +1173,7 @@ pub async fn run(opts: Options) -> Result<Report, String> {
         Some(s) => vec![s.url.clone()],
         None => opts.url.clone(),
     };
-    let urls = Arc::new(Urls::new(urls, opts.seed));
+    let urls = Arc::new(Urls::new(urls, opts.seed, opts.lobby_on_one_node));
     let pid = server.as_ref().map(|s| s.pid);
     let rss = |field: &str| pid.and_then(|p| proc_status_kib(p, field));
 
@@ -1327,7 +1345,7 @@ mod tests {
             "ws://127.0.0.1:3/ws".to_string(),
         ];
         let picks = |seed: u64| {
-            let urls = Urls::new(list.clone(), seed);
+            let urls = Urls::new(list.clone(), seed, false);
             let chosen: Vec<String> = (0..300)
                 .map(|c| urls.pick(seat_client(c / 3, c % 3)).to_string())
                 .collect();
@@ -1343,9 +1361,22 @@ mod tests {
             assert!((60..=140).contains(n), "{url}: {n} of 300");
         }
         // One URL: everyone there.
-        let one = Urls::new(list[..1].to_vec(), 7);
+        let one = Urls::new(list[..1].to_vec(), 7, false);
         assert!((0..10).all(|c| one.pick(idle_client(c)) == list[0]));
         assert_eq!(one.counts()[0].1, 10);
+    }
+
+    #[test]
+    fn lobby_on_one_node_puts_every_seat_with_its_host_and_spreads_the_lobbies() {
+        let list: Vec<String> = (1..=3).map(|p| format!("ws://127.0.0.1:{p}/ws")).collect();
+        let urls = Urls::new(list.clone(), 7, true);
+        let mut hosts = std::collections::HashSet::new();
+        for lobby in 0..60 {
+            let host = urls.pick(seat_client(lobby, 0)).to_string();
+            assert!((1..4).all(|seat| urls.pick(seat_client(lobby, seat)) == host));
+            hosts.insert(host);
+        }
+        assert_eq!(hosts.len(), 3, "the lobbies are spread over every URL");
     }
 
     #[test]

@@ -583,11 +583,43 @@ async fn serve_with<S, R, E>(
                     }
                 }
                 from_owner = relayed(&mut relay) => {
-                    let frame = match from_owner {
-                        Some(Relay::Frame(frame)) => frame,
+                    // The owner's frames already here go out in one socket write, as a local table's would.
+                    // `end` is what stopped the batch: nothing (the connection goes on), or the session's end.
+                    let mut frames = Vec::new();
+                    let mut last = from_owner;
+                    let end = loop {
+                        match last {
+                            Some(Relay::Frame(frame)) => {
+                                frames.push(frame);
+                                if frames.len() == WRITE_BATCH {
+                                    break None;
+                                }
+                                match relay.as_mut().map(|rx| rx.try_recv()) {
+                                    Some(Ok(r)) => last = Some(r),
+                                    Some(Err(mpsc::error::TryRecvError::Empty)) => break None,
+                                    Some(Err(mpsc::error::TryRecvError::Disconnected)) | None => break Some(None),
+                                }
+                            }
+                            other => break Some(other),
+                        }
+                    };
+                    let write = async {
+                        for frame in frames {
+                            if let (Message::Text(text), Some(forward)) = (&frame, &mut session.forward) {
+                                forward.came_back(text.as_str());
+                            }
+                            sink.feed(frame).await?;
+                        }
+                        sink.flush().await
+                    };
+                    if !matches!(tokio::time::timeout(write_timeout, write).await, Ok(Ok(()))) {
+                        break;
+                    }
+                    match end {
+                        None | Some(Some(Relay::Frame(_))) => {}
                         // The owner ended the connection, after its last words (e.g. `closing` with `moved`).
-                        Some(Relay::End) => break,
-                        Some(Relay::Broken) | None => {
+                        Some(Some(Relay::End)) => break,
+                        Some(Some(Relay::Broken) | None) => {
                             if let Some(forward) = &session.forward {
                                 forward.forwarder.count_error();
                             }
@@ -599,12 +631,6 @@ async fn serve_with<S, R, E>(
                             let _ = send(&mut sink, &message, write_timeout).await;
                             break;
                         }
-                    };
-                    if let (Message::Text(text), Some(forward)) = (&frame, &mut session.forward) {
-                        forward.came_back(text.as_str());
-                    }
-                    if !matches!(tokio::time::timeout(write_timeout, sink.send(frame)).await, Ok(Ok(()))) {
-                        break;
                     }
                 }
                 pushed = outbox.recv() => {

@@ -87,6 +87,10 @@ pub struct Metrics {
     pub forward_errors: AtomicU64,
     /// Cluster mode: node-to-node messages refused as forged (bad signature) or replayed (an old sequence number).
     pub forward_refused: AtomicU64,
+    /// Cluster mode: NATS messages this node's forward sessions published (frames and batches of frames, either
+    /// way, heartbeats included), and the client frames they carried.
+    pub forward_messages: AtomicU64,
+    pub forward_frames: AtomicU64,
 }
 
 impl Metrics {
@@ -207,6 +211,18 @@ impl Metrics {
             "tabletop_forward_refused_total",
             "Cluster mode: node-to-node messages refused as forged (bad signature) or replayed (old sequence).",
             &self.forward_refused,
+        );
+        counter(
+            &mut out,
+            "tabletop_forward_messages_total",
+            "Cluster mode: NATS messages this node's forward sessions published (heartbeats included).",
+            &self.forward_messages,
+        );
+        counter(
+            &mut out,
+            "tabletop_forward_frames_total",
+            "Cluster mode: WebSocket frames those messages carried (a batch carries several).",
+            &self.forward_frames,
         );
         out
     }

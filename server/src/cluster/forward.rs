@@ -9,11 +9,14 @@
 //! - **Subjects.** Each node subscribes once to `tt.fwd.<its id in hex>.>`: `open` for new sessions, `s.<sid>`
 //!   for the frames of session `sid` addressed to it (both directions use the receiver's subject).
 //! - **Authentication.** The open request is signed with HMAC-SHA256 under the cluster secret, and the answer
-//!   too; both carry a fresh random nonce. Every later frame is signed with a key of that session only (HMAC of
-//!   the secret over the session id and both nonces) and carries its direction and a sequence number. A frame
-//!   with a bad signature (forged, or from another session) or an old number (replayed) is refused, logged and
-//!   counted (`tabletop_forward_refused_total`), and changes nothing: the session goes on, and the genuine frame
-//!   with that number is still accepted. A replayed open only starts a session nobody can sign frames for.
+//!   too; both carry a fresh random nonce. Every later frame carries a tag under a key of that session only (HMAC
+//!   of the secret over the session id and both nonces): AES-256-GCM used as a MAC over the frame's kind, number
+//!   and body, with its direction and number as the nonce. A frame with a bad tag (forged, or from another
+//!   session or direction) or an old number (replayed) is refused, logged and counted
+//!   (`tabletop_forward_refused_total`), and changes nothing: the session goes on, and the genuine frame with
+//!   that number is still accepted. A replayed open only starts a session nobody can sign frames for.
+//! - **Batches.** What one side has queued at once (a reply and the push behind it, several pushes) travels as one
+//!   NATS message and reaches the client in one socket write.
 //! - **Ordering.** Frames are numbered per session and direction and delivered strictly in order; a gap (a frame
 //!   lost while NATS reconnected) ends the session: the client is told `closing` with `forward_unavailable`,
 //!   reconnects and resumes (its seat token and last version tell the owner what it missed).
@@ -28,7 +31,7 @@ use std::{
     convert::Infallible,
     net::IpAddr,
     pin::Pin,
-    sync::{Arc, Mutex},
+    sync::{Arc, Mutex, atomic::Ordering::Relaxed},
     time::{Duration, Instant},
 };
 
@@ -37,6 +40,7 @@ use bytes::{BufMut, Bytes, BytesMut};
 use futures_util::{Sink, Stream, StreamExt};
 use hmac::{Hmac, KeyInit, Mac};
 use protocol::{ErrorBody, ErrorCode};
+use ring::aead::{AES_256_GCM, Aad, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 use tokio::sync::{mpsc, watch};
@@ -96,6 +100,10 @@ enum Kind {
     /// The sender's side ended because the session broke (a gap, its peer silent).
     Abort = 6,
     Beat = 7,
+    /// Several frames in one message: each is its kind (1 byte), its length (4 bytes, big-endian) and its body.
+    /// What the sending side had queued at once (a reply and the push behind it) travels as one NATS message and
+    /// reaches the client in one socket write, as from a local connection.
+    Batch = 8,
 }
 
 impl Kind {
@@ -108,6 +116,7 @@ impl Kind {
             5 => Kind::Close,
             6 => Kind::Abort,
             7 => Kind::Beat,
+            8 => Kind::Batch,
             _ => return None,
         })
     }
@@ -126,11 +135,14 @@ pub enum Relay {
 /// Direction bytes signed into every frame: from the relaying node, from the owner.
 const FROM_RELAY: u8 = b'r';
 const FROM_OWNER: u8 = b'o';
-/// A frame: signature (32 bytes), kind (1), sequence number (8, big-endian), body.
-const HEADER: usize = 32 + 1 + 8;
+/// A frame: tag (16 bytes), kind (1), sequence number (8, big-endian), body.
+const TAG: usize = 16;
+const HEADER: usize = TAG + 1 + 8;
 /// Frames waiting for one session's task before it counts as stuck (and the session as broken).
 const SESSION_QUEUE: usize = 512;
 const BEAT: Duration = Duration::from_secs(1);
+/// The most frames one batch carries (as the socket writer's `WRITE_BATCH`).
+const BATCH: usize = 64;
 /// How long opening a session waits for the owner's answer.
 const OPEN_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -226,16 +238,35 @@ fn open_blob<'a>(secret: &ClusterSecret, label: &[u8], blob: &'a [u8]) -> Option
     mac.verify_slice(tag).ok().map(|()| body)
 }
 
-/// A session's keys and counters: one per side.
-#[derive(Debug)]
+/// A session's key and counters: one per side.
 struct SessionKeys {
-    key: [u8; 32],
+    /// AES-256-GCM under the session's key, used as a MAC (GMAC): nothing is encrypted, the whole frame after the
+    /// tag is authenticated, and the nonce is the frame's direction and number, never used twice under one key.
+    key: LessSafeKey,
     sid: String,
     /// The direction byte of frames this side sends, and of frames it accepts.
     send_dir: u8,
     recv_dir: u8,
     next_out: u64,
     next_in: u64,
+}
+
+impl std::fmt::Debug for SessionKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionKeys")
+            .field("sid", &self.sid)
+            .field("next_out", &self.next_out)
+            .field("next_in", &self.next_in)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The nonce of frame `seq` in direction `dir`.
+fn nonce(dir: u8, seq: u64) -> Nonce {
+    let mut n = [0u8; NONCE_LEN];
+    n[0] = dir;
+    n[4..].copy_from_slice(&seq.to_be_bytes());
+    Nonce::assume_unique_for_key(n)
 }
 
 impl SessionKeys {
@@ -256,8 +287,9 @@ impl SessionKeys {
         } else {
             (FROM_RELAY, FROM_OWNER)
         };
+        let key = UnboundKey::new(&AES_256_GCM, &mac.finalize().into_bytes()).expect("a 32-byte key");
         SessionKeys {
-            key: mac.finalize().into_bytes().into(),
+            key: LessSafeKey::new(key),
             sid: sid.to_string(),
             send_dir,
             recv_dir,
@@ -266,41 +298,38 @@ impl SessionKeys {
         }
     }
 
-    fn tag(&self, dir: u8, kind: u8, seq: u64, body: &[u8]) -> HmacSha256 {
-        let mut mac = <HmacSha256 as KeyInit>::new_from_slice(&self.key).expect("any key length");
-        mac.update(&[dir, kind]);
-        mac.update(self.sid.as_bytes());
-        mac.update(&seq.to_be_bytes());
-        mac.update(body);
-        mac
-    }
-
-    fn seal(&mut self, kind: Kind, body: &[u8]) -> Bytes {
+    /// The next frame of kind `kind`, its body written by `body` straight into the frame.
+    fn seal_with(&mut self, kind: Kind, body: impl FnOnce(&mut BytesMut)) -> Bytes {
         let seq = self.next_out;
         self.next_out += 1;
-        let tag = self
-            .tag(self.send_dir, kind as u8, seq, body)
-            .finalize()
-            .into_bytes();
-        let mut out = BytesMut::with_capacity(HEADER + body.len());
-        out.put_slice(&tag);
+        let mut out = BytesMut::with_capacity(HEADER + 256);
+        out.put_bytes(0, TAG);
         out.put_u8(kind as u8);
         out.put_u64(seq);
-        out.put_slice(body);
+        body(&mut out);
+        let tag = self
+            .key
+            .seal_in_place_separate_tag(nonce(self.send_dir, seq), Aad::from(&out[TAG..]), &mut [])
+            .expect("a frame is far below GCM's length limit");
+        out[..TAG].copy_from_slice(tag.as_ref());
         out.freeze()
     }
 
-    /// Checks a frame's signature and number; an accepted frame moves the expected number on. A number past the
+    fn seal(&mut self, kind: Kind, body: &[u8]) -> Bytes {
+        self.seal_with(kind, |out| out.put_slice(body))
+    }
+
+    /// Checks a frame's tag and number; an accepted frame moves the expected number on. A number past the
     /// expected one is a gap (`Ok` with it, for the caller to end the session).
     fn open(&mut self, frame: Bytes) -> Result<(Kind, u64, Bytes), Refusal> {
         if frame.len() < HEADER {
             return Err(Refusal::Malformed);
         }
-        let kind_byte = frame[32];
-        let seq = u64::from_be_bytes(frame[33..41].try_into().expect("8 bytes"));
-        let body = frame.slice(HEADER..);
-        self.tag(self.recv_dir, kind_byte, seq, &body)
-            .verify_slice(&frame[..32])
+        let kind_byte = frame[TAG];
+        let seq = u64::from_be_bytes(frame[TAG + 1..HEADER].try_into().expect("8 bytes"));
+        let mut tag: [u8; TAG] = frame[..TAG].try_into().expect("16 bytes");
+        self.key
+            .open_in_place(nonce(self.recv_dir, seq), Aad::from(&frame[TAG..]), &mut tag)
             .map_err(|_| Refusal::BadSignature)?;
         let kind = Kind::of(kind_byte).ok_or(Refusal::Malformed)?;
         if seq < self.next_in {
@@ -312,17 +341,18 @@ impl SessionKeys {
         if seq == self.next_in {
             self.next_in += 1;
         }
-        Ok((kind, seq, body))
+        Ok((kind, seq, frame.slice(HEADER..)))
     }
 }
 
-fn encode(message: &Message) -> (Kind, Bytes) {
+/// A frame's kind and body (the text of a text frame).
+fn encode(message: &Message) -> (Kind, &[u8]) {
     match message {
-        Message::Text(t) => (Kind::Text, Bytes::copy_from_slice(t.as_str().as_bytes())),
-        Message::Binary(b) => (Kind::Binary, b.clone()),
-        Message::Ping(b) => (Kind::Ping, b.clone()),
-        Message::Pong(b) => (Kind::Pong, b.clone()),
-        Message::Close(_) => (Kind::Close, Bytes::new()),
+        Message::Text(t) => (Kind::Text, t.as_str().as_bytes()),
+        Message::Binary(b) => (Kind::Binary, b),
+        Message::Ping(b) => (Kind::Ping, b),
+        Message::Pong(b) => (Kind::Pong, b),
+        Message::Close(_) => (Kind::Close, &[]),
     }
 }
 
@@ -332,8 +362,35 @@ fn decode(kind: Kind, body: Bytes) -> Option<Message> {
         Kind::Binary => Message::Binary(body),
         Kind::Ping => Message::Ping(body),
         Kind::Pong => Message::Pong(body),
-        Kind::Close | Kind::Abort | Kind::Beat => return None,
+        Kind::Close | Kind::Abort | Kind::Beat | Kind::Batch => return None,
     })
+}
+
+/// Writes the body of a [`Kind::Batch`] holding `frames` (none of them a close) into `out`.
+fn encode_batch(frames: &[Message], out: &mut BytesMut) {
+    for frame in frames {
+        let (kind, body) = encode(frame);
+        out.put_u8(kind as u8);
+        out.put_u32(body.len() as u32);
+        out.put_slice(body);
+    }
+}
+
+/// The frames of a [`Kind::Batch`]'s body; `None` if it is malformed (a frame cut short, a kind that a batch does
+/// not carry).
+fn decode_batch(mut body: Bytes) -> Option<Vec<Message>> {
+    let mut frames = Vec::new();
+    while !body.is_empty() {
+        let kind = Kind::of(*body.first()?)?;
+        let len = u32::from_be_bytes(body.get(1..5)?.try_into().ok()?) as usize;
+        if body.len() < 5 + len {
+            return None;
+        }
+        let frame = body.slice(5..5 + len);
+        body = body.split_off(5 + len);
+        frames.push(decode(kind, frame)?);
+    }
+    Some(frames)
 }
 
 impl Forwarder {
@@ -384,15 +441,11 @@ impl Forwarder {
 
     /// Counts a request refused, or a forwarded connection closed, with `forward_unavailable`.
     pub fn count_error(&self) {
-        self.metrics
-            .forward_errors
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.metrics.forward_errors.fetch_add(1, Relaxed);
     }
 
     fn refused(&self, sid: &str, why: &Refusal) {
-        self.metrics
-            .forward_refused
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.metrics.forward_refused.fetch_add(1, Relaxed);
         warn!(sid, reason = %why, "refused a node-to-node forward message");
     }
 
@@ -618,6 +671,7 @@ impl Forwarder {
                     heard = Instant::now();
                     if seq + 1 != keys.next_in {
                         warn!(%sid, seq, expected = keys.next_in, "a forward frame was lost; ending the session");
+                        self.sent();
                         let _ = self.client.publish(peer.clone(), keys.seal(Kind::Abort, &[])).await;
                         let _ = local_in.send(Relay::Broken).await;
                         break;
@@ -633,11 +687,24 @@ impl Forwarder {
                             break;
                         }
                         _ => {
-                            let Some(message) = decode(kind, body) else {
+                            let frames = if kind == Kind::Batch {
+                                decode_batch(body)
+                            } else {
+                                decode(kind, body).map(|m| vec![m])
+                            };
+                            let Some(frames) = frames else {
                                 self.refused(&sid, &Refusal::Malformed);
                                 continue;
                             };
-                            if local_in.send(Relay::Frame(message)).await.is_err() {
+                            let mut gone = false;
+                            for message in frames {
+                                if local_in.send(Relay::Frame(message)).await.is_err() {
+                                    gone = true;
+                                    break;
+                                }
+                            }
+                            if gone {
+                                self.sent();
                                 let _ = self.client.publish(peer.clone(), keys.seal(Kind::Close, &[])).await;
                                 break;
                             }
@@ -645,27 +712,66 @@ impl Forwarder {
                     }
                 }
                 out = local_out.recv() => {
-                    let (kind, body) = match &out {
-                        Some(m) => encode(m),
-                        None => (Kind::Close, Bytes::new()),
+                    // Whatever else the local side has queued goes in the same message, up to a close.
+                    let mut frames = Vec::new();
+                    let mut close = true;
+                    let mut next = out;
+                    while let Some(m) = next {
+                        if matches!(m, Message::Close(_)) {
+                            break;
+                        }
+                        frames.push(m);
+                        if frames.len() == BATCH {
+                            close = false;
+                            break;
+                        }
+                        match local_out.try_recv() {
+                            Ok(m) => next = Some(m),
+                            Err(mpsc::error::TryRecvError::Empty) => {
+                                close = false;
+                                break;
+                            }
+                            Err(mpsc::error::TryRecvError::Disconnected) => break,
+                        }
+                    }
+                    let sealed = match frames.as_slice() {
+                        [] => None,
+                        [one] => {
+                            let (kind, body) = encode(one);
+                            Some(keys.seal(kind, body))
+                        }
+                        many => Some(keys.seal_with(Kind::Batch, |out| encode_batch(many, out))),
                     };
-                    let _ = self.client.publish(peer.clone(), keys.seal(kind, &body)).await;
-                    if kind == Kind::Close {
+                    if let Some(sealed) = sealed {
+                        self.metrics.forward_frames.fetch_add(frames.len() as u64, Relaxed);
+                        self.sent();
+                        let _ = self.client.publish(peer.clone(), sealed).await;
+                    }
+                    if close {
+                        self.sent();
+                        let _ = self.client.publish(peer.clone(), keys.seal(Kind::Close, &[])).await;
                         break;
                     }
                 }
                 _ = beat.tick() => {
                     if heard.elapsed() > self.dead_after {
                         info!(%sid, "the peer of a forward session is silent; ending the session");
+                        self.sent();
                         let _ = self.client.publish(peer.clone(), keys.seal(Kind::Abort, &[])).await;
                         let _ = local_in.send(Relay::Broken).await;
                         break;
                     }
+                    self.sent();
                     let _ = self.client.publish(peer.clone(), keys.seal(Kind::Beat, &[])).await;
                 }
             }
         }
         self.sessions.lock().expect("sessions lock").remove(&sid);
+    }
+
+    /// Counts a session message about to be published.
+    fn sent(&self) {
+        self.metrics.forward_messages.fetch_add(1, Relaxed);
     }
 
     /// Sends what is queued for NATS (at shutdown, so the last `closing` frames reach the relaying nodes).
@@ -745,6 +851,27 @@ mod tests {
         let fourth = relay.seal(Kind::Beat, &[]);
         let (_, seq, _) = owner.open(fourth).unwrap();
         assert_eq!((seq, owner.next_in), (4, 3));
+    }
+
+    #[test]
+    fn a_batch_carries_its_frames_in_order_and_a_cut_one_is_malformed() {
+        let (mut relay, mut owner) = pair();
+        let frames = vec![
+            Message::Text("{\"re\":1}".into()),
+            Message::Binary(Bytes::from_static(b"\x00\x01")),
+            Message::Text("{\"type\":\"state\"}".into()),
+        ];
+        let sealed = relay.seal_with(Kind::Batch, |out| encode_batch(&frames, out));
+        let (kind, _, body) = owner.open(sealed).unwrap();
+        assert_eq!(kind, Kind::Batch);
+        let back = decode_batch(body.clone()).unwrap();
+        assert_eq!(back, frames);
+        assert!(decode_batch(body.slice(..body.len() - 1)).is_none());
+        // A close or a nested batch is not a frame a batch may carry.
+        let mut nested = BytesMut::new();
+        nested.put_u8(Kind::Batch as u8);
+        nested.put_u32(0);
+        assert!(decode_batch(nested.freeze()).is_none());
     }
 
     #[test]
