@@ -289,9 +289,9 @@ async fn forged_and_replayed_forward_messages_are_refused_and_change_nothing() {
     // Listen to what reaches A for its forward sessions, as anyone on the NATS network could.
     let spy = async_nats::connect(nats_url()).await.unwrap();
     let prefix = server::cluster::forward::node_subject(&cl.id("a"));
-    let mut frames = spy.subscribe(format!("{prefix}.s.*")).await.unwrap();
-    // The subscription is in place once it receives a probe of ours (A ignores a frame for no session).
-    spy.publish(format!("{prefix}.s.probe"), bytes::Bytes::from_static(b"probe"))
+    let mut frames = spy.subscribe(format!("{prefix}.*")).await.unwrap();
+    // The subscription is in place once it receives a probe of ours (A ignores a subject it does not serve).
+    spy.publish(format!("{prefix}.probe"), bytes::Bytes::from_static(b"probe"))
         .await
         .unwrap();
     loop {
@@ -305,32 +305,44 @@ async fn forged_and_replayed_forward_messages_are_refused_and_change_nothing() {
     }
     let r = far.request(req::chat("hello")).await;
     assert_eq!(r["type"], "ok", "{r}");
-    let captured = loop {
+    // The link message that carried it, and in it the sealed frame of the relayed session.
+    let (sid, captured) = loop {
         let m = tokio::time::timeout(TIMEOUT, frames.next())
             .await
             .unwrap()
             .unwrap();
-        if m.payload.windows(5).any(|w| w == b"hello") {
-            break m;
+        if !m.subject.ends_with(".m") {
+            continue;
+        }
+        let found = server::cluster::forward::link_frames(m.payload)
+            .expect("a well-formed link message")
+            .into_iter()
+            .find(|(_, f)| f.windows(5).any(|w| w == b"hello"));
+        if let Some(found) = found {
+            break found;
         }
     };
     let seen = watcher.wait_push("chat_message", |_| true).await;
     assert_eq!(seen["message"]["text"], "hello");
 
-    // Replayed as it was; forged (the text changed under the old signature); forged with the next number; and a
+    // Replayed as it was; forged (the text changed under the old tag); forged with the next number; and a
     // forged request to open a session.
-    let subject = captured.subject.clone();
-    spy.publish(subject.clone(), captured.payload.clone())
-        .await
-        .unwrap();
-    let mut forged = captured.payload.to_vec();
+    let link = |frame: &[u8]| {
+        let mut out = bytes::BytesMut::new();
+        server::cluster::forward::put_link_frame(&mut out, &sid, frame);
+        out.freeze()
+    };
+    let subject = format!("{prefix}.m");
+    spy.publish(subject.clone(), link(&captured)).await.unwrap();
+    let mut forged = captured.to_vec();
     let at = forged.windows(5).position(|w| w == b"hello").unwrap();
     forged[at] = b'j';
-    spy.publish(subject.clone(), forged.clone().into()).await.unwrap();
+    spy.publish(subject.clone(), link(&forged)).await.unwrap();
+    // A frame: tag (16 bytes), kind (1), number (8), body.
     let mut next = forged.clone();
     let seq = u64::from_be_bytes(next[17..25].try_into().unwrap()) + 1;
     next[17..25].copy_from_slice(&seq.to_be_bytes());
-    spy.publish(subject, next.into()).await.unwrap();
+    spy.publish(subject, link(&next)).await.unwrap();
     spy.publish(format!("{prefix}.open"), bytes::Bytes::from_static(b"not signed"))
         .await
         .unwrap();

@@ -6,8 +6,10 @@
 //! (`connection::serve_remote`, handed to `Forwarder::listen` by `app.rs`), so replies, pushes, their order and
 //! every view are those of a local connection by construction.
 //!
-//! - **Subjects.** Each node subscribes once to `tt.fwd.<its id in hex>.>`: `open` for new sessions, `s.<sid>`
-//!   for the frames of session `sid` addressed to it (both directions use the receiver's subject).
+//! - **Subjects.** Each node subscribes once to `tt.fwd.<its id in hex>.>`: `open` for new sessions, `m` for
+//!   link messages. A node keeps one link per peer node: every session's frames for that peer, queued together,
+//!   leave as one NATS message of (session id, sealed frame) pairs ([`put_link_frame`]), so the pushes of the
+//!   tables one group commit answered cross as one message rather than one each.
 //! - **Authentication.** The open request is signed with HMAC-SHA256 under the cluster secret, and the answer
 //!   too; both carry a fresh random nonce. Every later frame carries a tag under a key of that session only (HMAC
 //!   of the secret over the session id and both nonces): AES-256-GCM used as a MAC over the frame's kind, number
@@ -143,6 +145,9 @@ const SESSION_QUEUE: usize = 512;
 const BEAT: Duration = Duration::from_secs(1);
 /// The most frames one batch carries (as the socket writer's `WRITE_BATCH`).
 const BATCH: usize = 64;
+/// Frames waiting for a link to a peer node, and the most bytes one link message carries.
+const LINK_QUEUE: usize = 4096;
+const LINK_BYTES: usize = 256 * 1024;
 /// How long opening a session waits for the owner's answer.
 const OPEN_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -190,6 +195,8 @@ pub struct Forwarder {
     metrics: Arc<Metrics>,
     /// Open sessions (as relay or as owner) by id: where the router hands their incoming frames.
     sessions: Mutex<HashMap<String, mpsc::Sender<Bytes>>>,
+    /// The link to each peer node: every session's frames for that node go through it (see [`Forwarder::link`]).
+    links: Mutex<HashMap<String, LinkSender>>,
 }
 
 /// A forwarded connection as the relaying node holds it: frames to the owner, frames from it.
@@ -427,6 +434,7 @@ impl Forwarder {
             dead_after: settings.dead_after,
             metrics,
             sessions: Mutex::default(),
+            links: Mutex::default(),
         }))
     }
 
@@ -465,7 +473,7 @@ impl Forwarder {
             }
         };
         let open_subject = format!("{prefix}.open");
-        let session_prefix = format!("{prefix}.s.");
+        let link_subject = format!("{prefix}.m");
         loop {
             if *stop.borrow() {
                 break;
@@ -479,17 +487,23 @@ impl Forwarder {
             };
             if message.subject.as_str() == open_subject {
                 self.accept(&serve, message).await;
-            } else if let Some(sid) = message.subject.as_str().strip_prefix(&session_prefix) {
-                let target = self.sessions.lock().expect("sessions lock").get(sid).cloned();
-                match target {
-                    // A full queue: the frame is dropped, which the session sees as a gap.
-                    Some(tx) => {
-                        let _ = tx.try_send(message.payload);
+            } else if message.subject.as_str() == link_subject {
+                let Some(frames) = link_frames(message.payload) else {
+                    self.refused("-", &Refusal::Malformed);
+                    continue;
+                };
+                let sessions = self.sessions.lock().expect("sessions lock");
+                for (sid, frame) in frames {
+                    match sessions.get(&sid) {
+                        // A full queue: the frame is dropped, which the session sees as a gap.
+                        Some(tx) => {
+                            let _ = tx.try_send(frame);
+                        }
+                        None => debug!(
+                            sid,
+                            "a forward frame for no open session (ended, or never opened)"
+                        ),
                     }
-                    None => debug!(
-                        sid,
-                        "a forward frame for no open session (ended, or never opened)"
-                    ),
                 }
             }
         }
@@ -561,7 +575,7 @@ impl Forwarder {
         // Published or not, the session runs: unanswered, it ends when its peer stays silent.
         let _ = self.client.publish(reply_to, answer(None)).await;
         debug!(sid = %open.sid, from = %open.from, "serving a forwarded connection");
-        let peer = format!("{}.s.{}", node_subject(&open.from), open.sid);
+        let peer = self.link(&open.from, &open.sid);
         tokio::spawn(
             self.clone()
                 .run_session(keys, peer, incoming, local_out, local_in),
@@ -635,7 +649,7 @@ impl Forwarder {
         let keys = SessionKeys::new(&self.secret, &sid, &nonce, &accept, false);
         let (to_owner, local_out) = mpsc::channel::<Message>(64);
         let (local_in, from_owner) = mpsc::channel::<Relay>(256);
-        let peer = format!("{}.s.{}", node_subject(owner), sid);
+        let peer = self.link(owner, &sid);
         tokio::spawn(
             self.clone()
                 .run_session(keys, peer, incoming, local_out, local_in),
@@ -648,7 +662,7 @@ impl Forwarder {
     async fn run_session(
         self: Arc<Self>,
         mut keys: SessionKeys,
-        peer: String,
+        peer: Peer,
         mut incoming: mpsc::Receiver<Bytes>,
         mut local_out: mpsc::Receiver<Message>,
         local_in: mpsc::Sender<Relay>,
@@ -671,8 +685,7 @@ impl Forwarder {
                     heard = Instant::now();
                     if seq + 1 != keys.next_in {
                         warn!(%sid, seq, expected = keys.next_in, "a forward frame was lost; ending the session");
-                        self.sent();
-                        let _ = self.client.publish(peer.clone(), keys.seal(Kind::Abort, &[])).await;
+                        peer.send(keys.seal(Kind::Abort, &[])).await;
                         let _ = local_in.send(Relay::Broken).await;
                         break;
                     }
@@ -704,8 +717,7 @@ impl Forwarder {
                                 }
                             }
                             if gone {
-                                self.sent();
-                                let _ = self.client.publish(peer.clone(), keys.seal(Kind::Close, &[])).await;
+                                peer.send(keys.seal(Kind::Close, &[])).await;
                                 break;
                             }
                         }
@@ -744,40 +756,115 @@ impl Forwarder {
                     };
                     if let Some(sealed) = sealed {
                         self.metrics.forward_frames.fetch_add(frames.len() as u64, Relaxed);
-                        self.sent();
-                        let _ = self.client.publish(peer.clone(), sealed).await;
+                        peer.send(sealed).await;
                     }
                     if close {
-                        self.sent();
-                        let _ = self.client.publish(peer.clone(), keys.seal(Kind::Close, &[])).await;
+                        peer.send(keys.seal(Kind::Close, &[])).await;
                         break;
                     }
                 }
                 _ = beat.tick() => {
                     if heard.elapsed() > self.dead_after {
                         info!(%sid, "the peer of a forward session is silent; ending the session");
-                        self.sent();
-                        let _ = self.client.publish(peer.clone(), keys.seal(Kind::Abort, &[])).await;
+                        peer.send(keys.seal(Kind::Abort, &[])).await;
                         let _ = local_in.send(Relay::Broken).await;
                         break;
                     }
-                    self.sent();
-                    let _ = self.client.publish(peer.clone(), keys.seal(Kind::Beat, &[])).await;
+                    peer.send(keys.seal(Kind::Beat, &[])).await;
                 }
             }
         }
         self.sessions.lock().expect("sessions lock").remove(&sid);
     }
 
-    /// Counts a session message about to be published.
-    fn sent(&self) {
-        self.metrics.forward_messages.fetch_add(1, Relaxed);
+    /// Session `sid`'s way to node `node`: the link to that node, created on first use.
+    fn link(self: &Arc<Self>, node: &str, sid: &str) -> Peer {
+        let mut links = self.links.lock().expect("links lock");
+        let tx = links
+            .entry(node.to_string())
+            .or_insert_with(|| {
+                let (tx, rx) = mpsc::channel(LINK_QUEUE);
+                tokio::spawn(self.clone().run_link(format!("{}.m", node_subject(node)), rx));
+                tx
+            })
+            .clone();
+        Peer { tx, sid: sid.into() }
+    }
+
+    /// One peer node's link: publishes the frames every session has queued for it, in order, as few NATS messages
+    /// (see [`Kind::Batch`] for one session's frames; a link carries many sessions' frames, each sealed by its
+    /// own session). The tables a group commit answers push at once, so their frames leave together.
+    async fn run_link(self: Arc<Self>, subject: String, mut rx: mpsc::Receiver<LinkFrame>) {
+        let subject = async_nats::Subject::from(subject);
+        while let Some(first) = rx.recv().await {
+            // Let the tasks woken with this one queue their frames first.
+            tokio::task::yield_now().await;
+            let mut out = BytesMut::new();
+            let mut next = Some(first);
+            while let Some((sid, frame)) = next {
+                put_link_frame(&mut out, &sid, &frame);
+                next = if out.len() < LINK_BYTES {
+                    rx.try_recv().ok()
+                } else {
+                    None
+                };
+            }
+            self.metrics.forward_messages.fetch_add(1, Relaxed);
+            let _ = self.client.publish(subject.clone(), out.freeze()).await;
+        }
     }
 
     /// Sends what is queued for NATS (at shutdown, so the last `closing` frames reach the relaying nodes).
     pub async fn flush(&self) {
         let _ = tokio::time::timeout(Duration::from_secs(2), self.client.flush()).await;
     }
+}
+
+/// A sealed frame of a session (by id) on its way to the peer node.
+type LinkFrame = (Arc<str>, Bytes);
+type LinkSender = mpsc::Sender<LinkFrame>;
+
+/// A session's way to its peer node.
+#[derive(Debug)]
+struct Peer {
+    tx: LinkSender,
+    sid: Arc<str>,
+}
+
+impl Peer {
+    /// Queues a sealed frame for the link (a link that is gone loses it, which the peer sees as a gap).
+    async fn send(&self, frame: Bytes) {
+        let _ = self.tx.send((self.sid.clone(), frame)).await;
+    }
+}
+
+/// Appends session `sid`'s sealed `frame` to a link message: the id's length (1 byte), the id, the frame's length
+/// (4 bytes, big-endian), the frame. The link message itself is not signed: each frame in it is.
+pub fn put_link_frame(out: &mut BytesMut, sid: &str, frame: &[u8]) {
+    out.put_u8(sid.len() as u8);
+    out.put_slice(sid.as_bytes());
+    out.put_u32(frame.len() as u32);
+    out.put_slice(frame);
+}
+
+/// The frames of a link message, each with its session id; `None` if the message is malformed.
+pub fn link_frames(mut message: Bytes) -> Option<Vec<(String, Bytes)>> {
+    let mut frames = Vec::new();
+    while !message.is_empty() {
+        let sid_len = *message.first()? as usize;
+        let sid = std::str::from_utf8(message.get(1..1 + sid_len)?)
+            .ok()?
+            .to_string();
+        let at = 1 + sid_len;
+        let len = u32::from_be_bytes(message.get(at..at + 4)?.try_into().ok()?) as usize;
+        if message.len() < at + 4 + len {
+            return None;
+        }
+        let frame = message.slice(at + 4..at + 4 + len);
+        message = message.split_off(at + 4 + len);
+        frames.push((sid, frame));
+    }
+    Some(frames)
 }
 
 fn accept_label(sid: &str, relay_nonce: &str) -> Vec<u8> {
@@ -872,6 +959,21 @@ mod tests {
         nested.put_u8(Kind::Batch as u8);
         nested.put_u32(0);
         assert!(decode_batch(nested.freeze()).is_none());
+    }
+
+    #[test]
+    fn a_link_message_carries_frames_of_several_sessions_in_order() {
+        let mut out = BytesMut::new();
+        put_link_frame(&mut out, "s1", b"one");
+        put_link_frame(&mut out, "s2", b"");
+        put_link_frame(&mut out, "s1", b"three");
+        let message = out.freeze();
+        let frames = link_frames(message.clone()).unwrap();
+        let got: Vec<(&str, &[u8])> = frames.iter().map(|(s, f)| (s.as_str(), &f[..])).collect();
+        assert_eq!(got, [("s1", &b"one"[..]), ("s2", b""), ("s1", b"three")]);
+        assert!(link_frames(message.slice(..message.len() - 1)).is_none());
+        assert!(link_frames(Bytes::from_static(b"\x05ab")).is_none());
+        assert_eq!(link_frames(Bytes::new()).unwrap(), []);
     }
 
     #[test]
