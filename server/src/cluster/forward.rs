@@ -196,7 +196,8 @@ pub struct Forwarder {
     /// Open sessions (as relay or as owner) by id: where the router hands their incoming frames.
     sessions: Mutex<HashMap<String, mpsc::Sender<Bytes>>>,
     /// The link to each peer node: every session's frames for that node go through it (see [`Forwarder::link`]).
-    links: Mutex<HashMap<String, LinkSender>>,
+    /// Weak: a link's task ends with the last session that uses it.
+    links: Mutex<HashMap<String, mpsc::WeakSender<LinkFrame>>>,
 }
 
 /// A forwarded connection as the relaying node holds it: frames to the owner, frames from it.
@@ -777,17 +778,20 @@ impl Forwarder {
         self.sessions.lock().expect("sessions lock").remove(&sid);
     }
 
-    /// Session `sid`'s way to node `node`: the link to that node, created on first use.
+    /// Session `sid`'s way to node `node`: the link to that node, started by the first session that needs it and
+    /// ended with the last.
     fn link(self: &Arc<Self>, node: &str, sid: &str) -> Peer {
         let mut links = self.links.lock().expect("links lock");
-        let tx = links
-            .entry(node.to_string())
-            .or_insert_with(|| {
+        let tx = match links.get(node).and_then(mpsc::WeakSender::upgrade) {
+            Some(tx) => tx,
+            None => {
+                links.retain(|_, link| link.strong_count() > 0);
                 let (tx, rx) = mpsc::channel(LINK_QUEUE);
                 tokio::spawn(self.clone().run_link(format!("{}.m", node_subject(node)), rx));
+                links.insert(node.to_string(), tx.downgrade());
                 tx
-            })
-            .clone();
+            }
+        };
         Peer { tx, sid: sid.into() }
     }
 
@@ -822,12 +826,11 @@ impl Forwarder {
 
 /// A sealed frame of a session (by id) on its way to the peer node.
 type LinkFrame = (Arc<str>, Bytes);
-type LinkSender = mpsc::Sender<LinkFrame>;
 
 /// A session's way to its peer node.
 #[derive(Debug)]
 struct Peer {
-    tx: LinkSender,
+    tx: mpsc::Sender<LinkFrame>,
     sid: Arc<str>,
 }
 
