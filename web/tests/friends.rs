@@ -68,12 +68,15 @@ async fn friends_chat_see_each_other_and_the_host_runs_the_lobby() {
         // Bo finds it on the start page and joins from the list.
         bo.goto(&format!("{base}/")).await;
         let entry = format!("#open-games [data-code='{code}']");
-        bo.wait_for(
-            "Ann's game in the open list",
-            &format!("document.querySelector({})?.innerText", json!(entry)),
-        )
-        .await;
-        let listed = bo.text(&entry).await;
+        // The start page renders again as the app settles (each render fetches the list afresh), so the entry's
+        // text is read in the same step that finds it.
+        let listed = bo
+            .wait_for(
+                "Ann's game in the open list",
+                &format!("document.querySelector({})?.innerText", json!(entry)),
+            )
+            .await;
+        let listed = listed.as_str().unwrap_or_default();
         assert!(listed.contains("Ann"), "the list names the host: {listed}");
         assert!(listed.contains("1 of 3"), "the list shows the seats taken: {listed}");
         bo.click(&format!("{entry} a")).await;
