@@ -584,20 +584,21 @@ async fn serve_with<S, R, E>(
                 }
                 from_owner = relayed(&mut relay) => {
                     // The owner's frames already here go out in one socket write, as a local table's would.
-                    // `end` is what stopped the batch: nothing (the connection goes on), or the session's end.
+                    // `end` is what stopped the batch: nothing (the connection goes on), or the session's end
+                    // (`End`, or `Broken` for a session whose channel is gone).
                     let mut frames = Vec::new();
-                    let mut last = from_owner;
+                    let mut last = from_owner.unwrap_or(Relay::Broken);
                     let end = loop {
                         match last {
-                            Some(Relay::Frame(frame)) => {
+                            Relay::Frame(frame) => {
                                 frames.push(frame);
                                 if frames.len() == WRITE_BATCH {
                                     break None;
                                 }
                                 match relay.as_mut().map(|rx| rx.try_recv()) {
-                                    Some(Ok(r)) => last = Some(r),
+                                    Some(Ok(r)) => last = r,
                                     Some(Err(mpsc::error::TryRecvError::Empty)) => break None,
-                                    Some(Err(mpsc::error::TryRecvError::Disconnected)) | None => break Some(None),
+                                    Some(Err(mpsc::error::TryRecvError::Disconnected)) | None => break Some(Relay::Broken),
                                 }
                             }
                             other => break Some(other),
@@ -616,10 +617,10 @@ async fn serve_with<S, R, E>(
                         break;
                     }
                     match end {
-                        None | Some(Some(Relay::Frame(_))) => {}
+                        None | Some(Relay::Frame(_)) => {}
                         // The owner ended the connection, after its last words (e.g. `closing` with `moved`).
-                        Some(Some(Relay::End)) => break,
-                        Some(Some(Relay::Broken) | None) => {
+                        Some(Relay::End) => break,
+                        Some(Relay::Broken) => {
                             if let Some(forward) = &session.forward {
                                 forward.forwarder.count_error();
                             }
