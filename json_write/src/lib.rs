@@ -14,8 +14,13 @@
 //! `rename_all` (serde's rules), `skip`, `skip_serializing`, `skip_serializing_if`, and `flatten` of a struct or an
 //! internally tagged enum after a member that is always written. Deserialize-only attributes (`default`,
 //! `deny_unknown_fields`, `alias`) are ignored; anything else is a compile error.
+//!
+//! `#[derive(TagFirst)]` is the reading side's one piece: serde's `Deserialize` for an internally tagged enum
+//! that reads the tag first when it comes first, instead of buffering the whole object ([`tag_first`]).
 
-pub use json_write_derive::WriteJson;
+pub use json_write_derive::{TagFirst, WriteJson};
+
+pub mod tag_first;
 
 use std::borrow::Cow;
 

@@ -13,6 +13,114 @@ pub fn derive_write_json(input: TokenStream) -> TokenStream {
     expand(&input).unwrap_or_else(Error::into_compile_error).into()
 }
 
+/// `#[derive(TagFirst)]`: serde's `Deserialize` for an internally tagged enum, its tag read first when it comes
+/// first (see `json_write::tag_first`). Emits two `remote` twins of the enum for serde's own derive, each
+/// variant and field with its `#[serde]` attributes only: one externally tagged (a variant by its name, the
+/// rest of the object its content) and one as written (the buffered read, for the tag anywhere else).
+#[proc_macro_derive(TagFirst, attributes(serde))]
+pub fn derive_tag_first(input: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(input as DeriveInput);
+    expand_tag_first(&input)
+        .unwrap_or_else(Error::into_compile_error)
+        .into()
+}
+
+fn expand_tag_first(input: &DeriveInput) -> syn::Result<Tokens> {
+    let name = &input.ident;
+    if !input.generics.params.is_empty() {
+        return Err(Error::new_spanned(
+            &input.generics,
+            "TagFirst: a generic enum is not supported",
+        ));
+    }
+    let Data::Enum(data) = &input.data else {
+        return Err(Error::new(
+            Span::call_site(),
+            "TagFirst: only an internally tagged enum",
+        ));
+    };
+    // The container's attributes: `tag` (required) and `rename_all`; anything else would need more than the two
+    // twins copy, so it is refused.
+    let mut tag = None;
+    let mut rename_all = None;
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("tag") {
+                tag = Some(meta.value()?.parse::<LitStr>()?);
+            } else if meta.path.is_ident("rename_all") {
+                rename_all = Some(meta.value()?.parse::<LitStr>()?);
+            } else {
+                return Err(meta.error("TagFirst takes only `tag` and `rename_all` on the enum"));
+            }
+            Ok(())
+        })?;
+    }
+    let Some(tag) = tag else {
+        return Err(Error::new(
+            Span::call_site(),
+            "TagFirst needs `#[serde(tag = \"...\")]`",
+        ));
+    };
+    let rename_all = rename_all.map(|rule| quote! { rename_all = #rule, });
+    let serde_only = |attrs: &[syn::Attribute]| -> Vec<syn::Attribute> {
+        attrs
+            .iter()
+            .filter(|a| a.path().is_ident("serde"))
+            .cloned()
+            .collect()
+    };
+    let mut variants = Vec::new();
+    for variant in &data.variants {
+        if matches!(&variant.fields, Fields::Unnamed(f) if f.unnamed.len() != 1) {
+            return Err(Error::new_spanned(
+                variant,
+                "an internally tagged enum cannot hold a tuple variant",
+            ));
+        }
+        let mut variant = variant.clone();
+        variant.attrs = serde_only(&variant.attrs);
+        variant.discriminant = None;
+        for field in variant.fields.iter_mut() {
+            field.attrs = serde_only(&field.attrs);
+        }
+        variants.push(variant);
+    }
+    let remote = LitStr::new(&name.to_string(), name.span());
+    let expecting = LitStr::new(&format!("internally tagged enum {name}"), name.span());
+    Ok(quote! {
+        const _: () = {
+            #[derive(::serde::Deserialize)]
+            #[serde(remote = #remote, #rename_all)]
+            #[allow(dead_code, clippy::enum_variant_names)]
+            enum ByName { #(#variants),* }
+
+            #[derive(::serde::Deserialize)]
+            #[serde(remote = #remote, tag = #tag, #rename_all)]
+            #[allow(dead_code, clippy::enum_variant_names)]
+            enum Tagged { #(#variants),* }
+
+            impl<'de> ::json_write::tag_first::TagFirst<'de> for #name {
+                const TAG: &'static str = #tag;
+                const EXPECTING: &'static str = #expecting;
+
+                fn by_name<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                    ByName::deserialize(deserializer)
+                }
+
+                fn tagged<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                    Tagged::deserialize(deserializer)
+                }
+            }
+
+            impl<'de> ::serde::Deserialize<'de> for #name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                    ::json_write::tag_first::deserialize(deserializer)
+                }
+            }
+        };
+    })
+}
+
 /// serde's `rename_all` rules (serde_derive's `case.rs`), for variants and for fields.
 #[derive(Clone, Copy)]
 enum Rule {

@@ -301,7 +301,7 @@ pub struct Hickory {
 
 /// A decision a player sends. Every value of `legal_actions` is exactly what a client sends back.
 #[derive(
-    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+    Clone, Debug, PartialEq, Eq, Serialize, json_write::TagFirst, schemars::JsonSchema, json_write::WriteJson,
 )]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum HickoryAction {

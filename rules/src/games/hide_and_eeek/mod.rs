@@ -250,7 +250,7 @@ pub struct LookView {
 
 /// What a seat sends.
 #[derive(
-    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+    Clone, Debug, PartialEq, Eq, Serialize, json_write::TagFirst, schemars::JsonSchema, json_write::WriteJson,
 )]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Action {

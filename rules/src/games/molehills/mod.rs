@@ -241,7 +241,7 @@ impl Reject for MolehillsReject {
 
 /// What a player sends.
 #[derive(
-    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+    Clone, Debug, PartialEq, Eq, Serialize, json_write::TagFirst, schemars::JsonSchema, json_write::WriteJson,
 )]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum MolehillsAction {

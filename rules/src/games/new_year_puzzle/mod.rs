@@ -42,7 +42,15 @@ pub struct NewYearPuzzleConfig {}
 
 /// A decision of the seat whose turn it is.
 #[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    json_write::TagFirst,
+    schemars::JsonSchema,
+    json_write::WriteJson,
 )]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum PuzzleAction {

@@ -345,7 +345,7 @@ pub enum FortuneChoice {
 
 /// Everything a seat can do. JSON: `{"type": "draw"}`, `{"type": "buy", "chips": [...]}`, ...
 #[derive(
-    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
+    Clone, Debug, PartialEq, Eq, Serialize, json_write::TagFirst, schemars::JsonSchema, json_write::WriteJson,
 )]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Action {
