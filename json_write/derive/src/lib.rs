@@ -693,6 +693,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
 
     Ok(quote! {
         impl #impl_generics ::json_write::WriteJson for #name #ty_generics #where_clause {
+            #[inline]
             fn write_json(&self, out: &mut ::std::string::String) {
                 #body
             }
