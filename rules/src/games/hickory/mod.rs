@@ -113,8 +113,9 @@ pub enum Loc {
     Outer(u8),
 }
 
+/// A carded mouse of a seat's (public so that a view can borrow the list: its members stay private).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, json_write::WriteJson)]
-struct MouseState {
+pub struct MouseState {
     kind: MouseKind,
     loc: Loc,
     tiles: Vec<TileId>,

@@ -105,11 +105,23 @@ pub struct SpaceView {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
-pub struct MouseView {
+pub struct MouseView<'a> {
     pub mouse: MouseKind,
     pub loc: Loc,
     pub capacity: usize,
-    pub tiles: Vec<Tile>,
+    pub tiles: Mapped<'a, TileId, Tile>,
+}
+
+/// A seat's mice as its view shows them, borrowed from the state.
+pub type MiceView<'a> = Mapped<'a, MouseState, MouseView<'a>>;
+
+fn mice_view(mice: &[MouseState]) -> MiceView<'_> {
+    Mapped::new(mice, (), |m, _, ()| MouseView {
+        mouse: m.kind,
+        loc: m.loc,
+        capacity: m.kind.capacity(),
+        tiles: Mapped::new(&m.tiles, (), |&id, _, ()| tile(id)),
+    })
 }
 
 /// What a hunt-board space asks for: an item of one colour, or one kind of item in any colour. A delivered item
@@ -145,19 +157,102 @@ pub(super) fn piece_view(piece: Piece) -> PieceView {
     }
 }
 
-/// A hunt board as its owner's view shows it: rows of spaces, each with whether it is done (borrowed: the
-/// printed board and the owner's marks).
-pub type HuntView<'a> =
+/// A hunt board's rows as the view lists them: each space with whether it is done (borrowed: the printed board
+/// and the owner's marks).
+pub type HuntRows<'a> =
     Mapped<'a, [HuntSpace; HUNT_SIZE], HuntRowView<'a>, &'a [[bool; HUNT_SIZE]; HUNT_SIZE]>;
 pub type HuntRowView<'a> = Mapped<'a, HuntSpace, HuntSpaceView, &'a [bool; HUNT_SIZE]>;
 
 /// The printed hunt boards, where views borrow them from.
 static PRINTED_HUNT_BOARDS: [[[HuntSpace; HUNT_SIZE]; HUNT_SIZE]; 4] = HUNT_BOARDS;
 
-fn hunt_view(board: u8, done: &[[bool; HUNT_SIZE]; HUNT_SIZE]) -> HuntView<'_> {
+fn hunt_rows(board: u8, done: &[[bool; HUNT_SIZE]; HUNT_SIZE]) -> HuntRows<'_> {
     Mapped::new(&PRINTED_HUNT_BOARDS[usize::from(board)], done, |row, r, done| {
-        Mapped::new(row, &done[r], |&space, c, done| hunt_space_view(space, done[c]))
+        hunt_row(row, &done[r])
     })
+}
+
+fn hunt_row<'a>(row: &'a [HuntSpace; HUNT_SIZE], done: &'a [bool; HUNT_SIZE]) -> HuntRowView<'a> {
+    Mapped::new(row, done, |&space, c, done| hunt_space_view(space, done[c]))
+}
+
+/// A hunt board as its owner's view shows it: [`HuntRows`], serialised as that list. Its JSON text is written from
+/// the text of every row a board can show (4 boards, 4 rows, 16 sets of marks), each written once by the derived
+/// writer: the sixteen spaces of every seat's board in every viewer's view were a tenth of the instructions of
+/// an action at 4 seats (callgrind, `docs/performance.md`), and a row's marks change a few times a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HuntView<'a> {
+    board: u8,
+    done: &'a [[bool; HUNT_SIZE]; HUNT_SIZE],
+}
+
+impl HuntView<'_> {
+    pub fn rows(&self) -> HuntRows<'_> {
+        hunt_rows(self.board, self.done)
+    }
+}
+
+/// The text of every row of every printed board with every set of marks, by [`hunt_row_index`].
+fn hunt_row_texts() -> &'static [Box<str>] {
+    static TEXTS: std::sync::OnceLock<Vec<Box<str>>> = std::sync::OnceLock::new();
+    TEXTS.get_or_init(|| {
+        let mut texts = Vec::with_capacity((PRINTED_HUNT_BOARDS.len() * HUNT_SIZE) << HUNT_SIZE);
+        for board in &PRINTED_HUNT_BOARDS {
+            for row in board {
+                for marks in 0..1usize << HUNT_SIZE {
+                    let done: [bool; HUNT_SIZE] = std::array::from_fn(|c| marks >> c & 1 == 1);
+                    texts.push(json_write::WriteJson::to_json_string(&hunt_row(row, &done)).into());
+                }
+            }
+        }
+        texts
+    })
+}
+
+fn hunt_row_index(board: u8, row: usize, done: &[bool; HUNT_SIZE]) -> usize {
+    let marks = done
+        .iter()
+        .enumerate()
+        .fold(0, |marks, (c, &d)| marks | usize::from(d) << c);
+    ((usize::from(board) * HUNT_SIZE + row) << HUNT_SIZE) | marks
+}
+
+impl json_write::WriteJson for HuntView<'_> {
+    fn write_json(&self, out: &mut String) {
+        let texts = hunt_row_texts();
+        out.push('[');
+        for (r, done) in self.done.iter().enumerate() {
+            if r > 0 {
+                out.push(',');
+            }
+            out.push_str(&texts[hunt_row_index(self.board, r, done)]);
+        }
+        out.push(']');
+    }
+}
+
+impl Serialize for HuntView<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.rows().serialize(serializer)
+    }
+}
+
+impl schemars::JsonSchema for HuntView<'_> {
+    fn inline_schema() -> bool {
+        <HuntRows<'static>>::inline_schema()
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        <HuntRows<'static>>::schema_name()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        <HuntRows<'static>>::schema_id()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <HuntRows<'static>>::json_schema(generator)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
@@ -168,7 +263,7 @@ pub struct PlayerView<'a> {
     pub hunt_board: u8,
     pub hunt: HuntView<'a>,
     pub hunt_spaces_done: usize,
-    pub mice: Vec<MouseView>,
+    pub mice: MiceView<'a>,
     pub scaler_link: u8,
     pub favour_count: usize,
     /// The cards themselves: only in the owner's own view, and for everyone once the game is over.
@@ -454,18 +549,12 @@ impl Hickory {
                         score: p.points.total(),
                         points: p.points,
                         hunt_board: p.hunt_board,
-                        hunt: hunt_view(p.hunt_board, &p.hunt_done),
+                        hunt: HuntView {
+                            board: p.hunt_board,
+                            done: &p.hunt_done,
+                        },
                         hunt_spaces_done: p.hunt_spaces_done(),
-                        mice: p
-                            .mice
-                            .iter()
-                            .map(|m| MouseView {
-                                mouse: m.kind,
-                                loc: m.loc,
-                                capacity: m.kind.capacity(),
-                                tiles: tiles(&m.tiles),
-                            })
-                            .collect(),
+                        mice: mice_view(&p.mice),
                         scaler_link: p.scaler_link,
                         favour_count: p.favours.len(),
                         favours: self
