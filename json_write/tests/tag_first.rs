@@ -3,94 +3,62 @@
 
 use serde::Deserialize;
 
+#[derive(Debug, PartialEq, Deserialize)]
+pub struct Cell {
+    pub row: u8,
+    pub col: u8,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+pub struct Inner {
+    pub a: u8,
+    #[serde(default)]
+    pub b: Option<String>,
+}
+
+/// The enum, with the derive that reads it.
+macro_rules! action {
+    ($derive:path) => {
+        #[derive(Debug, PartialEq, $derive)]
+        #[serde(tag = "type", rename_all = "snake_case")]
+        pub enum Action {
+            /// A doc comment, dropped by the twins.
+            Move {
+                to: Cell,
+            },
+            Choose {
+                cell: Cell,
+                #[serde(default)]
+                fast: bool,
+            },
+            Stop,
+            #[serde(rename = "eek!")]
+            Eeek {
+                cell: Cell,
+            },
+            Wrapped(Inner),
+            Many {
+                #[serde(rename = "items")]
+                list: Vec<u8>,
+                #[serde(alias = "label")]
+                name: String,
+            },
+            CloseRace,
+        }
+    };
+}
+
 /// The same enum read by serde's derive ...
 mod by_serde {
+    use super::{Cell, Inner};
     use serde::Deserialize;
-
-    #[derive(Debug, PartialEq, Deserialize)]
-    pub struct Cell {
-        pub row: u8,
-        pub col: u8,
-    }
-
-    #[derive(Debug, PartialEq, Deserialize)]
-    pub struct Inner {
-        pub a: u8,
-        #[serde(default)]
-        pub b: Option<String>,
-    }
-
-    #[derive(Debug, PartialEq, Deserialize)]
-    #[serde(tag = "type", rename_all = "snake_case")]
-    pub enum Action {
-        /// A doc comment, dropped by the twins.
-        Move {
-            to: Cell,
-        },
-        Choose {
-            cell: Cell,
-            #[serde(default)]
-            fast: bool,
-        },
-        Stop,
-        #[serde(rename = "eek!")]
-        Eeek {
-            cell: Cell,
-        },
-        Wrapped(Inner),
-        Many {
-            #[serde(rename = "items")]
-            list: Vec<u8>,
-            #[serde(alias = "label")]
-            name: String,
-        },
-        CloseRace,
-    }
+    action!(Deserialize);
 }
 
 /// ... and by `TagFirst`.
 mod by_tag_first {
-    use serde::Deserialize;
-
-    #[derive(Debug, PartialEq, Deserialize)]
-    pub struct Cell {
-        pub row: u8,
-        pub col: u8,
-    }
-
-    #[derive(Debug, PartialEq, Deserialize)]
-    pub struct Inner {
-        pub a: u8,
-        #[serde(default)]
-        pub b: Option<String>,
-    }
-
-    #[derive(Debug, PartialEq, json_write::TagFirst)]
-    #[serde(tag = "type", rename_all = "snake_case")]
-    pub enum Action {
-        /// A doc comment, dropped by the twins.
-        Move {
-            to: Cell,
-        },
-        Choose {
-            cell: Cell,
-            #[serde(default)]
-            fast: bool,
-        },
-        Stop,
-        #[serde(rename = "eek!")]
-        Eeek {
-            cell: Cell,
-        },
-        Wrapped(Inner),
-        Many {
-            #[serde(rename = "items")]
-            list: Vec<u8>,
-            #[serde(alias = "label")]
-            name: String,
-        },
-        CloseRace,
-    }
+    use super::{Cell, Inner};
+    action!(json_write::TagFirst);
 }
 
 /// serde_json's message without its position: the two reads may notice a fault at different points of the text.
