@@ -500,6 +500,101 @@ impl<T, U: schemars::JsonSchema, C: Copy> schemars::JsonSchema for Mapped<'_, T,
     }
 }
 
+/// A value whose JSON text is written once and then copied: a part of a view that every viewer shares, in a view
+/// built once per change and rebound from viewer to viewer (`rules::Game::rebind_view`), is written for the first
+/// viewer and copied for the others. The value cannot change once wrapped (there is no `&mut` access), so the
+/// kept text is always the value's. serde serialises the value itself, and its JSON Schema is `T`'s.
+pub struct Kept<T> {
+    value: T,
+    text: std::cell::OnceCell<Box<str>>,
+}
+
+impl<T> Kept<T> {
+    pub fn new(value: T) -> Self {
+        Kept {
+            value,
+            text: std::cell::OnceCell::new(),
+        }
+    }
+
+    pub fn get(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<T> std::ops::Deref for Kept<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<T> From<T> for Kept<T> {
+    fn from(value: T) -> Self {
+        Kept::new(value)
+    }
+}
+
+impl<T: Clone> Clone for Kept<T> {
+    fn clone(&self) -> Self {
+        Kept {
+            value: self.value.clone(),
+            text: self.text.clone(),
+        }
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Kept<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.value.fmt(f)
+    }
+}
+
+impl<T: PartialEq> PartialEq for Kept<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+impl<T: Eq> Eq for Kept<T> {}
+
+impl<T: WriteJson> WriteJson for Kept<T> {
+    fn write_json(&self, out: &mut String) {
+        if let Some(text) = self.text.get() {
+            out.push_str(text);
+        } else {
+            let start = out.len();
+            self.value.write_json(out);
+            let _ = self.text.set(out[start..].into());
+        }
+    }
+}
+
+impl<T: serde::Serialize> serde::Serialize for Kept<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(serializer)
+    }
+}
+
+impl<T: schemars::JsonSchema> schemars::JsonSchema for Kept<T> {
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        T::schema_id()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        T::json_schema(generator)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -550,5 +645,23 @@ mod tests {
         same(&std::collections::BTreeMap::from([("k".to_string(), vec![1u8])]));
         same(&Cow::Borrowed("cow"));
         same(&Box::new(5u16));
+    }
+
+    #[test]
+    fn a_kept_value_writes_its_text_once_and_then_copies_it() {
+        let kept = Kept::new(vec!["a\"b".to_string(), "c".to_string()]);
+        same(&kept);
+        // The second write copies the kept text: the same text, after whatever the buffer already holds.
+        let mut out = String::from("[1,");
+        kept.write_json(&mut out);
+        assert_eq!(out, r#"[1,["a\"b","c"]"#);
+        assert_eq!(kept.text.get().map(|t| &**t), Some(r#"["a\"b","c"]"#));
+        let copy = kept.clone();
+        assert_eq!(copy.to_json_string(), kept.to_json_string());
+        assert_eq!(*copy, vec!["a\"b".to_string(), "c".to_string()]);
+        assert_eq!(
+            serde_json::to_value(schemars::schema_for!(Kept<Vec<u8>>)).unwrap(),
+            serde_json::to_value(schemars::schema_for!(Vec<u8>)).unwrap()
+        );
     }
 }

@@ -258,6 +258,26 @@ macro_rules! games {
                 match self { $(AnyGame::$variant(g) => json_write::to_raw_value(&g.view(viewer), size_hint)),+ }
             }
 
+            /// Each of `viewers`' views as [`AnyGame::view_json`] writes it, in that order, written from one build
+            /// of the view rebound from viewer to viewer (`Game::rebind_view`).
+            pub fn views_json(&self, viewers: &[Viewer], size_hint: &mut usize) -> Vec<Box<RawValue>> {
+                match self {
+                    $(AnyGame::$variant(g) => {
+                        let Some((&first, rest)) = viewers.split_first() else {
+                            return Vec::new();
+                        };
+                        let mut view = g.view(first);
+                        let mut texts = Vec::with_capacity(viewers.len());
+                        texts.push(json_write::to_raw_value(&view, size_hint));
+                        for &viewer in rest {
+                            g.rebind_view(&mut view, viewer);
+                            texts.push(json_write::to_raw_value(&view, size_hint));
+                        }
+                        texts
+                    })+
+                }
+            }
+
             /// Whether every seat and the spectators see the same view now (see `Game::same_view_for_everyone`).
             pub fn same_view_for_everyone(&self) -> bool {
                 match self { $(AnyGame::$variant(g) => g.same_view_for_everyone()),+ }

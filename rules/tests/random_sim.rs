@@ -5,7 +5,9 @@
 //! every viewer's view serialise; the game ends within the bound with an outcome and nothing left to do; the log
 //! replays to the same state). At every step each viewer's view also shows none of its secrets
 //! (`rules::Secrets::view_secrets`), and the text the server sends and keeps of every view, legal-action list,
-//! action and event, written by the writer `#[derive(json_write::WriteJson)]` generates, is byte for byte serde's. Games' own tests add their game's invariants to the same harness.
+//! action and event, written by the writer `#[derive(json_write::WriteJson)]` generates, is byte for byte serde's,
+//! also when one build of a view is rebound from viewer to viewer (`rules::Game::rebind_view`). Games' own tests
+//! add their game's invariants to the same harness.
 
 use json_write::WriteJson;
 use rules::secrets::view_leaks;
@@ -34,7 +36,41 @@ impl GameVisitor for RandomSim {
                     seed * 7 + u64::from(players),
                     MAX_STEPS,
                     |state| {
-                        for viewer in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
+                        let viewers: Vec<Viewer> = Seat::all(players)
+                            .map(Viewer::Seat)
+                            .chain([Viewer::Spectator])
+                            .collect();
+                        let texts: Vec<String> = viewers
+                            .iter()
+                            .map(|&v| serde_json::to_string(&state.view(v)).expect("views serialise"))
+                            .collect();
+                        // The server writes every viewer's view of a change from one build rebound from viewer to
+                        // viewer (`Game::rebind_view`): each text is that viewer's own, whoever the build was for,
+                        // in either order and back to the first.
+                        let n = viewers.len();
+                        for order in [
+                            (0..n).chain([0]).collect::<Vec<_>>(),
+                            (0..n).rev().chain([n - 1]).collect(),
+                        ] {
+                            let mut view = state.view(viewers[order[0]]);
+                            assert_eq!(
+                                view.to_json_string(),
+                                texts[order[0]],
+                                "{}: a view as written",
+                                info.id
+                            );
+                            for &i in &order[1..] {
+                                state.rebind_view(&mut view, viewers[i]);
+                                assert_eq!(
+                                    view.to_json_string(),
+                                    texts[i],
+                                    "{}: a view rebound to {:?}",
+                                    info.id,
+                                    viewers[i]
+                                );
+                            }
+                        }
+                        for viewer in viewers.iter().copied() {
                             // The generated writer the server uses writes serde's exact text.
                             let text = serde_json::to_string(&state.view(viewer)).expect("views serialise");
                             let written = state.view(viewer).to_json_string();

@@ -88,14 +88,15 @@ impl Table {
             deadline: game.deadline().map(|d| d.at),
             turn_deadline: self.turn_deadline(running),
             outcome: game.outcome(),
-            spectator_view: None,
+            views: Vec::new(),
             same_view: game.same_view_for_everyone(),
         })
     }
 
     /// `viewer`'s `state` push. The view is serialised straight from the engine's typed values to JSON text,
-    /// once, and the legal actions are the text written once per change (`SeatOptions`); the spectators' view is built on first use and then shared through `shared`,
-    /// with every seat too when the game shows everybody the same view.
+    /// once per viewer (the spectators' shared by all of them, and by every seat too when the game shows everybody
+    /// the same view), taken from `shared` when it was written there for this change; the legal actions are the
+    /// text written once per change (`SeatOptions`).
     pub(super) fn state_for(
         &self,
         viewer: Viewer,
@@ -105,26 +106,21 @@ impl Table {
     ) -> Option<ServerMessage> {
         let running = self.running.as_ref()?;
         let game = &running.game;
-        let mut view_size = self.text_sizes.get();
-        let mut shared_view = |size: &mut usize| {
-            shared
-                .spectator_view
-                .get_or_insert_with(|| view_json(game, Viewer::Spectator, size))
-                .clone()
+        let shown_as = shared.shown_as(viewer);
+        let view = match shared.views.iter().find(|(v, _)| *v == shown_as) {
+            Some((_, view)) => view.clone(),
+            None => {
+                let mut view_size = self.text_sizes.get();
+                let view = view_json(game, shown_as, &mut view_size);
+                self.text_sizes.set(view_size);
+                shared.views.push((shown_as, view.clone()));
+                view
+            }
         };
-        let (seat, view, legal_actions) = match viewer {
-            Viewer::Seat(s) => (
-                Some(s),
-                if shared.same_view {
-                    shared_view(&mut view_size)
-                } else {
-                    view_json(game, viewer, &mut view_size)
-                },
-                running.options.legal(s),
-            ),
-            Viewer::Spectator => (None, shared_view(&mut view_size), RawJson::empty_array()),
+        let (seat, legal_actions) = match viewer {
+            Viewer::Seat(s) => (Some(s), running.options.legal(s)),
+            Viewer::Spectator => (None, RawJson::empty_array()),
         };
-        self.text_sizes.set(view_size);
         Some(ServerMessage::Push(Push::State(Box::new(StateUpdate {
             code: self.code.clone(),
             match_id: running.match_id.clone(),
@@ -142,11 +138,31 @@ impl Table {
         }))))
     }
 
+    /// Writes the view of every viewer connected now into `shared`, from one build of the engine's view
+    /// (`AnyGame::views_json`): the members every viewer shares are built, and written, once per change.
+    fn write_views(&self, shared: &mut SharedState) {
+        let Some(running) = &self.running else { return };
+        let mut viewers: Vec<Viewer> = Vec::new();
+        for (viewer, _) in self.connections() {
+            let viewer = shared.shown_as(viewer);
+            if !viewers.contains(&viewer) && !shared.views.iter().any(|(v, _)| *v == viewer) {
+                viewers.push(viewer);
+            }
+        }
+        let mut view_size = self.text_sizes.get();
+        let texts = running.game.views_json(&viewers, &mut view_size);
+        self.text_sizes.set(view_size);
+        shared
+            .views
+            .extend(viewers.into_iter().zip(texts.into_iter().map(RawJson::from)));
+    }
+
     /// Pushes the state after a change from `since`, with the events each viewer may see.
     pub(super) fn push_state_to_all(&mut self, since: u64, events: &[Event<RawJson>]) {
         let Some(mut shared) = self.shared_state() else {
             return;
         };
+        self.write_views(&mut shared);
         let mut failed = Vec::new();
         for (viewer, conn) in self.connections() {
             let visible = events
@@ -217,8 +233,16 @@ pub(super) struct SharedState {
     deadline: Option<Millis>,
     turn_deadline: Option<Millis>,
     outcome: Option<protocol::Outcome>,
-    /// The spectators' view, built on first use; also every seat's when `same_view` says so.
-    spectator_view: Option<RawJson>,
+    /// The views written for this change, each viewer's once (the spectators' is every seat's too when
+    /// `same_view` says so).
+    views: Vec<(Viewer, RawJson)>,
     /// Every viewer sees the same view now (`AnyGame::same_view_for_everyone`): it is built once per change.
     same_view: bool,
+}
+
+impl SharedState {
+    /// Whose view `viewer` is shown: its own, or the spectators' when everyone sees the same.
+    fn shown_as(&self, viewer: Viewer) -> Viewer {
+        if self.same_view { Viewer::Spectator } else { viewer }
+    }
 }

@@ -2,7 +2,7 @@
 //! view types, and the view built from the state for one viewer.
 
 use super::*;
-use json_write::Mapped;
+use json_write::{Kept, Mapped};
 
 /// A tile as the table shows it.
 #[derive(
@@ -263,12 +263,12 @@ pub struct PlayerView<'a> {
     pub hunt_board: u8,
     pub hunt: HuntView<'a>,
     pub hunt_spaces_done: usize,
-    pub mice: MiceView<'a>,
+    pub mice: Kept<MiceView<'a>>,
     pub scaler_link: u8,
     pub favour_count: usize,
     /// The cards themselves: only in the owner's own view, and for everyone once the game is over.
     pub favours: Option<Mapped<'a, FavourId, FavourCard>>,
-    pub missions_done: Mapped<'a, MissionId, MissionCard>,
+    pub missions_done: Kept<Mapped<'a, MissionId, MissionCard>>,
 }
 
 /// The decision the table is waiting for.
@@ -338,7 +338,7 @@ pub struct HickoryView<'a> {
     pub blockers: &'static [Blocker],
     pub hand_capacity: u8,
     pub hand: &'a [MouseRef],
-    pub spaces: Vec<SpaceView>,
+    pub spaces: Kept<Vec<SpaceView>>,
     pub web_wilds: usize,
     pub web_market: Mapped<'a, TileId, Tile>,
     pub bag: usize,
@@ -346,9 +346,9 @@ pub struct HickoryView<'a> {
     /// Relics handed over to Lord Cuckoo, out of the game (rules version 2).
     pub relics_returned: usize,
     pub favour_deck: usize,
-    pub favour_discard: Mapped<'a, FavourId, FavourCard>,
+    pub favour_discard: Kept<Mapped<'a, FavourId, FavourCard>>,
     pub mission_deck: usize,
-    pub missions: Mapped<'a, MissionId, MissionCard>,
+    pub missions: Kept<Mapped<'a, MissionId, MissionCard>>,
     pub pinecone: u8,
     pub paws: &'a [u8],
     pub seats: Vec<PlayerView<'a>>,
@@ -501,44 +501,46 @@ impl Hickory {
         viewer == Viewer::Seat(seat) || self.phase == Phase::Over
     }
 
-    /// The state as `viewer` may see it ([`Game::view`]).
+    /// The state as `viewer` may see it ([`Game::view`]): the members every viewer shares (kept as text once
+    /// written, where they are long), then `viewer`'s own ([`Hickory::rebind_view_of`]).
     pub(super) fn view_of(&self, viewer: Viewer) -> HickoryView<'_> {
-        let decision = self.decision();
         let mut ring = self.ring_mice();
-        HickoryView {
+        let mut view = HickoryView {
             viewer,
             rules_version: self.rules_version,
             players: self.players,
             hour: self.hour,
             minute: self.minute,
             priority: self.priority,
-            decision: decision.as_ref().map(|d| self.decision_view(d, viewer)),
+            decision: None,
             blockers: blockers(self.players),
             hand_capacity: self.hand_capacity(),
             hand: &self.hand,
-            spaces: (1..=NUMBERS)
-                .map(|n| {
-                    let s = self.space(n);
-                    SpaceView {
-                        number: n,
-                        face: s.face,
-                        token: s.token,
-                        paw: self.paws.contains(&n),
-                        tile: s.tile.map(tile),
-                        inner: ring.take(Loc::Inner(n)).collect(),
-                        outer: ring.take(Loc::Outer(n)).collect(),
-                    }
-                })
-                .collect(),
+            spaces: Kept::new(
+                (1..=NUMBERS)
+                    .map(|n| {
+                        let s = self.space(n);
+                        SpaceView {
+                            number: n,
+                            face: s.face,
+                            token: s.token,
+                            paw: self.paws.contains(&n),
+                            tile: s.tile.map(tile),
+                            inner: ring.take(Loc::Inner(n)).collect(),
+                            outer: ring.take(Loc::Outer(n)).collect(),
+                        }
+                    })
+                    .collect(),
+            ),
             web_wilds: self.web_wilds.len(),
             web_market: Mapped::new(&self.web_market, (), |&id, _, ()| tile(id)),
             bag: self.bag.len(),
             pantry: self.pantry.len(),
             relics_returned: self.cuckoo.len(),
             favour_deck: self.favour_deck.len(),
-            favour_discard: Mapped::new(&self.favour_discard, (), |&f, _, ()| favour_card(f)),
+            favour_discard: Kept::new(Mapped::new(&self.favour_discard, (), |&f, _, ()| favour_card(f))),
             mission_deck: self.mission_deck.len(),
-            missions: Mapped::new(&self.missions, (), |&m, _, ()| mission_card(m)),
+            missions: Kept::new(Mapped::new(&self.missions, (), |&m, _, ()| mission_card(m))),
             pinecone: self.pinecone,
             paws: &self.paws,
             seats: Seat::all(self.players)
@@ -554,17 +556,32 @@ impl Hickory {
                             done: &p.hunt_done,
                         },
                         hunt_spaces_done: p.hunt_spaces_done(),
-                        mice: mice_view(&p.mice),
+                        mice: Kept::new(mice_view(&p.mice)),
                         scaler_link: p.scaler_link,
                         favour_count: p.favours.len(),
-                        favours: self
-                            .shows_favours(viewer, seat)
-                            .then(|| Mapped::new(&p.favours, (), |&f, _, ()| favour_card(f))),
-                        missions_done: Mapped::new(&p.missions_done, (), |&m, _, ()| mission_card(m)),
+                        favours: None,
+                        missions_done: Kept::new(Mapped::new(&p.missions_done, (), |&m, _, ()| {
+                            mission_card(m)
+                        })),
                     }
                 })
                 .collect(),
             game_over: self.phase == Phase::Over,
+        };
+        self.rebind_view_of(&mut view, viewer);
+        view
+    }
+
+    /// Sets the members of `view` that differ from viewer to viewer to `viewer`'s ([`Game::rebind_view`]): the
+    /// viewer, the decision (a delivery's favour cards) and whose favour cards show. Every other member is the
+    /// same for every viewer.
+    pub(super) fn rebind_view_of<'a>(&'a self, view: &mut HickoryView<'a>, viewer: Viewer) {
+        view.viewer = viewer;
+        view.decision = self.decision().map(|d| self.decision_view(&d, viewer));
+        for p in &mut view.seats {
+            p.favours = self
+                .shows_favours(viewer, p.seat)
+                .then(|| Mapped::new(&self.player(p.seat).favours, (), |&f, _, ()| favour_card(f)));
         }
     }
 }
