@@ -941,6 +941,10 @@ impl Game for Quacks {
         self.view_of(viewer)
     }
 
+    fn rebind_view<'a>(&'a self, view: &mut QuacksView<'a>, viewer: Viewer) {
+        self.rebind_view_of(view, viewer);
+    }
+
     fn bot_action(&self, seat: Seat, rng: &mut crate::rng::Rng) -> Option<Self::Action> {
         bot::bot_action(self, seat, rng)
     }

@@ -1658,7 +1658,10 @@ fn a_fast_brewer_waits_for_nobody_until_evaluation() {
     );
     // Another seat's pot is public as it fills.
     brew(&mut g, s(1), &[O1]);
-    assert_eq!(g.view(Viewer::Seat(s(0))).players[1].pot, g.players[1].pot);
+    assert_eq!(
+        g.view(Viewer::Seat(s(0))).players[1].pot[..],
+        g.players[1].pot[..]
+    );
     stop_all(&mut g);
     assert_eq!(g.phase, Phase::Evaluation);
 }

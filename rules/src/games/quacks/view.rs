@@ -2,6 +2,7 @@
 //! at only for their owner) and the view built from the state for one viewer.
 
 use super::*;
+use json_write::Kept;
 
 /// A count of one kind of chip, for views.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
@@ -61,13 +62,13 @@ pub struct PlayerView<'a> {
     /// Where the first chip of the round is counted from (droplet plus rat tails).
     pub rat_space: u8,
     pub flask_full: bool,
-    pub pot: &'a [Placed],
+    pub pot: Kept<&'a [Placed]>,
     pub whites: u8,
     pub brew: Brew,
     /// The space that would be scored now.
     pub scoring_space: u8,
     /// The chips not in the pot (bag and any being looked at): public knowledge.
-    pub not_in_pot: Vec<ChipCount>,
+    pub not_in_pot: Kept<Vec<ChipCount>>,
     /// How many chips this player is looking at in secret.
     pub looking_at_count: usize,
     /// Own board only: the chips being looked at.
@@ -106,16 +107,17 @@ pub struct QuacksView<'a> {
     /// Whether this round's purchases go in start-player order (some chip could run out).
     pub buying_in_order: bool,
     pub books: Vec<Colour>,
-    pub supply: Vec<ChipCount>,
+    pub supply: Kept<Vec<ChipCount>>,
     /// Every chip sold in evaluation step E with its price in coins (game data, the same in every view).
-    pub prices: &'static [ChipPrice],
+    pub prices: Kept<&'static [ChipPrice]>,
     pub players: Vec<PlayerView<'a>>,
     /// Only once the game is over.
     pub outcome: Option<Outcome>,
 }
 
 impl Quacks {
-    /// The state as `viewer` may see it ([`Game::view`]).
+    /// The state as `viewer` may see it ([`Game::view`]): the members every viewer shares (the long ones kept as
+    /// text once written), then `viewer`'s own ([`Quacks::rebind_view_of`]).
     pub(super) fn view_of(&self, viewer: Viewer) -> QuacksView<'_> {
         let players = self
             .players
@@ -123,7 +125,6 @@ impl Quacks {
             .enumerate()
             .map(|(i, p)| {
                 let seat = Seat(i as u8);
-                let own = viewer == Viewer::Seat(seat);
                 PlayerView {
                     seat,
                     score: p.score,
@@ -132,17 +133,17 @@ impl Quacks {
                     rat_tails: p.rat_tails,
                     rat_space: p.start_space(),
                     flask_full: p.flask_full,
-                    pot: &p.pot,
+                    pot: Kept::new(&p.pot[..]),
                     whites: p.whites,
                     brew: p.brew,
                     scoring_space: p.scoring_space_now(),
-                    not_in_pot: counts(&p.bag, &p.aside),
+                    not_in_pot: Kept::new(counts(&p.bag, &p.aside)),
                     looking_at_count: p.aside.len(),
-                    looking_at: own.then_some(&p.aside[..]),
-                    bag: own.then(|| counts(&p.bag, &[])),
+                    looking_at: None,
+                    bag: None,
                     deciding: p.pending,
                     committed: p.commitment.is_some(),
-                    commitment: if own { p.commitment } else { None },
+                    commitment: None,
                     shop: p.shop,
                     coins: p.coins,
                     red_bonus: p.red_bonus,
@@ -150,7 +151,7 @@ impl Quacks {
                 }
             })
             .collect();
-        QuacksView {
+        let mut view = QuacksView {
             viewer,
             round: self.round,
             rounds: ROUNDS,
@@ -163,17 +164,33 @@ impl Quacks {
             stirring: self.stirring(),
             buying_in_order: self.buying_in_order,
             books: Colour::ALL.into_iter().filter(|c| self.book_open(*c)).collect(),
-            supply: self
-                .supply
-                .iter()
-                .map(|(chip, count)| ChipCount {
-                    chip: *chip,
-                    count: *count,
-                })
-                .collect(),
-            prices: &PRICE_LIST,
+            supply: Kept::new(
+                self.supply
+                    .iter()
+                    .map(|(chip, count)| ChipCount {
+                        chip: *chip,
+                        count: *count,
+                    })
+                    .collect(),
+            ),
+            prices: Kept::new(&PRICE_LIST),
             players,
             outcome: self.outcome(),
+        };
+        self.rebind_view_of(&mut view, viewer);
+        view
+    }
+
+    /// Sets the members of `view` that differ from viewer to viewer to `viewer`'s ([`Game::rebind_view`]): the
+    /// viewer, and on the viewer's own board the chips it looks at, its bag and its commitment. Every other
+    /// member is the same for every viewer.
+    pub(super) fn rebind_view_of<'a>(&'a self, view: &mut QuacksView<'a>, viewer: Viewer) {
+        view.viewer = viewer;
+        for (board, p) in view.players.iter_mut().zip(&self.players) {
+            let own = viewer == Viewer::Seat(board.seat);
+            board.looking_at = own.then_some(&p.aside[..]);
+            board.bag = own.then(|| counts(&p.bag, &[]));
+            board.commitment = if own { p.commitment } else { None };
         }
     }
 }
