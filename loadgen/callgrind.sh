@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The server's user-space instructions per accepted action (docs/perf/journal.md, sections 10 and 11): a number
 # that does not depend on how fast or busy the machine is. The server runs under `valgrind --tool=callgrind` on a
-# fresh PostgreSQL database while the load generator plays 50 lobbies of 2-seat Hide and Eeek! (GAME and SEATS pick
-# another game and seat count; LOADGEN_ARGS adds load generator flags, e.g. "--rules-version 1") against it by URL,
+# fresh PostgreSQL database while the load generator plays 50 lobbies of 2-seat Hide and Eeek! (LOBBIES, GAME and
+# SEATS pick another load; LOADGEN_ARGS adds load generator flags, e.g. "--rules-version 1") against it by URL,
 # once for 10 s and once for 30 s; the difference of the two instruction totals divided by the difference of the
 # accepted actions (from /metrics) cancels start-up and shutdown.
 #
@@ -31,7 +31,7 @@ measure() {
     > "$OUT_DIR/server.$seconds.log" 2> "$OUT_DIR/valgrind.$seconds.log" &
   local server=$!
   for _ in $(seq 120); do curl -sf "http://127.0.0.1:$PORT/healthz" > /dev/null && break; sleep 1; done
-  "$LOADGEN" --url "ws://127.0.0.1:$PORT/ws" --game "${GAME:-hide_and_eeek}" --lobbies 50 --seats "${SEATS:-2}" --warmup 1 --duration "$seconds" --seed 1 ${LOADGEN_ARGS:-} \
+  "$LOADGEN" --url "ws://127.0.0.1:$PORT/ws" --game "${GAME:-hide_and_eeek}" --lobbies "${LOBBIES:-50}" --seats "${SEATS:-2}" --warmup 1 --duration "$seconds" --seed 1 ${LOADGEN_ARGS:-} \
     --json > "$OUT_DIR/report.$seconds.json"
   local accepted
   accepted=$(curl -s "http://127.0.0.1:$PORT/metrics" | awk '/^tabletop_actions_total\{result="accepted"\}/ {print $2}')

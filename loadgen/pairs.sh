@@ -2,7 +2,8 @@
 # Alternating wall-clock pairs of two server builds under the same load generator (docs/performance.md,
 # "Serialization"): each pair runs OLD then NEW (or NEW then OLD, alternately) on a fresh PostgreSQL database each,
 # and reads, over the middle 8 s of the run, the server's accepted actions (/metrics), CPU time and context switches
-# (/proc/<pid>). One line per run, then the medians of the pairs' new / old ratios.
+# (/proc/<pid>), the CPU time also in user space alone. One line per run, then the medians of the pairs' new / old
+# ratios.
 #
 #   cargo build --release -p server -p loadgen
 #   OLD=/path/to/old/server NEW=target/release/server GAME=molehills SEATS=4 PAIRS=6 loadgen/pairs.sh
@@ -20,9 +21,11 @@ ulimit -n 20000
 
 accepted() { curl -s "http://127.0.0.1:$PORT/metrics" | awk '/^tabletop_actions_total\{result="accepted"\}/ {print $2}'; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+user_ticks() { awk '{print $14}' "/proc/$1/stat"; }
 switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ {s += $2} END {print s}'; }
 
-# Prints "<label> <actions/s> <server us CPU per action> <context switches per action>".
+# Prints "<label> <actions/s> <server us CPU per action> <context switches per action> <server us user CPU per
+# action>".
 run() {
   local label=$1 server=$2 db="pairs_$$_$1" report
   report=$(mktemp)
@@ -36,10 +39,10 @@ run() {
     --seats "${SEATS:-2}" --warmup 3 --duration 10 --seed 1 ${LOADGEN_ARGS:-} --json > "$report" &
   local load=$!
   sleep 4
-  local a0 t0 c0 a1 t1 c1
-  a0=$(accepted); t0=$(cpu_ticks "$pid"); c0=$(switches "$pid")
+  local a0 t0 c0 u0 a1 t1 c1 u1
+  a0=$(accepted); t0=$(cpu_ticks "$pid"); c0=$(switches "$pid"); u0=$(user_ticks "$pid")
   sleep 8
-  a1=$(accepted); t1=$(cpu_ticks "$pid"); c1=$(switches "$pid")
+  a1=$(accepted); t1=$(cpu_ticks "$pid"); c1=$(switches "$pid"); u1=$(user_ticks "$pid")
   wait "$load"
   kill -TERM "$pid"
   wait "$pid" || true
@@ -48,7 +51,8 @@ run() {
 import json, sys
 r = json.load(open('$report'))
 n = $a1 - $a0
-print('$label', round(r['accepted_per_sec']), round(($t1 - $t0) * 1e6 / $(getconf CLK_TCK) / n, 1), round(($c1 - $c0) / n, 3))"
+tick = 1e6 / $(getconf CLK_TCK) / n
+print('$label', round(r['accepted_per_sec']), round(($t1 - $t0) * tick, 1), round(($c1 - $c0) / n, 3), round(($u1 - $u0) * tick, 1))"
   rm -f "$report"
 }
 
@@ -63,7 +67,8 @@ python3 - "$lines" <<'EOF'
 import statistics, sys
 runs = [l.split() for l in open(sys.argv[1]) if l.strip()]
 pairs = [dict((r[0], r) for r in runs[i:i + 2]) for i in range(0, len(runs) - 1, 2)]
-for name, k in (("actions/s", 1), ("server CPU per action", 2), ("context switches per action", 3)):
+for name, k in (("actions/s", 1), ("server CPU per action", 2), ("context switches per action", 3),
+                ("server user-space CPU per action", 4)):
     ratios = [float(p["new"][k]) / float(p["old"][k]) for p in pairs]
     print(f"{name}: median new/old {statistics.median(ratios):.3f} over {len(ratios)} pairs "
           f"(range {min(ratios):.2f}-{max(ratios):.2f})")
