@@ -2,7 +2,8 @@
 # The server's user-space instructions per accepted action (docs/perf/journal.md, sections 10 and 11): a number
 # that does not depend on how fast or busy the machine is. The server runs under `valgrind --tool=callgrind` on a
 # fresh PostgreSQL database while the load generator plays 50 lobbies of 2-seat Hide and Eeek! (LOBBIES, GAME and
-# SEATS pick another load; LOADGEN_ARGS adds load generator flags, e.g. "--rules-version 1") against it by URL,
+# SEATS pick another load; LOADGEN_ARGS adds load generator flags, e.g. "--rules-version 1"; VALGRIND_ARGS adds
+# callgrind flags, e.g. "--cache-sim=yes") against it by URL,
 # once for 10 s and once for 30 s; the difference of the two instruction totals divided by the difference of the
 # accepted actions (from /metrics) cancels start-up and shutdown.
 #
@@ -27,7 +28,7 @@ measure() {
   psql -q "$PG" -c "CREATE DATABASE $db"
   BIND=127.0.0.1:$PORT DATABASE_URL="${PG%/*}/$db" RUST_LOG=warn MAX_CONNECTIONS=5000 MAX_CONNECTIONS_PER_IP=5000 \
     MAX_LOBBIES_PER_IP=1000000000 RATE_LIMIT_PER_SEC=1000000000 RATE_LIMIT_BURST=1000000000 \
-    valgrind --tool=callgrind --callgrind-out-file="$OUT_DIR/callgrind.$seconds.out" "$SERVER" \
+    valgrind --tool=callgrind ${VALGRIND_ARGS:-} --callgrind-out-file="$OUT_DIR/callgrind.$seconds.out" "$SERVER" \
     > "$OUT_DIR/server.$seconds.log" 2> "$OUT_DIR/valgrind.$seconds.log" &
   local server=$!
   for _ in $(seq 120); do curl -sf "http://127.0.0.1:$PORT/healthz" > /dev/null && break; sleep 1; done
