@@ -516,10 +516,6 @@ impl<T> Kept<T> {
             text: std::cell::OnceCell::new(),
         }
     }
-
-    pub fn get(&self) -> &T {
-        &self.value
-    }
 }
 
 impl<T> std::ops::Deref for Kept<T> {

@@ -138,14 +138,15 @@ impl Table {
         }))))
     }
 
-    /// Writes the view of every viewer connected now into `shared`, from one build of the engine's view
-    /// (`AnyGame::views_json`): the members every viewer shares are built, and written, once per change.
+    /// Writes the view of every viewer connected now into `shared` (fresh from `shared_state`), from one build of
+    /// the engine's view (`AnyGame::views_json`): the members every viewer shares are built, and written, once per
+    /// change.
     fn write_views(&self, shared: &mut SharedState) {
         let Some(running) = &self.running else { return };
         let mut viewers: Vec<Viewer> = Vec::new();
         for (viewer, _) in self.connections() {
             let viewer = shared.shown_as(viewer);
-            if !viewers.contains(&viewer) && !shared.views.iter().any(|(v, _)| *v == viewer) {
+            if !viewers.contains(&viewer) {
                 viewers.push(viewer);
             }
         }
