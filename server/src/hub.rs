@@ -21,7 +21,7 @@ use crate::{
     store::{LobbyRecord, Phase, SeatKind, SeatRecord, Store, StoreError},
     table::{
         Conn, MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, RecoverError, Seated, Table, TableDeps, TableHandle,
-        TableSettings, check_absence, check_name, check_rules_version, newest_rules_version, setup_error,
+        TableSettings, check_absence, check_name, check_rules_version, setup_error,
     },
 };
 
@@ -368,27 +368,13 @@ impl Hub {
                 turn_timer_ms,
                 phase: Phase::Open,
                 created_at: self.clock.now(),
+                absent_policy: crate::table::absence::kind_name(absent.policy).to_owned(),
+                absent_grace_ms: absent.grace_ms,
+                rules_version: Some(rules_version),
+                rematch_of: None,
             };
             match self.commits.create_lobby(&lobby, &host).await {
-                Ok(()) if absent == AbsencePolicy::default() => break lobby,
-                Ok(()) => match self
-                    .store
-                    .set_absence_policy(
-                        &lobby.code,
-                        crate::table::absence::kind_name(absent.policy),
-                        absent.grace_ms,
-                    )
-                    .await
-                {
-                    Ok(()) => break lobby,
-                    Err(e) => {
-                        error!(error = %e, "storing a lobby's absence policy failed");
-                        return Err(ErrorBody::new(
-                            ErrorCode::Internal,
-                            "the lobby could not be created",
-                        ));
-                    }
-                },
+                Ok(()) => break lobby,
                 Err(StoreError::Conflict) if attempts < 8 => attempts += 1,
                 Err(e) => {
                     error!(error = %e, "creating a lobby failed");
@@ -399,16 +385,6 @@ impl Hub {
                 }
             }
         };
-        // A version older than the newest is stored beside the lobby, as the absence policy is.
-        if rules_version != newest_rules_version(game)
-            && let Err(e) = self.store.set_rules_version(&lobby.code, rules_version).await
-        {
-            error!(error = %e, "storing a lobby's rules version failed");
-            return Err(ErrorBody::new(
-                ErrorCode::Internal,
-                "the lobby could not be created",
-            ));
-        }
         // Cluster mode: the fence took the new lobby's lease in the statement that inserted it; hold it.
         if let Some(cluster) = self.cluster.get() {
             match cluster.claim(&lobby.code).await {

@@ -648,6 +648,6 @@ use chat::Friends;
 pub use chat::{FriendsSettings, check_chat};
 pub use host::HostOp;
 pub use lobby::{MAX_ABSENCE_GRACE_MS, MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, check_name};
-pub(crate) use lobby::{check_absence, check_rules_version, newest_rules_version, setup_error};
+pub(crate) use lobby::{check_absence, check_rules_version, setup_error};
 pub use push::view_json;
 pub use rematch::REMATCH_WINDOW_MS;

@@ -23,6 +23,10 @@ fn lobby(code: &str) -> LobbyRecord {
         turn_timer_ms: None,
         phase: Phase::Open,
         created_at: 1,
+        absent_policy: "wait".into(),
+        absent_grace_ms: 0,
+        rules_version: None,
+        rematch_of: None,
     }
 }
 
@@ -260,6 +264,9 @@ async fn lobbies_seats_and_starts_share_a_batch_with_actions_on_every_store() {
 
         let timed = LobbyRecord {
             turn_timer_ms: Some(5_000),
+            absent_policy: "skip".into(),
+            absent_grace_ms: 30_000,
+            rules_version: Some(2),
             ..lobby("CCCCCC")
         };
         let (bot, guest, m3) = (seat(1, SeatKind::Bot), seat(1, SeatKind::Human), record("m3"));
@@ -290,6 +297,12 @@ async fn lobbies_seats_and_starts_share_a_batch_with_actions_on_every_store() {
         let c = store.load_lobby("CCCCCC").await.unwrap().expect("CCCCCC");
         assert_eq!(c.lobby.phase, Phase::Open, "{backend}");
         assert_eq!(c.lobby.turn_timer_ms, Some(5_000), "{backend}");
+        // The absence policy and the rules version are written in the lobby's own row, in the same batch.
+        assert_eq!(
+            (c.lobby.absent_policy.as_str(), c.lobby.absent_grace_ms, c.lobby.rules_version),
+            ("skip", 30_000, Some(2)),
+            "{backend}"
+        );
         let seats: Vec<_> = c
             .seats
             .iter()

@@ -3,7 +3,7 @@
 use rules::{Millis, Outcome};
 use sqlx::Row;
 
-use super::rows::{LobbyRow, MatchRow, RematchLobbyRow, SeatRow, ShapedRow};
+use super::rows::{LobbyRow, MatchRow, SeatRow, ShapedRow};
 use super::{
     LobbyRecord, LogEntry, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, Snapshot, StartedRematch,
     Store, StoreError, StoredAbsence, StoredLobby, StoredMatch, classify, corrupt, parse_json, raw_json,
@@ -88,8 +88,8 @@ impl Store {
     pub async fn load_lobby(&self, code: &str) -> Result<Option<StoredLobby>, StoreError> {
         on_pool!(self, pool => {
             let Some(row) = sqlx::query(
-                "SELECT code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at, rules_version \
-                 FROM lobbies WHERE code = $1",
+                "SELECT code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at, absent_policy, \
+                 absent_grace_ms, rules_version, rematch_of FROM lobbies WHERE code = $1",
             )
             .bind(code)
             .fetch_optional(pool)
@@ -107,12 +107,15 @@ impl Store {
                 turn_timer_ms: row.try_get::<Option<i64>, _>("turn_timer_ms")?.map(|v| v as u64),
                 phase: Phase::parse(&row.try_get::<String, _>("phase")?)?,
                 created_at: row.try_get::<i64, _>("created_at")? as u64,
+                absent_policy: row.try_get("absent_policy")?,
+                absent_grace_ms: row.try_get::<i64, _>("absent_grace_ms")? as u64,
+                rules_version: row
+                    .try_get::<Option<i64>, _>("rules_version")?
+                    .map(u32::try_from)
+                    .transpose()
+                    .map_err(corrupt)?,
+                rematch_of: row.try_get("rematch_of")?,
             };
-            let rules_version = row
-                .try_get::<Option<i64>, _>("rules_version")?
-                .map(u32::try_from)
-                .transpose()
-                .map_err(corrupt)?;
             if lobby.phase == Phase::Closed {
                 return Ok(None);
             }
@@ -143,7 +146,7 @@ impl Store {
             .await
             .map_err(classify)?
             else {
-                return Ok(Some(StoredLobby { lobby, rules_version, seats, game: None }));
+                return Ok(Some(StoredLobby { lobby, seats, game: None }));
             };
             let record = MatchRecord {
                 id: row.try_get("id")?,
@@ -188,7 +191,6 @@ impl Store {
             }
             Ok(Some(StoredLobby {
                 lobby,
-                rules_version,
                 seats,
                 game: Some(StoredMatch { record, snapshot, log_after_snapshot: log }),
             }))
@@ -246,19 +248,6 @@ where
 
 /// Absent players and rematches (issue 13).
 impl Store {
-    /// Records the rules version the host chose for a lobby's match (a new lobby has none: the newest).
-    pub async fn set_rules_version(&self, code: &str, rules_version: u32) -> Result<(), StoreError> {
-        on_pool!(self, pool => {
-            sqlx::query("UPDATE lobbies SET rules_version = $1 WHERE code = $2")
-                .bind(i64::from(rules_version))
-                .bind(code)
-                .execute(pool)
-                .await
-                .map(|_| ())
-                .map_err(classify)
-        })
-    }
-
     /// Records a lobby's absence policy (a new lobby has `wait`).
     pub async fn set_absence_policy(
         &self,
@@ -366,7 +355,7 @@ impl Store {
         let lobby = rematch.lobby;
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
-            RematchLobbyRow::new(rematch).insert().execute(&mut *tx).await.map_err(classify)?;
+            LobbyRow::new(lobby).insert().execute(&mut *tx).await.map_err(classify)?;
             for seat in rematch.seats {
                 SeatRow::new(&lobby.code, seat).insert().execute(&mut *tx).await.map_err(classify)?;
             }

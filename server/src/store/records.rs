@@ -67,6 +67,14 @@ pub struct LobbyRecord {
     pub turn_timer_ms: Option<u64>,
     pub phase: Phase,
     pub created_at: Millis,
+    /// The absence policy (`wait`, `bot` or `skip`) and its grace time (`0004_absence.sql`).
+    pub absent_policy: String,
+    pub absent_grace_ms: u64,
+    /// The rules version the host chose for the lobby's match; `None` (lobbies stored before the column
+    /// existed): the game's newest.
+    pub rules_version: Option<u32>,
+    /// The finished lobby whose rematch this lobby is.
+    pub rematch_of: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -132,8 +140,6 @@ pub struct StoredMatch {
 #[derive(Clone, Debug)]
 pub struct StoredLobby {
     pub lobby: LobbyRecord,
-    /// The rules version the host chose for the lobby's match; `None`: the game's newest.
-    pub rules_version: Option<u32>,
     pub seats: Vec<SeatRecord>,
     pub game: Option<StoredMatch>,
 }
@@ -193,11 +199,6 @@ pub struct RematchRecord<'a> {
     pub lobby: &'a LobbyRecord,
     pub seats: &'a [SeatRecord],
     pub record: &'a MatchRecord,
-    pub previous: &'a str,
-    pub policy: &'a str,
-    pub grace_ms: u64,
-    /// The rules version of the finished lobby, which the rematch keeps.
-    pub rules_version: u32,
 }
 
 pub(crate) fn to_i64(v: u64) -> i64 {

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 
 use sqlx::{Database, Encode, Type, query::Query};
 
-use super::{Append, LobbyRecord, MatchRecord, Phase, RematchRecord, SeatRecord, json_text, to_i64};
+use super::{Append, LobbyRecord, MatchRecord, SeatRecord, json_text, to_i64};
 use rules::Outcome;
 
 /// A column: its name and the PostgreSQL type of an array of its values (for `UNNEST`).
@@ -190,23 +190,9 @@ macro_rules! row_shape {
 pub(crate) type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>;
 
 row_shape! {
-    /// A new lobby (`Store::create_lobby`, a group commit's `Setup::CreateLobby`).
+    /// A lobby with its absence policy and rules version, written whole in the statement that creates it
+    /// (`Store::create_lobby`, a group commit's `Setup::CreateLobby`, `Store::create_rematch`).
     LobbyRow, batch LobbyColumns: "lobbies" {
-        code: &'a str => "text[]",
-        game: &'a str => "text[]",
-        options: String => "text[]",
-        seat_count: i64 => "int8[]",
-        host_seat: i64 => "int8[]",
-        turn_timer_ms: Option<i64> => "int8[]",
-        phase: &'a str => "text[]",
-        created_at: i64 => "int8[]",
-    }
-}
-
-row_shape! {
-    /// A rematch's lobby (`Store::create_rematch`): a lobby already playing, with its absence policy and the
-    /// lobby it follows.
-    RematchLobbyRow: "lobbies" {
         code: &'a str => "text[]",
         game: &'a str => "text[]",
         options: String => "text[]",
@@ -217,8 +203,8 @@ row_shape! {
         created_at: i64 => "int8[]",
         absent_policy: &'a str => "text[]",
         absent_grace_ms: i64 => "int8[]",
-        rematch_of: &'a str => "text[]",
-        rules_version: i64 => "int8[]",
+        rules_version: Option<i64> => "int8[]",
+        rematch_of: Option<&'a str> => "text[]",
     }
 }
 
@@ -289,26 +275,10 @@ impl<'a> LobbyRow<'a> {
             turn_timer_ms: lobby.turn_timer_ms.map(to_i64),
             phase: lobby.phase.as_str(),
             created_at: to_i64(lobby.created_at),
-        }
-    }
-}
-
-impl<'a> RematchLobbyRow<'a> {
-    pub(crate) fn new(rematch: &'a RematchRecord<'a>) -> Self {
-        let lobby = rematch.lobby;
-        RematchLobbyRow {
-            code: &lobby.code,
-            game: &lobby.game,
-            options: json_text(&lobby.options),
-            seat_count: i64::from(lobby.seat_count),
-            host_seat: i64::from(lobby.host_seat),
-            turn_timer_ms: lobby.turn_timer_ms.map(to_i64),
-            phase: Phase::Playing.as_str(),
-            created_at: to_i64(lobby.created_at),
-            absent_policy: rematch.policy,
-            absent_grace_ms: to_i64(rematch.grace_ms),
-            rematch_of: rematch.previous,
-            rules_version: i64::from(rematch.rules_version),
+            absent_policy: &lobby.absent_policy,
+            absent_grace_ms: to_i64(lobby.absent_grace_ms),
+            rules_version: lobby.rules_version.map(i64::from),
+            rematch_of: lobby.rematch_of.as_deref(),
         }
     }
 }

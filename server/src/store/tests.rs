@@ -15,6 +15,10 @@ fn lobby(code: &str) -> LobbyRecord {
         turn_timer_ms: Some(5_000),
         phase: Phase::Open,
         created_at: 7,
+        absent_policy: "bot".into(),
+        absent_grace_ms: 1_500,
+        rules_version: Some(3),
+        rematch_of: None,
     }
 }
 
@@ -212,6 +216,13 @@ async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot()
     let loaded = store.load_lobby("AAAAAA").await.unwrap().unwrap();
     assert_eq!(loaded.lobby.phase, Phase::Playing);
     assert_eq!(loaded.lobby.turn_timer_ms, Some(5_000));
+    // The absence policy and rules version are written with the lobby's row, not after it.
+    assert_eq!(
+        (loaded.lobby.absent_policy.as_str(), loaded.lobby.absent_grace_ms),
+        ("bot", 1_500)
+    );
+    assert_eq!(loaded.lobby.rules_version, Some(3));
+    assert_eq!(loaded.lobby.rematch_of, None);
     assert_eq!(loaded.seats.len(), 2);
     assert_eq!(loaded.seats[1].kind, SeatKind::Bot);
     let m = loaded.game.unwrap();

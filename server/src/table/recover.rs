@@ -47,7 +47,7 @@ impl Table {
         // A started match plays by the version it started with, whatever the lobby says.
         let rules_version = match &stored.game {
             Some(m) => m.record.rules_version,
-            None => stored
+            None => lobby
                 .rules_version
                 .unwrap_or_else(|| newest_rules_version(&lobby.game)),
         };

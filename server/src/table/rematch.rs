@@ -267,6 +267,11 @@ impl Table {
                 turn_timer_ms: self.turn_timer_ms,
                 phase: Phase::Playing,
                 created_at: now,
+                absent_policy: super::absence::kind_name(self.absence.policy.policy).to_owned(),
+                absent_grace_ms: self.absence.policy.grace_ms,
+                // The rematch keeps the finished lobby's rules version.
+                rules_version: Some(record.rules_version),
+                rematch_of: Some(self.code.to_string()),
             };
             let written = self
                 .store
@@ -274,10 +279,6 @@ impl Table {
                     lobby: &lobby,
                     seats: &records,
                     record: &record,
-                    previous: &self.code,
-                    policy: super::absence::kind_name(self.absence.policy.policy),
-                    grace_ms: self.absence.policy.grace_ms,
-                    rules_version: record.rules_version,
                 })
                 .await;
             match written {
