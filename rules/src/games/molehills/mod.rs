@@ -15,7 +15,7 @@ mod tests;
 use std::collections::VecDeque;
 use std::fmt;
 
-use json_write::Mapped;
+use json_write::{Kept, Mapped};
 use serde::{Deserialize, Serialize};
 
 pub use data::{
@@ -392,7 +392,7 @@ pub struct PlayerView<'a> {
     pub mole: Option<Mole>,
     pub supply: u8,
     pub score: i64,
-    pub round_scores: Mapped<'a, Vec<i64>, i64, usize>,
+    pub round_scores: Kept<Mapped<'a, Vec<i64>, i64, usize>>,
     /// The cards the player drafted and has not yet revealed, by card id, never in stack order. Only in the
     /// player's own view: the seed keeps a hand "hidden from opponents" (GAPS 001 Q7), so everyone else gets
     /// `null` (hidden, not empty) and reads `hand_size`.
@@ -402,7 +402,7 @@ pub struct PlayerView<'a> {
     /// Has programmed their stack this round.
     pub planned: bool,
     /// Cards revealed this round, in the order played.
-    pub revealed: Mapped<'a, CardId, CardView>,
+    pub revealed: Kept<Mapped<'a, CardId, CardView>>,
 }
 
 /// What one viewer may know.
@@ -419,8 +419,8 @@ pub struct MolehillsView<'a> {
     pub players: Vec<PlayerView<'a>>,
     pub rock: Option<Pos>,
     /// The surface, row-major (`surface[row * grid + col]`): each mountain bottom piece first.
-    pub surface: &'a [Vec<Seat>],
-    pub display: Mapped<'a, CardId, CardView>,
+    pub surface: Kept<&'a [Vec<Seat>]>,
+    pub display: Kept<Mapped<'a, CardId, CardView>>,
     pub deck_size: usize,
     pub discard_size: usize,
     /// The viewer's own programmed stack, cards not yet revealed, top first.
@@ -1208,6 +1208,8 @@ impl Game for Molehills {
         Ok(ev)
     }
 
+    /// The members every viewer shares (the lists kept as text once written), then `viewer`'s own
+    /// ([`Game::rebind_view`]).
     fn view(&self, viewer: Viewer) -> MolehillsView<'_> {
         let tokens = self.tokens();
         let players = Seat::all(self.players)
@@ -1220,19 +1222,15 @@ impl Game for Molehills {
                     mole: self.moles[s],
                     supply: self.supply[s],
                     score: round_scores.iter().sum(),
-                    round_scores,
-                    cards: (viewer == Viewer::Seat(seat))
-                        .then(|| Mapped::new(&self.hands[s], (), card_view_of)),
+                    round_scores: Kept::new(round_scores),
+                    cards: None,
                     hand_size: self.hands[s].len(),
                     planned: self.plans[s].is_some(),
-                    revealed: Mapped::new(&self.revealed[s], (), card_view_of),
+                    revealed: Kept::new(Mapped::new(&self.revealed[s], (), card_view_of)),
                 }
             })
             .collect();
-        let your_stack = self
-            .own_plan(viewer)
-            .map(|plan| Mapped::new(plan, (), card_view_of));
-        MolehillsView {
+        let mut view = MolehillsView {
             viewer,
             grid: self.grid,
             round: self.round,
@@ -1242,12 +1240,27 @@ impl Game for Molehills {
             turn_order: &self.order,
             players,
             rock: self.rock,
-            surface: &self.stacks,
-            display: Mapped::new(&self.display, (), card_view_of),
+            surface: Kept::new(&self.stacks),
+            display: Kept::new(Mapped::new(&self.display, (), card_view_of)),
             deck_size: self.deck.len(),
             discard_size: self.discard.len(),
-            your_stack,
+            your_stack: None,
+        };
+        self.rebind_view(&mut view, viewer);
+        view
+    }
+
+    /// Sets what differs from viewer to viewer: the viewer, its own hand (everyone else's stays hidden) and its
+    /// programmed stack. Every other member is the same for every viewer.
+    fn rebind_view<'a>(&'a self, view: &mut MolehillsView<'a>, viewer: Viewer) {
+        view.viewer = viewer;
+        for (s, player) in view.players.iter_mut().enumerate() {
+            player.cards =
+                (viewer == Viewer::Seat(player.seat)).then(|| Mapped::new(&self.hands[s], (), card_view_of));
         }
+        view.your_stack = self
+            .own_plan(viewer)
+            .map(|plan| Mapped::new(plan, (), card_view_of));
     }
 
     fn bot_action(&self, seat: Seat, rng: &mut crate::rng::Rng) -> Option<Self::Action> {
