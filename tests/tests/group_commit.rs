@@ -299,7 +299,11 @@ async fn lobbies_seats_and_starts_share_a_batch_with_actions_on_every_store() {
         assert_eq!(c.lobby.turn_timer_ms, Some(5_000), "{backend}");
         // The absence policy and the rules version are written in the lobby's own row, in the same batch.
         assert_eq!(
-            (c.lobby.absent_policy.as_str(), c.lobby.absent_grace_ms, c.lobby.rules_version),
+            (
+                c.lobby.absent_policy.as_str(),
+                c.lobby.absent_grace_ms,
+                c.lobby.rules_version
+            ),
             ("skip", 30_000, Some(2)),
             "{backend}"
         );

@@ -34,6 +34,10 @@ async fn seed_match(url: &str) -> String {
         turn_timer_ms: None,
         phase: server::store::Phase::Open,
         created_at: now,
+        absent_policy: "wait".into(),
+        absent_grace_ms: 0,
+        rules_version: None,
+        rematch_of: None,
     };
     let human = server::store::SeatRecord {
         seat: 0,
