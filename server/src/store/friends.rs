@@ -95,8 +95,10 @@ impl Store {
         })
     }
 
-    /// The host's new settings of an open lobby: options, seat count and turn timer, in one transaction with
-    /// the removal of the seats at or past the new count (the caller checked they hold no human).
+    /// The host's new settings of an open lobby: options, seat count, turn timer, rules version and absence
+    /// policy (`wait`, `bot` or `skip`, with its grace time), in one transaction with the removal of the seats at
+    /// or past the new count (the caller checked they hold no human).
+    #[allow(clippy::too_many_arguments)]
     pub async fn configure_lobby(
         &self,
         code: &str,
@@ -104,6 +106,8 @@ impl Store {
         seat_count: u8,
         turn_timer_ms: Option<u64>,
         rules_version: u32,
+        absent_policy: &str,
+        absent_grace_ms: u64,
     ) -> Result<(), StoreError> {
         on_pool!(self, pool => {
             let mut tx = pool.begin().await?;
@@ -114,13 +118,15 @@ impl Store {
                 .await
                 .map_err(classify)?;
             sqlx::query(
-                "UPDATE lobbies SET options = $1, seat_count = $2, turn_timer_ms = $3, rules_version = $4 \
-                 WHERE code = $5",
+                "UPDATE lobbies SET options = $1, seat_count = $2, turn_timer_ms = $3, rules_version = $4, \
+                 absent_policy = $5, absent_grace_ms = $6 WHERE code = $7",
             )
             .bind(json_text(options))
             .bind(i64::from(seat_count))
             .bind(turn_timer_ms.map(to_i64))
             .bind(i64::from(rules_version))
+            .bind(absent_policy)
+            .bind(to_i64(absent_grace_ms))
             .bind(code)
                 .execute(&mut *tx)
                 .await

@@ -248,25 +248,6 @@ where
 
 /// Absent players and rematches (issue 13).
 impl Store {
-    /// Records a lobby's absence policy (a new lobby has `wait`).
-    pub async fn set_absence_policy(
-        &self,
-        code: &str,
-        policy: &str,
-        grace_ms: u64,
-    ) -> Result<(), StoreError> {
-        on_pool!(self, pool => {
-            sqlx::query("UPDATE lobbies SET absent_policy = $1, absent_grace_ms = $2 WHERE code = $3")
-                .bind(policy)
-                .bind(to_i64(grace_ms))
-                .bind(code)
-                .execute(pool)
-                .await
-                .map(|_| ())
-                .map_err(classify)
-        })
-    }
-
     /// Sets (or clears) the time from which the server stands in for a seat's player.
     pub async fn set_stand_in_from(
         &self,

@@ -124,17 +124,20 @@ impl Table {
                 format!("seat {taken} holds a player: remove them before removing their seat"),
             ));
         }
+        let absent = absent.unwrap_or(self.absence.policy);
         self.store
-            .configure_lobby(&self.code, &options, seats, turn_timer_ms, rules_version)
+            .configure_lobby(
+                &self.code,
+                &options,
+                seats,
+                turn_timer_ms,
+                rules_version,
+                kind_name(absent.policy),
+                absent.grace_ms,
+            )
             .await
             .map_err(internal)?;
-        if let Some(absent) = absent.filter(|a| *a != self.absence.policy) {
-            self.store
-                .set_absence_policy(&self.code, kind_name(absent.policy), absent.grace_ms)
-                .await
-                .map_err(internal)?;
-            self.absence.policy = absent;
-        }
+        self.absence.policy = absent;
         self.options = options;
         self.rules_version = rules_version;
         self.turn_timer_ms = turn_timer_ms;
