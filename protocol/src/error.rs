@@ -27,6 +27,13 @@ impl ErrorBody {
 pub enum ErrorCode {
     /// The frame is not a JSON object of a known shape (bad JSON, missing or mistyped fields, binary frame).
     BadMessage,
+    /// A display name (`create_lobby`, `join_lobby`) the server does not keep: empty, too long, without a visible
+    /// character, or with a character names may not contain (a bidirectional control, an invisible or control
+    /// character, a line separator, too many combining marks); the message names the problem and the code point.
+    BadName,
+    /// A chat message the server does not send: empty, too long, or with a character chat may not contain (as for
+    /// `bad_name`); the message names the problem and the code point.
+    BadChat,
     /// The frame's `type` is not a request this server knows.
     UnknownMessage,
     /// The frame exceeds the server's message size limit.
@@ -113,6 +120,8 @@ impl ErrorCode {
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::BadMessage => "bad_message",
+            ErrorCode::BadName => "bad_name",
+            ErrorCode::BadChat => "bad_chat",
             ErrorCode::UnknownMessage => "unknown_message",
             ErrorCode::TooLarge => "too_large",
             ErrorCode::RateLimited => "rate_limited",
@@ -187,6 +196,8 @@ pub(crate) mod tests {
         use ErrorCode::*;
         let all = vec![
             BadMessage,
+            BadName,
+            BadChat,
             UnknownMessage,
             TooLarge,
             RateLimited,
@@ -223,13 +234,13 @@ pub(crate) mod tests {
         ];
         for code in &all {
             match code {
-                BadMessage | UnknownMessage | TooLarge | RateLimited | HandshakeRequired
-                | UnsupportedVersion | UnknownGame | BadOptions | UnknownLobby | LobbyFull
-                | AlreadyStarted | NotStarted | SeatsEmpty | AlreadyInLobby | NotInLobby | NotHost
-                | Unauthorized | NotYourTurn | IllegalAction | StaleVersion | GameOver | SessionReplaced
-                | Overloaded | ShuttingDown | Internal | Removed | NotOver | TooManyConnections
-                | CreateLimited | IdleTimeout | HandshakeTimeout | StoreUnavailable | Moved
-                | ForwardUnavailable => {}
+                BadMessage | BadName | BadChat | UnknownMessage | TooLarge | RateLimited
+                | HandshakeRequired | UnsupportedVersion | UnknownGame | BadOptions | UnknownLobby
+                | LobbyFull | AlreadyStarted | NotStarted | SeatsEmpty | AlreadyInLobby | NotInLobby
+                | NotHost | Unauthorized | NotYourTurn | IllegalAction | StaleVersion | GameOver
+                | SessionReplaced | Overloaded | ShuttingDown | Internal | Removed | NotOver
+                | TooManyConnections | CreateLimited | IdleTimeout | HandshakeTimeout | StoreUnavailable
+                | Moved | ForwardUnavailable => {}
             }
         }
         all

@@ -28,7 +28,10 @@ pub use parse::{ParseError, parse_client_message, request_id_of};
 pub use push::{CHAT_HISTORY, ChatChannel, ChatMessage, Push, RematchInfo, StateUpdate};
 pub use raw::RawJson;
 pub use reply::{Reply, ReplyMessage, ServerMessage};
-pub use request::{CHAT_MAX_CHARS, ClientMessage, REQUEST_TYPES, Request, RequestId, SeatToken};
+pub use request::{
+    CHAT_MAX_CHARS, COMBINING_MARKS_MAX, ClientMessage, NAME_MAX_CHARS, REQUEST_TYPES, Request, RequestId,
+    SeatToken,
+};
 
 /// The protocol version this crate describes. A client announces the version it speaks in [`Request::Hello`];
 /// the server accepts exactly the versions in [`SUPPORTED_VERSIONS`].

@@ -112,7 +112,9 @@ pub enum Request {
         options: Value,
         /// How many seats the table has.
         seats: u8,
-        /// The host's display name.
+        /// The host's display name: plain text, kept in NFC and trimmed, 1 to [`NAME_MAX_CHARS`] characters with a
+        /// visible one, one line, without bidirectional controls or invisible characters (see `docs/protocol.md`,
+        /// "Names and chat text"); refused with `bad_name`.
         name: String,
         /// Optional turn timer: a seat that must decide and stays idle this long plays a random legal action.
         #[serde(default)]
@@ -128,7 +130,11 @@ pub enum Request {
         rules_version: Option<u32>,
     },
     /// Takes the lowest free seat of the lobby with this join code.
-    JoinLobby { code: String, name: String },
+    JoinLobby {
+        code: String,
+        /// The player's display name, as in `create_lobby` (refused with `bad_name`).
+        name: String,
+    },
     /// Watches the lobby with this join code without a seat: the public view only.
     Spectate { code: String },
     /// Takes a seat back with its seat token (after a dropped connection or a server restart).
@@ -162,7 +168,8 @@ pub enum Request {
     Ping {},
     /// Says something in the lobby's chat (before, during and after the match). Seated players write to the
     /// `players` channel, spectators to the `spectators` channel; everyone in the lobby reads both. The text is
-    /// trimmed, 1 to [`CHAT_MAX_CHARS`] characters, without control characters; it is plain text.
+    /// plain text, kept in NFC and trimmed, 1 to [`CHAT_MAX_CHARS`] characters, one line, without bidirectional
+    /// controls or invisible characters (see `docs/protocol.md`, "Names and chat text"); refused with `bad_chat`.
     Chat { text: String },
     /// Tells the server whether this client's page is hidden (a background tab): a hidden or silent seat shows
     /// as `idle`. Any request counts as activity.
@@ -204,8 +211,16 @@ fn yes() -> bool {
     true
 }
 
-/// The longest chat message, in characters (after trimming).
+/// The longest chat message, in characters (code points, after NFC normalisation and trimming).
 pub const CHAT_MAX_CHARS: usize = 500;
+
+/// The longest display name, in characters (code points, after NFC normalisation and trimming).
+pub const NAME_MAX_CHARS: usize = 32;
+
+/// The most non-spacing or enclosing combining marks (and variation selectors) a name or chat message may put on
+/// one character: enough for every script's real stacks (Vietnamese, Thai, Tibetan, Indic conjuncts, an emoji
+/// keycap), far from the towers of "Zalgo" text.
+pub const COMBINING_MARKS_MAX: usize = 4;
 
 impl Request {
     /// The request's `type` tag.

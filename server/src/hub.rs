@@ -21,8 +21,9 @@ use crate::{
     store::{LobbyRecord, Phase, SeatKind, SeatRecord, Store, StoreError},
     table::{
         Conn, MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, RecoverError, Seated, Table, TableDeps, TableHandle,
-        TableSettings, check_absence, check_name, check_rules_version, setup_error,
+        TableSettings, check_absence, check_rules_version, setup_error,
     },
+    text::check_name,
 };
 
 /// Commands waiting for one table.

@@ -21,6 +21,7 @@ pub mod proxy;
 pub mod secrets;
 pub mod store;
 pub mod table;
+pub mod text;
 
 pub use app::{RunError, run};
 pub use clock::{Clock, ManualClock, SharedClock, SystemClock};

@@ -645,9 +645,9 @@ mod wake;
 
 pub use admin::AdminOp;
 use chat::Friends;
-pub use chat::{FriendsSettings, check_chat};
+pub use chat::FriendsSettings;
 pub use host::HostOp;
-pub use lobby::{MAX_ABSENCE_GRACE_MS, MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, check_name};
+pub use lobby::{MAX_ABSENCE_GRACE_MS, MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS};
 pub(crate) use lobby::{check_absence, check_rules_version, setup_error};
 pub use push::view_json;
 pub use rematch::REMATCH_WINDOW_MS;

@@ -100,7 +100,7 @@ async fn bad_frames_get_error_replies_and_the_connection_survives() {
             req::create_lobby("hide_and_eeek", 2, "a").options(json!({"colour": "red"})),
             "bad_options",
         ),
-        (req::create_lobby("hide_and_eeek", 2, "   "), "bad_message"),
+        (req::create_lobby("hide_and_eeek", 2, "   "), "bad_name"),
         (req::join("QQQQQQ", "a"), "unknown_lobby"),
         (req::join("O0I1L!", "a"), "unknown_lobby"),
         (req::spectate("QQQQQQ"), "unknown_lobby"),

@@ -87,11 +87,11 @@ async fn players_and_spectators_chat_in_plain_text_and_newcomers_get_the_history
             ("bell\u{7}", "control character"),
         ] {
             let r = say(&mut guest, bad).await;
-            assert_eq!(r["code"], "bad_message", "{why}: {r}");
+            assert_eq!(r["code"], "bad_chat", "{why}: {r}");
         }
         let long = "x".repeat(protocol::CHAT_MAX_CHARS + 1);
         let r = say(&mut guest, &long).await;
-        assert_eq!(r["code"], "bad_message", "{r}");
+        assert_eq!(r["code"], "bad_chat", "{r}");
         let longest = "é".repeat(protocol::CHAT_MAX_CHARS);
         let r = say(&mut guest, &longest).await;
         assert_eq!(r["type"], "ok", "500 characters (not bytes) are allowed: {r}");

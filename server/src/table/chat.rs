@@ -1,7 +1,7 @@
 //! Playing with friends, the table's side (issue 13): the lobby chat and the seats' presence.
 //!
-//! **Chat.** A message is checked (plain text: trimmed, 1 to [`CHAT_MAX_CHARS`] characters, no control
-//! characters), rate-limited per writer (a token bucket on the injected clock, keyed by seat, or by connection
+//! **Chat.** A message is checked ([`crate::text::check_chat`]: plain text, kept in NFC, trimmed, 1 to
+//! [`protocol::CHAT_MAX_CHARS`] characters, one line, no bidirectional controls or invisible characters), rate-limited per writer (a token bucket on the injected clock, keyed by seat, or by connection
 //! for a spectator), numbered, and handed to the table's chat writer, a task of its own that stores it. Only once
 //! it is stored does the writer hand it back (`Command::ChatStored`), and only then is it delivered to everyone in
 //! the lobby and the writer answered. The table never waits for the database on a chat message, so chat cannot
@@ -16,16 +16,13 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use protocol::{
-    CHAT_HISTORY, CHAT_MAX_CHARS, ChatChannel, ChatMessage, ErrorBody, ErrorCode, Presence, Push,
-    ServerMessage,
-};
+use protocol::{CHAT_HISTORY, ChatChannel, ChatMessage, ErrorBody, ErrorCode, Presence, Push, ServerMessage};
 use rules::{Millis, Seat};
 use tokio::sync::mpsc;
 use tracing::{error, warn};
 
 use super::{Command, Occupant, Respond, Table, err};
-use crate::store::Store;
+use crate::{store::Store, text::check_chat};
 
 /// Chat and presence settings every table shares.
 #[derive(Clone, Debug)]
@@ -108,27 +105,6 @@ impl Friends {
             ..Friends::default()
         }
     }
-}
-
-/// Checks a chat text: trimmed, 1 to [`CHAT_MAX_CHARS`] characters, no control characters.
-pub fn check_chat(text: &str) -> Result<String, ErrorBody> {
-    let text = text.trim();
-    if text.is_empty() {
-        return Err(err(ErrorCode::BadMessage, "a chat message cannot be empty"));
-    }
-    if text.chars().count() > CHAT_MAX_CHARS {
-        return Err(err(
-            ErrorCode::BadMessage,
-            format!("a chat message has at most {CHAT_MAX_CHARS} characters"),
-        ));
-    }
-    if text.chars().any(char::is_control) {
-        return Err(err(
-            ErrorCode::BadMessage,
-            "a chat message cannot contain control characters (line breaks included)",
-        ));
-    }
-    Ok(text.to_string())
 }
 
 /// The chat writer: stores each message in order, then hands it back to its table (which delivers it). Ends

@@ -16,6 +16,7 @@ use super::{
 use crate::{
     secrets,
     store::{LobbyRecord, MatchRecord, Phase, SeatKind, SeatRecord},
+    text::check_name,
 };
 
 /// Limits on what a lobby may ask for.
@@ -72,18 +73,6 @@ pub(crate) fn check_rules_version(game: &str, asked: Option<u32>) -> Result<u32,
             ),
         )),
     }
-}
-
-/// Checks a display name: 1 to 32 characters after trimming, no control characters.
-pub fn check_name(name: &str) -> Result<String, ErrorBody> {
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > 32 || name.chars().any(char::is_control) {
-        return Err(err(
-            ErrorCode::BadMessage,
-            "a name has 1 to 32 characters and no control characters",
-        ));
-    }
-    Ok(name.to_string())
 }
 
 impl Table {

@@ -5,6 +5,8 @@ import { t, listOf } from "./i18n.js";
 /** The error codes the page has words for (each is `errors.<code>` in the catalogues). */
 const ERROR_CODES = new Set([
   "bad_message",
+  "bad_name",
+  "bad_chat",
   "unknown_message",
   "too_large",
   "rate_limited",
@@ -44,8 +46,9 @@ const ERROR_CODES = new Set([
 export function errorWords(error) {
   if (!error) return "";
   const base = ERROR_CODES.has(error.code) ? t(`errors.${error.code}`) : t("errors.other");
-  // The server's own message adds the detail (which card, whose turn) for refusals of a move.
-  const detailed = ["illegal_action", "not_your_turn", "bad_options", "game_over", "bad_message"];
+  // The server's own message adds the detail (which card, whose turn) for refusals of a move, and which character
+  // of a name or chat message was refused.
+  const detailed = ["illegal_action", "not_your_turn", "bad_options", "game_over", "bad_message", "bad_name", "bad_chat"];
   // The detail is the server's English: it follows the page's words, in brackets.
   if (error.message && detailed.includes(error.code)) return `${base} (${error.message})`;
   return base;

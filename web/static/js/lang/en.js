@@ -244,6 +244,8 @@ export default {
 
   // ---- errors: the server's error codes in plain words (words.js) ----
   "errors.bad_message": "The server could not accept that request.",
+  "errors.bad_name": "That name cannot be used.",
+  "errors.bad_chat": "That message cannot be sent.",
   "errors.unknown_message": "This page sent something the server does not know. Reload the page to get the current version.",
   "errors.too_large": "A message was too large for the server.",
   "errors.rate_limited": "Slow down a little: the server dropped a message because too many arrived at once.",

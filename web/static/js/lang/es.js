@@ -245,6 +245,8 @@ export default {
 
   // ---- errors: the server's error codes in plain words (words.js) ----
   "errors.bad_message": "El servidor no pudo aceptar esa petición.",
+  "errors.bad_name": "Ese nombre no se puede usar.",
+  "errors.bad_chat": "Ese mensaje no se puede enviar.",
   "errors.unknown_message": "Esta página envió algo que el servidor no conoce. Recarga la página para obtener la versión actual.",
   "errors.too_large": "Un mensaje era demasiado grande para el servidor.",
   "errors.rate_limited": "Más despacio: el servidor descartó un mensaje porque llegaron demasiados a la vez.",

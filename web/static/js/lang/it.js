@@ -245,6 +245,8 @@ export default {
 
   // ---- errors: the server's error codes in plain words (words.js) ----
   "errors.bad_message": "Il server non ha potuto accettare la richiesta.",
+  "errors.bad_name": "Quel nome non si può usare.",
+  "errors.bad_chat": "Quel messaggio non si può inviare.",
   "errors.unknown_message": "Questa pagina ha inviato qualcosa che il server non conosce. Ricarica la pagina per avere la versione attuale.",
   "errors.too_large": "Un messaggio era troppo grande per il server.",
   "errors.rate_limited": "Rallenta un po': il server ha scartato un messaggio perché ne sono arrivati troppi insieme.",

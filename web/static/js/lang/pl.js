@@ -246,6 +246,8 @@ export default {
 
   // ---- errors: the server's error codes in plain words (words.js) ----
   "errors.bad_message": "Serwer nie mógł przyjąć tego żądania.",
+  "errors.bad_name": "Tego imienia nie można użyć.",
+  "errors.bad_chat": "Tej wiadomości nie można wysłać.",
   "errors.unknown_message": "Strona wysłała coś, czego serwer nie zna. Odśwież stronę, aby pobrać aktualną wersję.",
   "errors.too_large": "Wiadomość była za duża dla serwera.",
   "errors.rate_limited": "Trochę wolniej: serwer odrzucił wiadomość, bo przyszło ich za dużo naraz.",

@@ -245,6 +245,8 @@ export default {
 
   // ---- errors: the server's error codes in plain words (words.js) ----
   "errors.bad_message": "Serverul nu a putut accepta cererea.",
+  "errors.bad_name": "Acest nume nu poate fi folosit.",
+  "errors.bad_chat": "Acest mesaj nu poate fi trimis.",
   "errors.unknown_message": "Pagina a trimis ceva ce serverul nu cunoaște. Reîncarcă pagina ca să primești versiunea curentă.",
   "errors.too_large": "Un mesaj a fost prea mare pentru server.",
   "errors.rate_limited": "Mai încet puțin: serverul a ignorat un mesaj pentru că au sosit prea multe deodată.",
