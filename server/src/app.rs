@@ -233,8 +233,9 @@ async fn schema() -> Json<&'static serde_json::Value> {
     Json(DOCUMENT.get_or_init(protocol::schema::document))
 }
 
+/// Within `store::READY_DEADLINE`, and at once while the store knows the database just could not be reached.
 async fn ready(State(state): State<Arc<AppState>>) -> Response {
-    match state.shared.hub.store().ping().await {
+    match state.shared.hub.store().ready().await {
         Ok(()) => "ready".into_response(),
         Err(e) => {
             error!(error = %e, "readiness check: database unreachable");

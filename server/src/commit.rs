@@ -9,6 +9,11 @@
 //! action) in about 2 log2(n) transactions for one refused write among n. A new lobby whose code is taken is the exception: the batch leaves it out and commits the rest, and
 //! only that lobby is answered with a conflict (its creator draws another code).
 //!
+//! Every batch is written within the store's deadline (`Store::guarded`): while the database cannot be reached
+//! a batch fails after at most that long, and the batches after it at once for one more deadline, so a table waits
+//! about one deadline for its answer, not one per batch queued before it. A batch that timed out may or may not
+//! have committed ([`StoreError::TimedOut`]): its tables reload before they act again, as after a lost answer.
+//!
 //! The rows that set a match up (a new lobby with its host's seat, a joined seat, a match's start) take the same
 //! path ([`Committer::create_lobby`], [`Committer::insert_seat`], [`Committer::start_match`]): each was a
 //! transaction and an fsync of its own, three for every match played (docs/perf/journal.md, section 12). A batch

@@ -67,10 +67,17 @@ pub struct Config {
     #[arg(long, env = "WRITE_TIMEOUT_SECS", default_value_t = 10)]
     pub write_timeout_secs: u64,
 
-    /// Milliseconds to wait for a database connection before an action is answered `store_unavailable`
-    /// (PostgreSQL pool acquire timeout).
-    #[arg(long, env = "DB_ACQUIRE_TIMEOUT_MS", default_value_t = 5000)]
+    /// Milliseconds to wait for a database connection before a request is answered `store_unavailable`
+    /// (PostgreSQL pool acquire timeout; `--store-timeout-ms` bounds it too).
+    #[arg(long, env = "DB_ACQUIRE_TIMEOUT_MS", default_value_t = 1000)]
     pub db_acquire_timeout_ms: u64,
+
+    /// Milliseconds any one call to the database may take, connection included; a request that needs the
+    /// database is answered `store_unavailable` when it takes longer (an action whose write timed out is
+    /// found again from the database before the next one). After such a failure, calls fail at once for this
+    /// long before the database is tried again. Keep it well above the slowest healthy group commit.
+    #[arg(long, env = "STORE_TIMEOUT_MS", default_value_t = 1500, value_parser = clap::value_parser!(u64).range(100..))]
+    pub store_timeout_ms: u64,
 
     /// Largest client message, in bytes; a larger one is refused with `too_large`.
     #[arg(long, env = "MAX_MESSAGE_BYTES", default_value_t = 16 * 1024)]

@@ -10,7 +10,7 @@ use protocol::{AbsencePolicy, ErrorBody, ErrorCode};
 use rules::{AnyGame, Seat};
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
-use tracing::{debug, error, info};
+use tracing::{debug, error, info, warn};
 
 use crate::{
     clock::SharedClock,
@@ -21,7 +21,7 @@ use crate::{
     store::{LobbyRecord, Phase, SeatKind, SeatRecord, Store, StoreError},
     table::{
         Conn, MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, RecoverError, Seated, Table, TableDeps, TableHandle,
-        TableSettings, check_absence, check_rules_version, setup_error,
+        TableSettings, check_absence, check_rules_version, setup_error, store_unavailable,
     },
     text::check_name,
 };
@@ -307,6 +307,10 @@ impl Hub {
             Ok(Some(handle)) => Ok(Located::Here(handle)),
             Ok(None) => Err(unknown()),
             Err(LoadError::Elsewhere { node, .. }) => Ok(Located::Elsewhere(node)),
+            Err(LoadError::Recover(RecoverError::Store(e))) if e.is_unavailable() => {
+                warn!(%code, error = %e, "loading a table failed: the database cannot be reached");
+                Err(store_unavailable())
+            }
             Err(e) => {
                 error!(%code, error = %e, "loading a table failed");
                 Err(ErrorBody::new(ErrorCode::Internal, "this lobby cannot be loaded"))
@@ -377,6 +381,10 @@ impl Hub {
             match self.commits.create_lobby(&lobby, &host).await {
                 Ok(()) => break lobby,
                 Err(StoreError::Conflict) if attempts < 8 => attempts += 1,
+                Err(e) if e.is_unavailable() => {
+                    warn!(error = %e, "creating a lobby failed: the database cannot be reached");
+                    return Err(store_unavailable());
+                }
                 Err(e) => {
                     error!(error = %e, "creating a lobby failed");
                     return Err(ErrorBody::new(
@@ -390,6 +398,10 @@ impl Hub {
         if let Some(cluster) = self.cluster.get() {
             match cluster.claim(&lobby.code).await {
                 Ok(Claim::Held(_)) => {}
+                Err(e) if e.is_unavailable() => {
+                    warn!(code = %lobby.code, error = %e, "a new lobby's lease could not be read");
+                    return Err(store_unavailable());
+                }
                 other => {
                     error!(code = %lobby.code, ?other, "a new lobby's lease is not this node's");
                     return Err(ErrorBody::new(
@@ -431,6 +443,10 @@ impl Hub {
             ));
         }
         self.store.listed_lobbies(game).await.map_err(|e| {
+            if e.is_unavailable() {
+                warn!(error = %e, "listing open lobbies failed: the database cannot be reached");
+                return store_unavailable();
+            }
             error!(error = %e, "listing open lobbies failed");
             ErrorBody::new(ErrorCode::Internal, "the list of open lobbies is not available")
         })

@@ -36,6 +36,7 @@ pub async fn main_with_args() -> Result<(), RunError> {
     init_logging(&config.log);
     let pool = store::PoolSettings {
         acquire_timeout: std::time::Duration::from_millis(config.db_acquire_timeout_ms),
+        deadline: std::time::Duration::from_millis(config.store_timeout_ms),
     };
     // Cluster mode needs PostgreSQL and the cluster secret: said before anything starts (`run` checks both again
     // for in-process servers).

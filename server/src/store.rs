@@ -16,7 +16,16 @@
 //! (the group commit's writes), `queries` (reads and single writes), `admin` and `friends` (the admin API's and
 //! the lobby chat's queries).
 
-use std::{path::Path, str::FromStr, time::Duration};
+use std::{
+    future::Future,
+    path::Path,
+    str::FromStr,
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering::Relaxed},
+    },
+    time::{Duration, Instant},
+};
 
 use sqlx::{
     PgPool, SqlitePool,
@@ -36,9 +45,14 @@ pub enum StoreError {
     Corrupt(String),
     #[error("migration: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
-    /// The database could not be reached for a write that shared its transaction with this one.
+    /// The database could not be reached for a write that shared its transaction with this one, or it could
+    /// not be reached moments ago and was not tried again yet (see `Store::guarded`).
     #[error("database unreachable: {0}")]
     Unavailable(String),
+    /// The database did not answer within the store's deadline. A write's outcome is unknown: it may have
+    /// committed (the table reloads before it acts again, as after a lost answer).
+    #[error("the database did not answer within {} ms", .0.as_millis())]
+    TimedOut(Duration),
     /// Cluster mode: the database refused a write for a table whose lease this node does not hold (any more):
     /// another node owns the table now (the fence of `migrations/postgres/0008_cluster.sql`, SQLSTATE TL001).
     #[error("fenced: this node does not hold the table's lease")]
@@ -57,7 +71,8 @@ impl StoreError {
     }
 
     /// Whether the database could not be reached (connection lost or refused, no connection within the acquire
-    /// timeout, server shutting down): the request may succeed later, unchanged.
+    /// timeout, no answer within the store's deadline, server shutting down, SQLite busy or locked by another
+    /// process): the request may succeed later, unchanged.
     pub fn is_unavailable(&self) -> bool {
         match self {
             StoreError::Database(e) => match e {
@@ -67,13 +82,21 @@ impl StoreError {
                 | sqlx::Error::PoolClosed
                 | sqlx::Error::WorkerCrashed
                 | sqlx::Error::Protocol(_) => true,
-                // SQLSTATE class 08 (connection exception) and 57P (operator intervention: shutdown).
-                sqlx::Error::Database(db) => db
-                    .code()
-                    .is_some_and(|c| c.starts_with("08") || c.starts_with("57P")),
+                sqlx::Error::Database(db) => {
+                    let code = db.code();
+                    if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
+                        // SQLITE_BUSY (5) and SQLITE_LOCKED (6), with their extended codes (the primary code is
+                        // the low byte): another connection held the lock past the busy timeout.
+                        code.and_then(|c| c.parse::<u32>().ok())
+                            .is_some_and(|c| matches!(c & 0xff, 5 | 6))
+                    } else {
+                        // SQLSTATE class 08 (connection exception) and 57P (operator intervention: shutdown).
+                        code.is_some_and(|c| c.starts_with("08") || c.starts_with("57P"))
+                    }
+                }
                 _ => false,
             },
-            StoreError::Unavailable(_) => true,
+            StoreError::Unavailable(_) | StoreError::TimedOut(_) => true,
             _ => false,
         }
     }
@@ -84,12 +107,23 @@ impl StoreError {
 pub struct PoolSettings {
     /// Longest wait for a connection before a query fails (PostgreSQL).
     pub acquire_timeout: Duration,
+    /// Longest any call of the store may take, connection included (see `Store::guarded`).
+    pub deadline: Duration,
 }
+
+/// The default of [`PoolSettings::deadline`] and of `STORE_TIMEOUT_MS`: a request that needs the database is
+/// answered within about this long while it is down; a healthy one's slowest group commits take 50-250 ms
+/// (docs/performance.md, "What bounds the figures").
+pub const DEFAULT_DEADLINE: Duration = Duration::from_millis(1500);
+
+/// The longest `/readyz` waits for the database's answer ([`Store::ready`]).
+pub const READY_DEADLINE: Duration = Duration::from_millis(800);
 
 impl Default for PoolSettings {
     fn default() -> Self {
         PoolSettings {
-            acquire_timeout: Duration::from_secs(10),
+            acquire_timeout: Duration::from_secs(1),
+            deadline: DEFAULT_DEADLINE,
         }
     }
 }
@@ -105,22 +139,76 @@ pub(crate) fn classify(e: sqlx::Error) -> StoreError {
     }
 }
 
-/// The database: SQLite or PostgreSQL.
+/// The database (SQLite or PostgreSQL), with the deadline every call of the store keeps.
 #[derive(Clone, Debug)]
-pub enum Store {
+pub struct Store {
+    db: Db,
+    health: Arc<Health>,
+}
+
+/// A pool of either backend.
+#[derive(Clone, Debug)]
+pub enum Db {
     Sqlite(SqlitePool),
     Postgres(PgPool),
 }
 
-/// Runs `$body` with `$pool` bound to the typed pool of whichever backend `$store` is. The body is compiled once
-/// per backend, so each gets sqlx's typed encoding and decoding.
-macro_rules! on_pool {
-    ($store:expr, $pool:ident => $body:expr) => {
-        match $store {
-            Store::Sqlite($pool) => $body,
-            Store::Postgres($pool) => $body,
+/// The store's deadline, and when a call last failed to reach the database.
+#[derive(Debug)]
+struct Health {
+    deadline: Duration,
+    start: Instant,
+    /// When a call last failed because the database could not be reached, in milliseconds after `start` plus
+    /// one; 0 once a call has succeeded since.
+    down_at: AtomicU64,
+}
+
+impl Health {
+    fn new(deadline: Duration) -> Health {
+        Health {
+            deadline,
+            start: Instant::now(),
+            down_at: AtomicU64::new(0),
         }
-    };
+    }
+
+    fn now(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64 + 1
+    }
+
+    fn down(&self) {
+        self.down_at.store(self.now(), Relaxed);
+    }
+
+    fn up(&self) {
+        if self.down_at.load(Relaxed) != 0 {
+            self.down_at.store(0, Relaxed);
+        }
+    }
+
+    /// How long ago a call failed to reach the database, if one did within the last deadline.
+    fn recently_down(&self) -> Option<u64> {
+        let at = self.down_at.load(Relaxed);
+        let ago = self.now().saturating_sub(at);
+        (at != 0 && u128::from(ago) < self.deadline.as_millis()).then_some(ago)
+    }
+}
+
+/// Runs `$body` with `$pool` bound to the typed pool of whichever backend `$store` is, within the store's
+/// deadline ([`Store::guarded`]). The body is compiled once per backend, so each gets sqlx's typed encoding and
+/// decoding.
+macro_rules! on_pool {
+    ($store:expr, $pool:ident => $body:expr) => {{
+        let store: &Store = $store;
+        store
+            .guarded(async move {
+                match &store.db {
+                    Db::Sqlite($pool) => $body,
+                    Db::Postgres($pool) => $body,
+                }
+            })
+            .await
+    }};
 }
 
 mod admin;
@@ -168,7 +256,7 @@ impl Store {
                 .connect(url)
                 .await?;
             sqlx::migrate!("../migrations/postgres").run(&pool).await?;
-            Ok(Store::Postgres(pool))
+            Ok(Store::new(Db::Postgres(pool), settings.deadline))
         } else if url.starts_with("sqlite:") {
             let options = SqliteConnectOptions::from_str(url)?
                 .create_if_missing(true)
@@ -211,7 +299,7 @@ impl Store {
             }
             let pool = pool_options.connect_with(options).await?;
             sqlx::migrate!("../migrations/sqlite").run(&pool).await?;
-            Ok(Store::Sqlite(pool))
+            Ok(Store::new(Db::Sqlite(pool), settings.deadline))
         } else {
             Err(StoreError::Database(sqlx::Error::Configuration(
                 "DATABASE_URL must start with sqlite: or postgres:".into(),
@@ -230,14 +318,106 @@ impl Store {
         }
     }
 
-    pub fn backend(&self) -> &'static str {
-        match self {
-            Store::Sqlite(_) => "sqlite",
-            Store::Postgres(_) => "postgres",
+    fn new(db: Db, deadline: Duration) -> Store {
+        Store {
+            db,
+            health: Arc::new(Health::new(deadline)),
         }
     }
 
-    /// Answers whether the database can be reached (for `/readyz`).
+    /// The same database through another PostgreSQL pool (cluster mode's fenced pool), keeping this store's
+    /// deadline and what it knows of the database's health.
+    pub(crate) fn with_postgres_pool(&self, pool: PgPool) -> Store {
+        Store {
+            db: Db::Postgres(pool),
+            health: self.health.clone(),
+        }
+    }
+
+    /// The pool.
+    pub fn db(&self) -> &Db {
+        &self.db
+    }
+
+    /// The longest a call of the store may take.
+    pub fn deadline(&self) -> Duration {
+        self.health.deadline
+    }
+
+    pub fn backend(&self) -> &'static str {
+        match self.db {
+            Db::Sqlite(_) => "sqlite",
+            Db::Postgres(_) => "postgres",
+        }
+    }
+
+    /// Runs one call of the store (every query of this module goes through here) within the store's deadline.
+    ///
+    /// sqlx has no client-side statement timeout, and a database that accepts connections but never answers (a
+    /// partition, a hung server) would hold a call, and the table that made it, until TCP gives up. Here a call
+    /// that takes longer than the deadline fails with [`StoreError::TimedOut`]; its future is dropped, and sqlx
+    /// checks the connection before it takes it back. A write that timed out may still have committed: callers
+    /// treat it as a lost answer (a table reloads before it acts again).
+    ///
+    /// After a call failed to reach the database, the calls of the next deadline fail at once
+    /// ([`StoreError::Unavailable`]) instead of each waiting for the deadline in turn: a table's queued requests,
+    /// and the group commit's next batch, are then answered within one deadline, not one each. The first call
+    /// after that tries again; one that succeeds clears the state.
+    pub(crate) async fn guarded<T>(
+        &self,
+        work: impl Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        self.guarded_within(self.health.deadline, work).await
+    }
+
+    async fn guarded_within<T>(
+        &self,
+        deadline: Duration,
+        work: impl Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        if let Some(ago) = self.health.recently_down() {
+            return Err(StoreError::Unavailable(format!(
+                "a call failed to reach it {ago} ms ago; it is tried again {} ms after that",
+                self.health.deadline.as_millis()
+            )));
+        }
+        match tokio::time::timeout(deadline, work).await {
+            Ok(Ok(value)) => {
+                self.health.up();
+                Ok(value)
+            }
+            Ok(Err(e)) => {
+                if e.is_unavailable() {
+                    self.health.down();
+                }
+                Err(e)
+            }
+            Err(_) => {
+                // A shorter wait than the store's own (`/readyz`) says nothing about the calls that wait longer.
+                if deadline >= self.health.deadline {
+                    self.health.down();
+                }
+                Err(StoreError::TimedOut(deadline))
+            }
+        }
+    }
+
+    /// Answers whether the database can be reached (for `/readyz`): at once when a call failed to reach it
+    /// within the last deadline, otherwise by a `SELECT 1` that waits at most [`READY_DEADLINE`] (or the
+    /// store's deadline if shorter).
+    pub async fn ready(&self) -> Result<(), StoreError> {
+        let deadline = READY_DEADLINE.min(self.health.deadline);
+        self.guarded_within(deadline, async {
+            match &self.db {
+                Db::Sqlite(pool) => sqlx::query("SELECT 1").execute(pool).await.map(drop),
+                Db::Postgres(pool) => sqlx::query("SELECT 1").execute(pool).await.map(drop),
+            }
+            .map_err(classify)
+        })
+        .await
+    }
+
+    /// Answers whether the database can be reached, within the store's deadline.
     pub async fn ping(&self) -> Result<(), StoreError> {
         on_pool!(self, pool => {
             sqlx::query("SELECT 1").execute(pool).await.map(|_| ()).map_err(classify)
@@ -245,7 +425,10 @@ impl Store {
     }
 
     pub async fn close(&self) {
-        on_pool!(self, pool => pool.close().await)
+        match &self.db {
+            Db::Sqlite(pool) => pool.close().await,
+            Db::Postgres(pool) => pool.close().await,
+        }
     }
 }
 

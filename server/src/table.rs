@@ -174,7 +174,7 @@ pub enum Command {
     /// From the table's chat writer: this message is stored (or failed to be); deliver it.
     ChatStored {
         message: protocol::ChatMessage,
-        stored: Result<(), String>,
+        stored: Result<(), StoreError>,
         reply: Respond<()>,
     },
     /// The client's page is hidden (or visible again).
@@ -296,7 +296,8 @@ fn err(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
     ErrorBody::new(code, message)
 }
 
-fn store_unavailable() -> ErrorBody {
+/// The answer to a request that needed the database while it could not be reached.
+pub(crate) fn store_unavailable() -> ErrorBody {
     err(
         ErrorCode::StoreUnavailable,
         "the database cannot be reached; nothing changed. Send the same request again shortly",

@@ -832,40 +832,60 @@ impl TestServer {
 }
 
 /// A TCP proxy the test controls, between the server and its database: [`TcpProxy::cut`] drops every
-/// connection and refuses new ones (the database "goes away"); [`TcpProxy::restore`] lets them through again.
+/// connection and refuses new ones (the database "goes away": a stopped server answers at once);
+/// [`TcpProxy::black_hole`] stops forwarding on every connection and accepts new ones without ever answering (a
+/// partition, a hung server: nothing comes back, not even a refusal); [`TcpProxy::restore`] lets connections
+/// through again (the connections a black hole held are closed, as when the database restarted).
 #[derive(Debug)]
 pub struct TcpProxy {
     pub addr: SocketAddr,
-    open: Arc<std::sync::atomic::AtomicBool>,
+    /// [`PROXY_OPEN`], [`PROXY_CUT`] or [`PROXY_BLACK_HOLE`].
+    mode: Arc<std::sync::atomic::AtomicU8>,
     /// 0: forward everything; 1: armed (the next chunk sent upstream that holds `lose_after` mutes the
     /// answers); 2: answers muted.
     lose_answers: Arc<std::sync::atomic::AtomicU8>,
     lose_after: Arc<std::sync::Mutex<Vec<u8>>>,
     links: Arc<std::sync::Mutex<Vec<JoinHandle<()>>>>,
+    /// Connections accepted in a black hole: held open, never read, never answered.
+    held: Arc<std::sync::Mutex<Vec<TcpStream>>>,
     accept: JoinHandle<()>,
 }
+
+const PROXY_OPEN: u8 = 0;
+const PROXY_CUT: u8 = 1;
+const PROXY_BLACK_HOLE: u8 = 2;
 
 impl TcpProxy {
     pub async fn start(upstream: SocketAddr) -> TcpProxy {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let open = Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let mode = Arc::new(std::sync::atomic::AtomicU8::new(PROXY_OPEN));
         let lose_answers = Arc::new(std::sync::atomic::AtomicU8::new(0));
         let lose_after: Arc<std::sync::Mutex<Vec<u8>>> = Arc::default();
         let links: Arc<std::sync::Mutex<Vec<JoinHandle<()>>>> = Arc::default();
+        let held: Arc<std::sync::Mutex<Vec<TcpStream>>> = Arc::default();
         let accept = {
-            let open = open.clone();
+            let mode = mode.clone();
             let links = links.clone();
+            let held = held.clone();
             let lose_answers = lose_answers.clone();
             let lose_after = lose_after.clone();
             tokio::spawn(async move {
                 while let Ok((inbound, _)) = listener.accept().await {
-                    if !open.load(Ordering::SeqCst) {
-                        drop(inbound);
-                        continue;
+                    match mode.load(Ordering::SeqCst) {
+                        PROXY_CUT => {
+                            drop(inbound);
+                            continue;
+                        }
+                        PROXY_BLACK_HOLE => {
+                            held.lock().unwrap().push(inbound);
+                            continue;
+                        }
+                        _ => {}
                     }
                     let lose = lose_answers.clone();
                     let lose_after = lose_after.clone();
+                    let (mode_up, mode_down) = (mode.clone(), mode.clone());
                     let link = tokio::spawn(async move {
                         if let Ok(outbound) = TcpStream::connect(upstream).await {
                             let (mut from_client, mut to_client) = inbound.into_split();
@@ -878,6 +898,10 @@ impl TcpProxy {
                                         Ok(0) | Err(_) => break,
                                         Ok(n) => n,
                                     };
+                                    if mode_up.load(Ordering::SeqCst) == PROXY_BLACK_HOLE {
+                                        // Lost on the way; nothing is read or forwarded again.
+                                        std::future::pending::<()>().await;
+                                    }
                                     let chunk = &buf[..n];
                                     if lose_up.load(Ordering::SeqCst) == 1 && {
                                         let needle = lose_after.lock().unwrap();
@@ -898,6 +922,9 @@ impl TcpProxy {
                                         Ok(0) | Err(_) => break,
                                         Ok(n) => n,
                                     };
+                                    if mode_down.load(Ordering::SeqCst) == PROXY_BLACK_HOLE {
+                                        std::future::pending::<()>().await;
+                                    }
                                     if lose.load(Ordering::SeqCst) == 2 {
                                         continue;
                                     }
@@ -918,26 +945,40 @@ impl TcpProxy {
         };
         TcpProxy {
             addr,
-            open,
+            mode,
             lose_answers,
             lose_after,
             links,
+            held,
             accept,
         }
     }
 
     /// Drops every proxied connection and refuses new ones.
     pub fn cut(&self) {
-        self.open.store(false, Ordering::SeqCst);
-        for link in self.links.lock().unwrap().drain(..) {
-            link.abort();
+        self.mode.store(PROXY_CUT, Ordering::SeqCst);
+        self.drop_connections();
+    }
+
+    /// Stops forwarding anything on the connections open now (they stay open), and accepts new ones without
+    /// ever answering them.
+    pub fn black_hole(&self) {
+        self.mode.store(PROXY_BLACK_HOLE, Ordering::SeqCst);
+    }
+
+    /// Lets connections through again (and their answers); closes the connections a black hole held.
+    pub fn restore(&self) {
+        self.lose_answers.store(0, Ordering::SeqCst);
+        if self.mode.swap(PROXY_OPEN, Ordering::SeqCst) == PROXY_BLACK_HOLE {
+            self.drop_connections();
         }
     }
 
-    /// Lets connections through again (and their answers).
-    pub fn restore(&self) {
-        self.lose_answers.store(0, Ordering::SeqCst);
-        self.open.store(true, Ordering::SeqCst);
+    fn drop_connections(&self) {
+        for link in self.links.lock().unwrap().drain(..) {
+            link.abort();
+        }
+        self.held.lock().unwrap().clear();
     }
 
     /// From the next chunk sent to the database that holds `needle` on, drops every answer of the database.

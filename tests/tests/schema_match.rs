@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use integration_tests::{TestDb, backends};
-use server::Store;
+use server::store::Db;
 use sqlx::{PgPool, Row, SqlitePool};
 
 /// The last number at which the folders' numbering diverged (`postgres/0005_actions_without_fk.sql` has no SQLite
@@ -391,8 +391,9 @@ async fn sqlite_and_postgres_schemas_match_after_all_migrations() {
         return;
     }
     let (sqlite_db, postgres_db) = (TestDb::new("sqlite").await, TestDb::new("postgres").await);
-    let (Store::Sqlite(sqlite), Store::Postgres(postgres)) =
-        (sqlite_db.store().await, postgres_db.store().await)
+    let (sqlite_store, postgres_store) = (sqlite_db.store().await, postgres_db.store().await);
+    let (Db::Sqlite(sqlite), Db::Postgres(postgres)) =
+        (sqlite_store.db().clone(), postgres_store.db().clone())
     else {
         panic!("each test database opens as its own backend");
     };

@@ -37,7 +37,7 @@ use sqlx::{PgPool, Row, postgres::PgPoolOptions};
 use tokio::sync::watch;
 use tracing::{info, warn};
 
-use crate::store::{Store, StoreError, classify};
+use crate::store::{Db, Store, StoreError, classify};
 
 /// Cluster settings (from `Config`).
 #[derive(Clone, Debug)]
@@ -103,6 +103,8 @@ pub struct Cluster {
     incarnation: String,
     lease_ms: i64,
     pool: PgPool,
+    /// The same pool as a [`Store`]: claims and releases, which clients wait for, keep its deadline.
+    store: Store,
     held: Mutex<HashMap<String, Held>>,
     pub metrics: ClusterMetrics,
 }
@@ -140,7 +142,7 @@ impl Cluster {
         store: &Store,
         settings: &ClusterSettings,
     ) -> Result<(Store, Arc<Cluster>), ClusterError> {
-        let Store::Postgres(pool) = store else {
+        let Db::Postgres(pool) = store.db() else {
             return Err(ClusterError::NeedsPostgres);
         };
         check_node_id(&settings.node_id)?;
@@ -183,15 +185,17 @@ impl Cluster {
             return Err(ClusterError::DuplicateNode(settings.node_id.clone()));
         }
         info!(node = %settings.node_id, %incarnation, lease_ms, "joined the cluster");
+        let fenced_store = store.with_postgres_pool(fenced.clone());
         let cluster = Arc::new(Cluster {
             node_id: settings.node_id.clone(),
             incarnation,
             lease_ms,
-            pool: fenced.clone(),
+            pool: fenced,
+            store: fenced_store.clone(),
             held: Mutex::default(),
             metrics: ClusterMetrics::default(),
         });
-        Ok((Store::Postgres(fenced), cluster))
+        Ok((fenced_store, cluster))
     }
 
     pub fn node_id(&self) -> &str {
@@ -219,7 +223,12 @@ impl Cluster {
     /// Takes the lease of a table if nobody else holds it (no lease row, or an expired one), or adopts the one this
     /// incarnation holds (a lobby it just created: the fence takes a new lobby's lease in the statement that
     /// inserts it): compare-and-set in one statement, the epoch one more than the last owner's.
+    /// Within the store's deadline (a client waits for it).
     pub async fn claim(&self, code: &str) -> Result<Claim, StoreError> {
+        self.store.guarded(self.claim_now(code)).await
+    }
+
+    async fn claim_now(&self, code: &str) -> Result<Claim, StoreError> {
         let row = sqlx::query(
             "INSERT INTO table_leases AS l (code, owner_node, incarnation, epoch, expires_at) \
              SELECT $1, $2, $3, 1, now() + $4 * interval '1 millisecond' \
@@ -322,13 +331,15 @@ impl Cluster {
         if held.is_none() {
             return;
         }
-        if let Err(e) =
+        let released = self.store.guarded(async {
             sqlx::query("UPDATE table_leases SET expires_at = now() WHERE code = $1 AND incarnation = $2")
                 .bind(code)
                 .bind(&self.incarnation)
                 .execute(&self.pool)
                 .await
-        {
+                .map_err(classify)
+        });
+        if let Err(e) = released.await {
             warn!(%code, error = %e, "releasing a lease failed; it expires by itself");
         }
     }
@@ -362,7 +373,8 @@ impl Cluster {
     }
 
     /// Renews every lease this node holds, with its heartbeat, in ONE statement; revokes the leases it did not
-    /// return. Returns whether the statement ran.
+    /// return. Returns whether the statement ran within a third of the lease (a database that never answers is
+    /// one that cannot be reached: after a lease length of such renewals every table stops).
     pub async fn renew(&self) -> bool {
         let codes: Vec<String> = self
             .held
@@ -380,13 +392,21 @@ impl Cluster {
         .bind(&self.incarnation)
         .bind(self.lease_ms)
         .bind(&codes)
-        .fetch_all(&self.pool)
-        .await;
-        let rows = match renewed {
-            Ok(rows) => rows,
-            Err(e) => {
+        .fetch_all(&self.pool);
+        let within = Duration::from_millis((self.lease_ms / 3).max(100) as u64);
+        let rows = match tokio::time::timeout(within, renewed).await {
+            Ok(Ok(rows)) => rows,
+            Ok(Err(e)) => {
                 self.metrics.renewal_failures.fetch_add(1, Relaxed);
                 warn!(error = %e, "renewing the leases failed");
+                return false;
+            }
+            Err(_) => {
+                self.metrics.renewal_failures.fetch_add(1, Relaxed);
+                warn!(
+                    within_ms = within.as_millis() as u64,
+                    "renewing the leases got no answer in time"
+                );
                 return false;
             }
         };

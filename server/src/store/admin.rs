@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 use sqlx::Row;
 
-use super::{Phase, SeatRecord, Store, StoreError, classify, corrupt, parse_json, small, to_i64};
+use super::{Db, Phase, SeatRecord, Store, StoreError, classify, corrupt, parse_json, small, to_i64};
 
 /// One admin action, as recorded: who, what, when, why, on which match and seat, and what it did.
 #[derive(Clone, Debug, PartialEq, Serialize)]

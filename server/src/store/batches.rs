@@ -11,7 +11,7 @@ use super::rows::{
     ActionColumns, ActionRow, LobbyColumns, LobbyRow, MatchColumns, MatchRow, PgQuery, ResultColumns,
     ResultRow, RowShape, SeatColumns, SeatRow, ShapedRow, SnapshotColumns, SnapshotRow, SqliteBatch,
 };
-use super::{Append, Phase, Setup, Store, StoreError, classify, to_i64};
+use super::{Append, Db, Phase, Setup, Store, StoreError, classify, to_i64};
 
 /// SQLite: a whole group commit as ONE query of several statements, `BEGIN` to `COMMIT`, which sqlx's SQLite
 /// worker thread runs in one go. Written statement by statement, a batch was ~25 round trips between the writer
@@ -287,10 +287,13 @@ impl Store {
         setups: &[Setup<'_>],
         appends: &[Append<'_>],
     ) -> Result<Vec<usize>, StoreError> {
-        match self {
-            Store::Postgres(pool) => write_batch_pg(pool, setups, appends).await,
-            Store::Sqlite(pool) => write_batch_sqlite(pool, setups, appends).await,
-        }
+        self.guarded(async {
+            match &self.db {
+                Db::Postgres(pool) => write_batch_pg(pool, setups, appends).await,
+                Db::Sqlite(pool) => write_batch_sqlite(pool, setups, appends).await,
+            }
+        })
+        .await
     }
 }
 

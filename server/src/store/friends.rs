@@ -7,7 +7,7 @@ use rules::Seat;
 use serde_json::Value;
 use sqlx::Row;
 
-use super::{Phase, Store, StoreError, classify, corrupt, json_text, parse_json, small, to_i64};
+use super::{Db, Phase, Store, StoreError, classify, corrupt, json_text, parse_json, small, to_i64};
 
 /// How many lobbies the public list shows at most (the newest first).
 pub const LISTED_LIMIT: i64 = 100;

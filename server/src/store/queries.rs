@@ -5,9 +5,9 @@ use sqlx::Row;
 
 use super::rows::{LobbyRow, MatchRow, SeatRow, ShapedRow};
 use super::{
-    LobbyRecord, LogEntry, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, Snapshot, StartedRematch,
-    Store, StoreError, StoredAbsence, StoredLobby, StoredMatch, classify, corrupt, parse_json, raw_json,
-    small, to_i64,
+    Db, LobbyRecord, LogEntry, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, Snapshot,
+    StartedRematch, Store, StoreError, StoredAbsence, StoredLobby, StoredMatch, classify, corrupt,
+    parse_json, raw_json, small, to_i64,
 };
 
 impl Store {

@@ -263,3 +263,93 @@ async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot()
     assert!(store.load_lobby("BBBBBB").await.unwrap().is_none());
     store.ping().await.unwrap();
 }
+
+/// Issue 42: a call that outlives the store's deadline fails as unreachable (the database never answered), the
+/// calls of the next deadline fail at once without running, and the first one after it runs again.
+#[tokio::test]
+async fn a_call_past_the_deadline_fails_and_the_next_deadline_fails_at_once() {
+    let settings = PoolSettings {
+        deadline: Duration::from_millis(50),
+        ..PoolSettings::default()
+    };
+    let store = Store::connect_with("sqlite::memory:", settings).await.unwrap();
+    let silent = store
+        .guarded(std::future::pending::<Result<(), StoreError>>())
+        .await;
+    assert!(matches!(silent, Err(StoreError::TimedOut(_))), "{silent:?}");
+    assert!(silent.unwrap_err().is_unavailable());
+    let ran = std::sync::atomic::AtomicBool::new(false);
+    let next = store
+        .guarded(async {
+            ran.store(true, Relaxed);
+            Ok(())
+        })
+        .await;
+    assert!(matches!(next, Err(StoreError::Unavailable(_))), "{next:?}");
+    assert!(
+        !ran.load(Relaxed),
+        "not tried within the deadline after a failure"
+    );
+    assert!(store.ready().await.is_err(), "/readyz answers from the failure");
+    // A failure a second (20 deadlines) ago: the database is tried again, and a success clears the state.
+    let store = Store {
+        db: store.db.clone(),
+        health: Arc::new(Health {
+            deadline: Duration::from_millis(50),
+            start: Instant::now().checked_sub(Duration::from_secs(1)).unwrap(),
+            down_at: AtomicU64::new(1),
+        }),
+    };
+    assert!(store.health.recently_down().is_none());
+    store.ping().await.unwrap();
+    assert_eq!(store.health.down_at.load(Relaxed), 0);
+    store.ready().await.unwrap();
+}
+
+/// Issue 42: on SQLite a database locked by another connection (past the busy timeout) counts as unreachable,
+/// like a PostgreSQL outage (`store_unavailable`, retryable), not as an internal error.
+#[tokio::test]
+async fn a_locked_sqlite_database_counts_as_unreachable() {
+    let path = std::env::temp_dir().join(format!("tabletop-locked-{}.db", std::process::id()));
+    let url = format!("sqlite://{}", path.display());
+    let options = |busy_ms| {
+        SqliteConnectOptions::from_str(&url)
+            .unwrap()
+            .create_if_missing(true)
+            .busy_timeout(Duration::from_millis(busy_ms))
+    };
+    let holder = SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(options(0))
+        .await
+        .unwrap();
+    sqlx::query("CREATE TABLE IF NOT EXISTS t (x INTEGER)")
+        .execute(&holder)
+        .await
+        .unwrap();
+    let mut lock = holder.acquire().await.unwrap();
+    sqlx::query("BEGIN EXCLUSIVE").execute(&mut *lock).await.unwrap();
+    let other = SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(options(0))
+        .await
+        .unwrap();
+    let refused = sqlx::query("INSERT INTO t (x) VALUES (1)")
+        .execute(&other)
+        .await
+        .map_err(classify)
+        .unwrap_err();
+    assert!(refused.is_unavailable(), "{refused:?}");
+    // A constraint or a syntax error is not.
+    let broken = sqlx::query("INSERT INTO nowhere VALUES (1)")
+        .execute(&mut *lock)
+        .await
+        .map_err(classify)
+        .unwrap_err();
+    assert!(!broken.is_unavailable(), "{broken:?}");
+    sqlx::query("ROLLBACK").execute(&mut *lock).await.unwrap();
+    drop(lock);
+    holder.close().await;
+    other.close().await;
+    let _ = std::fs::remove_file(&path);
+}

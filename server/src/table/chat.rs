@@ -21,8 +21,11 @@ use rules::{Millis, Seat};
 use tokio::sync::mpsc;
 use tracing::{error, warn};
 
-use super::{Command, Occupant, Respond, Table, err};
-use crate::{store::Store, text::check_chat};
+use super::{Command, Occupant, Respond, Table, err, store_unavailable};
+use crate::{
+    store::{Store, StoreError},
+    text::check_chat,
+};
 
 /// Chat and presence settings every table shares.
 #[derive(Clone, Debug)]
@@ -118,8 +121,7 @@ async fn chat_writer(
     while let Some(write) = queue.recv().await {
         let stored = store
             .insert_chat(&code, &write.message, write.match_id.as_deref())
-            .await
-            .map_err(|e| e.to_string());
+            .await;
         let Some(table) = table.upgrade() else { break };
         let handed = table
             .send(Command::ChatStored {
@@ -293,13 +295,19 @@ impl Table {
     }
 
     /// A message is stored: keep it, deliver it to everyone in the lobby, answer its writer.
-    fn chat_stored(&mut self, message: ChatMessage, stored: Result<(), String>, reply: Respond<()>) {
+    fn chat_stored(&mut self, message: ChatMessage, stored: Result<(), StoreError>, reply: Respond<()>) {
         if let Err(e) = stored {
-            error!(error = %e, id = message.id, "storing a chat message failed");
-            let _ = reply.send(Err(err(
-                ErrorCode::Internal,
-                "the message could not be stored; it was not sent",
-            )));
+            let answer = if e.is_unavailable() {
+                warn!(error = %e, id = message.id, "storing a chat message failed: the database cannot be reached");
+                store_unavailable()
+            } else {
+                error!(error = %e, id = message.id, "storing a chat message failed");
+                err(
+                    ErrorCode::Internal,
+                    "the message could not be stored; it was not sent",
+                )
+            };
+            let _ = reply.send(Err(answer));
             return;
         }
         self.friends.recent.push_back(message.clone());

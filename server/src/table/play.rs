@@ -172,6 +172,14 @@ impl Table {
             if !Box::pin(self.reload()).await || unavailable {
                 return Err(store_unavailable());
             }
+            if self.version() != seq - 1 {
+                // The database held an action memory did not (a write that timed out and committed after all):
+                // the sequence number was taken. The state is the database's now; choose again.
+                return Err(err(
+                    ErrorCode::StaleVersion,
+                    format!("the state is at version {}", self.version()),
+                ));
+            }
             return Err(err(
                 ErrorCode::Internal,
                 "the action could not be stored; nothing changed",
