@@ -15,6 +15,7 @@ pub mod cluster;
 pub mod commit;
 pub mod config;
 pub mod connection;
+pub mod http;
 pub mod hub;
 pub mod metrics;
 pub mod proxy;
@@ -33,6 +34,17 @@ pub async fn main_with_args() -> Result<(), RunError> {
     use clap::Parser;
     let config = Config::parse();
     init_logging(&config.log);
+    // Every socket is a file descriptor: the usual soft limit (1024) would stop accepting (players and health
+    // checks alike) long before the connection caps are reached.
+    match http::raise_open_file_limit() {
+        Some(limit) => tracing::info!(
+            soft = limit.soft,
+            hard = limit.hard,
+            was = limit.soft_before,
+            "open-file limit (RLIMIT_NOFILE)"
+        ),
+        None => tracing::warn!("the open-file limit (RLIMIT_NOFILE) could not be read"),
+    }
     let pool = store::PoolSettings {
         acquire_timeout: std::time::Duration::from_millis(config.db_acquire_timeout_ms),
     };
