@@ -45,9 +45,9 @@ pub struct ConnectionLimits {
     pub rate_burst: f64,
     /// Messages queued for a client before it counts as too slow and is disconnected.
     pub outbox: usize,
-    /// Connections served at once; one more is told `too_many_connections` and closed.
+    /// Connections served at once; one more is refused `too_many_connections` (HTTP 503 before the upgrade).
     pub max_connections: usize,
-    /// Connections served at once from one IP address; one more is told `too_many_connections` and closed.
+    /// Connections served at once from one IP address (an IPv6 /64); one more is refused the same way.
     pub max_connections_per_ip: usize,
     /// Lobbies one IP address may create within `lobby_window`; one more is refused with `create_limited`.
     /// (A lobby holds at most one match, so this also bounds the matches a client can start.)

@@ -341,3 +341,29 @@ async fn metrics_on_a_public_address_are_warned_about_or_served_on_their_own() {
     let _ = std::fs::remove_file(log_path("metrics-public"));
     let _ = std::fs::remove_file(log);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ipv6_clients_of_one_64_share_the_per_address_connection_cap() {
+    let db = TestDb::new("sqlite").await;
+    // Clients behind a balancer on this machine: the per-address cap counts the forwarded address.
+    let env = [("MAX_CONNECTIONS_PER_IP", "1"), ("TRUSTED_PROXIES", "127.0.0.1")];
+    let server = ServerProcess::start(BINARY, &db, &env).await;
+    let addr = server.addr;
+    let from = async move |ip: &'static str| {
+        Client::try_connect_with_headers(addr, &[("x-forwarded-for", ip)]).await
+    };
+    let _first = from("2001:db8:0:1::1").await.expect("the first of its /64");
+    let refused = from("2001:db8:0:1:ffff:ffff:ffff:2")
+        .await
+        .expect_err("another address of the same /64 is over the cap");
+    assert_eq!(refused.status, 503, "{refused:?}");
+    assert_eq!(refused.body["code"], "too_many_connections", "{refused:?}");
+    let _other = from("2001:db8:0:2::1")
+        .await
+        .expect("the next /64 is another client");
+    // IPv4 addresses are each their own.
+    let _v4 = from("192.0.2.1").await.expect("an IPv4 client");
+    let _v4_next = from("192.0.2.2").await.expect("the next IPv4 address");
+    assert!(server.terminate().await);
+    db.drop_db().await;
+}
