@@ -59,13 +59,14 @@ pub async fn main_with_args() -> Result<(), RunError> {
     let store = Store::connect_with(&config.database_url, pool).await?;
     let listener = tokio::net::TcpListener::bind(config.bind).await?;
     let addr = listener.local_addr()?;
+    let shutdown = shutdown_signal();
     println!("listening on http://{addr}");
     run(
         listener,
         config,
         store,
         std::sync::Arc::new(SystemClock),
-        shutdown_signal(),
+        shutdown,
     )
     .await
 }
@@ -86,24 +87,31 @@ fn init_logging(filter: &str) {
         .try_init();
 }
 
-/// Completes on SIGINT (Ctrl-C) or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Completes on SIGINT (Ctrl-C) or SIGTERM. The handlers are installed when this is called (not when the future
+/// is first polled), so a signal that arrives while the server is still starting also shuts it down gracefully.
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt()).ok();
+        let terminate = signal(SignalKind::terminate()).ok();
+        async move {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(interrupt) => {},
+                () = wait(terminate) => {},
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+    }
     #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
