@@ -1,9 +1,10 @@
 //! The HTTP surface: `/ws`, `/api/games`, `/api/schema`, `/healthz`, `/readyz`, `/metrics`, `/api/openapi.json`,
 //! the admin API under `/api/admin/` (see `admin.rs`), the browser client (the `web` crate's embedded files) at
 //! `/` and every other path, and `run(listener, .., shutdown)`, which serves until the shutdown future completes
-//! and then waits for every connection and table task to finish.
+//! and then waits for every connection and table task to finish. With `--metrics-bind`, `/metrics` is served on
+//! that address alone. Connections are accepted and bounded in `http.rs`.
 
-use std::{future::Future, net::SocketAddr, sync::Arc};
+use std::{future::Future, net::SocketAddr, sync::Arc, time::Duration};
 
 use axum::{
     Json, Router,
@@ -12,20 +13,20 @@ use axum::{
     http::{StatusCode, header},
     response::{IntoResponse, Response},
     routing::{get, post},
-    serve::ListenerExt,
 };
 use futures_util::StreamExt;
 use tokio::{
     net::TcpListener,
     sync::{mpsc, watch},
 };
-use tracing::{error, info};
+use tracing::{error, info, warn};
 
 use crate::{
     admin,
     clock::SharedClock,
     config::Config,
     connection::{self, Shared},
+    http::HttpLimits,
     hub::Hub,
     metrics::Metrics,
     proxy::TrustedProxies,
@@ -94,8 +95,9 @@ impl Routes {
     }
 }
 
-fn routes() -> Routes {
-    let public = Routes {
+/// Every route; `/metrics` only when `with_metrics` (it is not on the public address under `--metrics-bind`).
+fn routes(with_metrics: bool) -> Routes {
+    let mut public = Routes {
         router: Router::new(),
         listed: Vec::new(),
     }
@@ -104,10 +106,12 @@ fn routes() -> Routes {
     .get("/api/schema", schema)
     .get("/api/openapi.json", openapi)
     .get("/healthz", || async { "ok" })
-    .get("/readyz", ready)
-    .get("/metrics", metrics)
-    .get("/api/lobbies", lobbies);
+    .get("/readyz", ready);
+    if with_metrics {
+        public = public.get("/metrics", metrics);
+    }
     public
+        .get("/api/lobbies", lobbies)
         .get("/api/admin/matches", admin::list)
         .get("/api/admin/matches/{id}", admin::inspect)
         .get("/api/admin/matches/{id}/view", admin::view)
@@ -128,21 +132,29 @@ fn routes() -> Routes {
 
 /// Every route the server answers, as (lower-case method, path in OpenAPI's `{param}` form).
 pub fn route_table() -> Vec<(&'static str, &'static str)> {
-    routes().listed
+    routes(true).listed
 }
 
-/// The router, with its state.
-fn router(state: Arc<AppState>) -> Router {
-    routes().router.with_state(state)
+/// The router, with its state; with `/metrics` unless that is served on an address of its own.
+fn router(state: Arc<AppState>, with_metrics: bool) -> Router {
+    routes(with_metrics).router.with_state(state)
 }
+
+/// The router of `--metrics-bind`: `/metrics` alone.
+fn metrics_router(state: Arc<AppState>) -> Router {
+    Router::new().route("/metrics", get(metrics)).with_state(state)
+}
+
+/// How long a client refused a WebSocket for lack of room is asked to wait before trying again, in seconds.
+const RETRY_AFTER_SECS: &str = "5";
 
 async fn openapi() -> Response {
     ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
 }
 
-/// The WebSocket endpoint. A connection over the limits (in total or from one IP address) is still upgraded,
-/// so that it can be told why in the protocol (`closing` with `too_many_connections`) before it is closed; it
-/// holds no place and lives only as long as writing that one message takes (at most the write timeout).
+/// The WebSocket endpoint. A connection over the limits (in total or from one IP address) is not upgraded: it is
+/// answered at once with HTTP 503, a `Retry-After`, and the JSON error `too_many_connections` saying which cap
+/// (so that a full server still answers health checks and costs nothing per refused client).
 async fn ws(
     State(state): State<Arc<AppState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -158,7 +170,18 @@ async fn ws(
         // A value that is not text is not an address either: the hop before it is the last one believed.
         .map(|v| v.to_str().unwrap_or("?"));
     let client = state.trusted_proxies.client_ip(peer.ip(), forwarded_for);
-    let admission = state.shared.admit(Some(client));
+    let admission = match state.shared.admit(Some(client)) {
+        Ok(admission) => admission,
+        Err(reason) => {
+            tracing::debug!(%client, code = reason.code.as_str(), "WebSocket refused");
+            return (
+                StatusCode::SERVICE_UNAVAILABLE,
+                [(header::RETRY_AFTER, RETRY_AFTER_SECS)],
+                Json(reason),
+            )
+                .into_response();
+        }
+    };
     let shared = state.shared.clone();
     let done = state.done.clone();
     upgrade
@@ -167,10 +190,7 @@ async fn ws(
         .on_upgrade(move |socket| async move {
             let _done = done;
             let (sink, stream) = socket.split();
-            match admission {
-                Ok(admission) => connection::serve(sink, stream, shared, admission).await,
-                Err(reason) => connection::refuse(sink, reason, shared.limits.write_timeout).await,
-            }
+            connection::serve(sink, stream, shared, admission).await;
         })
 }
 
@@ -330,7 +350,7 @@ pub async fn run(
             });
             Ok(())
         };
-        tokio::spawn(forwarder.clone().listen(serve, stop_rx));
+        tokio::spawn(forwarder.clone().listen(serve, stop_rx.clone()));
     }
     let state = Arc::new(AppState {
         admin: admin::AdminState {
@@ -344,25 +364,73 @@ pub async fn run(
         done: done_tx,
         trusted_proxies: config.trusted_proxies.clone(),
     });
+    let addr = listener.local_addr()?;
+    // Connections not yet upgraded each hold a file descriptor too: at most half the open-file limit, so that
+    // the WebSockets, the database and the listener keep the other half.
+    let fd_limit = crate::http::open_file_limit();
+    let limits = HttpLimits {
+        header_timeout: Duration::from_secs(config.header_timeout_secs.max(1)),
+        max_connections: config
+            .max_http_connections
+            .min(fd_limit.map_or(usize::MAX, |l| usize::try_from(l / 2).unwrap_or(usize::MAX)))
+            .max(16),
+    };
     info!(
-        addr = %listener.local_addr()?,
+        %addr,
         database = store.backend(),
         node = cluster.as_ref().map(|c| c.node_id()),
         admin_api = state.admin.auth.is_some(),
+        max_http_connections = limits.max_connections,
+        header_timeout_secs = limits.header_timeout.as_secs(),
         "serving"
     );
-    let app = router(state.clone());
-    // Small frames go out at once: a reply followed by a push must not wait for the client's delayed ACK.
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    let app = app.into_make_service_with_connect_info::<SocketAddr>();
-    let serve = axum::serve(listener, app).with_graceful_shutdown(async move {
+    if let Some(fd_limit) = fd_limit
+        && (config.max_connections + limits.max_connections) as u64 + 64 > fd_limit
+    {
+        warn!(
+            fd_limit,
+            max_connections = config.max_connections,
+            max_http_connections = limits.max_connections,
+            "the connection caps add up to more sockets than the open-file limit allows: raise the hard \
+             limit (ulimit -Hn, LimitNOFILE=) or lower --max-connections"
+        );
+    }
+    let metrics_listener = match config.metrics_bind {
+        Some(bind) => {
+            let metrics_listener = TcpListener::bind(bind).await?;
+            info!(addr = %metrics_listener.local_addr()?, "metrics at /metrics on their own address");
+            Some(metrics_listener)
+        }
+        None => {
+            if !addr.ip().is_loopback() {
+                warn!(
+                    %addr,
+                    "/metrics is served on a public address to anyone who asks: set --metrics-bind \
+                     (METRICS_BIND) to a private one"
+                );
+            }
+            None
+        }
+    };
+    tokio::spawn(async move {
         shutdown.await;
         info!("shutting down: telling clients and finishing tables");
         let _ = stop_tx.send(true);
     });
-    serve.await?;
+    let public = crate::http::serve(
+        listener,
+        router(state.clone(), metrics_listener.is_none()),
+        limits,
+        stop_rx.clone(),
+    );
+    match metrics_listener {
+        Some(metrics_listener) => {
+            let private =
+                crate::http::serve(metrics_listener, metrics_router(state.clone()), limits, stop_rx);
+            tokio::join!(public, private);
+        }
+        None => public.await,
+    }
     // Upgraded WebSocket connections and table tasks each hold a clone of `done`; wait for all of them.
     drop(state);
     let _ = done_rx.recv().await;

@@ -28,15 +28,31 @@ pub struct Config {
     #[arg(long, env = "DATABASE_URL", default_value = "sqlite://data/tabletop.db")]
     pub database_url: String,
 
-    /// Most WebSocket connections served at once; one more is accepted, told `closing` with
-    /// `too_many_connections`, and closed.
+    /// Most WebSocket connections served at once; one more is refused before the upgrade with HTTP 503, a
+    /// `Retry-After` and the JSON error `too_many_connections`.
     #[arg(long, env = "MAX_CONNECTIONS", default_value_t = 1024)]
     pub max_connections: usize,
 
-    /// Most WebSocket connections served at once from one IP address; one more is told `closing` with
-    /// `too_many_connections` and closed.
+    /// Most WebSocket connections served at once from one IP address (an IPv6 address counts as its /64); one
+    /// more is refused like one over `--max-connections` (HTTP 503, `too_many_connections`).
     #[arg(long, env = "MAX_CONNECTIONS_PER_IP", default_value_t = 64)]
     pub max_connections_per_ip: usize,
+
+    /// Seconds a connection has to send a complete HTTP request head (after connecting, or between requests on a
+    /// kept-alive connection); a silent or trickling one is closed.
+    #[arg(long, env = "HEADER_TIMEOUT_SECS", default_value_t = 5)]
+    pub header_timeout_secs: u64,
+
+    /// Most TCP connections held at once before they become WebSockets (at most half the open-file limit). Past
+    /// it, the oldest one with no request in progress is closed to make room; when all are busy, the new one is
+    /// answered 503.
+    #[arg(long, env = "MAX_HTTP_CONNECTIONS", default_value_t = 1024)]
+    pub max_http_connections: usize,
+
+    /// Serve `/metrics` on this address (e.g. `127.0.0.1:9090`) instead of the public one. Unset, `/metrics` is
+    /// on `--bind`, and a warning is logged at start when that address is not a loopback one.
+    #[arg(long, env = "METRICS_BIND")]
+    pub metrics_bind: Option<SocketAddr>,
 
     /// Reverse proxies (load balancers) whose `X-Forwarded-For` header is believed: a comma-separated list of
     /// addresses and networks, e.g. `127.0.0.1,10.0.0.0/8`; empty (the default) for none. A connection from one

@@ -45,9 +45,9 @@ pub struct ConnectionLimits {
     pub rate_burst: f64,
     /// Messages queued for a client before it counts as too slow and is disconnected.
     pub outbox: usize,
-    /// Connections served at once; one more is told `too_many_connections` and closed.
+    /// Connections served at once; one more is refused `too_many_connections` (HTTP 503 before the upgrade).
     pub max_connections: usize,
-    /// Connections served at once from one IP address; one more is told `too_many_connections` and closed.
+    /// Connections served at once from one IP address (an IPv6 /64); one more is refused the same way.
     pub max_connections_per_ip: usize,
     /// Lobbies one IP address may create within `lobby_window`; one more is refused with `create_limited`.
     /// (A lobby holds at most one match, so this also bounds the matches a client can start.)
@@ -147,8 +147,11 @@ impl Shared {
         let _ = self.forwarder.set(forwarder);
     }
 
-    /// Takes a place for a new connection from `ip`, or says why there is none (`too_many_connections`).
+    /// Takes a place for a new connection from `ip`, or says why there is none (`too_many_connections`). The
+    /// per-address counts (connections here, lobbies later) are kept under [`crate::proxy::limit_key`] of `ip`
+    /// (an IPv6 address counts as its /64), and so is the admission's address.
     pub fn admit(self: &Arc<Self>, ip: Option<IpAddr>) -> Result<Admission, ErrorBody> {
+        let ip = ip.map(crate::proxy::limit_key);
         let mut usage = self.usage.lock().expect("usage lock");
         if usage.connections >= self.limits.max_connections {
             return Err(ErrorBody::new(
@@ -1468,5 +1471,46 @@ mod tests {
             ErrorCode::CreateLimited
         );
         shared.check_lobby_allowance(Some(b)).unwrap();
+    }
+
+    /// IPv6 addresses of one /64 share one allowance (connections and lobbies); an IPv4-mapped address counts
+    /// as its IPv4 address.
+    #[tokio::test]
+    async fn ipv6_addresses_of_one_64_share_the_per_address_limits() {
+        let (shared, _stop) = shared_with(|l| {
+            l.max_connections = 10;
+            l.max_connections_per_ip = 2;
+            l.max_lobbies_per_ip = 1;
+        })
+        .await;
+        let ip = |text: &str| Some(text.parse::<IpAddr>().unwrap());
+        let first = shared.admit(ip("2001:db8:0:1::1")).unwrap();
+        let _second = shared.admit(ip("2001:db8:0:1:ffff::2")).unwrap();
+        assert_eq!(
+            shared
+                .admit(ip("2001:db8:0:1:1234:5678:9abc:def0"))
+                .unwrap_err()
+                .code,
+            ErrorCode::TooManyConnections,
+            "a third address of the same /64"
+        );
+        let _other = shared.admit(ip("2001:db8:0:2::1")).unwrap();
+        // The lobby allowance counts under the admission's address: the /64's key.
+        assert_eq!(first.ip, ip("2001:db8:0:1::"));
+        shared.note_lobby(first.ip);
+        assert_eq!(
+            shared
+                .check_lobby_allowance(ip("2001:db8:0:1::9").map(crate::proxy::limit_key))
+                .unwrap_err()
+                .code,
+            ErrorCode::CreateLimited
+        );
+        // IPv4 through an IPv6 socket is the IPv4 address.
+        let _v4 = shared.admit(ip("192.0.2.1")).unwrap();
+        let _v4_mapped = shared.admit(ip("::ffff:192.0.2.1")).unwrap();
+        assert_eq!(
+            shared.admit(ip("192.0.2.1")).unwrap_err().code,
+            ErrorCode::TooManyConnections
+        );
     }
 }

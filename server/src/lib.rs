@@ -15,6 +15,7 @@ pub mod cluster;
 pub mod commit;
 pub mod config;
 pub mod connection;
+pub mod http;
 pub mod hub;
 pub mod metrics;
 pub mod proxy;
@@ -34,6 +35,17 @@ pub async fn main_with_args() -> Result<(), RunError> {
     use clap::Parser;
     let config = Config::parse();
     init_logging(&config.log);
+    // Every socket is a file descriptor: the usual soft limit (1024) would stop accepting (players and health
+    // checks alike) long before the connection caps are reached.
+    match http::raise_open_file_limit() {
+        Some(limit) => tracing::info!(
+            soft = limit.soft,
+            hard = limit.hard,
+            was = limit.soft_before,
+            "open-file limit (RLIMIT_NOFILE)"
+        ),
+        None => tracing::warn!("the open-file limit (RLIMIT_NOFILE) could not be read"),
+    }
     let pool = store::PoolSettings {
         acquire_timeout: std::time::Duration::from_millis(config.db_acquire_timeout_ms),
         deadline: std::time::Duration::from_millis(config.store_timeout_ms),
@@ -49,13 +61,14 @@ pub async fn main_with_args() -> Result<(), RunError> {
     let store = Store::connect_with(&config.database_url, pool).await?;
     let listener = tokio::net::TcpListener::bind(config.bind).await?;
     let addr = listener.local_addr()?;
+    let shutdown = shutdown_signal();
     println!("listening on http://{addr}");
     run(
         listener,
         config,
         store,
         std::sync::Arc::new(SystemClock),
-        shutdown_signal(),
+        shutdown,
     )
     .await
 }
@@ -76,24 +89,31 @@ fn init_logging(filter: &str) {
         .try_init();
 }
 
-/// Completes on SIGINT (Ctrl-C) or SIGTERM.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Completes on SIGINT (Ctrl-C) or SIGTERM. The handlers are installed when this is called (not when the future
+/// is first polled), so a signal that arrives while the server is still starting also shuts it down gracefully.
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let interrupt = signal(SignalKind::interrupt()).ok();
+        let terminate = signal(SignalKind::terminate()).ok();
+        async move {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(interrupt) => {},
+                () = wait(terminate) => {},
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
+    }
     #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }

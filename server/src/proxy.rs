@@ -1,7 +1,22 @@
 //! Clients behind trusted reverse proxies (`--trusted-proxies`): the address a connection's per-address limits
-//! count is the client's, read from `X-Forwarded-For`, when the connection comes from a proxy the server trusts.
+//! count is the client's, read from `X-Forwarded-For`, when the connection comes from a proxy the server trusts,
+//! and [`limit_key`] groups addresses that one client holds together (an IPv6 /64) under one key.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv6Addr};
+
+/// The key every per-address limit counts a client under: an IPv4 address as itself (also when seen through an
+/// IPv6 socket as `::ffff:a.b.c.d`), an IPv6 address as its /64 network (the low 64 bits zeroed). One
+/// subscriber or host is routinely given a whole /64, so counting each IPv6 address alone would let one client
+/// open 2^64 times the allowance. Idempotent: the key of a key is itself.
+pub fn limit_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & !u128::from(u64::MAX))),
+        },
+    }
+}
 
 /// One trusted address or network: an address and how many leading bits of it must match.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,6 +116,32 @@ mod tests {
 
     fn ip(text: &str) -> IpAddr {
         text.parse().unwrap()
+    }
+
+    #[test]
+    fn ipv6_addresses_count_by_their_64_network_and_mapped_ipv4_as_ipv4() {
+        // One /64: one key, whatever the interface bits.
+        let key = limit_key(ip("2001:db8:1:2::1"));
+        assert_eq!(key, ip("2001:db8:1:2::"));
+        for same in [
+            "2001:db8:1:2::",
+            "2001:db8:1:2:ffff:ffff:ffff:ffff",
+            "2001:db8:1:2:dead:beef:0:7",
+        ] {
+            assert_eq!(limit_key(ip(same)), key, "{same}");
+        }
+        // The next /64, and another network: other keys.
+        assert_ne!(limit_key(ip("2001:db8:1:3::1")), key);
+        assert_ne!(limit_key(ip("2001:db9:1:2::1")), key);
+        // IPv4, and IPv4 seen through an IPv6 socket: the IPv4 address itself, never grouped.
+        assert_eq!(limit_key(ip("192.0.2.7")), ip("192.0.2.7"));
+        assert_eq!(limit_key(ip("::ffff:192.0.2.7")), ip("192.0.2.7"));
+        assert_ne!(limit_key(ip("192.0.2.7")), limit_key(ip("192.0.2.8")));
+        // Loopback ::1 is the network ::/64; a key's key is itself.
+        assert_eq!(limit_key(ip("::1")), ip("::"));
+        for any in ["2001:db8:1:2::1", "::ffff:10.0.0.1", "10.0.0.1", "::1"] {
+            assert_eq!(limit_key(limit_key(ip(any))), limit_key(ip(any)), "{any}");
+        }
     }
 
     #[test]

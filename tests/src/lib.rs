@@ -219,7 +219,7 @@ pub struct ServerProcess {
 
 impl ServerProcess {
     pub async fn start(binary: &str, db: &TestDb, extra_env: &[(&str, &str)]) -> ServerProcess {
-        ServerProcess::spawn(binary, db, extra_env, "warn", Stdio::inherit()).await
+        ServerProcess::spawn(binary, db, extra_env, "warn", Stdio::inherit(), None).await
     }
 
     /// Starts the binary with `RUST_LOG` and its standard error as given, and waits for its address.
@@ -229,8 +229,23 @@ impl ServerProcess {
         extra_env: &[(&str, &str)],
         rust_log: &str,
         stderr: Stdio,
+        soft_open_files: Option<u64>,
     ) -> ServerProcess {
-        let mut command = tokio::process::Command::new(binary);
+        let mut command = match soft_open_files {
+            None => tokio::process::Command::new(binary),
+            // The shell sets the soft limit, then becomes the server (same process id).
+            Some(soft) => {
+                let mut command = tokio::process::Command::new("sh");
+                command.args([
+                    "-c",
+                    r#"ulimit -Sn "$1" && shift && exec "$@""#,
+                    "sh",
+                    &soft.to_string(),
+                    binary,
+                ]);
+                command
+            }
+        };
         command
             .env("BIND", "127.0.0.1:0")
             .env("DATABASE_URL", db.url())
@@ -278,6 +293,15 @@ impl ServerProcess {
     }
 }
 
+/// An upgrade request the server answered with an HTTP status instead of a WebSocket.
+#[derive(Debug)]
+pub struct Refused {
+    pub status: u16,
+    pub retry_after: Option<String>,
+    /// The JSON body (`Null` when there is none or it is not JSON).
+    pub body: Value,
+}
+
 /// A WebSocket client speaking the protocol as a third-party program would: it sends typed requests ([`req`])
 /// as their wire JSON and reads every frame as a JSON value (checked to be a protocol message).
 #[derive(Debug)]
@@ -303,7 +327,23 @@ impl Client {
 
     /// Connects with these extra headers on the upgrade request (e.g. a proxy's `X-Forwarded-For`).
     pub async fn connect_with_headers(addr: SocketAddr, headers: &[(&'static str, &str)]) -> Client {
-        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        match Client::try_connect_with_headers(addr, headers).await {
+            Ok(client) => client,
+            Err(refused) => panic!("WebSocket refused: {refused:?}"),
+        }
+    }
+
+    /// Connects, or returns how the server refused the upgrade.
+    pub async fn try_connect(addr: SocketAddr) -> Result<Client, Refused> {
+        Client::try_connect_with_headers(addr, &[]).await
+    }
+
+    /// Connects with these extra headers, or returns how the server refused the upgrade.
+    pub async fn try_connect_with_headers(
+        addr: SocketAddr,
+        headers: &[(&'static str, &str)],
+    ) -> Result<Client, Refused> {
+        use tokio_tungstenite::tungstenite::{self, client::IntoClientRequest};
         let mut request = format!("ws://{addr}/ws").into_client_request().unwrap();
         for (name, value) in headers {
             request
@@ -311,10 +351,33 @@ impl Client {
                 .append(*name, value.parse().expect("a header value"));
         }
         // No Nagle delay on the client side either, as a real-time client would set it.
-        let (ws, _) = tokio_tungstenite::connect_async_with_config(request, None, true)
-            .await
-            .expect("WebSocket connects");
-        Client {
+        let connected = tokio::time::timeout(
+            TIMEOUT,
+            tokio_tungstenite::connect_async_with_config(request, None, true),
+        )
+        .await
+        .expect("the server answers the upgrade request");
+        let ws = match connected {
+            Ok((ws, _)) => ws,
+            Err(tungstenite::Error::Http(response)) => {
+                let (parts, body) = response.into_parts();
+                let header = |name: &str| {
+                    parts
+                        .headers
+                        .get(name)
+                        .map(|v| v.to_str().unwrap_or_default().to_string())
+                };
+                return Err(Refused {
+                    status: parts.status.as_u16(),
+                    retry_after: header("retry-after"),
+                    body: body
+                        .and_then(|b| serde_json::from_slice(&b).ok())
+                        .unwrap_or(Value::Null),
+                });
+            }
+            Err(e) => panic!("WebSocket connects: {e}"),
+        };
+        Ok(Client {
             ws,
             next_id: 1,
             pushes: VecDeque::new(),
@@ -322,7 +385,7 @@ impl Client {
             lobby: None,
             states: Vec::new(),
             received: Vec::new(),
-        }
+        })
     }
 
     /// Connects and completes the handshake.
@@ -728,7 +791,22 @@ impl ServerProcess {
         log: &std::path::Path,
     ) -> ServerProcess {
         let file = std::fs::File::create(log).expect("a log file");
-        ServerProcess::spawn(binary, db, extra_env, rust_log, Stdio::from(file)).await
+        ServerProcess::spawn(binary, db, extra_env, rust_log, Stdio::from(file), None).await
+    }
+
+    /// Like [`ServerProcess::start_logging`], started with this soft open-file limit (RLIMIT_NOFILE), as on a
+    /// machine whose default is 1024.
+    pub async fn start_logging_with_open_files(
+        binary: &str,
+        db: &TestDb,
+        extra_env: &[(&str, &str)],
+        rust_log: &str,
+        log: &std::path::Path,
+        soft_open_files: u64,
+    ) -> ServerProcess {
+        let file = std::fs::File::create(log).expect("a log file");
+        let stderr = Stdio::from(file);
+        ServerProcess::spawn(binary, db, extra_env, rust_log, stderr, Some(soft_open_files)).await
     }
 }
 

@@ -220,29 +220,30 @@ async fn http_endpoints_answer() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn connections_beyond_the_limit_are_told_why_and_closed() {
+async fn connections_beyond_the_limit_are_refused_with_503_and_why() {
     let db = TestDb::new("sqlite").await;
     let mut config = test_config();
     config.max_connections = 1;
     let server = TestServer::start(&db, config).await;
     let mut first = server.client().await;
-    let mut refused = Client::connect(server.addr).await;
-    let last = refused.until_closed().await.expect("a closing message");
-    assert_eq!(
-        (last["type"].as_str(), last["code"].as_str()),
-        (Some("closing"), Some("too_many_connections"))
-    );
+    let refused = Client::try_connect(server.addr)
+        .await
+        .expect_err("a connection over the cap is not upgraded");
+    assert_eq!(refused.status, 503, "{refused:?}");
+    assert_eq!(refused.body["code"], "too_many_connections", "{refused:?}");
+    assert!(refused.retry_after.is_some(), "{refused:?}");
     // The first one is unaffected, and once it is gone there is room again.
     assert_eq!(first.request(req::ping()).await["type"], "pong");
     drop(first);
     let mut again = None;
     for _ in 0..200 {
         // The server releases the slot when it notices the close; each attempt is a full round trip.
-        let mut c = Client::connect(server.addr).await;
-        c.send_text(req::hello().frame(1)).await;
-        if c.read().await.is_some_and(|m| m["type"] == "welcome") {
-            again = Some(c);
-            break;
+        if let Ok(mut c) = Client::try_connect(server.addr).await {
+            c.send_text(req::hello().frame(1)).await;
+            if c.read().await.is_some_and(|m| m["type"] == "welcome") {
+                again = Some(c);
+                break;
+            }
         }
         tokio::task::yield_now().await;
     }

@@ -244,16 +244,26 @@ async fn haproxy_spreads_clients_over_the_nodes_and_takes_a_stopped_or_hung_node
 }
 
 /// What a new connection from 127.0.0.1 (a balancer on this machine) claiming `forwarded_for` is told first:
-/// `welcome`, or the `closing` code.
-async fn admitted(server: &TestServer, forwarded_for: &str) -> (Client, String) {
-    let mut c = Client::connect_with_headers(server.addr, &[("x-forwarded-for", forwarded_for)]).await;
+/// `welcome`, or the error code of the refused upgrade (HTTP 503) or of the `closing` push.
+async fn admitted(server: &TestServer, forwarded_for: &str) -> (Option<Client>, String) {
+    let headers = [("x-forwarded-for", forwarded_for)];
+    let mut c = match Client::try_connect_with_headers(server.addr, &headers).await {
+        Ok(c) => c,
+        Err(refused) => {
+            assert_eq!(refused.status, 503, "{refused:?}");
+            return (
+                None,
+                refused.body["code"].as_str().unwrap_or_default().to_string(),
+            );
+        }
+    };
     c.send_text(req::hello().frame(1)).await;
     let first = c.read().await.expect("an answer");
     let said = match first["type"].as_str() {
         Some("welcome") => "welcome".to_string(),
         _ => first["code"].as_str().unwrap_or_default().to_string(),
     };
-    (c, said)
+    (Some(c), said)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

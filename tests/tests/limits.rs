@@ -31,22 +31,25 @@ async fn connections_per_address_are_capped_with_too_many_connections() {
     let server = TestServer::start(&db, config).await;
     let mut first = server.client().await;
     let second = server.client().await;
-    let mut third = Client::connect(server.addr).await;
-    assert_eq!(
-        closing_code(third.until_closed().await),
-        closing("too_many_connections")
-    );
+    // The third is refused before the upgrade: HTTP 503 with the reason.
+    let refused = Client::try_connect(server.addr)
+        .await
+        .expect_err("a third connection from one address is refused");
+    assert_eq!(refused.status, 503, "{refused:?}");
+    assert_eq!(refused.body["code"], "too_many_connections", "{refused:?}");
+    assert!(refused.retry_after.is_some(), "{refused:?}");
     // The others are unaffected; once one leaves, there is room again.
     assert_eq!(first.request(req::ping()).await["type"], "pong");
     drop(second);
     let mut admitted = false;
     for _ in 0..200 {
         // The server frees the place when it notices the close: retry until it has.
-        let mut c = Client::connect(server.addr).await;
-        c.send_text(req::hello().frame(1)).await;
-        if c.read().await.is_some_and(|m| m["type"] == "welcome") {
-            admitted = true;
-            break;
+        if let Ok(mut c) = Client::try_connect(server.addr).await {
+            c.send_text(req::hello().frame(1)).await;
+            if c.read().await.is_some_and(|m| m["type"] == "welcome") {
+                admitted = true;
+                break;
+            }
         }
         tokio::task::yield_now().await;
     }
