@@ -127,10 +127,16 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rules_version: Option<u32>,
     },
-    /// Takes the lowest free seat of the lobby with this join code.
+    /// Takes the lowest free seat of the lobby with this join code (case, spaces and dashes ignored).
     JoinLobby { code: String, name: String },
-    /// Watches the lobby with this join code without a seat: the public view only.
-    Spectate { code: String },
+    /// Watches the lobby with this join code without a seat: the public view only. A private lobby whose match
+    /// is over is watched only with its `watch` token (from [`Request::WatchLink`]); by its code alone it is
+    /// answered `unknown_lobby`, as if it did not exist. A `watch` token given must be the lobby's.
+    Spectate {
+        code: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        watch: Option<String>,
+    },
     /// Takes a seat back with its seat token (after a dropped connection or a server restart).
     Resume {
         code: String,
@@ -198,6 +204,9 @@ pub enum Request {
         #[serde(default = "yes")]
         accept: bool,
     },
+    /// A seat holder, once the match has started: the lobby's watch token, for a replay link that lets anyone
+    /// given it watch the lobby, also once it is over and private. Answered by [`Reply::WatchLink`].
+    WatchLink {},
 }
 
 fn yes() -> bool {
@@ -228,6 +237,7 @@ impl Request {
             Request::MakeHost { .. } => "make_host",
             Request::SetListed { .. } => "set_listed",
             Request::Rematch { .. } => "rematch",
+            Request::WatchLink {} => "watch_link",
         }
     }
 }
@@ -251,4 +261,5 @@ pub const REQUEST_TYPES: &[&str] = &[
     "make_host",
     "set_listed",
     "rematch",
+    "watch_link",
 ];
