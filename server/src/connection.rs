@@ -846,7 +846,9 @@ impl Session {
             // The hot path, inline. Every other request is boxed: together their futures were ~10 KB, which the
             // connection moved into a new box for every message, actions included (docs/performance.md,
             // section 10).
-            (Ok(()), Request::Action { action, version }) if self.greeted => self.action(action, version).await,
+            (Ok(()), Request::Action { action, version }) if self.greeted => {
+                self.action(action, version).await
+            }
             (Ok(()), request) => Box::pin(self.handle(request)).await,
         };
         let result = match guess {

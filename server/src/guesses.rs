@@ -35,7 +35,10 @@ struct Bucket {
 
 impl Bucket {
     fn full(burst: f64, now: Instant) -> Bucket {
-        Bucket { tokens: burst, last: now }
+        Bucket {
+            tokens: burst,
+            last: now,
+        }
     }
 
     fn refill(&mut self, rate_per_sec: f64, burst: f64, now: Instant) {
@@ -102,7 +105,9 @@ impl Guesses {
     pub fn check(&self, ip: Option<IpAddr>, carries_secret: bool) -> Result<Option<OverLimit>, ErrorBody> {
         let now = Instant::now();
         let mut state = self.state.lock().expect("guesses lock");
-        state.total.refill(self.limits.total_per_sec, self.limits.total_burst, now);
+        state
+            .total
+            .refill(self.limits.total_per_sec, self.limits.total_burst, now);
         let mut refusal = None;
         if let Some(ip) = ip
             && let Some(bucket) = state.per_ip.get_mut(&ip)
@@ -135,7 +140,12 @@ impl Guesses {
     /// After a look-up by code from `ip` that [`Guesses::check`] allowed: counts a failure (`unknown_lobby`, or
     /// `unauthorized`: a wrong seat or watch token), and answers it `rate_limited` if the look-up was let through
     /// over a limit.
-    pub fn settle<T>(&self, ip: Option<IpAddr>, over: Option<OverLimit>, result: Result<T, ErrorBody>) -> Result<T, ErrorBody> {
+    pub fn settle<T>(
+        &self,
+        ip: Option<IpAddr>,
+        over: Option<OverLimit>,
+        result: Result<T, ErrorBody>,
+    ) -> Result<T, ErrorBody> {
         let error = match result {
             Err(error) if matches!(error.code, ErrorCode::UnknownLobby | ErrorCode::Unauthorized) => error,
             other => return other,
@@ -147,7 +157,9 @@ impl Guesses {
     fn fail(&self, ip: Option<IpAddr>) {
         let now = Instant::now();
         let mut state = self.state.lock().expect("guesses lock");
-        state.total.refill(self.limits.total_per_sec, self.limits.total_burst, now);
+        state
+            .total
+            .refill(self.limits.total_per_sec, self.limits.total_burst, now);
         state.total.spend();
         let Some(ip) = ip else { return };
         let (rate, burst) = (self.per_ip_rate(), self.limits.per_ip_burst);
@@ -212,10 +224,17 @@ mod tests {
         }
         let refused = guess(&g, a, false).unwrap_err();
         assert_eq!(refused.code, ErrorCode::RateLimited);
-        assert!(refused.message.contains("try again in 10 s"), "{}", refused.message);
+        assert!(
+            refused.message.contains("try again in 10 s"),
+            "{}",
+            refused.message
+        );
         // Another address is not held back by this one, and a found lobby costs nothing.
         assert_eq!(guess(&g, b, false).unwrap_err().code, ErrorCode::UnknownLobby);
-        assert!(g.settle(Some(b), g.check(Some(b), false).unwrap(), Ok(())).is_ok());
+        assert!(
+            g.settle(Some(b), g.check(Some(b), false).unwrap(), Ok(()))
+                .is_ok()
+        );
         // 6 a minute: one back every 10 s.
         tokio::time::advance(Duration::from_secs(10)).await;
         assert_eq!(guess(&g, a, false).unwrap_err().code, ErrorCode::UnknownLobby);
@@ -232,7 +251,11 @@ mod tests {
         let fresh = IpAddr::from([203, 0, 113, 9]);
         let refused = g.check(Some(fresh), false).unwrap_err();
         assert_eq!(refused.code, ErrorCode::RateLimited);
-        assert!(refused.message.contains("try again in 2 s"), "{}", refused.message);
+        assert!(
+            refused.message.contains("try again in 2 s"),
+            "{}",
+            refused.message
+        );
         assert_eq!(g.check(None, false).unwrap_err().code, ErrorCode::RateLimited);
         // A look-up with a secret still goes through: it succeeds if right, and is answered `rate_limited` if wrong.
         let over = g.check(Some(fresh), true).unwrap();
@@ -240,7 +263,10 @@ mod tests {
         assert!(g.settle(Some(fresh), over, Ok(())).is_ok());
         let over = g.check(Some(fresh), true).unwrap();
         let wrong = Err::<(), _>(ErrorBody::new(ErrorCode::Unauthorized, "wrong token"));
-        assert_eq!(g.settle(Some(fresh), over, wrong).unwrap_err().code, ErrorCode::RateLimited);
+        assert_eq!(
+            g.settle(Some(fresh), over, wrong).unwrap_err().code,
+            ErrorCode::RateLimited
+        );
         tokio::time::advance(Duration::from_secs(2)).await;
         assert!(g.check(Some(fresh), false).unwrap().is_none());
     }
@@ -253,7 +279,11 @@ mod tests {
             ..limits()
         });
         for i in 0..SWEEP_FROM as u32 - 1 {
-            let _ = guess(&g, IpAddr::from(std::net::Ipv4Addr::from(0x0a00_0000u32 + i)), false);
+            let _ = guess(
+                &g,
+                IpAddr::from(std::net::Ipv4Addr::from(0x0a00_0000u32 + i)),
+                false,
+            );
         }
         assert_eq!(g.remembered(), SWEEP_FROM - 1);
         tokio::time::advance(Duration::from_secs(60)).await;

@@ -222,7 +222,12 @@ mod tests {
         }
         // 32,000 characters, about 1,032 of each: a fair draw stays within 800..1,270 (7 standard deviations).
         for &b in CODE_ALPHABET {
-            assert!((800..1270).contains(&counts[b as usize]), "{} drawn {} times", b as char, counts[b as usize]);
+            assert!(
+                (800..1270).contains(&counts[b as usize]),
+                "{} drawn {} times",
+                b as char,
+                counts[b as usize]
+            );
         }
         for ambiguous in b"0O1IL" {
             assert!(!CODE_ALPHABET.contains(ambiguous));

@@ -19,7 +19,10 @@ async fn from(server: &TestServer, address: &str) -> Client {
 }
 
 fn code_of(reply: &Value) -> (&str, &str) {
-    (reply["type"].as_str().unwrap_or(""), reply["code"].as_str().unwrap_or(""))
+    (
+        reply["type"].as_str().unwrap_or(""),
+        reply["code"].as_str().unwrap_or(""),
+    )
 }
 
 /// A code of the right shape that no lobby has (one in 7e23 could be taken; `unknown_lobby` is asserted).
@@ -53,9 +56,15 @@ async fn codes_are_sixteen_unambiguous_characters_typed_in_any_case_with_or_with
     );
     let mut bob = server.client().await;
     let joined = bob.request(req::join(&typed, "Bob")).await;
-    assert_eq!((joined["type"].as_str(), joined["code"].as_str()), (Some("seated"), Some(code.as_str())));
+    assert_eq!(
+        (joined["type"].as_str(), joined["code"].as_str()),
+        (Some("seated"), Some(code.as_str()))
+    );
     let mut cy = server.client().await;
-    assert_eq!(cy.request(req::spectate(&code.to_lowercase())).await["type"], "spectating");
+    assert_eq!(
+        cy.request(req::spectate(&code.to_lowercase())).await["type"],
+        "spectating"
+    );
     // Neither a short nor a long string of the right letters is a code.
     let mut eve = server.client().await;
     for wrong in [&code[..15], &format!("{code}A")] {
@@ -85,16 +94,26 @@ async fn guessing_from_one_address_is_refused_rate_limited_while_others_join() {
     }
     // The allowance is spent: nothing more is looked up from this address, not even a code that exists, and the
     // refusal says when to try again (one failure back a minute).
-    for request in [req::join(&unused_code(9), "Eve"), req::spectate(&code), req::join(&code, "Eve")] {
+    for request in [
+        req::join(&unused_code(9), "Eve"),
+        req::spectate(&code),
+        req::join(&code, "Eve"),
+    ] {
         let r = guesser.request(request).await;
         assert_eq!(code_of(&r), ("error", "rate_limited"), "{r}");
         let message = r["message"].as_str().unwrap();
-        assert!(message.contains("try again in 60 s") || message.contains("try again in 59 s"), "{message}");
+        assert!(
+            message.contains("try again in 60 s") || message.contains("try again in 59 s"),
+            "{message}"
+        );
     }
     // The connection stays usable, and another connection from the same address shares the allowance.
     assert_eq!(guesser.request(req::ping()).await["type"], "pong");
     let mut again = from(&server, "203.0.113.7").await;
-    assert_eq!(code_of(&again.request(req::spectate(&code)).await), ("error", "rate_limited"));
+    assert_eq!(
+        code_of(&again.request(req::spectate(&code)).await),
+        ("error", "rate_limited")
+    );
     // A player who holds a seat still gets back in from that address: a seat token is no guess.
     let mut back = from(&server, "203.0.113.7").await;
     let r = back.request(req::resume(&code, &token)).await;
@@ -105,7 +124,10 @@ async fn guessing_from_one_address_is_refused_rate_limited_while_others_join() {
     assert_eq!(code_of(&r), ("error", "rate_limited"), "{r}");
     // Meanwhile another address joins, and its own mistakes are its own.
     let mut bob = from(&server, "198.51.100.2").await;
-    assert_eq!(code_of(&bob.request(req::join(&unused_code(1), "Bob")).await), ("error", "unknown_lobby"));
+    assert_eq!(
+        code_of(&bob.request(req::join(&unused_code(1), "Bob")).await),
+        ("error", "unknown_lobby")
+    );
     let joined = bob.request(req::join(&code, "Bob")).await;
     assert_eq!(joined["type"], "seated", "{joined}");
     server.stop().await;
@@ -164,7 +186,10 @@ async fn finished_match(server: &TestServer, listed: bool) -> (String, Vec<Playe
     let mut bob = server.client().await;
     let joined = bob.request(req::join(&code, "Bob")).await;
     // Before the start the watch link is not given: the seats may still change.
-    assert_eq!(code_of(&host.request(req::watch_link()).await), ("error", "not_started"));
+    assert_eq!(
+        code_of(&host.request(req::watch_link()).await),
+        ("error", "not_started")
+    );
     assert_eq!(host.request(req::start()).await["type"], "ok");
     let mut players = vec![
         Player {
@@ -200,7 +225,10 @@ async fn a_finished_private_lobby_is_read_by_its_seats_and_its_watch_link_only()
     // A stranger with the code alone: the same answer as a code no lobby has, for every request.
     let mut stranger = server.client().await;
     let nothing = stranger.request(req::spectate(&unused_code(3))).await;
-    let expected = nothing["message"].as_str().unwrap().replace(&unused_code(3), &code);
+    let expected = nothing["message"]
+        .as_str()
+        .unwrap()
+        .replace(&unused_code(3), &code);
     for request in [
         req::spectate(&code),
         req::join(&code, "Eve"),
@@ -211,7 +239,10 @@ async fn a_finished_private_lobby_is_read_by_its_seats_and_its_watch_link_only()
         assert_eq!(code_of(&r), ("error", "unknown_lobby"), "{r}");
         assert_eq!(r["message"], expected.as_str());
     }
-    assert!(stranger.state.is_none() && stranger.lobby.is_none(), "nothing of the lobby was sent");
+    assert!(
+        stranger.state.is_none() && stranger.lobby.is_none(),
+        "nothing of the lobby was sent"
+    );
 
     // A seat holder gets the watch link; with it, anyone watches the finished match and its chat.
     let link = players[1].client.request(req::watch_link()).await;
@@ -225,7 +256,10 @@ async fn a_finished_private_lobby_is_read_by_its_seats_and_its_watch_link_only()
     let state = stranger.wait_push("state", |_| true).await;
     assert_eq!(state["status"]["kind"], "over");
     // A spectator cannot hand out links.
-    assert_eq!(code_of(&stranger.request(req::watch_link()).await), ("error", "unauthorized"));
+    assert_eq!(
+        code_of(&stranger.request(req::watch_link()).await),
+        ("error", "unauthorized")
+    );
 
     // After a restart (the table loaded again from the database): seats resume, the link still works, the code
     // alone still does not.
@@ -239,8 +273,14 @@ async fn a_finished_private_lobby_is_read_by_its_seats_and_its_watch_link_only()
     assert_eq!(r["type"], "resumed", "{r}");
     assert_eq!(seat.wait_push("state", |_| true).await["status"]["kind"], "over");
     let mut watcher = server.client().await;
-    assert_eq!(code_of(&watcher.request(req::spectate(&code)).await), ("error", "unknown_lobby"));
-    assert_eq!(watcher.request(req::spectate_with(&code, &watch)).await["type"], "spectating");
+    assert_eq!(
+        code_of(&watcher.request(req::spectate(&code)).await),
+        ("error", "unknown_lobby")
+    );
+    assert_eq!(
+        watcher.request(req::spectate_with(&code, &watch)).await["type"],
+        "spectating"
+    );
     server.stop().await;
     db.drop_db().await;
 }
@@ -253,7 +293,10 @@ async fn a_finished_listed_lobby_stays_watchable_by_its_code() {
     let mut stranger = server.client().await;
     let r = stranger.request(req::spectate(&code)).await;
     assert_eq!(r["type"], "spectating", "{r}");
-    assert_eq!(stranger.wait_push("state", |_| true).await["status"]["kind"], "over");
+    assert_eq!(
+        stranger.wait_push("state", |_| true).await["status"]["kind"],
+        "over"
+    );
     // A watch token, if given, must still be the lobby's.
     let mut other = server.client().await;
     let r = other.request(req::spectate_with(&code, &"0".repeat(32))).await;
@@ -293,9 +336,16 @@ async fn a_lobby_stored_with_an_old_six_character_code_is_still_found() {
     let server = TestServer::start(&db, test_config()).await;
     let mut bob = server.client().await;
     let joined = bob.request(req::join("abc-234", "Bob")).await;
-    assert_eq!((joined["type"].as_str(), joined["code"].as_str()), (Some("seated"), Some("ABC234")), "{joined}");
+    assert_eq!(
+        (joined["type"].as_str(), joined["code"].as_str()),
+        (Some("seated"), Some("ABC234")),
+        "{joined}"
+    );
     let mut ann = server.client().await;
-    assert_eq!(ann.request(req::resume("ABC234", "old host token")).await["type"], "resumed");
+    assert_eq!(
+        ann.request(req::resume("ABC234", "old host token")).await["type"],
+        "resumed"
+    );
     server.stop().await;
     db.drop_db().await;
 }

@@ -167,13 +167,20 @@ impl Table {
             Some(token) => secrets::watch_token_matches(token, &self.watch_token()),
             None => !self.closed_to_code(),
         };
-        if allowed { Ok(()) } else { Err(super::unknown_lobby(&self.code)) }
+        if allowed {
+            Ok(())
+        } else {
+            Err(super::unknown_lobby(&self.code))
+        }
     }
 
     /// The watch token, for a seat holder once the match has started (the seats no longer change).
     pub(super) fn watch_link(&self, conn_id: u64) -> Result<String, ErrorBody> {
         if self.seat_of(conn_id).is_none() {
-            return Err(err(ErrorCode::Unauthorized, "only a seat holder may ask for the watch link"));
+            return Err(err(
+                ErrorCode::Unauthorized,
+                "only a seat holder may ask for the watch link",
+            ));
         }
         if self.phase == Phase::Open {
             return Err(err(
