@@ -814,16 +814,16 @@ impl Session {
         };
         let kind = request.kind();
         // A look-up by join code counts against the limits on guessing codes (`guesses.rs`).
-        let guess = match &request {
+        let carries_secret = match &request {
             Request::JoinLobby { .. } => Some(false),
             Request::Spectate { watch, .. } => Some(watch.is_some()),
             Request::Resume { .. } => Some(true),
             _ => None,
         }
         .filter(|_| self.greeted && self.bound.is_none());
-        let over = match guess.map(|secret| self.shared.guesses.check(self.ip, secret)) {
+        let mut guess = match carries_secret.map(|secret| self.shared.guesses.check(self.ip, secret)) {
             Some(Err(refused)) => return Some(ServerMessage::reply(id, Reply::Error(refused))),
-            Some(Ok(over)) => over,
+            Some(Ok(guess)) => Some(guess),
             None => None,
         };
         // Cluster mode: a table another node owns is served by relaying this connection to that node.
@@ -837,7 +837,13 @@ impl Session {
         {
             match self.shared.hub.locate(code).await {
                 Ok(Located::Here(table)) => self.located = Some(table),
-                Ok(Located::Elsewhere(node)) => return self.start_forward(forwarder, &node, id, text).await,
+                Ok(Located::Elsewhere(node)) => {
+                    // Not a failure here: the node that serves the table counts the look-up.
+                    if let Some(guess) = guess.take() {
+                        let _ = self.shared.guesses.settle(self.ip, guess, Ok(()));
+                    }
+                    return self.start_forward(forwarder, &node, id, text).await;
+                }
                 Err(error) => located = Err(error),
             }
         }
@@ -852,7 +858,7 @@ impl Session {
             (Ok(()), request) => Box::pin(self.handle(request)).await,
         };
         let result = match guess {
-            Some(_) => self.shared.guesses.settle(self.ip, over, result),
+            Some(guess) => self.shared.guesses.settle(self.ip, guess, result),
             None => result,
         };
         Some(match result {

@@ -58,6 +58,10 @@ impl Bucket {
     fn spend(&mut self) {
         self.tokens = (self.tokens - 1.0).max(0.0);
     }
+
+    fn give_back(&mut self, burst: f64) {
+        self.tokens = (self.tokens + 1.0).min(burst);
+    }
 }
 
 /// The node's failed look-ups (see the module's documentation).
@@ -75,9 +79,15 @@ struct State {
     sweep_at: usize,
 }
 
-/// A look-up allowed while over a limit because it carries a secret: its failure is answered with this.
+/// A look-up [`Guesses::check`] allowed, for [`Guesses::settle`] with its outcome.
 #[derive(Debug)]
-pub struct OverLimit(ErrorBody);
+pub struct Guess {
+    /// Within the limits: one failure was spent ahead, and is given back if the look-up finds its lobby, so that
+    /// look-ups in flight at once cannot pass the limits together.
+    reserved: bool,
+    /// Over a limit, let through because it carries a secret: its failure is answered with this.
+    over: Option<ErrorBody>,
+}
 
 /// Addresses remembered before the first sweep of refilled ones.
 const SWEEP_FROM: usize = 1024;
@@ -99,12 +109,13 @@ impl Guesses {
         self.limits.per_ip_per_min / 60.0
     }
 
-    /// Before a look-up by code from `ip`: `Err` refuses it (`rate_limited`, with when to retry); `Ok(Some(_))`
-    /// lets a look-up that carries a secret through while over a limit, and its failure must be answered with
-    /// [`Guesses::settle`].
-    pub fn check(&self, ip: Option<IpAddr>, carries_secret: bool) -> Result<Option<OverLimit>, ErrorBody> {
+    /// Before a look-up by code from `ip`: `Err` refuses it (`rate_limited`, with when to retry); `Ok` lets it
+    /// through, and its outcome must go to [`Guesses::settle`]. A look-up that carries a secret is let through
+    /// even over a limit.
+    pub fn check(&self, ip: Option<IpAddr>, carries_secret: bool) -> Result<Guess, ErrorBody> {
         let now = Instant::now();
         let mut state = self.state.lock().expect("guesses lock");
+        let (rate, burst) = (self.per_ip_rate(), self.limits.per_ip_burst);
         state
             .total
             .refill(self.limits.total_per_sec, self.limits.total_burst, now);
@@ -112,8 +123,8 @@ impl Guesses {
         if let Some(ip) = ip
             && let Some(bucket) = state.per_ip.get_mut(&ip)
         {
-            bucket.refill(self.per_ip_rate(), self.limits.per_ip_burst, now);
-            let wait = bucket.wait(self.per_ip_rate());
+            bucket.refill(rate, burst, now);
+            let wait = bucket.wait(rate);
             if !wait.is_zero() {
                 refusal = Some(limited(
                     wait,
@@ -131,44 +142,68 @@ impl Guesses {
             }
         }
         match refusal {
-            None => Ok(None),
-            Some(refusal) if carries_secret => Ok(Some(OverLimit(refusal))),
+            None => {
+                Self::spend(&mut state, ip, rate, burst, now);
+                Ok(Guess {
+                    reserved: true,
+                    over: None,
+                })
+            }
+            Some(refusal) if carries_secret => Ok(Guess {
+                reserved: false,
+                over: Some(refusal),
+            }),
             Some(refusal) => Err(refusal),
         }
     }
 
-    /// After a look-up by code from `ip` that [`Guesses::check`] allowed: counts a failure (`unknown_lobby`, or
-    /// `unauthorized`: a wrong seat or watch token), and answers it `rate_limited` if the look-up was let through
-    /// over a limit.
+    /// After a look-up by code from `ip` that [`Guesses::check`] let through: a failure (`unknown_lobby`, or
+    /// `unauthorized`: a wrong seat or watch token) counts, and is answered `rate_limited` if the look-up was let
+    /// through over a limit; a found lobby costs nothing.
     pub fn settle<T>(
         &self,
         ip: Option<IpAddr>,
-        over: Option<OverLimit>,
+        guess: Guess,
         result: Result<T, ErrorBody>,
     ) -> Result<T, ErrorBody> {
-        let error = match result {
-            Err(error) if matches!(error.code, ErrorCode::UnknownLobby | ErrorCode::Unauthorized) => error,
-            other => return other,
-        };
-        self.fail(ip);
-        Err(over.map_or(error, |OverLimit(refusal)| refusal))
+        let failed =
+            matches!(&result, Err(e) if matches!(e.code, ErrorCode::UnknownLobby | ErrorCode::Unauthorized));
+        let now = Instant::now();
+        let (rate, burst) = (self.per_ip_rate(), self.limits.per_ip_burst);
+        match (failed, guess.reserved) {
+            (true, false) => Self::spend(
+                &mut self.state.lock().expect("guesses lock"),
+                ip,
+                rate,
+                burst,
+                now,
+            ),
+            (false, true) => {
+                let mut state = self.state.lock().expect("guesses lock");
+                let total_burst = self.limits.total_burst;
+                state.total.give_back(total_burst);
+                if let Some(bucket) = ip.and_then(|ip| state.per_ip.get_mut(&ip)) {
+                    bucket.give_back(burst);
+                }
+            }
+            _ => {}
+        }
+        match (result, guess.over) {
+            (Err(_), Some(refusal)) if failed => Err(refusal),
+            (result, _) => result,
+        }
     }
 
-    fn fail(&self, ip: Option<IpAddr>) {
-        let now = Instant::now();
-        let mut state = self.state.lock().expect("guesses lock");
-        state
-            .total
-            .refill(self.limits.total_per_sec, self.limits.total_burst, now);
+    /// Spends one failure of the node's allowance and of `ip`'s.
+    fn spend(state: &mut State, ip: Option<IpAddr>, rate: f64, burst: f64, now: Instant) {
         state.total.spend();
         let Some(ip) = ip else { return };
-        let (rate, burst) = (self.per_ip_rate(), self.limits.per_ip_burst);
         let bucket = state.per_ip.entry(ip).or_insert_with(|| Bucket::full(burst, now));
         bucket.refill(rate, burst, now);
         bucket.spend();
         // An address whose bucket is full again is the same as one never seen. The map holds only addresses that
-        // failed within the time a bucket takes to refill, and every failure also spends the node's allowance:
-        // at most about `total_burst + total_per_sec * refill time` addresses.
+        // failed (or are looking up) within the time a bucket takes to refill, and every failure also spends the
+        // node's allowance: at most about `total_burst + total_per_sec * refill time` addresses.
         if state.per_ip.len() >= state.sweep_at {
             state.per_ip.retain(|_, b| {
                 b.refill(rate, burst, now);
@@ -211,8 +246,8 @@ mod tests {
     }
 
     fn guess(g: &Guesses, ip: IpAddr, carries_secret: bool) -> Result<(), ErrorBody> {
-        let over = g.check(Some(ip), carries_secret)?;
-        g.settle(Some(ip), over, unknown())
+        let guess = g.check(Some(ip), carries_secret)?;
+        g.settle(Some(ip), guess, unknown())
     }
 
     #[tokio::test(start_paused = true)]
@@ -259,7 +294,7 @@ mod tests {
         assert_eq!(g.check(None, false).unwrap_err().code, ErrorCode::RateLimited);
         // A look-up with a secret still goes through: it succeeds if right, and is answered `rate_limited` if wrong.
         let over = g.check(Some(fresh), true).unwrap();
-        assert!(over.is_some());
+        assert!(over.over.is_some());
         assert!(g.settle(Some(fresh), over, Ok(())).is_ok());
         let over = g.check(Some(fresh), true).unwrap();
         let wrong = Err::<(), _>(ErrorBody::new(ErrorCode::Unauthorized, "wrong token"));
@@ -268,7 +303,24 @@ mod tests {
             ErrorCode::RateLimited
         );
         tokio::time::advance(Duration::from_secs(2)).await;
-        assert!(g.check(Some(fresh), false).unwrap().is_none());
+        assert!(g.check(Some(fresh), false).unwrap().over.is_none());
+    }
+
+    /// Look-ups in flight at once each hold a failure until they are settled: together they cannot pass the
+    /// allowance (64 connections of one address got 78 answers in 10 s before this), and found lobbies give it back.
+    #[tokio::test(start_paused = true)]
+    async fn look_ups_in_flight_together_cannot_pass_the_allowance() {
+        let g = Guesses::new(limits());
+        let ip: IpAddr = "192.0.2.1".parse().unwrap();
+        let in_flight: Vec<Guess> = (0..3).map(|_| g.check(Some(ip), false).unwrap()).collect();
+        assert_eq!(g.check(Some(ip), false).unwrap_err().code, ErrorCode::RateLimited);
+        for guess in in_flight {
+            assert!(g.settle(Some(ip), guess, Ok(())).is_ok());
+        }
+        for _ in 0..3 {
+            assert_eq!(guess(&g, ip, false).unwrap_err().code, ErrorCode::UnknownLobby);
+        }
+        assert_eq!(guess(&g, ip, false).unwrap_err().code, ErrorCode::RateLimited);
     }
 
     #[tokio::test(start_paused = true)]
