@@ -6,7 +6,7 @@ connections and with server bots, starts the match, plays by choosing among the 
 lists, reconnects with its seat token whenever its connection drops, and prints the result.
 
     python3 play.py --server http://127.0.0.1:8080 --game quacks --humans 2 --bots 1
-    python3 play.py --server http://127.0.0.1:8080 --join RKPYM3          # join someone else's lobby
+    python3 play.py --server http://127.0.0.1:8080 --join RKPY-M3HQ-7WXN-4CTD  # join someone else's lobby
 
 `--drop-every N` cuts a player's connection (without a closing handshake, like a network failure) after
 every N of its actions, to show reconnection. `--transcript FILE` writes every frame the first player sends

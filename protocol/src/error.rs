@@ -38,7 +38,9 @@ pub enum ErrorCode {
     UnknownMessage,
     /// The frame exceeds the server's message size limit.
     TooLarge,
-    /// The client sends faster than the rate limit allows; the message was dropped.
+    /// Retryable: the client sends faster than the rate limit allows (the message was dropped), or too many
+    /// look-ups of join codes found nothing, from this address or on the whole server (`CODE_GUESSES_*`); the
+    /// message says in how many seconds to try again.
     RateLimited,
     /// The first request must be `hello`.
     HandshakeRequired,
@@ -49,7 +51,8 @@ pub enum ErrorCode {
     UnknownGame,
     /// The options or seat count do not set up this game.
     BadOptions,
-    /// No lobby with that join code.
+    /// No lobby with that join code (or a private lobby whose match is over, asked for by its code alone; or a
+    /// wrong watch token).
     UnknownLobby,
     /// Every seat is taken.
     LobbyFull,

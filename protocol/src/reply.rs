@@ -51,6 +51,12 @@ pub enum Reply {
     Spectating {
         code: String,
     },
+    /// The lobby's watch token: `spectate` with it and the code watches the lobby, finished and private
+    /// included. The same for every seat, as long as the lobby's seats stay the same.
+    WatchLink {
+        code: String,
+        watch: String,
+    },
     /// The action was committed to the database as state `version`.
     Accepted {
         version: u64,

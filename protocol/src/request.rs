@@ -129,14 +129,20 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rules_version: Option<u32>,
     },
-    /// Takes the lowest free seat of the lobby with this join code.
+    /// Takes the lowest free seat of the lobby with this join code (case, spaces and dashes ignored).
     JoinLobby {
         code: String,
         /// The player's display name, as in `create_lobby` (refused with `bad_name`).
         name: String,
     },
-    /// Watches the lobby with this join code without a seat: the public view only.
-    Spectate { code: String },
+    /// Watches the lobby with this join code without a seat: the public view only. A private lobby whose match
+    /// is over is watched only with its `watch` token (from [`Request::WatchLink`]); by its code alone it is
+    /// answered `unknown_lobby`, as if it did not exist. A `watch` token given must be the lobby's.
+    Spectate {
+        code: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        watch: Option<String>,
+    },
     /// Takes a seat back with its seat token (after a dropped connection or a server restart).
     Resume {
         code: String,
@@ -205,6 +211,9 @@ pub enum Request {
         #[serde(default = "yes")]
         accept: bool,
     },
+    /// A seat holder, once the match has started: the lobby's watch token, for a replay link that lets anyone
+    /// given it watch the lobby, also once it is over and private. Answered by [`Reply::WatchLink`].
+    WatchLink {},
 }
 
 fn yes() -> bool {
@@ -243,6 +252,7 @@ impl Request {
             Request::MakeHost { .. } => "make_host",
             Request::SetListed { .. } => "set_listed",
             Request::Rematch { .. } => "rematch",
+            Request::WatchLink {} => "watch_link",
         }
     }
 }
@@ -266,4 +276,5 @@ pub const REQUEST_TYPES: &[&str] = &[
     "make_host",
     "set_listed",
     "rematch",
+    "watch_link",
 ];

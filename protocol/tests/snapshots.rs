@@ -142,7 +142,7 @@ impl Played {
         };
         let waiting = Seat::all(g.players()).any(|s| !g.legal_actions(s).is_empty());
         StateUpdate {
-            code: "RKPYM3".into(),
+            code: "RKPYM3HQ7WXN4CTD".into(),
             match_id: "817b39b86140b05df21e4184906c4fa3".into(),
             game: self.game_id.into(),
             version: self.version,
@@ -219,6 +219,7 @@ fn server_kind(message: &ServerMessage) -> &'static str {
             Reply::Seated { .. } => "seated",
             Reply::Resumed { .. } => "resumed",
             Reply::Spectating { .. } => "spectating",
+            Reply::WatchLink { .. } => "watch_link",
             Reply::Accepted { .. } => "accepted",
             Reply::Ok {} => "ok",
             Reply::Pong {} => "pong",
@@ -242,6 +243,7 @@ const SERVER_KINDS: &[&str] = &[
     "seated",
     "resumed",
     "spectating",
+    "watch_link",
     "accepted",
     "ok",
     "pong",
@@ -414,7 +416,7 @@ fn the_client_schema_is_not_vacuous() {
     let schema = jsonschema::validator_for(&protocol::schema::client_message()).unwrap();
     assert!(schema.is_valid(&json!({"type": "hello", "id": 1, "protocol": 1})));
     assert!(!schema.is_valid(&json!({"type": "fly", "id": 1})));
-    assert!(!schema.is_valid(&json!({"type": "join_lobby", "code": "RKPYM3"})));
+    assert!(!schema.is_valid(&json!({"type": "join_lobby", "code": "RKPYM3HQ7WXN4CTD"})));
     assert!(!schema.is_valid(&json!({"type": "action", "version": 1})));
 }
 

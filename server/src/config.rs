@@ -11,6 +11,7 @@ use crate::{
         forward::{ClusterSecret, ForwardSettings},
     },
     connection::ConnectionLimits,
+    guesses::GuessLimits,
     proxy::TrustedProxies,
     table::{FriendsSettings, TableSettings},
 };
@@ -69,6 +70,24 @@ pub struct Config {
     /// The window, in seconds, over which `--max-lobbies-per-ip` counts lobby creations.
     #[arg(long, env = "LOBBY_WINDOW_SECS", default_value_t = 600)]
     pub lobby_window_secs: u64,
+
+    /// Failed look-ups of join codes (`unknown_lobby`, a wrong seat or watch token) one IP address may make at
+    /// once; past them a look-up by code alone is refused with `rate_limited` until the allowance refills.
+    #[arg(long, env = "CODE_GUESSES_PER_IP_BURST", default_value_t = 20.0)]
+    pub code_guesses_per_ip_burst: f64,
+
+    /// Failed look-ups of join codes one IP address gets back per minute.
+    #[arg(long, env = "CODE_GUESSES_PER_IP_PER_MIN", default_value_t = 10.0)]
+    pub code_guesses_per_ip_per_min: f64,
+
+    /// Failed look-ups of join codes this server (node) allows at once, from all addresses together.
+    #[arg(long, env = "CODE_GUESSES_BURST", default_value_t = 100.0)]
+    pub code_guesses_burst: f64,
+
+    /// Failed look-ups of join codes per second this server (node) allows from all addresses together: what
+    /// bounds guessing (docs/reliability.md has the arithmetic).
+    #[arg(long, env = "CODE_GUESSES_PER_SEC", default_value_t = 10.0)]
+    pub code_guesses_per_sec: f64,
 
     /// Seconds a connection may stay silent (not even a `ping`) before it is told `idle_timeout` and closed.
     #[arg(long, env = "IDLE_TIMEOUT_SECS", default_value_t = 300)]
@@ -201,6 +220,12 @@ impl Config {
             idle_timeout: Duration::from_secs(self.idle_timeout_secs),
             handshake_timeout: Duration::from_secs(self.handshake_timeout_secs),
             write_timeout: Duration::from_secs(self.write_timeout_secs.max(1)),
+            guesses: GuessLimits {
+                per_ip_burst: self.code_guesses_per_ip_burst.max(1.0),
+                per_ip_per_min: self.code_guesses_per_ip_per_min,
+                total_burst: self.code_guesses_burst.max(1.0),
+                total_per_sec: self.code_guesses_per_sec,
+            },
         }
     }
 

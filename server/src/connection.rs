@@ -29,6 +29,7 @@ use tracing::{Instrument, debug, info_span, warn};
 
 use crate::{
     cluster::forward::{Forward, Forwarder, Relay},
+    guesses::{GuessLimits, Guesses},
     hub::{Hub, Located},
     metrics::Metrics,
     table::{Closer, Command, Conn, HostOp, Respond, TableHandle},
@@ -61,6 +62,8 @@ pub struct ConnectionLimits {
     /// Longest wait for the socket to take one outgoing frame; a client that does not read for this long is
     /// disconnected (its unread messages are dropped with it).
     pub write_timeout: Duration,
+    /// Failed look-ups of join codes allowed per address and in total (`guesses.rs`).
+    pub guesses: GuessLimits,
 }
 
 /// What one IP address uses: its open connections and when it created its recent lobbies.
@@ -119,6 +122,8 @@ pub struct Shared {
     pub server_name: String,
     next_id: AtomicU64,
     usage: Mutex<Usage>,
+    /// Failed look-ups of join codes, per address and in total.
+    guesses: Guesses,
     /// Cluster mode: relays connections to the nodes that own their tables (unset on a single node).
     forwarder: OnceLock<Arc<Forwarder>>,
 }
@@ -130,6 +135,7 @@ impl Shared {
         limits: ConnectionLimits,
         shutdown: watch::Receiver<bool>,
     ) -> Shared {
+        let guesses = Guesses::new(limits.guesses.clone());
         Shared {
             hub,
             metrics,
@@ -138,6 +144,7 @@ impl Shared {
             server_name: format!("tabletop-server {}", env!("CARGO_PKG_VERSION")),
             next_id: AtomicU64::new(1),
             usage: Mutex::default(),
+            guesses,
             forwarder: OnceLock::new(),
         }
     }
@@ -809,8 +816,22 @@ impl Session {
             Err(e) => return Some(ServerMessage::error(e.re, e.code, e.message)),
         };
         let kind = request.kind();
+        // A look-up by join code counts against the limits on guessing codes (`guesses.rs`).
+        let carries_secret = match &request {
+            Request::JoinLobby { .. } => Some(false),
+            Request::Spectate { watch, .. } => Some(watch.is_some()),
+            Request::Resume { .. } => Some(true),
+            _ => None,
+        }
+        .filter(|_| self.greeted && self.bound.is_none());
+        let mut guess = match carries_secret.map(|secret| self.shared.guesses.check(self.ip, secret)) {
+            Some(Err(refused)) => return Some(ServerMessage::reply(id, Reply::Error(refused))),
+            Some(Ok(guess)) => Some(guess),
+            None => None,
+        };
         // Cluster mode: a table another node owns is served by relaying this connection to that node.
-        if let Request::JoinLobby { code, .. } | Request::Spectate { code } | Request::Resume { code, .. } =
+        let mut located = Ok(());
+        if let Request::JoinLobby { code, .. } | Request::Spectate { code, .. } | Request::Resume { code, .. } =
             &request
             && self.greeted
             && self.bound.is_none()
@@ -819,16 +840,29 @@ impl Session {
         {
             match self.shared.hub.locate(code).await {
                 Ok(Located::Here(table)) => self.located = Some(table),
-                Ok(Located::Elsewhere(node)) => return self.start_forward(forwarder, &node, id, text).await,
-                Err(error) => return Some(ServerMessage::reply(id, Reply::Error(error))),
+                Ok(Located::Elsewhere(node)) => {
+                    // Not a failure here: the node that serves the table counts the look-up.
+                    if let Some(guess) = guess.take() {
+                        let _ = self.shared.guesses.settle(self.ip, guess, Ok(()));
+                    }
+                    return self.start_forward(forwarder, &node, id, text).await;
+                }
+                Err(error) => located = Err(error),
             }
         }
-        let result = match request {
+        let result = match (located, request) {
+            (Err(error), _) => Err(error),
             // The hot path, inline. Every other request is boxed: together their futures were ~10 KB, which the
             // connection moved into a new box for every message, actions included (docs/performance.md,
             // section 10).
-            Request::Action { action, version } if self.greeted => self.action(action, version).await,
-            request => Box::pin(self.handle(request)).await,
+            (Ok(()), Request::Action { action, version }) if self.greeted => {
+                self.action(action, version).await
+            }
+            (Ok(()), request) => Box::pin(self.handle(request)).await,
+        };
+        let result = match guess {
+            Some(guess) => self.shared.guesses.settle(self.ip, guess, result),
+            None => result,
         };
         Some(match result {
             Ok(reply) => ServerMessage::reply(id, reply),
@@ -996,11 +1030,11 @@ impl Session {
                     host: seated.host,
                 })
             }
-            Request::Spectate { code } => {
+            Request::Spectate { code, watch } => {
                 self.require_unbound()?;
                 let table = self.find(&code).await?;
                 let conn = self.conn.clone();
-                self.ask(&table, |reply| Command::Spectate { conn, reply })
+                self.ask(&table, |reply| Command::Spectate { conn, watch, reply })
                     .await?;
                 self.bound = Some(Bound {
                     table: table.clone(),
@@ -1106,6 +1140,17 @@ impl Session {
                 })
                 .await?;
                 Ok(Reply::Ok {})
+            }
+            Request::WatchLink {} => {
+                let table = self.require_bound()?;
+                let conn_id = self.conn.id;
+                let watch = self
+                    .ask(&table, |reply| Command::WatchLink { conn_id, reply })
+                    .await?;
+                Ok(Reply::WatchLink {
+                    code: table.code.clone(),
+                    watch,
+                })
             }
         }
     }

@@ -299,8 +299,8 @@ impl Hub {
         {
             return Ok(Located::Here(handle.clone()));
         }
-        let unknown = || ErrorBody::new(ErrorCode::UnknownLobby, format!("no lobby has the code `{code}`"));
-        if code.len() != secrets::CODE_LENGTH || !code.bytes().all(|b| secrets::CODE_ALPHABET.contains(&b)) {
+        let unknown = || crate::table::unknown_lobby(&code);
+        if !secrets::is_code_shaped(&code) {
             return Err(unknown());
         }
         match self.load(&code).await {

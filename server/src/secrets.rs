@@ -55,33 +55,74 @@ pub fn match_id() -> String {
 
 /// Letters and digits that cannot be mistaken for one another (no 0/O, 1/I/L).
 pub const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
-pub const CODE_LENGTH: usize = 6;
+/// A join code's characters: 16 of 31, 79.3 bits, so that guessing at the look-up limits finds nothing
+/// (docs/reliability.md gives the arithmetic). Shown in groups of [`CODE_GROUP`] joined by dashes.
+pub const CODE_LENGTH: usize = 16;
+pub const CODE_GROUP: usize = 4;
+/// The length of the codes given before issue 42: lobbies stored with one are still found by it.
+pub const OLD_CODE_LENGTH: usize = 6;
 
-/// A short join code, easy to read aloud and type.
+/// A join code, drawn uniformly from [`CODE_ALPHABET`]: easy to read aloud and type, hard to guess.
 pub fn join_code() -> String {
-    let bytes = os_random::<CODE_LENGTH>();
     // 256 is not a multiple of the alphabet's size; redraw the few biased bytes.
-    let mut code = String::with_capacity(CODE_LENGTH);
     let limit = 256 - 256 % CODE_ALPHABET.len();
-    let mut pool = bytes.to_vec();
+    let mut code = String::with_capacity(CODE_LENGTH);
     while code.len() < CODE_LENGTH {
-        let b = match pool.pop() {
-            Some(b) => b,
-            None => {
-                pool = os_random::<CODE_LENGTH>().to_vec();
-                continue;
+        for b in os_random::<CODE_LENGTH>() {
+            if (b as usize) < limit && code.len() < CODE_LENGTH {
+                code.push(CODE_ALPHABET[b as usize % CODE_ALPHABET.len()] as char);
             }
-        };
-        if (b as usize) < limit {
-            code.push(CODE_ALPHABET[b as usize % CODE_ALPHABET.len()] as char);
         }
     }
     code
 }
 
-/// A join code as typed by a person: case and surrounding spaces do not matter.
+/// A join code as typed by a person: case, spaces and dashes do not matter (`abcd-efgh-...` is `ABCDEFGH...`).
 pub fn normalise_code(code: &str) -> String {
-    code.trim().to_ascii_uppercase()
+    code.chars()
+        .filter(|c| !c.is_whitespace() && *c != '-')
+        .map(|c| c.to_ascii_uppercase())
+        .collect()
+}
+
+/// Whether a normalised code has the shape of one the server gives (or gave): only a lobby with such a code is
+/// looked for in the database.
+pub fn is_code_shaped(code: &str) -> bool {
+    matches!(code.len(), CODE_LENGTH | OLD_CODE_LENGTH) && code.bytes().all(|b| CODE_ALPHABET.contains(&b))
+}
+
+/// A join code in groups of [`CODE_GROUP`] joined by dashes, as people read it (`ABCD-EFGH-JKMN-PQRS`); an old
+/// six-character code stays whole.
+pub fn grouped_code(code: &str) -> String {
+    if code.len() != CODE_LENGTH {
+        return code.to_string();
+    }
+    code.as_bytes()
+        .chunks(CODE_GROUP)
+        .map(|g| std::str::from_utf8(g).expect("codes are ASCII"))
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// The watch token of a finished lobby's replay link: HMAC-SHA256 keyed by the lobby's seat-token hashes (secrets
+/// the server keeps and never sends), over its code, as 32 hex digits (128 bits). It needs no storage, is the
+/// same on every node and after a restart, and cannot be computed from anything a client sees.
+pub fn watch_token<'a>(code: &str, seat_token_hashes: impl IntoIterator<Item = &'a str>) -> String {
+    use hmac::{KeyInit, Mac};
+    let mut key = Sha256::new();
+    for hash in seat_token_hashes {
+        key.update(hash.as_bytes());
+        key.update(b"\n");
+    }
+    let mut mac = hmac::Hmac::<Sha256>::new_from_slice(&key.finalize()).expect("HMAC takes any key length");
+    mac.update(b"tabletop watch ");
+    mac.update(code.as_bytes());
+    hex(&mac.finalize().into_bytes()[..16])
+}
+
+/// Whether `token` is `expected` (a watch token), compared in constant time.
+pub fn watch_token_matches(token: &str, expected: &str) -> bool {
+    token.len() == expected.len() && bool::from(token.as_bytes().ct_eq(expected.as_bytes()))
 }
 
 #[cfg(test)]
@@ -157,16 +198,59 @@ mod tests {
         }
     }
 
+    /// Codes are 16 characters of the 31-letter alphabet, every character used about equally (a bias would shrink
+    /// the space the docs count on); case, spaces and dashes are ignored; old 6-character codes keep their shape.
     #[test]
-    fn join_codes_use_only_unambiguous_characters() {
-        for _ in 0..200 {
+    fn join_codes_are_long_unambiguous_and_uniform() {
+        assert_eq!(CODE_LENGTH, 16);
+        assert_eq!(CODE_ALPHABET.len(), 31);
+        // 31^16 > 7e23: the space docs/reliability.md counts on.
+        assert!((CODE_ALPHABET.len() as f64).powi(CODE_LENGTH as i32) > 7.0e23);
+        let mut counts = [0u32; 256];
+        for _ in 0..2000 {
             let code = join_code();
             assert_eq!(code.len(), CODE_LENGTH);
             assert!(code.bytes().all(|b| CODE_ALPHABET.contains(&b)), "{code}");
-            assert_eq!(normalise_code(&format!(" {} ", code.to_lowercase())), code);
+            assert!(is_code_shaped(&code));
+            let grouped = grouped_code(&code);
+            assert_eq!(grouped.len(), 19, "{grouped}");
+            assert_eq!(normalise_code(&format!(" {} ", grouped.to_lowercase())), code);
+            assert_eq!(normalise_code(&code.to_lowercase()), code);
+            for b in code.bytes() {
+                counts[b as usize] += 1;
+            }
+        }
+        // 32,000 characters, about 1,032 of each: a fair draw stays within 800..1,270 (7 standard deviations).
+        for &b in CODE_ALPHABET {
+            assert!(
+                (800..1270).contains(&counts[b as usize]),
+                "{} drawn {} times",
+                b as char,
+                counts[b as usize]
+            );
         }
         for ambiguous in b"0O1IL" {
             assert!(!CODE_ALPHABET.contains(ambiguous));
         }
+        assert!(is_code_shaped("ABCDEF"), "an old code is still looked for");
+        assert_eq!(grouped_code("ABCDEF"), "ABCDEF");
+        for not_a_code in ["", "ABCDE", "ABCDEFG", "ABCDEFGHJKMNPQR0", "ABCDEFGHJKMNPQRSTU"] {
+            assert!(!is_code_shaped(not_a_code), "{not_a_code}");
+        }
+    }
+
+    /// A watch token is 128 bits, fixed for a lobby's seats, and changes with the code or any seat's hash.
+    #[test]
+    fn watch_tokens_depend_on_the_code_and_every_seat() {
+        let (a, b) = (token_hash(&seat_token()), token_hash(&seat_token()));
+        let token = watch_token("ABCD", [a.as_str(), b.as_str()]);
+        assert_eq!(token.len(), 32);
+        assert_eq!(token, watch_token("ABCD", [a.as_str(), b.as_str()]));
+        assert!(watch_token_matches(&token, &token));
+        assert_ne!(token, watch_token("ABCE", [a.as_str(), b.as_str()]));
+        assert_ne!(token, watch_token("ABCD", [a.as_str()]));
+        assert_ne!(token, watch_token("ABCD", [b.as_str(), a.as_str()]));
+        assert!(!watch_token_matches(&token[..31], &token));
+        assert!(!watch_token_matches("", &token));
     }
 }

@@ -127,7 +127,14 @@ pub enum Command {
     },
     Spectate {
         conn: Conn,
+        /// The lobby's watch token, from a replay link (see [`Table::may_watch`]).
+        watch: Option<String>,
         reply: Respond<()>,
+    },
+    /// A seat holder asks for the lobby's watch token.
+    WatchLink {
+        conn_id: u64,
+        reply: Respond<String>,
     },
     Resume {
         token: SeatToken,
@@ -291,6 +298,12 @@ pub struct Table {
 
 /// How long the table waits before retrying an action of its own that the database failed to store.
 const RETRY_AFTER_MS: Millis = 1_000;
+
+/// The answer to a code no lobby has, and to a code-only request for a finished private lobby: the same words,
+/// so that the answer does not say whether the lobby exists.
+pub fn unknown_lobby(code: &str) -> ErrorBody {
+    err(ErrorCode::UnknownLobby, format!("no lobby has the code `{code}`"))
+}
 
 fn err(code: ErrorCode, message: impl Into<String>) -> ErrorBody {
     ErrorBody::new(code, message)
@@ -562,7 +575,11 @@ impl Table {
                 let result = self.join(name, conn).await;
                 let _ = reply.send(result);
             }
-            Command::Spectate { conn, reply } => {
+            Command::Spectate { conn, watch, reply } => {
+                if let Err(refused) = self.may_watch(watch.as_deref()) {
+                    let _ = reply.send(Err(refused));
+                    return;
+                }
                 self.spectators.push(conn.clone());
                 let _ = reply.send(Ok(()));
                 self.push_lobby_to_all();
@@ -578,6 +595,9 @@ impl Table {
             } => {
                 let result = self.resume(token.expose(), last_version, conn).await;
                 let _ = reply.send(result);
+            }
+            Command::WatchLink { conn_id, reply } => {
+                let _ = reply.send(self.watch_link(conn_id));
             }
             Command::Leave { conn_id, reply } => {
                 let result = self.leave(conn_id).await;

@@ -151,8 +151,9 @@ pub struct TestServer {
     task: Option<JoinHandle<Result<(), server::RunError>>>,
 }
 
-/// The configuration tests start from: the defaults with bots acting at once, and no rate limit and no per-address
-/// limits (test clients play far faster than people, all from 127.0.0.1; the limits have their own tests).
+/// The configuration tests start from: the defaults with bots acting at once, and no rate limit, no per-address
+/// limits and no limit on failed code look-ups (test clients play far faster than people, all from 127.0.0.1;
+/// the limits have their own tests).
 pub fn test_config() -> Config {
     let mut config = Config::defaults();
     config.bot_delay_ms = 0;
@@ -160,6 +161,8 @@ pub fn test_config() -> Config {
     config.rate_limit_burst = 1e9;
     config.max_connections_per_ip = 100_000;
     config.max_lobbies_per_ip = 1_000_000;
+    config.code_guesses_per_ip_burst = 1e9;
+    config.code_guesses_burst = 1e9;
     config
 }
 

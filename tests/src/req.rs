@@ -173,7 +173,21 @@ pub fn join(code: &str, name: &str) -> Request {
 pub fn spectate(code: &str) -> Request {
     Request::Spectate {
         code: code.to_string(),
+        watch: None,
     }
+}
+
+/// `spectate` with a watch token (a replay link).
+pub fn spectate_with(code: &str, watch: &str) -> Request {
+    Request::Spectate {
+        code: code.to_string(),
+        watch: Some(watch.to_string()),
+    }
+}
+
+/// `watch_link`: a seat holder asks for the lobby's watch token.
+pub fn watch_link() -> Request {
+    Request::WatchLink {}
 }
 
 /// `resume` without a last version: the client gets the current view alone.

@@ -42,14 +42,16 @@ const ENGINE_MADE: &[&str] = &[
 ];
 
 /// The fixed values that stand in for the run's random ones, in the order the kept examples show them: the first
-/// join code is `RKPYM3`, the second `W7QZK2`; seat tokens and match ids are numbered alike.
+/// join code is `RKPYM3HQ7WXN4CTD`, the second `W7QZK2BVJ8MF5SEA`; seat tokens, match ids and watch tokens are
+/// numbered alike.
 #[derive(Default)]
 struct Fixed {
     replacements: Vec<(String, String)>,
 }
 
 impl Fixed {
-    const CODES: &[&str] = &["RKPYM3", "W7QZK2"];
+    const CODES: &[&str] = &["RKPYM3HQ7WXN4CTD", "W7QZK2BVJ8MF5SEA"];
+    const WATCH_TOKENS: &[&str] = &["5c0f3a9e71d24b86a0e39f4d2b7c6e18"];
     const TOKENS: &[&str] = &[
         "f0aeaa89d41d00144b967015527b5fb1e5dc58e9744aeda21c6a615683ed9335",
         "9c1e6f0b2a7d4e38c5b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9",
@@ -77,7 +79,7 @@ impl Fixed {
     fn learn(&mut self, frame: &Value) {
         // (An error's or a closing's `code` is an error code, not a join code.)
         let is_join_code =
-            |c: &&str| c.len() == 6 && c.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
+            |c: &&str| c.len() == 16 && c.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit());
         for key in ["code", "new_code", "previous"] {
             if let Some(code) = frame[key].as_str().filter(is_join_code) {
                 self.note(code, Self::CODES);
@@ -90,6 +92,9 @@ impl Fixed {
         }
         if let Some(id) = frame["match_id"].as_str() {
             self.note(id, Self::MATCH_IDS);
+        }
+        if let Some(watch) = frame["watch"].as_str() {
+            self.note(watch, Self::WATCH_TOKENS);
         }
     }
 
@@ -295,9 +300,11 @@ async fn run() -> BTreeMap<String, Value> {
     run.push(&mut ann, "lobby_finished", "lobby", |l| l["phase"] == "finished")
         .await;
 
-    // Bob comes back; Ann asks for a rematch and Bob accepts: both are seated in the new lobby.
+    // Bob comes back and asks for the replay link; Ann asks for a rematch and Bob accepts: both are seated in the
+    // new lobby.
     let mut bob = run.connect().await;
     run.ask(&mut bob, req::resume(&code, &bob_token), None).await;
+    run.ask(&mut bob, req::watch_link(), Some("watch_link")).await;
     run.ask(&mut ann, req::rematch(true), None).await;
     run.push(&mut bob, "rematch", "rematch", |_| true).await;
     run.ask(&mut bob, req::rematch(true), Some("")).await;

@@ -109,7 +109,7 @@ async fn seats_codes_and_host_rights() {
     assert_eq!(created["type"], "seated");
     assert_eq!(created["host"], true);
     let code = created["code"].as_str().unwrap().to_string();
-    assert_eq!(code.len(), 6);
+    assert_eq!(code.len(), 16);
     assert!(
         code.chars()
             .all(|c| "ABCDEFGHJKMNPQRSTUVWXYZ23456789".contains(c)),

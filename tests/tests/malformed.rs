@@ -27,13 +27,17 @@ const GAME: &str = "hide_and_eeek";
 struct Table {
     code: String,
     tokens: Vec<String>,
+    /// The watch token (`watch_link`): a finished private lobby is watched only with it.
+    watch: String,
 }
 
 async fn new_table(addr: std::net::SocketAddr) -> Table {
-    let (code, players) = start_match(addr, GAME, json!({}), 2, 2).await;
+    let (code, mut players) = start_match(addr, GAME, json!({}), 2, 2).await;
+    let link = players[0].client.request(req::watch_link()).await;
     Table {
         code,
         tokens: players.into_iter().map(|p| p.token).collect(),
+        watch: link["watch"].as_str().expect("a watch token").to_string(),
     }
 }
 
@@ -47,9 +51,9 @@ async fn resume(addr: std::net::SocketAddr, table: &Table, seat: usize) -> Clien
 }
 
 /// What a fresh spectator sees: the version and the public view.
-async fn public_state(addr: std::net::SocketAddr, code: &str) -> (u64, Value) {
+async fn public_state(addr: std::net::SocketAddr, table: &Table) -> (u64, Value) {
     let mut c = Client::hello(addr).await;
-    let r = c.request(req::spectate(code)).await;
+    let r = c.request(req::spectate_with(&table.code, &table.watch)).await;
     assert_eq!(r["type"], "spectating", "{r}");
     let s = c.wait_push("state", |_| true).await;
     (s["version"].as_u64().unwrap(), s["view"].clone())
@@ -176,7 +180,7 @@ async fn run_case(server: &TestServer, fx: &Fixture, case: &Value, next_id: &mut
     let addr = server.addr;
     let name = case["name"].as_str().unwrap();
     let mut failures = Vec::new();
-    let running_before = public_state(addr, &fx.running.code).await;
+    let running_before = public_state(addr, &fx.running).await;
 
     // The setup: the connection to send from, and the values its placeholders stand for.
     let mut cx = Context {
@@ -230,8 +234,8 @@ async fn run_case(server: &TestServer, fx: &Fixture, case: &Value, next_id: &mut
         }
         other => panic!("{name}: unknown setup {other}"),
     };
-    let before = public_state(addr, &fx.running.code).await;
-    let finished_before = public_state(addr, &fx.finished.code).await;
+    let before = public_state(addr, &fx.running).await;
+    let finished_before = public_state(addr, &fx.finished).await;
 
     let closes = case["closes"].as_bool().unwrap_or(false);
     let mut accepted = 0;
@@ -306,7 +310,7 @@ async fn run_case(server: &TestServer, fx: &Fixture, case: &Value, next_id: &mut
         }
     }
 
-    let after = public_state(addr, &fx.running.code).await;
+    let after = public_state(addr, &fx.running).await;
     if after.0 != before.0 + accepted {
         failures.push(format!(
             "{name}: the match moved from version {} to {} with {accepted} accepted",
@@ -315,7 +319,7 @@ async fn run_case(server: &TestServer, fx: &Fixture, case: &Value, next_id: &mut
     } else if accepted == 0 && after.1 != before.1 {
         failures.push(format!("{name}: the view changed without an accepted action"));
     }
-    if public_state(addr, &fx.finished.code).await != finished_before {
+    if public_state(addr, &fx.finished).await != finished_before {
         failures.push(format!("{name}: the finished match changed"));
     }
     drop(kept);
@@ -406,20 +410,20 @@ async fn every_malformed_message_gets_its_error_and_changes_nothing() {
         for case in &cases {
             failures.extend(run_case(&server, &fx, case, &mut next_id).await);
         }
-        let (version, view) = public_state(server.addr, &fx.running.code).await;
-        let finished_state = public_state(server.addr, &fx.finished.code).await;
+        let (version, view) = public_state(server.addr, &fx.running).await;
+        let finished_state = public_state(server.addr, &fx.finished).await;
         let clock = server.clock.clone();
         server.stop().await;
 
         // Nothing acknowledged was lost: a restarted server has both matches exactly as they were.
         let server = TestServer::start_with_clock(&db, config, clock).await;
         assert_eq!(
-            public_state(server.addr, &fx.running.code).await,
+            public_state(server.addr, &fx.running).await,
             (version, view),
             "{backend}: the running match after a restart"
         );
         assert_eq!(
-            public_state(server.addr, &fx.finished.code).await,
+            public_state(server.addr, &fx.finished).await,
             finished_state,
             "{backend}: the finished match after a restart"
         );

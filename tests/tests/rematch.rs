@@ -57,9 +57,13 @@ async fn two_of_three_accept_a_rematch_and_play_a_new_match_with_a_new_seed() {
             .wait_push("rematch", |o| o["accepted"] == json!([0, 1]))
             .await;
         assert_eq!(offer["declined"], json!([]));
-        // A spectator cannot answer.
+        // A spectator cannot answer (the finished lobby is private: it is watched with its watch link).
+        let link = players[0].client.request(req::watch_link()).await;
         let mut watcher = server.client().await;
-        watcher.request(req::spectate(&code)).await;
+        let r = watcher
+            .request(req::spectate_with(&code, link["watch"].as_str().unwrap()))
+            .await;
+        assert_eq!(r["type"], "spectating", "{r}");
         let r = watcher.request(req::rematch(true)).await;
         assert_eq!(r["code"], "unauthorized", "{r}");
 
@@ -88,7 +92,9 @@ async fn two_of_three_accept_a_rematch_and_play_a_new_match_with_a_new_seed() {
         let told = watcher.wait_push("rematch", |o| !o["new_code"].is_null()).await;
         assert_eq!(told["new_code"], new_code.as_str());
         let mut late = server.client().await;
-        let r = late.request(req::spectate(&code)).await;
+        let r = late
+            .request(req::spectate_with(&code, link["watch"].as_str().unwrap()))
+            .await;
         assert_eq!(r["type"], "spectating", "{r}");
         let told = late.wait_push("rematch", |_| true).await;
         assert_eq!(
@@ -229,12 +235,15 @@ async fn a_rematch_starts_when_everyone_answered_or_the_offer_runs_out() {
         // can start a second one.
         let old_code = told["code"].as_str().unwrap().to_string();
         let token = players[1].token.clone();
+        // (The finished lobby is private: a spectator comes with its watch link.)
+        let link = players[1].client.request(req::watch_link()).await;
+        let watch = link["watch"].as_str().expect("a watch token").to_string();
         drop(players);
         let clock = server.clock.clone();
         server.stop().await;
         let server = TestServer::start_with_clock(&db, test_config(), clock).await;
         let mut watcher = server.client().await;
-        let r = watcher.request(req::spectate(&old_code)).await;
+        let r = watcher.request(req::spectate_with(&old_code, &watch)).await;
         assert_eq!(r["type"], "spectating", "{r}");
         let seen = watcher.wait_push("rematch", |_| true).await;
         assert_eq!(seen["code"], old_code.as_str(), "{seen}");

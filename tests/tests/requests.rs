@@ -52,10 +52,16 @@ fn every_request_type_has_a_helper_that_writes_its_wire_json() {
             json!({"type": "set_listed", "listed": true}),
         ),
         (req::rematch(false), json!({"type": "rematch", "accept": false})),
+        (req::watch_link(), json!({"type": "watch_link"})),
+        (
+            req::spectate_with("ABCDEF", "00ff"),
+            json!({"type": "spectate", "code": "ABCDEF", "watch": "00ff"}),
+        ),
     ];
     let mut kinds: Vec<&str> = cases.iter().map(|(r, _)| r.kind()).collect();
     let mut types = protocol::REQUEST_TYPES.to_vec();
     kinds.sort_unstable();
+    kinds.dedup();
     types.sort_unstable();
     assert_eq!(kinds, types, "one helper per request type");
     for (request, wire) in cases {

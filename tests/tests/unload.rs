@@ -49,6 +49,9 @@ async fn a_finished_table_nobody_watches_leaves_memory_and_loads_again() {
         let played = play(&mut players, &time, 11, 10_000).await;
         assert_eq!(played.last_state["status"]["kind"], "over");
         let version = played.last_state["version"].as_u64().unwrap();
+        // The lobby is private: once over, it is watched with its watch link.
+        let link = players[0].client.request(req::watch_link()).await;
+        let watch = link["watch"].as_str().expect("a watch token").to_string();
         wait_finished_in_memory(&server, 1).await;
 
         // While a player is still connected, the table stays however long it waits.
@@ -64,7 +67,7 @@ async fn a_finished_table_nobody_watches_leaves_memory_and_loads_again() {
         drop(players);
         // Let the table see the last connection go (a request to it goes through its queue after that).
         let mut probe = server.client().await;
-        let r = probe.request(req::spectate(&code)).await;
+        let r = probe.request(req::spectate_with(&code, &watch)).await;
         assert_eq!(r["type"], "spectating", "{r}");
         drop(probe);
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -85,7 +88,7 @@ async fn a_finished_table_nobody_watches_leaves_memory_and_loads_again() {
 
         // Asked for again, it comes back from the database as it was.
         let mut watcher = server.client().await;
-        let r = watcher.request(req::spectate(&code)).await;
+        let r = watcher.request(req::spectate_with(&code, &watch)).await;
         assert_eq!(r["type"], "spectating", "{r}");
         let state = watcher.wait_version(version).await;
         assert_eq!(state["version"].as_u64(), Some(version));

@@ -134,7 +134,56 @@ impl Table {
         self
     }
 
+    /// Whether a private lobby's match is over: from then on only its seats and those given its watch token
+    /// may read it; its code alone is answered as if no lobby had it.
+    fn closed_to_code(&self) -> bool {
+        self.phase == Phase::Finished && !self.friends.listed
+    }
+
+    /// The lobby's watch token (`secrets::watch_token`), from its seats' token hashes.
+    fn watch_token(&self) -> String {
+        let hashes = self.seats.iter().filter_map(|o| match o {
+            Occupant::Human { token_hash, .. } => Some(token_hash.as_str()),
+            _ => None,
+        });
+        secrets::watch_token(&self.code, hashes)
+    }
+
+    /// Whether a spectator may watch: with the lobby's watch token, or by the code alone unless the lobby is
+    /// [closed to it](Self::closed_to_code). Refused as an unknown code, so that the answer says nothing more.
+    pub(super) fn may_watch(&self, watch: Option<&str>) -> Result<(), ErrorBody> {
+        let allowed = match watch {
+            Some(token) => secrets::watch_token_matches(token, &self.watch_token()),
+            None => !self.closed_to_code(),
+        };
+        if allowed {
+            Ok(())
+        } else {
+            Err(super::unknown_lobby(&self.code))
+        }
+    }
+
+    /// The watch token, for a seat holder once the match has started (the seats no longer change).
+    pub(super) fn watch_link(&self, conn_id: u64) -> Result<String, ErrorBody> {
+        if self.seat_of(conn_id).is_none() {
+            return Err(err(
+                ErrorCode::Unauthorized,
+                "only a seat holder may ask for the watch link",
+            ));
+        }
+        if self.phase == Phase::Open {
+            return Err(err(
+                ErrorCode::NotStarted,
+                "the watch link is given once the match has started; until then the code lets anyone watch",
+            ));
+        }
+        Ok(self.watch_token())
+    }
+
     pub(super) async fn join(&mut self, name: String, conn: Conn) -> Result<Seated, ErrorBody> {
+        if self.closed_to_code() {
+            return Err(super::unknown_lobby(&self.code));
+        }
         let name = check_name(&name)?;
         if self.phase != Phase::Open {
             return Err(err(
@@ -187,6 +236,9 @@ impl Table {
             }
         }
         let Some(seat) = found else {
+            if self.closed_to_code() {
+                return Err(super::unknown_lobby(&self.code));
+            }
             return Err(err(
                 ErrorCode::Unauthorized,
                 "this seat token does not belong to this lobby",

@@ -72,8 +72,10 @@ function parseRoute() {
   const params = new URLSearchParams(hash);
   const join = params.get("join");
   const watch = params.get("watch");
+  // A replay link carries the lobby's watch token: a finished private lobby is watched only with it.
+  const key = params.get("key") || null;
   if (join) return { kind: "join", code: normaliseCode(join) };
-  if (watch) return { kind: "watch", code: normaliseCode(watch) };
+  if (watch) return { kind: "watch", code: normaliseCode(watch), key };
   return { kind: "home" };
 }
 
@@ -192,15 +194,15 @@ export async function joinLobby(code, name) {
   seated(reply);
 }
 
-export async function spectate(code) {
-  const reply = await app.conn.request("spectate", { code });
+export async function spectate(code, key = null) {
+  const reply = await app.conn.request("spectate", key ? { code, watch: key } : { code });
   app.conn.settled();
   const again = app.session?.spectator && app.session.code === reply.code;
-  app.session = { code: reply.code, seat: null, host: false, spectator: true };
-  app.route = { kind: "watch", code: reply.code };
+  app.session = { code: reply.code, seat: null, host: false, spectator: true, key };
+  app.route = { kind: "watch", code: reply.code, key };
   if (!again) app.log = store.logFor(reply.code);
   app.peek = null;
-  setHash(`#watch=${reply.code}`);
+  setHash(key ? `#watch=${reply.code}&key=${key}` : `#watch=${reply.code}`);
   adoptEarlyPushes();
   render();
 }
@@ -305,7 +307,8 @@ async function onReady(welcome) {
   clearNoticeIfConnection();
   try {
     if (app.session && app.session.spectator) {
-      await app.conn.request("spectate", { code: app.session.code });
+      const key = app.session.key;
+      await app.conn.request("spectate", key ? { code: app.session.code, watch: key } : { code: app.session.code });
       app.conn.settled();
     } else if (app.session) {
       await resume(app.session.code);
@@ -314,7 +317,7 @@ async function onReady(welcome) {
     } else if (app.route.kind === "join" && app.peek?.code !== app.route.code) {
       await peekLobby(app.route.code);
     } else if (app.route.kind === "watch") {
-      await spectate(app.route.code);
+      await spectate(app.route.code, app.route.key);
     }
   } catch (e) {
     if (e instanceof ServerError && e.code === "connection_lost") return; // the next connection retries
@@ -1176,7 +1179,23 @@ function renderRematch(ctx) {
       ),
     );
   }
+  parts.push(
+    h("button", { type: "button", "data-key": "copy-replay", onclick: copyReplayLink }, t("state.replay.copy")),
+  );
   return h("div", { class: "rematch" }, parts);
+}
+
+/** Copies a link that lets anyone watch this finished game (a private one is closed to its code alone). */
+async function copyReplayLink() {
+  const reply = await request("watch_link", {});
+  if (!reply) return;
+  const link = `${location.origin}${location.pathname}#watch=${reply.code}&key=${reply.watch}`;
+  try {
+    await navigator.clipboard.writeText(link);
+    notify(t("lobby.copied.link"), { kind: "info" });
+  } catch {
+    notify(t("lobby.copy_failed.link"), { kind: "info" });
+  }
 }
 
 // ---- start-up ------------------------------------------------------------------------------------------------

@@ -479,6 +479,16 @@ export function renderJoin(app, code, peek = null) {
   );
 }
 
+/** A join code as people read it: groups of four joined by dashes (an old six-character code stays whole). */
+function groupCode(code) {
+  return code.length === 16 ? code.match(/.{4}/g).join("-") : code;
+}
+
+/** The code shown in groups of four, spaced by the style sheet: its text stays the code itself. */
+function codeGroups(code) {
+  return groupCode(code).split("-").map((g) => h("span", { class: "code-group" }, g));
+}
+
 function shareLink(code) {
   return `${location.origin}${location.pathname}#join=${code}`;
 }
@@ -584,12 +594,12 @@ export function renderLobby(app) {
       "div",
       { class: "share" },
       h("p", {}, t("lobby.code")),
-      h("p", { class: "code", id: "lobby-code", "aria-label": t("lobby.code_spelt", { code: lobby.code.split("").join(" ") }) }, lobby.code),
+      h("p", { class: "code", id: "lobby-code", "aria-label": t("lobby.code_spelt", { code: lobby.code.split("").join(" ") }) }, codeGroups(lobby.code)),
       h(
         "div",
         { class: "buttons" },
         h("button", { type: "button", "data-key": "copy-link", onclick: () => copy(link, "link") }, t("lobby.copy_link")),
-        h("button", { type: "button", "data-key": "copy-code", onclick: () => copy(lobby.code, "code") }, t("lobby.copy_code")),
+        h("button", { type: "button", "data-key": "copy-code", onclick: () => copy(groupCode(lobby.code), "code") }, t("lobby.copy_code")),
       ),
       h("p", { class: "hint link" }, tParts("lobby.share", { link: h("a", { href: link, id: "share-link" }, link) })),
     ),

@@ -228,6 +228,7 @@ export default {
   "state.tiebreak.hickory_dickory": "The tie goes to the player with more completed spaces on their hunt board.",
   "state.rematch.spectator_offer": "The players started a rematch (game {code}). You can watch it.",
   "state.rematch.watch": "Watch the rematch",
+  "state.replay.copy": "Copy the replay link",
   "state.rematch.play": "Take your seat in the rematch",
   "state.join.own_game": "Start your own game instead",
   "state.join.checking": "Looking up game {code}…",

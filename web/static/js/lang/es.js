@@ -229,6 +229,7 @@ export default {
   "state.tiebreak.hickory_dickory": "En caso de empate gana quien tiene más casillas completadas en su tablero de caza.",
   "state.rematch.spectator_offer": "Los jugadores empezaron la revancha (partida {code}). Puedes verla.",
   "state.rematch.watch": "Ver la revancha",
+  "state.replay.copy": "Copiar el enlace de la repetición",
   "state.rematch.play": "Vuelve a tu puesto en la revancha",
   "state.join.own_game": "Mejor empieza tu propia partida",
   "state.join.checking": "Buscando la partida {code}…",

@@ -229,6 +229,7 @@ export default {
   "state.tiebreak.hickory_dickory": "In caso di parità vince chi ha più caselle completate sulla propria plancia di caccia.",
   "state.rematch.spectator_offer": "I giocatori hanno iniziato la rivincita (partita {code}). Puoi guardarla.",
   "state.rematch.watch": "Guarda la rivincita",
+  "state.replay.copy": "Copia il link della replica",
   "state.rematch.play": "Torna al tuo posto nella rivincita",
   "state.join.own_game": "Inizia piuttosto una tua partita",
   "state.join.checking": "Cerco la partita {code}…",

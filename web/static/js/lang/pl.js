@@ -230,6 +230,7 @@ export default {
   "state.tiebreak.hickory_dickory": "Przy remisie wygrywa ten, kto ma więcej ukończonych pól na swojej planszy łowów.",
   "state.rematch.spectator_offer": "Gracze zaczęli rewanż (gra {code}). Możesz go oglądać.",
   "state.rematch.watch": "Oglądaj rewanż",
+  "state.replay.copy": "Skopiuj link do powtórki",
   "state.rematch.play": "Wróć na swoje miejsce w rewanżu",
   "state.join.own_game": "Załóż lepiej własną grę",
   "state.join.checking": "Szukam gry {code}…",

@@ -229,6 +229,7 @@ export default {
   "state.tiebreak.hickory_dickory": "La egalitate câștigă cine are mai multe spații completate pe tabla de vânătoare.",
   "state.rematch.spectator_offer": "Jucătorii au început o revanșă (jocul {code}). O poți urmări.",
   "state.rematch.watch": "Urmărește revanșa",
+  "state.replay.copy": "Copiază linkul reluării",
   "state.rematch.play": "Revino la locul tău din revanșă",
   "state.join.own_game": "Începe mai bine propriul tău joc",
   "state.join.checking": "Se caută jocul {code}…",
