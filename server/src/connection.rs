@@ -438,10 +438,7 @@ pub fn close_status(code: Option<ErrorCode>) -> u16 {
         // Normal closure: nothing went wrong, the connection has no more to do.
         None
         | Some(
-            ErrorCode::SessionReplaced
-            | ErrorCode::Removed
-            | ErrorCode::Moved
-            | ErrorCode::UnknownLobby,
+            ErrorCode::SessionReplaced | ErrorCode::Removed | ErrorCode::Moved | ErrorCode::UnknownLobby,
         ) => 1000,
         // Going away: the server stops, or the node serving the table cannot be reached from this one.
         Some(ErrorCode::ShuttingDown | ErrorCode::ForwardUnavailable) => 1001,
@@ -961,7 +958,8 @@ async fn write_out<S: Sink<Message> + Unpin>(
                 Poll::Pending => return Poll::Pending,
             }
         }
-        sink.poll_flush_unpin(cx).map(|r| r.map_err(|_| WriteFailed::Gone))
+        sink.poll_flush_unpin(cx)
+            .map(|r| r.map_err(|_| WriteFailed::Gone))
     });
     match tokio::time::timeout(timeout, write).await {
         Ok(result) => result,
