@@ -778,11 +778,14 @@ async fn serve_with<S, R, E>(
                     break;
                 }
                 Err(WriteFailed::Overloaded) => {
-                    // What waits for the client is dropped; the reason is said if the client still reads.
+                    // What waits for the client is dropped, and the connection ends now (not after the write
+                    // timeout): the reason and the close frame are tried once, in case the socket takes them.
                     warn!("the client does not read its messages; closing it");
                     backlog = Backlog::default();
                     ended = Some(ErrorCode::Overloaded);
-                    writable = send(&mut sink, &closing(ErrorCode::Overloaded), write_timeout).await.is_ok();
+                    let text = Message::Text(closing(ErrorCode::Overloaded).to_json().into());
+                    writable = false;
+                    let _ = tokio::time::timeout(Duration::ZERO, sink.send(text)).await;
                     break;
                 }
             }

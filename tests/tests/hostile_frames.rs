@@ -431,3 +431,66 @@ async fn sockets_holding_unfinished_large_frames_cost_at_most_the_message_limit(
     assert!(server.terminate().await);
     db.drop_db().await;
 }
+
+/// A client that watches a lobby and never reads is closed once what waits for it passes `MAX_OUTBOX_BYTES`: at once,
+/// not after the write timeout (set to ten minutes here), and with `OUTBOX_SIZE` out of the way. The players'
+/// chat fills its queue; the connection gauge shows when the server let it go.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_does_not_read_is_closed_past_the_outbox_bound_in_bytes() {
+    let db = TestDb::new("sqlite").await;
+    let mut config = test_config();
+    config.max_outbox_bytes = 64 * 1024;
+    config.outbox_size = 1_000_000;
+    config.write_timeout_secs = 600;
+    config.chat_rate_per_sec = 1e9;
+    config.chat_burst = 1e9;
+    let server = TestServer::start(&db, config).await;
+    let (code, mut players) = start_match(server.addr, "hide_and_eeek", json!({"target": 5}), 2, 2).await;
+
+    let mut watcher = raw_socket(server.addr).await;
+    for (id, request) in [(1, req::hello()), (2, req::spectate(&code))] {
+        watcher
+            .write_all(&client_frame(TEXT, request.frame(id).as_bytes()))
+            .await
+            .unwrap();
+    }
+    let connections = || async {
+        let (_, body) = http_get(server.addr, "/metrics").await;
+        body.lines()
+            .find_map(|l| l.strip_prefix("tabletop_connections "))
+            .map(|v| v.trim().parse::<f64>().unwrap())
+    };
+    // Wait until the watcher is counted, then chat (500 characters a message) until the server lets it go.
+    let deadline = Instant::now() + TIMEOUT;
+    while connections().await != Some(3.0) {
+        assert!(Instant::now() < deadline, "the watcher never connected");
+        tokio::task::yield_now().await;
+    }
+    let text = "x".repeat(500);
+    let mut said = 0;
+    while connections().await == Some(3.0) {
+        assert!(
+            Instant::now() < deadline,
+            "the watcher is still connected after {said} chat messages"
+        );
+        for _ in 0..50 {
+            let r = players[0].client.request(req::chat(&text)).await;
+            assert_eq!(r["type"], "ok", "{r}");
+            said += 1;
+        }
+    }
+    eprintln!("the watcher was let go after {said} chat messages of 500 characters");
+    // The players go on.
+    assert_eq!(players[1].client.request(req::ping()).await["type"], "pong");
+    // What the watcher finds when it reads at last: what reached its socket, then the end (the `closing` and its
+    // close status only if they fit in the socket; here they do not have to).
+    let (texts, status) = read_until_close(&mut watcher).await;
+    assert!(!texts.is_empty());
+    if let Some(status) = status {
+        assert_eq!(status, 1008);
+        assert_eq!(last_closing(&texts), Some("overloaded"));
+    }
+    drop(players);
+    server.stop().await;
+    db.drop_db().await;
+}
