@@ -33,10 +33,6 @@ use crate::{
     store::{Store, StoreError},
 };
 
-/// A hard cap on frames read from the socket; frames between the configured message limit and this one get a
-/// `too_large` reply, larger ones end the connection (the WebSocket layer refuses to buffer them).
-const HARD_FRAME_LIMIT: usize = 1024 * 1024;
-
 /// The WebSocket read buffer of each connection, allocated up front (tungstenite's default is 128 KiB, which
 /// made an idle connection cost about 147 KiB of server memory). Client messages are small (an action ~100
 /// bytes); a larger frame is still read, in several steps. tungstenite zeroes the buffer's free part before every
@@ -185,8 +181,11 @@ async fn ws(
     let shared = state.shared.clone();
     let done = state.done.clone();
     upgrade
-        .max_message_size(HARD_FRAME_LIMIT.max(shared.limits.max_message_bytes + 1))
+        .max_frame_size(shared.limits.max_message_bytes)
+        .max_message_size(shared.limits.max_message_bytes)
         .read_buffer_size(READ_BUFFER)
+        .write_buffer_size(connection::SOCKET_WRITE_BUFFER)
+        .max_write_buffer_size(shared.limits.socket_write_buffer())
         .on_upgrade(move |socket| async move {
             let _done = done;
             let (sink, stream) = socket.split();

@@ -12,10 +12,11 @@ use std::{
         Arc, Mutex, OnceLock,
         atomic::{AtomicU64, Ordering::Relaxed},
     },
+    task::Poll,
     time::Duration,
 };
 
-use axum::extract::ws::Message;
+use axum::extract::ws::{CloseFrame, Message};
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use protocol::{
     ClientMessage, ErrorBody, ErrorCode, Push, Reply, Request, SUPPORTED_VERSIONS, ServerMessage,
@@ -38,14 +39,18 @@ use crate::{
 /// Limits applied to every connection.
 #[derive(Clone, Debug)]
 pub struct ConnectionLimits {
-    /// Largest accepted text frame, in bytes; larger ones get `too_large` and the connection stays open.
+    /// Largest client message (and frame), in bytes: the WebSocket layer refuses a larger frame from its header,
+    /// without buffering it, and the connection is closed with `too_large` (close status 1009).
     pub max_message_bytes: usize,
-    /// Sustained requests per second.
+    /// Sustained frames per second (requests, pings, pongs, binary frames).
     pub rate_per_sec: f64,
-    /// Requests allowed in a burst.
+    /// Frames allowed in a burst.
     pub rate_burst: f64,
     /// Messages queued for a client before it counts as too slow and is disconnected.
     pub outbox: usize,
+    /// Bytes of outgoing frames one connection may hold for a client that does not read them (see
+    /// [`ConnectionLimits::socket_write_buffer`]); past it the client is told `overloaded` and closed.
+    pub max_outbox_bytes: usize,
     /// Connections served at once; one more is refused `too_many_connections` (HTTP 503 before the upgrade).
     pub max_connections: usize,
     /// Connections served at once from one IP address (an IPv6 /64); one more is refused the same way.
@@ -65,6 +70,23 @@ pub struct ConnectionLimits {
     /// Failed look-ups of join codes allowed per address and in total (`guesses.rs`).
     pub guesses: GuessLimits,
 }
+
+impl ConnectionLimits {
+    /// The WebSocket layer's write buffer (frames handed to the socket, and the pongs it queues itself for the
+    /// client's pings): half of [`ConnectionLimits::max_outbox_bytes`]. The other half is for serialised frames
+    /// waiting in the connection for the socket to take them ([`Backlog`]).
+    pub fn socket_write_buffer(&self) -> usize {
+        (self.max_outbox_bytes / 2).max(SOCKET_WRITE_BUFFER + 1024)
+    }
+
+    fn backlog_bytes(&self) -> usize {
+        self.max_outbox_bytes - self.max_outbox_bytes / 2
+    }
+}
+
+/// What the WebSocket layer buffers before it writes to the socket (`write_buffer_size`; tungstenite's default
+/// is 128 KiB, kept by a connection once it has filled it). The connection flushes after each burst anyway.
+pub const SOCKET_WRITE_BUFFER: usize = 16 * 1024;
 
 /// What one IP address uses: its open connections and when it created its recent lobbies.
 #[derive(Debug, Default)]
@@ -221,7 +243,14 @@ impl Shared {
     }
 }
 
-/// A token bucket: `burst` requests at once, refilled at `rate` per second.
+/// A token bucket: `burst` frames at once, refilled at `rate` per second. Every frame a client sends takes a token
+/// (text, binary, ping, and pongs that do not answer our own ping). A request without a token is answered
+/// `rate_limited`, as is a binary frame; a ping or pong without one makes the connection stop reading its socket
+/// until a token is back ([`RateLimit::refill`]). That backpressure makes a control-frame flood cost the server
+/// nothing: the frames wait in the kernel's receive buffer, TCP flow control then stops the sender, and the
+/// connection ends at the idle timeout unless it sends requests. (Closing on a sustained excess would end a
+/// flood sooner, but a browser's own keep-alive pings can come in bursts, and backpressure already bounds the
+/// cost at zero.)
 #[derive(Debug)]
 struct RateLimit {
     tokens: f64,
@@ -250,6 +279,12 @@ impl RateLimit {
         } else {
             false
         }
+    }
+
+    /// How long until the next token.
+    fn refill(&self) -> Duration {
+        let missing = (1.0 - self.tokens).max(0.0);
+        Duration::try_from_secs_f64(missing / self.rate).unwrap_or(Duration::from_secs(3600))
     }
 }
 
@@ -395,18 +430,41 @@ impl RoundTrip {
     }
 }
 
-/// Answers a connection refused by [`Shared::admit`]: `closing` with the reason, then a close frame.
-pub async fn refuse<S: Sink<Message> + Unpin>(mut sink: S, reason: ErrorBody, write_timeout: Duration) {
-    debug!(code = reason.code.as_str(), "connection refused");
-    let message = ServerMessage::Push(Push::Closing(reason));
-    if send(&mut sink, &message, write_timeout).await.is_ok() {
-        let _ = tokio::time::timeout(write_timeout, sink.send(Message::Close(None))).await;
+/// The WebSocket close status (RFC 6455, section 7.4.1) that follows a `closing` push with `code`, or ends a
+/// connection without one (`None`: the client left, or a table ended it normally). The one place that maps them;
+/// docs/protocol.md lists the mapping.
+pub fn close_status(code: Option<ErrorCode>) -> u16 {
+    match code {
+        // Normal closure: nothing went wrong, the connection has no more to do.
+        None
+        | Some(
+            ErrorCode::SessionReplaced | ErrorCode::Removed | ErrorCode::Moved | ErrorCode::UnknownLobby,
+        ) => 1000,
+        // Going away: the server stops, or the node serving the table cannot be reached from this one.
+        Some(ErrorCode::ShuttingDown | ErrorCode::ForwardUnavailable) => 1001,
+        // Unsupported data: a binary frame or a frame that is not readable text.
+        Some(ErrorCode::BadMessage) => 1003,
+        // Message too big.
+        Some(ErrorCode::TooLarge) => 1009,
+        // Internal error.
+        Some(ErrorCode::Internal | ErrorCode::StoreUnavailable) => 1011,
+        // Policy violation: a limit (rate, size of the unread queue, idle, handshake, connections) or a refusal.
+        Some(_) => 1008,
     }
 }
 
-/// The `closing` push for a frame the WebSocket layer could not read: `too_large` for a frame over the hard size
-/// limit, `bad_message` for anything else (such as invalid UTF-8 in a text frame).
-fn unreadable_frame(e: &(dyn std::error::Error + 'static)) -> ServerMessage {
+/// The close frame after a `closing` push with `code` (see [`close_status`]); its reason is the code's name.
+fn close_frame(code: Option<ErrorCode>) -> Message {
+    Message::Close(Some(CloseFrame {
+        code: close_status(code),
+        reason: code.map_or("", ErrorCode::as_str).into(),
+    }))
+}
+
+/// The `closing` push for a frame the WebSocket layer could not read: `too_large` for a frame over the size limit
+/// (refused from its header, before it is buffered), `bad_message` for anything else (such as invalid UTF-8 in a
+/// text frame).
+fn unreadable_frame(e: &(dyn std::error::Error + 'static)) -> ErrorBody {
     let mut cause = Some(e);
     let mut code = ErrorCode::BadMessage;
     while let Some(c) = cause {
@@ -415,10 +473,7 @@ fn unreadable_frame(e: &(dyn std::error::Error + 'static)) -> ServerMessage {
         }
         cause = c.source();
     }
-    ServerMessage::Push(Push::Closing(ErrorBody::new(
-        code,
-        format!("unreadable frame: {e}"),
-    )))
+    ErrorBody::new(code, format!("unreadable frame: {e}"))
 }
 
 /// Serves one connection until the client leaves, the table drops it, it idles or stops reading, or the server
@@ -511,23 +566,39 @@ async fn serve_with<S, R, E>(
         Some(_) => RateLimit::new(f64::INFINITY, f64::INFINITY),
         None => RateLimit::new(shared.limits.rate_per_sec, shared.limits.rate_burst),
     };
+    // Control frames over the rate: the socket is not read until `resume` (see [`RateLimit`]).
+    let mut throttled = false;
+    let resume = tokio::time::sleep(Duration::ZERO);
+    tokio::pin!(resume);
+    // Frames serialised for the client that the socket has not taken yet, bounded in bytes.
+    let mut backlog = Backlog::default();
+    let backlog_limit = shared.limits.backlog_bytes();
+    // The code of the `closing` push said last (`None`: none was), for the close frame's status; and whether the
+    // socket still takes frames (if not, the close frame is tried once, not waited for).
+    let mut ended: Option<ErrorCode> = None;
+    let mut writable = true;
     shared.metrics.connections.fetch_add(1, Relaxed);
     shared.metrics.connections_total.fetch_add(1, Relaxed);
     async {
         debug!("connected");
         loop {
             if *shutdown.borrow() {
-                let _ = send(&mut sink, &closing(ErrorCode::ShuttingDown), write_timeout).await;
+                ended = Some(ErrorCode::ShuttingDown);
+                writable = send(&mut sink, &closing(ErrorCode::ShuttingDown), write_timeout).await.is_ok();
                 break;
             }
+            // What the branch wrote to the socket: a failure ends the connection after the `select!`.
+            let mut written = Ok(());
             tokio::select! {
-                frame = stream.next() => {
+                frame = stream.next(), if !throttled => {
                     let frame = match frame {
                         Some(Ok(frame)) => frame,
                         Some(Err(e)) => {
-                            // A frame the WebSocket layer cannot read (invalid UTF-8 in a text frame, over the
-                            // hard size limit, a protocol violation) fails the connection (RFC 6455): say why.
-                            let _ = send(&mut sink, &unreadable_frame(&e), write_timeout).await;
+                            // A frame the WebSocket layer cannot read (invalid UTF-8 in a text frame, over the size
+                            // limit, a protocol violation) fails the connection (RFC 6455): say why.
+                            let reason = unreadable_frame(&e);
+                            ended = Some(reason.code);
+                            writable = send(&mut sink, &ServerMessage::Push(Push::Closing(reason)), write_timeout).await.is_ok();
                             break;
                         }
                         None => break,
@@ -535,12 +606,16 @@ async fn serve_with<S, R, E>(
                     let greeted_before = session.greeted;
                     // A pong answering our own ping is measured, and is not the client's activity.
                     let our_pong = matches!(&frame, Message::Pong(payload) if session.rtt.pong(payload));
+                    let request = matches!(frame, Message::Text(_));
+                    // Every frame the client sends takes a token (see `RateLimit`), except its close.
+                    let allowed = our_pong || matches!(frame, Message::Close(_)) || rate.allow();
                     let reply = match frame {
                         Message::Text(text) => {
-                            if !rate.allow() {
+                            if !allowed {
                                 let re = protocol::request_id_of(text.as_str());
                                 Some(ServerMessage::error(re, ErrorCode::RateLimited, "slow down: too many messages"))
                             } else if text.len() > shared.limits.max_message_bytes {
+                                // The WebSocket layer refuses such a frame first; this covers relayed ones.
                                 Some(ServerMessage::error(
                                     None,
                                     ErrorCode::TooLarge,
@@ -554,11 +629,28 @@ async fn serve_with<S, R, E>(
                                 Box::pin(session.handle_text(text.as_str())).await
                             }
                         }
+                        Message::Binary(_) if !allowed => {
+                            Some(ServerMessage::error(None, ErrorCode::RateLimited, "slow down: too many messages"))
+                        }
                         Message::Binary(bytes) => match &mut session.forward {
+                            // The owner closes it, as below.
                             Some(forward) => forward.relay(Message::Binary(bytes)).await,
-                            None => Some(ServerMessage::error(None, ErrorCode::BadMessage, "only JSON text frames are read")),
+                            None => {
+                                ended = Some(ErrorCode::BadMessage);
+                                let reason = ErrorBody::new(
+                                    ErrorCode::BadMessage,
+                                    "only JSON text frames are read; a binary frame ends the connection",
+                                );
+                                writable = send(&mut sink, &ServerMessage::Push(Push::Closing(reason)), write_timeout).await.is_ok();
+                                break;
+                            }
                         },
                         Message::Close(_) => break,
+                        Message::Ping(_) | Message::Pong(_) if !allowed => {
+                            throttled = true;
+                            resume.as_mut().reset(Instant::now() + rate.refill());
+                            None
+                        }
                         // The owner's round-trip pings are answered by the client through us.
                         Message::Pong(payload) if !our_pong => match &mut session.forward {
                             Some(forward) => forward.relay(Message::Pong(payload)).await,
@@ -569,8 +661,9 @@ async fn serve_with<S, R, E>(
                     if let Some(opened) = session.opened.take() {
                         relay = Some(opened);
                     }
-                    // Any frame keeps a greeted connection alive; before `hello`, only `hello` moves the deadline.
-                    if session.greeted && !our_pong {
+                    // Only requests keep a greeted connection alive (pings and pongs do not); before `hello`, only
+                    // `hello` moves the deadline.
+                    if session.greeted && request {
                         quiet_until = Instant::now() + shared.limits.idle_timeout;
                         // The timer only moves itself later when it fires; the first idle deadline may be earlier
                         // than the handshake's.
@@ -580,29 +673,38 @@ async fn serve_with<S, R, E>(
                     }
                     // The reply first, then whatever the table pushed meanwhile (the order of the old loop:
                     // a reply, then the outbox), in one socket write.
-                    if let Some(reply) = reply
-                        && send_with_outbox(&mut sink, &reply, &mut outbox, &mut sizes, write_timeout).await.is_err() {
-                            break;
-                        }
+                    if let Some(reply) = reply {
+                        backlog.push(self::frame(&reply, &mut sizes));
+                        written = write_out(&mut sink, &mut backlog, &mut outbox, &mut sizes, backlog_limit, write_timeout).await;
+                    }
                 }
+                () = &mut resume, if throttled => throttled = false,
                 () = &mut pings, if session.bound.is_some() => {
                     pings.as_mut().reset(Instant::now() + session.rtt.next_ping());
-                    let ping = Message::Ping(session.rtt.ping().into());
-                    if !matches!(tokio::time::timeout(write_timeout, sink.send(ping)).await, Ok(Ok(()))) {
-                        break;
-                    }
+                    backlog.push(Message::Ping(session.rtt.ping().into()));
+                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut sizes, backlog_limit, write_timeout).await;
                 }
                 from_owner = relayed(&mut relay) => {
                     // The owner's frames already here go out in one socket write, as a local table's would.
                     // `end` is what stopped the batch: nothing (the connection goes on), or the session's end
                     // (`End`, or `Broken` for a session whose channel is gone).
-                    let mut frames = Vec::new();
                     let mut last = from_owner.unwrap_or(Relay::Broken);
+                    let mut count = 0;
                     let end = loop {
                         match last {
                             Relay::Frame(frame) => {
-                                frames.push(frame);
-                                if frames.len() == WRITE_BATCH {
+                                if let Message::Text(text) = &frame {
+                                    if let Some(forward) = &mut session.forward {
+                                        forward.came_back(text.as_str());
+                                    }
+                                    // The owner's `closing` names the close status this node sends.
+                                    if let Some(code) = closing_code(text.as_str()) {
+                                        ended = Some(code);
+                                    }
+                                }
+                                backlog.push(frame);
+                                count += 1;
+                                if count == WRITE_BATCH {
                                     break None;
                                 }
                                 match relay.as_mut().map(|rx| rx.try_recv()) {
@@ -614,42 +716,33 @@ async fn serve_with<S, R, E>(
                             other => break Some(other),
                         }
                     };
-                    let write = async {
-                        for frame in frames {
-                            if let (Message::Text(text), Some(forward)) = (&frame, &mut session.forward) {
-                                forward.came_back(text.as_str());
+                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut sizes, backlog_limit, write_timeout).await;
+                    if written.is_ok() {
+                        match end {
+                            None | Some(Relay::Frame(_)) => {}
+                            // The owner ended the connection, after its last words (e.g. `closing` with `moved`).
+                            Some(Relay::End) => break,
+                            Some(Relay::Broken) => {
+                                if let Some(forward) = &session.forward {
+                                    forward.forwarder.count_error();
+                                }
+                                let message = ServerMessage::Push(Push::Closing(ErrorBody::new(
+                                    ErrorCode::ForwardUnavailable,
+                                    "the node that serves your table cannot be reached from this node any more; \
+                                     reconnect and resume with your seat token",
+                                )));
+                                ended = Some(ErrorCode::ForwardUnavailable);
+                                writable = send(&mut sink, &message, write_timeout).await.is_ok();
+                                break;
                             }
-                            sink.feed(frame).await?;
-                        }
-                        sink.flush().await
-                    };
-                    if !matches!(tokio::time::timeout(write_timeout, write).await, Ok(Ok(()))) {
-                        break;
-                    }
-                    match end {
-                        None | Some(Relay::Frame(_)) => {}
-                        // The owner ended the connection, after its last words (e.g. `closing` with `moved`).
-                        Some(Relay::End) => break,
-                        Some(Relay::Broken) => {
-                            if let Some(forward) = &session.forward {
-                                forward.forwarder.count_error();
-                            }
-                            let message = ServerMessage::Push(Push::Closing(ErrorBody::new(
-                                ErrorCode::ForwardUnavailable,
-                                "the node that serves your table cannot be reached from this node any more; \
-                                 reconnect and resume with your seat token",
-                            )));
-                            let _ = send(&mut sink, &message, write_timeout).await;
-                            break;
                         }
                     }
                 }
                 pushed = outbox.recv() => {
                     // The session holds a sender, so the outbox never ends while we are here.
                     let Some(message) = pushed else { break };
-                    if send_with_outbox(&mut sink, &message, &mut outbox, &mut sizes, write_timeout).await.is_err() {
-                        break;
-                    }
+                    backlog.push(frame(&message, &mut sizes));
+                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut sizes, backlog_limit, write_timeout).await;
                 }
                 () = &mut quiet => {
                     if Instant::now() < quiet_until {
@@ -658,32 +751,50 @@ async fn serve_with<S, R, E>(
                     }
                     let code = if session.greeted { ErrorCode::IdleTimeout } else { ErrorCode::HandshakeTimeout };
                     debug!(code = code.as_str(), "closing a quiet connection");
-                    let _ = send(&mut sink, &closing(code), write_timeout).await;
+                    ended = Some(code);
+                    writable = send(&mut sink, &closing(code), write_timeout).await.is_ok();
                     break;
                 }
                 () = &mut dropped => {
                     // The table dropped us: deliver what it queued, then the reason, then close.
-                    let mut open = true;
-                    while let Ok(message) = outbox.try_recv() {
-                        if send(&mut sink, &message, write_timeout).await.is_err() {
-                            open = false;
-                            break;
-                        }
-                    }
-                    if let Some(reason) = closer.reason()
-                        && open
-                    {
-                        let message = ServerMessage::Push(Push::Closing(reason.clone()));
-                        let _ = send(&mut sink, &message, write_timeout).await;
-                    }
                     session.bound = None;
-                    break;
+                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut sizes, backlog_limit, write_timeout).await;
+                    if written.is_ok() {
+                        if let Some(reason) = closer.reason() {
+                            ended = Some(reason.code);
+                            let message = ServerMessage::Push(Push::Closing(reason.clone()));
+                            writable = send(&mut sink, &message, write_timeout).await.is_ok();
+                        }
+                        break;
+                    }
                 }
                 // The loop's first check says goodbye.
                 () = &mut stopping => {}
             }
+            match written {
+                Ok(()) => {}
+                Err(WriteFailed::Gone) => {
+                    writable = false;
+                    break;
+                }
+                Err(WriteFailed::Overloaded) => {
+                    // What waits for the client is dropped, and the connection ends now (not after the write
+                    // timeout): the reason and the close frame are tried once, in case the socket takes them.
+                    warn!("the client does not read its messages; closing it");
+                    backlog = Backlog::default();
+                    ended = Some(ErrorCode::Overloaded);
+                    let text = Message::Text(closing(ErrorCode::Overloaded).to_json().into());
+                    writable = false;
+                    let _ = tokio::time::timeout(Duration::ZERO, sink.send(text)).await;
+                    break;
+                }
+            }
         }
-        let _ = tokio::time::timeout(write_timeout, sink.send(Message::Close(None))).await;
+        // A close frame with the status of the last `closing` (see `close_status`): waited for if the socket
+        // still takes frames, tried once otherwise.
+        let wait = if writable { write_timeout } else { Duration::ZERO };
+        let _ = tokio::time::timeout(wait, sink.send(close_frame(ended))).await;
+        drop(backlog);
         session.disconnect().await;
         debug!("disconnected");
     }
@@ -700,6 +811,9 @@ fn closing(code: ErrorCode) -> ServerMessage {
         }
         ErrorCode::IdleTimeout => "no message for too long; send `ping` to keep a quiet connection open",
         ErrorCode::HandshakeTimeout => "no `hello` in time",
+        ErrorCode::Overloaded => {
+            "too much unread data waits for this client (MAX_OUTBOX_BYTES): read your socket; reconnect and resume"
+        }
         _ => "closing",
     };
     ServerMessage::Push(Push::Closing(ErrorBody::new(code, message)))
@@ -722,7 +836,7 @@ async fn send<S: Sink<Message> + Unpin>(
     }
 }
 
-/// Most queued pushes written behind one message before the socket is flushed.
+/// Most relayed frames (cluster mode) written before the socket is flushed.
 const WRITE_BATCH: usize = 64;
 /// The largest first guess of a frame's size (a larger frame still grows its buffer as it is written).
 const SIZE_HINT_MAX: usize = 64 * 1024;
@@ -764,32 +878,97 @@ fn frame(message: &ServerMessage, sizes: &mut FrameSizes) -> Message {
     Message::Text(text.into())
 }
 
-/// Writes `first` and then the pushes already waiting in `outbox` (at most [`WRITE_BATCH`]), in this order, and
-/// flushes the socket once: a burst of pushes (a reply and the state push that follows it) costs one write
-/// system call instead of one each. Nothing waits for more messages to arrive; the time limit covers the whole
-/// burst, as it covered each frame before.
-async fn send_with_outbox<S: Sink<Message> + Unpin>(
+/// The code of a `closing` push, if `text` is one (an owner's frame relayed to the client, cluster mode).
+fn closing_code(text: &str) -> Option<ErrorCode> {
+    if !text.contains("\"closing\"") {
+        return None;
+    }
+    match serde_json::from_str::<ServerMessage>(text) {
+        Ok(ServerMessage::Push(Push::Closing(body))) => Some(body.code),
+        _ => None,
+    }
+}
+
+/// Frames serialised for the client that the socket has not taken yet, and their size in bytes.
+#[derive(Debug, Default)]
+struct Backlog {
+    frames: VecDeque<Message>,
+    bytes: usize,
+}
+
+impl Backlog {
+    fn push(&mut self, frame: Message) {
+        self.bytes += frame_bytes(&frame);
+        self.frames.push_back(frame);
+    }
+
+    fn pop(&mut self) -> Option<Message> {
+        let frame = self.frames.pop_front()?;
+        self.bytes -= frame_bytes(&frame);
+        Some(frame)
+    }
+}
+
+fn frame_bytes(frame: &Message) -> usize {
+    match frame {
+        Message::Text(text) => text.len(),
+        Message::Binary(b) | Message::Ping(b) | Message::Pong(b) => b.len(),
+        Message::Close(_) => 0,
+    }
+}
+
+/// Why a write stopped short.
+#[derive(Debug)]
+enum WriteFailed {
+    /// The socket failed, or took nothing for the write timeout.
+    Gone,
+    /// The frames waiting for the client passed the connection's bound in bytes (or the WebSocket layer's write
+    /// buffer, full of unread data, refused one).
+    Overloaded,
+}
+
+/// Hands the `backlog` to the socket and flushes it once: a burst (a reply and the state push that follows it)
+/// costs one write system call. While the socket does not take frames, the messages the table queues in `outbox`
+/// are serialised into the backlog, so what waits for a client that does not read is counted in bytes: past
+/// `limit` the write fails with `Overloaded`. The time limit covers the whole write.
+async fn write_out<S: Sink<Message> + Unpin>(
     sink: &mut S,
-    first: &ServerMessage,
+    backlog: &mut Backlog,
     outbox: &mut mpsc::Receiver<Box<ServerMessage>>,
     sizes: &mut FrameSizes,
+    limit: usize,
     timeout: Duration,
-) -> Result<(), ()> {
-    let write = async {
-        sink.feed(frame(first, sizes)).await?;
-        for _ in 0..WRITE_BATCH {
-            let Ok(message) = outbox.try_recv() else { break };
-            sink.feed(frame(&message, sizes)).await?;
+) -> Result<(), WriteFailed> {
+    let write = std::future::poll_fn(|cx| {
+        loop {
+            while let Poll::Ready(Some(message)) = outbox.poll_recv(cx) {
+                backlog.push(frame(&message, sizes));
+                if backlog.bytes > limit {
+                    return Poll::Ready(Err(WriteFailed::Overloaded));
+                }
+            }
+            if backlog.frames.is_empty() {
+                break;
+            }
+            match sink.poll_ready_unpin(cx) {
+                Poll::Ready(Ok(())) => {
+                    let frame = backlog.pop().expect("a frame");
+                    if sink.start_send_unpin(frame).is_err() {
+                        return Poll::Ready(Err(WriteFailed::Overloaded));
+                    }
+                }
+                Poll::Ready(Err(_)) => return Poll::Ready(Err(WriteFailed::Gone)),
+                Poll::Pending => return Poll::Pending,
+            }
         }
-        sink.flush().await
-    };
-    let written = tokio::time::timeout(timeout, write).await;
-    match written {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(_)) => Err(()),
+        sink.poll_flush_unpin(cx)
+            .map(|r| r.map_err(|_| WriteFailed::Gone))
+    });
+    match tokio::time::timeout(timeout, write).await {
+        Ok(result) => result,
         Err(_) => {
             warn!("the client did not read for too long; disconnecting it");
-            Err(())
+            Err(WriteFailed::Gone)
         }
     }
 }

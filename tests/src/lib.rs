@@ -275,6 +275,21 @@ impl ServerProcess {
         ServerProcess { addr, child }
     }
 
+    /// The server's resident memory (`VmRSS` of /proc/PID/status), in bytes.
+    pub fn rss_bytes(&self) -> u64 {
+        let pid = self.child.id().expect("running");
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc/PID/status");
+        let kb: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().strip_suffix("kB"))
+            .expect("a VmRSS line")
+            .trim()
+            .parse()
+            .unwrap();
+        kb * 1024
+    }
+
     /// SIGKILL: no shutdown, no flushing, nothing.
     pub async fn kill(mut self) {
         self.child.kill().await.unwrap();
@@ -321,6 +336,8 @@ pub struct Client {
     pub states: Vec<Value>,
     /// Every frame received (replies and pushes of every type), in order.
     pub received: Vec<Value>,
+    /// The status of the server's close frame, once one came (`Some(None)`: a close frame without a status).
+    pub close_status: Option<Option<u16>>,
 }
 
 impl Client {
@@ -388,6 +405,7 @@ impl Client {
             lobby: None,
             states: Vec::new(),
             received: Vec::new(),
+            close_status: None,
         })
     }
 
@@ -405,6 +423,11 @@ impl Client {
 
     pub async fn send_binary(&mut self, bytes: Vec<u8>) {
         self.ws.send(Message::Binary(bytes.into())).await.expect("send");
+    }
+
+    /// Sends a WebSocket ping frame.
+    pub async fn send_ping(&mut self, payload: Vec<u8>) {
+        self.ws.send(Message::Ping(payload.into())).await.expect("send");
     }
 
     /// Sends a text frame and says whether it went (a server may close the connection while a big frame is still
@@ -445,7 +468,11 @@ impl Client {
                     self.received.push(value.clone());
                     return Some(value);
                 }
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return None,
+                Some(Ok(Message::Close(frame))) => {
+                    self.close_status = Some(frame.map(|f| u16::from(f.code)));
+                    return None;
+                }
+                None | Some(Err(_)) => return None,
                 Some(Ok(_)) => continue,
             }
         }

@@ -1,4 +1,5 @@
-//! Every kind of bad input gets an error reply with a stable code, and the connection stays usable.
+//! Every kind of bad input gets an error reply with a stable code, and the connection stays usable; a frame over
+//! the size limit and a binary frame end the connection, with their code and a close status.
 
 use integration_tests::*;
 use serde_json::{Value, json};
@@ -62,14 +63,6 @@ async fn bad_frames_get_error_replies_and_the_connection_survives() {
             "bad_message",
             json!(44),
         ),
-        (
-            format!(
-                "{{\"id\": 45, \"type\": \"ping\", \"pad\": \"{}\"}}",
-                "x".repeat(2000)
-            ),
-            "too_large",
-            Value::Null,
-        ),
     ];
     for (frame, code, re) in cases {
         c.send_text(frame.clone()).await;
@@ -82,11 +75,6 @@ async fn bad_frames_get_error_replies_and_the_connection_survives() {
         assert!(!r["message"].as_str().unwrap().is_empty());
         still_usable(&mut c).await;
     }
-    // A binary frame.
-    c.send_binary(vec![1, 2, 3]).await;
-    let r = c.reply_to(Value::Null).await;
-    assert_eq!(r["code"], "bad_message", "{r}");
-    still_usable(&mut c).await;
 
     // Requests that are well formed but refused.
     let refusals = [
@@ -119,6 +107,33 @@ async fn bad_frames_get_error_replies_and_the_connection_survives() {
         );
         still_usable(&mut c).await;
     }
+
+    // Two frames end the connection, each with its reason and its close status: one over the size limit
+    // (refused from its header) and a binary frame.
+    let too_large = format!(
+        "{{\"id\": 45, \"type\": \"ping\", \"pad\": \"{}\"}}",
+        "x".repeat(2000)
+    );
+    let mut big = server.client().await;
+    big.try_send_text(too_large).await;
+    let last = big.until_closed().await.expect("a closing push");
+    assert_eq!(
+        (last["type"].as_str(), last["code"].as_str()),
+        (Some("closing"), Some("too_large")),
+        "{last}"
+    );
+    assert_eq!(big.close_status, Some(Some(1009)));
+    let mut binary = server.client().await;
+    binary.send_binary(vec![1, 2, 3]).await;
+    let last = binary.until_closed().await.expect("a closing push");
+    assert_eq!(
+        (last["type"].as_str(), last["code"].as_str()),
+        (Some("closing"), Some("bad_message")),
+        "{last}"
+    );
+    assert_eq!(binary.close_status, Some(Some(1003)));
+    // The first connection was not affected.
+    still_usable(&mut c).await;
     server.stop().await;
     db.drop_db().await;
 }
