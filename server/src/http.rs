@@ -32,7 +32,7 @@ use tokio::{
     net::{TcpListener, TcpStream},
     sync::{Notify, watch},
 };
-use tracing::{debug, warn};
+use tracing::{debug, trace, warn};
 
 /// What bounds the HTTP connections of one listener.
 #[derive(Clone, Copy, Debug)]
@@ -82,6 +82,7 @@ pub async fn serve(
             let _ = tcp.try_write(FULL);
             continue;
         };
+        trace!(%peer, "connection accepted");
         tokio::spawn(connection(
             tcp,
             peer,
