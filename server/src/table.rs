@@ -38,6 +38,10 @@ pub struct TableSettings {
     pub history: usize,
     /// How long a finished table with nobody connected stays in memory (see [`Table::unload_at`]).
     pub unload_finished_after_ms: u64,
+    /// How long an open or playing table with nobody connected stays in memory (see [`Table::unload_at`]).
+    pub idle_unload_ms: u64,
+    /// How long a playing match with nobody connected waits before it ends as abandoned (`table/idle.rs`).
+    pub abandon_after_ms: u64,
     /// Chat and presence (see `table/chat.rs`).
     pub friends: FriendsSettings,
     /// Every match's seed, for scripted runs (`Config::match_seed`); `None`: a fresh random seed each.
@@ -279,6 +283,8 @@ pub struct Table {
     not_before: Millis,
     /// Since when this finished table has had nobody connected (and no rematch offer open).
     idle_since: Option<Millis>,
+    /// Since when an open or playing table has had nobody connected, as stored; abandonment (`table/idle.rs`).
+    idleness: idle::Idleness,
     /// Chat, presence and the lobby's visibility (see `table/chat.rs`).
     friends: Friends,
     /// The absence policy and when the server stands in for each seat (`table/absence.rs`).
@@ -397,11 +403,24 @@ impl Table {
                     break;
                 }
                 self.note_idleness();
+                self.note_unwatched();
                 let now = self.clock.now();
-                let wake = [self.next_wake(now), self.rematch_wake(), self.unload_at()]
-                    .into_iter()
-                    .flatten()
-                    .min();
+                // Before any command: a seat coming back after the abandonment time finds the match abandoned.
+                if self.abandon_at().is_some_and(|at| now >= at) {
+                    Box::pin(self.abandon(now)).await;
+                    Box::pin(self.sync_idleness()).await;
+                    continue;
+                }
+                let wake = [
+                    self.next_wake(now),
+                    self.rematch_wake(),
+                    self.unload_at(),
+                    self.abandon_at(),
+                    self.idle_unload_at(now),
+                ]
+                .into_iter()
+                .flatten()
+                .min();
                 // The timer is kept unless the table must wake earlier than it fires: a wake-up before anything
                 // is due does nothing (every wake-up checks what is due), and then the timer is set again. A new
                 // timer per command was a boxed future and a timer registered and removed each time (under load
@@ -433,8 +452,21 @@ impl Table {
                         })
                         .await;
                         // A finished table nobody has looked at for a while leaves memory, unless a request is
-                        // already on its way to it.
-                        if self.unload_at().is_some_and(|at| self.clock.now() >= at) && commands.is_empty() {
+                        // already on its way to it; so does an idle open or playing one (`table/idle.rs`), once
+                        // the database records it.
+                        let now = self.clock.now();
+                        if self.unload_at().is_some_and(|at| now >= at) && commands.is_empty() {
+                            unloaded = true;
+                            break;
+                        }
+                        if self.idle_unload_at(now).is_some_and(|at| now >= at)
+                            && commands.is_empty()
+                            && Box::pin(self.store_unloaded(now)).await
+                            && commands.is_empty()
+                        {
+                            self.metrics
+                                .tables_unloaded
+                                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                             unloaded = true;
                             break;
                         }
@@ -446,6 +478,8 @@ impl Table {
                     }
                 }
                 Box::pin(self.sync_absence()).await;
+                self.note_unwatched();
+                Box::pin(self.sync_idleness()).await;
                 if self.phase == Phase::Closed {
                     break;
                 }
@@ -464,7 +498,7 @@ impl Table {
         metrics.phase_change(Some(self.phase), None);
         if self.phase == Phase::Closed || unloaded {
             if unloaded {
-                info!(code = %self.code, "finished table unloaded; it loads again on demand");
+                info!(code = %self.code, phase = ?self.phase, "idle table unloaded; it loads again on demand");
             }
             on_close();
         }
@@ -636,6 +670,7 @@ pub(crate) mod absence;
 mod admin;
 mod chat;
 mod host;
+mod idle;
 mod lobby;
 mod play;
 mod push;
