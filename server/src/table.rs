@@ -10,7 +10,8 @@
 //! This file holds the `Table` struct, the commands and the command loop; the rest of `Table` is in `table/`, one
 //! concern a file: `lobby.rs` (seats, start, the lobby settings' checks), `play.rs` (apply, commit, publish),
 //! `wake.rs` (deadlines, bots, turn timer), `push.rs` (views and pushes, resync on resume), `recover.rs` (from
-//! snapshot plus log, reload), `host.rs`, `chat.rs`, `absence.rs`, `rematch.rs` and `admin.rs`.
+//! snapshot plus log, reload), `idle.rs` (leaving memory when nobody is there, abandonment), `host.rs`, `chat.rs`,
+//! `absence.rs`, `rematch.rs` and `admin.rs`.
 
 use std::{collections::VecDeque, sync::Arc, time::Instant};
 
@@ -38,7 +39,7 @@ pub struct TableSettings {
     pub history: usize,
     /// How long a finished table with nobody connected stays in memory (see [`Table::unload_at`]).
     pub unload_finished_after_ms: u64,
-    /// How long an open or playing table with nobody connected stays in memory (see [`Table::unload_at`]).
+    /// How long an open or playing table with nobody connected stays in memory (`table/idle.rs`).
     pub idle_unload_ms: u64,
     /// How long a playing match with nobody connected waits before it ends as abandoned (`table/idle.rs`).
     pub abandon_after_ms: u64,
