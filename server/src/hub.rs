@@ -155,6 +155,17 @@ impl Hub {
                 Ok(codes) => {
                     let mut missed = false;
                     for code in &codes {
+                        // Loaded already, and about to clear its mark: not again at once.
+                        if self
+                            .tables
+                            .lock()
+                            .expect("table map lock")
+                            .get(code)
+                            .is_some_and(|h| !h.tx.is_closed())
+                        {
+                            missed = true;
+                            continue;
+                        }
                         match self.load(code).await {
                             Ok(_) => {}
                             Err(LoadError::Elsewhere { .. }) => missed = true,

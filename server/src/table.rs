@@ -405,11 +405,13 @@ impl Table {
                 }
                 self.note_idleness();
                 self.note_unwatched();
+                if self.idleness_to_store() {
+                    Box::pin(self.sync_idleness()).await;
+                }
                 let now = self.clock.now();
                 // Before any command: a seat coming back after the abandonment time finds the match abandoned.
                 if self.abandon_at().is_some_and(|at| now >= at) {
                     Box::pin(self.abandon(now)).await;
-                    Box::pin(self.sync_idleness()).await;
                     continue;
                 }
                 let wake = [
@@ -479,8 +481,6 @@ impl Table {
                     }
                 }
                 Box::pin(self.sync_absence()).await;
-                self.note_unwatched();
-                Box::pin(self.sync_idleness()).await;
                 if self.phase == Phase::Closed {
                     break;
                 }

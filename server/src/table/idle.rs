@@ -122,17 +122,24 @@ impl Table {
         }
     }
 
-    /// After each command or wake-up: stores since when nobody has been connected to an open or playing table,
-    /// and clears the mark of a table loaded again. A failed write is retried after the next one.
-    pub(crate) async fn sync_idleness(&mut self) {
-        let since = if self.idle_tracked() {
+    /// What the database should hold of since when nobody has been connected.
+    fn idle_since_to_store(&self) -> Option<Millis> {
+        if self.idle_tracked() {
             self.idleness.since
         } else {
             self.idleness.stored_since
-        };
-        if since == self.idleness.stored_since && !self.idleness.stored_unloaded {
-            return;
         }
+    }
+
+    /// Whether [`Table::sync_idleness`] has something to write (checked before every command and wake-up).
+    pub(super) fn idleness_to_store(&self) -> bool {
+        self.idleness.stored_unloaded || self.idle_since_to_store() != self.idleness.stored_since
+    }
+
+    /// Stores since when nobody has been connected to an open or playing table, and clears the mark of a table
+    /// loaded again (before it serves anything). A failed write is retried before the next command or wake-up.
+    pub(crate) async fn sync_idleness(&mut self) {
+        let since = self.idle_since_to_store();
         match self.store.set_idleness(&self.code, since, None).await {
             Ok(()) => {
                 self.idleness.stored_since = since;
