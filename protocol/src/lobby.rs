@@ -112,6 +112,10 @@ pub struct LobbyInfo {
     /// The lobby's absence policy.
     #[serde(default)]
     pub absent: AbsencePolicy,
+    /// The match ended as abandoned (phase `finished`): nobody was connected to it for the server's abandonment
+    /// time (weeks by default). It is over without a result; its final state stays viewable. Omitted when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub abandoned: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]

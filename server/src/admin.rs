@@ -261,7 +261,7 @@ pub(crate) async fn list(
             "bad query parameters",
         );
     };
-    const STATUSES: &[&str] = &["open", "closed", "playing", "finished", "aborted"];
+    const STATUSES: &[&str] = &["open", "closed", "playing", "finished", "aborted", "abandoned"];
     if let Some(s) = &q.status
         && !STATUSES.contains(&s.as_str())
     {

@@ -174,6 +174,18 @@ pub struct Config {
     #[arg(long, env = "UNLOAD_FINISHED_AFTER_SECS", default_value_t = 30)]
     pub unload_finished_after_secs: u64,
 
+    /// An open lobby or a playing match leaves memory once nobody (no seat, no spectator) has been connected to it
+    /// for this many seconds and it has nothing to do by itself before that long again (a bot's move, a turn
+    /// timer, a stand-in, an engine deadline); it stays in the database, is loaded again when a seat returns or
+    /// someone asks for it, and is loaded by itself when its next wake-up is due.
+    #[arg(long, env = "IDLE_UNLOAD_SECS", default_value_t = 300)]
+    pub idle_unload_secs: u64,
+
+    /// A playing match nobody has been connected to for this many seconds (28 days by default) ends as
+    /// abandoned: over without a result, its final state still viewable.
+    #[arg(long, env = "ABANDON_AFTER_SECS", default_value_t = 28 * 24 * 60 * 60)]
+    pub abandon_after_secs: u64,
+
     /// Tests and documentation runs only (no flag, no environment variable): every match's seed is this one
     /// instead of a fresh random one, so that a scripted run deals the same cards every time.
     #[arg(skip)]
@@ -269,6 +281,8 @@ impl Config {
             snapshot_every: self.snapshot_every,
             history: 256,
             unload_finished_after_ms: self.unload_finished_after_secs.saturating_mul(1000),
+            idle_unload_ms: self.idle_unload_secs.saturating_mul(1000),
+            abandon_after_ms: self.abandon_after_secs.saturating_mul(1000),
             match_seed: self.match_seed,
             friends: FriendsSettings {
                 chat_rate_per_sec: self.chat_rate_per_sec,

@@ -1193,10 +1193,13 @@ impl Session {
             }
             Request::JoinLobby { code, name } => {
                 self.require_unbound()?;
-                let table = self.find(&code).await?;
                 let conn = self.conn.clone();
-                let seated = self
-                    .ask(&table, |reply| Command::Join { name, conn, reply })
+                let (table, seated) = self
+                    .ask_found(&code, |reply| Command::Join {
+                        name: name.clone(),
+                        conn: conn.clone(),
+                        reply,
+                    })
                     .await?;
                 self.bound = Some(Bound {
                     table: table.clone(),
@@ -1211,9 +1214,13 @@ impl Session {
             }
             Request::Spectate { code, watch } => {
                 self.require_unbound()?;
-                let table = self.find(&code).await?;
                 let conn = self.conn.clone();
-                self.ask(&table, |reply| Command::Spectate { conn, watch, reply })
+                let (table, ()) = self
+                    .ask_found(&code, |reply| Command::Spectate {
+                        conn: conn.clone(),
+                        watch: watch.clone(),
+                        reply,
+                    })
                     .await?;
                 self.bound = Some(Bound {
                     table: table.clone(),
@@ -1229,13 +1236,12 @@ impl Session {
                 last_version,
             } => {
                 self.require_unbound()?;
-                let table = self.find(&code).await?;
                 let conn = self.conn.clone();
-                let (seat, host) = self
-                    .ask(&table, |reply| Command::Resume {
-                        token,
+                let (table, (seat, host)) = self
+                    .ask_found(&code, |reply| Command::Resume {
+                        token: token.clone(),
                         last_version,
-                        conn,
+                        conn: conn.clone(),
                         reply,
                     })
                     .await?;
@@ -1361,6 +1367,30 @@ impl Session {
             .as_ref()
             .map(|b| b.table.clone())
             .ok_or_else(|| ErrorBody::new(ErrorCode::NotInLobby, "join, resume or spectate a lobby first"))
+    }
+
+    /// Finds the table of `code` and sends it a command; once more if the table left memory between the two
+    /// (`table/idle.rs`): it is loaded again, so that leaving memory is invisible to the client. A table that
+    /// takes a command answers it, so a command whose answer never came was never served.
+    async fn ask_found<T>(
+        &mut self,
+        code: &str,
+        command: impl Fn(Respond<T>) -> Command,
+    ) -> Result<(TableHandle, T), ErrorBody> {
+        let mut again = true;
+        loop {
+            let table = self.find(code).await?;
+            let (reply, answer) = oneshot::channel();
+            if table.tx.send(command(reply)).await.is_ok()
+                && let Ok(result) = answer.await
+            {
+                return result.map(|answer| (table, answer));
+            }
+            if !again || *self.shared.shutdown.borrow() {
+                return self.ask(&table, command).await.map(|answer| (table, answer));
+            }
+            again = false;
+        }
     }
 
     /// Sends a command to a table and waits for its answer. A table that is gone means the server is shutting

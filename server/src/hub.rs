@@ -1,5 +1,6 @@
-//! The directory of tables: creates lobbies, finds a table by join code (loading a finished one from the
-//! database on demand), and restores every open or playing table at start-up.
+//! The directory of tables: creates lobbies, finds a table by join code (loading one that is out of memory from
+//! the database on demand), restores at start-up every open or playing table that was in memory, and loads the
+//! tables out of memory whose wake-up is due (`table/idle.rs` says when a table leaves memory).
 
 use std::{
     collections::HashMap,
@@ -9,7 +10,8 @@ use std::{
 use protocol::{AbsencePolicy, ErrorBody, ErrorCode};
 use rules::{AnyGame, Seat};
 use serde_json::Value;
-use tokio::sync::{mpsc, watch};
+use std::sync::atomic::Ordering::Relaxed;
+use tokio::sync::{Notify, mpsc, watch};
 use tracing::{debug, error, info, warn};
 
 use crate::{
@@ -28,6 +30,14 @@ use crate::{
 
 /// Commands waiting for one table.
 const TABLE_QUEUE: usize = 64;
+
+/// The sweep of due tables out of memory looks at the database at least this often (clock time), and loads at
+/// most this many at a time.
+const SWEEP_EVERY_MS: u64 = 60_000;
+const SWEEP_BATCH: u32 = 64;
+/// After a due table could not be loaded (another node has it, or it cannot be recovered), the sweep looks again
+/// this much later.
+const RETRY_MISSED_MS: u64 = 1_000;
 
 #[derive(Clone, Debug)]
 pub struct Hub {
@@ -48,6 +58,8 @@ pub struct Hub {
     done: mpsc::Sender<()>,
     /// Cluster mode: this node's leases (see `cluster/`); unset on a single node.
     cluster: Arc<OnceLock<Arc<Cluster>>>,
+    /// Told when a table left memory, so the sweep of due tables looks at its time (see [`Hub::sweep`]).
+    unloaded: Arc<Notify>,
 }
 
 /// Where a table is served (see [`Hub::locate`]).
@@ -96,6 +108,7 @@ impl Hub {
             shutdown,
             done,
             cluster: Arc::default(),
+            unloaded: Arc::default(),
         };
         // Loads the lobbies tables ask for, until the server shuts down (it holds a clone of `done` meanwhile).
         let loader = hub.clone();
@@ -123,7 +136,74 @@ impl Hub {
                 }
             }
         });
+        let sweeper = hub.clone();
+        tokio::spawn(async move { sweeper.sweep().await });
         hub
+    }
+
+    /// Loads the tables out of memory whose next wake-up (a bot's move, a turn timer, a stand-in, an engine
+    /// deadline) or abandonment is due, at their time, until the server shuts down: an idle table keeps its
+    /// timed behaviour while out of memory. In cluster mode every node sweeps; the lease decides which loads it.
+    async fn sweep(&self) {
+        let mut shutdown = self.shutdown.clone();
+        loop {
+            if *shutdown.borrow() {
+                break;
+            }
+            let now = self.clock.now();
+            let mut next = now.saturating_add(SWEEP_EVERY_MS);
+            match self.store.due_unloaded(now, SWEEP_BATCH).await {
+                Ok(codes) => {
+                    let mut missed = false;
+                    for code in &codes {
+                        // Loaded already, and about to clear its mark: not again at once.
+                        if self
+                            .tables
+                            .lock()
+                            .expect("table map lock")
+                            .get(code)
+                            .is_some_and(|h| !h.tx.is_closed())
+                        {
+                            missed = true;
+                            continue;
+                        }
+                        match self.load(code).await {
+                            Ok(_) => {}
+                            Err(LoadError::Elsewhere { .. }) => missed = true,
+                            Err(e) => {
+                                missed = true;
+                                error!(%code, error = %e, "loading a table whose wake-up is due failed");
+                            }
+                        }
+                    }
+                    if codes.len() as u32 == SWEEP_BATCH && !missed {
+                        continue;
+                    }
+                    if missed {
+                        // Not again at once: another node may be loading it, or it cannot be recovered.
+                        next = now.saturating_add(RETRY_MISSED_MS);
+                    } else {
+                        match self.store.next_unloaded_due().await {
+                            Ok(Some(due)) => next = next.min(due),
+                            Ok(None) => {}
+                            Err(e) => warn!(error = %e, "reading the next due table failed"),
+                        }
+                    }
+                }
+                Err(e) => {
+                    warn!(error = %e, "listing the due tables failed");
+                    next = now.saturating_add(RETRY_MISSED_MS);
+                }
+            }
+            let sleep = self.clock.sleep_until(next);
+            tokio::select! {
+                () = sleep => {}
+                () = self.unloaded.notified() => {}
+                changed = shutdown.changed() => if changed.is_err() {
+                    break;
+                },
+            }
+        }
     }
 
     fn deps(&self) -> TableDeps {
@@ -175,32 +255,26 @@ impl Hub {
         let done = self.done.clone();
         let cluster = self.cluster.get().cloned();
         let moved = cluster.as_ref().map(|c| c.watch(&code));
+        let unloaded = self.unloaded.clone();
         tokio::spawn(async move {
             let _done = done;
             let closed_code = code.clone();
             let global = shutdown.clone();
             let watched = moved.clone().flatten();
             let open_tables = tables.clone();
+            let on_close = move || {
+                open_tables.lock().expect("table map lock").remove(&closed_code);
+                // A table out of memory may have a wake-up due before the sweep's next look.
+                unloaded.notify_one();
+            };
             match moved {
                 // Cluster mode with the lease held: the table stops when it loses the lease.
-                Some(Some(moved)) => {
-                    table
-                        .run_leased(rx, shutdown, moved, move || {
-                            open_tables.lock().expect("table map lock").remove(&closed_code);
-                        })
-                        .await
-                }
+                Some(Some(moved)) => table.run_leased(rx, shutdown, moved, on_close).await,
                 // Cluster mode, lease already lost before the task started: it never runs.
                 Some(None) => {
                     drop(rx);
                 }
-                None => {
-                    table
-                        .run(rx, shutdown, move || {
-                            open_tables.lock().expect("table map lock").remove(&closed_code);
-                        })
-                        .await
-                }
+                None => table.run(rx, shutdown, on_close).await,
             }
             // The task is over (closed, unloaded or moved): give the lease up at once, unless the node is
             // stopping (it then releases all its leases in one statement).
@@ -222,9 +296,10 @@ impl Hub {
         handle
     }
 
-    /// Starts a task for every lobby that is open or playing, re-arming their deadlines. A match that cannot be
-    /// recovered is logged and left out; the others still start. In cluster mode, only the tables no live node
-    /// owns (this node claims them).
+    /// Starts a task for every lobby that is open or playing and was in memory when the server stopped,
+    /// re-arming their deadlines (those that had left memory load when asked for or when due: [`Hub::sweep`]). A
+    /// match that cannot be recovered is logged and left out; the others still start. In cluster mode, only the
+    /// tables no live node owns (this node claims them).
     pub async fn restore_all(&self) -> Result<usize, StoreError> {
         let codes = self.store.live_lobby_codes().await?;
         let mut restored = 0;
@@ -272,6 +347,12 @@ impl Hub {
         table.restore_friends(listed, chat);
         if let Some(absence) = self.store.load_absence(code).await? {
             table = table.with_stored_absence(absence);
+        }
+        if let Some(idleness) = self.store.load_idleness(code).await? {
+            if idleness.unloaded {
+                self.metrics.tables_reloaded.fetch_add(1, Relaxed);
+            }
+            table = table.with_stored_idleness(idleness);
         }
         Ok(Some(self.spawn(table)))
     }

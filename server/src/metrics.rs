@@ -65,6 +65,11 @@ pub struct Metrics {
     lobbies_open: AtomicI64,
     matches_playing: AtomicI64,
     matches_finished: AtomicI64,
+    /// Open or playing tables that left memory with nobody connected (`table/idle.rs`), and loaded again.
+    pub tables_unloaded: AtomicU64,
+    pub tables_reloaded: AtomicU64,
+    /// Matches that ended as abandoned.
+    pub matches_abandoned: AtomicU64,
     pub actions_accepted: AtomicU64,
     pub actions_rejected: AtomicU64,
     pub action_latency: Histogram,
@@ -129,7 +134,7 @@ impl Metrics {
         );
         let _ = writeln!(
             out,
-            "# HELP tabletop_matches Lobbies and matches held by this server, by state.\n# TYPE tabletop_matches gauge"
+            "# HELP tabletop_matches Lobbies and matches in this server's memory, by state.\n# TYPE tabletop_matches gauge"
         );
         for (state, gauge) in [
             ("open", &self.lobbies_open),
@@ -142,6 +147,33 @@ impl Metrics {
                 gauge.load(Relaxed)
             );
         }
+        let loaded = [&self.lobbies_open, &self.matches_playing, &self.matches_finished]
+            .iter()
+            .map(|g| g.load(Relaxed))
+            .sum::<i64>();
+        let _ = writeln!(
+            out,
+            "# HELP tabletop_tables_loaded Tables (lobbies and matches) in this server's memory; the others are in \
+             the database only.\n# TYPE tabletop_tables_loaded gauge\ntabletop_tables_loaded {loaded}"
+        );
+        counter(
+            &mut out,
+            "tabletop_tables_unloaded_total",
+            "Open or playing tables that left memory because nobody was connected (IDLE_UNLOAD_SECS).",
+            &self.tables_unloaded,
+        );
+        counter(
+            &mut out,
+            "tabletop_tables_reloaded_total",
+            "Open or playing tables loaded again from the database after leaving memory.",
+            &self.tables_reloaded,
+        );
+        counter(
+            &mut out,
+            "tabletop_matches_abandoned_total",
+            "Matches that ended as abandoned (nobody connected for ABANDON_AFTER_SECS).",
+            &self.matches_abandoned,
+        );
         let _ = writeln!(
             out,
             "# HELP tabletop_actions_total Actions received from seats, by result.\n# TYPE tabletop_actions_total counter"

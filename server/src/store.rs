@@ -214,6 +214,7 @@ macro_rules! on_pool {
 mod admin;
 mod batches;
 mod friends;
+mod idle;
 mod queries;
 mod records;
 mod rows;
@@ -221,6 +222,7 @@ mod rows;
 mod tests;
 
 pub use admin::{AuditEntry, MatchStatus, SeatSummary, TableFilter, TableSummary};
+pub use idle::{StoredIdleness, UNLOADED_FOR_GOOD};
 pub use records::{
     Append, LobbyRecord, LogEntry, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, Setup, Snapshot,
     StartedRematch, StoredAbsence, StoredLobby, StoredMatch,

@@ -10,7 +10,8 @@
 //! This file holds the `Table` struct, the commands and the command loop; the rest of `Table` is in `table/`, one
 //! concern a file: `lobby.rs` (seats, start, the lobby settings' checks), `play.rs` (apply, commit, publish),
 //! `wake.rs` (deadlines, bots, turn timer), `push.rs` (views and pushes, resync on resume), `recover.rs` (from
-//! snapshot plus log, reload), `host.rs`, `chat.rs`, `absence.rs`, `rematch.rs` and `admin.rs`.
+//! snapshot plus log, reload), `idle.rs` (leaving memory when nobody is there, abandonment), `host.rs`, `chat.rs`,
+//! `absence.rs`, `rematch.rs` and `admin.rs`.
 
 use std::{collections::VecDeque, sync::Arc, time::Instant};
 
@@ -38,6 +39,10 @@ pub struct TableSettings {
     pub history: usize,
     /// How long a finished table with nobody connected stays in memory (see [`Table::unload_at`]).
     pub unload_finished_after_ms: u64,
+    /// How long an open or playing table with nobody connected stays in memory (`table/idle.rs`).
+    pub idle_unload_ms: u64,
+    /// How long a playing match with nobody connected waits before it ends as abandoned (`table/idle.rs`).
+    pub abandon_after_ms: u64,
     /// Chat and presence (see `table/chat.rs`).
     pub friends: FriendsSettings,
     /// Every match's seed, for scripted runs (`Config::match_seed`); `None`: a fresh random seed each.
@@ -286,6 +291,8 @@ pub struct Table {
     not_before: Millis,
     /// Since when this finished table has had nobody connected (and no rematch offer open).
     idle_since: Option<Millis>,
+    /// Since when an open or playing table has had nobody connected, as stored; abandonment (`table/idle.rs`).
+    idleness: idle::Idleness,
     /// Chat, presence and the lobby's visibility (see `table/chat.rs`).
     friends: Friends,
     /// The absence policy and when the server stands in for each seat (`table/absence.rs`).
@@ -411,11 +418,26 @@ impl Table {
                     break;
                 }
                 self.note_idleness();
+                self.note_unwatched();
+                if self.idleness_to_store() {
+                    Box::pin(self.sync_idleness()).await;
+                }
                 let now = self.clock.now();
-                let wake = [self.next_wake(now), self.rematch_wake(), self.unload_at()]
-                    .into_iter()
-                    .flatten()
-                    .min();
+                // Before any command: a seat coming back after the abandonment time finds the match abandoned.
+                if self.abandon_at().is_some_and(|at| now >= at) {
+                    Box::pin(self.abandon(now)).await;
+                    continue;
+                }
+                let wake = [
+                    self.next_wake(now),
+                    self.rematch_wake(),
+                    self.unload_at(),
+                    self.abandon_at(),
+                    self.idle_unload_at(now),
+                ]
+                .into_iter()
+                .flatten()
+                .min();
                 // The timer is kept unless the table must wake earlier than it fires: a wake-up before anything
                 // is due does nothing (every wake-up checks what is due), and then the timer is set again. A new
                 // timer per command was a boxed future and a timer registered and removed each time (under load
@@ -447,8 +469,21 @@ impl Table {
                         })
                         .await;
                         // A finished table nobody has looked at for a while leaves memory, unless a request is
-                        // already on its way to it.
-                        if self.unload_at().is_some_and(|at| self.clock.now() >= at) && commands.is_empty() {
+                        // already on its way to it; so does an idle open or playing one (`table/idle.rs`), once
+                        // the database records it.
+                        let now = self.clock.now();
+                        if self.unload_at().is_some_and(|at| now >= at) && commands.is_empty() {
+                            unloaded = true;
+                            break;
+                        }
+                        if self.idle_unload_at(now).is_some_and(|at| now >= at)
+                            && commands.is_empty()
+                            && Box::pin(self.store_unloaded(now)).await
+                            && commands.is_empty()
+                        {
+                            self.metrics
+                                .tables_unloaded
+                                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                             unloaded = true;
                             break;
                         }
@@ -478,7 +513,7 @@ impl Table {
         metrics.phase_change(Some(self.phase), None);
         if self.phase == Phase::Closed || unloaded {
             if unloaded {
-                info!(code = %self.code, "finished table unloaded; it loads again on demand");
+                info!(code = %self.code, phase = ?self.phase, "idle table unloaded; it loads again on demand");
             }
             on_close();
         }
@@ -657,6 +692,7 @@ pub(crate) mod absence;
 mod admin;
 mod chat;
 mod host;
+mod idle;
 mod lobby;
 mod play;
 mod push;

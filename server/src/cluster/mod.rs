@@ -470,11 +470,13 @@ impl Cluster {
         }
     }
 
-    /// Live tables (open or playing) whose lease has expired: their owner is gone.
+    /// Live tables (open or playing) whose lease has expired: their owner is gone. A table that left memory
+    /// (`unloaded_until` set) released its lease on purpose: it is loaded when asked for or when due
+    /// (`Hub`'s sweep), not taken over.
     async fn orphans(&self) -> Result<Vec<String>, StoreError> {
         let rows = sqlx::query(
             "SELECT l.code FROM table_leases l JOIN lobbies b ON b.code = l.code \
-             WHERE l.expires_at <= now() AND b.phase IN ('open', 'playing') LIMIT 64",
+             WHERE l.expires_at <= now() AND b.phase IN ('open', 'playing') AND b.unloaded_until IS NULL LIMIT 64",
         )
         .fetch_all(&self.pool)
         .await

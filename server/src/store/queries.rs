@@ -70,10 +70,14 @@ impl Store {
         })
     }
 
-    /// The codes of lobbies that are open or playing: what must be running after a start.
+    /// The codes of lobbies that are open or playing and were in memory when the server stopped: what must be
+    /// running after a start. Those that had left memory are loaded when asked for or when due
+    /// ([`Store::due_unloaded`]).
     pub async fn live_lobby_codes(&self) -> Result<Vec<String>, StoreError> {
         on_pool!(self, pool => {
-            let rows = sqlx::query("SELECT code FROM lobbies WHERE phase = $1 OR phase = $2 ORDER BY created_at")
+            let rows = sqlx::query(
+                "SELECT code FROM lobbies WHERE (phase = $1 OR phase = $2) AND unloaded_until IS NULL ORDER BY created_at",
+            )
                 .bind(Phase::Open.as_str())
                 .bind(Phase::Playing.as_str())
                 .fetch_all(pool)

@@ -53,6 +53,7 @@ impl Table {
             spectators: self.spectators.len() as u32,
             listed: self.friends.listed,
             absent: self.absence.policy,
+            abandoned: self.idleness.abandoned,
         }
     }
 

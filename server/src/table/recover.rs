@@ -79,6 +79,7 @@ impl Table {
             text_sizes: Default::default(),
             not_before: 0,
             idle_since: None,
+            idleness: Default::default(),
             friends: Friends::new(),
             absence: absence::Absence::new(lobby.seat_count as usize),
             rematch: None,

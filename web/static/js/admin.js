@@ -143,7 +143,7 @@ async function refreshList() {
   }
   const game = h("select", {}, h("option", { value: "", text: "any" }),
     state.games.map((g) => h("option", { value: g.id, text: g.name, selected: g.id === f.game })));
-  const status = h("select", {}, ["", "open", "playing", "finished", "aborted", "closed"].map((s) =>
+  const status = h("select", {}, ["", "open", "playing", "finished", "aborted", "abandoned", "closed"].map((s) =>
     h("option", { value: s, text: s || "any", selected: s === f.status })));
   const player = h("input", { type: "search", value: f.player });
   const from = h("input", { type: "datetime-local", value: f.from });
