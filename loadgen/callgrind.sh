@@ -27,7 +27,7 @@ measure() {
   local seconds=$1 db="callgrind_$$_$1"
   psql -q "$PG" -c "CREATE DATABASE $db"
   BIND=127.0.0.1:$PORT DATABASE_URL="${PG%/*}/$db" RUST_LOG=warn MAX_CONNECTIONS=5000 MAX_CONNECTIONS_PER_IP=5000 \
-    MAX_LOBBIES_PER_IP=1000000000 RATE_LIMIT_PER_SEC=1000000000 RATE_LIMIT_BURST=1000000000 \
+    MAX_LOBBIES_PER_IP=1000000000 RATE_LIMIT_PER_SEC=1000000000 RATE_LIMIT_BURST=1000000000 CODE_GUESSES_PER_IP_BURST=1000000000 CODE_GUESSES_BURST=1000000000 \
     valgrind --tool=callgrind ${VALGRIND_ARGS:-} --callgrind-out-file="$OUT_DIR/callgrind.$seconds.out" "$SERVER" \
     > "$OUT_DIR/server.$seconds.log" 2> "$OUT_DIR/valgrind.$seconds.log" &
   local server=$!

@@ -82,7 +82,7 @@ start_node() {
   local i="$1" id="$2"
   BIND="127.0.0.1:$((port0 + i))" DATABASE_URL="${pg%/*}/$db" CLUSTER=true NODE_ID="$id" NATS_URL="$nats" \
     CLUSTER_SECRET="$secret" RATE_LIMIT_PER_SEC=1000 RATE_LIMIT_BURST=2000 MAX_CONNECTIONS=100000 \
-    MAX_CONNECTIONS_PER_IP=100000 MAX_LOBBIES_PER_IP=100000 RUST_LOG=warn \
+    MAX_CONNECTIONS_PER_IP=100000 MAX_LOBBIES_PER_IP=100000 CODE_GUESSES_PER_IP_BURST=100000 CODE_GUESSES_BURST=100000 RUST_LOG=warn \
     "$server" >>"$logs/node-$i.log" 2>&1 &
   pids[i]=$!
   ids[i]="$id"

@@ -31,7 +31,7 @@ run() {
   report=$(mktemp)
   psql -q "$PG" -c "CREATE DATABASE $db"
   BIND=127.0.0.1:$PORT DATABASE_URL="${PG%/*}/$db" RUST_LOG=warn MAX_CONNECTIONS=5000 MAX_CONNECTIONS_PER_IP=5000 \
-    MAX_LOBBIES_PER_IP=1000000000 RATE_LIMIT_PER_SEC=1000000000 RATE_LIMIT_BURST=1000000000 "$server" > /dev/null 2>&1 &
+    MAX_LOBBIES_PER_IP=1000000000 RATE_LIMIT_PER_SEC=1000000000 RATE_LIMIT_BURST=1000000000 CODE_GUESSES_PER_IP_BURST=1000000000 CODE_GUESSES_BURST=1000000000 "$server" > /dev/null 2>&1 &
   local pid=$!
   for _ in $(seq 60); do curl -sf "http://127.0.0.1:$PORT/healthz" > /dev/null && break; sleep 0.5; done
   # shellcheck disable=SC2086

@@ -997,6 +997,9 @@ async fn start_server(opts: &Options, database_url: &str, max_connections: usize
         .env("MAX_LOBBIES_PER_IP", "1000000000")
         .env("RATE_LIMIT_PER_SEC", "1000000000")
         .env("RATE_LIMIT_BURST", "1000000000")
+        // Every lobby is joined by its code from this one address at once: each join holds a look-up.
+        .env("CODE_GUESSES_PER_IP_BURST", "1000000000")
+        .env("CODE_GUESSES_BURST", "1000000000")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .kill_on_drop(true);
