@@ -360,13 +360,17 @@ async function peekLobby(code) {
     await app.conn.request("leave").catch(() => {});
     if (app.peek !== peek) return;
     const host = lobby?.seats.find((s) => s.seat === lobby.host)?.occupant;
-    app.peek = lobby ? { code, phase: lobby.phase, game: lobby.game, host: host?.name || null } : null;
+    // A lobby that could not be seen is offered as it is (`unseen`: the form, and the join says what is wrong).
+    app.peek = lobby ? { code, phase: lobby.phase, game: lobby.game, host: host?.name || null } : { code, unseen: true };
   } catch (e) {
     if (app.peek !== peek) return;
-    app.peek = e instanceof ServerError && e.code === "unknown_lobby" ? { code, missing: true } : null;
-    if (e instanceof ServerError && e.code === "connection_lost") app.peek = null;
+    const lost = e instanceof ServerError && e.code === "connection_lost";
+    const elsewhere = e instanceof ServerError && servedElsewhere(e);
+    if (e instanceof ServerError && e.code === "unknown_lobby") app.peek = { code, missing: true };
+    // Looked at again from the next connection (`onReady`); any other refusal offers the form as it is.
+    else app.peek = lost || elsewhere ? null : { code, unseen: true };
     // Another server serves the lobby now: look again from there.
-    if (e instanceof ServerError && servedElsewhere(e)) reconnectElsewhere(e);
+    if (elsewhere) reconnectElsewhere(e);
   } finally {
     if (early.state && early.state.code === code) early.state = null;
     if (early.lobby && early.lobby.code === code) early.lobby = null;

@@ -425,9 +425,11 @@ export function renderHome(app) {
 
 export function renderJoin(app, code, peek = null) {
   const own = h("p", {}, h("a", { href: "#", onclick: () => (location.hash = "") }, t("state.join.own_game")));
-  // The link's lobby was looked at first (app.js `peekLobby`): a started, finished or unknown game says so before
-  // the form, and a started or finished one offers to watch instead.
-  if (peek && peek.code === code && peek.checking) {
+  // The link's lobby is looked at first (app.js `peekLobby`): a started, finished or unknown game says so before
+  // the form, and a started or finished one offers to watch instead. Until the look has ended (no connection yet,
+  // or the answer on its way) the page says it is checking: a form drawn before would be taken away under the
+  // player's fingers when the look starts.
+  if (!peek || peek.code !== code || peek.checking) {
     return h(
       "section",
       { class: "panel join-only", "aria-labelledby": "join-h", "aria-busy": "true" },
