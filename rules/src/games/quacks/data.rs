@@ -142,8 +142,9 @@ pub const STARTING_BAG: [(Chip, u8); 5] = [
     (GREEN_1, 1),
 ];
 
-/// Every chip in the box (set 1 plus the black, orange and white chips), by kind: the shared supply before the
-/// starting bags are filled. Chips that run out cannot be bought or gained.
+/// Every chip in play (set 1 plus the black, orange and white chips), by kind: the shared supply before the
+/// starting bags are filled. Chips that run out cannot be bought or gained. 216 chips: the box holds these and 3
+/// spare chips that replace lost ones and are not in play (docs/rules/quacks.md, "Supply and spares").
 pub const SUPPLY: [(Chip, u8); 18] = [
     (WHITE_1, 20),
     (WHITE_2, 8),

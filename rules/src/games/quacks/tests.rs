@@ -233,6 +233,7 @@ fn rat_tails_between_scores() {
 #[test]
 fn components_match_the_box() {
     let total: u32 = SUPPLY.iter().map(|(_, n)| u32::from(*n)).sum();
+    // The box's 219 chips less its 3 spares (docs/rules/quacks.md, "Supply and spares").
     assert_eq!(total, 216);
     assert_eq!(STARTING_BAG.iter().map(|(_, n)| u32::from(*n)).sum::<u32>(), 9);
     assert_eq!(FORTUNE_DECK.len(), 24);
