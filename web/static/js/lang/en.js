@@ -1101,6 +1101,8 @@ export default {
   "hickory_dickory.head.hand_mouse.them": "{who}: the {mouse} on the minute hand stays or hops off",
   "hickory_dickory.head.inner_ring.you": "Your mice wait at {n}: each steps out to work here (click the number) or boards the minute hand (click the centre)",
   "hickory_dickory.head.inner_ring.them": "{who}: mice at {n} step out or board",
+  "hickory_dickory.head.inner_ring_paw.you": "A cat paw blocks {n}: your mice waiting there cannot stay, so each boards the minute hand (click the centre)",
+  "hickory_dickory.head.inner_ring_paw.them": "{who}: mice at {n} must board the hand (a cat paw blocks it)",
   "hickory_dickory.head.scurry.you": "Your scurrier may run on: click the number where it stops",
   "hickory_dickory.head.scurry.them": "{who}: the scurrier may run on",
   "hickory_dickory.head.act.you": "Your {mouse} works at {n}: use its token, play favours, or finish",

@@ -1102,6 +1102,8 @@ export default {
   "hickory_dickory.head.hand_mouse.them": "{who}: el {mouse} del minutero se queda o se baja",
   "hickory_dickory.head.inner_ring.you": "Tus ratones esperan en el {n}: cada uno sale a actuar (pulsa el número) o sube al minutero (pulsa el centro)",
   "hickory_dickory.head.inner_ring.them": "{who}: los ratones del {n} salen o suben",
+  "hickory_dickory.head.inner_ring_paw.you": "La zarpa del gato bloquea el {n}: tus ratones que esperan allí no pueden quedarse, cada uno sube al minutero (pulsa el centro)",
+  "hickory_dickory.head.inner_ring_paw.them": "{who}: los ratones del {n} deben subir al minutero (la zarpa del gato lo bloquea)",
   "hickory_dickory.head.scurry.you": "Tu corredor puede seguir: pulsa el número donde se para",
   "hickory_dickory.head.scurry.them": "{who}: el corredor puede seguir",
   "hickory_dickory.head.act.you": "Tu {mouse} actúa en el {n}: usa su ficha, juega favores o termina",

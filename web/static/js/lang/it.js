@@ -1102,6 +1102,8 @@ export default {
   "hickory_dickory.head.hand_mouse.them": "{who}: il {mouse} sulla lancetta resta o scende",
   "hickory_dickory.head.inner_ring.you": "I tuoi topi aspettano al {n}: ognuno esce ad agire (clicca il numero) o sale sulla lancetta (clicca il centro)",
   "hickory_dickory.head.inner_ring.them": "{who}: i topi al {n} escono o salgono",
+  "hickory_dickory.head.inner_ring_paw.you": "La zampa del gatto blocca il {n}: i tuoi topi che aspettano lì non possono restare, ognuno sale sulla lancetta (clicca il centro)",
+  "hickory_dickory.head.inner_ring_paw.them": "{who}: i topi al {n} devono salire sulla lancetta (la zampa del gatto lo blocca)",
   "hickory_dickory.head.scurry.you": "Il tuo corridore può correre avanti: clicca il numero dove si ferma",
   "hickory_dickory.head.scurry.them": "{who}: il corridore può correre avanti",
   "hickory_dickory.head.act.you": "Il tuo {mouse} agisce al {n}: usa il segnalino, gioca favori o finisci",

@@ -1103,6 +1103,8 @@ export default {
   "hickory_dickory.head.hand_mouse.them": "{who}: {mouse} na wskazówce zostaje albo zeskakuje",
   "hickory_dickory.head.inner_ring.you": "Twoje myszy czekają przy {n}: każda wychodzi do pracy (kliknij liczbę) albo wsiada na wskazówkę (kliknij środek)",
   "hickory_dickory.head.inner_ring.them": "{who}: myszy przy {n} wychodzą albo wsiadają",
+  "hickory_dickory.head.inner_ring_paw.you": "Łapa kota blokuje {n}: twoje myszy nie mogą tam czekać, każda wsiada na wskazówkę (kliknij środek)",
+  "hickory_dickory.head.inner_ring_paw.them": "{who}: myszy przy {n} muszą wsiąść na wskazówkę (łapa kota blokuje tę liczbę)",
   "hickory_dickory.head.scurry.you": "Twój biegacz może biec dalej: kliknij liczbę, na której stanie",
   "hickory_dickory.head.scurry.them": "{who}: biegacz może biec dalej",
   "hickory_dickory.head.act.you": "Twój {mouse} działa przy {n}: użyj żetonu, zagraj przysługi albo zakończ",

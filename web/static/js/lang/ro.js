@@ -1102,6 +1102,8 @@ export default {
   "hickory_dickory.head.hand_mouse.them": "{who}: {mouse} de pe minutar rămâne sau sare jos",
   "hickory_dickory.head.inner_ring.you": "Șoarecii tăi așteaptă la {n}: fiecare iese să lucreze (apasă numărul) sau urcă pe minutar (apasă centrul)",
   "hickory_dickory.head.inner_ring.them": "{who}: șoarecii de la {n} ies sau urcă",
+  "hickory_dickory.head.inner_ring_paw.you": "Laba pisicii blochează {n}: șoarecii tăi care așteaptă acolo nu pot rămâne, fiecare urcă pe minutar (apasă centrul)",
+  "hickory_dickory.head.inner_ring_paw.them": "{who}: șoarecii de la {n} trebuie să urce pe minutar (laba pisicii blochează numărul)",
   "hickory_dickory.head.scurry.you": "Alergătorul tău poate alerga mai departe: apasă numărul unde se oprește",
   "hickory_dickory.head.scurry.them": "{who}: alergătorul poate alerga mai departe",
   "hickory_dickory.head.act.you": "{mouse} tău lucrează la {n}: folosește jetonul, joacă favoruri sau termină",
