@@ -1174,7 +1174,7 @@ export default {
   "hickory_dickory.rules.deliver.hunt": "Delivered pieces then fill spaces of your hunt board that ask for their colour or item; each full row or column is worth 5 points at the end.",
   "hickory_dickory.rules.favours.title": "Favour cards",
   "hickory_dickory.rules.round.title": "The end of an hour",
-  "hickory_dickory.rules.round.text": "After the tick at 12 the hour hand moves on, priority passes to the left, mice on the outer ring step down to the inner ring, two cat paws block numbers for the next hour, and empty spaces get new tiles.",
+  "hickory_dickory.rules.round.text": "After the tick at 12 the hour hand moves on, priority passes to the left, mice on the outer ring step down to the inner ring, two cat paws block numbers for the next hour (no mouse goes there; mice waiting there must board the hand), and empty spaces get new tiles.",
   "hickory_dickory.rules.end.title": "Midnight",
   "hickory_dickory.rules.end.text": "At midnight hunt-board lines score 5 each, and the tiles left on your cards plus your favour cards in hand score once more as one group, like a delivery. Most points wins; a tie goes to the most hunt-board spaces.",
   // ---- end hickory_dickory ----

@@ -1176,7 +1176,7 @@ export default {
   "hickory_dickory.rules.deliver.hunt": "Dostarczone elementy wypełniają pola planszy łowów, które chcą ich koloru lub przedmiotu; każdy pełny rząd lub kolumna jest wart 5 punktów na koniec.",
   "hickory_dickory.rules.favours.title": "Karty przysług",
   "hickory_dickory.rules.round.title": "Koniec godziny",
-  "hickory_dickory.rules.round.text": "Po tyknięciu na 12 wskazówka godzinowa idzie dalej, pierwszeństwo przechodzi w lewo, myszy z zewnętrznego kręgu schodzą na wewnętrzny, dwie łapy kota blokują liczby na następną godzinę, a puste pola dostają nowe płytki.",
+  "hickory_dickory.rules.round.text": "Po tyknięciu na 12 wskazówka godzinowa idzie dalej, pierwszeństwo przechodzi w lewo, myszy z zewnętrznego kręgu schodzą na wewnętrzny, dwie łapy kota blokują liczby na następną godzinę (żadna mysz tam nie idzie; myszy, które tam czekają, muszą wsiąść na wskazówkę), a puste pola dostają nowe płytki.",
   "hickory_dickory.rules.end.title": "Północ",
   "hickory_dickory.rules.end.text": "O północy każda linia planszy łowów daje 5 punktów, a płytki na kartach i karty przysług na ręce punktują jeszcze raz jako jedna grupa, jak dostawa. Wygrywa najwięcej punktów; przy remisie najwięcej pól planszy łowów.",
   // ---- end hickory_dickory ----

@@ -1175,7 +1175,7 @@ export default {
   "hickory_dickory.rules.deliver.hunt": "Piesele livrate umplu apoi spațiile tablei de vânătoare care cer culoarea sau obiectul lor; fiecare rând sau coloană plină valorează 5 puncte la final.",
   "hickory_dickory.rules.favours.title": "Cărțile de favoare",
   "hickory_dickory.rules.round.title": "Sfârșitul unei ore",
-  "hickory_dickory.rules.round.text": "După bătaia de la 12 ora avansează, prioritatea trece la stânga, șoarecii din cercul exterior coboară în cel interior, două labe de pisică blochează numere pentru ora următoare, iar spațiile goale primesc piese noi.",
+  "hickory_dickory.rules.round.text": "După bătaia de la 12 ora avansează, prioritatea trece la stânga, șoarecii din cercul exterior coboară în cel interior, două labe de pisică blochează numere pentru ora următoare (niciun șoarece nu merge acolo; cei care așteaptă acolo trebuie să urce pe minutar), iar spațiile goale primesc piese noi.",
   "hickory_dickory.rules.end.title": "Miezul nopții",
   "hickory_dickory.rules.end.text": "La miezul nopții fiecare linie a tablei de vânătoare aduce 5 puncte, iar piesele rămase pe cărți și cărțile de favoare din mână punctează încă o dată ca un singur grup, ca o livrare. Câștigă cele mai multe puncte; la egalitate, cele mai multe spații de vânătoare.",
   // ---- end hickory_dickory ----
