@@ -62,7 +62,8 @@ pub fn blockers(players: u8) -> &'static [Blocker] {
 pub enum ActionKind {
     /// Your scaler climbs [`CLIMB_TOKEN_LINKS`] links of the chain.
     Climb,
-    /// Deliver every item and wild on this mouse's card to Lord Cuckoo (relics stay on the card).
+    /// Deliver items and wilds of this mouse's card to Lord Cuckoo, some or all as its owner chooses (rules version
+    /// 1: all of them); relics stay on the card.
     Delivery,
     /// Lord Cuckoo's door at 12: a delivery in which relics may be handed over too.
     CuckooDoor,
@@ -109,8 +110,8 @@ pub const MOON_TOKENS: [ActionKind; 4] = [
     ActionKind::Favour,
 ];
 
-/// The cat die (a d10, faces 1-10) and the paws placed with it at the end of each round. A paw covers the action
-/// token of its number until the next round ends. GAPS 000 Q14, Q15.
+/// The cat die (a d10, faces 1-10) and the paws placed with it at the end of each round. A paw blocks its number
+/// until the next round ends (rules version 1: it covered only the action token). GAPS 000 Q14, Q15.
 pub const CAT_DIE_FACES: u8 = 10;
 pub const CAT_PAWS: usize = 2;
 
@@ -187,19 +188,33 @@ pub enum TileKind {
     Relic,
 }
 
-/// Copies of each colour-and-item tile in the bag.
+/// Copies of each colour-and-item tile in the bag (every colour-and-item three times: 75 items).
 pub const COPIES_PER_ITEM: u8 = 3;
 pub const ITEM_TILES: u8 = 5 * 5 * COPIES_PER_ITEM;
 pub const RELICS: u8 = 3;
 /// The wild tokens placed on Itzy's web (seed: 10).
 pub const WILDS: u8 = 10;
-pub const TILE_COUNT: u8 = ITEM_TILES + RELICS + WILDS;
+/// The tiles of rules versions 1 and 2: 75 items, 3 relics, 10 wilds (88).
+pub const TILE_COUNT_V2: u8 = ITEM_TILES + RELICS + WILDS;
+/// The five item tiles the published game has beyond the 75 (published: 93 tiles, 3 relics and 10 wilds among
+/// them, so 80 items), in play from rules version 3. Which five the box holds is not public; these are one of each
+/// colour and one of each item, so that every colour and every item is on 16 tiles (design: GAPS 000 Q10).
+pub const EXTRA_ITEMS: [(Colour, Item); 5] = [
+    (Colour::Red, Item::Acorn),
+    (Colour::Yellow, Item::Berry),
+    (Colour::Green, Item::Button),
+    (Colour::Blue, Item::Thimble),
+    (Colour::Purple, Item::Key),
+];
+/// The published tile set (rules version 3): 93.
+pub const TILE_COUNT: u8 = TILE_COUNT_V2 + EXTRA_ITEMS.len() as u8;
 /// Item spaces of Itzy's web, filled from the bag at setup (seed: "draw four random tiles").
 pub const WEB_MARKET_SPACES: usize = 4;
 /// Tiles a mouse gives to Itzy for one wild.
 pub const WILD_PRICE: usize = 2;
 
-/// A tile's identity: 0..75 items (colour-major, then item, then copy), then the relics, then the wilds.
+/// A tile's identity: 0..75 items (colour-major, then item, then copy), then the relics, then the wilds (these 88
+/// are the tiles of rules versions 1 and 2), then the [`EXTRA_ITEMS`] of rules version 3.
 pub type TileId = u8;
 
 pub fn tile_kind(id: TileId) -> TileKind {
@@ -212,17 +227,30 @@ pub fn tile_kind(id: TileId) -> TileKind {
         }
     } else if id < ITEM_TILES + RELICS {
         TileKind::Relic
-    } else {
+    } else if id < TILE_COUNT_V2 {
         TileKind::Wild
+    } else {
+        let (colour, item) = EXTRA_ITEMS[(id - TILE_COUNT_V2) as usize];
+        TileKind::Item { colour, item }
     }
 }
 
-/// The tiles that start in the bag (items and relics) and on Itzy's web (wilds).
-pub fn bag_tiles() -> impl Iterator<Item = TileId> {
-    0..ITEM_TILES + RELICS
+/// The number of tiles a match of `rules_version` plays with: the published 93 from version 3, 88 before.
+pub fn tile_count(rules_version: u32) -> u8 {
+    if rules_version >= 3 {
+        TILE_COUNT
+    } else {
+        TILE_COUNT_V2
+    }
 }
+
+/// The tiles that start in the bag (items and relics) in a match of `rules_version`.
+pub fn bag_tiles(rules_version: u32) -> impl Iterator<Item = TileId> {
+    (0..ITEM_TILES + RELICS).chain(TILE_COUNT_V2..tile_count(rules_version))
+}
+/// The tiles that start on Itzy's web (the wilds).
 pub fn wild_tiles() -> impl Iterator<Item = TileId> {
-    ITEM_TILES + RELICS..TILE_COUNT
+    ITEM_TILES + RELICS..TILE_COUNT_V2
 }
 
 // ---------------------------------------------------------------------------------------------------------------

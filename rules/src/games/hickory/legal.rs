@@ -54,9 +54,13 @@ impl Hickory {
             }
             Decision::InnerRing(s, here) => {
                 let free = self.hand_free();
+                // Rules version 3: under a cat paw the outer ring is closed, so boarding is the only way off.
+                let blocked = self.blocked(here);
                 for m in &self.player(s).mice {
                     if m.loc == Loc::Inner(here) {
-                        out.push(A::StepOut { mouse: m.kind });
+                        if !blocked {
+                            out.push(A::StepOut { mouse: m.kind });
+                        }
                         // Rules version 2: boarding a full hand bumps its front mice off.
                         if self.v2() || m.kind.hand_places() <= free {
                             out.push(A::Board { mouse: m.kind });
@@ -217,6 +221,9 @@ impl Hickory {
             A::Place { .. } => "that mouse is already placed, or there is no such space",
             A::Board { .. } => {
                 "that mouse is not on this inner-ring space, or the minute hand has no room for it"
+            }
+            A::StepOut { .. } if self.blocked(self.minute) => {
+                "a cat paw blocks this number: its mice cannot step out, they must board the minute hand"
             }
             A::StepOut { .. } => "that mouse is not on this inner-ring space",
             A::Scurry { .. } => "the scurrier runs on 0, 1 or 2 numbers",

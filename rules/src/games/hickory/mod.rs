@@ -69,7 +69,7 @@ pub enum StartSpaces {
 }
 
 /// The rules version this engine plays for new matches, and the oldest one it still replays.
-pub const RULES_VERSION: u32 = 2;
+pub const RULES_VERSION: u32 = 3;
 pub const OLDEST_RULES_VERSION: u32 = 1;
 
 fn rules_v1() -> u32 {
@@ -454,8 +454,9 @@ pub enum HickoryEvent {
         seat: Seat,
         mouse: MouseKind,
     },
-    /// A boarding mouse found the minute hand full: the mouse at the front fell off, onto the outer ring at
-    /// `number` (rules version 2).
+    /// A boarding mouse found the minute hand full: the mouse at the front fell off at `number` (rules version
+    /// 2), onto the outer ring there; where a cat paw blocks `number` (rules version 3), onto the inner ring at the
+    /// next number instead, to wait there.
     Bumped {
         seat: Seat,
         mouse: MouseKind,
@@ -690,10 +691,17 @@ impl Hickory {
             Phase::Placement { order, next } => order.get(*next).map(|s| Decision::Place(*s)),
             Phase::Play { pending: Some(p) } => Some(Decision::Pending(p.clone())),
             Phase::Play { pending: None } => {
-                if !self.tick_open || !self.bumped.is_empty() || self.blocked(self.minute) {
+                if !self.tick_open || !self.bumped.is_empty() {
                     return None;
                 }
-                if let Some(m) = self.hand.iter().find(|m| !self.resolved.contains(m)) {
+                // At a number a cat paw blocks, the hand's mice cannot hop off (nothing to ask), and the mice
+                // waiting on its inner ring must board (rules version 3: "mice cannot stay on the inner ring";
+                // version 2 left them waiting there).
+                let blocked = self.blocked(self.minute);
+                if blocked && !self.v3() {
+                    return None;
+                }
+                if !blocked && let Some(m) = self.hand.iter().find(|m| !self.resolved.contains(m)) {
                     return Some(Decision::HandMouse(*m));
                 }
                 let here = self.minute;
@@ -756,7 +764,7 @@ impl Hickory {
 }
 
 impl Hickory {
-    /// Sets up a match that plays by `rules_version` (1 or 2).
+    /// Sets up a match that plays by `rules_version` (1 to 3).
     fn setup(config: &HickoryConfig, players: u8, seed: u64, rules_version: u32) -> Result<Self, SetupError> {
         Self::info().check_players(players)?;
         let mut rng = Rng::from_seed(seed);
@@ -832,7 +840,7 @@ impl Hickory {
             spaces,
             hand: vec![],
             resolved: vec![],
-            bag: bag_tiles().collect(),
+            bag: bag_tiles(rules_version).collect(),
             pantry: vec![],
             web_wilds: wild_tiles().collect(),
             web_market: vec![],
@@ -877,6 +885,17 @@ impl Hickory {
     /// ring at 12, one-tile searches, relics that stay with Lord Cuckoo).
     fn v2(&self) -> bool {
         self.rules_version >= 2
+    }
+
+    /// Whether this match plays by rules version 3 or later (mice waiting at a number a cat paw blocks board the
+    /// minute hand; the published 93 tiles).
+    fn v3(&self) -> bool {
+        self.rules_version >= 3
+    }
+
+    /// The number of tiles this match plays with.
+    pub fn tile_count(&self) -> u8 {
+        tile_count(self.rules_version)
     }
 }
 

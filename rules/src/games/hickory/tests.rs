@@ -11,7 +11,7 @@ fn check_invariants(g: &Hickory) {
     all.sort_unstable();
     assert_eq!(
         all,
-        (0..TILE_COUNT).collect::<Vec<_>>(),
+        (0..g.tile_count()).collect::<Vec<_>>(),
         "tiles lost or duplicated"
     );
     let mut favours = g.all_favour_locations();
@@ -241,9 +241,14 @@ fn table(players: u8, minute: u8) -> Hickory {
     table_at(players, minute, 1)
 }
 
-/// [`table`] under the current rules version.
+/// [`table`] under rules version 2.
 fn table_v2(players: u8, minute: u8) -> Hickory {
-    table_at(players, minute, RULES_VERSION)
+    table_at(players, minute, 2)
+}
+
+/// [`table`] under rules version 3.
+fn table_v3(players: u8, minute: u8) -> Hickory {
+    table_at(players, minute, 3)
 }
 
 fn table_at(players: u8, minute: u8, version: u32) -> Hickory {
@@ -393,12 +398,12 @@ fn setup_follows_the_seed_and_the_design() {
 fn check_invariants_setup(g: &Hickory) {
     let mut all = g.all_tile_locations();
     all.sort_unstable();
-    assert_eq!(all, (0..TILE_COUNT).collect::<Vec<_>>());
+    assert_eq!(all, (0..g.tile_count()).collect::<Vec<_>>());
 }
 
 #[test]
 fn the_data_tables_are_consistent() {
-    assert_eq!(TILE_COUNT, 88);
+    assert_eq!((TILE_COUNT_V2, TILE_COUNT), (88, 93));
     assert_eq!(
         NUMBERED_TOKENS.len() + SUN_TOKENS.len() + MOON_TOKENS.len(),
         NUMBERS as usize
@@ -436,7 +441,7 @@ fn the_data_tables_are_consistent() {
         MISSIONS.iter().all(|m| m.points == 5 || m.points == 7),
         "published: missions score 5 or 7"
     );
-    for id in 0..TILE_COUNT {
+    for id in 0..TILE_COUNT_V2 {
         let expected = if id < ITEM_TILES {
             "item"
         } else if id < ITEM_TILES + RELICS {
@@ -1447,17 +1452,39 @@ fn a_wild_with_no_free_hunt_space_goes_back_to_itzys_web() {
 // ---------------------------------------------------------------------------------------------------------------
 // Rules version 2 (issue 25 points 1-5), each next to what version 1 still does.
 
+/// A full minute hand at 2 players (seat 1's spotter at the front, then its scurrier, seat 0's spotter and scurrier)
+/// and seat 0's scavenger waiting on the inner ring at `number`.
+fn full_hand_and_a_scavenger_waiting_at(g: &mut Hickory, number: u8) {
+    use MouseKind::*;
+    assert_eq!(g.hand_capacity(), 4);
+    at(g, 1, Spotter, Loc::Hand);
+    at(g, 1, Scurrier, Loc::Hand);
+    at(g, 0, Spotter, Loc::Hand);
+    at(g, 0, Scurrier, Loc::Hand);
+    at(g, 0, Scavenger, Loc::Inner(number));
+}
+
+/// The mice that `events` say were bumped off the hand at `number`.
+fn bumped_at(events: &[HickoryEvent], number: u8) -> Vec<(Seat, MouseKind)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            HickoryEvent::Bumped {
+                seat,
+                mouse,
+                number: n,
+            } if *n == number => Some((*seat, *mouse)),
+            _ => None,
+        })
+        .collect()
+}
+
 #[test]
 fn v2_boarding_a_full_hand_bumps_the_front_mouse_onto_the_outer_ring() {
     use HickoryAction as A;
     use MouseKind::*;
     let mut g = table_v2(2, 8);
-    assert_eq!(g.hand_capacity(), 4);
-    at(&mut g, 1, Spotter, Loc::Hand);
-    at(&mut g, 1, Scurrier, Loc::Hand);
-    at(&mut g, 0, Spotter, Loc::Hand);
-    at(&mut g, 0, Scurrier, Loc::Hand);
-    at(&mut g, 0, Scavenger, Loc::Inner(9));
+    full_hand_and_a_scavenger_waiting_at(&mut g, 9);
     let tile_at_9 = g.space(9).tile.expect("a tile at 9");
     start(&mut g);
     for _ in 0..4 {
@@ -1470,18 +1497,7 @@ fn v2_boarding_a_full_hand_bumps_the_front_mouse_onto_the_outer_ring() {
     assert!(g.legal_actions(Seat(0)).contains(&A::Board { mouse: Scavenger }));
     // The scavenger takes two places: the front mouse (seat 1's spotter) and the next (seat 1's scurrier) fall off.
     let ev = play(&mut g, 0, A::Board { mouse: Scavenger });
-    let bumped: Vec<(Seat, MouseKind)> = ev
-        .iter()
-        .filter_map(|e| match e {
-            HickoryEvent::Bumped {
-                seat,
-                mouse,
-                number: 9,
-            } => Some((*seat, *mouse)),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(bumped, vec![(Seat(1), Spotter), (Seat(1), Scurrier)]);
+    assert_eq!(bumped_at(&ev, 9), vec![(Seat(1), Spotter), (Seat(1), Scurrier)]);
     assert_eq!(
         g.hand,
         vec![mref(0, Spotter), mref(0, Scurrier), mref(0, Scavenger)]
@@ -1516,7 +1532,7 @@ fn v2_boarding_a_full_hand_bumps_the_front_mouse_onto_the_outer_ring() {
 fn v2_a_paw_blocks_its_number_and_v1_only_covers_the_token() {
     use HickoryAction as A;
     use MouseKind::*;
-    for version in [1, RULES_VERSION] {
+    for version in [1, 2] {
         let mut g = table_at(2, 3, version);
         g.paws = vec![4, 9];
         at(&mut g, 0, Spotter, Loc::Inner(4));
@@ -1635,7 +1651,7 @@ fn v2_the_basic_game_starts_on_the_printed_start_spaces() {
 fn v2_no_inner_ring_at_12_and_relics_stay_with_lord_cuckoo_and_searches_yield_one() {
     use HickoryAction as A;
     use MouseKind::*;
-    for version in [1, RULES_VERSION] {
+    for version in [1, 2, 3] {
         let mut g = table_at(2, 11, version);
         let relic = relic_tile(0);
         give(&mut g, 0, Scurrier, &[relic]);
@@ -1685,6 +1701,143 @@ fn v2_no_inner_ring_at_12_and_relics_stay_with_lord_cuckoo_and_searches_yield_on
             .any(|e| matches!(e, HickoryEvent::SearchDrawn { tiles, .. } if tiles.len() == 1))
     );
     assert_eq!(g.mouse(mref(1, Scurrier)).tiles.len(), before + 1);
+}
+
+#[test]
+fn v3_plays_the_published_93_tiles_and_older_versions_keep_88() {
+    for (version, count) in [(1, 88), (2, 88), (3, 93)] {
+        for players in MIN_PLAYERS..=MAX_PLAYERS {
+            let g = Hickory::new_at(&HickoryConfig::default(), players, 7, version).unwrap();
+            assert_eq!(g.tile_count(), count, "version {version}");
+            check_invariants(&g);
+            let kinds: Vec<TileKind> = g.all_tile_locations().into_iter().map(tile_kind).collect();
+            assert_eq!(kinds.len(), count as usize);
+            let relics = kinds.iter().filter(|k| **k == TileKind::Relic).count();
+            let wilds = kinds.iter().filter(|k| **k == TileKind::Wild).count();
+            assert_eq!(
+                (relics, wilds),
+                (3, 10),
+                "published: 3 golden relics and 10 wilds"
+            );
+            if version < 3 {
+                continue;
+            }
+            // 80 items: every colour and every item on 16 tiles, each colour-and-item three or four times.
+            let items = |colour: Option<Colour>, item: Option<Item>| {
+                kinds
+                    .iter()
+                    .filter(|k| match k {
+                        TileKind::Item { colour: c, item: i } => {
+                            colour.is_none_or(|x| x == *c) && item.is_none_or(|x| x == *i)
+                        }
+                        _ => false,
+                    })
+                    .count()
+            };
+            assert_eq!(items(None, None), 80);
+            for c in COLOURS {
+                assert_eq!(items(Some(c), None), 16, "{c:?}");
+            }
+            for i in ITEMS {
+                assert_eq!(items(None, Some(i)), 16, "{i:?}");
+                for c in COLOURS {
+                    let n = items(Some(c), Some(i));
+                    assert!(n == 3 || n == 4, "{c:?} {i:?}: {n}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn v3_mice_waiting_under_a_cat_paw_must_board_the_minute_hand() {
+    use HickoryAction as A;
+    use MouseKind::*;
+    let mut g = table_v3(2, 3);
+    g.paws = vec![4, 9];
+    at(&mut g, 0, Spotter, Loc::Inner(4));
+    at(&mut g, 1, Scurrier, Loc::Inner(4));
+    at(&mut g, 0, Scurrier, Loc::Hand);
+    let tile_at_4 = g.space(4).tile;
+    start(&mut g);
+    // Nobody goes to 4, but its inner ring is not left waiting: its mice are asked, in priority order, and the
+    // only way off is the minute hand (the hand's own mice cannot hop off there, so they are not asked).
+    assert_eq!(g.minute, 4);
+    assert_eq!(decision(&g), Decision::InnerRing(Seat(0), 4));
+    assert_eq!(g.legal_actions(Seat(0)), vec![A::Board { mouse: Spotter }]);
+    let before = fingerprint(&g);
+    let r = g
+        .apply(Actor::Seat(Seat(0)), &A::StepOut { mouse: Spotter }, 0)
+        .unwrap_err();
+    assert!(
+        matches!(r, HickoryReject::Unavailable(why) if why.contains("cat paw")),
+        "{r}"
+    );
+    assert_eq!(fingerprint(&g), before);
+    // The view says so, and the server bot boards.
+    let view = g.view(Viewer::Seat(Seat(0)));
+    assert_eq!(
+        view.decision,
+        Some(DecisionView::InnerRing {
+            seat: Seat(0),
+            number: 4,
+            mice: vec![Spotter],
+            must_board: true
+        })
+    );
+    assert_eq!(
+        g.bot_action(Seat(0), &mut Rng::from_seed(1)),
+        Some(A::Board { mouse: Spotter })
+    );
+    play(&mut g, 0, A::Board { mouse: Spotter });
+    assert_eq!(decision(&g), Decision::InnerRing(Seat(1), 4));
+    assert_eq!(g.legal_actions(Seat(1)), vec![A::Board { mouse: Scurrier }]);
+    play(&mut g, 1, A::Board { mouse: Scurrier });
+    // The tick at 4 is over: the tile there stays, the three mice ride on to 5.
+    assert_eq!(g.minute, 5);
+    assert_eq!(g.space(4).tile, tile_at_4);
+    assert_eq!(
+        g.hand,
+        vec![mref(0, Scurrier), mref(0, Spotter), mref(1, Scurrier)]
+    );
+    assert_eq!(decision(&g), Decision::HandMouse(mref(0, Scurrier)));
+    // Where no paw lies, stepping out is offered as before.
+    let mut g = table_v3(2, 3);
+    at(&mut g, 0, Spotter, Loc::Inner(4));
+    start(&mut g);
+    assert_eq!(
+        g.legal_actions(Seat(0)),
+        vec![A::StepOut { mouse: Spotter }, A::Board { mouse: Spotter }]
+    );
+}
+
+#[test]
+fn v3_a_mouse_bumped_off_under_a_cat_paw_waits_at_the_next_number() {
+    use HickoryAction as A;
+    use MouseKind::*;
+    let mut g = table_v3(2, 3);
+    g.paws = vec![4, 9];
+    full_hand_and_a_scavenger_waiting_at(&mut g, 4);
+    let tile_at_4 = g.space(4).tile;
+    start(&mut g);
+    assert_eq!(g.legal_actions(Seat(0)), vec![A::Board { mouse: Scavenger }]);
+    let ev = play(&mut g, 0, A::Board { mouse: Scavenger });
+    assert_eq!(bumped_at(&ev, 4), vec![(Seat(1), Spotter), (Seat(1), Scurrier)]);
+    // They cannot land under the paw: they wait on the inner ring at 5, and nothing was collected at 4.
+    assert_eq!(g.mouse(mref(1, Spotter)).loc, Loc::Inner(5));
+    assert_eq!(g.mouse(mref(1, Scurrier)).loc, Loc::Inner(5));
+    assert_eq!(g.space(4).tile, tile_at_4);
+    // At 5 the hand's mice come first, then the two fallen mice step out or board like any waiting mouse.
+    assert_eq!(g.minute, 5);
+    for _ in 0..3 {
+        let Decision::HandMouse(m) = decision(&g) else {
+            panic!("hand first")
+        };
+        play(&mut g, m.seat.0, A::Stay);
+    }
+    assert_eq!(decision(&g), Decision::InnerRing(Seat(1), 5));
+    let legal = g.legal_actions(Seat(1));
+    assert!(legal.contains(&A::StepOut { mouse: Spotter }) && legal.contains(&A::Board { mouse: Scurrier }));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -62,10 +62,21 @@ impl Hickory {
                 self.mouse_mut(who).loc = Loc::Hand;
                 events.push(Event::public(HickoryEvent::Boarded { seat, mouse: *mouse }));
                 // Rules version 2: a full hand bumps its front mice off until the newcomer fits; they land here.
+                // Rules version 3: where a cat paw blocks this number they cannot land here; they fall onto the
+                // inner ring at the next number, where the hand is about to go, and wait there like any mouse.
+                let blocked = self.blocked(here);
+                let fall = match next_number(here, 1) {
+                    NO_INNER_RING => INNER_RING_AFTER_12,
+                    n => n,
+                };
                 while self.hand_used() > self.hand_capacity() {
                     let off = self.hand.remove(0);
-                    self.mouse_mut(off).loc = Loc::Outer(here);
-                    self.bumped.push(off);
+                    if blocked {
+                        self.mouse_mut(off).loc = Loc::Inner(fall);
+                    } else {
+                        self.mouse_mut(off).loc = Loc::Outer(here);
+                        self.bumped.push(off);
+                    }
                     events.push(Event::public(HickoryEvent::Bumped {
                         seat: off.seat,
                         mouse: off.mouse,

@@ -288,6 +288,9 @@ pub enum DecisionView {
         seat: Seat,
         number: u8,
         mice: Vec<MouseKind>,
+        /// A cat paw blocks `number` (rules version 3): the mice cannot step out there and must board the minute
+        /// hand, since no mouse stays on the inner ring.
+        must_board: bool,
     },
     Scurry {
         seat: Seat,
@@ -327,8 +330,9 @@ pub enum DecisionView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct HickoryView<'a> {
     pub viewer: Viewer,
-    /// The rules version the match plays by: 2 bumps mice off a full hand, lets cat paws block their number, has
-    /// no inner ring at 12 and lets the deliverer choose the tiles; 1 is the engine's first design.
+    /// The rules version the match plays by: 3 sends the mice waiting at a number a cat paw blocks onto the minute
+    /// hand and plays with the published 93 tiles; 2 bumps mice off a full hand, lets cat paws block their number,
+    /// has no inner ring at 12 and lets the deliverer choose the tiles; 1 is the engine's first design.
     pub rules_version: u32,
     pub players: u8,
     pub hour: u8,
@@ -425,6 +429,7 @@ impl Hickory {
                     .filter(|m| m.loc == Loc::Inner(*n))
                     .map(|m| m.kind)
                     .collect(),
+                must_board: self.blocked(*n),
             },
             Decision::Pending(Pending::Scurry { who, from }) => DecisionView::Scurry {
                 seat,

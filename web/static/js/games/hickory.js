@@ -239,7 +239,8 @@ function stepWords(d, ctx) {
   const mine = d.seat === ctx.me;
   const p = { who: ctx.name(d.seat), mouse: mouseName(d.mouse), n: d.number ?? ctx.view.minute };
   const steps = ["place", "hand_mouse", "inner_ring", "scurry", "act", "search_keep", "delivery", "hunt"];
-  const step = steps.includes(d.step) ? d.step : "other";
+  // Under a cat paw (rules version 3) the waiting mice can only board: say so instead of offering a step out.
+  const step = d.step === "inner_ring" && d.must_board ? "inner_ring_paw" : steps.includes(d.step) ? d.step : "other";
   return t(`${A}.head.${step}.${mine ? "you" : "them"}`, p);
 }
 

@@ -1101,6 +1101,8 @@ export default {
   "hickory_dickory.head.hand_mouse.them": "{who}: the {mouse} on the minute hand stays or hops off",
   "hickory_dickory.head.inner_ring.you": "Your mice wait at {n}: each steps out to work here (click the number) or boards the minute hand (click the centre)",
   "hickory_dickory.head.inner_ring.them": "{who}: mice at {n} step out or board",
+  "hickory_dickory.head.inner_ring_paw.you": "A cat paw blocks {n}: your mice waiting there cannot stay, so each boards the minute hand (click the centre)",
+  "hickory_dickory.head.inner_ring_paw.them": "{who}: mice at {n} must board the hand (a cat paw blocks it)",
   "hickory_dickory.head.scurry.you": "Your scurrier may run on: click the number where it stops",
   "hickory_dickory.head.scurry.them": "{who}: the scurrier may run on",
   "hickory_dickory.head.act.you": "Your {mouse} works at {n}: use its token, play favours, or finish",
@@ -1172,7 +1174,7 @@ export default {
   "hickory_dickory.rules.deliver.hunt": "Delivered pieces then fill spaces of your hunt board that ask for their colour or item; each full row or column is worth 5 points at the end.",
   "hickory_dickory.rules.favours.title": "Favour cards",
   "hickory_dickory.rules.round.title": "The end of an hour",
-  "hickory_dickory.rules.round.text": "After the tick at 12 the hour hand moves on, priority passes to the left, mice on the outer ring step down to the inner ring, two cat paws block numbers for the next hour, and empty spaces get new tiles.",
+  "hickory_dickory.rules.round.text": "After the tick at 12 the hour hand moves on, priority passes to the left, mice on the outer ring step down to the inner ring, two cat paws block numbers for the next hour (no mouse goes there; mice waiting there must board the hand), and empty spaces get new tiles.",
   "hickory_dickory.rules.end.title": "Midnight",
   "hickory_dickory.rules.end.text": "At midnight hunt-board lines score 5 each, and the tiles left on your cards plus your favour cards in hand score once more as one group, like a delivery. Most points wins; a tie goes to the most hunt-board spaces.",
   // ---- end hickory_dickory ----

@@ -1102,6 +1102,8 @@ export default {
   "hickory_dickory.head.hand_mouse.them": "{who}: el {mouse} del minutero se queda o se baja",
   "hickory_dickory.head.inner_ring.you": "Tus ratones esperan en el {n}: cada uno sale a actuar (pulsa el número) o sube al minutero (pulsa el centro)",
   "hickory_dickory.head.inner_ring.them": "{who}: los ratones del {n} salen o suben",
+  "hickory_dickory.head.inner_ring_paw.you": "La zarpa del gato bloquea el {n}: tus ratones que esperan allí no pueden quedarse, cada uno sube al minutero (pulsa el centro)",
+  "hickory_dickory.head.inner_ring_paw.them": "{who}: los ratones del {n} deben subir al minutero (la zarpa del gato lo bloquea)",
   "hickory_dickory.head.scurry.you": "Tu corredor puede seguir: pulsa el número donde se para",
   "hickory_dickory.head.scurry.them": "{who}: el corredor puede seguir",
   "hickory_dickory.head.act.you": "Tu {mouse} actúa en el {n}: usa su ficha, juega favores o termina",
@@ -1173,7 +1175,7 @@ export default {
   "hickory_dickory.rules.deliver.hunt": "Las piezas entregadas llenan casillas de tu tablero de caza que piden su color u objeto; cada fila o columna completa vale 5 puntos al final.",
   "hickory_dickory.rules.favours.title": "Cartas de favor",
   "hickory_dickory.rules.round.title": "El final de una hora",
-  "hickory_dickory.rules.round.text": "Tras el tic de las 12 la aguja de las horas avanza, la prioridad pasa a la izquierda, los ratones del anillo exterior bajan al interior, dos zarpas de gato bloquean números durante la hora siguiente y las casillas vacías reciben fichas nuevas.",
+  "hickory_dickory.rules.round.text": "Tras el tic de las 12 la aguja de las horas avanza, la prioridad pasa a la izquierda, los ratones del anillo exterior bajan al interior, dos zarpas de gato bloquean números durante la hora siguiente (ningún ratón va allí; los que esperan allí deben subir al minutero) y las casillas vacías reciben fichas nuevas.",
   "hickory_dickory.rules.end.title": "Medianoche",
   "hickory_dickory.rules.end.text": "A medianoche cada línea del tablero de caza vale 5 puntos, y las fichas que queden en tus cartas más tus cartas de favor en mano puntúan una vez más como un grupo, igual que una entrega. Gana quien más puntos tenga; en caso de empate, quien más casillas de caza tenga.",
   // ---- end hickory_dickory ----

@@ -1102,6 +1102,8 @@ export default {
   "hickory_dickory.head.hand_mouse.them": "{who}: il {mouse} sulla lancetta resta o scende",
   "hickory_dickory.head.inner_ring.you": "I tuoi topi aspettano al {n}: ognuno esce ad agire (clicca il numero) o sale sulla lancetta (clicca il centro)",
   "hickory_dickory.head.inner_ring.them": "{who}: i topi al {n} escono o salgono",
+  "hickory_dickory.head.inner_ring_paw.you": "La zampa del gatto blocca il {n}: i tuoi topi che aspettano lì non possono restare, ognuno sale sulla lancetta (clicca il centro)",
+  "hickory_dickory.head.inner_ring_paw.them": "{who}: i topi al {n} devono salire sulla lancetta (la zampa del gatto lo blocca)",
   "hickory_dickory.head.scurry.you": "Il tuo corridore può correre avanti: clicca il numero dove si ferma",
   "hickory_dickory.head.scurry.them": "{who}: il corridore può correre avanti",
   "hickory_dickory.head.act.you": "Il tuo {mouse} agisce al {n}: usa il segnalino, gioca favori o finisci",
@@ -1173,7 +1175,7 @@ export default {
   "hickory_dickory.rules.deliver.hunt": "I pezzi consegnati riempiono le caselle della plancia di caccia che chiedono il loro colore o oggetto; ogni riga o colonna completa vale 5 punti alla fine.",
   "hickory_dickory.rules.favours.title": "Carte favore",
   "hickory_dickory.rules.round.title": "La fine di un'ora",
-  "hickory_dickory.rules.round.text": "Dopo il tic delle 12 la lancetta delle ore avanza, la priorità passa a sinistra, i topi dell'anello esterno scendono su quello interno, due zampe di gatto bloccano numeri per l'ora successiva e le caselle vuote ricevono nuove tessere.",
+  "hickory_dickory.rules.round.text": "Dopo il tic delle 12 la lancetta delle ore avanza, la priorità passa a sinistra, i topi dell'anello esterno scendono su quello interno, due zampe di gatto bloccano numeri per l'ora successiva (nessun topo ci va; quelli che aspettano lì devono salire sulla lancetta) e le caselle vuote ricevono nuove tessere.",
   "hickory_dickory.rules.end.title": "Mezzanotte",
   "hickory_dickory.rules.end.text": "A mezzanotte ogni linea della plancia di caccia vale 5 punti, e le tessere rimaste sulle carte più le carte favore in mano valgono ancora come un gruppo, come una consegna. Vince chi ha più punti; in caso di parità, chi ha più caselle di caccia.",
   // ---- end hickory_dickory ----

@@ -1103,6 +1103,8 @@ export default {
   "hickory_dickory.head.hand_mouse.them": "{who}: {mouse} na wskazówce zostaje albo zeskakuje",
   "hickory_dickory.head.inner_ring.you": "Twoje myszy czekają przy {n}: każda wychodzi do pracy (kliknij liczbę) albo wsiada na wskazówkę (kliknij środek)",
   "hickory_dickory.head.inner_ring.them": "{who}: myszy przy {n} wychodzą albo wsiadają",
+  "hickory_dickory.head.inner_ring_paw.you": "Łapa kota blokuje {n}: twoje myszy nie mogą tam czekać, każda wsiada na wskazówkę (kliknij środek)",
+  "hickory_dickory.head.inner_ring_paw.them": "{who}: myszy przy {n} muszą wsiąść na wskazówkę (łapa kota blokuje tę liczbę)",
   "hickory_dickory.head.scurry.you": "Twój biegacz może biec dalej: kliknij liczbę, na której stanie",
   "hickory_dickory.head.scurry.them": "{who}: biegacz może biec dalej",
   "hickory_dickory.head.act.you": "Twój {mouse} działa przy {n}: użyj żetonu, zagraj przysługi albo zakończ",
@@ -1174,7 +1176,7 @@ export default {
   "hickory_dickory.rules.deliver.hunt": "Dostarczone elementy wypełniają pola planszy łowów, które chcą ich koloru lub przedmiotu; każdy pełny rząd lub kolumna jest wart 5 punktów na koniec.",
   "hickory_dickory.rules.favours.title": "Karty przysług",
   "hickory_dickory.rules.round.title": "Koniec godziny",
-  "hickory_dickory.rules.round.text": "Po tyknięciu na 12 wskazówka godzinowa idzie dalej, pierwszeństwo przechodzi w lewo, myszy z zewnętrznego kręgu schodzą na wewnętrzny, dwie łapy kota blokują liczby na następną godzinę, a puste pola dostają nowe płytki.",
+  "hickory_dickory.rules.round.text": "Po tyknięciu na 12 wskazówka godzinowa idzie dalej, pierwszeństwo przechodzi w lewo, myszy z zewnętrznego kręgu schodzą na wewnętrzny, dwie łapy kota blokują liczby na następną godzinę (żadna mysz tam nie idzie; myszy, które tam czekają, muszą wsiąść na wskazówkę), a puste pola dostają nowe płytki.",
   "hickory_dickory.rules.end.title": "Północ",
   "hickory_dickory.rules.end.text": "O północy każda linia planszy łowów daje 5 punktów, a płytki na kartach i karty przysług na ręce punktują jeszcze raz jako jedna grupa, jak dostawa. Wygrywa najwięcej punktów; przy remisie najwięcej pól planszy łowów.",
   // ---- end hickory_dickory ----

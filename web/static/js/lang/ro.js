@@ -1102,6 +1102,8 @@ export default {
   "hickory_dickory.head.hand_mouse.them": "{who}: {mouse} de pe minutar rămâne sau sare jos",
   "hickory_dickory.head.inner_ring.you": "Șoarecii tăi așteaptă la {n}: fiecare iese să lucreze (apasă numărul) sau urcă pe minutar (apasă centrul)",
   "hickory_dickory.head.inner_ring.them": "{who}: șoarecii de la {n} ies sau urcă",
+  "hickory_dickory.head.inner_ring_paw.you": "Laba pisicii blochează {n}: șoarecii tăi care așteaptă acolo nu pot rămâne, fiecare urcă pe minutar (apasă centrul)",
+  "hickory_dickory.head.inner_ring_paw.them": "{who}: șoarecii de la {n} trebuie să urce pe minutar (laba pisicii blochează numărul)",
   "hickory_dickory.head.scurry.you": "Alergătorul tău poate alerga mai departe: apasă numărul unde se oprește",
   "hickory_dickory.head.scurry.them": "{who}: alergătorul poate alerga mai departe",
   "hickory_dickory.head.act.you": "{mouse} tău lucrează la {n}: folosește jetonul, joacă favoruri sau termină",
@@ -1173,7 +1175,7 @@ export default {
   "hickory_dickory.rules.deliver.hunt": "Piesele livrate umplu apoi spațiile tablei de vânătoare care cer culoarea sau obiectul lor; fiecare rând sau coloană plină valorează 5 puncte la final.",
   "hickory_dickory.rules.favours.title": "Cărțile de favoare",
   "hickory_dickory.rules.round.title": "Sfârșitul unei ore",
-  "hickory_dickory.rules.round.text": "După bătaia de la 12 ora avansează, prioritatea trece la stânga, șoarecii din cercul exterior coboară în cel interior, două labe de pisică blochează numere pentru ora următoare, iar spațiile goale primesc piese noi.",
+  "hickory_dickory.rules.round.text": "După bătaia de la 12 ora avansează, prioritatea trece la stânga, șoarecii din cercul exterior coboară în cel interior, două labe de pisică blochează numere pentru ora următoare (niciun șoarece nu merge acolo; cei care așteaptă acolo trebuie să urce pe minutar), iar spațiile goale primesc piese noi.",
   "hickory_dickory.rules.end.title": "Miezul nopții",
   "hickory_dickory.rules.end.text": "La miezul nopții fiecare linie a tablei de vânătoare aduce 5 puncte, iar piesele rămase pe cărți și cărțile de favoare din mână punctează încă o dată ca un singur grup, ca o livrare. Câștigă cele mai multe puncte; la egalitate, cele mai multe spații de vânătoare.",
   // ---- end hickory_dickory ----
