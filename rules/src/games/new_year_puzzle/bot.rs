@@ -118,7 +118,7 @@ pub(super) fn bot_action_recalling(
 /// is empty (the success then scores 1 and ends the turn, worth taking).
 fn next_reward_worth(game: &NewYearPuzzle, seat: Seat) -> f64 {
     let view = game.view(Viewer::Seat(seat));
-    if let Some(top) = view.pile_top {
+    if let Some(top) = &view.pile_top {
         return worth(top, view.players);
     }
     if view.pile_left == 0 {

@@ -123,7 +123,9 @@ pub struct Bonus {
 pub struct RewardCard {
     pub reward: Reward,
     pub name: &'static str,
-    /// Copies in the deck of the current rules (60 cards, one per placement: GAPS Q12, issue 25 point 8).
+    /// Copies in the deck. In [`REWARDS`], the deck of the current rules (60 cards, one per placement:
+    /// GAPS Q12, issue 25 point 8); in a view's `pile_top`, the deck of the match's rules version
+    /// ([`RewardCard::in_deck`]).
     pub copies: u8,
     /// Copies in the 48-card deck of rules version 1 (kept so its matches replay).
     #[serde(skip)]
@@ -302,6 +304,14 @@ impl RewardCard {
             self.copies_v1
         } else {
             self.copies
+        }
+    }
+
+    /// This card as the deck of `rules_version` holds it: `copies` is that deck's count (what a view shows).
+    pub fn in_deck(&self, rules_version: u32) -> RewardCard {
+        RewardCard {
+            copies: self.copies_in(rules_version),
+            ..*self
         }
     }
 }

@@ -228,8 +228,8 @@ pub struct PuzzleView<'a> {
     /// Whether the reward pile lies face up (rules version 1) or face down (version 2; GAPS Q4).
     pub pile_face_up: bool,
     /// The top card of the reward pile with its full text, when the pile lies face up; otherwise, or when the
-    /// pile is empty, null.
-    pub pile_top: Option<&'static RewardCard>,
+    /// pile is empty, null. Its `copies` counts the deck of this match's rules version.
+    pub pile_top: Option<RewardCard>,
     /// Cards left in the reward pile, the top one included.
     pub pile_left: usize,
     /// Each seat's points, by seat index.
@@ -725,7 +725,7 @@ impl Game for NewYearPuzzle {
                 .pile
                 .last()
                 .filter(|_| !self.v2())
-                .map(|reward| reward.card()),
+                .map(|reward| reward.card().in_deck(self.rules_version)),
             pile_left: self.pile.len(),
             scores: &self.scores,
             placed: &self.placed,

@@ -1477,6 +1477,26 @@ fn the_bot_uses_only_what_its_seat_has_seen() {
 }
 
 #[test]
+fn a_version_1_view_shows_the_copies_of_its_own_deck() {
+    // Issue 43: the top card of a version 1 pile showed the copies of version 2's deck (6 sparklers, not 5).
+    let mut g = v1(2, 3);
+    for card in REWARDS {
+        g.pile = vec![card.reward];
+        let top = g.view(Viewer::Spectator).pile_top.expect("the pile lies face up");
+        assert_eq!(top.reward, card.reward);
+        assert_eq!(top.copies, card.copies_v1, "copies of `{:?}` in version 1", card.reward);
+        assert_eq!(
+            top.copies as usize,
+            full_deck(1).iter().filter(|r| **r == card.reward).count()
+        );
+    }
+    g.pile = vec![Reward::Sparkler];
+    let view = serde_json::to_value(g.view(Viewer::Seat(Seat(0)))).unwrap();
+    assert_eq!(view["pile_top"]["copies"], json!(5));
+    assert_eq!(view["pile_top"]["name"], json!("Sparkler"));
+}
+
+#[test]
 #[ignore = "a measurement: cargo test -p rules --release --lib recall_sweep -- --ignored --nocapture"]
 fn recall_sweep() {
     for recall in [0, 4, 8, 12, 16, 24, 64] {
