@@ -243,6 +243,37 @@ fn the_rules_document_lists_every_reward_card() {
     }
 }
 
+#[test]
+fn the_rules_document_gives_each_refusal_a_client_can_get_with_its_code_and_message() {
+    // Issue 43: the page listed engine kinds (`no_such_seat`, `not_due`) as if they were protocol error codes.
+    // Every refusal a seat can provoke is a row `| code | when | "message" |` with the engine's own words.
+    let doc = include_str!("../../../../docs/rules/new-year-puzzle.md");
+    let reachable = [
+        PuzzleReject::NotYourTurn { turn: Seat(1) },
+        PuzzleReject::NoSuchPosition(64),
+        PuzzleReject::AlreadyFaceUp(0),
+        PuzzleReject::ExposedMisfit(20),
+        PuzzleReject::MustReveal,
+        PuzzleReject::NoExtraMove,
+    ];
+    for reject in reachable {
+        let code = format!("| `{}` |", reject.kind().code());
+        let message = format!("| \"{reject}\" |");
+        assert!(
+            doc.lines().map(str::trim).any(|l| l.starts_with(&code) && l.ends_with(&message)),
+            "no row {code} ... {message} in the rules page"
+        );
+    }
+    // The two the server never lets a client cause are not presented as codes.
+    for kind in [RejectKind::NoSuchSeat, RejectKind::NotDue] {
+        assert!(
+            !doc.contains(&format!("`{}`", kind.code())),
+            "the page names `{}` as a code",
+            kind.code()
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Golden cases: reveals
 
