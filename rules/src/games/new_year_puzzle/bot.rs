@@ -8,15 +8,16 @@
 //! card nobody has seen or the pile's order.
 //!
 //! What it does:
-//! 1. If a card it knows (an exposed one, or one it recalls) fits the picture, it places it, choosing the one that
-//!    makes most other known cards fit next (a one-step lookahead for a chain of extra moves). On an extra move it
-//!    first stops if the next reward is worth less than nothing.
+//! 1. If a card it knows (an exposed one, or one it recalls) fits (the engine's judgement under the match's rules
+//!    version: from version 3 an exposed card is a neighbour too), it places it, choosing the one that makes most
+//!    other known cards fit next (a one-step lookahead for a chain of extra moves). On an extra move it first
+//!    stops if the next reward is worth less than nothing.
 //! 2. Otherwise it turns over a card it knows nothing about, at random: a success is worth the reward and another
 //!    move, a failure only shows everyone a card. It stops an extra move, or passes a first move, instead when the
 //!    next reward is worth less than nothing. It never turns over a card it recalls not fitting unless it must
-//!    (in version 2 that card would stay face up for everyone).
+//!    (from version 2 that card would stay face up for everyone).
 //!
-//! The worth of the next reward: the face-up top card in version 1; in version 2 the average of the cards left
+//! The worth of the next reward: the face-up top card in version 1; from version 2 the average of the cards left
 //! in the pile, which are public (the deck's list less every card collected).
 
 use super::data::{Effect, REWARDS, RewardCard, side_neighbours};
@@ -26,7 +27,7 @@ use crate::model::{Seat, Viewer};
 use crate::rng::Rng;
 
 /// How many of the most recent sightings the bot recalls. A player at the table remembers some cards, not all: in
-/// games between bots about 7 seen cards wait face down on average, more than 12 a quarter of the time (up to 32),
+/// games between bots about 6 seen cards wait face down on average, more than 12 a sixth of the time (up to 30),
 /// so the bot forgets now and then. Measured figures are in the rules page, "Server bot".
 pub const RECALL: usize = 12;
 
@@ -47,8 +48,9 @@ pub(super) fn bot_action_recalling(
     }
     let view = game.view(Viewer::Seat(seat));
     let exposed = view.exposed;
-    let in_picture = |p: u8| view.board[p as usize] == Some(p) && !exposed.contains(&p);
-    let fits = |card: u8| side_neighbours(card).any(in_picture);
+    // Whether a card lying at `from` fits: the game's own judgement, which reads only the face-up cards (the
+    // picture and, from rules version 3, the exposed cards), public in every view.
+    let fits = |from: u8, card: u8| game.fits(card, from);
     // What it knows lies where: the exposed cards (face up for everyone) and the sightings it recalls.
     let recalled: Vec<(u8, u8)> = game
         .sightings()
@@ -72,12 +74,16 @@ pub(super) fn bot_action_recalling(
     let unlocks = |card: u8| {
         known
             .iter()
-            .filter(|(_, other)| {
-                *other != card && !fits(*other) && side_neighbours(*other).any(|p| p == card)
+            .filter(|(from, other)| {
+                *other != card && !fits(*from, *other) && side_neighbours(*other).any(|p| p == card)
             })
             .count() as i64
     };
-    let fitting: Vec<(u8, u8)> = known.iter().copied().filter(|(_, card)| fits(*card)).collect();
+    let fitting: Vec<(u8, u8)> = known
+        .iter()
+        .copied()
+        .filter(|(from, card)| fits(*from, *card))
+        .collect();
     if let Some(best) = fitting.iter().map(|(_, card)| unlocks(*card)).max() {
         let ties: Vec<u8> = fitting
             .iter()
@@ -118,7 +124,7 @@ pub(super) fn bot_action_recalling(
 /// is empty (the success then scores 1 and ends the turn, worth taking).
 fn next_reward_worth(game: &NewYearPuzzle, seat: Seat) -> f64 {
     let view = game.view(Viewer::Seat(seat));
-    if let Some(top) = view.pile_top {
+    if let Some(top) = &view.pile_top {
         return worth(top, view.players);
     }
     if view.pile_left == 0 {

@@ -23,9 +23,11 @@ pub const MAX_PLAYERS: u8 = 6;
 pub const EMPTY_PILE_POINTS: u8 = 1;
 
 /// The rules versions this engine plays (`docs/rules/new-year-puzzle.md`, "Rules versions"): 1 is the first
-/// release (face-up pile of 48, compulsory first reveal, failed cards always back face down); 2 is the current.
+/// release (face-up pile of 48, compulsory first reveal, failed cards always back face down); 2 has the face-down
+/// pile of 60, passes and exposed cards; 3, the current, also counts exposed cards as neighbours of a place (seed
+/// 002: a card "already uncovered on the table").
 pub const FIRST_RULES_VERSION: u32 = 1;
-pub const RULES_VERSION: u32 = 2;
+pub const RULES_VERSION: u32 = 3;
 
 /// A kind of reward card. Serialised as its snake_case key (`"confetti"`), which is how clients name cards.
 #[derive(
@@ -123,7 +125,9 @@ pub struct Bonus {
 pub struct RewardCard {
     pub reward: Reward,
     pub name: &'static str,
-    /// Copies in the deck of the current rules (60 cards, one per placement: GAPS Q12, issue 25 point 8).
+    /// Copies of this card in the deck: in a view's `pile_top`, the deck of the match's rules version (48 cards
+    /// in version 1); in the game's card list, the deck of version 2 and later (60 cards, one per placement: GAPS
+    /// Q12, issue 25 point 8).
     pub copies: u8,
     /// Copies in the 48-card deck of rules version 1 (kept so its matches replay).
     #[serde(skip)]
@@ -302,6 +306,14 @@ impl RewardCard {
             self.copies_v1
         } else {
             self.copies
+        }
+    }
+
+    /// This card as the deck of `rules_version` holds it: `copies` is that deck's count (what a view shows).
+    pub fn in_deck(&self, rules_version: u32) -> RewardCard {
+        RewardCard {
+            copies: self.copies_in(rules_version),
+            ..*self
         }
     }
 }

@@ -1,12 +1,12 @@
 //! The New Year picture puzzle (seed 002): a memory game of 64 face-down picture cards in an 8 x 8 square.
 //!
 //! On a turn a player reveals a face-down card (or, from rules version 2, passes). If the place where that card
-//! belongs shares a side with a card of the picture, the server puts it there (the face-down card that lay there
-//! moves, still face down, to the freed spot), the player draws the top reward card and may move again unless the
-//! card forbids it. Otherwise everyone sees the card, it goes back face down where it lay (or, from version 2,
-//! stays face up if everyone had seen it before), and the turn passes. The game ends when the picture is
-//! complete. Every decision the seed leaves open is recorded in `docs/rules/new-year-puzzle.md`, with what
-//! changed between rules versions 1 and 2.
+//! belongs shares a side with a card of the picture (from version 3, or with an exposed card), the server puts it
+//! there (the card that lay there moves to the freed spot), the player draws the top reward card and may move
+//! again unless the card forbids it. Otherwise everyone sees the card, it goes back face down where it lay (or,
+//! from version 2, stays face up, exposed, if everyone had seen it before), and the turn passes. The game ends
+//! when the picture is complete. Every decision the seed leaves open is recorded in
+//! `docs/rules/new-year-puzzle.md`, with what changed between rules versions.
 //!
 //! Hidden information: the identity of every face-down card and the order of the reward pile (below its top card
 //! in version 1, where the pile lies face up). Views show neither; events show a card's identity only when it is
@@ -209,7 +209,7 @@ pub struct PuzzleView<'a> {
     pub players: u8,
     /// The seat to act, or null once the game is over.
     pub turn: Option<Seat>,
-    /// The rules version the match plays (see the rules page): 2 for every new match.
+    /// The rules version the match plays (see the rules page): 3 for every new match.
     pub rules_version: u32,
     /// Whether the seat to act is on an extra move (it may then also `stop`).
     pub extra_move: bool,
@@ -228,8 +228,8 @@ pub struct PuzzleView<'a> {
     /// Whether the reward pile lies face up (rules version 1) or face down (version 2; GAPS Q4).
     pub pile_face_up: bool,
     /// The top card of the reward pile with its full text, when the pile lies face up; otherwise, or when the
-    /// pile is empty, null.
-    pub pile_top: Option<&'static RewardCard>,
+    /// pile is empty, null. Its `copies` counts the deck of this match's rules version.
+    pub pile_top: Option<RewardCard>,
     /// Cards left in the reward pile, the top one included.
     pub pile_left: usize,
     /// Each seat's points, by seat index.
@@ -291,10 +291,22 @@ fn is_zero(n: &u8) -> bool {
 }
 
 impl NewYearPuzzle {
-    /// Whether the card `card` would be a success: its own place shares a side with a card of the picture
-    /// (GAPS Q8: the cards already in the picture, corners included; exposed cards do not count).
-    fn fits(&self, card: u8) -> bool {
-        side_neighbours(card).any(|p| self.face_up[p as usize])
+    /// Whether the card `card`, lying at `from`, would be a success: its own place shares a side with a card
+    /// uncovered on the table other than itself (GAPS Q8; seed 002: "a card already revealed on the table"): a
+    /// card of the picture (corners included), and from rules version 3 an exposed card too.
+    fn fits(&self, card: u8, from: u8) -> bool {
+        side_neighbours(card).any(|p| p != from && self.uncovered(p))
+    }
+
+    /// Whether the card at `position` counts as uncovered on the table, for [`Self::fits`] and `puzzle_master`:
+    /// a card of the picture; from version 3 also an exposed card (issue 43: versions 1 and 2 left it out).
+    fn uncovered(&self, position: u8) -> bool {
+        self.face_up[position as usize] || (self.exposed_are_neighbours() && self.is_exposed(position))
+    }
+
+    /// Whether this match plays rules version 3 or later: an exposed card counts as a neighbour (issue 43).
+    fn exposed_are_neighbours(&self) -> bool {
+        self.rules_version >= 3
     }
 
     /// Whether this match plays rules version 2 or later: the reward pile face down, the first reveal of a turn
@@ -350,7 +362,7 @@ impl NewYearPuzzle {
                 Err(PuzzleReject::AlreadyFaceUp(position))
             }
             PuzzleAction::Reveal { position }
-                if self.is_exposed(position) && !self.fits(self.board[position as usize]) =>
+                if self.is_exposed(position) && !self.fits(self.board[position as usize], position) =>
             {
                 Err(PuzzleReject::ExposedMisfit(position))
             }
@@ -381,10 +393,7 @@ impl NewYearPuzzle {
             Condition::PlacedInSky => row <= SKY_LAST_ROW,
             Condition::PlacedOnGround => row > SKY_LAST_ROW,
             Condition::PlacedTouching { at_least } => {
-                side_neighbours(placed_at)
-                    .filter(|p| self.face_up[*p as usize])
-                    .count()
-                    >= at_least as usize
+                side_neighbours(placed_at).filter(|p| self.uncovered(*p)).count() >= at_least as usize
             }
             Condition::CompletesLine => {
                 (0..SIDE).all(|c| self.face_up[(row * SIDE + c) as usize])
@@ -501,7 +510,7 @@ impl NewYearPuzzle {
     fn reveal(&mut self, seat: Seat, from: u8) -> Vec<Event<PuzzleEvent>> {
         let mut events = Vec::new();
         let card = self.board[from as usize];
-        let success = self.fits(card);
+        let success = self.fits(card, from);
         self.passes = 0;
         self.resolve_pending(seat, success, &mut events);
         if !success {
@@ -671,7 +680,7 @@ impl Game for NewYearPuzzle {
             return Vec::new();
         }
         let mut actions: Vec<PuzzleAction> = (0..CARDS as u8)
-            .filter(|p| self.face_down(*p) || (self.is_exposed(*p) && self.fits(self.board[*p as usize])))
+            .filter(|p| self.face_down(*p) || (self.is_exposed(*p) && self.fits(self.board[*p as usize], *p)))
             .map(|position| PuzzleAction::Reveal { position })
             .collect();
         if self.may_stop() {
@@ -725,7 +734,7 @@ impl Game for NewYearPuzzle {
                 .pile
                 .last()
                 .filter(|_| !self.v2())
-                .map(|reward| reward.card()),
+                .map(|reward| reward.card().in_deck(self.rules_version)),
             pile_left: self.pile.len(),
             scores: &self.scores,
             placed: &self.placed,

@@ -153,7 +153,7 @@ fn setup_lays_out_the_square_with_the_corners_up() {
         assert_invariants(&g);
         assert_eq!(g.face_down_count(), 60);
         assert_eq!(g.pile.len(), 60, "one reward card for each placement");
-        assert_eq!(g.rules_version, 2);
+        assert_eq!(g.rules_version, 3);
         assert!(g.turn.0 < players);
         let legal = g.legal_actions(g.turn);
         assert_eq!(
@@ -239,6 +239,39 @@ fn the_rules_document_lists_every_reward_card() {
             "the row of `{key}` has not {} copies ({} in version 1)",
             card.copies,
             card.copies_v1
+        );
+    }
+}
+
+#[test]
+fn the_rules_document_gives_each_refusal_a_client_can_get_with_its_code_and_message() {
+    // Issue 43: the page listed engine kinds (`no_such_seat`, `not_due`) as if they were protocol error codes.
+    // Every refusal a seat can provoke is a row `| code | when | "message" |` with the engine's own words.
+    let doc = include_str!("../../../../docs/rules/new-year-puzzle.md");
+    let reachable = [
+        PuzzleReject::NotYourTurn { turn: Seat(1) },
+        PuzzleReject::NoSuchPosition(64),
+        PuzzleReject::AlreadyFaceUp(0),
+        PuzzleReject::ExposedMisfit(20),
+        PuzzleReject::MustReveal,
+        PuzzleReject::NoExtraMove,
+    ];
+    for reject in reachable {
+        let code = format!("| `{}` |", reject.kind().code());
+        let message = format!("| \"{reject}\" |");
+        assert!(
+            doc.lines()
+                .map(str::trim)
+                .any(|l| l.starts_with(&code) && l.ends_with(&message)),
+            "no row {code} ... {message} in the rules page"
+        );
+    }
+    // The two the server never lets a client cause are not presented as codes.
+    for kind in [RejectKind::NoSuchSeat, RejectKind::NotDue] {
+        assert!(
+            !doc.contains(&format!("`{}`", kind.code())),
+            "the page names `{}` as a code",
+            kind.code()
         );
     }
 }
@@ -788,7 +821,7 @@ fn the_registry_speaks_json() {
     assert_eq!(view["board"][0], json!(0));
     assert_eq!(view["pile_top"], json!(null), "the pile lies face down");
     assert_eq!(view["pile_face_up"], json!(false));
-    assert_eq!(view["rules_version"], json!(2));
+    assert_eq!(view["rules_version"], json!(3));
     let restored = AnyGame::from_full_state(&g.full_state()).expect("a snapshot restores");
     assert_eq!(restored.full_state(), g.full_state());
     assert_eq!(restored.view(Viewer::Seat(seat)), g.view(Viewer::Seat(seat)));
@@ -980,7 +1013,9 @@ impl Memory {
         if view.extra_move && view.pile_top.as_ref().is_some_and(|t| t.points < 0) {
             return PuzzleAction::Stop;
         }
-        let in_picture = |p: u8| up(p) && !view.exposed.contains(&p);
+        // Uncovered: in the picture, or from version 3 any face-up card (an exposed one too), but not the card
+        // being moved itself.
+        let uncovered = |p: u8| up(p) && (view.rules_version >= 3 || !view.exposed.contains(&p));
         let exposed = view
             .exposed
             .iter()
@@ -989,7 +1024,7 @@ impl Memory {
             .known
             .iter()
             .chain(exposed)
-            .find(|(_, card)| data::side_neighbours(**card).any(in_picture))
+            .find(|(from, card)| data::side_neighbours(**card).any(|p| p != **from && uncovered(p)))
         {
             return reveal(*position);
         }
@@ -1136,6 +1171,96 @@ fn an_exposed_card_displaced_by_a_success_moves_face_up() {
     assert_board_invariants(&g);
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// Rules version 3 (issue 43, seed 002 "already uncovered on the table"): an exposed card is a neighbour
+
+#[test]
+fn an_exposed_card_counts_as_a_neighbour_from_version_3() {
+    // Card 20 lies exposed at 11, next to place 10; card 10 lies face down at 36. Place 10 touches nothing of the
+    // picture (its neighbours 2, 9, 11 and 18 are not in it).
+    let rig = |version: u32| {
+        let mut g = rigged(2, swapped(&[(11, 20), (10, 36)]), &[], &[Reward::Confetti]);
+        g.rules_version = version;
+        g.exposed = vec![11];
+        assert_eq!((g.board[11], g.board[36]), (20, 10));
+        g
+    };
+    // Version 3: a success; the face-down card from place 10 slides to 36, the exposed card stays where it lies.
+    let mut g = rig(3);
+    let events = play(&mut g, 0, reveal(36));
+    assert_eq!(
+        events[0],
+        PuzzleEvent::Placed {
+            seat: Seat(0),
+            from: 36,
+            card: 10,
+            swapped: true
+        }
+    );
+    assert!(g.face_up[10]);
+    assert_eq!(g.exposed, vec![11]);
+    assert_board_invariants(&g);
+    // Version 2 (pinned): an exposed card is no neighbour, so the same reveal fails.
+    let mut g = rig(2);
+    let events = play(&mut g, 0, reveal(36));
+    assert!(matches!(
+        events[0],
+        PuzzleEvent::Failed {
+            position: 36,
+            card: 10,
+            exposed: false,
+            ..
+        }
+    ));
+    assert!(!g.face_up[10]);
+
+    // An exposed card fitting only next to another exposed card may be taken from version 3: card 9 lies exposed
+    // at 27, card 20 exposed at 10 (next to place 9).
+    let rig = |version: u32| {
+        let mut g = rigged(2, swapped(&[(9, 27), (10, 20)]), &[], &[Reward::Confetti]);
+        g.rules_version = version;
+        g.exposed = vec![10, 27];
+        g
+    };
+    let g = rig(3);
+    assert!(g.legal_actions(Seat(0)).contains(&reveal(27)));
+    assert!(g.clone().apply(Actor::Seat(Seat(0)), &reveal(27), T).is_ok());
+    let g = rig(2);
+    assert!(!g.legal_actions(Seat(0)).contains(&reveal(27)));
+    assert_eq!(
+        g.clone().apply(Actor::Seat(Seat(0)), &reveal(27), T),
+        Err(PuzzleReject::ExposedMisfit(27))
+    );
+
+    // An exposed card is not its own neighbour: card 9 exposed at 10, next to its own place, does not fit.
+    let mut g = rigged(2, swapped(&[(9, 10)]), &[], &[Reward::Confetti]);
+    g.exposed = vec![10];
+    assert_eq!(g.rules_version, 3);
+    assert!(!g.legal_actions(Seat(0)).contains(&reveal(10)));
+    assert_eq!(
+        g.apply(Actor::Seat(Seat(0)), &reveal(10), T),
+        Err(PuzzleReject::ExposedMisfit(10))
+    );
+}
+
+#[test]
+fn puzzle_master_counts_exposed_neighbours_from_version_3() {
+    // Card 9 lies at 36; its place touches card 1 of the picture, card 8 of the picture and card 20 exposed at 10.
+    for (version, met) in [(2, false), (3, true)] {
+        let mut g = rigged(2, swapped(&[(9, 36), (10, 20)]), &[1, 8], &[Reward::PuzzleMaster]);
+        g.rules_version = version;
+        g.exposed = vec![10];
+        let events = play(&mut g, 0, reveal(36));
+        assert!(
+            events.iter().any(|e| matches!(
+                e,
+                PuzzleEvent::Bonus { reward: Reward::PuzzleMaster, met: m, .. } if *m == met
+            )),
+            "version {version}: {events:?}"
+        );
+    }
+}
+
 #[test]
 fn the_first_reveal_may_be_passed_until_everyone_else_has_passed() {
     let mut g = rigged(3, identity(), &[], &[Reward::Confetti]);
@@ -1224,7 +1349,9 @@ impl Staller {
         let failing: Vec<u8> = legal
             .iter()
             .filter_map(|a| match a {
-                PuzzleAction::Reveal { position } if !g.fits(g.board[*position as usize]) => Some(*position),
+                PuzzleAction::Reveal { position } if !g.fits(g.board[*position as usize], *position) => {
+                    Some(*position)
+                }
                 _ => None,
             })
             .collect();
@@ -1246,7 +1373,7 @@ impl Staller {
             PuzzleAction::Reveal { position } => {
                 let card = g.board[*position as usize];
                 data::side_neighbours(card)
-                    .filter(|n| !g.face_up[*n as usize] && !g.fits(*n))
+                    .filter(|n| !g.face_up[*n as usize] && !g.fits(*n, lies_at(g, *n)))
                     .count()
             }
             PuzzleAction::Stop => usize::MAX,
@@ -1257,11 +1384,19 @@ impl Staller {
     }
 }
 
-/// Plays a version 2 game where seat `s` is `players[s]` (`None`: a random player) and returns the actions it
-/// took, failing past the bound.
-fn stall(players: &[Option<Staller>], seed: u64) -> usize {
+/// Where card `card` lies.
+fn lies_at(g: &NewYearPuzzle, card: u8) -> u8 {
+    g.board
+        .iter()
+        .position(|c| *c == card)
+        .expect("every card lies somewhere") as u8
+}
+
+/// Plays a game of `version` (2 or later) where seat `s` is `players[s]` (`None`: a random player) and returns
+/// the actions it took, failing past the bound.
+fn stall(version: u32, players: &[Option<Staller>], seed: u64) -> usize {
     let n = players.len() as u8;
-    let mut g = NewYearPuzzle::new(&NewYearPuzzleConfig::default(), n, seed).unwrap();
+    let mut g = NewYearPuzzle::new_at(&NewYearPuzzleConfig::default(), n, seed, version).unwrap();
     let mut rng = Rng::from_seed(seed ^ 0x57a11);
     let mut actions = 0;
     while g.status() != Status::Over {
@@ -1283,7 +1418,8 @@ fn stall(players: &[Option<Staller>], seed: u64) -> usize {
 
 #[test]
 fn stalling_players_cannot_keep_the_game_from_ending() {
-    // Every seat count, with the whole table stalling and with stallers among random players. About 1 s.
+    // Every seat count and version 2 and 3, with the whole table stalling and with stallers among random players.
+    // About 2 s.
     use Staller::*;
     let mut longest = vec![0; MAX_PLAYERS as usize + 1];
     for n in MIN_PLAYERS..=MAX_PLAYERS {
@@ -1297,8 +1433,8 @@ fn stalling_players_cannot_keep_the_game_from_ending() {
             (0..n).map(|s| (s != 0).then_some(Dodger)).collect(),
         ];
         for table in &tables {
-            for seed in 0..6 {
-                let actions = stall(table, seed * 7 + u64::from(n));
+            for (version, seed) in [2, 3].into_iter().flat_map(|v| (0..6).map(move |s| (v, s))) {
+                let actions = stall(version, table, seed * 7 + u64::from(n));
                 longest[n as usize] = longest[n as usize].max(actions);
             }
         }
@@ -1368,6 +1504,30 @@ fn a_version_1_game_plays_as_before() {
 }
 
 #[test]
+fn a_version_1_view_shows_the_copies_of_its_own_deck() {
+    // Issue 43: the top card of a version 1 pile showed the copies of version 2's deck (6 sparklers, not 5).
+    let mut g = v1(2, 3);
+    for card in REWARDS {
+        g.pile = vec![card.reward];
+        let top = g.view(Viewer::Spectator).pile_top.expect("the pile lies face up");
+        assert_eq!(top.reward, card.reward);
+        assert_eq!(
+            top.copies, card.copies_v1,
+            "copies of `{:?}` in version 1",
+            card.reward
+        );
+        assert_eq!(
+            top.copies as usize,
+            full_deck(1).iter().filter(|r| **r == card.reward).count()
+        );
+    }
+    g.pile = vec![Reward::Sparkler];
+    let view = serde_json::to_value(g.view(Viewer::Seat(Seat(0)))).unwrap();
+    assert_eq!(view["pile_top"]["copies"], json!(5));
+    assert_eq!(view["pile_top"]["name"], json!("Sparkler"));
+}
+
+#[test]
 fn a_version_1_game_runs_out_of_reward_cards_twelve_placements_before_the_end() {
     let mut g = v1(2, 5);
     let mut driver = Rng::from_seed(5);
@@ -1388,7 +1548,7 @@ fn a_version_1_game_runs_out_of_reward_cards_twelve_placements_before_the_end() 
 #[test]
 fn setup_refuses_rules_versions_it_does_not_play() {
     let config = NewYearPuzzleConfig::default();
-    for version in [0, 3] {
+    for version in [0, 4] {
         assert!(matches!(
             NewYearPuzzle::new_at(&config, 2, 1, version),
             Err(SetupError::RulesVersion { .. })
@@ -1396,7 +1556,7 @@ fn setup_refuses_rules_versions_it_does_not_play() {
     }
     assert_eq!(NewYearPuzzle::oldest_rules_version(), 1);
     assert_eq!(
-        fingerprint(&NewYearPuzzle::new_at(&config, 4, 8, 2).unwrap()),
+        fingerprint(&NewYearPuzzle::new_at(&config, 4, 8, 3).unwrap()),
         fingerprint(&NewYearPuzzle::new(&config, 4, 8).unwrap())
     );
 }
@@ -1405,9 +1565,9 @@ fn setup_refuses_rules_versions_it_does_not_play() {
 // The server bot
 
 #[test]
-fn the_bot_plays_only_legal_actions_at_every_seat_count_and_both_versions() {
+fn the_bot_plays_only_legal_actions_at_every_seat_count_and_every_version() {
     // Whole tables of bots, and bots among random players. About 0.5 s.
-    for version in [1, 2] {
+    for version in [1, 2, 3] {
         for players in MIN_PLAYERS..=MAX_PLAYERS {
             for seed in 0..4u64 {
                 let mut g =
@@ -1442,7 +1602,7 @@ fn the_bot_uses_only_what_its_seat_has_seen() {
     // the same bot move from the same generator. About 0.3 s.
     let mut driver = Rng::from_seed(11);
     let mut compared = 0;
-    for version in [1, 2] {
+    for version in [1, 2, 3] {
         for seed in 0..4u64 {
             let players = 2 + (seed % 3) as u8;
             let mut g =

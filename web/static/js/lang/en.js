@@ -687,7 +687,7 @@ export default {
   "new_year_puzzle.rules.turn.title": "Your turn",
   "new_year_puzzle.rules.turn.1": "Turn over any face-down card, or pass (unless everyone else has passed since the last reveal).",
   "new_year_puzzle.rules.turn.2": "If the place where that card belongs shares a side with a card already in the picture, it is a success: it goes into its place, and the face-down card that lay there slides into the gap.",
-  "new_year_puzzle.rules.turn.3": "Otherwise everyone sees the card, it goes back face down and the turn passes. Remember it! A card shown a second time without fitting stays face up, and anyone may take it once it fits.",
+  "new_year_puzzle.rules.turn.3": "Otherwise everyone sees the card, it goes back face down and the turn passes. Remember it! A card shown a second time without fitting stays face up: it counts as a neighbour, like the picture, and anyone may take it once it fits.",
   "new_year_puzzle.rules.rewards.title": "Rewards",
   "new_year_puzzle.rules.rewards.1": "Each success draws the top card of the face-down reward pile. Unless it says \"no further move\", you may reveal again or stop.",
   "new_year_puzzle.rules.rewards.2": "Some cards have a condition, judged by the server at once; \"next reveal\" cards wait for your next reveal and lapse if the game ends first.",

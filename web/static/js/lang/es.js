@@ -688,7 +688,7 @@ export default {
   "new_year_puzzle.rules.turn.title": "Tu turno",
   "new_year_puzzle.rules.turn.1": "Gira cualquier pieza boca abajo, o pasa (salvo que todos los demás hayan pasado desde la última revelación).",
   "new_year_puzzle.rules.turn.2": "Si el sitio de esa pieza comparte un lado con una pieza que ya está en el cuadro, es un éxito: va a su sitio y la pieza boca abajo que había allí se desliza al hueco.",
-  "new_year_puzzle.rules.turn.3": "Si no, todos ven la pieza, vuelve boca abajo y pasa el turno. ¡Recuérdala! Una pieza mostrada por segunda vez sin encajar se queda boca arriba, y cualquiera puede cogerla cuando encaje.",
+  "new_year_puzzle.rules.turn.3": "Si no, todos ven la pieza, vuelve boca abajo y pasa el turno. ¡Recuérdala! Una pieza mostrada por segunda vez sin encajar se queda boca arriba: cuenta como vecina, igual que el cuadro, y cualquiera puede cogerla cuando encaje.",
   "new_year_puzzle.rules.rewards.title": "Recompensas",
   "new_year_puzzle.rules.rewards.1": "Cada éxito roba la carta de arriba del montón de recompensas, boca abajo. Salvo que diga «ningún movimiento más», puedes girar otra vez o parar.",
   "new_year_puzzle.rules.rewards.2": "Algunas cartas tienen una condición que el servidor juzga al momento; las de «próxima revelación» esperan a tu próxima revelación y caducan si la partida acaba antes.",

@@ -688,7 +688,7 @@ export default {
   "new_year_puzzle.rules.turn.title": "Il tuo turno",
   "new_year_puzzle.rules.turn.1": "Gira una qualsiasi tessera coperta, oppure passa (a meno che tutti gli altri abbiano passato dall'ultima scoperta).",
   "new_year_puzzle.rules.turn.2": "Se il posto di quella tessera ha un lato in comune con una tessera già nel quadro, è un successo: va al suo posto, e la tessera coperta che c'era scivola nel buco.",
-  "new_year_puzzle.rules.turn.3": "Altrimenti tutti vedono la tessera, torna coperta e il turno passa. Ricordala! Una tessera mostrata una seconda volta senza combaciare resta scoperta, e chiunque può prenderla quando combacia.",
+  "new_year_puzzle.rules.turn.3": "Altrimenti tutti vedono la tessera, torna coperta e il turno passa. Ricordala! Una tessera mostrata una seconda volta senza combaciare resta scoperta: conta come vicina, come il quadro, e chiunque può prenderla quando combacia.",
   "new_year_puzzle.rules.rewards.title": "Premi",
   "new_year_puzzle.rules.rewards.1": "Ogni successo pesca la carta in cima al mazzo dei premi, coperto. Se non dice «nessuna altra mossa», puoi girare ancora o fermarti.",
   "new_year_puzzle.rules.rewards.2": "Alcune carte hanno una condizione, giudicata subito dal server; quelle della «prossima scoperta» aspettano la tua prossima scoperta e scadono se la partita finisce prima.",

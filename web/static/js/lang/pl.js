@@ -689,7 +689,7 @@ export default {
   "new_year_puzzle.rules.turn.title": "Twoja tura",
   "new_year_puzzle.rules.turn.1": "Odkryj dowolny zakryty kartonik albo spasuj (chyba że wszyscy pozostali spasowali od ostatniego odkrycia).",
   "new_year_puzzle.rules.turn.2": "Jeśli miejsce tego kartonika styka się bokiem z kartonikiem, który już jest w obrazku, to sukces: kartonik trafia na swoje miejsce, a zakryty kartonik, który tam leżał, przesuwa się w wolne miejsce.",
-  "new_year_puzzle.rules.turn.3": "W przeciwnym razie wszyscy widzą kartonik, wraca on zakryty, a tura przechodzi dalej. Zapamiętaj go! Kartonik pokazany drugi raz bez dopasowania zostaje odkryty i każdy może go wziąć, gdy będzie pasował.",
+  "new_year_puzzle.rules.turn.3": "W przeciwnym razie wszyscy widzą kartonik, wraca on zakryty, a tura przechodzi dalej. Zapamiętaj go! Kartonik pokazany drugi raz bez dopasowania zostaje odkryty: liczy się jako sąsiad, tak jak obrazek, i każdy może go wziąć, gdy będzie pasował.",
   "new_year_puzzle.rules.rewards.title": "Nagrody",
   "new_year_puzzle.rules.rewards.1": "Każdy sukces dobiera wierzchnią kartę z zakrytego stosu nagród. Jeśli nie ma na niej „bez dodatkowego ruchu”, możesz odkrywać dalej albo się zatrzymać.",
   "new_year_puzzle.rules.rewards.2": "Niektóre karty mają warunek, który serwer od razu sprawdza; karty „następnego odkrycia” czekają na twoje następne odkrycie i przepadają, jeśli gra skończy się wcześniej.",

@@ -688,7 +688,7 @@ export default {
   "new_year_puzzle.rules.turn.title": "Tura ta",
   "new_year_puzzle.rules.turn.1": "Întoarce orice piesă cu fața în jos sau dă pas (doar dacă nu toți ceilalți au dat pas de la ultima întoarcere).",
   "new_year_puzzle.rules.turn.2": "Dacă locul piesei are o latură comună cu o piesă deja în imagine, e un succes: piesa merge la locul ei, iar piesa cu fața în jos care stătea acolo alunecă în gol.",
-  "new_year_puzzle.rules.turn.3": "Altfel, toți văd piesa, ea se întoarce cu fața în jos și tura trece mai departe. Ține-o minte! O piesă arătată a doua oară fără să se potrivească rămâne cu fața în sus și oricine o poate lua când se potrivește.",
+  "new_year_puzzle.rules.turn.3": "Altfel, toți văd piesa, ea se întoarce cu fața în jos și tura trece mai departe. Ține-o minte! O piesă arătată a doua oară fără să se potrivească rămâne cu fața în sus: contează ca vecină, ca și imaginea, și oricine o poate lua când se potrivește.",
   "new_year_puzzle.rules.rewards.title": "Recompense",
   "new_year_puzzle.rules.rewards.1": "Fiecare succes trage cartea de deasupra din teancul de recompense, cu fața în jos. Dacă nu scrie „nicio mutare în plus”, poți întoarce din nou sau te poți opri.",
   "new_year_puzzle.rules.rewards.2": "Unele cărți au o condiție, judecată imediat de server; cărțile cu „următoarea întoarcere” așteaptă următoarea ta întoarcere și expiră dacă jocul se termină înainte.",
