@@ -266,6 +266,7 @@ async fn the_admin_replay_draws_every_games_board_as_each_viewer_saw_it() {
         page.fill("#token", ADMIN_TOKEN).await;
         page.js("document.querySelector('form button[type=submit]').click()").await;
         page.wait_for("the list", "document.querySelector('#list tbody')").await;
+        let mut offered = 0;
         for (game, code, steps) in shown {
             let board = BOARDS.iter().find(|(g, _)| *g == game).map(|(_, b)| *b).unwrap();
             page.js(&format!(
@@ -310,8 +311,30 @@ async fn the_admin_replay_draws_every_games_board_as_each_viewer_saw_it() {
                     .await;
                 }
             }
+            // A move offered on the seat's board plays nothing: the page says it is a replay, the board stays.
+            show_step(&page, 0, "0").await;
+            let clicked = page
+                .js("const b = document.querySelector('#inspector .replay-board [data-act]:not([disabled])'); \
+                     if (!b) return false; b.click(); return true;")
+                .await;
+            if clicked == json!(true) {
+                offered += 1;
+                page.wait_for(
+                    &format!("{game}: the replay's answer to a move"),
+                    "!document.querySelector('#notice').hidden && document.querySelector('#notice').innerText.includes('nothing can be played')",
+                )
+                .await;
+                let still = page
+                    .js("return !!document.querySelector('#inspector .replay-board[data-viewer=\"0\"]') && document.querySelector('#step').value === '0'")
+                    .await;
+                assert_eq!(still, json!(true), "{game}: the replay stays at step 0");
+                // Dismissed, as the admin would read and leave it.
+                page.js("document.querySelector('#notice').hidden = true").await;
+            }
+            page.js("document.querySelector('#inspector .replay-board').scrollIntoView()").await;
             page.shot(&format!("admin-replay-{game}")).await;
         }
+        assert!(offered > 0, "some seat was offered a move at the start of its match");
         let errors = page.js("return window.__errors").await;
         assert_eq!(errors, json!([]), "console errors on the admin page");
         page.close().await;

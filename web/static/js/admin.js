@@ -252,9 +252,9 @@ function actionForm(title, path, after) {
 
 /**
  * A replayed step's board, drawn by the table's own game screen from the `state` push the viewer got (`me`: their
- * seat, null for a spectator), with the players' summaries as the table's side panel shows them. Read-only: the
- * page has no connection to the table, and a move offered on the board is only answered with a notice; a choice
- * that stays on the board (a selection) redraws it.
+ * seat, null for a spectator), with the screen's headline and the players' summaries as the table shows them.
+ * Read-only: the page has no connection to the table, and a move offered on the board is only answered with a
+ * notice; a choice that stays on the board (a selection) redraws it. Countdowns show their deadline's time.
  */
 function replayBoard(m, push, me) {
   const screen = screenFor(push.game);
@@ -269,14 +269,28 @@ function replayBoard(m, push, me) {
       act: () => say("This is a replay: nothing can be played from the admin page.", "info"),
       rerender: draw,
     });
+    const status = push.status;
+    const active = (seat) => (status.kind === "turn" ? status.seat === seat : status.kind === "simultaneous" && status.seats.includes(seat));
     try {
       box.replaceChildren(
-        h("p", { class: "hint", text: `The board as ${me === null ? "a spectator" : `seat ${me} (${names[me] || "empty"})`} saw it (read-only).` }),
+        h("p", { class: "hint", text: `The table as ${me === null ? "a spectator" : `seat ${me} (${names[me] || "empty"})`} saw it at this step (read-only).` }),
+        screen.headline ? h("p", { class: "headline", text: screen.headline(ctx) }) : null,
         h("div", { class: "board-area" }, screen.render(ctx)),
-        h("ul", { class: "replay-players" }, m.seats.map((s) => h("li", {},
-          seatLabel(s.seat, names[s.seat], { you: s.seat === me }),
-          screen.playerInfo ? screen.playerInfo(s.seat, ctx) : null))),
+        h("section", { class: "players" }, h("ul", {}, m.seats.map((s) => {
+          const extra = screen.playerInfo ? screen.playerInfo(s.seat, ctx) : null;
+          return h("li", { class: `player${active(s.seat) ? " active" : ""}`, "data-seat": s.seat },
+            seatLabel(s.seat, names[s.seat], { you: s.seat === me }),
+            s.kind === "bot" ? h("span", { class: "tag", text: t("common.bot") }) : null,
+            extra ? h("div", { class: "player-extra" }, extra) : null);
+        }))),
       );
+      // A countdown on the table counts to now; in a replay it says when its deadline was instead.
+      for (const el of box.querySelectorAll("[data-deadline]")) {
+        const at = Number(el.dataset.deadline);
+        el.removeAttribute("data-deadline");
+        el.classList.remove("urgent", "expired");
+        el.textContent = `until ${new Date(at).toLocaleTimeString()}`;
+      }
     } catch (e) {
       // A view the screen cannot draw is a defect of the page: said on the console as well as here.
       console.error(e);
