@@ -243,14 +243,22 @@ async fn the_admin_replay_draws_every_games_board_as_each_viewer_saw_it() {
         .into_iter()
         .map(|g| g.id.to_string())
         .collect();
-    assert_eq!(games.len(), BOARDS.len(), "a board to look for in every game: {games:?}");
+    assert_eq!(
+        games.len(),
+        BOARDS.len(),
+        "a board to look for in every game: {games:?}"
+    );
     // A person at seat 0 and a bot at seat 1 play a few steps of every game; they stay seated while the admin looks.
     let mut tables = Vec::new();
     for (i, game) in games.iter().enumerate() {
         let (code, mut players) = start_match(server.addr, game, json!({}), 2, 1).await;
         let played = play(&mut players, &Time::Real, 40 + i as u64, 4).await;
         let steps = played.last_state["version"].as_u64().unwrap() as usize;
-        assert!(steps >= 2, "{game}: a few steps were played: {}", played.last_state);
+        assert!(
+            steps >= 2,
+            "{game}: a few steps were played: {}",
+            played.last_state
+        );
         tables.push((game.clone(), code, steps, players));
     }
     let shown: Vec<(String, String, usize)> = tables
@@ -309,8 +317,24 @@ async fn the_admin_replay_draws_every_games_board_as_each_viewer_saw_it() {
                         "document.querySelector('#inspector details.replay-json').innerText.includes('legal_actions')",
                     )
                     .await;
+                    // Folded again, it stays folded at the next step.
+                    page.click("#inspector details.replay-json > summary").await;
+                    page.wait_for(
+                        &format!("{game}'s JSON folded again at step {step} as {viewer}"),
+                        "!document.querySelector('#inspector details.replay-json').open",
+                    )
+                    .await;
                 }
             }
+            // Opened, the JSON stays open from step to step.
+            page.click("#inspector details.replay-json > summary").await;
+            show_step(&page, steps / 2, "0").await;
+            let open = page
+                .js("const d = document.querySelector('#inspector details.replay-json'); \
+                     return d.open && d.innerText.includes('legal_actions');")
+                .await;
+            assert_eq!(open, json!(true), "{game}: the JSON stays open at the next step");
+            page.click("#inspector details.replay-json > summary").await;
             // A move offered on the seat's board plays nothing: the page says it is a replay, the board stays.
             show_step(&page, 0, "0").await;
             let clicked = page

@@ -260,7 +260,12 @@ function replayBoard(m, push, me) {
   const screen = screenFor(push.game);
   const names = [];
   for (const s of m.seats) names[s.seat] = s.name || t("common.seat", { n: s.seat + 1 });
-  const box = h("div", { class: "replay-board game", "data-game": push.game, "data-viewer": me === null ? "spectator" : String(me) });
+  const who = me === null ? "a spectator" : `seat ${me} (${names[me] || "empty"})`;
+  const box = h("div", {
+    class: "replay-board game",
+    "data-game": push.game,
+    "data-viewer": me === null ? "spectator" : String(me),
+  });
   const draw = () => {
     const ctx = screenContext({
       state: push,
@@ -270,10 +275,11 @@ function replayBoard(m, push, me) {
       rerender: draw,
     });
     const status = push.status;
-    const active = (seat) => (status.kind === "turn" ? status.seat === seat : status.kind === "simultaneous" && status.seats.includes(seat));
+    const active = (seat) =>
+      status.kind === "turn" ? status.seat === seat : status.kind === "simultaneous" && status.seats.includes(seat);
     try {
       box.replaceChildren(
-        h("p", { class: "hint", text: `The table as ${me === null ? "a spectator" : `seat ${me} (${names[me] || "empty"})`} saw it at this step (read-only).` }),
+        h("p", { class: "hint", text: `The table as ${who} saw it at this step (read-only).` }),
         screen.headline ? h("p", { class: "headline", text: screen.headline(ctx) }) : null,
         h("div", { class: "board-area" }, screen.render(ctx)),
         h("section", { class: "players" }, h("ul", {}, m.seats.map((s) => {
@@ -294,7 +300,8 @@ function replayBoard(m, push, me) {
     } catch (e) {
       // A view the screen cannot draw is a defect of the page: said on the console as well as here.
       console.error(e);
-      box.replaceChildren(h("p", { class: "hint", text: `The board could not be drawn (${e.message}); the JSON below shows the step.` }));
+      box.replaceChildren(
+        h("p", { class: "hint", text: `The board could not be drawn (${e.message}); the JSON below shows the step.` }));
     }
   };
   draw();
@@ -347,6 +354,8 @@ async function inspect(matchId) {
     m.seats.map((s) => h("option", { value: String(s.seat), text: `seat ${s.seat} (${s.name || s.kind})` })));
   const pane = h("div", {});
   let asked = 0;
+  // The JSON stays open (or folded) from step to step once the admin has chosen.
+  let jsonOpen = false;
   const showStep = async () => {
     // Only the latest request draws: a slider dragged fast asks for many steps, answered in any order.
     const ask = ++asked;
@@ -362,26 +371,28 @@ async function inspect(matchId) {
     }
     if (ask !== asked) return;
     const entry = n > 0 ? log.entries[n - 1] : null;
-    const caption = h("p", { text: entry ? `Step ${n}: ${seatName(entry.seat)} at ${time(entry.at)}` : `Step 0: the start, ${time(r.at)}` });
+    const caption = h("p", {
+      text: entry ? `Step ${n}: ${seatName(entry.seat)} at ${time(entry.at)}` : `Step 0: the start, ${time(r.at)}`,
+    });
     if (viewer.value === "full") {
       pane.replaceChildren(
         caption,
-        h("p", { class: "hint", text: "The complete state is not anyone's view, so it has no board: choose a seat or a spectator to see the board they saw." }),
+        h("p", { class: "hint", text: "The complete state is not anyone's view, so it has no board: "
+          + "choose a seat or a spectator to see the board they saw." }),
         entry ? json(entry.action) : null,
         json(r.full_state),
       );
       return;
     }
     const me = viewer.value === "spectator" ? null : Number(viewer.value);
-    pane.replaceChildren(
-      caption,
-      replayBoard(m, r.state, me),
-      h("details", { class: "replay-json" },
-        h("summary", { text: "JSON: the action, then the status, legal actions, events and view as sent to this viewer" }),
-        entry ? json(entry.action) : null,
-        json({ status: r.state.status, legal_actions: r.state.legal_actions, events: r.state.events, deadline: r.state.deadline, turn_deadline: r.state.turn_deadline, outcome: r.state.outcome }),
-        json(r.state.view)),
-    );
+    const push = r.state;
+    const details = h("details", { class: "replay-json", open: jsonOpen, ontoggle: () => { jsonOpen = details.open; } },
+      h("summary", { text: "JSON: the action, then the status, legal actions, events and view sent to this viewer" }),
+      entry ? json(entry.action) : null,
+      json({ status: push.status, legal_actions: push.legal_actions, events: push.events, deadline: push.deadline,
+        turn_deadline: push.turn_deadline, outcome: push.outcome }),
+      json(push.view));
+    pane.replaceChildren(caption, replayBoard(m, push, me), details);
   };
   slider.addEventListener("input", showStep);
   viewer.addEventListener("change", showStep);
