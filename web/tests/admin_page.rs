@@ -338,7 +338,7 @@ async fn the_admin_replay_draws_every_games_board_as_each_viewer_saw_it() {
             // A move offered on the seat's board plays nothing: the page says it is a replay, the board stays.
             show_step(&page, 0, "0").await;
             let clicked = page
-                .js("const b = document.querySelector('#inspector .replay-board [data-act]:not([disabled])'); \
+                .js("const b = document.querySelector('#inspector .replay-board [data-act]:not([disabled]):not([data-local])'); \
                      if (!b) return false; b.click(); return true;")
                 .await;
             if clicked == json!(true) {
@@ -355,6 +355,17 @@ async fn the_admin_replay_draws_every_games_board_as_each_viewer_saw_it() {
                 // Dismissed, as the admin would read and leave it.
                 page.js("document.querySelector('#notice').hidden = true").await;
             }
+            // A choice that stays on the board (a corner, a chip, a mouse picked) redraws it there.
+            let redrawn = page
+                .js(&format!(
+                    "const b = document.querySelector('#inspector .replay-board [data-local]:not([disabled])'); \
+                     if (!b) return null; b.click(); \
+                     const box = document.querySelector('#inspector .replay-board[data-viewer=\"0\"]'); \
+                     return !!box && !!box.querySelector({board:?}) && !box.innerText.includes('could not be drawn') \
+                       && document.querySelector('#notice').hidden;"
+                ))
+                .await;
+            assert!(redrawn != json!(false), "{game}: a choice on the replayed board redraws it");
             page.js("document.querySelector('#inspector .replay-board').scrollIntoView()").await;
             page.shot(&format!("admin-replay-{game}")).await;
         }
