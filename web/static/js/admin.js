@@ -1,10 +1,13 @@
 // The admin page: the match list with filters, a match inspector (seats and connections, deadlines, the complete
-// state, a step slider replaying the match at any step as any seat, the action log, the audit log) and the admin
+// state, a step slider replaying the match at any step as any seat or a spectator, drawn by the table's own game
+// screen as that viewer saw it with the JSON behind a disclosure, the action log, the audit log) and the admin
 // actions (abort, remove a player, give a seat to a bot, fire the pending deadline). It talks only to the admin
 // API under /api/admin/ (docs/openapi.json), sending the admin token as `Authorization: Bearer ...`. The token is
 // kept in this tab's sessionStorage only, never in the address or in localStorage.
 
-import { h } from "./ui.js";
+import { h, seatLabel } from "./ui.js";
+import { t } from "./i18n.js";
+import { screenFor, screenContext } from "./games/index.js";
 
 const TOKEN_KEY = "tabletop.admin.token";
 const NAME_KEY = "tabletop.admin.name";
@@ -247,6 +250,64 @@ function actionForm(title, path, after) {
   return form;
 }
 
+/**
+ * A replayed step's board, drawn by the table's own game screen from the `state` push the viewer got (`me`: their
+ * seat, null for a spectator), with the screen's headline and the players' summaries as the table shows them.
+ * Read-only: the page has no connection to the table, and a move offered on the board is only answered with a
+ * notice; a choice that stays on the board (a selection) redraws it. Countdowns show their deadline's time.
+ */
+function replayBoard(m, push, me) {
+  const screen = screenFor(push.game);
+  const names = [];
+  for (const s of m.seats) names[s.seat] = s.name || t("common.seat", { n: s.seat + 1 });
+  const who = me === null ? "a spectator" : `seat ${me} (${names[me] || "empty"})`;
+  const box = h("div", {
+    class: "replay-board game",
+    "data-game": push.game,
+    "data-viewer": me === null ? "spectator" : String(me),
+  });
+  const draw = () => {
+    const ctx = screenContext({
+      state: push,
+      names,
+      me,
+      act: () => say("This is a replay: nothing can be played from the admin page.", "info"),
+      rerender: draw,
+    });
+    const status = push.status;
+    const active = (seat) =>
+      status.kind === "turn" ? status.seat === seat : status.kind === "simultaneous" && status.seats.includes(seat);
+    try {
+      box.replaceChildren(
+        h("p", { class: "hint", text: `The table as ${who} saw it at this step (read-only).` }),
+        screen.headline ? h("p", { class: "headline", text: screen.headline(ctx) }) : null,
+        h("div", { class: "board-area" }, screen.render(ctx)),
+        h("section", { class: "players" }, h("ul", {}, m.seats.map((s) => {
+          const extra = screen.playerInfo ? screen.playerInfo(s.seat, ctx) : null;
+          return h("li", { class: `player${active(s.seat) ? " active" : ""}`, "data-seat": s.seat },
+            seatLabel(s.seat, names[s.seat], { you: s.seat === me }),
+            s.kind === "bot" ? h("span", { class: "tag", text: t("common.bot") }) : null,
+            extra ? h("div", { class: "player-extra" }, extra) : null);
+        }))),
+      );
+      // A countdown on the table counts to now; in a replay it says when its deadline was instead.
+      for (const el of box.querySelectorAll("[data-deadline]")) {
+        const at = Number(el.dataset.deadline);
+        el.removeAttribute("data-deadline");
+        el.classList.remove("urgent", "expired");
+        el.textContent = `until ${new Date(at).toLocaleTimeString()}`;
+      }
+    } catch (e) {
+      // A view the screen cannot draw is a defect of the page: said on the console as well as here.
+      console.error(e);
+      box.replaceChildren(
+        h("p", { class: "hint", text: `The board could not be drawn (${e.message}); the JSON below shows the step.` }));
+    }
+  };
+  draw();
+  return box;
+}
+
 async function inspect(matchId) {
   state.selected = matchId;
   const box = document.getElementById("inspector");
@@ -288,31 +349,50 @@ async function inspect(matchId) {
   const slider = h("input", { id: "step", type: "range", min: 0, max: steps, value: steps, step: 1 });
   const stepLabel = h("output", { for: "step", text: `${steps} / ${steps}` });
   const viewer = h("select", { id: "viewer" },
+    h("option", { value: "spectator", text: "a spectator", selected: true }),
     h("option", { value: "full", text: "complete state (hidden information included)" }),
-    h("option", { value: "spectator", text: "a spectator" }),
     m.seats.map((s) => h("option", { value: String(s.seat), text: `seat ${s.seat} (${s.name || s.kind})` })));
   const pane = h("div", {});
+  let asked = 0;
+  // The JSON stays open (or folded) from step to step once the admin has chosen.
+  let jsonOpen = false;
   const showStep = async () => {
+    // Only the latest request draws: a slider dragged fast asks for many steps, answered in any order.
+    const ask = ++asked;
     const n = Number(slider.value);
     stepLabel.textContent = `${n} / ${steps}`;
     const seatQuery = viewer.value === "full" || viewer.value === "spectator" ? "" : `?seat=${viewer.value}`;
+    let r;
     try {
-      const r = await api(`${base}/replay/${n}${seatQuery}`);
-      const entry = n > 0 ? log.entries[n - 1] : null;
-      pane.replaceChildren(
-        h("p", { text: entry ? `Step ${n}: ${seatName(entry.seat)} at ${time(entry.at)}` : `Step 0: the start, ${time(r.at)}` }),
-        entry ? json(entry.action) : null,
-        viewer.value === "full"
-          ? json(r.full_state)
-          : h("div", {},
-            h("h4", { text: "Status, legal actions and events as shown" }),
-            json({ status: r.state.status, legal_actions: r.state.legal_actions, events: r.state.events, deadline: r.state.deadline, turn_deadline: r.state.turn_deadline, outcome: r.state.outcome }),
-            h("h4", { text: "View" }),
-            json(r.state.view)),
-      );
+      r = await api(`${base}/replay/${n}${seatQuery}`);
     } catch (e) {
       report(e);
+      return;
     }
+    if (ask !== asked) return;
+    const entry = n > 0 ? log.entries[n - 1] : null;
+    const caption = h("p", {
+      text: entry ? `Step ${n}: ${seatName(entry.seat)} at ${time(entry.at)}` : `Step 0: the start, ${time(r.at)}`,
+    });
+    if (viewer.value === "full") {
+      pane.replaceChildren(
+        caption,
+        h("p", { class: "hint", text: "The complete state is not anyone's view, so it has no board: "
+          + "choose a seat or a spectator to see the board they saw." }),
+        entry ? json(entry.action) : null,
+        json(r.full_state),
+      );
+      return;
+    }
+    const me = viewer.value === "spectator" ? null : Number(viewer.value);
+    const push = r.state;
+    const details = h("details", { class: "replay-json", open: jsonOpen, ontoggle: () => { jsonOpen = details.open; } },
+      h("summary", { text: "JSON: the action, then the status, legal actions, events and view sent to this viewer" }),
+      entry ? json(entry.action) : null,
+      json({ status: push.status, legal_actions: push.legal_actions, events: push.events, deadline: push.deadline,
+        turn_deadline: push.turn_deadline, outcome: push.outcome }),
+      json(push.view));
+    pane.replaceChildren(caption, replayBoard(m, push, me), details);
   };
   slider.addEventListener("input", showStep);
   viewer.addEventListener("change", showStep);

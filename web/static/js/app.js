@@ -18,7 +18,7 @@ import {
   gameFacts,
 } from "./lobby.js";
 import { rulesButton } from "./help.js";
-import { screenFor } from "./games/index.js";
+import { screenFor, screenContext } from "./games/index.js";
 import { initFriends, onChatHistory, onChatMessage, resetChat, chatPanel, presenceTag, reportPresence } from "./friends.js";
 
 const LOG_LIMIT = 200;
@@ -682,24 +682,17 @@ function addLog(entry) {
 
 /** What a game screen gets: the state, names and the means to act. */
 export function context() {
-  const state = app.state;
-  const names = seatNames();
-  const me = app.session?.spectator ? null : (app.session?.seat ?? null);
-  return {
-    state,
-    view: state?.view,
-    lobby: app.lobby,
-    me,
-    spectator: !!app.session?.spectator,
-    names,
-    name: (seat) => (seat === me ? t("common.you") : names[seat] || t("common.seat", { n: seat + 1 })),
-    legal: state?.legal_actions || [],
+  return screenContext({
+    state: app.state,
+    names: seatNames(),
+    me: app.session?.spectator ? null : (app.session?.seat ?? null),
     act,
     log: app.log,
+    lobby: app.lobby,
     options: app.lobby?.options || {},
     /** Redraws the screen after a change that stays on this page (a choice not yet sent). */
     rerender: render,
-  };
+  });
 }
 
 // ---- rendering -----------------------------------------------------------------------------------------------
