@@ -9,7 +9,7 @@ use protocol::{ErrorBody, ErrorCode, RawJson};
 use rules::{Actor, AnyGame, Event, Millis, Seat, Status};
 use tracing::{debug, error, info};
 
-use super::{Running, Table, err, store_unavailable};
+use super::{Table, err, store_unavailable};
 use crate::{
     commit::Pending,
     store::{LogEntry, Phase},
@@ -112,7 +112,7 @@ impl Table {
             return Err(e);
         }
         let now = match self.running.as_ref().and_then(|r| Some((r, race_deadline(&r.game)?))) {
-            Some((running, deadline)) => running.claim_time(deadline, Timing { received_at, ..timing }),
+            Some((running, deadline)) => claim_time(running.race, deadline, Timing { received_at, ..timing }),
             None => now,
         };
         let result = self.apply_at(Actor::Seat(Seat(seat)), action, now).await;
@@ -255,30 +255,28 @@ impl Table {
     }
 }
 
-impl Running {
-    /// The time a claim in the race that closes at `deadline` is applied at: the race's opening time (as the
-    /// engine has it) plus the claim's reaction, so that the engine, which takes a reaction as the claim's time
-    /// less the opening time, sees the reaction measured here. The reaction is the time from the push that showed
-    /// the race leaving the server for the claimant's connection to the claim reaching that connection's socket,
-    /// less the connection's whole round trip (at most [`MAX_ROUND_TRIP_ALLOWANCE_MS`]): the push took one leg
-    /// down and the claim one leg up. Never below zero (a claim sent before its sender could see the race).
-    fn claim_time(&self, deadline: Millis, timing: Timing) -> Millis {
-        let allowance = timing.rtt_ms.unwrap_or(0).min(MAX_ROUND_TRIP_ALLOWANCE_MS);
-        match self.race.filter(|r| r.deadline == deadline) {
-            Some(race) => {
-                // The connection's own write of the push, or the table's hand-over if it has not written one of
-                // this race (its claim came before the push could reach it).
-                let shown_at = timing
-                    .race_shown
-                    .filter(|s| s.deadline == deadline)
-                    .map_or(race.published_at, |s| s.written_at.max(race.published_at));
-                let reaction = timing.received_at.saturating_sub(shown_at).saturating_sub(allowance);
-                race.applied_at + reaction
-            }
-            // A race opened before this table was loaded (a restart): its pushes' times are gone; the claim is
-            // timed as received less the round trip.
-            None => timing.received_at.saturating_sub(allowance),
+/// The time a claim in the race that closes at `deadline` is applied at: the race's opening time (as the engine has
+/// it) plus the claim's reaction, so that the engine, which takes a reaction as the claim's time less the opening
+/// time, sees the reaction measured here. The reaction is the time from the push that showed the race leaving the
+/// server for the claimant's connection to the claim reaching that connection's socket, less the connection's
+/// whole round trip (at most [`MAX_ROUND_TRIP_ALLOWANCE_MS`]): the push took one leg down and the claim one leg up.
+/// Never below zero (a claim sent before its sender could see the race). `race` is the race the table opened.
+fn claim_time(race: Option<RaceOpened>, deadline: Millis, timing: Timing) -> Millis {
+    let allowance = timing.rtt_ms.unwrap_or(0).min(MAX_ROUND_TRIP_ALLOWANCE_MS);
+    match race.filter(|r| r.deadline == deadline) {
+        Some(race) => {
+            // The connection's own write of the push, or the table's hand-over if it has not written one of this
+            // race (its claim came before the push could reach it).
+            let shown_at = timing
+                .race_shown
+                .filter(|s| s.deadline == deadline)
+                .map_or(race.published_at, |s| s.written_at.max(race.published_at));
+            let reaction = timing.received_at.saturating_sub(shown_at).saturating_sub(allowance);
+            race.applied_at + reaction
         }
+        // A race opened before this table was loaded (a restart): when its pushes left is not known; the claim is
+        // timed as received less the round trip.
+        None => timing.received_at.saturating_sub(allowance),
     }
 }
 
@@ -336,5 +334,72 @@ impl SeatOptions {
     /// The version at which `seat`'s options last changed.
     pub(super) fn changed_at(&self, seat: Seat) -> u64 {
         self.changed_at.get(seat.index()).copied().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OPENED: RaceOpened = RaceOpened {
+        deadline: 9_000,
+        applied_at: 1_000,
+        published_at: 1_010,
+    };
+
+    fn claim(received_at: Millis, rtt_ms: Option<u64>, written_at: Option<Millis>) -> Millis {
+        let timing = Timing {
+            received_at,
+            rtt_ms,
+            race_shown: written_at.map(|written_at| RaceShown {
+                deadline: OPENED.deadline,
+                written_at,
+            }),
+        };
+        claim_time(Some(OPENED), OPENED.deadline, timing)
+    }
+
+    #[test]
+    fn a_reaction_runs_from_the_push_written_to_the_claim_received_less_the_whole_round_trip() {
+        // Written at 1,012, received 300 ms of link and 200 ms of reaction later: the engine sees 200 ms.
+        assert_eq!(claim(1_512, Some(300), Some(1_012)), OPENED.applied_at + 200);
+        // A connection that has not written the push yet is timed from the table's hand-over.
+        assert_eq!(claim(1_510, Some(300), None), OPENED.applied_at + 200);
+        // A push of another race does not count.
+        let other = Timing {
+            received_at: 1_600,
+            rtt_ms: Some(100),
+            race_shown: Some(RaceShown {
+                deadline: 1,
+                written_at: 1_500,
+            }),
+        };
+        assert_eq!(claim_time(Some(OPENED), OPENED.deadline, other), OPENED.applied_at + 490);
+    }
+
+    #[test]
+    fn the_round_trip_taken_off_is_capped_and_a_reaction_is_never_negative() {
+        // A round trip of 2 s (pongs answered late on purpose) buys MAX_ROUND_TRIP_ALLOWANCE_MS, no more.
+        let received = 1_010 + 2_000 + 150;
+        assert_eq!(
+            claim(received, Some(2_000), Some(1_010)),
+            OPENED.applied_at + 2_150 - MAX_ROUND_TRIP_ALLOWANCE_MS
+        );
+        // Received sooner than a round trip after the push: sent before the race could be seen.
+        assert_eq!(claim(1_100, Some(300), Some(1_010)), OPENED.applied_at);
+        // No estimate yet: nothing is taken off.
+        assert_eq!(claim(1_300, None, Some(1_010)), OPENED.applied_at + 290);
+    }
+
+    #[test]
+    fn a_race_the_table_did_not_see_open_is_timed_as_received_less_the_round_trip() {
+        let timing = Timing {
+            received_at: 5_000,
+            rtt_ms: Some(120),
+            race_shown: None,
+        };
+        assert_eq!(claim_time(None, 9_000, timing), 4_880);
+        // A race opened since (another deadline) is not the one the table timed.
+        assert_eq!(claim_time(Some(OPENED), 9_500, timing), 4_880);
     }
 }
