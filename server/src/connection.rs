@@ -1517,6 +1517,49 @@ mod tests {
         assert_eq!(rtt.next_ping(), PING_EVERY_SETTLED);
     }
 
+    /// A race is shown to a connection when the first `state` push showing it is written, not when it is framed;
+    /// later pushes of the same race do not move that time, and a new race (another deadline) does.
+    #[test]
+    fn the_first_push_of_a_race_is_stamped_when_written() {
+        let push = |status: protocol::Status, deadline: Option<u64>| {
+            ServerMessage::Push(Push::State(Box::new(protocol::StateUpdate {
+                code: "ABCD".into(),
+                match_id: "m".into(),
+                game: "hide_and_eeek".into(),
+                version: 1,
+                since: 0,
+                seat: None,
+                legal_actions: protocol::RawJson::empty_array(),
+                status,
+                deadline,
+                turn_deadline: None,
+                outcome: None,
+                events: Vec::new(),
+                view: protocol::RawJson::empty_array(),
+            })))
+        };
+        let race = || protocol::Status::Race {
+            seats: vec![rules::Seat(0)],
+        };
+        let turn = || protocol::Status::Turn { seat: rules::Seat(0) };
+        let shown = |deadline, written_at| Some(RaceShown { deadline, written_at });
+        let mut framing = Framing::default();
+        frame(&push(turn(), None), &mut framing);
+        framing.written(100);
+        assert_eq!(framing.race_shown, None);
+        frame(&push(race(), Some(9_000)), &mut framing);
+        assert_eq!(framing.race_shown, None, "framed, not written yet");
+        framing.written(1_010);
+        assert_eq!(framing.race_shown, shown(9_000, 1_010));
+        frame(&push(race(), Some(9_000)), &mut framing);
+        framing.written(1_500);
+        assert_eq!(framing.race_shown, shown(9_000, 1_010), "the same race");
+        frame(&push(turn(), Some(9_000)), &mut framing);
+        frame(&push(race(), Some(9_800)), &mut framing);
+        framing.written(2_000);
+        assert_eq!(framing.race_shown, shown(9_800, 2_000), "a new race");
+    }
+
     /// The connection loop driven by plain channels instead of a socket.
     #[tokio::test]
     async fn the_loop_answers_each_frame_and_closes_on_shutdown() {

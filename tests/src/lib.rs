@@ -970,7 +970,10 @@ fn delayed_pipe(
             match from.read(&mut buf).await {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
-                    if tx.send((tokio::time::Instant::now() + delay, buf[..n].to_vec())).is_err() {
+                    if tx
+                        .send((tokio::time::Instant::now() + delay, buf[..n].to_vec()))
+                        .is_err()
+                    {
                         break;
                     }
                 }

@@ -140,7 +140,10 @@ async fn the_faster_reaction_wins_whatever_the_link() {
     let (mut near, mut far) = (racer(host, 0), racer(guest, 1));
     // The server pings a connection bound to a table at once and then every 2 s: three samples each, answered at
     // once by clients that read.
-    tokio::join!(near.listen(Duration::from_millis(4_500)), far.listen(Duration::from_millis(4_500)));
+    tokio::join!(
+        near.listen(Duration::from_millis(4_500)),
+        far.listen(Duration::from_millis(4_500))
+    );
 
     let mut rng = rules::Rng::from_seed(43);
     // Which races were played: the far player faster, then the near one.
@@ -153,7 +156,10 @@ async fn the_faster_reaction_wins_whatever_the_link() {
         let version = near.version().max(far.version());
         tokio::join!(near.catch_up(version), far.catch_up(version));
         let state = near.state().clone();
-        assert_ne!(state["status"]["kind"], "over", "the match ended before both races: {state}");
+        assert_ne!(
+            state["status"]["kind"], "over",
+            "the match ended before both races: {state}"
+        );
         if state["view"]["look"].is_object() {
             // A window: raced if it shows a mouse, else passed by both.
             let Some(cell) = mouse_in_window(&state) else {
@@ -170,7 +176,10 @@ async fn the_faster_reaction_wins_whatever_the_link() {
             );
             let claims = closed_claims(&closed).unwrap();
             let judged = |seat: u8| {
-                let c = claims.iter().find(|c| c["seat"] == seat).unwrap_or_else(|| panic!("{closed}"));
+                let c = claims
+                    .iter()
+                    .find(|c| c["seat"] == seat)
+                    .unwrap_or_else(|| panic!("{closed}"));
                 (c["reaction_ms"].as_i64().unwrap(), c["won"] == true)
             };
             let (near_judged, near_won) = judged(near.seat);

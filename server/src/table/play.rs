@@ -111,8 +111,19 @@ impl Table {
         {
             return Err(e);
         }
-        let now = match self.running.as_ref().and_then(|r| Some((r, race_deadline(&r.game)?))) {
-            Some((running, deadline)) => claim_time(running.race, deadline, Timing { received_at, ..timing }),
+        let now = match self
+            .running
+            .as_ref()
+            .and_then(|r| Some((r, race_deadline(&r.game)?)))
+        {
+            Some((running, deadline)) => claim_time(
+                running.race,
+                deadline,
+                Timing {
+                    received_at,
+                    ..timing
+                },
+            ),
             None => now,
         };
         let result = self.apply_at(Actor::Seat(Seat(seat)), action, now).await;
@@ -271,7 +282,10 @@ fn claim_time(race: Option<RaceOpened>, deadline: Millis, timing: Timing) -> Mil
                 .race_shown
                 .filter(|s| s.deadline == deadline)
                 .map_or(race.published_at, |s| s.written_at.max(race.published_at));
-            let reaction = timing.received_at.saturating_sub(shown_at).saturating_sub(allowance);
+            let reaction = timing
+                .received_at
+                .saturating_sub(shown_at)
+                .saturating_sub(allowance);
             race.applied_at + reaction
         }
         // A race opened before this table was loaded (a restart): when its pushes left is not known; the claim is
@@ -374,7 +388,10 @@ mod tests {
                 written_at: 1_500,
             }),
         };
-        assert_eq!(claim_time(Some(OPENED), OPENED.deadline, other), OPENED.applied_at + 490);
+        assert_eq!(
+            claim_time(Some(OPENED), OPENED.deadline, other),
+            OPENED.applied_at + 490
+        );
     }
 
     #[test]
