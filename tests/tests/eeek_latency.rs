@@ -118,26 +118,23 @@ async fn the_faster_reaction_wins_whatever_the_link() {
     let db = TestDb::new("sqlite").await;
     let server = ServerProcess::start(SERVER_BINARY, &db, &[("RATE_LIMIT_BURST", "1000000")]).await;
     let far_addr = delaying_proxy(server.addr, LINK_DELAY).await;
-    let mut host = Client::hello(server.addr).await;
-    let created = host
-        .request(req::create_lobby(GAME, 2, "Near").options(json!({"target": 20, "claim_window_ms": 10000})))
-        .await;
-    assert_eq!(created["type"], "seated", "{created}");
-    let code = created["code"].as_str().unwrap().to_string();
-    let mut guest = Client::hello(far_addr).await;
-    let joined = guest.request(req::join(&code, "Far")).await;
-    assert_eq!(joined["type"], "seated", "{joined}");
-    let r = host.request(req::start()).await;
-    assert_eq!(r["type"], "ok", "{r}");
-    host.wait_version(0).await;
-    guest.wait_version(0).await;
+    // The host near (direct), the guest far (through the proxy).
+    let (_code, players) = start_match_on(
+        &[server.addr, far_addr],
+        GAME,
+        json!({"target": 20, "claim_window_ms": 10000}),
+        2,
+        2,
+    )
+    .await;
     let racer = |client, seat| Racer {
         client,
         seat,
         window_seen: None,
         next_id: 1_000,
     };
-    let (mut near, mut far) = (racer(host, 0), racer(guest, 1));
+    let mut players = players.into_iter().map(|p| racer(p.client, p.seat));
+    let (mut near, mut far) = (players.next().unwrap(), players.next().unwrap());
     // The server pings a connection bound to a table at once and then every 2 s: three samples each, answered at
     // once by clients that read.
     tokio::join!(

@@ -8,7 +8,7 @@
 //! logged times differ only by the round trips taken off. The slow player connects through a proxy that holds
 //! every byte 75 ms each way. (`eeek_latency.rs` plays the race on the wall clock.)
 
-use std::{net::SocketAddr, time::Duration};
+use std::time::Duration;
 
 use integration_tests::*;
 use serde_json::{Value, json};
@@ -25,36 +25,6 @@ async fn keep_reading(client: &mut Client, how_long: Duration) {
     }
 }
 
-/// Two players, the host near (direct) and the guest far (through the proxy); returns them once the match runs.
-async fn near_and_far(server: &TestServer, far: SocketAddr) -> (String, Vec<Player>) {
-    let mut host = Client::hello(server.addr).await;
-    let created = host
-        .request(req::create_lobby(GAME, 2, "Near").options(json!({"target": 10, "claim_window_ms": 4000})))
-        .await;
-    assert_eq!(created["type"], "seated", "{created}");
-    let code = created["code"].as_str().unwrap().to_string();
-    let mut guest = Client::hello(far).await;
-    let joined = guest.request(req::join(&code, "Far")).await;
-    assert_eq!(joined["type"], "seated", "{joined}");
-    let r = host.request(req::start()).await;
-    assert_eq!(r["type"], "ok", "{r}");
-    host.wait_version(0).await;
-    guest.wait_version(0).await;
-    let players = vec![
-        Player {
-            client: host,
-            seat: 0,
-            token: created["seat_token"].as_str().unwrap().to_string(),
-        },
-        Player {
-            client: guest,
-            seat: 1,
-            token: joined["seat_token"].as_str().unwrap().to_string(),
-        },
-    ];
-    (code, players)
-}
-
 fn window_open(state: &Value) -> bool {
     state["view"]["look"].is_object()
 }
@@ -64,7 +34,15 @@ async fn answers_are_timed_from_the_push_less_the_whole_round_trip() {
     let db = TestDb::new("sqlite").await;
     let server = TestServer::start(&db, test_config()).await;
     let far = delaying_proxy(server.addr, Duration::from_millis(75)).await;
-    let (_code, mut players) = near_and_far(&server, far).await;
+    // The host near (direct), the guest far (through the proxy).
+    let (_code, mut players) = start_match_on(
+        &[server.addr, far],
+        GAME,
+        json!({"target": 10, "claim_window_ms": 4000}),
+        2,
+        2,
+    )
+    .await;
     // Both connections are bound to the table: the server pings them every 2 s. Let it take a few samples.
     for p in players.iter_mut() {
         keep_reading(&mut p.client, Duration::from_millis(4_500)).await;
