@@ -2,9 +2,10 @@
 //! binary, one client direct and one through a proxy that holds every byte 150 ms each way (pings and pongs
 //! included). Both claim the same mouse card, each a chosen time after its own client received the push that
 //! showed it. The server's judged reaction (the `look_closed` event) of the far player is within 30 ms of its true
-//! reaction, and the faster true reaction wins, whichever player it is.
+//! reaction, and the faster true reaction wins, whichever player it is; also when the far player's connection is
+//! relayed by another cluster node.
 
-use std::time::Duration;
+use std::{net::SocketAddr, time::Duration};
 
 use integration_tests::*;
 use rules::games::hide_and_eeek::data::shows_mouse;
@@ -117,10 +118,36 @@ async fn claim(racer: &mut Racer, cell: &Value, reaction: Duration) -> (Duration
 async fn the_faster_reaction_wins_whatever_the_link() {
     let db = TestDb::new("sqlite").await;
     let server = ServerProcess::start(SERVER_BINARY, &db, &[("RATE_LIMIT_BURST", "1000000")]).await;
-    let far_addr = delaying_proxy(server.addr, LINK_DELAY).await;
-    // The host near (direct), the guest far (through the proxy).
+    let far = delaying_proxy(server.addr, LINK_DELAY).await;
+    race_in_both_orders(server.addr, far).await;
+    server.kill().await;
+    db.drop_db().await;
+}
+
+/// Cluster mode: the far player connects to node B, which relays its connection to node A, the table's owner.
+/// Node A measures the relayed connection (pushes written to the relay, claims read from it, pings answered
+/// through B): the hop between the nodes is part of the far player's link, and cancels out like the rest.
+/// Needs PostgreSQL (`TEST_DATABASE_URL`) and NATS, like the other cluster tests.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_relayed_by_another_node_is_timed_alike() {
+    let Some(cl) = cluster::TestCluster::forwarding().await else {
+        return;
+    };
+    let a = cl.process(SERVER_BINARY, "node-a", Some(60_000)).await;
+    let b = cl.process(SERVER_BINARY, "node-b", Some(60_000)).await;
+    let far = delaying_proxy(b.addr, LINK_DELAY).await;
+    race_in_both_orders(a.addr, far).await;
+    a.kill().await;
+    b.kill().await;
+    cl.finish().await;
+}
+
+/// Plays a two-seat match, the host connected to `near` and the guest to `far`, until a mouse card has been raced
+/// for in both orders (the far player quicker, then the near one), and checks each race.
+async fn race_in_both_orders(near: SocketAddr, far: SocketAddr) {
+    // The host near, the guest far.
     let (_code, players) = start_match_on(
-        &[server.addr, far_addr],
+        &[near, far],
         GAME,
         json!({"target": 20, "claim_window_ms": 10000}),
         2,
@@ -214,6 +241,4 @@ async fn the_faster_reaction_wins_whatever_the_link() {
         mover.send(&action).await;
         tokio::join!(near.catch_up(version + 1), far.catch_up(version + 1));
     }
-    server.kill().await;
-    db.drop_db().await;
 }
