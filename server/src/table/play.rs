@@ -16,7 +16,7 @@ use crate::{
 };
 
 /// The most of a connection's round trip that is taken off a race claim's reaction time (the push's way down and
-/// the claim's way up, see [`Table::claim_time`]): a link up to this slow is not charged for its latency, and a
+/// the claim's way up, see [`claim_time`]): a link up to this slow is not charged for its latency, and a
 /// client that answers pings late to look slower than it is gains at most this less its true round trip.
 pub(crate) const MAX_ROUND_TRIP_ALLOWANCE_MS: u64 = 400;
 
@@ -232,7 +232,7 @@ impl Table {
             ));
         }
         debug!(seq, ?actor, "action committed");
-        // A race that begins here is timed from this action's time and from its pushes (`Running::claim_time`).
+        // A race that begins here is timed from this action's time and from its pushes (`claim_time`).
         let race = race_deadline(&next);
         let race_opens = race.is_some() && race != race_deadline(&running.game);
         running.race = match race {
