@@ -29,11 +29,12 @@ use tokio::{
 use tracing::{Instrument, debug, info_span, warn};
 
 use crate::{
+    clock::SharedClock,
     cluster::forward::{Forward, Forwarder, Relay},
     guesses::{GuessLimits, Guesses},
     hub::{Hub, Located},
     metrics::Metrics,
-    table::{Closer, Command, Conn, HostOp, Respond, TableHandle},
+    table::{Closer, Command, Conn, HostOp, RaceShown, Respond, TableHandle, Timing},
 };
 
 /// Limits applied to every connection.
@@ -313,6 +314,10 @@ struct Session {
     ip: Option<IpAddr>,
     /// The round trip measured with WebSocket ping frames, sent to the table with each action.
     rtt: RoundTrip,
+    /// When the frame being handled was received (the tables' clock), and the last race shown to this connection
+    /// (see [`Framing`]): sent to the table with each action, which times a race claim from them.
+    received_at: rules::Millis,
+    race_shown: Option<RaceShown>,
     /// Served for a relaying node (cluster mode): never relayed further.
     remote: bool,
     /// Cluster mode: this connection is relayed to the node that owns its table.
@@ -524,6 +529,8 @@ async fn serve_with<S, R, E>(
         bound: None,
         ip: admission.ip,
         rtt: RoundTrip::default(),
+        received_at: 0,
+        race_shown: None,
         remote: remote.is_some(),
         forward: None,
         opened: None,
@@ -535,7 +542,8 @@ async fn serve_with<S, R, E>(
     let pings = tokio::time::sleep(Duration::ZERO);
     tokio::pin!(pings);
     let write_timeout = shared.limits.write_timeout;
-    let mut sizes = FrameSizes::default();
+    let mut framing = Framing::default();
+    let clock = shared.hub.clock().clone();
     // Until `hello`, the handshake deadline; afterwards the idle timeout from the last frame received.
     let mut quiet_until = Instant::now()
         + if remote.is_some() {
@@ -603,6 +611,9 @@ async fn serve_with<S, R, E>(
                         }
                         None => break,
                     };
+                    // A race claim is timed from here, not from when the table gets to it.
+                    session.received_at = clock.now();
+                    session.race_shown = framing.race_shown;
                     let greeted_before = session.greeted;
                     // A pong answering our own ping is measured, and is not the client's activity.
                     let our_pong = matches!(&frame, Message::Pong(payload) if session.rtt.pong(payload));
@@ -674,15 +685,15 @@ async fn serve_with<S, R, E>(
                     // The reply first, then whatever the table pushed meanwhile (the order of the old loop:
                     // a reply, then the outbox), in one socket write.
                     if let Some(reply) = reply {
-                        backlog.push(self::frame(&reply, &mut sizes));
-                        written = write_out(&mut sink, &mut backlog, &mut outbox, &mut sizes, backlog_limit, write_timeout).await;
+                        backlog.push(self::frame(&reply, &mut framing));
+                        written = write_out(&mut sink, &mut backlog, &mut outbox, &mut framing, &clock, backlog_limit, write_timeout).await;
                     }
                 }
                 () = &mut resume, if throttled => throttled = false,
                 () = &mut pings, if session.bound.is_some() => {
                     pings.as_mut().reset(Instant::now() + session.rtt.next_ping());
                     backlog.push(Message::Ping(session.rtt.ping().into()));
-                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut sizes, backlog_limit, write_timeout).await;
+                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut framing, &clock, backlog_limit, write_timeout).await;
                 }
                 from_owner = relayed(&mut relay) => {
                     // The owner's frames already here go out in one socket write, as a local table's would.
@@ -716,7 +727,7 @@ async fn serve_with<S, R, E>(
                             other => break Some(other),
                         }
                     };
-                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut sizes, backlog_limit, write_timeout).await;
+                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut framing, &clock, backlog_limit, write_timeout).await;
                     if written.is_ok() {
                         match end {
                             None | Some(Relay::Frame(_)) => {}
@@ -741,8 +752,8 @@ async fn serve_with<S, R, E>(
                 pushed = outbox.recv() => {
                     // The session holds a sender, so the outbox never ends while we are here.
                     let Some(message) = pushed else { break };
-                    backlog.push(frame(&message, &mut sizes));
-                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut sizes, backlog_limit, write_timeout).await;
+                    backlog.push(frame(&message, &mut framing));
+                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut framing, &clock, backlog_limit, write_timeout).await;
                 }
                 () = &mut quiet => {
                     if Instant::now() < quiet_until {
@@ -758,7 +769,7 @@ async fn serve_with<S, R, E>(
                 () = &mut dropped => {
                     // The table dropped us: deliver what it queued, then the reason, then close.
                     session.bound = None;
-                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut sizes, backlog_limit, write_timeout).await;
+                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut framing, &clock, backlog_limit, write_timeout).await;
                     if written.is_ok() {
                         if let Some(reason) = closer.reason() {
                             ended = Some(reason.code);
@@ -841,13 +852,44 @@ const WRITE_BATCH: usize = 64;
 /// The largest first guess of a frame's size (a larger frame still grows its buffer as it is written).
 const SIZE_HINT_MAX: usize = 64 * 1024;
 
-/// The sizes of a connection's last frames, a `state` push and any other message apart: the first guess of its next
-/// frame's size of the same kind. (One guess for both made a push after a short `accepted` reply grow by doubling;
-/// docs/perf/journal.md, section 16.)
+/// What a connection's framing of outgoing messages remembers: the sizes of its last frames, a `state` push and any
+/// other message apart, the first guess of its next frame's size of the same kind (one guess for both made a push
+/// after a short `accepted` reply grow by doubling; docs/perf/journal.md, section 16); and the race its `state`
+/// pushes show, with when the first push showing it was written to the socket ([`write_out`] stamps it).
 #[derive(Debug, Default)]
-struct FrameSizes {
+struct Framing {
     state_push: usize,
     other: usize,
+    /// The deadline of the race the last `state` push framed shows (`None`: it shows none).
+    race: Option<rules::Millis>,
+    /// Set when a push showing a new race was framed and has not been written yet.
+    race_unwritten: bool,
+    race_shown: Option<RaceShown>,
+}
+
+impl Framing {
+    fn note_state(&mut self, update: &protocol::StateUpdate) {
+        let race = match update.status {
+            protocol::Status::Race { .. } => update.deadline,
+            _ => None,
+        };
+        if race != self.race {
+            self.race = race;
+            self.race_unwritten = race.is_some();
+        }
+    }
+
+    /// The frames framed so far are written (the socket has taken them) at `now`.
+    fn written(&mut self, now: rules::Millis) {
+        if std::mem::take(&mut self.race_unwritten)
+            && let Some(deadline) = self.race
+        {
+            self.race_shown = Some(RaceShown {
+                deadline,
+                written_at: now,
+            });
+        }
+    }
 }
 
 /// One text frame, written by serde (a push by its generated writer, `json_write`) into a buffer of the size this connection's previous frame of the same kind
@@ -855,10 +897,13 @@ struct FrameSizes {
 /// frame of the usual size. (Writing into one reused buffer and then copying it into a frame of its exact size
 /// cost ~1 % of the server's CPU under load; docs/perf/journal.md, section 10.) The same text as
 /// [`ServerMessage::to_json`].
-fn frame(message: &ServerMessage, sizes: &mut FrameSizes) -> Message {
+fn frame(message: &ServerMessage, framing: &mut Framing) -> Message {
     let size = match message {
-        ServerMessage::Push(Push::State(_)) => &mut sizes.state_push,
-        _ => &mut sizes.other,
+        ServerMessage::Push(Push::State(update)) => {
+            framing.note_state(update);
+            &mut framing.state_push
+        }
+        _ => &mut framing.other,
     };
     let text = match message {
         // Every push (a state push after every change, to every viewer) by its generated writer, the same text,
@@ -935,14 +980,15 @@ async fn write_out<S: Sink<Message> + Unpin>(
     sink: &mut S,
     backlog: &mut Backlog,
     outbox: &mut mpsc::Receiver<Box<ServerMessage>>,
-    sizes: &mut FrameSizes,
+    framing: &mut Framing,
+    clock: &SharedClock,
     limit: usize,
     timeout: Duration,
 ) -> Result<(), WriteFailed> {
     let write = std::future::poll_fn(|cx| {
         loop {
             while let Poll::Ready(Some(message)) = outbox.poll_recv(cx) {
-                backlog.push(frame(&message, sizes));
+                backlog.push(frame(&message, framing));
                 if backlog.bytes > limit {
                     return Poll::Ready(Err(WriteFailed::Overloaded));
                 }
@@ -965,7 +1011,12 @@ async fn write_out<S: Sink<Message> + Unpin>(
             .map(|r| r.map_err(|_| WriteFailed::Gone))
     });
     match tokio::time::timeout(timeout, write).await {
-        Ok(result) => result,
+        Ok(result) => {
+            if result.is_ok() {
+                framing.written(clock.now());
+            }
+            result
+        }
         Err(_) => {
             warn!("the client did not read for too long; disconnecting it");
             Err(WriteFailed::Gone)
@@ -1101,13 +1152,17 @@ impl Session {
             return Self::refused(ErrorCode::Unauthorized, "spectators cannot act");
         }
         let conn_id = self.conn.id;
-        let rtt_ms = self.rtt.estimate();
+        let timing = Timing {
+            received_at: self.received_at,
+            rtt_ms: self.rtt.estimate(),
+            race_shown: self.race_shown,
+        };
         let version = self
             .ask(&table, |reply| Command::Act {
                 conn_id,
                 action,
                 version,
-                rtt_ms,
+                timing,
                 reply,
             })
             .await?;
@@ -1460,6 +1515,49 @@ mod tests {
         // An unanswered ping adds no sample, and the pace stays settled.
         rtt.ping();
         assert_eq!(rtt.next_ping(), PING_EVERY_SETTLED);
+    }
+
+    /// A race is shown to a connection when the first `state` push showing it is written, not when it is framed;
+    /// later pushes of the same race do not move that time, and a new race (another deadline) does.
+    #[test]
+    fn the_first_push_of_a_race_is_stamped_when_written() {
+        let push = |status: protocol::Status, deadline: Option<u64>| {
+            ServerMessage::Push(Push::State(Box::new(protocol::StateUpdate {
+                code: "ABCD".into(),
+                match_id: "m".into(),
+                game: "hide_and_eeek".into(),
+                version: 1,
+                since: 0,
+                seat: None,
+                legal_actions: protocol::RawJson::empty_array(),
+                status,
+                deadline,
+                turn_deadline: None,
+                outcome: None,
+                events: Vec::new(),
+                view: protocol::RawJson::empty_array(),
+            })))
+        };
+        let race = || protocol::Status::Race {
+            seats: vec![rules::Seat(0)],
+        };
+        let turn = || protocol::Status::Turn { seat: rules::Seat(0) };
+        let shown = |deadline, written_at| Some(RaceShown { deadline, written_at });
+        let mut framing = Framing::default();
+        frame(&push(turn(), None), &mut framing);
+        framing.written(100);
+        assert_eq!(framing.race_shown, None);
+        frame(&push(race(), Some(9_000)), &mut framing);
+        assert_eq!(framing.race_shown, None, "framed, not written yet");
+        framing.written(1_010);
+        assert_eq!(framing.race_shown, shown(9_000, 1_010));
+        frame(&push(race(), Some(9_000)), &mut framing);
+        framing.written(1_500);
+        assert_eq!(framing.race_shown, shown(9_000, 1_010), "the same race");
+        frame(&push(turn(), Some(9_000)), &mut framing);
+        frame(&push(race(), Some(9_800)), &mut framing);
+        framing.written(2_000);
+        assert_eq!(framing.race_shown, shown(9_800, 2_000), "a new race");
     }
 
     /// The connection loop driven by plain channels instead of a socket.

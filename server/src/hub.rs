@@ -513,6 +513,11 @@ fn table_code(table: &Table) -> String {
 }
 
 impl Hub {
+    /// The tables' clock: connections stamp what they receive and write with it (`connection.rs`).
+    pub fn clock(&self) -> &SharedClock {
+        &self.clock
+    }
+
     /// The public list of open, listed lobbies with a free seat, of one game or of all (issue 13).
     pub async fn open_lobbies(&self, game: Option<&str>) -> Result<Vec<protocol::ListedLobby>, ErrorBody> {
         if let Some(game) = game

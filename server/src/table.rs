@@ -164,9 +164,9 @@ pub enum Command {
         conn_id: u64,
         action: RawJson,
         version: Option<u64>,
-        /// The connection's measured WebSocket round trip, if any (`connection.rs`): a claim in a race is timed
-        /// as received less half of it (`play.rs`).
-        rtt_ms: Option<u64>,
+        /// When the connection received the action, its round trip and the race it was last shown: a claim in
+        /// a race is timed from them (`play.rs`).
+        timing: Timing,
         reply: Respond<u64>,
     },
     Disconnect {
@@ -251,6 +251,8 @@ struct Running {
     /// may hold an action memory does not (a commit whose answer was lost). No action is applied until a
     /// reload succeeds.
     unsure: bool,
+    /// The race open now, when it opened while the table was loaded: what claims are timed from (`play.rs`).
+    race: Option<play::RaceOpened>,
 }
 
 /// Why a stored table cannot be served.
@@ -569,9 +571,9 @@ impl Table {
                 conn_id,
                 action,
                 version,
-                rtt_ms,
+                timing,
                 reply,
-            } => self.handle_act(conn_id, action, version, rtt_ms, reply).await,
+            } => self.handle_act(conn_id, action, version, timing, reply).await,
             command if Self::is_friends_command(&command) => Box::pin(self.handle_friends(command)).await,
             command => Box::pin(self.handle_game(command)).await,
         }
@@ -583,11 +585,11 @@ impl Table {
         conn_id: u64,
         action: RawJson,
         version: Option<u64>,
-        rtt_ms: Option<u64>,
+        timing: Timing,
         reply: Respond<u64>,
     ) {
         let started = Instant::now();
-        let result = self.act(conn_id, action, version, rtt_ms).await;
+        let result = self.act(conn_id, action, version, timing).await;
         match &result {
             Ok(_) => {
                 self.metrics
@@ -650,9 +652,9 @@ impl Table {
                 conn_id,
                 action,
                 version,
-                rtt_ms,
+                timing,
                 reply,
-            } => Box::pin(self.handle_act(conn_id, action, version, rtt_ms, reply)).await,
+            } => Box::pin(self.handle_act(conn_id, action, version, timing, reply)).await,
             Command::Admin { op, reply } => {
                 let result = self.admin(op).await;
                 let _ = reply.send(result);
@@ -706,5 +708,6 @@ pub use chat::FriendsSettings;
 pub use host::HostOp;
 pub use lobby::{MAX_ABSENCE_GRACE_MS, MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS};
 pub(crate) use lobby::{check_absence, check_rules_version, setup_error};
+pub use play::{RaceShown, Timing};
 pub use push::view_json;
 pub use rematch::REMATCH_WINDOW_MS;

@@ -939,6 +939,58 @@ impl TestServer {
     }
 }
 
+/// A TCP proxy that delivers every chunk `delay` after it read it, in each direction (a slow link: WebSocket pings
+/// and pongs take as long as everything else); returns its address.
+pub async fn delaying_proxy(upstream: SocketAddr, delay: Duration) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            let server = TcpStream::connect(upstream).await.unwrap();
+            client.set_nodelay(true).unwrap();
+            server.set_nodelay(true).unwrap();
+            let (cr, cw) = client.into_split();
+            let (sr, sw) = server.into_split();
+            delayed_pipe(cr, sw, delay);
+            delayed_pipe(sr, cw, delay);
+        }
+    });
+    addr
+}
+
+fn delayed_pipe(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    delay: Duration,
+) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(tokio::time::Instant, Vec<u8>)>();
+    tokio::spawn(async move {
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            match from.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    if tx
+                        .send((tokio::time::Instant::now() + delay, buf[..n].to_vec()))
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    tokio::spawn(async move {
+        while let Some((at, bytes)) = rx.recv().await {
+            tokio::time::sleep_until(at).await;
+            if to.write_all(&bytes).await.is_err() {
+                break;
+            }
+        }
+        let _ = to.shutdown().await;
+    });
+}
+
 /// A TCP proxy the test controls, between the server and its database: [`TcpProxy::cut`] drops every
 /// connection and refuses new ones (the database "goes away": a stopped server answers at once);
 /// [`TcpProxy::black_hole`] stops forwarding on every connection and accepts new ones without ever answering (a

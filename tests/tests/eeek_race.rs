@@ -1,68 +1,20 @@
-//! Hide and Eeek!'s race under network latency (issue 25 point 10): the server measures each connection's round
-//! trip with WebSocket ping/pong frames and times an answer in an Eeek! window as received less half of it, so a
+//! Hide and Eeek!'s race under network latency (issue 25 point 10, issue 43 point 1): the server measures each
+//! connection's round trip with WebSocket ping/pong frames and times an answer in an Eeek! window from the push that
+//! showed the window leaving for that connection to the answer reaching its socket, less the whole round trip, so a
 //! player 150 ms away is not behind one 10 ms away by latency alone; and a window that has closed is closed.
 //!
-//! The server's clock is the manual one (frozen unless the test moves it), so every answer received while it stands
-//! still is received "at the same time": the logged times differ only by the latency allowance. The slow player
-//! connects through a proxy that holds every byte 75 ms each way.
+//! The server's clock is the manual one (frozen unless the test moves it): the pushes showing the window are
+//! written at the time the window opened, and both answers are received when the test has moved the clock on: the
+//! logged times differ only by the round trips taken off. The slow player connects through a proxy that holds
+//! every byte 75 ms each way. (`eeek_latency.rs` plays the race on the wall clock.)
 
-use std::{net::SocketAddr, time::Duration};
+use std::time::Duration;
 
 use integration_tests::*;
 use serde_json::{Value, json};
-use server::Clock;
-use tokio::{
-    io::{AsyncReadExt, AsyncWriteExt},
-    net::{TcpListener, TcpStream},
-    sync::mpsc,
-    time::Instant,
-};
+use tokio::time::Instant;
 
 const GAME: &str = "hide_and_eeek";
-
-/// A TCP proxy that delivers every chunk `delay` after it was read, in each direction.
-async fn delaying_proxy(upstream: SocketAddr, delay: Duration) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((client, _)) = listener.accept().await {
-            let server = TcpStream::connect(upstream).await.unwrap();
-            client.set_nodelay(true).unwrap();
-            server.set_nodelay(true).unwrap();
-            let (cr, cw) = client.into_split();
-            let (sr, sw) = server.into_split();
-            pipe(cr, sw, delay);
-            pipe(sr, cw, delay);
-        }
-    });
-    addr
-}
-
-fn pipe(mut from: tokio::net::tcp::OwnedReadHalf, mut to: tokio::net::tcp::OwnedWriteHalf, delay: Duration) {
-    let (tx, mut rx) = mpsc::unbounded_channel::<(Instant, Vec<u8>)>();
-    tokio::spawn(async move {
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            match from.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    if tx.send((Instant::now() + delay, buf[..n].to_vec())).is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-    });
-    tokio::spawn(async move {
-        while let Some((at, bytes)) = rx.recv().await {
-            tokio::time::sleep_until(at).await;
-            if to.write_all(&bytes).await.is_err() {
-                break;
-            }
-        }
-        let _ = to.shutdown().await;
-    });
-}
 
 /// Keeps a client reading (so that it answers the server's pings at once) for `how_long`, with pings of its own.
 async fn keep_reading(client: &mut Client, how_long: Duration) {
@@ -73,46 +25,24 @@ async fn keep_reading(client: &mut Client, how_long: Duration) {
     }
 }
 
-/// Two players, the host near (direct) and the guest far (through the proxy); returns them once the match runs.
-async fn near_and_far(server: &TestServer, far: SocketAddr) -> (String, Vec<Player>) {
-    let mut host = Client::hello(server.addr).await;
-    let created = host
-        .request(req::create_lobby(GAME, 2, "Near").options(json!({"target": 10, "claim_window_ms": 4000})))
-        .await;
-    assert_eq!(created["type"], "seated", "{created}");
-    let code = created["code"].as_str().unwrap().to_string();
-    let mut guest = Client::hello(far).await;
-    let joined = guest.request(req::join(&code, "Far")).await;
-    assert_eq!(joined["type"], "seated", "{joined}");
-    let r = host.request(req::start()).await;
-    assert_eq!(r["type"], "ok", "{r}");
-    host.wait_version(0).await;
-    guest.wait_version(0).await;
-    let players = vec![
-        Player {
-            client: host,
-            seat: 0,
-            token: created["seat_token"].as_str().unwrap().to_string(),
-        },
-        Player {
-            client: guest,
-            seat: 1,
-            token: joined["seat_token"].as_str().unwrap().to_string(),
-        },
-    ];
-    (code, players)
-}
-
 fn window_open(state: &Value) -> bool {
     state["view"]["look"].is_object()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn answers_are_timed_as_received_less_half_the_round_trip() {
+async fn answers_are_timed_from_the_push_less_the_whole_round_trip() {
     let db = TestDb::new("sqlite").await;
     let server = TestServer::start(&db, test_config()).await;
     let far = delaying_proxy(server.addr, Duration::from_millis(75)).await;
-    let (_code, mut players) = near_and_far(&server, far).await;
+    // The host near (direct), the guest far (through the proxy).
+    let (_code, mut players) = start_match_on(
+        &[server.addr, far],
+        GAME,
+        json!({"target": 10, "claim_window_ms": 4000}),
+        2,
+        2,
+    )
+    .await;
     // Both connections are bound to the table: the server pings them every 2 s. Let it take a few samples.
     for p in players.iter_mut() {
         keep_reading(&mut p.client, Duration::from_millis(4_500)).await;
@@ -131,8 +61,9 @@ async fn answers_are_timed_as_received_less_half_the_round_trip() {
     assert!(window_open(&state), "a window opened: {state}");
     let version = state["version"].as_u64().unwrap();
     let opened_at = state["view"]["look"]["opened_at"].as_u64().unwrap();
-    // The clock stands still: both answers are received "now"; the far one is timed earlier by its latency.
-    let now = server.clock.now();
+    // Both players have the window (`play_until` waits for everyone): their pushes were written at its opening.
+    // Both answers are received 500 ms later, the far one's less its round trip.
+    server.clock.advance(500);
     let far_reply = players[1]
         .client
         .request(req::action(&json!({"type": "pass"}), version))
@@ -150,17 +81,17 @@ async fn answers_are_timed_as_received_less_half_the_round_trip() {
         .unwrap();
     let at = |seq: u64| log[seq as usize - 1].at;
     let (far_at, near_at) = (at(version + 1), at(version + 2));
-    // The far player's round trip is at least 150 ms (75 ms each way): its answer is moved back by at least 75 ms
-    // and at most the 250 ms cap; the near one's by a few milliseconds at most.
+    // The far player's round trip is at least 150 ms (75 ms each way): 500 ms less that is at most 350 ms after
+    // the opening (and its round trip well under the cap leaves at least 100 ms); the near one's reaction is the
+    // 500 ms less a few milliseconds.
     assert!(
-        (now - 250..=now - 70).contains(&far_at),
-        "far answer at {far_at}, now {now}"
+        (opened_at + 100..=opened_at + 350).contains(&far_at),
+        "far answer at {far_at}, window opened at {opened_at}"
     );
     assert!(
-        (now - 20..=now).contains(&near_at),
-        "near answer at {near_at}, now {now}"
+        (opened_at + 480..=opened_at + 500).contains(&near_at),
+        "near answer at {near_at}, window opened at {opened_at}"
     );
-    assert!(far_at >= opened_at.saturating_sub(250));
     store.close().await;
     server.stop().await;
     db.drop_db().await;

@@ -413,6 +413,7 @@ impl Table {
             history: VecDeque::new(),
             stalled_at: None,
             unsure: false,
+            race: None,
         });
         self.metrics.phase_change(Some(self.phase), Some(Phase::Playing));
         self.phase = Phase::Playing;

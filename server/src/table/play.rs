@@ -15,9 +15,47 @@ use crate::{
     store::{LogEntry, Phase},
 };
 
-/// The most a claim's time is moved back for its connection's latency (half a round trip): a client that answers
-/// pings late cannot buy itself more.
-pub(crate) const MAX_LATENCY_ALLOWANCE_MS: u64 = 250;
+/// The most of a connection's round trip that is taken off a race claim's reaction time (the push's way down and
+/// the claim's way up, see [`claim_time`]): a link up to this slow is not charged for its latency, and a
+/// client that answers pings late to look slower than it is gains at most this less its true round trip.
+pub(crate) const MAX_ROUND_TRIP_ALLOWANCE_MS: u64 = 400;
+
+/// What the connection knows of an action's timing (`connection.rs`), for a claim in a race.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timing {
+    /// When the connection's socket received the action, on the table's clock: before any wait for the table.
+    pub received_at: Millis,
+    /// The connection's round-trip estimate: the least of its recent ping samples.
+    pub rtt_ms: Option<u64>,
+    /// The last race a `state` push showed this connection.
+    pub race_shown: Option<RaceShown>,
+}
+
+/// A race as one connection was shown it: the race's deadline (which tells one race from the next) and when the
+/// first `state` push showing it was written to the connection's socket, on the table's clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RaceShown {
+    pub deadline: Millis,
+    pub written_at: Millis,
+}
+
+/// The race open now, as the table opened it: what a claim's reaction is measured from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct RaceOpened {
+    /// The race's deadline, as its pushes show it.
+    deadline: Millis,
+    /// The time the action that opened it was applied at: the engine's opening time of the race.
+    applied_at: Millis,
+    /// When the table handed the pushes showing it to the connections, after its commit.
+    published_at: Millis,
+}
+
+/// The deadline of the race `game` is in, if it is in one.
+fn race_deadline(game: &AnyGame) -> Option<Millis> {
+    // Only a game with a deadline can be in a race: most actions never ask for the status here.
+    let at = game.deadline()?.at;
+    matches!(game.status(), Status::Race { .. }).then_some(at)
+}
 
 impl Table {
     pub(super) async fn act(
@@ -25,7 +63,7 @@ impl Table {
         conn_id: u64,
         action: RawJson,
         version: Option<u64>,
-        rtt_ms: Option<u64>,
+        timing: Timing,
     ) -> Result<u64, ErrorBody> {
         let Some(seat) = self.seat_of(conn_id) else {
             return Err(if self.is_spectator(conn_id) {
@@ -63,22 +101,30 @@ impl Table {
             }
         }
         // A race's deadline that has passed is played before anything received after it: the window closes for
-        // real, and a claim that arrives later finds it closed (the engine says why).
+        // real, and a claim that arrives later finds it closed (the engine says why). A claim the socket received
+        // before the deadline is not refused for waiting in the table's queue meanwhile.
         let now = self.clock.now();
+        let received_at = timing.received_at.min(now);
         if matches!(running.game.status(), Status::Race { .. })
-            && let Some(deadline) = running.game.deadline().filter(|d| d.at <= now)
+            && let Some(deadline) = running.game.deadline().filter(|d| d.at <= received_at)
             && let Err(e) = self.apply(Actor::Clock, RawJson::from(deadline.action)).await
         {
             return Err(e);
         }
-        // In a race the earliest reaction wins, not the fastest connection: a claim is timed as received less
-        // half the connection's round trip (the push that showed the card took about as long to arrive), at
-        // most MAX_LATENCY_ALLOWANCE_MS. Pushes go to every viewer at once, so this orders claims by reaction.
-        let now = match self.running.as_ref().map(|r| r.game.status()) {
-            Some(Status::Race { .. }) => {
-                now.saturating_sub((rtt_ms.unwrap_or(0) / 2).min(MAX_LATENCY_ALLOWANCE_MS))
-            }
-            _ => now,
+        let now = match self
+            .running
+            .as_ref()
+            .and_then(|r| Some((r, race_deadline(&r.game)?)))
+        {
+            Some((running, deadline)) => claim_time(
+                running.race,
+                deadline,
+                Timing {
+                    received_at,
+                    ..timing
+                },
+            ),
+            None => now,
         };
         let result = self.apply_at(Actor::Seat(Seat(seat)), action, now).await;
         if result.is_ok() {
@@ -186,6 +232,18 @@ impl Table {
             ));
         }
         debug!(seq, ?actor, "action committed");
+        // A race that begins here is timed from this action's time and from its pushes (`claim_time`).
+        let race = race_deadline(&next);
+        let race_opens = race.is_some() && race != race_deadline(&running.game);
+        running.race = match race {
+            Some(deadline) if race_opens => Some(RaceOpened {
+                deadline,
+                applied_at: now,
+                published_at: now,
+            }),
+            Some(_) => running.race,
+            None => None,
+        };
         running.game = next;
         running.version = seq;
         running.options.update(&running.game, seq, actor);
@@ -200,8 +258,39 @@ impl Table {
             self.phase = Phase::Finished;
             self.push_lobby_to_all();
         }
+        if race_opens && let Some(race) = self.running.as_mut().and_then(|r| r.race.as_mut()) {
+            race.published_at = self.clock.now();
+        }
         self.push_state_to_all(seq - 1, &events);
         Ok(seq)
+    }
+}
+
+/// The time a claim in the race that closes at `deadline` is applied at: the race's opening time (as the engine has
+/// it) plus the claim's reaction, so that the engine, which takes a reaction as the claim's time less the opening
+/// time, sees the reaction measured here. The reaction is the time from the push that showed the race leaving the
+/// server for the claimant's connection to the claim reaching that connection's socket, less the connection's
+/// whole round trip (at most [`MAX_ROUND_TRIP_ALLOWANCE_MS`]): the push took one leg down and the claim one leg up.
+/// Never below zero (a claim sent before its sender could see the race). `race` is the race the table opened.
+fn claim_time(race: Option<RaceOpened>, deadline: Millis, timing: Timing) -> Millis {
+    let allowance = timing.rtt_ms.unwrap_or(0).min(MAX_ROUND_TRIP_ALLOWANCE_MS);
+    match race.filter(|r| r.deadline == deadline) {
+        Some(race) => {
+            // The connection's own write of the push, or the table's hand-over if it has not written one of this
+            // race (its claim came before the push could reach it).
+            let shown_at = timing
+                .race_shown
+                .filter(|s| s.deadline == deadline)
+                .map_or(race.published_at, |s| s.written_at.max(race.published_at));
+            let reaction = timing
+                .received_at
+                .saturating_sub(shown_at)
+                .saturating_sub(allowance);
+            race.applied_at + reaction
+        }
+        // A race opened before this table was loaded (a restart): when its pushes left is not known; the claim is
+        // timed as received less the round trip.
+        None => timing.received_at.saturating_sub(allowance),
     }
 }
 
@@ -259,5 +348,75 @@ impl SeatOptions {
     /// The version at which `seat`'s options last changed.
     pub(super) fn changed_at(&self, seat: Seat) -> u64 {
         self.changed_at.get(seat.index()).copied().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OPENED: RaceOpened = RaceOpened {
+        deadline: 9_000,
+        applied_at: 1_000,
+        published_at: 1_010,
+    };
+
+    fn claim(received_at: Millis, rtt_ms: Option<u64>, written_at: Option<Millis>) -> Millis {
+        let timing = Timing {
+            received_at,
+            rtt_ms,
+            race_shown: written_at.map(|written_at| RaceShown {
+                deadline: OPENED.deadline,
+                written_at,
+            }),
+        };
+        claim_time(Some(OPENED), OPENED.deadline, timing)
+    }
+
+    #[test]
+    fn a_reaction_runs_from_the_push_written_to_the_claim_received_less_the_whole_round_trip() {
+        // Written at 1,012, received 300 ms of link and 200 ms of reaction later: the engine sees 200 ms.
+        assert_eq!(claim(1_512, Some(300), Some(1_012)), OPENED.applied_at + 200);
+        // A connection that has not written the push yet is timed from the table's hand-over.
+        assert_eq!(claim(1_510, Some(300), None), OPENED.applied_at + 200);
+        // A push of another race does not count.
+        let other = Timing {
+            received_at: 1_600,
+            rtt_ms: Some(100),
+            race_shown: Some(RaceShown {
+                deadline: 1,
+                written_at: 1_500,
+            }),
+        };
+        assert_eq!(
+            claim_time(Some(OPENED), OPENED.deadline, other),
+            OPENED.applied_at + 490
+        );
+    }
+
+    #[test]
+    fn the_round_trip_taken_off_is_capped_and_a_reaction_is_never_negative() {
+        // A round trip of 2 s (pongs answered late on purpose) buys MAX_ROUND_TRIP_ALLOWANCE_MS, no more.
+        let received = 1_010 + 2_000 + 150;
+        assert_eq!(
+            claim(received, Some(2_000), Some(1_010)),
+            OPENED.applied_at + 2_150 - MAX_ROUND_TRIP_ALLOWANCE_MS
+        );
+        // Received sooner than a round trip after the push: sent before the race could be seen.
+        assert_eq!(claim(1_100, Some(300), Some(1_010)), OPENED.applied_at);
+        // No estimate yet: nothing is taken off.
+        assert_eq!(claim(1_300, None, Some(1_010)), OPENED.applied_at + 290);
+    }
+
+    #[test]
+    fn a_race_the_table_did_not_see_open_is_timed_as_received_less_the_round_trip() {
+        let timing = Timing {
+            received_at: 5_000,
+            rtt_ms: Some(120),
+            race_shown: None,
+        };
+        assert_eq!(claim_time(None, 9_000, timing), 4_880);
+        // A race opened since (another deadline) is not the one the table timed.
+        assert_eq!(claim_time(Some(OPENED), 9_500, timing), 4_880);
     }
 }

@@ -196,6 +196,7 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
         history: VecDeque::new(),
         stalled_at: None,
         unsure: false,
+        race: None,
     })
 }
 

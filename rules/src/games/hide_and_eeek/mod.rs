@@ -213,7 +213,8 @@ pub struct Look {
 }
 
 /// One seat's answer to a window: a claim on a cell, or a pass; `reaction_ms` is the time since the window
-/// opened, as the server judged it (receive time less half the connection's round trip).
+/// opened, as the server measured it (from the push leaving the server to the answer arriving, less the
+/// connection's round trip: `docs/rules/hide-and-eeek.md`, "How a reaction is measured").
 #[derive(
     Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
 )]

@@ -5,9 +5,11 @@
 //! client draws the camouflaged mouse from the number, and the players must spot it. Until the window closes each
 //! seat may answer once, with a claim on one of the window's cards or a pass; answers stay hidden until the close.
 //! The window closes at its deadline, or as soon as every seat has answered. Then the earliest claim (by reaction
-//! time: the server passes each claim's time as its receive time less half the connection's round trip) on a card
-//! that shows the mouse wins it; a claim on a card without the mouse makes the claimant miss their next turn. The winner takes the card on top of their pile and the next turn; normal order
-//! then resumes where it was. See `docs/rules/hide-and-eeek.md`.
+//! time, the claim's time less the window's opening time: the server passes a claim's time so that this is the
+//! reaction it measured, from the push leaving it to the claim arriving less the connection's round trip; see
+//! "How a reaction is measured" in `docs/rules/hide-and-eeek.md`) on a card that shows the mouse wins it; a claim
+//! on a card without the mouse makes the claimant miss their next turn. The winner takes the card on top of their
+//! pile and the next turn; normal order then resumes where it was. See `docs/rules/hide-and-eeek.md`.
 
 use super::data::*;
 use super::*;
