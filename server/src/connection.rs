@@ -535,7 +535,10 @@ async fn serve_with<S, R, E>(
     let pings = tokio::time::sleep(Duration::ZERO);
     tokio::pin!(pings);
     let write_timeout = shared.limits.write_timeout;
-    let mut sizes = FrameSizes::default();
+    let mut framing = Framing {
+        speaks: remote.unwrap_or(protocol::PROTOCOL_VERSION),
+        ..Framing::default()
+    };
     // Until `hello`, the handshake deadline; afterwards the idle timeout from the last frame received.
     let mut quiet_until = Instant::now()
         + if remote.is_some() {
@@ -658,6 +661,9 @@ async fn serve_with<S, R, E>(
                         },
                         Message::Ping(_) | Message::Pong(_) => None,
                     };
+                    if let Some(speaks) = session.speaks {
+                        framing.speaks = speaks;
+                    }
                     if let Some(opened) = session.opened.take() {
                         relay = Some(opened);
                     }
@@ -674,15 +680,15 @@ async fn serve_with<S, R, E>(
                     // The reply first, then whatever the table pushed meanwhile (the order of the old loop:
                     // a reply, then the outbox), in one socket write.
                     if let Some(reply) = reply {
-                        backlog.push(self::frame(&reply, &mut sizes));
-                        written = write_out(&mut sink, &mut backlog, &mut outbox, &mut sizes, backlog_limit, write_timeout).await;
+                        backlog.push(self::frame(&reply, &mut framing));
+                        written = write_out(&mut sink, &mut backlog, &mut outbox, &mut framing, backlog_limit, write_timeout).await;
                     }
                 }
                 () = &mut resume, if throttled => throttled = false,
                 () = &mut pings, if session.bound.is_some() => {
                     pings.as_mut().reset(Instant::now() + session.rtt.next_ping());
                     backlog.push(Message::Ping(session.rtt.ping().into()));
-                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut sizes, backlog_limit, write_timeout).await;
+                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut framing, backlog_limit, write_timeout).await;
                 }
                 from_owner = relayed(&mut relay) => {
                     // The owner's frames already here go out in one socket write, as a local table's would.
@@ -716,7 +722,7 @@ async fn serve_with<S, R, E>(
                             other => break Some(other),
                         }
                     };
-                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut sizes, backlog_limit, write_timeout).await;
+                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut framing, backlog_limit, write_timeout).await;
                     if written.is_ok() {
                         match end {
                             None | Some(Relay::Frame(_)) => {}
@@ -741,8 +747,8 @@ async fn serve_with<S, R, E>(
                 pushed = outbox.recv() => {
                     // The session holds a sender, so the outbox never ends while we are here.
                     let Some(message) = pushed else { break };
-                    backlog.push(frame(&message, &mut sizes));
-                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut sizes, backlog_limit, write_timeout).await;
+                    backlog.push(frame(&message, &mut framing));
+                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut framing, backlog_limit, write_timeout).await;
                 }
                 () = &mut quiet => {
                     if Instant::now() < quiet_until {
@@ -758,7 +764,7 @@ async fn serve_with<S, R, E>(
                 () = &mut dropped => {
                     // The table dropped us: deliver what it queued, then the reason, then close.
                     session.bound = None;
-                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut sizes, backlog_limit, write_timeout).await;
+                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut framing, backlog_limit, write_timeout).await;
                     if written.is_ok() {
                         if let Some(reason) = closer.reason() {
                             ended = Some(reason.code);
@@ -841,11 +847,12 @@ const WRITE_BATCH: usize = 64;
 /// The largest first guess of a frame's size (a larger frame still grows its buffer as it is written).
 const SIZE_HINT_MAX: usize = 64 * 1024;
 
-/// The sizes of a connection's last frames, a `state` push and any other message apart: the first guess of its next
-/// frame's size of the same kind. (One guess for both made a push after a short `accepted` reply grow by doubling;
-/// docs/perf/journal.md, section 16.)
+/// How a connection's frames are written: the protocol version it speaks, and the sizes of its last frames, a
+/// `state` push and any other message apart: the first guess of its next frame's size of the same kind. (One
+/// guess for both made a push after a short `accepted` reply grow by doubling; docs/perf/journal.md, section 16.)
 #[derive(Debug, Default)]
-struct FrameSizes {
+struct Framing {
+    speaks: u32,
     state_push: usize,
     other: usize,
 }
@@ -855,10 +862,22 @@ struct FrameSizes {
 /// frame of the usual size. (Writing into one reused buffer and then copying it into a frame of its exact size
 /// cost ~1 % of the server's CPU under load; docs/perf/journal.md, section 10.) The same text as
 /// [`ServerMessage::to_json`].
-fn frame(message: &ServerMessage, sizes: &mut FrameSizes) -> Message {
+fn frame(message: &ServerMessage, framing: &mut Framing) -> Message {
+    // A state push as an older protocol version writes it (a copy only for a connection that speaks one).
+    let older;
+    let message = match message {
+        ServerMessage::Push(Push::State(update)) => match update.for_version(framing.speaks) {
+            Some(update) => {
+                older = ServerMessage::Push(Push::State(Box::new(update)));
+                &older
+            }
+            None => message,
+        },
+        _ => message,
+    };
     let size = match message {
-        ServerMessage::Push(Push::State(_)) => &mut sizes.state_push,
-        _ => &mut sizes.other,
+        ServerMessage::Push(Push::State(_)) => &mut framing.state_push,
+        _ => &mut framing.other,
     };
     let text = match message {
         // Every push (a state push after every change, to every viewer) by its generated writer, the same text,
@@ -935,14 +954,14 @@ async fn write_out<S: Sink<Message> + Unpin>(
     sink: &mut S,
     backlog: &mut Backlog,
     outbox: &mut mpsc::Receiver<Box<ServerMessage>>,
-    sizes: &mut FrameSizes,
+    framing: &mut Framing,
     limit: usize,
     timeout: Duration,
 ) -> Result<(), WriteFailed> {
     let write = std::future::poll_fn(|cx| {
         loop {
             while let Poll::Ready(Some(message)) = outbox.poll_recv(cx) {
-                backlog.push(frame(&message, sizes));
+                backlog.push(frame(&message, framing));
                 if backlog.bytes > limit {
                     return Poll::Ready(Err(WriteFailed::Overloaded));
                 }
