@@ -31,8 +31,8 @@ impl CatalogueEntry {
 }
 
 /// What the server does for a seated player who is away: disconnected for `grace_ms`, or (for `bot` and `skip`)
-/// at once when their turn timer ran out. Wire form: `{"policy": "bot", "grace_ms": 30000}`, an object only (see
-/// the `Deserialize` impl).
+/// at once when their turn timer ran out. Wire form: `{"policy": "bot", "grace_ms": 30000}` (an object: a list is
+/// refused).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, JsonSchema, json_write::WriteJson)]
 pub struct AbsencePolicy {
     pub policy: AbsenceKind,
