@@ -69,7 +69,7 @@ fn parse_action<A: serde::de::DeserializeOwned>(action: &Value) -> Result<A, Rej
         )));
     }
     // Read from the borrowed value (`serde_json::from_value` would need a clone of the whole tree).
-    json_write::plain::read(|| action).map_err(not_an_action)
+    json_write::plain::read(|| action).map_err(|refusal| not_an_action(with_type_first::<A>(action, refusal)))
 }
 
 fn parse_action_text<A: serde::de::DeserializeOwned>(action: &str) -> Result<A, Rejection> {
@@ -79,7 +79,32 @@ fn parse_action_text<A: serde::de::DeserializeOwned>(action: &str) -> Result<A, 
             "an action is a JSON object, not {what}"
         )));
     }
-    json_write::plain::from_str(action).map_err(not_an_action)
+    json_write::plain::from_str(action).map_err(|refusal| {
+        let refusal = match serde_json::from_str::<Value>(action) {
+            Ok(value) => with_type_first::<A>(&value, refusal),
+            Err(_) => refusal,
+        };
+        not_an_action(refusal)
+    })
+}
+
+/// A refusal of an action that does not name the member at fault, said again from the action read with its
+/// `type` first: serde reads an action whose `type` comes later from a copy, which loses the path.
+fn with_type_first<A: serde::de::DeserializeOwned>(
+    action: &Value,
+    refusal: json_write::plain::Refusal,
+) -> json_write::plain::Refusal {
+    let Some(tag) = action.get("type").filter(|_| refusal.path.is_empty()) else {
+        return refusal;
+    };
+    let mut text = format!("{{\"type\":{tag}");
+    for (key, value) in action.as_object().into_iter().flatten() {
+        if key != "type" {
+            text += &format!(",{}:{value}", Value::from(key.as_str()));
+        }
+    }
+    text.push('}');
+    json_write::plain::from_str::<A>(&text).err().unwrap_or(refusal)
 }
 
 fn to_json<T: Serialize>(value: &T) -> Value {
