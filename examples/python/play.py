@@ -30,7 +30,7 @@ from typing import Any, Optional
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-PROTOCOL = 1  # the protocol version this client speaks (docs/protocol.md, "Versioning")
+PROTOCOL = 2  # the protocol version this client speaks (docs/protocol.md, "Versioning")
 CLIENT = "python-example 1.0"
 
 # Refusals of an action that only mean "the state moved on": a newer `state` push is on its way.

@@ -20,6 +20,7 @@
 
 pub use json_write_derive::{TagFirst, WriteJson};
 
+pub mod plain;
 pub mod tag_first;
 
 use std::borrow::Cow;

@@ -587,7 +587,7 @@ impl Client {
             quiet: Box::pin(tokio::time::sleep(TIMEOUT)),
         };
         let welcome = c
-            .request(json!({"type": "hello", "protocol": 1, "client": "loadgen"}))
+            .request(json!({"type": "hello", "protocol": 2, "client": "loadgen"}))
             .await?;
         if welcome["type"] != "welcome" {
             return Err(format!("hello refused: {welcome}"));

@@ -34,10 +34,11 @@ pub use request::{
 };
 
 /// The protocol version this crate describes. A client announces the version it speaks in [`Request::Hello`];
-/// the server accepts exactly the versions in [`SUPPORTED_VERSIONS`].
-pub const PROTOCOL_VERSION: u32 = 1;
+/// the server accepts exactly the versions in [`SUPPORTED_VERSIONS`]. Version 2 renamed a game view's seat count
+/// `players` to `player_count` ([`StateUpdate::for_version`] writes a push for a version 1 connection).
+pub const PROTOCOL_VERSION: u32 = 2;
 /// Versions this server speaks.
-pub const SUPPORTED_VERSIONS: &[u32] = &[1];
+pub const SUPPORTED_VERSIONS: &[u32] = &[1, 2];
 
 #[cfg(test)]
 mod tests {

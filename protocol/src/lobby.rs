@@ -1,6 +1,7 @@
 //! Lobbies as clients see them: seats and who holds them, the phase, the absence policy, the public list.
 
 use schemars::JsonSchema;
+use serde::de::{Deserializer, MapAccess, Visitor, value::MapAccessDeserializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -30,14 +31,36 @@ impl CatalogueEntry {
 }
 
 /// What the server does for a seated player who is away: disconnected for `grace_ms`, or (for `bot` and `skip`)
-/// at once when their turn timer ran out. Wire form: `{"policy": "bot", "grace_ms": 30000}`.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, json_write::WriteJson,
-)]
+/// at once when their turn timer ran out. Wire form: `{"policy": "bot", "grace_ms": 30000}` (an object: a list is
+/// refused).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, JsonSchema, json_write::WriteJson)]
 pub struct AbsencePolicy {
     pub policy: AbsenceKind,
     /// How long a player may be disconnected before the server plays for them (`bot`, `skip`); 0 for `wait`.
     pub grace_ms: u64,
+}
+
+/// Read from a JSON object only: serde's derive would also read a list, by position (`["bot", 5000]`).
+impl<'de> Deserialize<'de> for AbsencePolicy {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(remote = "AbsencePolicy")]
+        struct Members {
+            policy: AbsenceKind,
+            grace_ms: u64,
+        }
+        struct ObjectOnly;
+        impl<'de> Visitor<'de> for ObjectOnly {
+            type Value = AbsencePolicy;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<AbsencePolicy, A::Error> {
+                Members::deserialize(MapAccessDeserializer::new(map))
+            }
+        }
+        deserializer.deserialize_map(ObjectOnly)
+    }
 }
 
 #[derive(

@@ -76,19 +76,24 @@ pub fn parse_client_message(text: &str) -> Result<ClientMessage, ParseError> {
             format!("unknown message type `{kind}`"),
         ));
     }
-    let malformed = |e: serde_json::Error| {
+    let malformed = |refusal: json_write::plain::Refusal| {
         refuse(
             re.clone(),
             ErrorCode::BadMessage,
-            format!("malformed message: {}", without_position(&e)),
+            format!("malformed message: {refusal}"),
         )
     };
     let id = member("id")
-        .map(Option::<RequestId>::deserialize)
+        .map(|id| Option::<RequestId>::deserialize(id).map_err(|e| json_write::plain::explain(&e, "id")))
         .transpose()
         .map_err(malformed)?
         .flatten();
-    let fields = || MapDeserializer::new(members.iter().map(|(key, value)| (key.as_ref(), *value)));
+    // The `type` member first, so that the request is read with its tag first (`Request` derives `TagFirst`).
+    let fields = || {
+        let tag = members.iter().filter(|(key, _)| key == "type");
+        let rest = members.iter().filter(|(key, _)| key != "type");
+        MapDeserializer::new(tag.chain(rest).map(|(key, value)| (key.as_ref(), *value)))
+    };
     let request = if kind == "action" {
         // Read here rather than by `Request`'s derived reader, which buffers every member as a tree first (an
         // internally tagged enum): the action is kept as its text.
@@ -99,13 +104,13 @@ pub fn parse_client_message(text: &str) -> Result<ClientMessage, ParseError> {
             #[serde(default)]
             version: Option<u64>,
         }
-        let Action { action, version } = Action::deserialize(fields()).map_err(malformed)?;
+        let Action { action, version } = json_write::plain::read(fields).map_err(malformed)?;
         Request::Action {
             action: RawJson::from(action.to_owned()),
             version,
         }
     } else {
-        Request::deserialize(fields()).map_err(malformed)?
+        json_write::plain::read(fields).map_err(malformed)?
     };
     Ok(ClientMessage { id, request })
 }
@@ -159,17 +164,6 @@ pub fn request_id_of(text: &str) -> Option<RequestId> {
     let Members { members, .. } = serde_json::from_str(text).ok()?;
     let id = members.iter().find(|(key, _)| key == "id")?.1;
     RequestId::deserialize(id).ok()
-}
-
-/// serde_json's message without the place it adds ("at line 1 column 9"), which for a member read on its own
-/// would count from the member, not from the frame.
-fn without_position(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    let place = format!(" at line {} column {}", e.line(), e.column());
-    match text.strip_suffix(&place) {
-        Some(message) if e.line() != 0 => message.to_owned(),
-        _ => text,
-    }
 }
 
 /// A frame's members as the text of each value, in the order they first appear; a member given twice keeps its
@@ -444,9 +438,9 @@ mod tests {
         );
         assert_eq!(
             e.message,
-            r#"malformed message: invalid type: string "7", expected u64"#
+            r#"malformed message: `version`: expected a whole number, 0 or more, got "7""#
         );
         let e = parse_client_message(r#"{"type":"action","version":7}"#).unwrap_err();
-        assert_eq!(e.message, "malformed message: missing field `action`");
+        assert_eq!(e.message, "malformed message: `action`: missing");
     }
 }

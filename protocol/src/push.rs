@@ -5,6 +5,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::{ErrorBody, LobbyInfo, Outcome, RawJson, Seat, SeatToken, Status};
 
@@ -92,6 +93,31 @@ pub struct RematchInfo {
     /// The new lobby, once the rematch has started.
     #[serde(default)]
     pub new_code: Option<String>,
+}
+
+impl StateUpdate {
+    /// The push as a connection that speaks protocol version `speaks` reads it, when that differs from this one
+    /// (`None`: the same). Version 1 calls a game view's number of seats `players`, which version 2 calls
+    /// `player_count`, apart from the per-seat lists other games' views call `players`.
+    pub fn for_version(&self, speaks: u32) -> Option<StateUpdate> {
+        if speaks >= 2 {
+            return None;
+        }
+        // A member of the view's top level (written compactly, first or after a comma); the text cannot occur
+        // inside a string, whose quotes would be escaped.
+        let text = self.view.get();
+        let at = [r#"{"player_count":"#, r#","player_count":"#]
+            .iter()
+            .find_map(|member| text.find(member))?;
+        let mut renamed = String::with_capacity(text.len());
+        renamed.push_str(&text[..=at]);
+        renamed.push_str(r#""players":"#);
+        renamed.push_str(&text[at + r#"{"player_count":"#.len()..]);
+        Some(StateUpdate {
+            view: RawJson::from(RawValue::from_string(renamed).expect("a member renamed in JSON is JSON")),
+            ..self.clone()
+        })
+    }
 }
 
 /// The state of a match as one viewer may see it.

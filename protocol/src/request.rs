@@ -21,7 +21,7 @@ impl<'de> Deserialize<'de> for RequestId {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct IdVisitor;
         fn mismatch<E: de::Error>() -> E {
-            E::custom("data did not match any variant of untagged enum RequestId")
+            E::custom("a request id is a string or a whole number, 0 or more")
         }
         impl<'de> Visitor<'de> for IdVisitor {
             type Value = RequestId;
@@ -93,8 +93,9 @@ pub struct ClientMessage {
     pub request: Request,
 }
 
-/// Everything a client may ask.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// Everything a client may ask. Read with its `type` first (`json_write::TagFirst`), so that a refusal can name
+/// the member it is about (serde's own derive reads an internally tagged enum from a copy that has lost the path).
+#[derive(Clone, Debug, PartialEq, Serialize, json_write::TagFirst, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Request {
     /// The handshake: must be the first request on a connection. Answered by [`Reply::Welcome`].

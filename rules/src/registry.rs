@@ -13,31 +13,98 @@ use crate::model::{
 };
 use crate::secrets::{HiddenOrder, Secrets, Twin, ViewSecret};
 
+/// Reads a game's options from a JSON object (`null` for the defaults). Anything else is refused, a list too
+/// (serde would read a list's items as the options in their declared order).
 fn parse_config<C: serde::de::DeserializeOwned>(config: &Value) -> Result<C, SetupError> {
-    let config = if config.is_null() {
-        Value::Object(Default::default())
-    } else {
-        config.clone()
+    let empty = Value::Object(Default::default());
+    let config = match config {
+        Value::Null => &empty,
+        Value::Object(_) => config,
+        other => {
+            return Err(SetupError::BadOption {
+                option: "options".into(),
+                message: format!(
+                    "must be a JSON object of option names and values (GET /api/games lists them), not {}",
+                    json_kind(other)
+                ),
+            });
+        }
     };
-    serde_json::from_value(config).map_err(|e| SetupError::BadOption {
-        option: "options".into(),
-        message: e.to_string(),
+    json_write::plain::read(|| config).map_err(|refusal| SetupError::BadOption {
+        option: if refusal.path.is_empty() {
+            "options".into()
+        } else {
+            refusal.path
+        },
+        message: refusal.what,
     })
 }
 
-fn parse_action<A: serde::de::DeserializeOwned>(action: &Value) -> Result<A, Rejection> {
-    // Read from the borrowed value (`serde_json::from_value` would need a clone of the whole tree).
-    A::deserialize(action).map_err(|e| Rejection {
+/// "a list", "a string", ...: what a JSON value is, for a refusal.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "true or false",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// What an action that is not one of the game's says.
+fn not_an_action(why: impl std::fmt::Display) -> Rejection {
+    Rejection {
         kind: RejectKind::IllegalAction,
-        message: format!("not an action of this game: {e}"),
-    })
+        message: format!("not an action of this game: {why}"),
+    }
+}
+
+/// Reads an action: a JSON object (serde would read a list's items as the action's members in order).
+fn parse_action<A: serde::de::DeserializeOwned>(action: &Value) -> Result<A, Rejection> {
+    if !action.is_object() {
+        return Err(not_an_action(format_args!(
+            "an action is a JSON object, not {}",
+            json_kind(action)
+        )));
+    }
+    // Read from the borrowed value (`serde_json::from_value` would need a clone of the whole tree).
+    json_write::plain::read(|| action).map_err(|refusal| not_an_action(with_type_first::<A>(action, refusal)))
 }
 
 fn parse_action_text<A: serde::de::DeserializeOwned>(action: &str) -> Result<A, Rejection> {
-    serde_json::from_str(action).map_err(|e| Rejection {
-        kind: RejectKind::IllegalAction,
-        message: format!("not an action of this game: {e}"),
+    if !action.trim_start().starts_with('{') {
+        let what = serde_json::from_str::<Value>(action).map_or("not JSON", |v| json_kind(&v));
+        return Err(not_an_action(format_args!(
+            "an action is a JSON object, not {what}"
+        )));
+    }
+    json_write::plain::from_str(action).map_err(|refusal| {
+        let refusal = match serde_json::from_str::<Value>(action) {
+            Ok(value) => with_type_first::<A>(&value, refusal),
+            Err(_) => refusal,
+        };
+        not_an_action(refusal)
     })
+}
+
+/// A refusal of an action that does not name the member at fault, said again from the action read with its
+/// `type` first: serde reads an action whose `type` comes later from a copy, which loses the path.
+fn with_type_first<A: serde::de::DeserializeOwned>(
+    action: &Value,
+    refusal: json_write::plain::Refusal,
+) -> json_write::plain::Refusal {
+    let Some(tag) = action.get("type").filter(|_| refusal.path.is_empty()) else {
+        return refusal;
+    };
+    let mut text = format!("{{\"type\":{tag}");
+    for (key, value) in action.as_object().into_iter().flatten() {
+        if key != "type" {
+            text += &format!(",{}:{value}", Value::from(key.as_str()));
+        }
+    }
+    text.push('}');
+    json_write::plain::from_str::<A>(&text).err().unwrap_or(refusal)
 }
 
 fn to_json<T: Serialize>(value: &T) -> Value {

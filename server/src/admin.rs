@@ -18,7 +18,7 @@ use axum::{
     Json,
     extract::{
         FromRef, FromRequestParts, Path, Query, State,
-        rejection::{JsonRejection, QueryRejection},
+        rejection::{JsonRejection, PathRejection, QueryRejection},
     },
     http::{StatusCode, header, request::Parts},
     response::{IntoResponse, Response},
@@ -129,7 +129,7 @@ fn refusal(e: ErrorBody) -> Response {
         ErrorCode::UnknownLobby => StatusCode::NOT_FOUND,
         ErrorCode::BadMessage => StatusCode::BAD_REQUEST,
         ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-        ErrorCode::ShuttingDown => StatusCode::SERVICE_UNAVAILABLE,
+        ErrorCode::ShuttingDown | ErrorCode::StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::CONFLICT,
     };
     (status, Json(e)).into_response()
@@ -220,6 +220,19 @@ async fn ask_table(state: &AdminState, code: &str, op: AdminOp) -> Result<Value,
         .await
         .map_err(|_| gone())?;
     answer.await.map_err(|_| gone())?.map_err(refusal)
+}
+
+/// A path of a match id and a number (`step`, `seat`), or 400 naming the number (axum's own refusal is plain
+/// text in Rust's words).
+fn id_and<N>(path: Result<Path<(String, N)>, PathRejection>, number: &str) -> Result<(String, N), Response> {
+    match path {
+        Ok(Path(pair)) => Ok(pair),
+        Err(_) => Err(error(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadMessage,
+            format!("{number} in the path must be a whole number in its range"),
+        )),
+    }
 }
 
 /// A match's lobby code, or 404.
@@ -436,9 +449,13 @@ pub(crate) async fn log(_: Admin, State(state): State<AdminState>, Path(id): Pat
 pub(crate) async fn replay(
     _: Admin,
     State(state): State<AdminState>,
-    Path((id, step)): Path<(String, u64)>,
+    path: Result<Path<(String, u64)>, PathRejection>,
     query: Result<Query<ViewerQuery>, QueryRejection>,
 ) -> Response {
+    let (id, step) = match id_and(path, "the step") {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
     let viewer = match viewer(query) {
         Ok(v) => v,
         Err(r) => return r,
@@ -604,9 +621,17 @@ pub(crate) struct ActionBody {
     reason: String,
 }
 
-fn action_body(body: Result<Json<ActionBody>, JsonRejection>) -> Result<(String, String), Response> {
-    let Json(body) =
-        body.map_err(|e| error(StatusCode::BAD_REQUEST, ErrorCode::BadMessage, e.body_text()))?;
+fn action_body(body: Result<Json<Value>, JsonRejection>) -> Result<(String, String), Response> {
+    let bad = |message: String| error(StatusCode::BAD_REQUEST, ErrorCode::BadMessage, message);
+    // axum's refusal of JSON that does not parse (or of another content type) is in words; what the JSON holds
+    // is read here, so that a list is refused (serde would read it by position) and a refusal is in words too.
+    let Json(body) = body.map_err(|e| bad(e.body_text()))?;
+    if !body.is_object() {
+        return Err(bad(
+            "the body must be a JSON object: {\"by\": ..., \"reason\": ...}".into(),
+        ));
+    }
+    let body: ActionBody = json_write::plain::read(|| &body).map_err(|e| bad(e.to_string()))?;
     let by = body.by.trim().to_string();
     let reason = body.reason.trim().to_string();
     if by.is_empty() || reason.is_empty() || by.chars().count() > 64 || reason.chars().count() > 1000 {
@@ -622,7 +647,7 @@ fn action_body(body: Result<Json<ActionBody>, JsonRejection>) -> Result<(String,
 async fn act(
     state: &AdminState,
     id: &str,
-    body: Result<Json<ActionBody>, JsonRejection>,
+    body: Result<Json<Value>, JsonRejection>,
     op: impl FnOnce(String, String) -> AdminOp,
 ) -> Response {
     let (by, reason) = match action_body(body) {
@@ -644,7 +669,7 @@ pub(crate) async fn abort(
     _: Admin,
     State(state): State<AdminState>,
     Path(id): Path<String>,
-    body: Result<Json<ActionBody>, JsonRejection>,
+    body: Result<Json<Value>, JsonRejection>,
 ) -> Response {
     act(&state, &id, body, |by, reason| AdminOp::Abort { by, reason }).await
 }
@@ -653,9 +678,13 @@ pub(crate) async fn abort(
 pub(crate) async fn remove(
     _: Admin,
     State(state): State<AdminState>,
-    Path((id, seat)): Path<(String, u8)>,
-    body: Result<Json<ActionBody>, JsonRejection>,
+    path: Result<Path<(String, u8)>, PathRejection>,
+    body: Result<Json<Value>, JsonRejection>,
 ) -> Response {
+    let (id, seat) = match id_and(path, "the seat") {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
     act(&state, &id, body, |by, reason| AdminOp::RemoveSeat {
         seat,
         bot: false,
@@ -669,9 +698,13 @@ pub(crate) async fn remove(
 pub(crate) async fn replace_with_bot(
     _: Admin,
     State(state): State<AdminState>,
-    Path((id, seat)): Path<(String, u8)>,
-    body: Result<Json<ActionBody>, JsonRejection>,
+    path: Result<Path<(String, u8)>, PathRejection>,
+    body: Result<Json<Value>, JsonRejection>,
 ) -> Response {
+    let (id, seat) = match id_and(path, "the seat") {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
     act(&state, &id, body, |by, reason| AdminOp::RemoveSeat {
         seat,
         bot: true,
@@ -686,7 +719,7 @@ pub(crate) async fn fire_deadline(
     _: Admin,
     State(state): State<AdminState>,
     Path(id): Path<String>,
-    body: Result<Json<ActionBody>, JsonRejection>,
+    body: Result<Json<Value>, JsonRejection>,
 ) -> Response {
     act(&state, &id, body, |by, reason| AdminOp::FireDeadline {
         by,

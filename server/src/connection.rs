@@ -542,7 +542,10 @@ async fn serve_with<S, R, E>(
     let pings = tokio::time::sleep(Duration::ZERO);
     tokio::pin!(pings);
     let write_timeout = shared.limits.write_timeout;
-    let mut framing = Framing::default();
+    let mut framing = Framing {
+        speaks: remote.unwrap_or(protocol::PROTOCOL_VERSION),
+        ..Framing::default()
+    };
     let clock = shared.hub.clock().clone();
     // Until `hello`, the handshake deadline; afterwards the idle timeout from the last frame received.
     let mut quiet_until = Instant::now()
@@ -669,6 +672,9 @@ async fn serve_with<S, R, E>(
                         },
                         Message::Ping(_) | Message::Pong(_) => None,
                     };
+                    if let Some(speaks) = session.speaks {
+                        framing.speaks = speaks;
+                    }
                     if let Some(opened) = session.opened.take() {
                         relay = Some(opened);
                     }
@@ -852,12 +858,13 @@ const WRITE_BATCH: usize = 64;
 /// The largest first guess of a frame's size (a larger frame still grows its buffer as it is written).
 const SIZE_HINT_MAX: usize = 64 * 1024;
 
-/// What a connection's framing of outgoing messages remembers: the sizes of its last frames, a `state` push and any
-/// other message apart, the first guess of its next frame's size of the same kind (one guess for both made a push
-/// after a short `accepted` reply grow by doubling; docs/perf/journal.md, section 16); and the race its `state`
-/// pushes show, with when the first push showing it was written to the socket ([`write_out`] stamps it).
+/// How a connection's frames are written: the protocol version it speaks; the sizes of its last frames, a `state`
+/// push and any other message apart, the first guess of its next frame's size of the same kind (one guess for both
+/// made a push after a short `accepted` reply grow by doubling; docs/perf/journal.md, section 16); and the race its
+/// `state` pushes show, with when the first push showing it was written to the socket ([`write_out`] stamps it).
 #[derive(Debug, Default)]
 struct Framing {
+    speaks: u32,
     state_push: usize,
     other: usize,
     /// The deadline of the race the last `state` push framed shows (`None`: it shows none).
@@ -898,6 +905,18 @@ impl Framing {
 /// cost ~1 % of the server's CPU under load; docs/perf/journal.md, section 10.) The same text as
 /// [`ServerMessage::to_json`].
 fn frame(message: &ServerMessage, framing: &mut Framing) -> Message {
+    // A state push as an older protocol version writes it (a copy only for a connection that speaks one).
+    let older;
+    let message = match message {
+        ServerMessage::Push(Push::State(update)) => match update.for_version(framing.speaks) {
+            Some(update) => {
+                older = ServerMessage::Push(Push::State(Box::new(update)));
+                &older
+            }
+            None => message,
+        },
+        _ => message,
+    };
     let size = match message {
         ServerMessage::Push(Push::State(update)) => {
             framing.note_state(update);

@@ -1189,3 +1189,25 @@ pub fn url_through(url: &str, addr: SocketAddr) -> String {
     };
     format!("{scheme}://{at}{addr}/{path}")
 }
+
+/// The first word of Rust's types or of serde's messages in a refusal's `message`, which a person should not be
+/// shown (serde's own messages read "invalid type: string \"two\", expected u8").
+pub fn rust_word_in(message: &str) -> Option<&'static str> {
+    const RUST_WORDS: &[&str] = &[
+        "struct",
+        "enum",
+        "variant",
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "i64",
+        "usize",
+        "sequence",
+        "invalid type",
+        "invalid value",
+        "unit value",
+        "Option",
+    ];
+    RUST_WORDS.iter().copied().find(|word| message.contains(word))
+}

@@ -420,6 +420,28 @@ async fn admin_actions_reach_connected_clients_and_are_audited() {
         )
         .await;
         assert_eq!(status, 400);
+        // So is a body that is a list (serde would read it by position as `by` and `reason`), and a seat in the
+        // path that is not a number, each with a JSON refusal in words.
+        for (path, body) in [
+            ("abort", json!(["ann", "a list"])),
+            ("seats/x/remove", json!({"by": "ann", "reason": "no such seat"})),
+        ] {
+            let (status, _, reply) = call(
+                addr,
+                "POST",
+                &format!("{base}/{path}"),
+                Some(ADMIN_TOKEN),
+                Some(body),
+            )
+            .await;
+            assert_eq!(
+                (status, &reply["code"]),
+                (400, &json!("bad_message")),
+                "{path}: {reply}"
+            );
+            let message = reply["message"].as_str().unwrap();
+            assert_eq!(rust_word_in(message), None, "{path}: {message}");
+        }
 
         // Abort: the host and the spectator are told, the lobby is finished, actions are refused, the result says
         // aborted with the reason.

@@ -344,3 +344,165 @@ async fn fields_an_action_does_not_use_are_ignored() {
     server.stop().await;
     db.drop_db().await;
 }
+
+/// Refusals say in words what was wrong: which member, and what it should be in JSON's words, never Rust's
+/// (serde's own messages read "invalid type: string \"two\", expected u8"). `options`, `absent` and an action
+/// must be JSON objects: serde's derive read a list by position (`"options": [5, 2000]` was target 5 and a
+/// 2,000 ms window).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusals_say_in_words_what_was_wrong() {
+    let db = TestDb::new("sqlite").await;
+    let server = TestServer::start(&db, test_config()).await;
+    let (_code, mut players) = start_match(server.addr, "hide_and_eeek", json!({}), 2, 2).await;
+    let mut host = Client::hello(server.addr).await;
+    let r = host.request(req::create_lobby("hide_and_eeek", 2, "Host")).await;
+    assert_eq!(r["type"], "seated", "{r}");
+    let mut stranger = Client::hello(server.addr).await;
+    let create = |extra: Value| {
+        let mut frame = json!({"type": "create_lobby", "game": "hide_and_eeek", "seats": 2, "name": "a"});
+        frame
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        frame
+    };
+    // (frame, code, words the message must hold)
+    let requests = [
+        (
+            create(json!({"options": [5, 2000]})),
+            "bad_options",
+            vec!["`options`", "object", "list"],
+        ),
+        (
+            create(json!({"options": {"target": "ten"}})),
+            "bad_options",
+            vec!["`target`", "whole number", "\"ten\""],
+        ),
+        (
+            create(json!({"options": {"colour": "red"}})),
+            "bad_options",
+            vec!["`colour`", "`target`"],
+        ),
+        (
+            create(json!({"seats": "two"})),
+            "bad_message",
+            vec!["`seats`", "whole number", "\"two\""],
+        ),
+        (
+            create(json!({"absent": ["bot", 5000]})),
+            "bad_message",
+            vec!["`absent`", "object", "list"],
+        ),
+        (
+            create(json!({"absent": {"policy": "nap", "grace_ms": 0}})),
+            "bad_message",
+            vec!["`absent.policy`", "\"wait\"", "\"nap\""],
+        ),
+        (
+            json!({"type": "join_lobby", "name": "a"}),
+            "bad_message",
+            vec!["`code`", "missing"],
+        ),
+        (
+            json!({"type": "rematch", "accept": "yes"}),
+            "bad_message",
+            vec!["`accept`", "true or false"],
+        ),
+    ];
+    let mut id = 100;
+    for (frame, code, words) in requests {
+        id += 1;
+        let mut frame = frame;
+        frame["id"] = json!(id);
+        stranger.send_text(frame.to_string()).await;
+        let r = stranger.reply_to(json!(id)).await;
+        check_refusal(&frame, &r, code, &words);
+    }
+    let configure = json!({"id": 1, "type": "configure_lobby", "options": [5, 2000], "seats": 2});
+    host.send_text(configure.to_string()).await;
+    let r = host.reply_to(json!(1)).await;
+    check_refusal(&configure, &r, "bad_options", &["`options`", "object", "list"]);
+    stranger
+        .send_text(json!({"id": [1], "type": "ping"}).to_string())
+        .await;
+    let r = stranger.reply_to(Value::Null).await;
+    check_refusal(&json!({"id": [1]}), &r, "bad_message", &["`id`", "request id"]);
+
+    // Actions, from the seat that may act.
+    let mover = players
+        .iter_mut()
+        .find(|p| {
+            p.client.state.as_ref().unwrap()["legal_actions"]
+                .as_array()
+                .is_some_and(|a| !a.is_empty())
+        })
+        .expect("a seat may act");
+    let actions = [
+        (json!({"type": "nope"}), vec!["\"nope\"", "\"move\""]),
+        (
+            json!({"type": "move", "to": "b2"}),
+            vec!["`to`", "object", "\"b2\""],
+        ),
+        (
+            json!({"type": "move", "to": {"row": 0, "col": 999}}),
+            vec!["`to.col`", "whole number", "999"],
+        ),
+        (json!({"type": "move"}), vec!["`to`", "missing"]),
+        (json!(["move", {"row": 0, "col": 0}]), vec!["object", "list"]),
+    ];
+    for (action, words) in actions {
+        let r = mover.client.request(req::action(&action, None)).await;
+        check_refusal(&action, &r, "illegal_action", &words);
+    }
+    server.stop().await;
+    db.drop_db().await;
+}
+
+fn check_refusal(sent: &Value, reply: &Value, code: &str, words: &[&str]) {
+    assert_eq!(
+        (reply["type"].as_str(), reply["code"].as_str()),
+        (Some("error"), Some(code)),
+        "{sent}: {reply}"
+    );
+    let message = reply["message"].as_str().unwrap();
+    for word in words {
+        assert!(message.contains(word), "{sent}: {message:?} does not say {word}");
+    }
+    if let Some(word) = rust_word_in(message) {
+        panic!("{sent}: {message:?} says {word}");
+    }
+}
+
+/// Protocol version 2 calls a game view's number of seats `player_count`; a connection that said hello with
+/// version 1 still reads it as `players`, in the same match at the same time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_version_1_connection_reads_the_seat_count_as_players() {
+    let db = TestDb::new("sqlite").await;
+    let server = TestServer::start(&db, test_config()).await;
+    let (code, players) = start_match(server.addr, "hide_and_eeek", json!({}), 2, 2).await;
+    let view = &players[0].client.state.as_ref().unwrap()["view"];
+    assert_eq!(
+        (view.get("player_count"), view.get("players")),
+        (Some(&json!(2)), None),
+        "{view}"
+    );
+    let mut old = Client::connect(server.addr).await;
+    let welcome = old.request(req::hello_as(1, Some("an old client"))).await;
+    assert_eq!(welcome["protocol"], 1, "{welcome}");
+    let r = old.request(req::resume(&code, &players[1].token)).await;
+    assert_eq!(r["type"], "resumed", "{r}");
+    let state = old.wait_push("state", |_| true).await;
+    let old_view = &state["view"];
+    assert_eq!(
+        (old_view.get("players"), old_view.get("player_count")),
+        (Some(&json!(2)), None),
+        "{old_view}"
+    );
+    // Nothing else differs.
+    let mut renamed = old_view.clone();
+    let count = renamed.as_object_mut().unwrap().remove("players").unwrap();
+    renamed["player_count"] = count;
+    assert_eq!(&renamed, view);
+    server.stop().await;
+    db.drop_db().await;
+}

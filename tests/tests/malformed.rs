@@ -317,6 +317,10 @@ async fn run_case(server: &TestServer, fx: &Fixture, case: &Value, next_id: &mut
         if reply["type"] == "error" && reply["message"].as_str().is_none_or(str::is_empty) {
             failures.push(format!("{name}: an error without a message: {reply}"));
         }
+        // In words for a person: none of Rust's type names that serde's messages carry.
+        if let Some(word) = reply["message"].as_str().and_then(rust_word_in) {
+            failures.push(format!("{name}: the message says {word}: {reply}"));
+        }
         if reply["type"] == "accepted" {
             accepted += 1;
         }

@@ -2,7 +2,7 @@
 // automatic reconnection. It knows nothing about lobbies or games; app.js re-attaches to a seat after each
 // (re)connection through `onReady`.
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** A refusal from the server (or a lost connection), with its stable code. */
 export class ServerError extends Error {

@@ -334,7 +334,8 @@ pub struct HickoryView<'a> {
     /// hand and plays with the published 93 tiles; 2 bumps mice off a full hand, lets cat paws block their number,
     /// has no inner ring at 12 and lets the deliverer choose the tiles; 1 is the engine's first design.
     pub rules_version: u32,
-    pub players: u8,
+    /// How many seats the match has.
+    pub player_count: u8,
     pub hour: u8,
     pub minute: u8,
     pub priority: Seat,
@@ -513,7 +514,7 @@ impl Hickory {
         let mut view = HickoryView {
             viewer,
             rules_version: self.rules_version,
-            players: self.players,
+            player_count: self.players,
             hour: self.hour,
             minute: self.minute,
             priority: self.priority,

@@ -513,7 +513,8 @@ const ROWS: [u8; GRID_SIZE as usize] = {
 /// and the draw pile, which nobody may see.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
 pub struct View<'a> {
-    pub players: u8,
+    /// How many seats the match has.
+    pub player_count: u8,
     pub target: u8,
     /// The grid, row by row from the top, each row its cells from the left.
     pub grid: GridView<'a>,
@@ -1184,7 +1185,7 @@ impl Game for HideAndEeek {
 
     fn view(&self, _viewer: Viewer) -> View<'_> {
         View {
-            players: self.players,
+            player_count: self.players,
             target: self.config.target,
             grid: self.grid_view(),
             mouse: self.mouse,

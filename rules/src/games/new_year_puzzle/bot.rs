@@ -125,7 +125,7 @@ pub(super) fn bot_action_recalling(
 fn next_reward_worth(game: &NewYearPuzzle, seat: Seat) -> f64 {
     let view = game.view(Viewer::Seat(seat));
     if let Some(top) = &view.pile_top {
-        return worth(top, view.players);
+        return worth(top, view.player_count);
     }
     if view.pile_left == 0 {
         return 0.0;
@@ -139,7 +139,7 @@ fn next_reward_worth(game: &NewYearPuzzle, seat: Seat) -> f64 {
             .filter(|r| **r == card.reward)
             .count() as u32;
         let left = u32::from(card.copies_in(view.rules_version)).saturating_sub(taken);
-        total += f64::from(left) * worth(card, view.players);
+        total += f64::from(left) * worth(card, view.player_count);
         cards += left;
     }
     if cards == 0 { 0.0 } else { total / f64::from(cards) }

@@ -206,7 +206,8 @@ impl Reject for PuzzleReject {
 pub struct PuzzleView<'a> {
     /// The viewer's seat, or null for a spectator.
     pub you: Option<Seat>,
-    pub players: u8,
+    /// How many seats the match has.
+    pub player_count: u8,
     /// The seat to act, or null once the game is over.
     pub turn: Option<Seat>,
     /// The rules version the match plays (see the rules page): 3 for every new match.
@@ -719,7 +720,7 @@ impl Game for NewYearPuzzle {
                 Viewer::Seat(seat) => Some(seat),
                 Viewer::Spectator => None,
             },
-            players: self.players,
+            player_count: self.players,
             turn: (!self.over).then_some(self.turn),
             rules_version: self.rules_version,
             extra_move: self.extra_move,
