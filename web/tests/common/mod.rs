@@ -5,6 +5,8 @@
 //! Each test file is its own crate and uses only part of this module.
 #![allow(dead_code)]
 
+pub mod walk;
+
 use std::{
     future::Future,
     net::SocketAddr,

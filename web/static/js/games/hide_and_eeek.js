@@ -77,11 +77,14 @@ function cardNoise(number, k) {
   return ((x ^ (x >>> 16)) >>> 0) / 4294967296;
 }
 
-/** Mixes two #rrggbb colours. */
+/**
+ * Mixes two #rrggbb colours, `t` of the way from `a` to `b`, into a #rrggbb colour, so that a mix can be mixed
+ * again (the pebbles are the card's grey mixed with its paper, both mixes themselves).
+ */
 function mix(a, b, t) {
   const pa = [1, 3, 5].map((i) => parseInt(a.slice(i, i + 2), 16));
   const pb = [1, 3, 5].map((i) => parseInt(b.slice(i, i + 2), 16));
-  return `rgb(${pa.map((v, i) => Math.round(v + (pb[i] - v) * t)).join(",")})`;
+  return `#${pa.map((v, i) => Math.round(v + (pb[i] - v) * t).toString(16).padStart(2, "0")).join("")}`;
 }
 
 /**
