@@ -1,4 +1,6 @@
-//! Rules version 2 (issue 25): the Eeek! race as a game of spotting, judged by reaction time.
+//! Rules version 2 (issue 25): the Eeek! race as a game of spotting, judged by reaction time; version 3 (issue 43)
+//! adds the reaction floor with drawn ties and late claims (a claim on a face-up card between windows opens a short
+//! window on it), in the same code behind [`HideAndEeek::v3`].
 //!
 //! Every card that turns face up on the grid opens a window (`Look`): the card the active player turns over while
 //! collecting, or the cards a refill places face up. Nothing in the view says whether a card shows the mouse: the

@@ -473,7 +473,10 @@ function renderLook(ctx, acts) {
       {},
       h("strong", {}, t("hide_and_eeek.look.title")),
       " ",
-      t("hide_and_eeek.look.text", { cells: listOf(names), n: names.length }),
+      // Version 3: a late window, opened by the claim of its first answer.
+      view.look.late
+        ? t("hide_and_eeek.look.late_text", { who: ctx.name(view.look.responded[0]), cell: names[0] })
+        : t("hide_and_eeek.look.text", { cells: listOf(names), n: names.length }),
       " ",
       countdown(view.look.closes_at, { label: t("hide_and_eeek.look.time_left") }),
     ),
@@ -676,7 +679,7 @@ export function headline(ctx) {
   if (view.over || ctx.state.outcome) return t("hide_and_eeek.head.over");
   const mine = ctx.me === view.turn;
   if (view.race) return t("hide_and_eeek.head.race");
-  if (view.look) return t("hide_and_eeek.head.look");
+  if (view.look) return t(view.look.late ? "hide_and_eeek.head.late" : "hide_and_eeek.head.look");
   if (view.step.step === "move") {
     const n = view.roll.steps;
     return mine ? t("hide_and_eeek.head.move.you", { n }) : t("hide_and_eeek.head.move", { n, who: ctx.name(view.turn) });
