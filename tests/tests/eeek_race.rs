@@ -167,7 +167,7 @@ async fn answers_are_timed_as_received_less_half_the_round_trip() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_claim_after_the_window_closed_is_refused_with_a_reason() {
+async fn a_claim_after_the_window_closed_is_no_answer_to_it() {
     let db = TestDb::new("sqlite").await;
     let server = TestServer::start(&db, test_config()).await;
     let (_code, mut players) = start_match(server.addr, GAME, json!({"claim_window_ms": 1000}), 2, 2).await;
@@ -202,10 +202,7 @@ async fn a_claim_after_the_window_closed_is_refused_with_a_reason() {
     } else {
         assert_eq!(reply["code"], "illegal_action", "{reply}");
         assert!(
-            reply["message"]
-                .as_str()
-                .unwrap()
-                .contains("no face-up card"),
+            reply["message"].as_str().unwrap().contains("no face-up card"),
             "{reply}"
         );
     }

@@ -1216,8 +1216,10 @@ fn script_against_person(version: u32, seed: u64) -> bool {
     let opened = g.look.as_ref().expect("open").opened_at;
     let (script, person) = (Seat(1), Seat(2));
     let claim = Action::Eeek { cell: cell(3, 3) };
-    g.apply(Actor::Seat(script), &claim, opened + 10).expect("an answer");
-    g.apply(Actor::Seat(person), &claim, opened + 150).expect("an answer");
+    g.apply(Actor::Seat(script), &claim, opened + 10)
+        .expect("an answer");
+    g.apply(Actor::Seat(person), &claim, opened + 150)
+        .expect("an answer");
     let claims = closed_claims(
         g.apply(Actor::Seat(Seat(0)), &Action::Pass, opened + 900)
             .unwrap(),
