@@ -440,9 +440,18 @@ pub trait Game: Clone + fmt::Debug + Serialize + DeserializeOwned {
     /// What a server bot playing `seat` does now: the game's own strategy, which plays to win and is simple
     /// enough to explain in the game's rules page (`docs/rules/<game>.md` says how it plays and how often it
     /// beats a uniformly random player, measured by `rules/tests/bots.rs`). One of `legal_actions(seat)`, or
-    /// `None` when that list is empty. All chance comes from `rng` (the table's), so the bot is deterministic
-    /// given it; the engine's own generator is never touched.
+    /// `None` when that list is empty or [`Game::bot_waits`]. All chance comes from `rng` (the table's), so the
+    /// bot is deterministic given it; the engine's own generator is never touched.
     fn bot_action(&self, seat: Seat, rng: &mut crate::rng::Rng) -> Option<Self::Action>;
+
+    /// Whether a server bot (or a stand-in) playing `seat` lets its legal actions pass for now: they are only
+    /// interrupts it may take but need not (Hide and Eeek!'s late claims on face-up cards, listed for every seat
+    /// between windows). The server then does not wake it and `bot_action` is `None`; it is asked again after the
+    /// next change. The default: a bot acts whenever it has legal actions.
+    fn bot_waits(&self, seat: Seat) -> bool {
+        let _ = seat;
+        false
+    }
 
     /// When a server bot (or a stand-in) playing `seat` acts, if the game sets the moment itself: a human-like
     /// reaction time in a race (Hide and Eeek!'s bots spot a mouse some 400-1200 ms after the card turns up,

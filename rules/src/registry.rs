@@ -377,6 +377,11 @@ macro_rules! games {
                 match self { $(AnyGame::$variant(g) => g.bot_action(seat, rng).map(|a| written(&a))),+ }
             }
 
+            /// Whether a bot or stand-in playing `seat` lets its legal actions pass for now (see `Game::bot_waits`).
+            pub fn bot_waits(&self, seat: Seat) -> bool {
+                match self { $(AnyGame::$variant(g) => g.bot_waits(seat)),+ }
+            }
+
             /// When a bot or stand-in playing `seat` acts, if the game sets it (see `Game::bot_acts_at`).
             pub fn bot_acts_at(&self, seat: Seat) -> Option<Millis> {
                 match self { $(AnyGame::$variant(g) => g.bot_acts_at(seat)),+ }

@@ -200,8 +200,10 @@ pub fn bot_match<G: Game>(
         if state.status() == Status::Over {
             return state;
         }
+        // A bot that lets its optional interrupts pass (`Game::bot_waits`) is not asked, as on the server.
         let movers: Vec<Seat> = Seat::all(players)
             .filter(|s| !state.legal_actions(*s).is_empty())
+            .filter(|s| !(bots[s.index()] && state.bot_waits(*s)))
             .collect();
         let deadline = state.deadline();
         let clock_due = deadline.as_ref().is_some_and(|d| d.at <= now);

@@ -1,7 +1,7 @@
 //! A lobby chooses the version of its game's rules (`rules_version` in `create_lobby` and `configure_lobby`): a
 //! version the engine does not keep is refused, the lobby push shows the chosen one, it survives a restart of an
-//! open lobby, the match plays by it, and a rematch keeps it. Hide and Eeek! keeps versions 1 and 2; its view tells
-//! them apart (version 1 has no `skips`, version 2 always lists them).
+//! open lobby, the match plays by it, and a rematch keeps it. Hide and Eeek! keeps versions 1 to 3; its view tells
+//! version 1 apart (version 1 has no `skips`, later versions always list them).
 
 use integration_tests::*;
 use rules::AnyGame;
@@ -32,8 +32,8 @@ async fn a_lobby_plays_the_rules_version_its_host_chose() {
     let versions = AnyGame::rules_versions(GAME).unwrap();
     assert_eq!(
         (*versions.start(), *versions.end()),
-        (1, 2),
-        "the versions this test tells apart"
+        (1, 3),
+        "the versions this test knows"
     );
     for backend in backends() {
         let db = TestDb::new(backend).await;
@@ -45,7 +45,7 @@ async fn a_lobby_plays_the_rules_version_its_host_chose() {
             .request(req::create_lobby(GAME, 2, "Ann").rules_version(99))
             .await;
         assert_eq!(r["code"], "bad_options", "{r}");
-        assert!(r["message"].as_str().unwrap().contains("1 to 2"), "{r}");
+        assert!(r["message"].as_str().unwrap().contains("1 to 3"), "{r}");
         let r = host
             .request(req::create_lobby(GAME, 2, "Ann").rules_version(0))
             .await;
@@ -55,7 +55,7 @@ async fn a_lobby_plays_the_rules_version_its_host_chose() {
         let created = host.request(req::create_lobby(GAME, 2, "Ann")).await;
         assert_eq!(created["type"], "seated", "{created}");
         let lobby = host.wait_push("lobby", |_| true).await;
-        assert_eq!(lobby["rules_version"], 2, "{lobby}");
+        assert_eq!(lobby["rules_version"], 3, "{lobby}");
         let r = host
             .request(req::configure_lobby(json!({}), 2).rules_version(99))
             .await;
@@ -122,10 +122,10 @@ async fn a_lobby_plays_the_rules_version_its_host_chose() {
         let state = again.wait_push("state", |_| true).await;
         assert!(plays_v1(&state), "{state}");
 
-        // A lobby at the newest version plays version 2, for contrast.
+        // A lobby at the newest version plays it, for contrast.
         let mut host = server.client().await;
         let created = host
-            .request(req::create_lobby(GAME, 2, "Ann").rules_version(2))
+            .request(req::create_lobby(GAME, 2, "Ann").rules_version(3))
             .await;
         let token = created["seat_token"].as_str().unwrap().to_string();
         let player = start_with_a_bot(host, token).await;
@@ -166,7 +166,7 @@ async fn the_catalogue_and_the_public_list_show_rules_versions() {
         assert_eq!(r["type"], "ok", "{r}");
         codes.push((
             created["code"].as_str().unwrap().to_string(),
-            version.unwrap_or(2),
+            version.unwrap_or(3),
         ));
         hosts.push(host);
     }

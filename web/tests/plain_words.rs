@@ -222,3 +222,62 @@ async fn every_label_and_log_line_reads_as_words() {
     .await;
     server.finish().await;
 }
+
+/// Runs in the page: Hide and Eeek!'s "How to play" in `lang`: its text, and whether it draws the mouse on a card.
+const EEEK_RULES: &str = r#"
+const [lang] = arguments;
+const done = arguments[arguments.length - 1];
+(async () => {
+  const { screenFor } = await import("/js/games/index.js");
+  const i18n = await import("/js/i18n.js");
+  i18n.setLang(lang);
+  const node = screenFor("hide_and_eeek").rules();
+  const drawn = node.querySelector(".mouse-example svg.card-art g") !== null;
+  return { text: node.textContent, drawn };
+})().then(done, (e) => done({ text: `the check failed: ${e}`, drawn: false }));
+"#;
+
+/// Hide and Eeek!'s rules help must not hand out the answer (issue 43 point 3): it shows the mouse as it looks on a
+/// card, drawn by the screen's own card picture, and names none of the mouse cards, in every language.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_eeek_rules_help_draws_the_mouse_and_names_no_mouse_card() {
+    if !browsers_available("plain_words") {
+        return;
+    }
+    let server = TestServer::start_in(test_dir("plain-words-eeek"), |_| {}).await;
+    let base = server.base_url();
+    with_chromedriver(move |webdriver| async move {
+        let page = Browser::open(&webdriver, "reader", 1280, 900, false).await;
+        page.goto(&format!("{base}/")).await;
+        page.wait_for(
+            "the page",
+            "window.tabletop && window.tabletop.catalogue.length > 0",
+        )
+        .await;
+        for lang in ["en", "ro", "pl", "es", "it"] {
+            let found = page
+                .client
+                .execute_async(EEEK_RULES, vec![json!(lang)])
+                .await
+                .unwrap_or_else(|e| panic!("{lang}: the check runs: {e}"));
+            let text = found["text"].as_str().unwrap_or_default().to_string();
+            assert_eq!(
+                found["drawn"], true,
+                "{lang}: the mouse is drawn on a card: {text}"
+            );
+            let numbers: Vec<u8> = text
+                .split(|c: char| !c.is_ascii_digit())
+                .filter_map(|n| n.parse().ok())
+                .collect();
+            for card in rules::games::hide_and_eeek::data::EEEK_CARDS {
+                assert!(
+                    !numbers.contains(&card),
+                    "{lang}: the rules name the mouse card {card}: {text}"
+                );
+            }
+        }
+        page.close().await;
+    })
+    .await;
+    server.finish().await;
+}

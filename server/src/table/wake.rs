@@ -27,7 +27,7 @@ impl Table {
             .enumerate()
             .filter(|(_, o)| matches!(o, Occupant::Bot { .. }))
             .map(|(i, _)| Seat(i as u8))
-            .filter(|s| running.game.has_legal_actions(*s))
+            .filter(|s| running.game.has_legal_actions(*s) && !running.game.bot_waits(*s))
             .collect()
     }
 

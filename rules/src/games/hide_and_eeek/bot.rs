@@ -7,6 +7,10 @@
 //!   passes; with no mouse to see it passes a little later. Time and miss are seeded from the moment (the window's
 //!   opening time, the seat and the cards), so the server can schedule the bot (`Game::bot_acts_at`) and a replay
 //!   needs nothing more than the log.
+//! - **Late spotting** (version 3): between windows, each time the table changes, it notices a mouse still face up
+//!   on the grid with a chance of `BOT_LATE_SPOTS_PERCENT` % (seeded from the moment: the seat, the card and the
+//!   state of the turn) and claims it after the server's usual bot delay; otherwise it lets the chance pass
+//!   (`Game::bot_waits`). It never claims a card without a mouse.
 //! - **Move**: to the cell whose neighbours give the best chance of a first match (a face-up card is certain, a
 //!   face-down one has the share of unseen numbers that match), then the most further chances.
 //! - **Collect**: the card most likely to match; after `k` cards it goes on only while that chance beats
@@ -22,27 +26,64 @@ pub const BOT_REACTION_MS: (Millis, Millis) = (400, 1_200);
 pub const BOT_SPOTS_PERCENT: u64 = 85;
 /// How much longer a bot takes to decide there is no mouse than to see one.
 pub const BOT_PASS_EXTRA_MS: Millis = 300;
+/// Version 3: the chance, in percent, that a bot notices a mouse still face up each time the table changes.
+pub const BOT_LATE_SPOTS_PERCENT: u64 = 10;
 
-/// The bot's answer to the open window: when (absolute time) and what (a claim on a cell, or `None` to pass).
-pub(super) fn window_answer(game: &HideAndEeek, seat: Seat) -> Option<(Millis, Option<Cell>)> {
-    let look = game.unanswered_look(seat)?;
+/// FNV-1a over `values`: the bot's seeded chance, from the state alone.
+fn mix(values: impl IntoIterator<Item = u64>) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut mix = |x: u64| {
+    for x in values {
         for b in x.to_le_bytes() {
             h ^= u64::from(b);
             h = h.wrapping_mul(0x0100_0000_01b3);
         }
+    }
+    h
+}
+
+/// Version 3: the face-up mouse card `seat`'s bot notices now, between windows, if any.
+pub(super) fn late_spot(game: &HideAndEeek, seat: Seat) -> Option<Cell> {
+    if !game.v3() || game.over || game.look.is_some() || game.late_claimed.contains(&seat) {
+        return None;
+    }
+    let step = match &game.step {
+        TurnStep::Move => 0,
+        TurnStep::Collect { collected } => 1 + collected.len() as u64,
     };
-    mix(look.opened_at);
-    mix(u64::from(seat.0));
+    game.face_up_cells().find(|&cell| {
+        let number = game.card_at(cell).map_or(0, |c| c.number);
+        let h = mix([
+            u64::from(seat.0),
+            u64::from(number),
+            u64::from(game.turn.0),
+            u64::from(game.mouse.row) << 8 | u64::from(game.mouse.col),
+            step,
+            game.draw_pile.len() as u64,
+            game.piles.iter().map(|p| p.len() as u64).sum(),
+        ]);
+        shows_mouse(number) && (h >> 24) % 100 < BOT_LATE_SPOTS_PERCENT
+    })
+}
+
+/// Version 3: the bot has only late claims it does not make now (it is not the active player, or it is between
+/// windows with nothing it spotted).
+pub(super) fn waits(game: &HideAndEeek, seat: Seat) -> bool {
+    game.v3() && game.look.is_none() && seat != game.turn && late_spot(game, seat).is_none()
+}
+
+/// The bot's answer to the open window: when (absolute time) and what (a claim on a cell, or `None` to pass).
+pub(super) fn window_answer(game: &HideAndEeek, seat: Seat) -> Option<(Millis, Option<Cell>)> {
+    let look = game.unanswered_look(seat)?;
     let mut mouse = None;
+    let mut seen = vec![look.opened_at, u64::from(seat.0)];
     for &cell in &look.cells {
         let number = game.card_at(cell).map_or(0, |c| c.number);
-        mix(u64::from(number) << 16 | u64::from(cell.row) << 8 | u64::from(cell.col));
+        seen.push(u64::from(number) << 16 | u64::from(cell.row) << 8 | u64::from(cell.col));
         if mouse.is_none() && shows_mouse(number) {
             mouse = Some(cell);
         }
     }
+    let h = mix(seen);
     let (lo, hi) = BOT_REACTION_MS;
     let reaction = lo + (h >> 8) % (hi - lo + 1);
     let spots = (h >> 40) % 100 < BOT_SPOTS_PERCENT;
@@ -98,8 +139,17 @@ pub(super) fn bot_action(
         let action = claim.map_or(Action::Pass, |cell| Action::Eeek { cell });
         return Some(action).filter(|a| legal.contains(a));
     }
+    if let Some(cell) = late_spot(game, seat) {
+        return Some(Action::Eeek { cell });
+    }
+    if waits(game, seat) {
+        return None;
+    }
     // Version 1: every face-up mouse card is flagged; claim it.
-    if let Some(claim) = legal.iter().find(|a| matches!(a, Action::Eeek { .. })) {
+    if let Some(claim) = legal
+        .iter()
+        .find(|a| !game.v2() && matches!(a, Action::Eeek { .. }))
+    {
         return Some(claim.clone());
     }
     let pool = unseen(game);

@@ -131,6 +131,18 @@ pub const DEFAULT_CLAIM_WINDOW_MS: u32 = 4_000;
 pub const MIN_CLAIM_WINDOW_MS: u32 = 1_000;
 pub const MAX_CLAIM_WINDOW_MS: u32 = 30_000;
 
+/// Rules version 3: the human floor of a reaction (issue 43 point 2), in milliseconds. A reaction judged faster
+/// counts as the floor, so a program gains nothing over the quickest person; equal judged reactions are drawn.
+/// About the quickest reaction to a sight that a person has; 0 switches the floor off.
+pub const DEFAULT_REACTION_FLOOR_MS: u32 = 150;
+pub const MIN_REACTION_FLOOR_MS: u32 = 0;
+pub const MAX_REACTION_FLOOR_MS: u32 = 500;
+
+/// Rules version 3: how long the window opened by a late claim (a claim on a card already face up, outside any
+/// window) stays open for the other seats, in milliseconds: long enough for a claim sent at about the same moment
+/// to arrive from across the world, too short to be a fresh look at the card.
+pub const LATE_WINDOW_MS: u32 = 1_000;
+
 /// Whether a card shows the hidden mouse.
 pub fn shows_mouse(card: u8) -> bool {
     EEEK_CARDS.contains(&card)

@@ -90,6 +90,8 @@ pub struct Config {
     pub target: u8,
     /// How long a newly revealed mouse may be claimed before play goes on, in milliseconds.
     pub claim_window_ms: u32,
+    /// Rules version 3: a reaction judged faster than this counts as this (milliseconds; 0: no floor).
+    pub reaction_floor_ms: u32,
 }
 
 impl Default for Config {
@@ -97,8 +99,20 @@ impl Default for Config {
         Config {
             target: DEFAULT_TARGET,
             claim_window_ms: DEFAULT_CLAIM_WINDOW_MS,
+            reaction_floor_ms: DEFAULT_REACTION_FLOOR_MS,
         }
     }
+}
+
+/// The options as the state keeps them: the reaction floor only under rules version 3, so that the states of
+/// versions 1 and 2 are written exactly as before.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, json_write::WriteJson)]
+#[serde(deny_unknown_fields)]
+struct KeptConfig {
+    target: u8,
+    claim_window_ms: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reaction_floor_ms: Option<u32>,
 }
 
 /// The two dice as rolled for a turn.
@@ -148,7 +162,7 @@ pub struct Race {
 /// The whole state, hidden information included. Never sent to players: see [`HideAndEeek::view`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, json_write::WriteJson)]
 pub struct HideAndEeek {
-    config: Config,
+    config: KeptConfig,
     players: u8,
     /// Row-major, `None` where a card has been taken and the draw pile could not refill it.
     grid: Vec<Option<GridCard>>,
@@ -178,11 +192,19 @@ pub struct HideAndEeek {
     /// Version 2: turns each seat must still miss for false claims.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     skips: Vec<u8>,
+    /// Version 3: cells emptied by late claims during the turn in progress, refilled when it ends.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    late_gaps: Vec<Cell>,
+    /// Version 3: the seats that have made their late claim during the turn in progress (one each).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    late_claimed: Vec<Seat>,
 }
 
-/// The newest rules version: 2 (issue 25) judges the Eeek! race by reaction time in a window opened by every card
-/// that turns face up, shows no mouse flag, and fixes the turn order and pile order around claims.
-pub const RULES_VERSION: u32 = 2;
+/// The newest rules version: 3 (issue 43) counts a reaction faster than a human floor as the floor and draws
+/// ties with the match's generator, and lets a mouse left face up be claimed later (a late claim opens a short
+/// window). Version 2 (issue 25) judges the Eeek! race by reaction time in a window opened by every card that turns
+/// face up, shows no mouse flag, and fixes the turn order and pile order around claims.
+pub const RULES_VERSION: u32 = 3;
 /// The oldest version still replayed: 1, the first race (first claim received wins; the view flags mice).
 pub const OLDEST_RULES_VERSION: u32 = 1;
 
@@ -192,6 +214,10 @@ fn version_1() -> u32 {
 
 fn is_version_1(v: &u32) -> bool {
     *v == 1
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// Version 2's Eeek! window: `cells` just turned face up (the card the active player turned over, or the cards a
@@ -210,6 +236,10 @@ pub struct Look {
     pub during_turn: bool,
     /// The responses in arrival order. Hidden from views until the close.
     pub responses: Vec<Response>,
+    /// Version 3: a late window, opened by a claim on a card already face up (its first response); the turn in
+    /// progress waits and then goes on.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub late: bool,
 }
 
 /// One seat's answer to a window: a claim on a cell, or a pass; `reaction_ms` is the time since the window
@@ -237,6 +267,13 @@ pub struct ClaimResult {
     pub mouse: bool,
     /// Whether this claim won the card (the earliest correct claim on it).
     pub won: bool,
+    /// Version 3: the reaction as judged: `reaction_ms`, or the lobby's reaction floor if that is more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged_ms: Option<Millis>,
+    /// Version 3: this right claim tied with another on the same card (equal `judged_ms`), and the match's
+    /// generator drew the winner among them.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub tied: bool,
 }
 
 /// An open window as every viewer sees it: who has answered, not what.
@@ -247,6 +284,9 @@ pub struct LookView {
     pub closes_at: Millis,
     pub during_turn: bool,
     pub responded: Vec<Seat>,
+    /// Version 3: a late window (opened by a claim on a card already face up; its claimant answered first).
+    #[serde(skip_serializing_if = "is_false")]
+    pub late: bool,
 }
 
 /// What a seat sends.
@@ -261,7 +301,8 @@ pub enum Action {
     Choose { cell: Cell },
     /// Stop and bank this turn's cards.
     Stop,
-    /// Grab the mouse figure and shout "Eeek!" for the face-up mouse card at `cell`.
+    /// Grab the mouse figure and shout "Eeek!" for the face-up mouse card at `cell`: in a window, for one of its
+    /// cards; version 3, outside a window, for any face-up card (a late claim, which opens a short window).
     Eeek { cell: Cell },
     /// The clock closes a claim window (only the server's clock sends this).
     CloseRace,
@@ -336,10 +377,13 @@ pub enum EventBody {
         winners: Vec<Seat>,
     },
     /// Version 2: cards just turned face up; every seat may shout Eeek! for one of them, or pass, until
-    /// `closes_at`.
+    /// `closes_at`. Version 3, `late_by`: this seat claimed a card already face up (a late claim, its answer to
+    /// this window); the others may claim it too, or pass, until `closes_at`.
     LookOpened {
         cells: Vec<Cell>,
         closes_at: Millis,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        late_by: Option<Seat>,
     },
     /// Version 2: a seat answered the open window (what it answered stays hidden until the close).
     Responded {
@@ -394,6 +438,10 @@ pub enum Rejected {
     NotJustTurnedUp(Cell),
     /// Version 2: this seat has already answered the open window.
     AlreadyAnswered,
+    /// Version 3: a late claim names a cell without a face-up card.
+    NotFaceUp(Cell),
+    /// Version 3: this seat has already made its late claim during this turn.
+    LateClaimMade,
 }
 
 impl fmt::Display for Rejected {
@@ -429,6 +477,11 @@ impl fmt::Display for Rejected {
             ),
             Rejected::NotJustTurnedUp(c) => write!(f, "the card at {c} did not just turn up"),
             Rejected::AlreadyAnswered => write!(f, "you have already answered this Eeek! window"),
+            Rejected::NotFaceUp(c) => write!(f, "there is no face-up card at {c} to claim"),
+            Rejected::LateClaimMade => write!(
+                f,
+                "you have already shouted Eeek! for a card left face up this turn: one late claim a turn"
+            ),
         }
     }
 }
@@ -438,9 +491,10 @@ impl Reject for Rejected {
         match self {
             Rejected::GameOver => RejectKind::GameOver,
             Rejected::NoSuchSeat(_) => RejectKind::NoSuchSeat,
-            Rejected::NotYourTurn(_) | Rejected::RaceOpen | Rejected::AlreadyAnswered => {
-                RejectKind::NotYourTurn
-            }
+            Rejected::NotYourTurn(_)
+            | Rejected::RaceOpen
+            | Rejected::AlreadyAnswered
+            | Rejected::LateClaimMade => RejectKind::NotYourTurn,
             Rejected::NotDue => RejectKind::NotDue,
             Rejected::WrongStep(_)
             | Rejected::Unreachable(_)
@@ -451,6 +505,7 @@ impl Reject for Rejected {
             | Rejected::NoMouseThere(_)
             | Rejected::NoWindow
             | Rejected::NotJustTurnedUp(_)
+            | Rejected::NotFaceUp(_)
             | Rejected::ClockOnly => RejectKind::IllegalAction,
         }
     }
@@ -835,6 +890,7 @@ impl HideAndEeek {
     }
 
     fn start_turn(&mut self, seat: Seat, extra: bool, events: &mut Vec<Event<EventBody>>) {
+        self.late_claimed.clear();
         self.turn = seat;
         self.roll = Self::roll_dice(&mut self.rng);
         self.step = TurnStep::Move;
@@ -1065,6 +1121,15 @@ impl Game for HideAndEeek {
                         default: DEFAULT_CLAIM_WINDOW_MS.into(),
                     },
                 },
+                OptionSpec {
+                    key: "reaction_floor_ms",
+                    label: "Fastest reaction that counts (milliseconds; rules version 3)",
+                    kind: OptionKind::Integer {
+                        min: MIN_REACTION_FLOOR_MS.into(),
+                        max: MAX_REACTION_FLOOR_MS.into(),
+                        default: DEFAULT_REACTION_FLOOR_MS.into(),
+                    },
+                },
             ],
         }
     }
@@ -1081,6 +1146,12 @@ impl Game for HideAndEeek {
             return Err(SetupError::BadOption {
                 option: "claim_window_ms".into(),
                 message: format!("must be between {MIN_CLAIM_WINDOW_MS} and {MAX_CLAIM_WINDOW_MS}"),
+            });
+        }
+        if !(MIN_REACTION_FLOOR_MS..=MAX_REACTION_FLOOR_MS).contains(&config.reaction_floor_ms) {
+            return Err(SetupError::BadOption {
+                option: "reaction_floor_ms".into(),
+                message: format!("must be between {MIN_REACTION_FLOOR_MS} and {MAX_REACTION_FLOOR_MS}"),
             });
         }
         let mut rng = Rng::from_seed(seed);
@@ -1102,7 +1173,11 @@ impl Game for HideAndEeek {
         let first = Seat(rng.below(u64::from(players)) as u8);
         let roll = Self::roll_dice(&mut rng);
         Ok(HideAndEeek {
-            config: config.clone(),
+            config: KeptConfig {
+                target: config.target,
+                claim_window_ms: config.claim_window_ms,
+                reaction_floor_ms: Some(config.reaction_floor_ms),
+            },
             players,
             grid,
             mouse: Cell { row, col },
@@ -1119,6 +1194,8 @@ impl Game for HideAndEeek {
             order_next: Some(first.next(players)),
             look: None,
             skips: vec![0; usize::from(players)],
+            late_gaps: Vec::new(),
+            late_claimed: Vec::new(),
         })
     }
 
@@ -1130,7 +1207,7 @@ impl Game for HideAndEeek {
         OLDEST_RULES_VERSION
     }
 
-    /// Version 1 (the first-claim race) or 2; the setup is the same.
+    /// Version 1 (the first-claim race), 2 (the judged window) or 3; the setup is the same.
     fn new_at(config: &Config, players: u8, seed: u64, rules_version: u32) -> Result<Self, SetupError> {
         if !(OLDEST_RULES_VERSION..=RULES_VERSION).contains(&rules_version) {
             return Err(SetupError::RulesVersion {
@@ -1142,6 +1219,10 @@ impl Game for HideAndEeek {
         }
         let mut game = Self::new(config, players, seed)?;
         game.rules_version = rules_version;
+        if rules_version < 3 {
+            // The floor is version 3's: older states keep the options they always had.
+            game.config.reaction_floor_ms = None;
+        }
         if rules_version == 1 {
             game.order_next = None;
             game.skips = Vec::new();
@@ -1208,6 +1289,7 @@ impl Game for HideAndEeek {
                 closes_at: l.closes_at,
                 during_turn: l.during_turn,
                 responded: l.responses.iter().map(|r| r.seat).collect(),
+                late: l.late,
             }),
             owed_turns: &self.owed_turns,
             skips: &self.skips,
@@ -1223,6 +1305,12 @@ impl Game for HideAndEeek {
 
     fn bot_action(&self, seat: Seat, rng: &mut crate::rng::Rng) -> Option<Self::Action> {
         bot::bot_action(self, seat, rng)
+    }
+
+    /// Version 3: between windows a bot that is not playing its turn acts only when it has spotted a mouse left
+    /// face up (see `bot.rs`).
+    fn bot_waits(&self, seat: Seat) -> bool {
+        bot::waits(self, seat)
     }
 
     /// A bot answers an Eeek! window after its human-like reaction time (see `bot.rs`).

@@ -157,6 +157,7 @@ fn shorter_and_longer_games_by_option() {
         let config = Config {
             target,
             claim_window_ms: 1_000,
+            ..Config::default()
         };
         for seed in 0..40u64 {
             let p = random_playout::<HideAndEeek>(
@@ -560,10 +561,6 @@ fn an_unclaimed_mouse_stays_face_up_and_can_be_spotted_later() {
 
 #[test]
 fn reaching_the_target_wins_at_once() {
-    let config = Config {
-        target: 3,
-        ..Config::default()
-    };
     let mut g = position_at(
         1,
         2,
@@ -572,7 +569,7 @@ fn reaching_the_target_wins_at_once() {
         &[&[46, 20], &[60]],
         &[(1, 2, 37, false)],
     );
-    g.config = config;
+    g.config.target = 3;
     act(&mut g, 0, Action::Move { to: cell(2, 2) });
     act(&mut g, 0, Action::Choose { cell: cell(1, 2) });
     let events = act(&mut g, 0, Action::Stop);
@@ -904,7 +901,8 @@ fn a_game_ending_claim_keeps_the_active_players_cards() {
 #[test]
 fn v2_the_earliest_reaction_wins_not_the_first_received() {
     let mouse_card = EEEK_CARDS[0];
-    let mut g = position(
+    let mut g = position_at(
+        2,
         3,
         cell(2, 2),
         roll(1, Arrow::Down, Category::Odd),
@@ -916,7 +914,8 @@ fn v2_the_earliest_reaction_wins_not_the_first_received() {
     let closes_at = NOW + u64::from(DEFAULT_CLAIM_WINDOW_MS);
     assert!(events.contains(&EventBody::LookOpened {
         cells: vec![cell(3, 3)],
-        closes_at
+        closes_at,
+        late_by: None
     }));
     // Nothing says the card shows a mouse: no flag, no different event, the same window as for any card.
     let view = serde_json::to_value(g.view(Viewer::Seat(Seat(1)))).unwrap();
@@ -969,7 +968,8 @@ fn v2_the_earliest_reaction_wins_not_the_first_received() {
 
 #[test]
 fn v2_a_false_claim_costs_the_next_turn() {
-    let mut g = position(
+    let mut g = position_at(
+        2,
         3,
         cell(2, 2),
         roll(1, Arrow::Down, Category::Odd),
@@ -1019,7 +1019,8 @@ fn close_windows_events(g: &mut HideAndEeek) -> Vec<EventBody> {
 #[test]
 fn v2_claims_only_in_the_window_once_and_for_the_cards_that_just_turned_up() {
     let old_mouse = EEEK_CARDS[1];
-    let mut g = position(
+    let mut g = position_at(
+        2,
         2,
         cell(2, 2),
         roll(1, Arrow::Up, Category::Odd),
@@ -1128,7 +1129,7 @@ fn v1_games_replay_as_before() {
         back.rules_version, 1,
         "a state without the field reads as version 1"
     );
-    assert!(HideAndEeek::new_at(&Config::default(), 2, 5, 3).is_err());
+    assert!(HideAndEeek::new_at(&Config::default(), 2, 5, 4).is_err());
 }
 
 #[test]
@@ -1173,4 +1174,292 @@ fn refusals_name_cells_as_the_messages_do() {
         .expect_err("not next to the mouse")
         .to_string();
     assert_eq!(far, "row 0, col 4 is not next to the mouse figure");
+}
+
+// Rules version 3 (issue 43): the reaction floor with drawn ties, and late spotting.
+
+/// A three-seat table where seat 0 has just
+/// turned over the mouse card at (3, 3); the window is open.
+fn mouse_window(version: u32, floor_ms: u32) -> HideAndEeek {
+    let mut g = position_at(
+        version,
+        3,
+        cell(2, 2),
+        roll(1, Arrow::Down, Category::Odd),
+        &[&[46], &[60], &[70]],
+        &[(3, 3, EEEK_CARDS[0], false)],
+    );
+    if version >= 3 {
+        g.config.reaction_floor_ms = Some(floor_ms);
+    }
+    act(&mut g, 0, Action::Move { to: cell(2, 3) });
+    act(&mut g, 0, Action::Choose { cell: cell(3, 3) });
+    g
+}
+
+/// The claims of the window's close, from the events of the last answer.
+fn closed_claims(events: Vec<Event<EventBody>>) -> Vec<ClaimResult> {
+    events
+        .into_iter()
+        .find_map(|e| match e.body {
+            EventBody::LookClosed { claims, .. } => Some(claims),
+            _ => None,
+        })
+        .expect("the window closed")
+}
+
+/// A script answering 10 ms after the card shows and a person answering 150 ms after (so the script's claim
+/// always arrives first); the match's generator differs per match (`seed`). Returns whether the script won.
+fn script_against_person(version: u32, seed: u64) -> bool {
+    let mut g = mouse_window(version, DEFAULT_REACTION_FLOOR_MS);
+    g.rng = Rng::from_seed(seed);
+    let opened = g.look.as_ref().expect("open").opened_at;
+    let (script, person) = (Seat(1), Seat(2));
+    let claim = Action::Eeek { cell: cell(3, 3) };
+    g.apply(Actor::Seat(script), &claim, opened + 10)
+        .expect("an answer");
+    g.apply(Actor::Seat(person), &claim, opened + 150)
+        .expect("an answer");
+    let claims = closed_claims(
+        g.apply(Actor::Seat(Seat(0)), &Action::Pass, opened + 900)
+            .unwrap(),
+    );
+    let won: Vec<Seat> = claims.iter().filter(|c| c.won).map(|c| c.seat).collect();
+    assert_eq!(won.len(), 1, "{claims:?}");
+    assert_eq!(g.piles[won[0].index()].last(), Some(&EEEK_CARDS[0]));
+    won[0] == script
+}
+
+#[test]
+fn v3_a_10_ms_script_ties_with_a_150_ms_person_and_wins_about_half() {
+    let matches = 2_000u64;
+    let script_wins = (0..matches)
+        .filter(|&seed| script_against_person(RULES_VERSION, seed))
+        .count();
+    let share = script_wins as f64 / matches as f64;
+    // Fair coin: the standard deviation of the share is about 0.011; 0.45-0.55 is more than 4 of them.
+    assert!(
+        (0.45..=0.55).contains(&share),
+        "the script won {script_wins} of {matches} ties"
+    );
+    // Under version 2 the script's faster reaction wins every time.
+    assert!((0..100).all(|seed| script_against_person(2, seed)));
+}
+
+#[test]
+fn v3_the_close_shows_the_judged_reactions_and_the_draw() {
+    let mut g = mouse_window(RULES_VERSION, 150);
+    let opened = g.look.as_ref().unwrap().opened_at;
+    let claim = Action::Eeek { cell: cell(3, 3) };
+    g.apply(Actor::Seat(Seat(1)), &claim, opened + 10).unwrap();
+    g.apply(Actor::Seat(Seat(2)), &claim, opened + 140).unwrap();
+    let claims = closed_claims(g.apply(Actor::Seat(Seat(0)), &claim, opened + 400).unwrap());
+    let shown: Vec<(Seat, Millis, Option<Millis>, bool)> = claims
+        .iter()
+        .map(|c| (c.seat, c.reaction_ms, c.judged_ms, c.tied))
+        .collect();
+    assert_eq!(
+        shown,
+        vec![
+            (Seat(1), 10, Some(150), true),
+            (Seat(2), 140, Some(150), true),
+            (Seat(0), 400, Some(400), false),
+        ]
+    );
+    assert_eq!(claims.iter().filter(|c| c.won).count(), 1);
+    assert!(!claims[2].won, "slower than the floor: no share of the draw");
+    let text = serde_json::to_string(&claims[0]).unwrap();
+    assert!(
+        text.contains("\"judged_ms\":150") && text.contains("\"tied\":true"),
+        "{text}"
+    );
+    // Without a floor the fastest wins outright.
+    let mut g = mouse_window(RULES_VERSION, 0);
+    let opened = g.look.as_ref().unwrap().opened_at;
+    g.apply(Actor::Seat(Seat(2)), &claim, opened + 150).unwrap();
+    g.apply(Actor::Seat(Seat(1)), &claim, opened + 10).unwrap();
+    let claims = closed_claims(
+        g.apply(Actor::Seat(Seat(0)), &Action::Pass, opened + 400)
+            .unwrap(),
+    );
+    assert!(claims.iter().all(|c| !c.tied));
+    assert_eq!(claims.iter().find(|c| c.won).map(|c| c.seat), Some(Seat(1)));
+}
+
+#[test]
+fn v3_the_reaction_floor_is_an_option_within_its_range() {
+    for (floor, ok) in [
+        (0, true),
+        (150, true),
+        (MAX_REACTION_FLOOR_MS, true),
+        (MAX_REACTION_FLOOR_MS + 1, false),
+    ] {
+        let config = Config {
+            reaction_floor_ms: floor,
+            ..Config::default()
+        };
+        assert_eq!(HideAndEeek::new(&config, 2, 1).is_ok(), ok, "{floor}");
+    }
+    // Versions 1 and 2 keep their states as they were: no floor in them.
+    for version in [1, 2] {
+        let g = HideAndEeek::new_at(&Config::default(), 2, 5, version).unwrap();
+        assert!(!serde_json::to_string(&g).unwrap().contains("reaction_floor_ms"));
+    }
+    let g = HideAndEeek::new(&Config::default(), 2, 5).unwrap();
+    assert!(
+        serde_json::to_string(&g)
+            .unwrap()
+            .contains("\"reaction_floor_ms\":150")
+    );
+}
+
+/// Seat 0 turns over a mouse card at (2, 3), nobody claims it and it misses the category: it stays face up (the
+/// arrow is up) and seat 1's turn begins, with the roll set to 1 down, odd; (1, 1) holds a face-down 37.
+fn mouse_left_face_up() -> HideAndEeek {
+    let mut g = position(
+        3,
+        cell(2, 1),
+        roll(1, Arrow::Up, Category::Odd),
+        &[&[46], &[60], &[70]],
+        &[(2, 3, EEEK_CARDS[1], false), (1, 1, 37, false), (0, 0, 35, true)],
+    );
+    assert_eq!(EEEK_CARDS[1] % 2, 0, "the mouse card misses odd");
+    act(&mut g, 0, Action::Move { to: cell(2, 2) });
+    act(&mut g, 0, Action::Choose { cell: cell(2, 3) });
+    close_windows(&mut g);
+    assert_eq!(g.status(), Status::Turn { seat: Seat(1) });
+    assert_eq!(g.card_at(cell(2, 3)).map(|c| c.face_up), Some(true));
+    g.roll = roll(1, Arrow::Down, Category::Odd);
+    g
+}
+
+/// Seat 1 plays its turn: to (1, 2), takes the 37 at (1, 1) and stops; the gaps are refilled face down.
+fn seat_1_plays(g: &mut HideAndEeek) -> Vec<EventBody> {
+    act(g, 1, Action::Move { to: cell(1, 2) });
+    act(g, 1, Action::Choose { cell: cell(1, 1) });
+    close_windows(g);
+    let events = act(g, 1, Action::Stop);
+    close_windows(g);
+    events
+}
+
+#[test]
+fn v3_a_mouse_left_face_up_can_be_spotted_later() {
+    let mut g = mouse_left_face_up();
+    // Every seat may claim any face-up card (the list does not tell which show a mouse); nothing else for seat 2.
+    let late = vec![
+        Action::Eeek { cell: cell(0, 0) },
+        Action::Eeek { cell: cell(2, 3) },
+    ];
+    assert_eq!(g.legal_actions(Seat(2)), late);
+    assert!(late.iter().all(|a| g.legal_actions(Seat(1)).contains(a)));
+    assert_eq!(
+        g.apply(Actor::Seat(Seat(2)), &Action::Eeek { cell: cell(5, 5) }, NOW),
+        Err(Rejected::NotFaceUp(cell(5, 5)))
+    );
+    // Seat 2 claims: a short window opens on that card, seat 2 having answered; the turn waits.
+    let at = NOW + 20_000;
+    let events: Vec<EventBody> = g
+        .apply(Actor::Seat(Seat(2)), &Action::Eeek { cell: cell(2, 3) }, at)
+        .unwrap()
+        .into_iter()
+        .map(|e| e.body)
+        .collect();
+    assert_eq!(
+        events,
+        vec![
+            EventBody::LookOpened {
+                cells: vec![cell(2, 3)],
+                closes_at: at + Millis::from(LATE_WINDOW_MS),
+                late_by: Some(Seat(2))
+            },
+            EventBody::Responded { seat: Seat(2) }
+        ]
+    );
+    assert_eq!(
+        g.status(),
+        Status::Race {
+            seats: vec![Seat(0), Seat(1)]
+        }
+    );
+    let view = serde_json::to_value(g.view(Viewer::Seat(Seat(0)))).unwrap();
+    assert_eq!(view["look"]["late"], true);
+    // Seat 0 had spotted it at about the same time: its claim, 90 ms later, ties at the floor; the draw decides.
+    g.apply(Actor::Seat(Seat(0)), &Action::Eeek { cell: cell(2, 3) }, at + 90)
+        .unwrap();
+    let claims = closed_claims(g.apply(Actor::Seat(Seat(1)), &Action::Pass, at + 300).unwrap());
+    assert!(
+        claims.iter().all(|c| c.tied && c.judged_ms == Some(150)),
+        "{claims:?}"
+    );
+    let winner = claims.iter().find(|c| c.won).expect("won").seat;
+    assert_eq!(g.piles[winner.index()].last(), Some(&EEEK_CARDS[1]));
+    assert_eq!(g.card_at(cell(2, 3)), None, "refilled when the turn ends");
+    // The turn in progress goes on; one late claim a turn each; the winner plays once the turn is over.
+    assert_eq!(g.status(), Status::Turn { seat: Seat(1) });
+    assert_eq!(
+        g.apply(
+            Actor::Seat(Seat(2)),
+            &Action::Eeek { cell: cell(0, 0) },
+            at + 2_000
+        ),
+        Err(Rejected::LateClaimMade)
+    );
+    assert!(g.legal_actions(Seat(2)).is_empty());
+    let events = seat_1_plays(&mut g);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, EventBody::Refilled { cell: c, .. } if *c == cell(2, 3)))
+    );
+    assert_eq!(g.turn, winner, "the late claimant plays next");
+    assert_eq!(
+        g.legal_actions(Seat(2)).is_empty(),
+        winner != Seat(2) && g.face_up_cells().next().is_none()
+    );
+}
+
+#[test]
+fn v3_a_false_late_claim_costs_a_turn_and_the_turn_goes_on() {
+    let mut g = mouse_left_face_up();
+    act(&mut g, 2, Action::Eeek { cell: cell(0, 0) });
+    let events = close_windows_events(&mut g);
+    assert!(events.contains(&EventBody::FalseClaim {
+        seat: Seat(2),
+        cell: cell(0, 0),
+        skips: 1
+    }));
+    assert_eq!(
+        g.card_at(cell(0, 0)).map(|c| c.number),
+        Some(35),
+        "the card stays"
+    );
+    assert_eq!(g.status(), Status::Turn { seat: Seat(1) });
+    seat_1_plays(&mut g);
+    assert_eq!(g.turn, Seat(0), "seat 2 misses its turn");
+}
+
+#[test]
+fn v3_a_bot_spots_a_mouse_left_face_up_sometimes_and_never_a_card_without_one() {
+    let g = mouse_left_face_up();
+    let (mut spotted, mut asked) = (0, 0);
+    for row in 0..GRID_SIZE {
+        for col in 0..GRID_SIZE {
+            let mut g = g.clone();
+            g.mouse = cell(row, col);
+            for seat in [Seat(0), Seat(2)] {
+                asked += 1;
+                let action = g.bot_action(seat, &mut Rng::from_seed(1));
+                assert_eq!(g.bot_waits(seat), action.is_none());
+                if let Some(action) = action {
+                    assert_eq!(action, Action::Eeek { cell: cell(2, 3) });
+                    spotted += 1;
+                }
+            }
+        }
+    }
+    // About one chance in ten at each change of the table.
+    assert!((2..=20).contains(&spotted), "{spotted} of {asked}");
+    // Between windows the active bot plays its turn (or claims what it spotted); it never waits.
+    assert!(!g.bot_waits(Seat(1)));
 }

@@ -1,4 +1,6 @@
-//! Rules version 2 (issue 25): the Eeek! race as a game of spotting, judged by reaction time.
+//! Rules version 2 (issue 25): the Eeek! race as a game of spotting, judged by reaction time; version 3 (issue 43)
+//! adds the reaction floor with drawn ties and late claims (a claim on a face-up card between windows opens a short
+//! window on it), in the same code behind [`HideAndEeek::v3`].
 //!
 //! Every card that turns face up on the grid opens a window (`Look`): the card the active player turns over while
 //! collecting, or the cards a refill places face up. Nothing in the view says whether a card shows the mouse: the
@@ -19,6 +21,20 @@ impl HideAndEeek {
         self.rules_version >= 2
     }
 
+    /// Version 3: the reaction floor with drawn ties, and late claims.
+    pub(super) fn v3(&self) -> bool {
+        self.rules_version >= 3
+    }
+
+    /// Version 3: the face-up cards any seat may claim late (outside a window), in row-major order.
+    pub(super) fn face_up_cells(&self) -> impl Iterator<Item = Cell> + '_ {
+        self.grid
+            .iter()
+            .enumerate()
+            .filter(|(_, card)| card.is_some_and(|card| card.face_up))
+            .map(|(i, _)| Cell::from_index(i))
+    }
+
     /// The open window, if `seat` has not answered it yet.
     pub(super) fn unanswered_look(&self, seat: Seat) -> Option<&Look> {
         self.look
@@ -36,21 +52,24 @@ impl HideAndEeek {
             }
             return;
         }
-        if seat != self.turn {
-            return;
+        if seat == self.turn {
+            match &self.step {
+                TurnStep::Move => {
+                    for &to in Self::reachable(self.mouse, self.roll.steps).iter() {
+                        f(Action::Move { to });
+                    }
+                }
+                TurnStep::Collect { collected } => {
+                    self.choosable().for_each(|cell| f(Action::Choose { cell }));
+                    if !collected.is_empty() {
+                        f(Action::Stop);
+                    }
+                }
+            }
         }
-        match &self.step {
-            TurnStep::Move => {
-                for &to in Self::reachable(self.mouse, self.roll.steps).iter() {
-                    f(Action::Move { to });
-                }
-            }
-            TurnStep::Collect { collected } => {
-                self.choosable().for_each(|cell| f(Action::Choose { cell }));
-                if !collected.is_empty() {
-                    f(Action::Stop);
-                }
-            }
+        if self.v3() && !self.late_claimed.contains(&seat) {
+            // Late spotting: every face-up card, mouse or not (the list must not tell which show one).
+            self.face_up_cells().for_each(|cell| f(Action::Eeek { cell }));
         }
     }
 
@@ -69,7 +88,18 @@ impl HideAndEeek {
             Action::CloseRace => return Err(Rejected::ClockOnly),
             Action::Eeek { .. } | Action::Pass => {
                 let Some(look) = &self.look else {
-                    return Err(Rejected::NoWindow);
+                    return match action {
+                        Action::Eeek { cell } if self.v3() => {
+                            if self.late_claimed.contains(&seat) {
+                                Err(Rejected::LateClaimMade)
+                            } else if cell.on_grid() && self.card_at(*cell).is_some_and(|c| c.face_up) {
+                                Ok(())
+                            } else {
+                                Err(Rejected::NotFaceUp(*cell))
+                            }
+                        }
+                        _ => Err(Rejected::NoWindow),
+                    };
                 };
                 if self.unanswered_look(seat).is_none() {
                     return Err(Rejected::AlreadyAnswered);
@@ -95,7 +125,14 @@ impl HideAndEeek {
         let mut events = Vec::new();
         match (actor, action) {
             (_, Action::CloseRace) => self.close_look(now, &mut events),
-            (Actor::Seat(seat), Action::Eeek { cell }) => self.answer(seat, Some(*cell), now, &mut events),
+            (Actor::Seat(seat), Action::Eeek { cell }) => {
+                if self.look.is_none() {
+                    // Version 3, a late claim: it opens a short window on that card, which it answers first.
+                    self.late_claimed.push(seat);
+                    self.open_look(vec![*cell], false, Some(seat), now, &mut events);
+                }
+                self.answer(seat, Some(*cell), now, &mut events)
+            }
             (Actor::Seat(seat), Action::Pass) => self.answer(seat, None, now, &mut events),
             (Actor::Seat(seat), Action::Move { to }) => {
                 let from = self.mouse;
@@ -127,7 +164,7 @@ impl HideAndEeek {
                         number: card.number,
                         matched: None,
                     }));
-                    self.open_look(vec![*cell], true, now, &mut events);
+                    self.open_look(vec![*cell], true, None, now, &mut events);
                 }
             }
             (Actor::Seat(seat), Action::Stop) => {
@@ -150,13 +187,21 @@ impl HideAndEeek {
         &mut self,
         cells: Vec<Cell>,
         during_turn: bool,
+        late_by: Option<Seat>,
         now: Millis,
         events: &mut Vec<Event<EventBody>>,
     ) {
-        let closes_at = now + Millis::from(self.config.claim_window_ms);
+        let late = late_by.is_some();
+        let length = if late {
+            LATE_WINDOW_MS
+        } else {
+            self.config.claim_window_ms
+        };
+        let closes_at = now + Millis::from(length);
         events.push(Event::public(EventBody::LookOpened {
             cells: cells.clone(),
             closes_at,
+            late_by,
         }));
         self.look = Some(Look {
             cells,
@@ -164,6 +209,7 @@ impl HideAndEeek {
             closes_at,
             during_turn,
             responses: Vec::new(),
+            late,
         });
     }
 
@@ -182,9 +228,12 @@ impl HideAndEeek {
     }
 
     /// Judges the window's claims: per card, the earliest claim wins it if it shows the mouse; every claim on a
-    /// card without the mouse is false and costs the claimant their next turn.
+    /// card without the mouse is false and costs the claimant their next turn. Version 3 judges a reaction faster
+    /// than the floor as the floor, and draws the winner among equal judged reactions with the match's generator
+    /// (version 2: the earlier arrival).
     fn close_look(&mut self, now: Millis, events: &mut Vec<Event<EventBody>>) {
         let look = self.look.take().expect("checked");
+        let floor = self.config.reaction_floor_ms.map(Millis::from);
         let mut claims: Vec<ClaimResult> = look
             .responses
             .iter()
@@ -201,17 +250,35 @@ impl HideAndEeek {
                     reaction_ms: r.reaction_ms,
                     mouse: shows_mouse(number),
                     won: false,
+                    judged_ms: floor.map(|floor| r.reaction_ms.max(floor)),
+                    tied: false,
                 })
             })
             .collect();
+        let judged = |c: &ClaimResult| c.judged_ms.unwrap_or(c.reaction_ms);
         // Earliest first; equal times keep arrival order.
-        claims.sort_by_key(|c| c.reaction_ms);
-        let mut taken: Vec<Cell> = Vec::new();
-        for c in claims.iter_mut() {
-            if c.mouse && !taken.contains(&c.cell) {
-                c.won = true;
-                taken.push(c.cell);
-            }
+        claims.sort_by_key(judged);
+        for &cell in &look.cells {
+            let right: Vec<usize> = (0..claims.len())
+                .filter(|&i| claims[i].cell == cell && claims[i].mouse)
+                .collect();
+            let Some(&first) = right.first() else {
+                continue;
+            };
+            let best = judged(&claims[first]);
+            let equal: Vec<usize> = right
+                .into_iter()
+                .filter(|&i| judged(&claims[i]) == best)
+                .collect();
+            let winner = if self.v3() && equal.len() > 1 {
+                for &i in &equal {
+                    claims[i].tied = true;
+                }
+                equal[self.rng.index(equal.len())]
+            } else {
+                first
+            };
+            claims[winner].won = true;
         }
         events.push(Event::public(EventBody::LookClosed {
             cells: look.cells.clone(),
@@ -227,7 +294,22 @@ impl HideAndEeek {
             }));
         }
         let winners: Vec<&ClaimResult> = claims.iter().filter(|c| c.won).collect();
-        if look.during_turn {
+        if look.late {
+            // A late claim does not end the turn in progress: the winner takes the card now and plays once that
+            // turn is over; its cell is refilled then.
+            if let Some(winner) = winners.first() {
+                self.take_claimed(winner.seat, winner.cell, events);
+                if self.check_end(events) {
+                    return;
+                }
+                self.owed_turns.push_back(winner.seat);
+                self.late_gaps.push(winner.cell);
+                if matches!(self.step, TurnStep::Collect { .. }) {
+                    // The claimed card may have been the last one the active player could choose.
+                    self.continue_or_end_v2(now, events);
+                }
+            }
+        } else if look.during_turn {
             let cell = look.cells[0];
             let active = self.turn;
             match winners.first() {
@@ -342,12 +424,15 @@ impl HideAndEeek {
     /// Ends the current turn (or window between turns): refills the gaps; cards placed face up open a window;
     /// otherwise the next turn starts: an owed turn (a claim's, an extra turn) first, else normal order.
     fn end_turn_v2(&mut self, gaps: &[Cell], now: Millis, events: &mut Vec<Event<EventBody>>) {
-        let up = self.refill(gaps, events);
+        // Version 3: the cells emptied by late claims during the turn are refilled after the turn's own.
+        let mut gaps = gaps.to_vec();
+        gaps.append(&mut self.late_gaps);
+        let up = self.refill(&gaps, events);
         if self.check_end(events) {
             return;
         }
         if !up.is_empty() {
-            self.open_look(up, false, now, events);
+            self.open_look(up, false, None, now, events);
             return;
         }
         let (seat, extra) = match self.owed_turns.pop_front() {

@@ -5,12 +5,19 @@
 // Rules version 2 shows a face-up card as a player sees it: its number and its picture. The picture of a mouse
 // card hides a camouflaged mouse (where, how big and how turned is MOUSE_SPOTS below, per card); nothing else
 // says it is there. Spotting it is the game.
+//
+// Rules version 3 lists a late claim on every face-up card between windows. The screen offers it behind an Eeek!
+// button ("I spotted a mouse"): pressed, the face-up cards become the claim targets until one is clicked or the
+// button is pressed again, so that no ordinary click on a card can cost a turn.
 
 import { h, countdown } from "../ui.js";
 import { t, listOf, lang } from "../i18n.js";
 import { tip, say, rulesPanel } from "../table_tips.js";
 
 const COLUMNS = "ABCDEF";
+
+/** Version 3: whether this player has pressed the Eeek! button to claim a card left face up (kept across redraws). */
+let spotting = false;
 
 export function cellName(cell) {
   return `${COLUMNS[cell.col]}${cell.row + 1}`;
@@ -91,7 +98,7 @@ function mix(a, b, t) {
  * A face-up card's picture: an elephant among grass tufts and pebbles, placed and coloured from the number; on a
  * mouse card the mouse hides in it, small, turned and tinted like its surroundings.
  */
-function cardArt(number) {
+function cardArt(number, spot = MOUSE_SPOTS[number]) {
   const n = (k) => cardNoise(number, k);
   const paper = mix("#f3ead8", "#e4eed9", n(1));
   const grey = mix("#9d958b", "#b3a99c", n(2));
@@ -123,7 +130,6 @@ function cardArt(number) {
       h("svg:circle", { cx: "23", cy: "-9", r: "1.2", fill: "#2b2622" }),
     ),
   );
-  const spot = MOUSE_SPOTS[number];
   if (spot) {
     const fur = mix("#b9b2a8", paper, spot.tint);
     const ear = mix("#cfc8bd", paper, spot.tint);
@@ -156,10 +162,13 @@ function cardArt(number) {
 
 /** The legal actions sorted by what they touch. */
 function actionsOf(ctx) {
-  const out = { move: new Map(), choose: new Map(), eeek: new Map(), stop: null, pass: null };
+  const out = { move: new Map(), choose: new Map(), eeek: new Map(), late: new Map(), stop: null, pass: null };
+  // Version 1 flags mice and has no `skips`; later versions list a claim outside a window only as a late claim.
+  const lateClaims = !ctx.view.look && ctx.view.skips !== undefined;
   for (const a of ctx.legal) {
     if (a.type === "move") out.move.set(cellName(a.to), a);
     else if (a.type === "choose") out.choose.set(cellName(a.cell), a);
+    else if (a.type === "eeek" && lateClaims) out.late.set(cellName(a.cell), a);
     else if (a.type === "eeek") out.eeek.set(cellName(a.cell), a);
     else if (a.type === "stop") out.stop = a;
     else if (a.type === "pass") out.pass = a;
@@ -237,7 +246,7 @@ export function cellVerb(action, cell, view) {
       : t("hide_and_eeek.act.choose", { cell: name, n: cell.number });
   }
   if (action.type === "eeek") {
-    return view.look
+    return view.look || view.skips !== undefined
       ? t("hide_and_eeek.act.eeek_look", { cell: name, n: cell.number })
       : t("hide_and_eeek.act.eeek", { cell: name, n: cell.number });
   }
@@ -269,12 +278,14 @@ function renderGrid(ctx, acts) {
       const move = acts.move.get(name);
       const choose = acts.choose.get(name);
       const eeek = acts.eeek.get(name);
-      const action = move || choose || eeek;
+      const late = spotting ? acts.late.get(name) : null;
+      // While spotting, only the face-up cards answer a click: with a late claim.
+      const action = spotting ? late : move || choose || eeek;
       const verb = action ? cellVerb(action, cell, view) : "";
       const classes = ["cell"];
       if (move) classes.push("can-move");
       if (choose) classes.push("can-choose");
-      if (eeek) classes.push("can-claim");
+      if (eeek || late) classes.push("can-claim");
       if (name === raceCell || lookCells.has(name)) classes.push("race-cell");
       if (recent.has(name)) classes.push(`recent-${recent.get(name)}`);
       const content = [
@@ -304,7 +315,12 @@ function renderGrid(ctx, acts) {
           "data-row": r,
           "data-col": c,
           "data-act": action ? action.type : null,
-          onclick: action ? () => ctx.act(action) : null,
+          onclick: action
+            ? () => {
+                spotting = false;
+                ctx.act(action);
+              }
+            : null,
         },
         content,
       );
@@ -460,7 +476,10 @@ function renderLook(ctx, acts) {
       {},
       h("strong", {}, t("hide_and_eeek.look.title")),
       " ",
-      t("hide_and_eeek.look.text", { cells: listOf(names), n: names.length }),
+      // Version 3: a late window, opened by the claim of its first answer.
+      view.look.late
+        ? t("hide_and_eeek.look.late_text", { who: ctx.name(view.look.responded[0]), cell: names[0] })
+        : t("hide_and_eeek.look.text", { cells: listOf(names), n: names.length }),
       " ",
       countdown(view.look.closes_at, { label: t("hide_and_eeek.look.time_left") }),
     ),
@@ -551,8 +570,37 @@ function renderClaims(ctx, acts) {
     "div",
     { class: `claims-slot${open ? " open" : ""}` },
     h("div", { class: "claims", "aria-live": view.race ? "assertive" : "polite" }, parts),
-    open ? null : h("p", { class: "claims-idle hint" }, t("hide_and_eeek.claims.idle")),
+    open
+      ? null
+      : h(
+          "p",
+          { class: "claims-idle hint" },
+          t(spotting ? "hide_and_eeek.spot.hint" : "hide_and_eeek.claims.idle"),
+          acts.late.size ? [" ", spotButton(ctx)] : null,
+        ),
   );
+}
+
+/** Version 3: the Eeek! button for a mouse spotted late on a card left face up; it toggles spotting. */
+function spotButton(ctx) {
+  return h(
+    "button",
+    {
+      type: "button",
+      class: `spot-button${spotting ? " active" : ""}`,
+      "data-key": "spot",
+      "aria-pressed": spotting ? "true" : "false",
+      "aria-keyshortcuts": "E",
+      onclick: () => toggleSpotting(ctx),
+    },
+    t(spotting ? "hide_and_eeek.spot.cancel" : "hide_and_eeek.spot"),
+    h("kbd", {}, "E"),
+  );
+}
+
+function toggleSpotting(ctx) {
+  spotting = !spotting;
+  ctx.rerender();
 }
 
 function renderTurnBar(ctx, acts) {
@@ -634,7 +682,7 @@ export function headline(ctx) {
   if (view.over || ctx.state.outcome) return t("hide_and_eeek.head.over");
   const mine = ctx.me === view.turn;
   if (view.race) return t("hide_and_eeek.head.race");
-  if (view.look) return t("hide_and_eeek.head.look");
+  if (view.look) return t(view.look.late ? "hide_and_eeek.head.late" : "hide_and_eeek.head.look");
   if (view.step.step === "move") {
     const n = view.roll.steps;
     return mine ? t("hide_and_eeek.head.move.you", { n }) : t("hide_and_eeek.head.move", { n, who: ctx.name(view.turn) });
@@ -654,6 +702,7 @@ export function headline(ctx) {
 function render(ctx) {
   const view = ctx.view;
   const acts = actionsOf(ctx);
+  if (!acts.late.size) spotting = false;
   return h(
     "div",
     { class: "hee" },
@@ -678,6 +727,10 @@ function render(ctx) {
 function onKey(event, ctx) {
   const acts = actionsOf(ctx);
   const key = event.key.toLowerCase();
+  if ((key === "e" && acts.late.size) || (key === "escape" && spotting)) {
+    toggleSpotting(ctx);
+    return true;
+  }
   if (key === "n" && acts.pass) {
     ctx.act(acts.pass);
     return true;
@@ -743,6 +796,9 @@ export function describe(e, ctx) {
     case "extra_turn":
       return say(ctx, "hide_and_eeek.log.extra_turn", e.seat);
     case "look_opened":
+      if (e.late_by !== undefined && e.late_by !== null) {
+        return say(ctx, "hide_and_eeek.log.late_claim", e.late_by, { cell: cellName(e.cells[0]) });
+      }
       return t("hide_and_eeek.log.look_opened", { cells: listOf(e.cells.map(cellName)), n: e.cells.length });
     case "responded":
       return say(ctx, "hide_and_eeek.log.responded", e.seat);
@@ -750,10 +806,12 @@ export function describe(e, ctx) {
       if (!e.claims.length) return t("hide_and_eeek.log.nobody_claimed");
       return e.claims
         .map((c) => {
-          const outcome = c.won ? "won" : c.mouse ? "slow" : "wrong";
+          // Version 3: the judged time (a reaction under the floor counts as the floor); equal times were drawn.
+          const outcome = c.tied ? (c.won ? "won_draw" : "lost_draw") : c.won ? "won" : c.mouse ? "slow" : "wrong";
+          const ms = c.judged_ms ?? c.reaction_ms;
           return say(ctx, `hide_and_eeek.log.claim_${outcome}`, c.seat, {
             n: c.number,
-            time: (c.reaction_ms / 1000).toLocaleString(lang(), { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+            time: (ms / 1000).toLocaleString(lang(), { minimumFractionDigits: 2, maximumFractionDigits: 2 }),
           });
         })
         .join(" ");
@@ -773,14 +831,36 @@ export function describe(e, ctx) {
   }
 }
 
-/** "How to play": the rules as this server plays them, in a player's words. */
+/**
+ * How the mouse looks on a card, for the rules: the screen's own card picture, on an example card that is none of
+ * the hundred (so it gives no card away), with the mouse placed, sized and tinted as on the real ones.
+ */
+const EXAMPLE_CARD = 0;
+const EXAMPLE_SPOT = { x: 70, y: 72, size: 24, turn: -25, tint: 0.4 };
+
+function mouseExample() {
+  return h(
+    "figure",
+    { class: "mouse-example" },
+    h(
+      "span",
+      { class: "card face", style: "position:relative;display:inline-block;width:7rem;height:7rem" },
+      cardArt(EXAMPLE_CARD, EXAMPLE_SPOT),
+    ),
+    h("figcaption", {}, t("hide_and_eeek.rules.mouse_example")),
+  );
+}
+
+/** "How to play": the rules as this server plays them, in a player's words, with a drawn example of the mouse. */
 export function rules() {
-  return rulesPanel("hide_and_eeek", [
+  const panel = rulesPanel("hide_and_eeek", [
     ["hide_and_eeek.rules.goal.title", "hide_and_eeek.rules.goal"],
     ["hide_and_eeek.rules.turn.title", "hide_and_eeek.rules.turn"],
     ["hide_and_eeek.rules.eeek.title", "hide_and_eeek.rules.eeek"],
     ["hide_and_eeek.rules.dice.title", "hide_and_eeek.rules.dice"],
   ]);
+  panel.querySelectorAll("section")[2].append(mouseExample());
+  return panel;
 }
 
 export default { id: "hide_and_eeek", title: "Hide and Eeek!", render, describe, headline, playerInfo, onKey, rules };
