@@ -236,6 +236,8 @@ export default {
   "state.join.missing_hint": "Check the code with the friend who sent it: it may have a typing mistake, or the game was closed.",
   "state.join.started": "Game {code} ({game}) has already started",
   "state.join.started_hint": "Its seats are taken, so you cannot join it, but you can watch it.",
+  "state.join.full": "Game {code} ({game}) is full",
+  "state.join.full_hint": "Every seat is taken, so you cannot join it, but you can watch it.",
   "state.join.finished": "Game {code} ({game}) is over",
   "state.join.finished_hint": "You can still look at how it ended.",
   "state.join.watch": "Watch the game",

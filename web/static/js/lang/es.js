@@ -237,6 +237,8 @@ export default {
   "state.join.missing_hint": "Comprueba el código con quien te lo envió: puede tener un error o la partida se cerró.",
   "state.join.started": "La partida {code} ({game}) ya ha empezado",
   "state.join.started_hint": "Sus asientos están ocupados, así que no puedes unirte, pero puedes verla.",
+  "state.join.full": "La partida {code} ({game}) está completa",
+  "state.join.full_hint": "Todos los asientos están ocupados, así que no puedes unirte, pero puedes verla.",
   "state.join.finished": "La partida {code} ({game}) ha terminado",
   "state.join.finished_hint": "Aún puedes ver cómo terminó.",
   "state.join.watch": "Ver la partida",

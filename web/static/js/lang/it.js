@@ -237,6 +237,8 @@ export default {
   "state.join.missing_hint": "Controlla il codice con chi te l'ha mandato: forse c'è un errore di battitura, o la partita è stata chiusa.",
   "state.join.started": "La partita {code} ({game}) è già iniziata",
   "state.join.started_hint": "I posti sono occupati, quindi non puoi unirti, ma puoi guardarla.",
+  "state.join.full": "La partita {code} ({game}) è al completo",
+  "state.join.full_hint": "Tutti i posti sono occupati, quindi non puoi unirti, ma puoi guardarla.",
   "state.join.finished": "La partita {code} ({game}) è finita",
   "state.join.finished_hint": "Puoi ancora vedere com'è finita.",
   "state.join.watch": "Guarda la partita",

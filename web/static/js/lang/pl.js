@@ -238,6 +238,8 @@ export default {
   "state.join.missing_hint": "Sprawdź kod z osobą, która go wysłała: może zawiera literówkę albo gra została zamknięta.",
   "state.join.started": "Gra {code} ({game}) już się zaczęła",
   "state.join.started_hint": "Miejsca są zajęte, więc nie możesz dołączyć, ale możesz oglądać.",
+  "state.join.full": "Gra {code} ({game}) jest pełna",
+  "state.join.full_hint": "Wszystkie miejsca są zajęte, więc nie możesz dołączyć, ale możesz oglądać.",
   "state.join.finished": "Gra {code} ({game}) się zakończyła",
   "state.join.finished_hint": "Możesz zobaczyć, jak się skończyła.",
   "state.join.watch": "Oglądaj grę",

@@ -237,6 +237,8 @@ export default {
   "state.join.missing_hint": "Verifică codul cu prietenul care ți l-a trimis: poate are o greșeală de tastare sau jocul a fost închis.",
   "state.join.started": "Jocul {code} ({game}) a început deja",
   "state.join.started_hint": "Locurile sunt ocupate, deci nu te mai poți alătura, dar îl poți urmări.",
+  "state.join.full": "Jocul {code} ({game}) este complet",
+  "state.join.full_hint": "Toate locurile sunt ocupate, deci nu te poți alătura, dar îl poți urmări.",
   "state.join.finished": "Jocul {code} ({game}) s-a încheiat",
   "state.join.finished_hint": "Poți vedea totuși cum s-a terminat.",
   "state.join.watch": "Urmărește jocul",
