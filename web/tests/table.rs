@@ -3,12 +3,19 @@
 //! - Every game's create form offers two seats by default (Hickory Dickory offered one), and a joiner who opens the
 //!   link of a full lobby is told so before any form, with the choice to watch instead of a Join that is refused.
 //!
+//! - A tooltip on the board (a Hickory Dickory mouse) draws above the board pieces around it, and closes by itself
+//!   under a resting pointer.
+//!
 //! Needs `chromium` and `chromedriver` on PATH; without them the test says so and passes, unless `CI` is set.
 
 mod common;
 
+use std::time::Duration;
+
 use common::{Browser, TestServer, browsers_available, with_chromedriver};
-use serde_json::json;
+use fantoccini::Locator;
+use fantoccini::actions::{InputSource, MouseActions, PointerAction};
+use serde_json::{Value, json};
 
 /// Chooses `game` in the start page's create form.
 const CHOOSE_GAME: &str = "const s = document.querySelector('#create-game'); s.value = arguments_game; s.dispatchEvent(new Event('change')); return true";
@@ -85,6 +92,140 @@ async fn two_seats_by_default_and_a_full_lobby_says_so_before_join() {
         for b in [ann, bo, cy] {
             b.close().await;
         }
+    })
+    .await;
+    server.finish().await;
+}
+
+/// Creates a lobby of `game` with the seats offered, fills it with a bot and starts it; returns the lobby code.
+async fn start_against_a_bot(b: &Browser, base: &str, game: &str) -> String {
+    b.goto(&format!("{base}/")).await;
+    b.wait_for("the create form", "document.querySelector('#create-game option')")
+        .await;
+    choose_game(b, game).await;
+    b.fill("#create-name", "Ann").await;
+    b.click("button[data-key=create-submit]").await;
+    let code = b
+        .wait_for(
+            "the lobby code",
+            "document.querySelector('#lobby-code')?.innerText",
+        )
+        .await;
+    b.click("button[data-key=add-bot]").await;
+    b.wait_for(
+        "the start button",
+        "document.querySelector('button[data-key=start]:not([disabled])')",
+    )
+    .await;
+    b.click("button[data-key=start]").await;
+    code.as_str().unwrap().trim().replace('-', "")
+}
+
+/// Moves the mouse pointer onto the middle of the element matching `selector`.
+async fn hover(b: &Browser, selector: &str) {
+    let element = b
+        .client
+        .find(Locator::Css(selector))
+        .await
+        .unwrap_or_else(|e| panic!("{}: {selector} is on the page: {e}", b.name));
+    let moves = MouseActions::new("mouse".into()).then(PointerAction::MoveToElement {
+        element,
+        duration: None,
+        x: 0.0,
+        y: 0.0,
+    });
+    b.client
+        .perform_actions(moves)
+        .await
+        .unwrap_or_else(|e| panic!("{}: moves the pointer: {e}", b.name));
+}
+
+/// For the tooltip of `#tip-under-test`'s trigger: whether it shows, and the board pieces (spaces, mice) that
+/// overlap it, each with whether the tooltip draws above it there.
+const TIP_OVER_BOARD: &str = r#"
+const trigger = document.querySelector('[data-test=tip-under-test]');
+const tip = document.getElementById(trigger.getAttribute('aria-describedby'));
+const shown = getComputedStyle(tip).display !== 'none';
+if (!shown) return { shown, overlaps: [] };
+const r = tip.getBoundingClientRect();
+const overlaps = [];
+for (const piece of document.querySelectorAll('.hd-outer, .hd-inner, .hd-hub')) {
+  if (piece.contains(trigger)) continue;
+  const p = piece.getBoundingClientRect();
+  const x0 = Math.max(r.left, p.left), x1 = Math.min(r.right, p.right);
+  const y0 = Math.max(r.top, p.top), y1 = Math.min(r.bottom, p.bottom);
+  if (x1 - x0 < 4 || y1 - y0 < 4) continue;
+  const top = document.elementFromPoint((x0 + x1) / 2, (y0 + y1) / 2);
+  overlaps.push(tip.contains(top));
+}
+return { shown, overlaps };
+"#;
+
+/// Marks the clock's mouse whose tooltip, shown, overlaps the most board pieces that come after it on the page.
+const PICK_MOUSE: &str = r#"
+const pieces = [...document.querySelectorAll('.hd-outer, .hd-inner, .hd-hub')];
+let best = null, most = -1;
+for (const trigger of document.querySelectorAll('.hd-clock .hd-mouse > .info-tip-trigger')) {
+  const wrap = trigger.parentElement;
+  wrap.classList.add('open');
+  const r = wrap.querySelector('.info-tip-text').getBoundingClientRect();
+  wrap.classList.remove('open');
+  const n = pieces.filter((p) => {
+    if (p.contains(trigger) || !(trigger.compareDocumentPosition(p) & Node.DOCUMENT_POSITION_FOLLOWING)) return false;
+    const q = p.getBoundingClientRect();
+    return Math.min(r.right, q.right) - Math.max(r.left, q.left) > 4 && Math.min(r.bottom, q.bottom) - Math.max(r.top, q.top) > 4;
+  }).length;
+  if (n > most) { most = n; best = trigger; }
+}
+best.dataset.test = 'tip-under-test';
+return most;
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_board_tooltip_draws_above_the_board_and_closes_under_a_resting_pointer() {
+    if !browsers_available("table test") {
+        return;
+    }
+    let server = TestServer::start_in(common::test_dir("table-tips"), |config| {
+        config.bot_delay_ms = 50;
+    })
+    .await;
+    let base = server.base_url();
+    with_chromedriver(move |webdriver| async move {
+        let ann = Browser::open(&webdriver, "table-tips", 1280, 1000, false).await;
+        start_against_a_bot(&ann, &base, "hickory_dickory").await;
+        ann.wait_for(
+            "the clock",
+            "document.querySelector('.hd-clock .hd-mouse > .info-tip-trigger')",
+        )
+        .await;
+        // The mouse whose tooltip lies over the most board pieces drawn after it (those drew over it).
+        ann.js(PICK_MOUSE).await;
+        hover(&ann, "[data-test=tip-under-test]").await;
+        let seen: Value = ann
+            .wait_for(
+                "the mouse's tooltip",
+                &format!("(() => {{ const v = (() => {{ {TIP_OVER_BOARD} }})(); return v.shown && v; }})()"),
+            )
+            .await;
+        let overlaps = seen["overlaps"].as_array().unwrap();
+        assert!(
+            !overlaps.is_empty(),
+            "the tooltip lies over other board pieces: {seen}"
+        );
+        assert!(
+            overlaps.iter().all(|o| o == &json!(true)),
+            "the tooltip draws above every board piece it overlaps: {seen}"
+        );
+        // The pointer rests: the tooltip closes by itself, and stays closed while the pointer stays.
+        tokio::time::sleep(Duration::from_millis(4500)).await;
+        let later = ann.js(TIP_OVER_BOARD).await;
+        assert_eq!(
+            later["shown"],
+            json!(false),
+            "the tooltip closed under the resting pointer"
+        );
+        ann.close().await;
     })
     .await;
     server.finish().await;

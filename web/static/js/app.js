@@ -18,6 +18,7 @@ import {
   gameFacts,
 } from "./lobby.js";
 import { rulesButton } from "./help.js";
+import { watchTips } from "./info_tip.js";
 import { screenFor, screenContext } from "./games/index.js";
 import { initFriends, onChatHistory, onChatMessage, resetChat, chatPanel, presenceTag, reportPresence } from "./friends.js";
 
@@ -1266,6 +1267,7 @@ export async function start() {
     if (app.conn.ready && route.kind !== "home") onReady({});
   });
   document.addEventListener("keydown", onKey);
+  watchTips();
   languageSwitch();
   labelPage();
   onLangChange(() => {
