@@ -6,6 +6,9 @@
 //! - A tooltip on the board (a Hickory Dickory mouse) draws above the board pieces around it, and closes by itself
 //!   under a resting pointer.
 //!
+//! - The log tells the viewer's own moves as sentences in every language ("Dobierasz …"), not "You:" and the
+//!   verb of a third person ("Ty: dobiera …"), in Quacks and Hickory Dickory.
+//!
 //! Needs `chromium` and `chromedriver` on PATH; without them the test says so and passes, unless `CI` is set.
 
 mod common;
@@ -226,6 +229,73 @@ async fn a_board_tooltip_draws_above_the_board_and_closes_under_a_resting_pointe
             "the tooltip closed under the resting pointer"
         );
         ann.close().await;
+    })
+    .await;
+    server.finish().await;
+}
+
+/// Each language's log lines for the viewer's own moves in Quacks and Hickory Dickory, as the log shows them
+/// (`describe`, then `yourWords`), with the problems found: "You:" followed by a verb, a placeholder left, or the
+/// same words as another player's line (outside English, where the two agree).
+const OWN_LINES: &str = r#"
+const { setLang, t } = await import('/js/i18n.js');
+const { screenContext } = await import('/js/games/index.js');
+const { yourWords } = await import('/js/app.js');
+const quacks = (await import('/js/games/quacks.js')).default;
+const hickory = (await import('/js/games/hickory.js')).default;
+const chip = { colour: 'orange', value: 1 };
+const events = [
+  [quacks, { type: 'placed', seat: 0, chip, space: 5, whites: 2 }],
+  [quacks, { type: 'exploded', seat: 0 }],
+  [quacks, { type: 'stopped', seat: 0 }],
+  [quacks, { type: 'scoring', seat: 0, space: 12, coins: 12, points: 2, exploded: false }],
+  [quacks, { type: 'bought', seat: 0, chips: [chip] }],
+  [quacks, { type: 'chose', seat: 0, choice: { option: 'four_points' } }],
+  [hickory, { type: 'boarded', seat: 0, mouse: 'scurrier' }],
+  [hickory, { type: 'hunt_marked', seat: 0, row: 0, col: 1 }],
+  [hickory, { type: 'favour_taken', seat: 0 }],
+];
+const lines = {}, problems = [];
+for (const lang of ['en', 'pl', 'es', 'it', 'ro']) {
+  setLang(lang);
+  const you = t('common.you');
+  const mine = screenContext({ state: { view: {} }, names: ['Ann', 'Bo'], me: 0, act: () => {}, rerender: () => {} });
+  const theirs = screenContext({ state: { view: {} }, names: ['Ann', 'Bo'], me: 1, act: () => {}, rerender: () => {} });
+  lines[lang] = [];
+  for (const [screen, e] of events) {
+    const own = yourWords(screen.describe(e, mine));
+    const other = yourWords(screen.describe(e, theirs));
+    lines[lang].push(own);
+    if (own.toLocaleLowerCase().includes(`${you.toLocaleLowerCase()}:`)) problems.push(`${lang} ${e.type}: "You:" in ${own}`);
+    if (/[{}]/.test(own)) problems.push(`${lang} ${e.type}: a placeholder in ${own}`);
+    if (lang !== 'en' && own === other.replace('Ann', you)) problems.push(`${lang} ${e.type}: worded as another player's line: ${own}`);
+  }
+}
+setLang('en');
+return { lines, problems };
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_log_words_the_viewers_own_moves_as_sentences_in_every_language() {
+    if !browsers_available("table test") {
+        return;
+    }
+    let server = TestServer::start_in(common::test_dir("table-log"), |_| {}).await;
+    let base = server.base_url();
+    with_chromedriver(move |webdriver| async move {
+        let b = Browser::open(&webdriver, "table-log", 1000, 800, false).await;
+        b.goto(&format!("{base}/")).await;
+        b.wait_for("the start page", "document.querySelector('#create-game option')")
+            .await;
+        let seen = b.js(OWN_LINES).await;
+        assert_eq!(seen["problems"], json!([]), "own log lines: {seen}");
+        assert_eq!(
+            seen["lines"]["pl"][0],
+            json!("Dobierasz pomarańczowy 1 na pole 5 (wisienki-bomby: 2)."),
+            "{seen}"
+        );
+        assert_eq!(seen["lines"]["en"][1], json!("Your pot exploded!"), "{seen}");
+        b.close().await;
     })
     .await;
     server.finish().await;
