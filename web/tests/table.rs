@@ -9,6 +9,9 @@
 //! - The log tells the viewer's own moves as sentences in every language ("Dobierasz …"), not "You:" and the
 //!   verb of a third person ("Ty: dobiera …"), in Quacks and Hickory Dickory.
 //!
+//! - Molehills: a corner chosen with the keyboard moves focus to the facing buttons; the field has a legend for the
+//!   circled heights; a half-built plan survives a reload.
+//!
 //! Needs `chromium` and `chromedriver` on PATH; without them the test says so and passes, unless `CI` is set.
 
 mod common;
@@ -18,6 +21,7 @@ use std::time::Duration;
 use common::{Browser, TestServer, browsers_available, with_chromedriver};
 use fantoccini::Locator;
 use fantoccini::actions::{InputSource, MouseActions, PointerAction};
+use fantoccini::key::Key;
 use serde_json::{Value, json};
 
 /// Chooses `game` in the start page's create form.
@@ -295,6 +299,86 @@ async fn the_log_words_the_viewers_own_moves_as_sentences_in_every_language() {
             "{seen}"
         );
         assert_eq!(seen["lines"]["en"][1], json!("Your pot exploded!"), "{seen}");
+        b.close().await;
+    })
+    .await;
+    server.finish().await;
+}
+
+/// Presses Enter on what has focus.
+async fn press_enter(b: &Browser) {
+    let el = b.client.active_element().await.unwrap();
+    el.send_keys(&Key::Enter.to_string())
+        .await
+        .unwrap_or_else(|e| panic!("{}: presses Enter: {e}", b.name));
+}
+
+/// The plan being built: the ids of the cards chosen so far, in their order.
+const PLAN: &str = "return [...document.querySelectorAll('.planner [data-plan][aria-pressed=true]')].map(c => [Number(c.querySelector('.order-badge')?.textContent), c.dataset.plan]).sort((a, b) => a[0] - b[0]).map(p => p[1])";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn molehills_focus_moves_to_facing_the_field_has_a_legend_and_a_plan_survives_a_reload() {
+    if !browsers_available("table test") {
+        return;
+    }
+    let server = TestServer::start_in(common::test_dir("table-molehills"), |config| {
+        config.bot_delay_ms = 50;
+    })
+    .await;
+    let base = server.base_url();
+    with_chromedriver(move |webdriver| async move {
+        let b = Browser::open(&webdriver, "table-molehills", 1280, 1000, false).await;
+        start_against_a_bot(&b, &base, "molehills").await;
+
+        // The legend says what the circled number, the dashed line and a layer's number mean.
+        let legend = b
+            .wait_for("the field's legend", "document.querySelector('[data-key=mh-legend]')?.innerText")
+            .await;
+        let legend = legend.as_str().unwrap();
+        assert!(legend.contains("Circled number"), "the legend names the circled height: {legend}");
+        assert!(legend.contains("height limit"), "the legend names the dashed line: {legend}");
+        let circle = b.js("return !!document.querySelector('[data-key=mh-legend] svg circle')").await;
+        assert_eq!(circle, json!(true), "the legend draws the circled number as the field does");
+
+        // A corner chosen with the keyboard: focus moves to the way the mole faces, and Enter places it.
+        b.wait_for("a free corner to choose", "document.querySelector('[data-act=corner]:not([disabled])')")
+            .await;
+        b.js("document.querySelector('[data-act=corner]:not([disabled])').focus(); return true").await;
+        press_enter(&b).await;
+        let focus = b
+            .wait_for("focus after the corner", "document.querySelector('[data-key^=facing-]') && (document.activeElement?.dataset.key || document.activeElement?.tagName)")
+            .await;
+        assert!(focus.as_str().unwrap().starts_with("facing-"), "focus is on a facing button: {focus}");
+        press_enter(&b).await;
+
+        // The draft: pick whenever it is this seat's turn, until the planning.
+        let start = std::time::Instant::now();
+        while b.js("return !document.querySelector('.planner [data-plan]')").await == json!(true) {
+            assert!(start.elapsed() < Duration::from_secs(90), "the planning comes");
+            b.js("const p = document.querySelector('[data-act=pick]:not([disabled])'); if (p) p.click(); return true").await;
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+
+        // Two cards of the plan chosen, then the page is reloaded: the half-built plan is still there.
+        b.js("const cards = [...document.querySelectorAll('.planner [data-plan]')]; cards[2].click(); return true").await;
+        b.wait_for("one card planned", "document.querySelectorAll('.planner [aria-pressed=true]').length === 1").await;
+        b.js("document.querySelectorAll('.planner [data-plan]')[0].click(); return true").await;
+        b.wait_for("two cards planned", "document.querySelectorAll('.planner [aria-pressed=true]').length === 2").await;
+        let before = b.js(PLAN).await;
+        b.client.refresh().await.unwrap();
+        b.wait_for("the planner after the reload", "document.querySelector('.planner [data-plan]')").await;
+        let after = b.js(PLAN).await;
+        assert_eq!(after, before, "the half-built plan survived the reload");
+
+        // The plan is finished and sent; once the round moves on to digging, the kept plan is dropped.
+        b.js("for (const c of document.querySelectorAll('.planner [data-plan][aria-pressed=false]')) c.click(); return true").await;
+        b.wait_for("the whole plan", "document.querySelector('[data-key=plan-send]:not([disabled])')").await;
+        b.click("[data-key=plan-send]").await;
+        b.wait_for(
+            "the kept plan dropped after the planning",
+            "!document.querySelector('.planner') && !Object.keys(sessionStorage).some(k => k.startsWith('tabletop.molehills.plan'))",
+        )
+        .await;
         b.close().await;
     })
     .await;
