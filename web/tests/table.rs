@@ -128,23 +128,29 @@ async fn start_against_a_bot(b: &Browser, base: &str, game: &str) -> String {
     code.as_str().unwrap().trim().replace('-', "")
 }
 
-/// Moves the mouse pointer onto the middle of the element matching `selector`.
+/// Moves the mouse pointer onto the middle of the element matching `selector` (found again if a redraw replaced
+/// it on the way).
 async fn hover(b: &Browser, selector: &str) {
-    let element = b
-        .client
-        .find(Locator::Css(selector))
-        .await
-        .unwrap_or_else(|e| panic!("{}: {selector} is on the page: {e}", b.name));
-    let moves = MouseActions::new("mouse".into()).then(PointerAction::MoveToElement {
-        element,
-        duration: None,
-        x: 0.0,
-        y: 0.0,
-    });
-    b.client
-        .perform_actions(moves)
-        .await
-        .unwrap_or_else(|e| panic!("{}: moves the pointer: {e}", b.name));
+    let mut last = String::new();
+    for _ in 0..10 {
+        let element = b
+            .client
+            .find(Locator::Css(selector))
+            .await
+            .unwrap_or_else(|e| panic!("{}: {selector} is on the page: {e}", b.name));
+        let moves = MouseActions::new("mouse".into()).then(PointerAction::MoveToElement {
+            element,
+            duration: None,
+            x: 0.0,
+            y: 0.0,
+        });
+        match b.client.perform_actions(moves).await {
+            Ok(()) => return,
+            Err(e) => last = e.to_string(),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{}: moves the pointer onto {selector}: {last}", b.name);
 }
 
 /// For the tooltip of `#tip-under-test`'s trigger: whether it shows, and the board pieces (spaces, mice) that
@@ -206,6 +212,13 @@ async fn a_board_tooltip_draws_above_the_board_and_closes_under_a_resting_pointe
             "document.querySelector('.hd-clock .hd-mouse > .info-tip-trigger')",
         )
         .await;
+        // Ann's turn: the board stays as it is until she moves.
+        ann.wait_for(
+            "Ann's turn",
+            "window.tabletop.state?.legal_actions?.length > 0 && document.querySelector('.hd-clock')",
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
         // The mouse whose tooltip lies over the most board pieces drawn after it (those drew over it).
         ann.js(PICK_MOUSE).await;
         hover(&ann, "[data-test=tip-under-test]").await;
@@ -232,6 +245,20 @@ async fn a_board_tooltip_draws_above_the_board_and_closes_under_a_resting_pointe
             json!(false),
             "the tooltip closed under the resting pointer"
         );
+        // The board is drawn anew under the resting pointer (here after a dropped connection): the tooltip stays
+        // closed.
+        ann.js("document.querySelector('.hd-clock').dataset.old = '1'; window.tabletop.conn.socket.close(); return true")
+            .await;
+        ann.wait_for(
+            "the board drawn again",
+            "!document.querySelector('.hd-clock[data-old]') && window.tabletop.connection.status === 'open' && document.querySelector('.hd-clock')",
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let open = ann
+            .js("return [...document.querySelectorAll('.info-tip-text, .ttip-pop')].filter(p => getComputedStyle(p).display !== 'none').map(p => p.textContent)")
+            .await;
+        assert_eq!(open, json!([]), "a redraw under the resting pointer opened no tooltip");
         ann.close().await;
     })
     .await;

@@ -60,6 +60,15 @@ let shown = null;
 let timer = null;
 let hovered = null;
 let openedAt = 0;
+// The tooltip that closed by itself, until the pointer moves or a key is pressed: a redraw of the board (a push)
+// puts a new element under the resting pointer or gives focus back to it, and that must not open it again.
+let rested = null;
+let pointer = { x: NaN, y: NaN };
+
+/** What a tooltip's element is, across redraws (which build new elements). */
+function signature(host) {
+  return `${host.tagName}|${host.textContent}`;
+}
 
 function openTip(host) {
   if (shown && shown !== host) closeTip(shown);
@@ -72,7 +81,10 @@ function openTip(host) {
     if (getComputedStyle(el).position !== "static") el.classList.add("tip-raised");
   }
   clearTimeout(timer);
-  timer = setTimeout(() => closeTip(host), TIP_MS);
+  timer = setTimeout(() => {
+    rested = signature(host);
+    closeTip(host);
+  }, TIP_MS);
 }
 
 function closeTip(host) {
@@ -87,11 +99,17 @@ function closeTip(host) {
 
 /** Opens and closes the page's tooltips (once per page). */
 export function watchTips(root = document) {
+  // Only a real move of the pointer (not the boundary events a redraw under it fires) wakes a rested tooltip.
+  root.addEventListener("pointermove", (e) => {
+    if (e.clientX === pointer.x && e.clientY === pointer.y) return;
+    pointer = { x: e.clientX, y: e.clientY };
+    if (!hovered || !hovered.isConnected) rested = null;
+  });
   root.addEventListener("pointerover", (e) => {
     const host = tipHost(e.target);
     if (host === hovered) return; // moving within the same thing does not reopen a tooltip that timed out
     hovered = host;
-    if (host) openTip(host);
+    if (host && !(rested && rested === signature(host))) openTip(host);
   });
   root.addEventListener("pointerout", (e) => {
     if (!hovered || hovered.contains(e.relatedTarget)) return;
@@ -101,12 +119,13 @@ export function watchTips(root = document) {
   });
   root.addEventListener("focusin", (e) => {
     const host = tipHost(e.target);
-    if (host) openTip(host);
+    if (host && !(rested && rested === signature(host))) openTip(host);
   });
   root.addEventListener("focusout", (e) => {
     if (shown && shown.contains(e.target) && !shown.contains(e.relatedTarget)) closeTip(shown);
   });
   root.addEventListener("keydown", (e) => {
+    rested = null;
     if (e.key === "Escape" && shown) closeTip(shown);
   });
   // A tap elsewhere closes an open tooltip.
