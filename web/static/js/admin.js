@@ -8,6 +8,7 @@
 import { h, seatLabel } from "./ui.js";
 import { t } from "./i18n.js";
 import { screenFor, screenContext } from "./games/index.js";
+import { watchTips } from "./info_tip.js";
 
 const TOKEN_KEY = "tabletop.admin.token";
 const NAME_KEY = "tabletop.admin.name";
@@ -101,6 +102,7 @@ function renderLogin(message) {
 }
 
 async function start() {
+  watchTips();
   if (!token()) {
     renderLogin();
     return;

@@ -18,6 +18,7 @@ import {
   gameFacts,
 } from "./lobby.js";
 import { rulesButton } from "./help.js";
+import { watchTips } from "./info_tip.js";
 import { screenFor, screenContext } from "./games/index.js";
 import { initFriends, onChatHistory, onChatMessage, resetChat, chatPanel, presenceTag, reportPresence } from "./friends.js";
 
@@ -361,7 +362,9 @@ async function peekLobby(code) {
     if (app.peek !== peek) return;
     const host = lobby?.seats.find((s) => s.seat === lobby.host)?.occupant;
     // A lobby that could not be seen is offered as it is (`unseen`: the form, and the join says what is wrong).
-    app.peek = lobby ? { code, phase: lobby.phase, game: lobby.game, host: host?.name || null } : { code, unseen: true };
+    // `full`: every seat is taken, so a join could only be refused; the page says so before the form.
+    const full = lobby ? lobby.seats.every((s) => s.occupant.kind !== "empty") : false;
+    app.peek = lobby ? { code, phase: lobby.phase, game: lobby.game, host: host?.name || null, full } : { code, unseen: true };
   } catch (e) {
     if (app.peek !== peek) return;
     const lost = e instanceof ServerError && e.code === "connection_lost";
@@ -1264,6 +1267,7 @@ export async function start() {
     if (app.conn.ready && route.kind !== "home") onReady({});
   });
   document.addEventListener("keydown", onKey);
+  watchTips();
   languageSwitch();
   labelPage();
   onLangChange(() => {

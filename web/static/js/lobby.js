@@ -280,7 +280,8 @@ function buildCreateForm(app) {
     facts.textContent = gameFacts(info);
     seatsInput.min = info.min_players;
     seatsInput.max = info.max_players;
-    seatsInput.value = info.min_players;
+    // Two seats where the game allows them: a table for one is never what a host who shares a link means.
+    seatsInput.value = Math.min(Math.max(2, info.min_players), info.max_players);
     seatsHint.textContent = ` ${info.min_players}–${info.max_players}`;
     absenceSelect.replaceChildren(...absenceChoices(info));
   };
@@ -445,14 +446,17 @@ export function renderJoin(app, code, peek = null) {
       own,
     );
   }
-  if (peek && peek.code === code && peek.phase && peek.phase !== "open") {
+  // A lobby with every seat taken says so before the form (no Join that can only be refused): the joiner can watch.
+  if (peek && peek.code === code && ((peek.phase && peek.phase !== "open") || peek.full)) {
     const game = hooks.gameTitle(peek.game);
     const over = peek.phase === "finished";
+    const which = over ? "finished" : peek.phase === "open" ? "full" : "started";
+    const kind = which === "full" ? "full" : "started";
     return h(
       "section",
-      { class: "panel join-only started", "aria-labelledby": "join-h", "data-key": "started-link" },
-      h("h1", { id: "join-h" }, t(over ? "state.join.finished" : "state.join.started", { code, game })),
-      h("p", {}, t(over ? "state.join.finished_hint" : "state.join.started_hint")),
+      { class: `panel join-only ${kind}`, "aria-labelledby": "join-h", "data-key": `${kind}-link` },
+      h("h1", { id: "join-h" }, t(`state.join.${which}`, { code, game })),
+      h("p", {}, t(`state.join.${which}_hint`)),
       h(
         "div",
         { class: "buttons" },

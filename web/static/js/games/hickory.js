@@ -12,6 +12,7 @@
 import { h, SEAT_COLOURS } from "../ui.js";
 import { t, listOf } from "../i18n.js";
 import { infoTip } from "../info_tip.js";
+import { say } from "../table_tips.js";
 
 const A = "hickory_dickory";
 const MICE = ["scurrier", "spotter", "scavenger", "scamp"];
@@ -149,69 +150,67 @@ export function actionLabel(a, view) {
 
 /** One log line for an event, in the viewer's words. */
 export function describe(e, ctx) {
-  const who = (s) => ctx.name(s);
   const mouse = (m) => mouseName(m);
   switch (e.type) {
     case "mouse_placed":
-      return t(`${A}.log.mouse_placed`, { who: who(e.seat), mouse: mouse(e.mouse), n: e.number });
+      return say(ctx, `${A}.log.mouse_placed`, e.seat, { mouse: mouse(e.mouse), n: e.number });
     case "minute_hand":
       return t(`${A}.log.minute_hand`, { n: e.minute });
     case "stayed":
-      return t(`${A}.log.stayed`, { who: who(e.seat), mouse: mouse(e.mouse) });
+      return say(ctx, `${A}.log.stayed`, e.seat, { mouse: mouse(e.mouse) });
     case "hopped_off":
-      return t(`${A}.log.hopped_off`, { who: who(e.seat), mouse: mouse(e.mouse), n: e.number });
+      return say(ctx, `${A}.log.hopped_off`, e.seat, { mouse: mouse(e.mouse), n: e.number });
     case "stepped_out":
-      return t(`${A}.log.stepped_out`, { who: who(e.seat), mouse: mouse(e.mouse), n: e.number });
+      return say(ctx, `${A}.log.stepped_out`, e.seat, { mouse: mouse(e.mouse), n: e.number });
     case "boarded":
-      return t(`${A}.log.boarded`, { who: who(e.seat), mouse: mouse(e.mouse) });
+      return say(ctx, `${A}.log.boarded`, e.seat, { mouse: mouse(e.mouse) });
     case "bumped":
-      return t(`${A}.log.bumped`, { who: who(e.seat), mouse: mouse(e.mouse), n: e.number });
+      return say(ctx, `${A}.log.bumped`, e.seat, { mouse: mouse(e.mouse), n: e.number });
     case "paw_blocked":
       return t(`${A}.log.paw_blocked`, { n: e.number });
     case "scurried":
-      return t(e.from === e.to ? `${A}.log.scurried_none` : `${A}.log.scurried`, { who: who(e.seat), from: e.from, to: e.to });
+      return say(ctx, e.from === e.to ? `${A}.log.scurried_none` : `${A}.log.scurried`, e.seat, { from: e.from, to: e.to });
     case "scamp_called":
-      return t(`${A}.log.scamp_called`, { who: who(e.seat), n: e.number });
+      return say(ctx, `${A}.log.scamp_called`, e.seat, { n: e.number });
     case "tile_collected":
-      return t(`${A}.log.tile_collected`, { who: who(e.seat), mouse: mouse(e.mouse), tile: tileWords(e.tile), n: e.number });
+      return say(ctx, `${A}.log.tile_collected`, e.seat, { mouse: mouse(e.mouse), tile: tileWords(e.tile), n: e.number });
     case "tile_left":
-      return t(`${A}.log.tile_left`, { who: who(e.seat), mouse: mouse(e.mouse), n: e.number });
+      return say(ctx, `${A}.log.tile_left`, e.seat, { mouse: mouse(e.mouse), n: e.number });
     case "climbed":
-      return t(`${A}.log.climbed`, { who: who(e.seat), n: e.links, link: e.link });
+      return say(ctx, `${A}.log.climbed`, e.seat, { n: e.links, link: e.link });
     case "summit":
-      return t(`${A}.log.summit`, { who: who(e.seat), n: e.points, pinecone: e.pinecone });
+      return say(ctx, `${A}.log.summit`, e.seat, { n: e.points, pinecone: e.pinecone });
     case "search_drawn":
-      return t(`${A}.log.search_drawn`, { who: who(e.seat), tiles: tilesWords(e.tiles) });
+      return say(ctx, `${A}.log.search_drawn`, e.seat, { tiles: tilesWords(e.tiles) });
     case "search_kept":
-      return t(`${A}.log.search_kept`, { who: who(e.seat), tiles: tilesWords(e.kept) });
+      return say(ctx, `${A}.log.search_kept`, e.seat, { tiles: tilesWords(e.kept) });
     case "delivered":
-      return t(e.favours && e.favours.length ? `${A}.log.delivered_favours` : `${A}.log.delivered`, {
-        who: who(e.seat),
+      return say(ctx, e.favours && e.favours.length ? `${A}.log.delivered_favours` : `${A}.log.delivered`, e.seat, {
         mouse: mouse(e.mouse),
         tiles: tilesWords(e.tiles),
         favours: listOf((e.favours || []).map(favourName)),
         n: e.points + e.relic_points,
       });
     case "hunt_marked":
-      return t(`${A}.log.hunt_marked`, { who: who(e.seat), row: e.row + 1, col: e.col + 1 });
+      return say(ctx, `${A}.log.hunt_marked`, e.seat, { row: e.row + 1, col: e.col + 1 });
     case "mission_completed":
-      return t(`${A}.log.mission_completed`, { who: who(e.seat), mission: missionName(e.mission), n: e.mission.points });
+      return say(ctx, `${A}.log.mission_completed`, e.seat, { mission: missionName(e.mission), n: e.mission.points });
     case "mission_revealed":
       return t(`${A}.log.mission_revealed`, { mission: missionName(e.mission), goal: requirementWords(e.mission.requirement) });
     case "swapped":
-      return t(`${A}.log.swapped`, { who: who(e.seat), give: tileWords(e.gave), take: tileWords(e.took) });
+      return say(ctx, `${A}.log.swapped`, e.seat, { give: tileWords(e.gave), take: tileWords(e.took) });
     case "wild_bought":
-      return t(`${A}.log.wild_bought`, { who: who(e.seat), tiles: tilesWords(e.paid) });
+      return say(ctx, `${A}.log.wild_bought`, e.seat, { tiles: tilesWords(e.paid) });
     case "favour_taken":
-      return t(`${A}.log.favour_taken`, { who: who(e.seat) });
+      return say(ctx, `${A}.log.favour_taken`, e.seat, {});
     case "favour_drawn":
       return t(`${A}.log.favour_drawn`, { card: favourName(e.card) });
     case "favour_played":
-      return t(`${A}.log.favour_played`, { who: who(e.seat), card: favourName(e.card) });
+      return say(ctx, `${A}.log.favour_played`, e.seat, { card: favourName(e.card) });
     case "foraged":
-      return t(`${A}.log.foraged`, { who: who(e.seat), mouse: mouse(e.mouse), tile: tileWords(e.tile) });
+      return say(ctx, `${A}.log.foraged`, e.seat, { mouse: mouse(e.mouse), tile: tileWords(e.tile) });
     case "wild_gifted":
-      return t(`${A}.log.wild_gifted`, { who: who(e.seat), mouse: mouse(e.mouse) });
+      return say(ctx, `${A}.log.wild_gifted`, e.seat, { mouse: mouse(e.mouse) });
     case "bag_refilled":
       return t(`${A}.log.bag_refilled`, { n: e.tiles });
     case "mouse_done":
@@ -219,7 +218,7 @@ export function describe(e, ctx) {
     case "hour_struck":
       return t(`${A}.log.hour_struck`, { n: e.hour });
     case "priority_passed":
-      return t(`${A}.log.priority_passed`, { who: who(e.seat) });
+      return say(ctx, `${A}.log.priority_passed`, e.seat, {});
     case "mice_stepped_down":
       return t(`${A}.log.mice_stepped_down`, { n: (e.mice || []).length });
     case "paws_placed":

@@ -13,15 +13,41 @@ const TURN_SIGNS = { left: "↶", right: "↷", about: "⟲" };
 /** The way a mole faces, as a rotation of the figure drawn facing north. */
 const ROTATION = { north: 0, east: 90, south: 180, west: 270 };
 
-/** Choices made on this page before they are sent: a corner for the mole, the order of the stack. */
+/**
+ * Choices made on this page before they are sent: a corner for the mole, the order of the stack. They are kept in
+ * the tab's sessionStorage per match and seat, so a half-built plan survives a reload; a new round or phase (a new
+ * `key`) drops them.
+ */
 const local = { key: "", corner: null, order: [] };
+
+function savedPlace(ctx) {
+  return ctx.me === null || ctx.me === undefined ? null : `tabletop.molehills.plan.${ctx.state.match_id}.${ctx.me}`;
+}
+
+function readSaved(place) {
+  try {
+    return (place && JSON.parse(sessionStorage.getItem(place) || "null")) || null;
+  } catch {
+    return null;
+  }
+}
 
 function resetLocal(ctx) {
   const key = `${ctx.state.match_id}:${ctx.view.round}:${ctx.view.phase.phase}`;
+  const place = savedPlace(ctx);
   if (local.key !== key) {
+    const saved = readSaved(place);
+    const kept = saved && saved.key === key;
     local.key = key;
-    local.corner = null;
-    local.order = [];
+    local.corner = kept && saved.corner ? saved.corner : null;
+    local.order = kept && Array.isArray(saved.order) ? saved.order : [];
+  }
+  if (!place) return;
+  try {
+    if (local.corner || local.order.length) sessionStorage.setItem(place, JSON.stringify(local));
+    else sessionStorage.removeItem(place);
+  } catch {
+    // Not kept across a reload, but the page still works.
   }
 }
 
@@ -260,6 +286,8 @@ function renderGrid(ctx, acts) {
         onclick = () => {
           local.corner = pos;
           ctx.rerender();
+          // The next step is the way the mole faces: a keyboard user lands on it.
+          document.querySelector('.mh-decision [data-key^="facing-"]')?.focus();
         };
         label = t("molehills.act.corner", { space: posName(pos) });
       }
@@ -293,6 +321,42 @@ function renderGrid(ctx, acts) {
     );
   }
   return h("div", { class: "mh-grid", role: "grid", "aria-label": t("molehills.grid.label", { n }) }, rows);
+}
+
+/** What the drawings on the field mean: the circled height, the dashed limit, the seat numbers on the layers. */
+function legend(view) {
+  const sample = (...parts) => h("svg:svg", { class: "mh-legend-art", viewBox: "0 0 24 24", "aria-hidden": "true" }, parts);
+  return h(
+    "ul",
+    { class: "mh-legend", "data-key": "mh-legend", "aria-label": t("molehills.legend.label") },
+    h(
+      "li",
+      {},
+      sample(
+        h("svg:circle", { cx: "12", cy: "12", r: "10", fill: "#ffffff", stroke: "#1b1b1b", "stroke-width": "1.5" }),
+        h("svg:text", { x: "12", y: "16.5", "text-anchor": "middle", "font-size": "13", "font-weight": "800", fill: "#111111" }, "3"),
+      ),
+      " ",
+      t("molehills.legend.height"),
+    ),
+    h(
+      "li",
+      {},
+      sample(h("svg:line", { x1: "1", x2: "23", y1: "12", y2: "12", stroke: "#3d5a1e", "stroke-width": "2", "stroke-dasharray": "4 3" })),
+      " ",
+      t("molehills.legend.limit", { n: view.max_height }),
+    ),
+    h(
+      "li",
+      {},
+      sample(
+        h("svg:path", { d: "M2 20 L5 6 L19 6 L22 20 Z", fill: SEAT_COLOURS[0], stroke: "#1b1b1b", "stroke-width": "1.5" }),
+        h("svg:text", { x: "12", y: "17", "text-anchor": "middle", "font-size": "10", "font-weight": "700", fill: inkOn(SEAT_COLOURS[0]) }, "1"),
+      ),
+      " ",
+      t("molehills.legend.layer"),
+    ),
+  );
 }
 
 function actionsOf(ctx) {
@@ -464,7 +528,7 @@ function render(ctx) {
     h(
       "div",
       { class: "mh-main" },
-      renderGrid(ctx, acts),
+      h("div", { class: "mh-field" }, renderGrid(ctx, acts), legend(view)),
       view.display.length
         ? h(
             "section",

@@ -9,6 +9,7 @@
 import { h } from "../ui.js";
 import { t, listOf } from "../i18n.js";
 import { infoTip } from "../info_tip.js";
+import { say } from "../table_tips.js";
 
 /** The pot track by space index: [coins, points, ruby]. A copy of `POT_TRACK` in rules/src/games/quacks/data.rs,
  * for drawing only; a test of the web crate checks that the two agree. */
@@ -158,30 +159,30 @@ function choiceWords(c) {
 }
 
 /** A fortune-card choice as the log tells it: "Bob took a green 1", "Bob traded a green 1 up". */
-function choseWords(who, c) {
+function choseWords(ctx, seat, c) {
   switch (c && c.option) {
     case "take_chip":
-      return t("quacks.log.chose.take_chip", { who, chip: chipA(c.chip) });
+      return say(ctx, "quacks.log.chose.take_chip", seat, { chip: chipA(c.chip) });
     case "points_for_rat_tails":
-      return t("quacks.log.chose.points_for_rat_tails", { who });
+      return say(ctx, "quacks.log.chose.points_for_rat_tails", seat, {});
     case "keep_rat_tails":
-      return t("quacks.log.chose.keep_rat_tails", { who });
+      return say(ctx, "quacks.log.chose.keep_rat_tails", seat, {});
     case "trade_rat_tails":
-      return t("quacks.log.chose.trade_rat_tails", { who, n: c.tails });
+      return say(ctx, "quacks.log.chose.trade_rat_tails", seat, { n: c.tails });
     case "four_points":
-      return t("quacks.log.chose.four_points", { who });
+      return say(ctx, "quacks.log.chose.four_points", seat, {});
     case "remove_white":
-      return t("quacks.log.chose.remove_white", { who });
+      return say(ctx, "quacks.log.chose.remove_white", seat, {});
     case "three_rubies":
-      return t("quacks.log.chose.three_rubies", { who });
+      return say(ctx, "quacks.log.chose.three_rubies", seat, {});
     case "droplet_steps":
-      return t("quacks.log.chose.droplet_steps", { who });
+      return say(ctx, "quacks.log.chose.droplet_steps", seat, {});
     case "trade_up":
-      return t("quacks.log.chose.trade_up", { who, chip: chipA(c.chip) });
+      return say(ctx, "quacks.log.chose.trade_up", seat, { chip: chipA(c.chip) });
     case "decline":
-      return t("quacks.log.chose.decline", { who });
+      return say(ctx, "quacks.log.chose.decline", seat, {});
     default:
-      return t("quacks.log.chose.other", { who });
+      return say(ctx, "quacks.log.chose.other", seat, {});
   }
 }
 
@@ -242,46 +243,46 @@ export function describe(e, ctx) {
     case "card_revealed":
       return t("quacks.log.card_revealed", { card: cardName(e.card), effect: cardEffect(e.card) });
     case "die_rolled":
-      return t("quacks.log.die_rolled", { who: who(e.seat), face: dieWords(e.face) });
+      return say(ctx, "quacks.log.die_rolled", e.seat, { face: dieWords(e.face) });
     case "gained": {
       const why = reasonWords(e.reason);
-      if (e.gain && e.gain.kind === "chip_removed") return t("quacks.log.chip_removed", { who: who(e.seat), chip: chipA(e.gain.chip), why });
-      return t(why ? "quacks.log.gained_because" : "quacks.log.gained", { who: who(e.seat), gain: gainWords(e.gain), why });
+      if (e.gain && e.gain.kind === "chip_removed") return say(ctx, "quacks.log.chip_removed", e.seat, { chip: chipA(e.gain.chip), why });
+      return say(ctx, why ? "quacks.log.gained_because" : "quacks.log.gained", e.seat, { gain: gainWords(e.gain), why });
     }
     case "rat_tails":
-      return t("quacks.log.rat_tails", { who: who(e.seat), n: e.tails });
+      return say(ctx, "quacks.log.rat_tails", e.seat, { n: e.tails });
     case "showed":
-      return t("quacks.log.showed", { who: who(e.seat), chips: chipList(e.chips) });
+      return say(ctx, "quacks.log.showed", e.seat, { chips: chipList(e.chips) });
     case "drew_to_look_at":
-      return t("quacks.log.drew_to_look_at", { who: who(e.seat), n: e.count });
+      return say(ctx, "quacks.log.drew_to_look_at", e.seat, { n: e.count });
     case "looking_at":
       return t("quacks.log.looking_at", { chips: chipList(e.chips) });
     case "put_back":
-      return t("quacks.log.put_back", { who: who(e.seat), n: e.count });
+      return say(ctx, "quacks.log.put_back", e.seat, { n: e.count });
     case "chose":
-      return choseWords(who(e.seat), e.choice);
+      return choseWords(ctx, e.seat, e.choice);
     case "traded_up":
-      return t("quacks.log.traded_up", { who: who(e.seat), from: chipA(e.from), to: chipA(e.to) });
+      return say(ctx, "quacks.log.traded_up", e.seat, { from: chipA(e.from), to: chipA(e.to) });
     case "placed":
-      return t("quacks.log.placed", { who: who(e.seat), chip: chipA(e.chip), space: e.space, n: e.whites });
+      return say(ctx, "quacks.log.placed", e.seat, { chip: chipA(e.chip), space: e.space, n: e.whites });
     case "exploded":
-      return t("quacks.log.exploded", { who: who(e.seat) });
+      return say(ctx, "quacks.log.exploded", e.seat, {});
     case "stopped":
-      return t("quacks.log.stopped", { who: who(e.seat) });
+      return say(ctx, "quacks.log.stopped", e.seat, {});
     case "flask_used":
-      return t("quacks.log.flask_used", { who: who(e.seat), chip: chipA(e.chip) });
+      return say(ctx, "quacks.log.flask_used", e.seat, { chip: chipA(e.chip) });
     case "white_returned":
-      return t("quacks.log.white_returned", { who: who(e.seat), chip: chipA(e.chip) });
+      return say(ctx, "quacks.log.white_returned", e.seat, { chip: chipA(e.chip) });
     case "red_bonus_declined":
-      return t("quacks.log.red_bonus_declined", { who: who(e.seat), space: e.space });
+      return say(ctx, "quacks.log.red_bonus_declined", e.seat, { space: e.space });
     case "droplet_step_declined":
-      return t("quacks.log.droplet_step_declined", { who: who(e.seat), space: e.space });
+      return say(ctx, "quacks.log.droplet_step_declined", e.seat, { space: e.space });
     case "started_over":
-      return t("quacks.log.started_over", { who: who(e.seat) });
+      return say(ctx, "quacks.log.started_over", e.seat, {});
     case "kept_potion":
-      return t("quacks.log.kept_potion", { who: who(e.seat) });
+      return say(ctx, "quacks.log.kept_potion", e.seat, {});
     case "committed":
-      return t("quacks.log.committed", { who: who(e.seat) });
+      return say(ctx, "quacks.log.committed", e.seat, {});
     case "committed_to":
       return t(e.commitment === "draw" ? "quacks.log.committed_to_draw" : "quacks.log.committed_to_stop");
     case "stirred": {
@@ -292,20 +293,20 @@ export function describe(e, ctx) {
     }
     case "scoring":
       return e.exploded
-        ? t("quacks.log.scoring_exploded", { who: who(e.seat), space: e.space, coins: e.coins })
-        : t("quacks.log.scoring", { who: who(e.seat), space: e.space, coins: e.coins, n: e.points });
+        ? say(ctx, "quacks.log.scoring_exploded", e.seat, { space: e.space, coins: e.coins })
+        : say(ctx, "quacks.log.scoring", e.seat, { space: e.space, coins: e.coins, n: e.points });
     case "bought":
-      return t("quacks.log.bought", { who: who(e.seat), chips: chipList(e.chips) });
+      return say(ctx, "quacks.log.bought", e.seat, { chips: chipList(e.chips) });
     case "bought_nothing":
-      return t("quacks.log.bought_nothing", { who: who(e.seat) });
+      return say(ctx, "quacks.log.bought_nothing", e.seat, {});
     case "droplet_moved":
-      return t("quacks.log.droplet_moved", { who: who(e.seat), space: e.space });
+      return say(ctx, "quacks.log.droplet_moved", e.seat, { space: e.space });
     case "flask_refilled":
-      return t("quacks.log.flask_refilled", { who: who(e.seat) });
+      return say(ctx, "quacks.log.flask_refilled", e.seat, {});
     case "converted":
-      return t("quacks.log.converted", { who: who(e.seat), coins: e.coins, rubies: e.rubies, n: e.points });
+      return say(ctx, "quacks.log.converted", e.seat, { coins: e.coins, rubies: e.rubies, n: e.points });
     case "finished_round":
-      return t("quacks.log.finished_round", { who: who(e.seat) });
+      return say(ctx, "quacks.log.finished_round", e.seat, {});
     case "game_over":
       return t("quacks.log.game_over");
     default:
