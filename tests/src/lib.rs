@@ -670,11 +670,22 @@ pub async fn play_until(
                 last_state: state,
             };
         }
+        // Hide and Eeek!'s late claims (rules version 3) are listed for every seat between windows: optional
+        // interrupts that random players taking them at every chance would make a match run on for thousands of
+        // actions. They are offered one time in ten (a bot late-spots seldom too).
+        // (The generator is asked only when one is listed, so other games play the sequences they always did.)
+        let late = |state: &Value, action: &Value| state["view"]["look"].is_null() && action["type"] == "eeek";
+        let late_listed = players.iter().any(|p| {
+            let state = p.client.state.as_ref().unwrap();
+            state["legal_actions"].as_array().unwrap().iter().any(|a| late(state, a))
+        });
+        let offer_late = late_listed && rng.below(10) == 0;
+        let choices = |state: &Value| -> Vec<Value> {
+            let legal = state["legal_actions"].as_array().unwrap();
+            legal.iter().filter(|a| offer_late || !late(state, a)).cloned().collect()
+        };
         let movers: Vec<usize> = (0..players.len())
-            .filter(|i| {
-                let s = players[*i].client.state.as_ref().unwrap();
-                !s["legal_actions"].as_array().unwrap().is_empty()
-            })
+            .filter(|i| !choices(players[*i].client.state.as_ref().unwrap()).is_empty())
             .collect();
         let engine_deadline = state["deadline"].as_u64();
         // With a claim window open, sometimes let it close instead of claiming (on a manual clock only: on the
@@ -697,10 +708,7 @@ pub async fn play_until(
         }
         let i = movers[rng.index(movers.len())];
         let p = &mut players[i];
-        let legal = p.client.state.as_ref().unwrap()["legal_actions"]
-            .as_array()
-            .unwrap()
-            .clone();
+        let legal = choices(p.client.state.as_ref().unwrap());
         let action = legal[rng.index(legal.len())].clone();
         let reply = p.client.request(req::action(&action, version)).await;
         match reply["type"].as_str() {

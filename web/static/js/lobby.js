@@ -139,7 +139,9 @@ function optionField(spec, game) {
       type: "number",
       min: spec.min / scale,
       max: spec.max / scale,
-      step: scale === 1 ? 1 : 0.5,
+      // Half seconds where the option's bounds and default allow (a value off the step blocks the form), else
+      // hundredths (Hide and Eeek!'s reaction floor: 0.15 s).
+      step: scale === 1 ? 1 : [spec.min, spec.max, spec.default].every((v) => v % 500 === 0) ? 0.5 : 0.01,
       value: spec.default / scale,
       required: true,
       inputmode: scale === 1 ? "numeric" : "decimal",
