@@ -1475,22 +1475,24 @@ impl Session {
         command: impl FnOnce(Respond<T>) -> Command,
     ) -> Result<T, ErrorBody> {
         let (reply, answer) = oneshot::channel();
-        let gone = |shared: &Shared| {
-            if *shared.shutdown.borrow() {
+        // The reason the table gave this connection when it let it go (`moved` when another node took the table
+        // over) beats a guess: the request may have been read before the connection heard of it.
+        let gone = |session: &Session| match session.conn.closer.reason() {
+            Some(reason) => reason.clone(),
+            None if *session.shared.shutdown.borrow() => {
                 ErrorBody::new(ErrorCode::ShuttingDown, "the server is shutting down")
-            } else {
-                ErrorBody::new(ErrorCode::UnknownLobby, "this lobby is closed")
             }
+            None => ErrorBody::new(ErrorCode::UnknownLobby, "this lobby is closed"),
         };
         if table.tx.send(command(reply)).await.is_err() {
             self.bound = None;
-            return Err(gone(&self.shared));
+            return Err(gone(self));
         }
         match answer.await {
             Ok(result) => result,
             Err(_) => {
                 self.bound = None;
-                Err(gone(&self.shared))
+                Err(gone(self))
             }
         }
     }

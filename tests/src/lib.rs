@@ -674,15 +674,24 @@ pub async fn play_until(
         // interrupts that random players taking them at every chance would make a match run on for thousands of
         // actions. They are offered one time in ten (a bot late-spots seldom too).
         // (The generator is asked only when one is listed, so other games play the sequences they always did.)
-        let late = |state: &Value, action: &Value| state["view"]["look"].is_null() && action["type"] == "eeek";
+        let late =
+            |state: &Value, action: &Value| state["view"]["look"].is_null() && action["type"] == "eeek";
         let late_listed = players.iter().any(|p| {
             let state = p.client.state.as_ref().unwrap();
-            state["legal_actions"].as_array().unwrap().iter().any(|a| late(state, a))
+            state["legal_actions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|a| late(state, a))
         });
         let offer_late = late_listed && rng.below(10) == 0;
         let choices = |state: &Value| -> Vec<Value> {
             let legal = state["legal_actions"].as_array().unwrap();
-            legal.iter().filter(|a| offer_late || !late(state, a)).cloned().collect()
+            legal
+                .iter()
+                .filter(|a| offer_late || !late(state, a))
+                .cloned()
+                .collect()
         };
         let movers: Vec<usize> = (0..players.len())
             .filter(|i| !choices(players[*i].client.state.as_ref().unwrap()).is_empty())

@@ -240,7 +240,11 @@ async fn race_in_both_orders(near: SocketAddr, far: SocketAddr) {
                 .cloned()
                 .collect()
         };
-        let mover = if turn_actions(&near).is_empty() { &mut far } else { &mut near };
+        let mover = if turn_actions(&near).is_empty() {
+            &mut far
+        } else {
+            &mut near
+        };
         let legal = turn_actions(mover);
         assert!(!legal.is_empty(), "someone may act: {state}");
         let action = legal[rng.index(legal.len())].clone();
