@@ -117,7 +117,9 @@ impl TestCluster {
 
     /// An in-process node (manual clock) on port 0 with `config` (see [`node_config`]), serving once this returns.
     pub async fn start(&self, config: server::Config) -> TestServer {
-        let store = server::Store::connect(self.db.url()).await.expect("database");
+        let store = server::Store::connect_with(self.db.url(), crate::test_pool())
+            .await
+            .expect("database");
         let server = TestServer::start_with_store(store, config).await;
         let (status, _) = crate::http_get(server.addr, "/readyz").await;
         assert_eq!(status, 200);
