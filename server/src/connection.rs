@@ -588,7 +588,8 @@ async fn serve_with<S, R, E>(
     // socket still takes frames (if not, the close frame is tried once, not waited for).
     let mut ended: Option<ErrorCode> = None;
     let mut writable = true;
-    shared.metrics.connections.fetch_add(1, Relaxed);
+    // Counted while this function runs, and given back on any way out (a panic in a task unwinds past the end).
+    let _open = OpenConnection::count(&shared.metrics);
     shared.metrics.connections_total.fetch_add(1, Relaxed);
     async {
         debug!("connected");
@@ -817,8 +818,23 @@ async fn serve_with<S, R, E>(
     }
     .instrument(info_span!("conn", id))
     .await;
-    shared.metrics.connections.fetch_sub(1, Relaxed);
     drop(admission);
+}
+
+/// One open connection in the `tabletop_connections` gauge, for as long as this lives.
+struct OpenConnection<'a>(&'a Metrics);
+
+impl<'a> OpenConnection<'a> {
+    fn count(metrics: &'a Metrics) -> Self {
+        metrics.connections.fetch_add(1, Relaxed);
+        OpenConnection(metrics)
+    }
+}
+
+impl Drop for OpenConnection<'_> {
+    fn drop(&mut self) {
+        self.0.connections.fetch_sub(1, Relaxed);
+    }
 }
 
 fn closing(code: ErrorCode) -> ServerMessage {

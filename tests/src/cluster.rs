@@ -129,6 +129,19 @@ impl TestCluster {
     /// The server binary `binary` (a test's `env!("CARGO_BIN_EXE_server-under-test")`) as node `name` (wall
     /// clock, bots acting at once, no rate limit), with leases of `lease_ms` (`None`: the server's default).
     pub async fn process(&self, binary: &str, name: &str, lease_ms: Option<u64>) -> ServerProcess {
+        self.process_with(binary, name, lease_ms, &[], None).await
+    }
+
+    /// [`TestCluster::process`] with more environment (later entries win) and, when `log` is given, the node's
+    /// log (standard error, at `warn`) written to that file.
+    pub async fn process_with(
+        &self,
+        binary: &str,
+        name: &str,
+        lease_ms: Option<u64>,
+        extra_env: &[(&str, &str)],
+        log: Option<&std::path::Path>,
+    ) -> ServerProcess {
         let (id, lease, nats) = (self.id(name), lease_ms.map(|ms| ms.to_string()), nats_url());
         let mut env = vec![
             ("CLUSTER", "true"),
@@ -142,7 +155,11 @@ impl TestCluster {
         if let Some(lease) = &lease {
             env.push(("LEASE_MS", lease));
         }
-        ServerProcess::start(binary, &self.db, &env).await
+        env.extend_from_slice(extra_env);
+        match log {
+            Some(log) => ServerProcess::start_logging(binary, &self.db, &env, "warn", log).await,
+            None => ServerProcess::start(binary, &self.db, &env).await,
+        }
     }
 
     /// (owner node, epoch) of a table's lease.

@@ -440,6 +440,11 @@ impl Client {
         self.ws.send(Message::Binary(bytes.into())).await.expect("send");
     }
 
+    /// Ends the connection with a WebSocket close frame (dropping a client instead ends it without one).
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+
     /// Sends a WebSocket ping frame.
     pub async fn send_ping(&mut self, payload: Vec<u8>) {
         self.ws.send(Message::Ping(payload.into())).await.expect("send");

@@ -39,13 +39,14 @@ use std::{
 
 use axum::extract::ws::Message;
 use bytes::{BufMut, Bytes, BytesMut};
-use futures_util::{Sink, Stream, StreamExt};
+use futures_util::{Stream, StreamExt};
 use hmac::{Hmac, KeyInit, Mac};
 use protocol::{ErrorBody, ErrorCode};
 use ring::aead::{AES_256_GCM, Aad, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 use tokio::sync::{mpsc, watch};
+use tokio_util::sync::PollSender;
 use tracing::{debug, info, warn};
 
 use crate::metrics::Metrics;
@@ -549,10 +550,9 @@ impl Forwarder {
         let (incoming_tx, incoming) = mpsc::channel(SESSION_QUEUE);
         let (sink_tx, local_out) = mpsc::channel::<Message>(64);
         let (local_in, stream_rx) = mpsc::channel::<Relay>(64);
-        let sink = Box::pin(futures_util::sink::unfold(sink_tx, |tx, m: Message| async move {
-            tx.send(m).await.map_err(|_| SessionGone)?;
-            Ok::<_, SessionGone>(tx)
-        }));
+        // Once the session has ended, every send fails, however often the connection tries. (A `sink::unfold`
+        // here, and `sink_map_err` too, panic on the send after a failed one.)
+        let sink = PollSender::new(sink_tx);
         let stream = Box::pin(futures_util::stream::unfold(stream_rx, |mut rx| async move {
             match rx.recv().await {
                 Some(Relay::Frame(m)) => Some((Ok::<_, Infallible>(m), rx)),
@@ -874,14 +874,11 @@ fn accept_label(sid: &str, relay_nonce: &str) -> Vec<u8> {
     format!("accept\0{sid}\0{relay_nonce}").into_bytes()
 }
 
-/// The forward session behind a remote connection's sink is gone.
-#[derive(Debug)]
-pub struct SessionGone;
-
 /// A relayed connection as the owner serves it: the frames to the client, the client's frames (they end when the
 /// session does), the protocol version its `hello` named at the relaying node, and the client's address there.
 pub struct Remote {
-    pub sink: Pin<Box<dyn Sink<Message, Error = SessionGone> + Send>>,
+    /// Fails every send once the forward session is gone.
+    pub sink: PollSender<Message>,
     pub stream: Pin<Box<dyn Stream<Item = Result<Message, Infallible>> + Send>>,
     pub speaks: u32,
     pub ip: Option<IpAddr>,

@@ -1,0 +1,194 @@
+//! Cluster mode against its own faults (issue 45), with real server processes on one real PostgreSQL and one real
+//! NATS server, as an operator runs them.
+//!
+//! - A relayed session that ends while pushes for it are pending (its client drops the socket, closes it, leaves
+//!   first, its relaying node stops, or the owner stops) never panics a node, and the nodes' counts of open
+//!   connections come back down: a panic used to skip the connection's clean-up (`start_send called without
+//!   poll_ready`, the owner's sink of a relayed session after a failed write).
+//!
+//! They need `TEST_DATABASE_URL` and NATS (`TEST_NATS_URL`); without them they say so and pass, unless `CI` is
+//! set (then they fail).
+
+use std::{net::SocketAddr, path::PathBuf, time::Duration};
+
+use integration_tests::{cluster::*, *};
+use serde_json::{Value, json};
+
+const SERVER_BINARY: &str = env!("CARGO_BIN_EXE_server-under-test");
+
+/// Chat freely (the pushes a test makes pending are chat lines) and create many lobbies from one address.
+const CHATTY: [(&str, &str); 3] = [
+    ("CHAT_BURST", "100000"),
+    ("CHAT_RATE_PER_SEC", "100000"),
+    ("MAX_LOBBIES_PER_IP", "10000"),
+];
+
+/// A log file for node `name` of this test.
+fn log_file(test: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cluster-faults-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(format!("{test}-{name}.log"))
+}
+
+/// A gauge or counter of node `addr`'s `/metrics`.
+async fn metric(addr: SocketAddr, name: &str) -> f64 {
+    let (status, text) = http_get(addr, "/metrics").await;
+    assert_eq!(status, 200);
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or_else(|| panic!("{name} is on /metrics"))
+}
+
+/// Waits until node `addr` counts `open` connections; fails with what it counts after 10 s.
+async fn connections_come_to(addr: SocketAddr, open: f64, what: &str) {
+    let mut now = f64::NAN;
+    for _ in 0..100 {
+        now = metric(addr, "tabletop_connections").await;
+        if now == open {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{what}: the owner counts {now} open connections, not {open}");
+}
+
+/// How a relayed session ends.
+#[derive(Clone, Copy, Debug)]
+enum End {
+    /// The client's socket goes away without a close frame.
+    Drop,
+    /// The client sends a WebSocket close frame.
+    Close,
+    /// The client leaves the lobby, then drops the socket at once.
+    Leave,
+}
+
+/// A lobby of quacks for two created on `owner` by a host who stays; the second seat joined through `relay`.
+async fn lobby_with_a_relayed_seat(owner: SocketAddr, relay: SocketAddr) -> (Client, Client) {
+    let mut host = Client::hello(owner).await;
+    let created = host.request(req::create_lobby("quacks", 2, "Ann")).await;
+    assert_eq!(created["type"], "seated", "{created}");
+    let code = created["code"].as_str().unwrap().to_string();
+    let mut far = Client::hello(relay).await;
+    let joined = far.request(req::join(&code, "Bo")).await;
+    assert_eq!(joined["type"], "seated", "{joined}");
+    (host, far)
+}
+
+/// The host sends a burst of chat lines without waiting (pushes for the relayed seat pile up), and the relayed
+/// session ends `how` while they are on their way.
+async fn end_with_pushes_pending(host: &mut Client, far: Client, how: End, round: u64) {
+    for i in 0..40 {
+        host.send_text(req::chat(&format!("line {i} of round {round}")).frame(10_000 + i))
+            .await;
+    }
+    tokio::time::sleep(Duration::from_millis(round % 7)).await;
+    match how {
+        End::Drop => drop(far),
+        End::Close => far.close().await,
+        End::Leave => {
+            let mut far = far;
+            far.send_text(req::leave().frame(1)).await;
+            drop(far);
+        }
+    }
+}
+
+/// Whether a node's log shows a panic.
+fn panics_in(log: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains("panicked"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn relayed_sessions_ending_in_every_order_with_pushes_pending_never_panic_the_owner() {
+    let Some(cl) = TestCluster::forwarding().await else {
+        return;
+    };
+    let (owner_log, relay_log) = (log_file("ends", "owner"), log_file("ends", "relay"));
+    let owner = cl
+        .process_with(SERVER_BINARY, "owner", None, &CHATTY, Some(&owner_log))
+        .await;
+    let relay = cl
+        .process_with(SERVER_BINARY, "relay", None, &CHATTY, Some(&relay_log))
+        .await;
+
+    let mut round = 0;
+    for how in [End::Drop, End::Close, End::Leave] {
+        for _ in 0..8 {
+            round += 1;
+            let (mut host, far) = lobby_with_a_relayed_seat(owner.addr, relay.addr).await;
+            end_with_pushes_pending(&mut host, far, how, round).await;
+            // The host's chat lines are all answered: the owner still serves it.
+            for i in 0..40 {
+                let answered = host.reply_to(json!(10_000 + i)).await;
+                assert_eq!(answered["type"], "ok", "{how:?}: {answered}");
+            }
+            // Only the host's connection is left on the owner once the relayed session's end has reached it.
+            connections_come_to(owner.addr, 1.0, &format!("{how:?}, round {round}")).await;
+            drop(host);
+            connections_come_to(owner.addr, 0.0, &format!("{how:?}, round {round}, host gone")).await;
+        }
+    }
+
+    // The relaying node stops (SIGTERM) with relayed sessions open and pushes on their way.
+    let mut hosts = Vec::new();
+    for _ in 0..4 {
+        let (mut host, far) = lobby_with_a_relayed_seat(owner.addr, relay.addr).await;
+        for i in 0..40 {
+            host.send_text(req::chat(&format!("line {i}")).frame(20_000 + i))
+                .await;
+        }
+        hosts.push((host, far));
+    }
+    assert!(relay.terminate().await, "the relaying node stops cleanly");
+    connections_come_to(owner.addr, hosts.len() as f64, "the relaying node stopped").await;
+    let far_ends: Vec<Option<Value>> = {
+        let mut ends = Vec::new();
+        for (_, far) in &mut hosts {
+            ends.push(far.until_closed().await);
+        }
+        ends
+    };
+    assert!(far_ends.iter().all(Option::is_some), "{far_ends:?}");
+    drop(hosts);
+    connections_come_to(owner.addr, 0.0, "every host gone").await;
+
+    // The owner stops (SIGTERM) while it serves relayed sessions with pushes on their way; the relaying node's
+    // clients are told and its connections end.
+    let relay_log_2 = log_file("ends", "relay-2");
+    let relay = cl
+        .process_with(SERVER_BINARY, "relay-2", None, &CHATTY, Some(&relay_log_2))
+        .await;
+    let mut pairs = Vec::new();
+    for _ in 0..4 {
+        let (mut host, far) = lobby_with_a_relayed_seat(owner.addr, relay.addr).await;
+        for i in 0..40 {
+            host.send_text(req::chat(&format!("line {i}")).frame(30_000 + i))
+                .await;
+        }
+        pairs.push((host, far));
+    }
+    assert!(owner.terminate().await, "the owner stops cleanly");
+    for (host, far) in &mut pairs {
+        host.until_closed().await;
+        // The relayed client hears the owner went away (and may resume through any node).
+        assert!(far.until_closed().await.is_some());
+    }
+    drop(pairs);
+    connections_come_to(relay.addr, 0.0, "the owner stopped").await;
+
+    let panics = [
+        panics_in(&owner_log),
+        panics_in(&relay_log),
+        panics_in(&relay_log_2),
+    ]
+    .concat();
+    assert!(panics.is_empty(), "a node panicked: {panics:?}");
+    relay.kill().await;
+    cl.finish().await;
+}
