@@ -223,7 +223,34 @@ pub struct Config {
     pub log: String,
 }
 
+/// The settings whose values are secrets: a refusal of one says why without repeating the value.
+const SECRET_SETTINGS: [&str; 2] = ["--admin-token", "--cluster-secret"];
+
 impl Config {
+    /// The process's configuration from its flags and environment, or the error that stops it (exit status 2, as
+    /// clap's own). clap's message for a refused value repeats the value; for a secret setting the message is
+    /// made here instead, without it.
+    pub fn from_args() -> Config {
+        use clap::error::{ContextKind, ContextValue, ErrorKind};
+        let e = match Config::try_parse() {
+            Ok(config) => return config,
+            Err(e) => e,
+        };
+        let arg = match e.get(ContextKind::InvalidArg) {
+            Some(ContextValue::String(arg)) => arg.clone(),
+            _ => String::new(),
+        };
+        let secret = SECRET_SETTINGS
+            .iter()
+            .any(|name| arg.split(' ').next() == Some(*name));
+        if !secret || e.kind() != ErrorKind::ValueValidation {
+            e.exit();
+        }
+        let why = std::error::Error::source(&e).map_or_else(String::new, |why| format!(": {why}"));
+        eprintln!("error: invalid value for '{arg}' (not shown: it is a secret){why}");
+        std::process::exit(2);
+    }
+
     /// The configuration of a server started without flags (environment variables still apply), for tests.
     pub fn defaults() -> Config {
         Config::parse_from(["server"])

@@ -33,8 +33,7 @@ pub use store::Store;
 /// Parses the configuration from flags and environment, sets up logging, opens the database and serves until
 /// SIGINT or SIGTERM. Prints `listening on http://ADDR` on standard output once the port is bound.
 pub async fn main_with_args() -> Result<(), RunError> {
-    use clap::Parser;
-    let config = Config::parse();
+    let config = Config::from_args();
     init_logging(&config.log);
     // Every socket is a file descriptor: the usual soft limit (1024) would stop accepting (players and health
     // checks alike) long before the connection caps are reached.

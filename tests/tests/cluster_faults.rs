@@ -5,6 +5,8 @@
 //!   first, its relaying node stops, or the owner stops) never panics a node, and the nodes' counts of open
 //!   connections come back down: a panic used to skip the connection's clean-up (`start_send called without
 //!   poll_ready`, the owner's sink of a relayed session after a failed write).
+//! - No refusal at start-up prints a secret (a short `CLUSTER_SECRET` or `ADMIN_TOKEN`, a database or NATS URL's
+//!   password).
 //!
 //! They need `TEST_DATABASE_URL` and NATS (`TEST_NATS_URL`); without them they say so and pass, unless `CI` is
 //! set (then they fail).
@@ -190,5 +192,119 @@ async fn relayed_sessions_ending_in_every_order_with_pushes_pending_never_panic_
     .concat();
     assert!(panics.is_empty(), "a node panicked: {panics:?}");
     relay.kill().await;
+    cl.finish().await;
+}
+
+/// Runs the server binary with `env` (and `args`) until it exits (within 20 s) and returns its exit status and
+/// everything it printed.
+fn run_refused(env: &[(&str, &str)], args: &[&str]) -> (Option<i32>, String) {
+    let mut command = std::process::Command::new(SERVER_BINARY);
+    command
+        .args(args)
+        .env("BIND", "127.0.0.1:0")
+        .env("RUST_LOG", "trace")
+        .stdin(std::process::Stdio::null());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{env:?} {args:?}: the server exits"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code(), text)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_refusal_prints_a_secret() {
+    // 31 characters: one short of a cluster secret; 19: short of an admin token.
+    let secret = "s3cr3t-cluster-value-31-chars-x";
+    let token = "adm1n-t0ken-19chars";
+    let database = "sqlite::memory:";
+    for (env, args, why) in [
+        (
+            vec![("CLUSTER_SECRET", secret)],
+            vec![],
+            "the cluster secret must be at least 32 characters",
+        ),
+        (
+            vec![],
+            vec!["--cluster-secret", secret],
+            "the cluster secret must be at least 32 characters",
+        ),
+        (
+            vec![],
+            vec![&format!("--cluster-secret={secret}")[..]],
+            "at least 32 characters",
+        ),
+        (
+            vec![("ADMIN_TOKEN", token)],
+            vec![],
+            "the admin token must carry at least 128 random bits",
+        ),
+        (
+            vec![],
+            vec!["--admin-token", token],
+            "the admin token must carry at least 128 random bits",
+        ),
+    ] {
+        let mut env = env.clone();
+        env.push(("DATABASE_URL", database));
+        let (status, text) = run_refused(&env, &args);
+        assert_eq!(status, Some(2), "{text}");
+        assert!(text.contains(why), "{text}");
+        assert!(
+            !text.contains(secret) && !text.contains(token),
+            "a secret was printed: {text}"
+        );
+    }
+    // A database URL's password is not printed when the database cannot be reached.
+    let password = "pg-password-not-to-print";
+    let url = format!("postgres://ann:{password}@127.0.0.1:1/tabletop");
+    let (status, text) = run_refused(&[("DATABASE_URL", &url), ("DB_ACQUIRE_TIMEOUT_MS", "300")], &[]);
+    assert_ne!(status, Some(0), "{text}");
+    assert!(
+        !text.contains(password),
+        "the database password was printed: {text}"
+    );
+
+    // A node whose NATS server cannot be reached says so without the credentials in its URL.
+    let Some(cl) = TestCluster::forwarding().await else {
+        return;
+    };
+    let nats_password = "nats-password-not-to-print";
+    let nats = format!("nats://ann:{nats_password}@127.0.0.1:1");
+    let log = log_file("secrets", "node");
+    let node = cl
+        .process_with(SERVER_BINARY, "node", None, &[("NATS_URL", &nats)], Some(&log))
+        .await;
+    let mut logged = String::new();
+    for _ in 0..50 {
+        logged = std::fs::read_to_string(&log).unwrap();
+        if logged.contains("NATS is not reachable") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(logged.contains("NATS is not reachable"), "{logged}");
+    assert!(
+        !logged.contains(nats_password),
+        "the NATS password was printed: {logged}"
+    );
+    node.kill().await;
     cl.finish().await;
 }

@@ -89,6 +89,23 @@ pub struct ForwardSettings {
     pub dead_after: Duration,
 }
 
+/// A server URL (or a comma-separated list of them) with any user name, password or token in it replaced by
+/// `***`, for the log.
+fn without_credentials(urls: &str) -> String {
+    urls.split(',')
+        .map(|url| {
+            let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+            let host_end = rest.find('/').unwrap_or(rest.len());
+            match rest[..host_end].rfind('@') {
+                Some(at) if scheme.is_empty() => format!("***{}", &rest[at..]),
+                Some(at) => format!("{scheme}://***{}", &rest[at..]),
+                None => url.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// One frame kind on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -427,7 +444,8 @@ impl Forwarder {
             }
         };
         if tokio::time::timeout(Duration::from_secs(2), up).await.is_err() {
-            warn!(url = %settings.nats_url, "NATS is not reachable yet; this node forwards once it is");
+            let url = without_credentials(&settings.nats_url);
+            warn!(%url, "NATS is not reachable yet; this node forwards once it is");
         }
         Ok(Arc::new(Forwarder {
             client,
@@ -907,6 +925,22 @@ mod tests {
             SessionKeys::new(&s, "sid1", "n1", "n2", false),
             SessionKeys::new(&s, "sid1", "n1", "n2", true),
         )
+    }
+
+    #[test]
+    fn nats_urls_are_logged_without_credentials() {
+        for (url, logged) in [
+            ("nats://127.0.0.1:4222", "nats://127.0.0.1:4222"),
+            ("nats://ann:pw@127.0.0.1:4222", "nats://***@127.0.0.1:4222"),
+            (
+                "nats://t0k3n@h:1,tls://a:b@c@h2:2/x",
+                "nats://***@h:1,tls://***@h2:2/x",
+            ),
+            ("user:pw@host:4222", "***@host:4222"),
+            ("nats://host/path@x", "nats://host/path@x"),
+        ] {
+            assert_eq!(without_credentials(url), logged);
+        }
     }
 
     #[test]
