@@ -307,7 +307,7 @@ pub async fn run(
     let (store, cluster) = match config.cluster_settings() {
         Some(settings) => {
             let forward = config.forward_settings()?;
-            let (fenced, cluster) = crate::cluster::Cluster::join(&given, &settings).await?;
+            let (fenced, cluster) = crate::cluster::Cluster::join(&given, &settings, &forward.secret).await?;
             // Forwarding over NATS: a node starts, and serves its own tables, while NATS is down.
             let forwarder =
                 crate::cluster::forward::Forwarder::connect(cluster.node_id(), &forward, metrics.clone())

@@ -5,6 +5,7 @@
 //!   first, its relaying node stops, or the owner stops) never panics a node, and the nodes' counts of open
 //!   connections come back down: a panic used to skip the connection's clean-up (`start_send called without
 //!   poll_ready`, the owner's sink of a relayed session after a failed write).
+//! - A node started with another `CLUSTER_SECRET` is refused before it registers or claims anything.
 //! - No refusal at start-up prints a secret (a short `CLUSTER_SECRET` or `ADMIN_TOKEN`, a database or NATS URL's
 //!   password).
 //!
@@ -214,10 +215,10 @@ fn run_refused(env: &[(&str, &str)], args: &[&str]) -> (Option<i32>, String) {
         .unwrap();
     let started = std::time::Instant::now();
     while child.try_wait().unwrap().is_none() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "{env:?} {args:?}: the server exits"
-        );
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("{env:?} {args:?}: the server does not exit: it was not refused");
+        }
         std::thread::sleep(Duration::from_millis(50));
     }
     let out = child.wait_with_output().unwrap();
@@ -307,4 +308,65 @@ async fn no_refusal_prints_a_secret() {
     );
     node.kill().await;
     cl.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_with_another_secret_is_refused_before_it_registers_or_claims_anything() {
+    let Some(cl) = TestCluster::forwarding().await else {
+        return;
+    };
+    // A node of the cluster, with a table.
+    let node = cl.process(SERVER_BINARY, "a", None).await;
+    let mut host = Client::hello(node.addr).await;
+    let created = host.request(req::create_lobby("quacks", 2, "Ann")).await;
+    assert_eq!(created["type"], "seated", "{created}");
+    let leases_before = lease_count(&cl).await;
+
+    // A node started with another secret (and the right one, under another node id, for comparison).
+    let other_secret = "another-cluster-secret-0123456789abcdef";
+    let nats = nats_url();
+    let url = cl.db.url().to_string();
+    let env = |id: &str, secret: &'static str| {
+        vec![
+            ("CLUSTER", "true".to_string()),
+            ("NODE_ID", cl.id(id)),
+            ("NATS_URL", nats.clone()),
+            ("CLUSTER_SECRET", secret.to_string()),
+            ("DATABASE_URL", url.clone()),
+        ]
+    };
+    let refused = env("intruder", other_secret);
+    let refused: Vec<(&str, &str)> = refused.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (status, text) = run_refused(&refused, &[]);
+    assert_ne!(status, Some(0), "{text}");
+    assert!(
+        text.contains("CLUSTER_SECRET is not the cluster's"),
+        "the refusal says why: {text}"
+    );
+    assert!(!text.contains(other_secret) && !text.contains(SECRET), "{text}");
+    let registered: i64 = sqlx::query_scalar("SELECT count(*) FROM nodes WHERE id = $1")
+        .bind(cl.id("intruder"))
+        .fetch_one(&cl.sql)
+        .await
+        .unwrap();
+    assert_eq!(registered, 0, "the refused node did not register");
+    assert_eq!(lease_count(&cl).await, leases_before, "nor claimed anything");
+
+    // The right secret under another id joins (the check is of the secret, not of the first node).
+    let second = cl.process(SERVER_BINARY, "b", None).await;
+    let mut far = Client::hello(second.addr).await;
+    let code = created["code"].as_str().unwrap();
+    let joined = far.request(req::join(code, "Bo")).await;
+    assert_eq!(joined["type"], "seated", "{joined}");
+    drop((host, far));
+    second.kill().await;
+    node.kill().await;
+    cl.finish().await;
+}
+
+async fn lease_count(cl: &TestCluster) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM table_leases")
+        .fetch_one(&cl.sql)
+        .await
+        .unwrap()
 }

@@ -47,6 +47,12 @@ const ALLOWED: &[Allowed] = &[
         thing: Thing::Table,
         why: "postgres/0008_cluster.sql: cluster mode's leases with fencing epochs; cluster mode needs PostgreSQL",
     },
+    Allowed {
+        only_in: "postgres",
+        table: "cluster_secret_check",
+        thing: Thing::Table,
+        why: "postgres/0011_cluster_secret_check.sql: the cluster secret's check value; cluster mode needs PostgreSQL",
+    },
 ];
 
 enum Thing {

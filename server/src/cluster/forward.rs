@@ -75,6 +75,18 @@ impl ClusterSecret {
         Ok(ClusterSecret(text.as_bytes().into()))
     }
 
+    /// A value that shows which secret a node holds without giving it: HMAC-SHA256 of a fixed label, in hex.
+    /// Every node of a cluster must compute the same (`migrations/postgres/0011_cluster_secret_check.sql`).
+    pub fn check_value(&self) -> String {
+        let mut mac = self.mac();
+        mac.update(b"tabletop cluster secret check v1");
+        mac.finalize()
+            .into_bytes()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
     fn mac(&self) -> HmacSha256 {
         <HmacSha256 as KeyInit>::new_from_slice(&self.0).expect("HMAC takes keys of any length")
     }

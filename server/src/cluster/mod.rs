@@ -37,7 +37,10 @@ use sqlx::{PgPool, Row, postgres::PgPoolOptions};
 use tokio::sync::watch;
 use tracing::{info, warn};
 
-use crate::store::{Db, Store, StoreError, classify};
+use crate::{
+    cluster::forward::ClusterSecret,
+    store::{Db, Store, StoreError, classify},
+};
 
 /// Cluster settings (from `Config`).
 #[derive(Clone, Debug)]
@@ -62,6 +65,12 @@ pub enum ClusterError {
          serve clients whose tables other nodes own"
     )]
     NoSecret,
+    #[error(
+        "this node's CLUSTER_SECRET is not the cluster's: the database holds the check value of another secret. \
+         Every node of a cluster needs the same secret; to change it, stop every node, delete the row of \
+         `cluster_secret_check`, and start them with the new one"
+    )]
+    WrongSecret,
     #[error("the node id must be 1 to 64 characters of [A-Za-z0-9._-], not `{0}`")]
     BadNodeId(String),
     #[error("{0}")]
@@ -121,6 +130,35 @@ pub fn random_node_id() -> String {
     format!("node-{}", random_hex(4))
 }
 
+/// Stores the secret's check value if the cluster has none yet, and refuses a secret whose value differs.
+async fn check_secret(pool: &PgPool, secret: &ClusterSecret) -> Result<(), ClusterError> {
+    use subtle::ConstantTimeEq;
+    let mine = secret.check_value();
+    // One row: the value this statement inserted, or the one stored before it. (None when another node's first
+    // insert committed while this statement ran: its snapshot sees neither. Then the next try sees it.)
+    let mut stored = None;
+    for _ in 0..3 {
+        stored = sqlx::query_scalar::<_, String>(
+            "WITH first AS (INSERT INTO cluster_secret_check (check_value) VALUES ($1) \
+                 ON CONFLICT (id) DO NOTHING RETURNING check_value) \
+             SELECT check_value FROM first UNION ALL SELECT check_value FROM cluster_secret_check",
+        )
+        .bind(&mine)
+        .fetch_optional(pool)
+        .await
+        .map_err(|e| ClusterError::Store(classify(e)))?;
+        if stored.is_some() {
+            break;
+        }
+    }
+    let stored = stored.unwrap_or_default();
+    if bool::from(stored.as_bytes().ct_eq(mine.as_bytes())) {
+        Ok(())
+    } else {
+        Err(ClusterError::WrongSecret)
+    }
+}
+
 fn check_node_id(id: &str) -> Result<(), ClusterError> {
     let ok = !id.is_empty()
         && id.len() <= 64
@@ -138,9 +176,13 @@ impl Cluster {
     /// Joins the cluster: checks the database is PostgreSQL, opens a pool whose connections carry this node's
     /// incarnation (the fence's `tabletop.owner`), and registers the node. Returns the store every table of this
     /// node must write through (the fenced pool) and the cluster handle; call [`Cluster::run_heartbeat`] next.
+    ///
+    /// A node must hold the cluster's secret: the first node to join stores the secret's check value, and a node
+    /// whose secret gives another is refused ([`ClusterError::WrongSecret`]) before it registers.
     pub async fn join(
         store: &Store,
         settings: &ClusterSettings,
+        secret: &ClusterSecret,
     ) -> Result<(Store, Arc<Cluster>), ClusterError> {
         let Db::Postgres(pool) = store.db() else {
             return Err(ClusterError::NeedsPostgres);
@@ -163,6 +205,10 @@ impl Cluster {
             .connect_with(options)
             .await
             .map_err(|e| ClusterError::Store(StoreError::Database(e)))?;
+        if let Err(e) = check_secret(&fenced, secret).await {
+            fenced.close().await;
+            return Err(e);
+        }
         let lease_ms = i64::try_from(settings.lease.as_millis())
             .unwrap_or(i64::MAX)
             .max(300);
