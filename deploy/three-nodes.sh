@@ -4,19 +4,19 @@
 # HAProxy's statistics are on http://127.0.0.1:8404/stats. Ctrl-C stops everything (the nodes hand their tables
 # over as on any SIGTERM); so does any of the four processes ending.
 #
-#   cargo build -p server && deploy/three-nodes.sh
+#   cargo build --release -p server && deploy/three-nodes.sh
 #
 # Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/tabletop_cluster; a database of that
-# name is created first when psql can), SERVER (default target/debug/server), NATS_URL (default
+# name is created first when psql can), SERVER (default target/release/server), NATS_URL (default
 # nats://127.0.0.1:4222), CLUSTER_SECRET (the nodes' shared forwarding secret; default a random one for this run),
 # RUST_LOG. Needs haproxy (Debian: apt-get install haproxy) and NATS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 database_url="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/tabletop_cluster}"
-server="${SERVER:-target/debug/server}"
+server="${SERVER:-target/release/server}"
 command -v haproxy >/dev/null || { echo "three-nodes: haproxy is not installed (apt-get install haproxy)" >&2; exit 1; }
-[ -x "$server" ] || { echo "three-nodes: no server binary at $server (cargo build -p server)" >&2; exit 1; }
+[ -x "$server" ] || { echo "three-nodes: no server binary at $server (cargo build --release -p server)" >&2; exit 1; }
 
 # Create the database when it is missing (the server applies its migrations itself). Its name comes from the
 # URL's path, without query.
