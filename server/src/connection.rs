@@ -336,6 +336,9 @@ struct Forwarding {
     to_owner: mpsc::Sender<Message>,
     /// When each relayed request left, in order: replies come back in request order.
     sent: VecDeque<std::time::Instant>,
+    /// The id of a relayed `leave` not answered yet: once the owner says `ok`, the relay ends and the connection
+    /// is this node's again (any other table, and `create_lobby`, are served as from a fresh connection).
+    leaving: Option<Option<protocol::RequestId>>,
 }
 
 impl Forwarding {
@@ -354,6 +357,12 @@ impl Forwarding {
             }
             self.sent.push_back(std::time::Instant::now());
             self.forwarder.metrics().forwarded_requests.fetch_add(1, Relaxed);
+            if text.contains("leave")
+                && let Ok(message) = protocol::parse_client_message(text.as_str())
+                && matches!(message.request, protocol::Request::Leave {})
+            {
+                self.leaving = Some(message.id);
+            }
         }
         // A session already ended says so through the loop's relay branch.
         let _ = self.to_owner.send(frame).await;
@@ -361,11 +370,29 @@ impl Forwarding {
     }
 
     /// The owner's text frame `text` is on its way to the client: a reply ends its request's forwarding time.
-    fn came_back(&mut self, text: &str) {
-        if text.starts_with("{\"re\":")
-            && let Some(sent) = self.sent.pop_front()
-        {
+    /// Returns whether it is the `ok` to a relayed `leave` (the relay ends with it).
+    fn came_back(&mut self, text: &str) -> bool {
+        if !text.starts_with("{\"re\":") {
+            return false;
+        }
+        if let Some(sent) = self.sent.pop_front() {
             self.forwarder.metrics().forward_latency.observe(sent.elapsed());
+        }
+        let Some(leaving) = &self.leaving else {
+            return false;
+        };
+        #[derive(serde::Deserialize)]
+        struct Reply {
+            re: Option<protocol::RequestId>,
+            #[serde(rename = "type")]
+            kind: String,
+        }
+        match serde_json::from_str::<Reply>(text) {
+            Ok(reply) if reply.re == *leaving => {
+                self.leaving = None;
+                reply.kind == "ok"
+            }
+            _ => false,
         }
     }
 }
@@ -708,12 +735,14 @@ async fn serve_with<S, R, E>(
                     // (`End`, or `Broken` for a session whose channel is gone).
                     let mut last = from_owner.unwrap_or(Relay::Broken);
                     let mut count = 0;
+                    // The owner said `ok` to a relayed `leave`: the relay ends after this frame.
+                    let mut left = false;
                     let end = loop {
                         match last {
                             Relay::Frame(frame) => {
                                 if let Message::Text(text) = &frame {
                                     if let Some(forward) = &mut session.forward {
-                                        forward.came_back(text.as_str());
+                                        left = forward.came_back(text.as_str());
                                     }
                                     // The owner's `closing` names the close status this node sends.
                                     if let Some(code) = closing_code(text.as_str()) {
@@ -722,7 +751,7 @@ async fn serve_with<S, R, E>(
                                 }
                                 backlog.push(frame);
                                 count += 1;
-                                if count == WRITE_BATCH {
+                                if count == WRITE_BATCH || left {
                                     break None;
                                 }
                                 match relay.as_mut().map(|rx| rx.try_recv()) {
@@ -735,6 +764,12 @@ async fn serve_with<S, R, E>(
                         }
                     };
                     written = write_out(&mut sink, &mut backlog, &mut outbox, &mut framing, &clock, backlog_limit, write_timeout).await;
+                    if left {
+                        // Dropping the sender ends the forward session (the owner's connection ends with it);
+                        // whatever the owner still sends for the table left is not this client's any more.
+                        session.forward = None;
+                        relay = None;
+                    }
                     if written.is_ok() {
                         match end {
                             None | Some(Relay::Frame(_)) => {}
@@ -1154,6 +1189,7 @@ impl Session {
                     forwarder,
                     to_owner,
                     sent: VecDeque::new(),
+                    leaving: None,
                 };
                 let refused = forward.relay(Message::Text(text.into())).await;
                 self.forward = Some(forward);

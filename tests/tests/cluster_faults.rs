@@ -6,6 +6,7 @@
 //!   connections come back down: a panic used to skip the connection's clean-up (`start_send called without
 //!   poll_ready`, the owner's sink of a relayed session after a failed write).
 //! - A node started with another `CLUSTER_SECRET` is refused before it registers or claims anything.
+//! - `leave` ends a relay: the connection serves any table again, and its new lobbies are its node's.
 //! - No refusal at start-up prints a secret (a short `CLUSTER_SECRET` or `ADMIN_TOKEN`, a database or NATS URL's
 //!   password).
 //!
@@ -369,4 +370,53 @@ async fn lease_count(cl: &TestCluster) -> i64 {
         .fetch_one(&cl.sql)
         .await
         .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leave_ends_the_relay_and_the_connection_serves_any_table_again() {
+    let Some(cl) = TestCluster::forwarding().await else {
+        return;
+    };
+    let a = cl.process(SERVER_BINARY, "a", None).await;
+    let b = cl.process(SERVER_BINARY, "b", None).await;
+    let mut on_a = Client::hello(a.addr).await;
+    let there = on_a.request(req::create_lobby("quacks", 2, "Ann")).await;
+    let there = there["code"].as_str().unwrap().to_string();
+    let mut on_b = Client::hello(b.addr).await;
+    let here = on_b.request(req::create_lobby("molehills", 3, "Cy")).await;
+    let here = here["code"].as_str().unwrap().to_string();
+
+    // Bo, connected to b, joins the table a owns (relayed), then leaves it.
+    let mut bo = Client::hello(b.addr).await;
+    let joined = bo.request(req::join(&there, "Bo")).await;
+    assert_eq!(joined["type"], "seated", "{joined}");
+    let left = bo.request(req::leave()).await;
+    assert_eq!(left["type"], "ok", "{left}");
+
+    // The same connection joins b's own table: served by b, not answered `moved` by a.
+    let joined = bo.request(req::join(&here, "Bo")).await;
+    assert_eq!(joined["type"], "seated", "{joined}");
+    let left = bo.request(req::leave()).await;
+    assert_eq!(left["type"], "ok", "{left}");
+    // A lobby it creates is b's (the node it is connected to), not the old owner's.
+    let created = bo.request(req::create_lobby("quacks", 2, "Bo")).await;
+    assert_eq!(created["type"], "seated", "{created}");
+    let code = created["code"].as_str().unwrap();
+    assert_eq!(cl.lease(code).await.0, cl.id("b"), "the new lobby is owned by b");
+    let left = bo.request(req::leave()).await;
+    assert_eq!(left["type"], "ok", "{left}");
+    // And a's table can be joined again through b (relayed anew).
+    let joined = bo.request(req::join(&there, "Bo")).await;
+    assert_eq!(joined["type"], "seated", "{joined}");
+    let chat = on_a.request(req::chat("hello Bo")).await;
+    assert_eq!(chat["type"], "ok", "{chat}");
+    let heard = bo
+        .wait_push("chat_message", |m| m["message"]["text"] == "hello Bo")
+        .await;
+    assert_eq!(heard["code"], json!(there));
+
+    drop((on_a, on_b, bo));
+    a.kill().await;
+    b.kill().await;
+    cl.finish().await;
 }
