@@ -6,6 +6,7 @@
 //!   connections come back down: a panic used to skip the connection's clean-up (`start_send called without
 //!   poll_ready`, the owner's sink of a relayed session after a failed write).
 //! - A node started with another `CLUSTER_SECRET` is refused before it registers or claims anything.
+//! - What nodes relay cannot be read on NATS, and a replayed open request starts no connection.
 //! - `leave` ends a relay: the connection serves any table again, and its new lobbies are its node's.
 //! - No refusal at start-up prints a secret (a short `CLUSTER_SECRET` or `ADMIN_TOKEN`, a database or NATS URL's
 //!   password).
@@ -15,6 +16,7 @@
 
 use std::{net::SocketAddr, path::PathBuf, time::Duration};
 
+use futures_util::StreamExt;
 use integration_tests::{cluster::*, *};
 use serde_json::{Value, json};
 
@@ -418,5 +420,94 @@ async fn leave_ends_the_relay_and_the_connection_serves_any_table_again() {
     drop((on_a, on_b, bo));
     a.kill().await;
     b.kill().await;
+    cl.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn relayed_frames_cannot_be_read_on_nats_and_a_replayed_open_starts_nothing() {
+    let Some(cl) = TestCluster::forwarding().await else {
+        return;
+    };
+    let owner = cl.process_with(SERVER_BINARY, "owner", None, &CHATTY, None).await;
+    let relay = cl.process_with(SERVER_BINARY, "relay", None, &CHATTY, None).await;
+    // Anyone on the NATS network: everything sent to either node's subjects.
+    let spy = async_nats::connect(nats_url()).await.unwrap();
+    let mut heard = Vec::new();
+    for node in ["owner", "relay"] {
+        let prefix = server::cluster::forward::node_subject(&cl.id(node));
+        heard.push(spy.subscribe(format!("{prefix}.>")).await.unwrap());
+    }
+    let mut heard = futures_util::stream::select_all(heard);
+    spy.flush().await.unwrap();
+
+    let mut host = Client::hello(owner.addr).await;
+    let created = host.request(req::create_lobby("quacks", 2, "Ann")).await;
+    let code = created["code"].as_str().unwrap().to_string();
+    let mut far = Client::hello(relay.addr).await;
+    let joined = far.request(req::join(&code, "Bo")).await;
+    assert_eq!(joined["type"], "seated", "{joined}");
+    let token = joined["seat_token"].as_str().unwrap().to_string();
+    let said = far.request(req::chat("words-for-the-table-only")).await;
+    assert_eq!(said["type"], "ok", "{said}");
+    host.wait_push("chat_message", |m| {
+        m["message"]["text"] == "words-for-the-table-only"
+    })
+    .await;
+    // The match starts: the owner relays the far seat's private view.
+    let started = host.request(req::start()).await;
+    assert_eq!(started["type"], "ok", "{started}");
+    far.wait_version(0).await;
+
+    // What crossed NATS until now: the open request and the session's frames.
+    let mut messages = Vec::new();
+    while let Ok(Some(m)) = tokio::time::timeout(Duration::from_millis(500), heard.next()).await {
+        messages.push(m);
+    }
+    let open = messages
+        .iter()
+        .find(|m| m.subject.ends_with(".open"))
+        .expect("the relay's open request was heard")
+        .clone();
+    assert!(messages.len() > 3, "{} messages heard", messages.len());
+    for m in &messages {
+        let text = String::from_utf8_lossy(&m.payload);
+        for secret in [&token[..], &code[..], "words-for-the-table-only", "Bo\""] {
+            assert!(!text.contains(secret), "`{secret}` crossed NATS readable: {text}");
+        }
+    }
+
+    // The far seat goes; its session ends. Replaying its open request starts nothing on the owner.
+    drop(far);
+    connections_come_to(owner.addr, 1.0, "the far seat gone").await;
+    let refused = metric(owner.addr, "tabletop_forward_refused_total").await;
+    for _ in 0..2 {
+        spy.publish_with_reply(
+            open.subject.clone(),
+            open.reply.clone().unwrap(),
+            open.payload.clone(),
+        )
+        .await
+        .unwrap();
+    }
+    spy.flush().await.unwrap();
+    let started = std::time::Instant::now();
+    while metric(owner.addr, "tabletop_forward_refused_total").await < refused + 2.0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the replays are refused"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for _ in 0..10 {
+        assert_eq!(
+            metric(owner.addr, "tabletop_connections").await,
+            1.0,
+            "a replayed open started a connection"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    drop(host);
+    owner.kill().await;
+    relay.kill().await;
     cl.finish().await;
 }

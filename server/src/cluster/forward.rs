@@ -193,6 +193,19 @@ struct Open {
     /// The protocol version the client's connection speaks (its `hello` was answered by the relaying node).
     speaks: u32,
     ip: Option<IpAddr>,
+    /// When the relaying node sent it (Unix milliseconds): an owner refuses an open older or newer than
+    /// [`OPEN_FRESH`], and one it has seen within twice that, so that a replayed open starts nothing.
+    sent_at: u64,
+}
+
+/// How far an open's `sent_at` may be from the owner's clock (clock skew between nodes included).
+const OPEN_FRESH: Duration = Duration::from_secs(30);
+
+/// The wall clock, in Unix milliseconds (opens are dated by it; the nodes' clocks are assumed NTP-synchronised).
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// The owner's answer, signed with the cluster secret over the request's nonce too.
@@ -211,8 +224,10 @@ enum Refusal {
     BadSignature,
     #[error("replayed: sequence number {got}, expected {expected}")]
     Replayed { got: u64, expected: u64 },
-    #[error("an open request for a session that is already open, or for another node")]
+    #[error("an open request for a session that is already open, or was seen before, or for another node")]
     Duplicate,
+    #[error("an open request sent {0} ms from this node's clock (replayed, or clocks apart)")]
+    Stale(i64),
 }
 
 /// This node's end of forwarding: its NATS connection and its open sessions.
@@ -228,6 +243,9 @@ pub struct Forwarder {
     /// The link to each peer node: every session's frames for that node go through it (see [`Forwarder::link`]).
     /// Weak: a link's task ends with the last session that uses it.
     links: Mutex<HashMap<String, mpsc::WeakSender<LinkFrame>>>,
+    /// The sessions this node accepted as owner within the last `2 * OPEN_FRESH`, and when: a replayed open of
+    /// one is refused even after the session ended.
+    opened: Mutex<HashMap<String, Instant>>,
 }
 
 /// A forwarded connection as the relaying node holds it: frames to the owner, frames from it.
@@ -278,8 +296,9 @@ fn open_blob<'a>(secret: &ClusterSecret, label: &[u8], blob: &'a [u8]) -> Option
 
 /// A session's key and counters: one per side.
 struct SessionKeys {
-    /// AES-256-GCM under the session's key, used as a MAC (GMAC): nothing is encrypted, the whole frame after the
-    /// tag is authenticated, and the nonce is the frame's direction and number, never used twice under one key.
+    /// AES-256-GCM under the session's key: a frame's body is encrypted (seat tokens, private views and chat
+    /// cross NATS unreadable), its kind and number are authenticated with it, and the nonce is the frame's
+    /// direction and number, never used twice under one key.
     key: LessSafeKey,
     sid: String,
     /// The direction byte of frames this side sends, and of frames it accepts.
@@ -345,9 +364,10 @@ impl SessionKeys {
         out.put_u8(kind as u8);
         out.put_u64(seq);
         body(&mut out);
+        let (head, body) = out.split_at_mut(HEADER);
         let tag = self
             .key
-            .seal_in_place_separate_tag(nonce(self.send_dir, seq), Aad::from(&out[TAG..]), &mut [])
+            .seal_in_place_separate_tag(nonce(self.send_dir, seq), Aad::from(&head[TAG..]), body)
             .expect("a frame is far below GCM's length limit");
         out[..TAG].copy_from_slice(tag.as_ref());
         out.freeze()
@@ -365,10 +385,20 @@ impl SessionKeys {
         }
         let kind_byte = frame[TAG];
         let seq = u64::from_be_bytes(frame[TAG + 1..HEADER].try_into().expect("8 bytes"));
-        let mut tag: [u8; TAG] = frame[..TAG].try_into().expect("16 bytes");
-        self.key
-            .open_in_place(nonce(self.recv_dir, seq), Aad::from(&frame[TAG..]), &mut tag)
-            .map_err(|_| Refusal::BadSignature)?;
+        // ring opens the ciphertext followed by its tag, in place.
+        let mut body = BytesMut::with_capacity(frame.len() - HEADER + TAG);
+        body.put_slice(&frame[HEADER..]);
+        body.put_slice(&frame[..TAG]);
+        let plain = self
+            .key
+            .open_in_place(
+                nonce(self.recv_dir, seq),
+                Aad::from(&frame[TAG..HEADER]),
+                &mut body,
+            )
+            .map_err(|_| Refusal::BadSignature)?
+            .len();
+        body.truncate(plain);
         let kind = Kind::of(kind_byte).ok_or(Refusal::Malformed)?;
         if seq < self.next_in {
             return Err(Refusal::Replayed {
@@ -379,7 +409,7 @@ impl SessionKeys {
         if seq == self.next_in {
             self.next_in += 1;
         }
-        Ok((kind, seq, frame.slice(HEADER..)))
+        Ok((kind, seq, body.freeze()))
     }
 }
 
@@ -467,6 +497,7 @@ impl Forwarder {
             metrics,
             sessions: Mutex::default(),
             links: Mutex::default(),
+            opened: Mutex::default(),
         }))
     }
 
@@ -557,7 +588,19 @@ impl Forwarder {
             self.refused(&open.sid, &Refusal::Malformed);
             return;
         };
-        if open.to != self.node
+        let skew = open.sent_at as i64 - unix_ms() as i64;
+        if skew.unsigned_abs() > OPEN_FRESH.as_millis() as u64 {
+            self.refused(&open.sid, &Refusal::Stale(skew));
+            return;
+        }
+        let seen = {
+            let mut opened = self.opened.lock().expect("opened lock");
+            let now = Instant::now();
+            opened.retain(|_, at| now.duration_since(*at) < 2 * OPEN_FRESH);
+            opened.insert(open.sid.clone(), now).is_some()
+        };
+        if seen
+            || open.to != self.node
             || self
                 .sessions
                 .lock()
@@ -635,6 +678,7 @@ impl Forwarder {
             nonce: nonce.clone(),
             speaks,
             ip,
+            sent_at: unix_ms(),
         };
         let (incoming_tx, incoming) = mpsc::channel(SESSION_QUEUE);
         // Registered before asking: the owner's first frames may come right behind its answer.
