@@ -51,6 +51,7 @@ impl Table {
             turn_timer_ms: self.turn_timer_ms,
             match_id: self.running.as_ref().map(|r| r.match_id.to_string()),
             spectators: self.spectators.len() as u32,
+            watchers: self.spectators.iter().filter_map(|w| w.name.clone()).collect(),
             listed: self.friends.listed,
             absent: self.absence.policy,
             abandoned: self.idleness.abandoned,
@@ -62,7 +63,7 @@ impl Table {
             Occupant::Human { conn: Some(c), .. } => Some((Viewer::Seat(Seat(i as u8)), c)),
             _ => None,
         });
-        seated.chain(self.spectators.iter().map(|c| (Viewer::Spectator, c)))
+        seated.chain(self.spectators.iter().map(|w| (Viewer::Spectator, &w.conn)))
     }
 
     pub(super) fn push_lobby_to_all(&mut self) {
@@ -181,6 +182,13 @@ impl Table {
         self.drop_connections(&failed);
     }
 
+    /// The version before the oldest change whose events the table still keeps (`running.history`): a
+    /// `last_version` from which every kept event is sent.
+    pub(super) fn earliest_kept(&self) -> Option<u64> {
+        let running = self.running.as_ref()?;
+        running.history.front().map(|(first, _)| first.saturating_sub(1))
+    }
+
     /// Pushes the current state to one connection that just arrived, with the events it missed since
     /// `last_version` when they are still in memory.
     pub(super) fn push_state_to(&mut self, conn: &Conn, viewer: Viewer, last_version: Option<u64>) {
@@ -225,7 +233,7 @@ impl Table {
                 self.mark_away(seat, now);
             }
         }
-        self.spectators.retain(|c| !ids.contains(&c.id));
+        self.spectators.retain(|w| !ids.contains(&w.conn.id));
     }
 }
 
