@@ -108,7 +108,7 @@ async function submitting(form, work) {
   }
 }
 
-function nameField(id, value = store.playerName()) {
+function nameField(id, value = store.playerName(), required = true) {
   return h(
     "div",
     { class: "field" },
@@ -116,7 +116,7 @@ function nameField(id, value = store.playerName()) {
     h("input", {
       id,
       name: "name",
-      required: true,
+      required,
       maxlength: "24",
       autocomplete: "nickname",
       value,
@@ -146,7 +146,8 @@ function watchForm(code, label) {
   const form = h(
     "form",
     { class: "watch", "data-key": "watch-form" },
-    nameField("watch-name"),
+    // Optional: a spectator without a name is counted, not named.
+    nameField("watch-name", store.playerName(), false),
     h("p", { class: "hint" }, t("lobby.watch_name_hint")),
     h(
       "div",

@@ -137,7 +137,7 @@ export default {
   "lobby.watchers_more": { one: "{n} other", other: "{n} others" },
   "lobby.take_seat": "Take a free seat",
   "lobby.take_seat_hint": "A seat is free: you can play instead of watching.",
-  "lobby.watch_name_hint": "The players see this name while you watch.",
+  "lobby.watch_name_hint": "Optional: the players see this name while you watch.",
   "state.log.from_move": "This log starts at move {n}: earlier moves are no longer kept.",
   "lobby.stand_in": "a bot is playing for {name}",
   "lobby.stand_in_title": "{name} is away; the server plays for them until they are back",

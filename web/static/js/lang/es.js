@@ -137,7 +137,7 @@ export default {
   "lobby.watchers_more": { one: "{n} más", many: "{n} más", other: "{n} más" },
   "lobby.take_seat": "Ocupar un asiento libre",
   "lobby.take_seat_hint": "Hay un asiento libre: puedes jugar en lugar de mirar.",
-  "lobby.watch_name_hint": "Los jugadores ven este nombre mientras miras.",
+  "lobby.watch_name_hint": "Opcional: los jugadores ven este nombre mientras miras.",
   "state.log.from_move": "El registro empieza en la jugada {n}: las jugadas anteriores ya no se guardan.",
   "lobby.stand_in": "un bot juega por {name}",
   "lobby.stand_in_title": "{name} no está; el servidor juega por él hasta que vuelva",

@@ -137,7 +137,7 @@ export default {
   "lobby.watchers_more": { one: "un altro", many: "altri {n}", other: "altri {n}" },
   "lobby.take_seat": "Prendi un posto libero",
   "lobby.take_seat_hint": "C'è un posto libero: puoi giocare invece di guardare.",
-  "lobby.watch_name_hint": "I giocatori vedono questo nome mentre guardi.",
+  "lobby.watch_name_hint": "Facoltativo: i giocatori vedono questo nome mentre guardi.",
   "state.log.from_move": "Il registro inizia dalla mossa {n}: le mosse precedenti non sono più conservate.",
   "lobby.stand_in": "un bot gioca per {name}",
   "lobby.stand_in_title": "{name} è assente; il server gioca per lui finché non torna",

@@ -137,7 +137,7 @@ export default {
   "lobby.watchers_more": { one: "{n} inna osoba", few: "{n} inne osoby", many: "{n} innych osób", other: "{n} innej osoby" },
   "lobby.take_seat": "Zajmij wolne miejsce",
   "lobby.take_seat_hint": "Jest wolne miejsce: możesz grać zamiast oglądać.",
-  "lobby.watch_name_hint": "Gracze widzą to imię, gdy oglądasz.",
+  "lobby.watch_name_hint": "Opcjonalne: gracze widzą to imię, gdy oglądasz.",
   "state.log.from_move": "Dziennik zaczyna się od ruchu {n}: wcześniejsze ruchy nie są już przechowywane.",
   "lobby.stand_in": "bot gra za: {name}",
   "lobby.stand_in_title": "{name} jest nieobecny; serwer gra za niego do jego powrotu",

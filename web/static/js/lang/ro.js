@@ -137,7 +137,7 @@ export default {
   "lobby.watchers_more": { one: "încă unul", few: "încă {n}", other: "încă {n}" },
   "lobby.take_seat": "Ocupă un loc liber",
   "lobby.take_seat_hint": "Este un loc liber: poți juca în loc să privești.",
-  "lobby.watch_name_hint": "Jucătorii văd acest nume cât timp privești.",
+  "lobby.watch_name_hint": "Opțional: jucătorii văd acest nume cât timp privești.",
   "state.log.from_move": "Jurnalul începe de la mutarea {n}: mutările anterioare nu mai sunt păstrate.",
   "lobby.stand_in": "un bot joacă pentru {name}",
   "lobby.stand_in_title": "{name} lipsește; serverul joacă pentru el până revine",
