@@ -67,6 +67,18 @@ async fn a_named_spectator_chats_under_its_name_and_the_lobby_lists_it() {
         let lobby = host.wait_push("lobby", |l| l["spectators"] == 1).await;
         assert!(lobby.get("watchers").is_none(), "{lobby}");
 
+        // A crowd: the first twenty names are listed, everyone is counted.
+        let mut crowd = Vec::new();
+        for i in 0..21 {
+            let mut c = server.client().await;
+            let r = c.request(req::spectate_as(&code, &format!("W{i}"))).await;
+            assert_eq!(r["type"], "spectating", "{r}");
+            crowd.push(c);
+        }
+        let lobby = host.wait_push("lobby", |l| l["spectators"] == 22).await;
+        let first: Vec<String> = (0..20).map(|i| format!("W{i}")).collect();
+        assert_eq!(lobby["watchers"], json!(first), "{lobby}");
+
         server.stop().await;
         db.drop_db().await;
     }

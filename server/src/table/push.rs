@@ -17,6 +17,10 @@ pub fn view_json(game: &AnyGame, viewer: Viewer, size_hint: &mut usize) -> RawJs
     RawJson::from(game.view_json(viewer, size_hint))
 }
 
+/// How many spectators' names a lobby push lists (the first to come); the rest are counted in `spectators` only,
+/// so that a crowd of watchers does not make every push of the lobby grow with it.
+pub(super) const WATCHERS_LISTED: usize = 20;
+
 impl Table {
     fn lobby_info(&self, now: Millis) -> LobbyInfo {
         LobbyInfo {
@@ -51,7 +55,12 @@ impl Table {
             turn_timer_ms: self.turn_timer_ms,
             match_id: self.running.as_ref().map(|r| r.match_id.to_string()),
             spectators: self.spectators.len() as u32,
-            watchers: self.spectators.iter().filter_map(|w| w.name.clone()).collect(),
+            watchers: self
+                .spectators
+                .iter()
+                .filter_map(|w| w.name.clone())
+                .take(WATCHERS_LISTED)
+                .collect(),
             listed: self.friends.listed,
             absent: self.absence.policy,
             abandoned: self.idleness.abandoned,
