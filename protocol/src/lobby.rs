@@ -129,6 +129,11 @@ pub struct LobbyInfo {
     #[serde(default)]
     pub match_id: Option<String>,
     pub spectators: u32,
+    /// The names of the spectators who gave one (`spectate` with `name`), in the order they came, at most 20;
+    /// spectators without a name (and named ones past the twentieth) are counted in `spectators` only. Omitted
+    /// when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub watchers: Vec<String>,
     /// Whether the lobby is in the public list of open lobbies (otherwise only its code leads to it).
     #[serde(default)]
     pub listed: bool,

@@ -130,7 +130,8 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rules_version: Option<u32>,
     },
-    /// Takes the lowest free seat of the lobby with this join code (case, spaces and dashes ignored).
+    /// Takes the lowest free seat of the lobby with this join code (case, spaces and dashes ignored). A connection
+    /// that spectates this lobby while it is open may join it directly: it stops spectating and takes the seat.
     JoinLobby {
         code: String,
         /// The player's display name, as in `create_lobby` (refused with `bad_name`).
@@ -143,6 +144,16 @@ pub enum Request {
         code: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         watch: Option<String>,
+        /// The spectator's display name, checked as a player's (`bad_name`): shown in the lobby push's `watchers`
+        /// and on the spectator's chat messages. Omitted or `null`: an unnamed spectator, counted in `spectators`
+        /// only and writing as `Spectator`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        /// The last state version this client saw of this lobby's match (after a dropped connection): the first
+        /// `state` carries the events since then, as for `resume`. Omitted: the events of the match's recent
+        /// changes the server keeps (at most 256), so that a spectator arriving mid-match sees what was played.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        last_version: Option<u64>,
     },
     /// Takes a seat back with its seat token (after a dropped connection or a server restart).
     Resume {

@@ -1318,15 +1318,24 @@ impl Session {
                 })
             }
             Request::JoinLobby { code, name } => {
-                self.require_unbound()?;
                 let conn = self.conn.clone();
-                let (table, seated) = self
-                    .ask_found(&code, |reply| Command::Join {
-                        name: name.clone(),
-                        conn: conn.clone(),
-                        reply,
-                    })
-                    .await?;
+                let join = |reply| Command::Join {
+                    name: name.clone(),
+                    conn: conn.clone(),
+                    reply,
+                };
+                // A spectator of this lobby takes a free seat without leaving first (the table moves it from its
+                // spectators to the seat); any other bound connection must leave first.
+                let (table, seated) = match self.watching(&code) {
+                    Some(table) => {
+                        let seated = self.ask(&table, join).await?;
+                        (table, seated)
+                    }
+                    None => {
+                        self.require_unbound()?;
+                        self.ask_found(&code, join).await?
+                    }
+                };
                 self.bound = Some(Bound {
                     table: table.clone(),
                     role: Role::Seat,
@@ -1338,13 +1347,20 @@ impl Session {
                     host: seated.host,
                 })
             }
-            Request::Spectate { code, watch } => {
+            Request::Spectate {
+                code,
+                watch,
+                name,
+                last_version,
+            } => {
                 self.require_unbound()?;
                 let conn = self.conn.clone();
                 let (table, ()) = self
                     .ask_found(&code, |reply| Command::Spectate {
                         conn: conn.clone(),
                         watch: watch.clone(),
+                        name: name.clone(),
+                        last_version,
                         reply,
                     })
                     .await?;
@@ -1485,6 +1501,17 @@ impl Session {
                 ),
             )),
             None => Ok(()),
+        }
+    }
+
+    /// The table this connection spectates, when `code` names it.
+    fn watching(&self, code: &str) -> Option<TableHandle> {
+        match &self.bound {
+            Some(Bound {
+                table,
+                role: Role::Spectator,
+            }) if *table.code == crate::secrets::normalise_code(code) => Some(table.clone()),
+            _ => None,
         }
     }
 

@@ -134,6 +134,10 @@ pub enum Command {
         conn: Conn,
         /// The lobby's watch token, from a replay link (see [`Table::may_watch`]).
         watch: Option<String>,
+        /// The spectator's display name, as given (checked by the table).
+        name: Option<String>,
+        /// The last version the spectator saw (see [`Table::push_state_to`]).
+        last_version: Option<u64>,
         reply: Respond<()>,
     },
     /// A seat holder asks for the lobby's watch token.
@@ -229,6 +233,13 @@ enum Occupant {
     },
 }
 
+/// A spectator's connection, and the name it gave (`None`: an unnamed spectator, shown only in the count).
+#[derive(Debug)]
+struct Watcher {
+    conn: Conn,
+    name: Option<String>,
+}
+
 #[derive(Debug)]
 struct Running {
     /// Shared by every push and commit of the match (`Arc`: a reference count each, not a copy).
@@ -277,7 +288,7 @@ pub struct Table {
     turn_timer_ms: Option<u64>,
     phase: Phase,
     seats: Vec<Occupant>,
-    spectators: Vec<Conn>,
+    spectators: Vec<Watcher>,
     running: Option<Running>,
     store: Store,
     commits: Committer,
@@ -557,7 +568,7 @@ impl Table {
     }
 
     fn is_spectator(&self, conn_id: u64) -> bool {
-        self.spectators.iter().any(|c| c.id == conn_id)
+        self.spectators.iter().any(|w| w.conn.id == conn_id)
     }
 
     async fn handle(&mut self, command: Command) {
@@ -612,15 +623,35 @@ impl Table {
                 let result = self.join(name, conn).await;
                 let _ = reply.send(result);
             }
-            Command::Spectate { conn, watch, reply } => {
+            Command::Spectate {
+                conn,
+                watch,
+                name,
+                last_version,
+                reply,
+            } => {
                 if let Err(refused) = self.may_watch(watch.as_deref()) {
                     let _ = reply.send(Err(refused));
                     return;
                 }
-                self.spectators.push(conn.clone());
+                let name = match name.as_deref().map(crate::text::check_name).transpose() {
+                    Ok(name) => name,
+                    Err(refused) => {
+                        let _ = reply.send(Err(refused));
+                        return;
+                    }
+                };
+                self.spectators.push(Watcher {
+                    conn: conn.clone(),
+                    name,
+                });
                 let _ = reply.send(Ok(()));
                 self.push_lobby_to_all();
-                self.push_state_to(&conn, Viewer::Spectator, None);
+                // No version seen: the match so far, as far back as the table keeps it (its last
+                // `settings.history` changes, none after a restart), so that a spectator arriving mid-match has
+                // its log. The events are those every spectator was shown when they happened.
+                let since = last_version.or_else(|| self.earliest_kept());
+                self.push_state_to(&conn, Viewer::Spectator, since);
                 // A spectator arriving at a finished table hears of its rematch, to follow it there.
                 self.push_rematch_to(&conn).await;
             }
@@ -676,7 +707,7 @@ impl Table {
                     self.mark_away(seat as usize, now);
                     self.push_lobby_to_all();
                 } else if self.is_spectator(conn_id) {
-                    self.spectators.retain(|c| c.id != conn_id);
+                    self.spectators.retain(|w| w.conn.id != conn_id);
                     self.push_lobby_to_all();
                 }
             }

@@ -174,6 +174,8 @@ pub fn spectate(code: &str) -> Request {
     Request::Spectate {
         code: code.to_string(),
         watch: None,
+        name: None,
+        last_version: None,
     }
 }
 
@@ -182,6 +184,18 @@ pub fn spectate_with(code: &str, watch: &str) -> Request {
     Request::Spectate {
         code: code.to_string(),
         watch: Some(watch.to_string()),
+        name: None,
+        last_version: None,
+    }
+}
+
+/// `spectate` under a name (shown in the lobby's `watchers` and on the spectator's chat).
+pub fn spectate_as(code: &str, name: &str) -> Request {
+    Request::Spectate {
+        code: code.to_string(),
+        watch: None,
+        name: Some(name.to_string()),
+        last_version: None,
     }
 }
 

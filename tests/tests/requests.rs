@@ -57,6 +57,10 @@ fn every_request_type_has_a_helper_that_writes_its_wire_json() {
             req::spectate_with("ABCDEF", "00ff"),
             json!({"type": "spectate", "code": "ABCDEF", "watch": "00ff"}),
         ),
+        (
+            req::spectate_as("ABCDEF", "Cy"),
+            json!({"type": "spectate", "code": "ABCDEF", "name": "Cy"}),
+        ),
     ];
     let mut kinds: Vec<&str> = cases.iter().map(|(r, _)| r.kind()).collect();
     let mut types = protocol::REQUEST_TYPES.to_vec();

@@ -217,7 +217,11 @@ impl Table {
                 Writer::Spectator(conn_id),
                 ChatChannel::Spectators,
                 None,
-                "Spectator".to_string(),
+                self.spectators
+                    .iter()
+                    .find(|w| w.conn.id == conn_id)
+                    .and_then(|w| w.name.clone())
+                    .unwrap_or_else(|| "Spectator".to_string()),
             ),
             None => return refuse(err(ErrorCode::NotInLobby, "you are not in this lobby"), reply),
         };
@@ -227,7 +231,7 @@ impl Table {
         };
         let now = self.clock.now();
         // Spectators who went away leave no bucket behind.
-        let spectators: Vec<u64> = self.spectators.iter().map(|c| c.id).collect();
+        let spectators: Vec<u64> = self.spectators.iter().map(|w| w.conn.id).collect();
         self.friends.buckets.retain(|w, _| match w {
             Writer::Spectator(id) => spectators.contains(id),
             Writer::Seat(_) => true,

@@ -195,6 +195,7 @@ impl Table {
         let Some(seat) = self.seats.iter().position(|o| matches!(o, Occupant::Empty)) else {
             return Err(err(ErrorCode::LobbyFull, "every seat of this lobby is taken"));
         };
+        let conn_id = conn.id;
         let token = secrets::seat_token();
         let record = SeatRecord {
             seat: seat as u8,
@@ -211,6 +212,8 @@ impl Table {
             token_hash: record.token_hash.expect("set above"),
             conn: Some(conn),
         };
+        // A spectator who takes a seat watches no more: it is a seat now.
+        self.spectators.retain(|w| w.conn.id != conn_id);
         info!(seat, "seat taken");
         self.push_lobby_to_all();
         Ok(Seated {
@@ -265,7 +268,7 @@ impl Table {
 
     pub(super) async fn leave(&mut self, conn_id: u64) -> Result<(), ErrorBody> {
         if self.is_spectator(conn_id) {
-            self.spectators.retain(|c| c.id != conn_id);
+            self.spectators.retain(|w| w.conn.id != conn_id);
             self.push_lobby_to_all();
             return Ok(());
         }
@@ -306,7 +309,8 @@ impl Table {
                 self.metrics.phase_change(Some(self.phase), Some(Phase::Closed));
                 self.phase = Phase::Closed;
                 for s in self.spectators.drain(..) {
-                    s.close(ErrorCode::UnknownLobby, "everyone left; the lobby is closed");
+                    s.conn
+                        .close(ErrorCode::UnknownLobby, "everyone left; the lobby is closed");
                 }
             }
         }

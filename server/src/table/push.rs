@@ -17,6 +17,10 @@ pub fn view_json(game: &AnyGame, viewer: Viewer, size_hint: &mut usize) -> RawJs
     RawJson::from(game.view_json(viewer, size_hint))
 }
 
+/// How many spectators' names a lobby push lists (the first to come); the rest are counted in `spectators` only,
+/// so that a crowd of watchers does not make every push of the lobby grow with it.
+pub(super) const WATCHERS_LISTED: usize = 20;
+
 impl Table {
     fn lobby_info(&self, now: Millis) -> LobbyInfo {
         LobbyInfo {
@@ -51,6 +55,12 @@ impl Table {
             turn_timer_ms: self.turn_timer_ms,
             match_id: self.running.as_ref().map(|r| r.match_id.to_string()),
             spectators: self.spectators.len() as u32,
+            watchers: self
+                .spectators
+                .iter()
+                .filter_map(|w| w.name.clone())
+                .take(WATCHERS_LISTED)
+                .collect(),
             listed: self.friends.listed,
             absent: self.absence.policy,
             abandoned: self.idleness.abandoned,
@@ -62,7 +72,7 @@ impl Table {
             Occupant::Human { conn: Some(c), .. } => Some((Viewer::Seat(Seat(i as u8)), c)),
             _ => None,
         });
-        seated.chain(self.spectators.iter().map(|c| (Viewer::Spectator, c)))
+        seated.chain(self.spectators.iter().map(|w| (Viewer::Spectator, &w.conn)))
     }
 
     pub(super) fn push_lobby_to_all(&mut self) {
@@ -181,6 +191,13 @@ impl Table {
         self.drop_connections(&failed);
     }
 
+    /// The version before the oldest change whose events the table still keeps (`running.history`): a
+    /// `last_version` from which every kept event is sent.
+    pub(super) fn earliest_kept(&self) -> Option<u64> {
+        let running = self.running.as_ref()?;
+        running.history.front().map(|(first, _)| first.saturating_sub(1))
+    }
+
     /// Pushes the current state to one connection that just arrived, with the events it missed since
     /// `last_version` when they are still in memory.
     pub(super) fn push_state_to(&mut self, conn: &Conn, viewer: Viewer, last_version: Option<u64>) {
@@ -225,7 +242,7 @@ impl Table {
                 self.mark_away(seat, now);
             }
         }
-        self.spectators.retain(|c| !ids.contains(&c.id));
+        self.spectators.retain(|w| !ids.contains(&w.conn.id));
     }
 }
 

@@ -16,6 +16,7 @@ import {
   forgetForms,
   gameAbout,
   gameFacts,
+  watchersText,
 } from "./lobby.js";
 import { rulesButton } from "./help.js";
 import { watchTips } from "./info_tip.js";
@@ -195,17 +196,34 @@ export async function joinLobby(code, name) {
   seated(reply);
 }
 
-export async function spectate(code, key = null) {
-  const reply = await app.conn.request("spectate", key ? { code, watch: key } : { code });
+/**
+ * Watches lobby `code` (`key`: its watch token, from a replay link) under `name`, or the name last used (the players
+ * see it); a spectator who was already watching, or whose log this browser kept, asks only for what it missed.
+ */
+export async function spectate(code, key = null, name = null) {
+  if (name) store.rememberName(name);
+  const reply = await app.conn.request("spectate", spectateFields(code, key, name || store.playerName() || null));
   app.conn.settled();
   const again = app.session?.spectator && app.session.code === reply.code;
-  app.session = { code: reply.code, seat: null, host: false, spectator: true, key };
+  app.session = { code: reply.code, seat: null, host: false, spectator: true, key, name: name || store.playerName() || null };
   app.route = { kind: "watch", code: reply.code, key };
   if (!again) app.log = store.logFor(reply.code);
   app.peek = null;
   setHash(key ? `#watch=${reply.code}&key=${key}` : `#watch=${reply.code}`);
   adoptEarlyPushes();
   render();
+}
+
+/** A `spectate` request's fields: the last version seen (on screen, or in the kept log) brings only what was missed
+ * since, none brings the match's history the server keeps. */
+function spectateFields(code, key, name) {
+  const fields = { code };
+  if (key) fields.watch = key;
+  if (name) fields.name = name;
+  const versions = (app.state && app.state.code === code ? [app.state] : store.logFor(code)).map((e) => e.version);
+  const seen = versions.filter((v) => typeof v === "number");
+  if (seen.length) fields.last_version = Math.max(...seen);
+  return fields;
 }
 
 function seated(reply) {
@@ -308,8 +326,7 @@ async function onReady(welcome) {
   clearNoticeIfConnection();
   try {
     if (app.session && app.session.spectator) {
-      const key = app.session.key;
-      await app.conn.request("spectate", key ? { code: app.session.code, watch: key } : { code: app.session.code });
+      await app.conn.request("spectate", spectateFields(app.session.code, app.session.key, app.session.name));
       app.conn.settled();
     } else if (app.session) {
       await resume(app.session.code);
@@ -516,6 +533,10 @@ function onState(update) {
   if (returning) app.returning = null;
   const me = ctx.me;
   const forMe = [];
+  // A spectator arriving mid-match gets the moves the server still keeps: say where its log starts.
+  if (!previous && app.session.spectator && update.since > 0 && update.since < update.version && !app.log.some((e) => e.kind === "game")) {
+    addLog({ say: { key: "state.log.from_move", params: { n: update.since + 1 } }, kind: "info", version: update.since });
+  }
   if (update.since < update.version) {
     for (const event of update.events) {
       const text = yourWords(screen.describe(event, ctx));
@@ -979,6 +1000,8 @@ function isActive(ctx, seat) {
 
 function renderPlayers(ctx, screen) {
   const seats = app.lobby?.seats || [];
+  // Who is watching, during the match too (the players see the names spectators gave).
+  const watchers = watchersText(app.lobby);
   return h(
     "section",
     { class: "players", "aria-labelledby": "players-h" },
@@ -1002,6 +1025,7 @@ function renderPlayers(ctx, screen) {
         );
       }),
     ),
+    watchers ? h("p", { class: "hint watchers", "data-key": "watchers" }, watchers) : null,
   );
 }
 

@@ -4,7 +4,7 @@
 import { h, seatLabel, seatMarker } from "./ui.js";
 import * as store from "./store.js";
 import { words } from "./words.js";
-import { t, tParts, hasKey } from "./i18n.js";
+import { t, tParts, hasKey, listOf } from "./i18n.js";
 import { chatPanel, presenceTag, hostPanel, seatHostButtons, openGames } from "./friends.js";
 
 /**
@@ -108,7 +108,7 @@ async function submitting(form, work) {
   }
 }
 
-function nameField(id) {
+function nameField(id, value = store.playerName(), required = true) {
   return h(
     "div",
     { class: "field" },
@@ -116,13 +116,71 @@ function nameField(id) {
     h("input", {
       id,
       name: "name",
-      required: true,
+      required,
       maxlength: "24",
       autocomplete: "nickname",
-      value: store.playerName(),
+      value,
       "data-key": id,
     }),
   );
+}
+
+/** Who is watching: the names spectators gave and how many more watch without one ("Watching: Cy and 1 other");
+ * null when nobody is. */
+export function watchersText(lobby) {
+  const n = lobby?.spectators || 0;
+  if (!n) return null;
+  const names = (lobby.watchers || []).slice(0, n);
+  if (!names.length) return t("lobby.watching", { n });
+  const more = n - names.length;
+  return t("lobby.watchers", { names: listOf(more > 0 ? [...names, t("lobby.watchers_more", { n: more })] : names) });
+}
+
+/** The forms of a spectator's choices, kept across re-renders (a push redraws the page under the typing):
+ * the name to watch under on a started game's link, and the name to play under when taking a free seat. */
+const keptWatch = { watch: new Map(), seat: new Map() };
+
+/** Watching a started, full or finished game from its link: under a name (remembered, as joining does). */
+function watchForm(code, label) {
+  if (keptWatch.watch.has(code)) return keptWatch.watch.get(code);
+  const form = h(
+    "form",
+    { class: "watch", "data-key": "watch-form" },
+    // Optional: a spectator without a name is counted, not named.
+    nameField("watch-name", store.playerName(), false),
+    h("p", { class: "hint" }, t("lobby.watch_name_hint")),
+    h(
+      "div",
+      { class: "buttons" },
+      h("button", { type: "submit", class: "primary", "data-key": "watch-started", "data-decision": "" }, label),
+    ),
+  );
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const name = form.elements.namedItem("name").value.trim();
+    submitting(form, () => hooks.spectate(code, null, name));
+  });
+  keptWatch.watch.set(code, restore(form));
+  return form;
+}
+
+/** A spectator of an open lobby with a free seat takes it without leaving first. */
+function takeSeatForm(code, name) {
+  if (keptWatch.seat.has(code)) return keptWatch.seat.get(code);
+  const form = h(
+    "form",
+    { class: "take-seat", "data-key": "take-seat-form" },
+    h("p", { class: "hint" }, t("lobby.take_seat_hint")),
+    nameField("seat-name", name || store.playerName()),
+    h("div", { class: "buttons" }, h("button", { type: "submit", class: "primary", "data-key": "take-seat" }, t("lobby.take_seat"))),
+  );
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const chosen = form.elements.namedItem("name").value.trim();
+    submitting(form, () => hooks.joinLobby(code, chosen));
+  });
+  keptWatch.seat.set(code, restore(form));
+  return form;
 }
 
 /** One option's field; `game` names the game whose option it is (for its words). */
@@ -196,7 +254,7 @@ const kept = { create: null, createFor: null, join: new Map() };
  */
 export function forgetForms() {
   const carried = new Map();
-  for (const form of [kept.create, ...kept.join.values()]) {
+  for (const form of [kept.create, ...kept.join.values(), ...keptWatch.watch.values(), ...keptWatch.seat.values()]) {
     if (!form) continue;
     for (const el of form.querySelectorAll("input, select")) {
       if (el.id) carried.set(el.id, el.type === "checkbox" ? el.checked : el.value);
@@ -205,6 +263,8 @@ export function forgetForms() {
   kept.create = null;
   kept.createFor = null;
   kept.join.clear();
+  keptWatch.watch.clear();
+  keptWatch.seat.clear();
   kept.carried = carried;
 }
 
@@ -390,7 +450,9 @@ function buildJoinForm(code) {
           onclick: () => {
             const c = hooks.normaliseCode(form.elements.namedItem("code").value);
             if (!c) return form.elements.namedItem("code").focus();
-            submitting(form, () => hooks.spectate(c));
+            // Watched under the name typed for joining, when there is one.
+            const name = form.elements.namedItem("name").value.trim();
+            submitting(form, () => hooks.spectate(c, null, name || null));
           },
         },
         t("lobby.watch"),
@@ -459,21 +521,7 @@ export function renderJoin(app, code, peek = null) {
       { class: `panel join-only ${kind}`, "aria-labelledby": "join-h", "data-key": `${kind}-link` },
       h("h1", { id: "join-h" }, t(`state.join.${which}`, { code, game })),
       h("p", {}, t(`state.join.${which}_hint`)),
-      h(
-        "div",
-        { class: "buttons" },
-        h(
-          "button",
-          {
-            type: "button",
-            class: "primary",
-            "data-key": "watch-started",
-            "data-decision": "",
-            onclick: () => hooks.spectate(code).catch(hooks.showError),
-          },
-          t(over ? "state.join.watch_finished" : "state.join.watch"),
-        ),
-      ),
+      watchForm(code, t(over ? "state.join.watch_finished" : "state.join.watch")),
       own,
     );
   }
@@ -613,8 +661,9 @@ export function renderLobby(app) {
     ),
     h("h2", {}, t("lobby.seats_h", { taken: lobby.seats.length - free, n: lobby.seats.length })),
     seats,
-    lobby.spectators ? h("p", { class: "hint" }, t("lobby.watching", { n: lobby.spectators })) : null,
+    lobby.spectators ? h("p", { class: "hint watchers", "data-key": "watchers" }, watchersText(lobby)) : null,
     app.session.spectator ? h("p", { class: "hint" }, t("lobby.you_watch")) : null,
+    app.session.spectator && free > 0 ? takeSeatForm(lobby.code, app.session.name) : null,
     h("div", { class: "controls" }, controls),
     host
       ? hostPanel(lobby, info, {
