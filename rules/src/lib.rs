@@ -13,8 +13,8 @@ pub mod secrets;
 pub mod testkit;
 
 pub use model::{
-    Actor, Audience, Deadline, Event, Game, GameInfo, Millis, OptionKind, OptionSpec, Outcome, Reject,
-    RejectKind, Rejection, Seat, SetupError, Status, Viewer,
+    Actor, Audience, Deadline, Event, Game, GameInfo, Millis, OptionKind, OptionSpec, Outcome, PlayerCounts,
+    Reject, RejectKind, Rejection, Seat, SetupError, Status, Viewer,
 };
 pub use registry::GameVisitor;
 pub use registry::{AnyGame, AppliedJson, GameSchemas, ReplayError};

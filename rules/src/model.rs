@@ -325,6 +325,26 @@ pub struct OptionSpec {
     pub label: &'static str,
     #[serde(flatten)]
     pub kind: OptionKind,
+    /// The table sizes at which the option changes anything (Molehills' grid for three players: 3 to 3); absent
+    /// (`None`) when it applies at every size the game allows. A table of another size keeps the option's value
+    /// but plays as if it were not there, so clients leave it out where they describe such a table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub players: Option<PlayerCounts>,
+}
+
+impl OptionSpec {
+    /// Whether the option changes anything at a table of `players` seats.
+    pub fn applies_to(&self, players: u8) -> bool {
+        self.players
+            .is_none_or(|range| (range.min..=range.max).contains(&players))
+    }
+}
+
+/// A range of table sizes, both ends included.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PlayerCounts {
+    pub min: u8,
+    pub max: u8,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson)]

@@ -613,10 +613,16 @@ async fn one_match(
     bo.client.goto(link.as_str().unwrap()).await.unwrap();
     bo.wait_for("the join form", "document.querySelector('.join-only #join-name')")
         .await;
+    // The page says who invites to what, and names the code (in groups of four) under it.
     let heading = bo.text("h1").await;
+    assert_eq!(
+        heading, "Ann invites you to play Hide and Eeek! (2 of 3 seats free)",
+        "the join page's invitation"
+    );
+    let panel = bo.text(".join-only").await.replace('-', "");
     assert!(
-        heading.contains(&code),
-        "the join page names the game code: {heading}"
+        panel.contains(&code),
+        "the join page names the game code: {panel}"
     );
     bo.fill(".join-only #join-name", "Bo").await;
     bo.click(".join-only button[data-key=join-submit]").await;

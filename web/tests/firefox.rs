@@ -1,6 +1,7 @@
 //! Firefox check: a real server (in this process, SQLite in a temporary file) and Firefox driven over WebDriver
-//! BiDi by `web/tests/firefox/firefox.mjs` (Node.js with puppeteer-core): for every game the server lists, a
-//! two-seat lobby is created on the page, a bot fills the other seat, and the whole match is played by clicking
+//! BiDi by `web/tests/firefox/firefox.mjs` (Node.js with puppeteer-core): for every game the server lists, its
+//! start-page card is checked (its picture drawn at its size, "Create a table" choosing it in the form with the
+//! create button in view), a two-seat lobby is created on the page, a bot fills the other seat, and the whole match is played by clicking
 //! what the page offers. Screenshots go to `target/browser-screenshots/firefox-*.png`.
 //!
 //! Needs `node`, Firefox (`/usr/bin/firefox-esr`, or `FIREFOX`) and `npm ci --prefix web/tests/firefox`. Without

@@ -17,6 +17,7 @@ import {
   gameAbout,
   gameFacts,
   watchersText,
+  pageTitle,
 } from "./lobby.js";
 import { rulesButton } from "./help.js";
 import { watchTips } from "./info_tip.js";
@@ -381,7 +382,11 @@ async function peekLobby(code) {
     // A lobby that could not be seen is offered as it is (`unseen`: the form, and the join says what is wrong).
     // `full`: every seat is taken, so a join could only be refused; the page says so before the form.
     const full = lobby ? lobby.seats.every((s) => s.occupant.kind !== "empty") : false;
-    app.peek = lobby ? { code, phase: lobby.phase, game: lobby.game, host: host?.name || null, full } : { code, unseen: true };
+    // `free` and `seats` word the invitation ("1 of 2 seats free").
+    const free = lobby ? lobby.seats.filter((s) => s.occupant.kind === "empty").length : 0;
+    app.peek = lobby
+      ? { code, phase: lobby.phase, game: lobby.game, host: host?.name || null, full, free, seats: lobby.seats.length }
+      : { code, unseen: true };
   } catch (e) {
     if (app.peek !== peek) return;
     const lost = e instanceof ServerError && e.code === "connection_lost";
@@ -732,6 +737,8 @@ export function render() {
       renderNotice();
       const main = document.getElementById("main");
       main.replaceChildren(currentScreen());
+      // A shared link's open lobby names itself in the tab: who invites to which game.
+      document.title = pageTitle(app) || t("common.page_title");
       applyConnection();
     },
     { decide },
@@ -1312,7 +1319,8 @@ export async function start() {
     normaliseCode,
     gameInfo,
     gameTitle,
-    rulesButton: (game) => rulesButton(game, describeGame),
+    rulesButton: (game, key) => rulesButton(game, describeGame, key),
+    gamePicture: (game) => screenFor(game).picture?.() || null,
   });
   initFriends({
     request,

@@ -156,7 +156,7 @@ export function presenceTag(occupant) {
 // ---- host controls -------------------------------------------------------------------------------------------
 
 /** The host's controls of an open lobby: options, seats, timer, visibility. */
-export function hostPanel(lobby, info, { request, optionField, readOptions, timers, absence, readAbsence }) {
+export function hostPanel(lobby, info, { request, optionField, showApplicable, readOptions, timers, absence, readAbsence }) {
   const form = h("form", { class: "host-settings", "aria-labelledby": "host-h" });
   const specs = info ? info.options : [];
   const fields = specs.map((spec) => {
@@ -175,6 +175,15 @@ export function hostPanel(lobby, info, { request, optionField, readOptions, time
     required: true,
     inputmode: "numeric",
   });
+  const optionsBox = h(
+    "fieldset",
+    { class: "options" },
+    h("legend", {}, t("friends.host.options")),
+    fields.length ? fields : h("p", { class: "hint" }, t("lobby.no_options")),
+  );
+  // An option that changes nothing at this table size is hidden, and shown again when the size changes.
+  showApplicable(optionsBox, specs, lobby.seats.length);
+  seats.addEventListener("input", () => showApplicable(optionsBox, specs, Number(seats.value)));
   const timer = h(
     "select",
     { id: "host-timer", name: "timer" },
@@ -189,12 +198,7 @@ export function hostPanel(lobby, info, { request, optionField, readOptions, time
   }
   form.append(
     h("h2", { id: "host-h" }, t("friends.host.title")),
-    h(
-      "fieldset",
-      { class: "options" },
-      h("legend", {}, t("friends.host.options")),
-      fields.length ? fields : h("p", { class: "hint" }, t("lobby.no_options")),
-    ),
+    optionsBox,
     h(
       "div",
       { class: "field" },
@@ -299,7 +303,8 @@ export function openGames(catalogue, { gameTitle, optionLines, duration }) {
           { class: "open-games", id: "open-games" },
           lobbies.map((l) => {
             const info = catalogue.find((g) => g.id === l.game);
-            const options = optionLines(info, l.options);
+            // Only the options that change anything at this table's size (`players` in GET /api/games).
+            const options = optionLines(info, l.options, l.seats);
             if (l.turn_timer_ms) options.push(t("lobby.timer_line", { time: duration(l.turn_timer_ms) }));
             return h(
               "li",

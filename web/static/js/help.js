@@ -3,7 +3,9 @@
 // without one gets a short fallback from the catalogue (the game's description and player count).
 //
 // The dialog is the browser's modal <dialog>: it keeps keyboard focus inside while open, closes on Escape, and
-// gives focus back to the button that opened it. It lives outside #main, so the page's re-renders leave it alone.
+// gives focus back to the button that opened it (found again by its `data-key` when the page was redrawn while the
+// dialog was open). It lives outside #main, so the page's re-renders leave it alone. The start page has one button
+// per game (`rules-open-<game>`), a lobby and a table one (`rules-open`).
 
 import { h } from "./ui.js";
 import { t, onLangChange } from "./i18n.js";
@@ -12,6 +14,8 @@ import { screenFor } from "./games/index.js";
 let dialog = null;
 /** The game shown and how to describe it, so a change of language can redraw an open dialog. */
 let shown = null;
+/** The `data-key` of the button that opened the dialog, to give focus back to. */
+let opener = null;
 
 function ensureDialog() {
   if (dialog) return dialog;
@@ -26,6 +30,11 @@ function ensureDialog() {
   });
   dialog.addEventListener("close", () => {
     shown = null;
+    const key = opener;
+    opener = null;
+    // The browser gives focus back to the opening button; a redraw meanwhile replaced it with one of the same key.
+    const button = key ? document.querySelector(`[data-key="${key}"]`) : null;
+    if (button && document.activeElement !== button) button.focus();
   });
   document.body.append(dialog);
   onLangChange(() => {
@@ -69,25 +78,33 @@ function fill(what) {
   );
 }
 
-/** Opens the rules of `game`; `describe(game)` gives `{ title, about, facts }` in the page's words. */
-export function openRules(game, describe) {
+/**
+ * Opens the rules of `game`; `describe(game)` gives `{ title, about, facts }` in the page's words; `from` is the
+ * `data-key` of the button that opened it.
+ */
+export function openRules(game, describe, from = null) {
   ensureDialog();
+  if (!dialog.open) opener = from;
   shown = { game, describe };
   fill(shown);
   if (!dialog.open) dialog.showModal();
   dialog.querySelector("[data-key=rules-close]").focus();
 }
 
-/** The "How to play" button for `game`. */
-export function rulesButton(game, describe) {
+/**
+ * The "How to play" button for `game`; `key` names it for focus (one per game where several games are listed).
+ * The rules are the page's own: opening them asks nothing of the server, so the button works offline too.
+ */
+export function rulesButton(game, describe, key = "rules-open") {
   return h(
     "button",
     {
       type: "button",
       class: "rules-button small",
-      "data-key": "rules-open",
+      "data-key": key,
+      "data-stays-online": "",
       "aria-haspopup": "dialog",
-      onclick: () => openRules(game, describe),
+      onclick: () => openRules(game, describe, key),
     },
     t("rules.button"),
   );

@@ -83,12 +83,31 @@ export function optionValue(game, spec, value) {
   return hasKey(key) ? t(key) : words(String(value));
 }
 
-/** The lobby's options as "name: value" lines. */
-function optionLines(info, options) {
+/**
+ * Whether an option changes anything at a table of `seats` (the catalogue's `players` range, absent when it always
+ * does: Molehills' grid for three players matters at three only). Unknown seats: it may.
+ */
+export function optionApplies(spec, seats) {
+  if (!spec.players || !Number.isFinite(seats)) return true;
+  return seats >= spec.players.min && seats <= spec.players.max;
+}
+
+/** The lobby's options as "name: value" lines, leaving out those that change nothing at a table of `seats`. */
+function optionLines(info, options, seats) {
   if (!info) return Object.entries(options || {}).map(([k, v]) => `${words(k)}: ${words(String(v))}`);
-  return info.options.map((o) => `${optionLabel(info.id, o)}: ${optionValue(info.id, o, options?.[o.key] ?? o.default)}`);
+  return info.options
+    .filter((o) => optionApplies(o, seats))
+    .map((o) => `${optionLabel(info.id, o)}: ${optionValue(info.id, o, options?.[o.key] ?? o.default)}`);
 }
 export { optionLines };
+
+/** Hides the option fields of `box` (marked `data-option`) that change nothing at a table of `seats`. */
+function showApplicable(box, specs, seats) {
+  for (const spec of specs) {
+    const field = box.querySelector(`[data-option="${spec.key}"]`);
+    if (field) field.hidden = !optionApplies(spec, seats);
+  }
+}
 
 function readAbsence(form) {
   const [policy, grace] = (form.elements.namedItem("absent")?.value || "wait:0").split(":");
@@ -215,7 +234,7 @@ function optionField(spec, game) {
   } else if (spec.type === "boolean") {
     return h(
       "div",
-      { class: "field check" },
+      { class: "field check", "data-option": spec.key },
       h("input", { id, name: spec.key, type: "checkbox", checked: spec.default }),
       h("label", { for: id }, label),
     );
@@ -226,7 +245,7 @@ function optionField(spec, game) {
       spec.values.map((v) => h("option", { value: v, selected: v === spec.default }, optionValue(game, spec, v))),
     );
   }
-  return h("div", { class: "field" }, h("label", { for: id }, label, range), control);
+  return h("div", { class: "field", "data-option": spec.key }, h("label", { for: id }, label, range), control);
 }
 
 function readOptions(form, specs) {
@@ -346,7 +365,12 @@ function buildCreateForm(app) {
     seatsInput.value = Math.min(Math.max(2, info.min_players), info.max_players);
     seatsHint.textContent = ` ${info.min_players}–${info.max_players}`;
     absenceSelect.replaceChildren(...absenceChoices(info));
+    showApplicable(optionsBox, info.options, Number(seatsInput.value));
   };
+  // An option that changes nothing at the chosen table size is hidden (and shown again when the size changes).
+  seatsInput.addEventListener("input", () => {
+    showApplicable(optionsBox, hooks.gameInfo(selected).options, Number(seatsInput.value));
+  });
   const select = h(
     "select",
     {
@@ -468,15 +492,85 @@ function buildJoinForm(code) {
   return form;
 }
 
+/**
+ * Chooses `game` in the create form and brings the form into view, focus on the name (a game card's "Create a
+ * table"): the card's choice is the form's, and the rest of the form is as the player left it.
+ */
+function chooseGame(game) {
+  const select = document.getElementById("create-game");
+  if (!select) return;
+  if (select.value !== game) {
+    select.value = game;
+    select.dispatchEvent(new Event("change"));
+  }
+  const panel = document.getElementById("create-panel");
+  panel?.scrollIntoView({ block: "start" });
+  const name = document.getElementById("create-name");
+  (name && !name.value ? name : document.querySelector("[data-key=create-submit]"))?.focus({ preventScroll: true });
+}
+
+/** One game of the start page: its picture (drawn by its screen), name, players and time, a few lines, "How to
+ * play" (the rules dialog, nothing created) and "Create a table" (the form below, with this game chosen). */
+function gameCard(info) {
+  const title = hooks.gameTitle(info.id);
+  const picture = hooks.gamePicture ? hooks.gamePicture(info.id) : null;
+  return h(
+    "li",
+    { class: "game-card", "data-game": info.id },
+    picture ? h("div", { class: "game-picture", "aria-hidden": "true" }, picture) : null,
+    h(
+      "div",
+      { class: "game-card-text" },
+      h("h2", { id: `game-h-${info.id}` }, title),
+      h("p", { class: "game-facts hint" }, gameFacts(info)),
+      h("p", { class: "game-about" }, gameAbout(info.id)),
+      h(
+        "div",
+        { class: "buttons" },
+        hooks.rulesButton ? hooks.rulesButton(info.id, `rules-open-${info.id}`) : null,
+        h(
+          "button",
+          {
+            type: "button",
+            class: "primary small",
+            "data-key": `create-${info.id}`,
+            "aria-label": t("lobby.home.create_table_for", { game: title }),
+            onclick: () => chooseGame(info.id),
+          },
+          t("lobby.home.create_table"),
+        ),
+      ),
+    ),
+  );
+}
+
 export function renderHome(app) {
+  const games = app.catalogue.length
+    ? h("ul", { class: "game-cards", id: "game-cards" }, app.catalogue.map(gameCard))
+    : h("p", {}, t("lobby.no_games_yet"));
   return h(
     "div",
     { class: "home" },
     h(
       "section",
-      { class: "panel create-panel", "aria-labelledby": "create-h" },
-      h("h1", { id: "create-h" }, t("lobby.home.create_h")),
+      { class: "panel games-panel", "aria-labelledby": "games-h" },
+      h("h1", { id: "games-h" }, t("lobby.home.games_h")),
       h("p", { class: "intro-line" }, t("lobby.home.intro")),
+      h(
+        "p",
+        { class: "home-jump" },
+        h("a", { href: "#create-panel", "data-key": "jump-create", onclick: jumpTo("create-panel") }, t("lobby.home.jump_create")),
+        " · ",
+        h("a", { href: "#join-h", "data-key": "jump-join", onclick: jumpTo("join-h") }, t("lobby.home.jump_join")),
+        " · ",
+        h("a", { href: "#open-h", "data-key": "jump-open", onclick: jumpTo("open-h") }, t("lobby.home.jump_open")),
+      ),
+      games,
+    ),
+    h(
+      "section",
+      { class: "panel create-panel", id: "create-panel", "aria-labelledby": "create-h" },
+      h("h2", { id: "create-h" }, t("lobby.home.create_h")),
       createForm(app),
     ),
     h(
@@ -486,6 +580,45 @@ export function renderHome(app) {
       openGames(app.catalogue, { gameTitle: hooks.gameTitle, optionLines, duration }),
     ),
   );
+}
+
+/** A link within the start page that scrolls to a section without changing the address (the address routes). */
+function jumpTo(id) {
+  return (event) => {
+    event.preventDefault();
+    const target = document.getElementById(id);
+    if (!target) return;
+    target.scrollIntoView({ block: "start" });
+    const field = target.closest("section")?.querySelector("input, select, button, a[href]");
+    field?.focus({ preventScroll: true });
+  };
+}
+
+/**
+ * The invitation a lobby's link carries, in the page's language: who invites, to which game, how many seats are
+ * free ("Ann invites you to play Mountains out of Molehills (1 of 2 seats free)"). `host` may be unknown.
+ */
+export function invitation({ game, host, free, seats }) {
+  const params = { game: hooks.gameTitle(game), free, n: seats };
+  return host ? t("lobby.invite.text", { ...params, name: host }) : t("lobby.invite.text_anon", params);
+}
+
+/** What the open lobby `lobby` invites to (for its share text and copy). */
+function lobbyInvitation(lobby) {
+  const host = lobby.seats.find((s) => s.seat === lobby.host)?.occupant;
+  const free = lobby.seats.filter((s) => s.occupant.kind === "empty").length;
+  return invitation({ game: lobby.game, host: host?.kind === "human" ? host.name : null, free, seats: lobby.seats.length });
+}
+
+/**
+ * The page's title while it shows an open lobby's link to someone not seated there: the invitation, so that the
+ * tab (and a bookmark) says what it is. Null elsewhere (the page's own title).
+ */
+export function pageTitle(app) {
+  const peek = app.peek;
+  if (app.session || app.route.kind !== "join" || !peek || peek.code !== app.route.code) return null;
+  if (!peek.game || peek.phase !== "open" || peek.full) return null;
+  return invitation(peek);
 }
 
 export function renderJoin(app, code, peek = null) {
@@ -525,10 +658,13 @@ export function renderJoin(app, code, peek = null) {
       own,
     );
   }
+  // An open lobby that could be seen says who invites to which game; one that could not keeps its code alone.
+  const invited = peek.game && peek.phase === "open";
   return h(
     "section",
     { class: "panel join-only", "aria-labelledby": "join-h" },
-    h("h1", { id: "join-h" }, t("lobby.join_title", { code })),
+    h("h1", { id: "join-h", "data-key": "invitation" }, invited ? invitation(peek) : t("lobby.join_title", { code })),
+    invited ? h("p", { class: "hint" }, t("lobby.invite.code_line", { code: groupCode(code) })) : null,
     h("p", {}, t("lobby.join_hint")),
     joinForm(code),
     h("p", {}, h("a", { href: "#", onclick: () => (location.hash = "") }, t("lobby.own_game"))),
@@ -565,8 +701,9 @@ export function renderLobby(app) {
   const host = app.session.host && !app.session.spectator;
   const free = lobby.seats.filter((s) => s.occupant.kind === "empty").length;
   const link = shareLink(lobby.code);
+  const invite = lobbyInvitation(lobby);
   const info = hooks.gameInfo(lobby.game);
-  const optionText = optionLines(info, lobby.options);
+  const optionText = optionLines(info, lobby.options, lobby.seats.length);
   if (lobby.turn_timer_ms) optionText.push(t("lobby.timer_line", { time: duration(lobby.turn_timer_ms) }));
   const away = absenceWords(lobby.absent);
   if (away) optionText.push(away);
@@ -654,9 +791,25 @@ export function renderLobby(app) {
       h(
         "div",
         { class: "buttons" },
-        h("button", { type: "button", "data-key": "copy-link", onclick: () => copy(link, "link") }, t("lobby.copy_link")),
+        h(
+          "button",
+          { type: "button", "data-key": "copy-link", onclick: () => copy(`${invite}: ${link}`, "invite") },
+          t("lobby.copy_invite"),
+        ),
+        typeof navigator.share === "function"
+          ? h(
+              "button",
+              {
+                type: "button",
+                "data-key": "share-link",
+                onclick: () => navigator.share({ title: invite, text: invite, url: link }).catch(() => {}),
+              },
+              t("lobby.share_button"),
+            )
+          : null,
         h("button", { type: "button", "data-key": "copy-code", onclick: () => copy(groupCode(lobby.code), "code") }, t("lobby.copy_code")),
       ),
+      h("p", { class: "invitation", id: "invitation" }, invite),
       h("p", { class: "hint link" }, tParts("lobby.share", { link: h("a", { href: link, id: "share-link" }, link) })),
     ),
     h("h2", {}, t("lobby.seats_h", { taken: lobby.seats.length - free, n: lobby.seats.length })),
@@ -669,6 +822,7 @@ export function renderLobby(app) {
       ? hostPanel(lobby, info, {
           request: hooks.request,
           optionField,
+          showApplicable,
           readOptions,
           timers: turnTimers(),
           absence: () => (info ? absenceChoices(info, lobby.absent) : []),

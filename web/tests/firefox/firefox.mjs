@@ -1,4 +1,5 @@
-// Firefox check of the web client, run by web/tests/firefox.rs: for each game id given, create a two-seat lobby,
+// Firefox check of the web client, run by web/tests/firefox.rs: for each game id given, check its start-page card
+// (picture drawn, "Create a table" choosing it in the form), create a two-seat lobby,
 // fill the other seat with a bot, start, and play the whole match by clicking the actions the page offers (every
 // element that plays an action is marked data-act). Screenshots go to the folder given.
 // Usage: node firefox.mjs BASE_URL SCREENSHOT_DIR GAME_ID...
@@ -27,11 +28,24 @@ for (const id of games) {
     await page.setViewport({ width: 1280, height: 900 });
     await page.goto(`${base}/`);
     await page.waitForSelector("#create-game option", { timeout: 20_000 });
-    await page.evaluate((id) => {
-      const s = document.querySelector("#create-game");
-      s.value = id;
-      s.dispatchEvent(new Event("change"));
-    }, id);
+    // The start page leads with the games: this game's card has its picture drawn at its size, and its "Create a
+    // table" chooses it in the form and brings the form's create button into view.
+    const card = `.game-card[data-game=${id}]`;
+    await page.waitForFunction(
+      (card) => {
+        const box = document.querySelector(`${card} .game-picture`)?.getBoundingClientRect();
+        const art = document.querySelector(`${card} .game-picture svg, ${card} .game-picture img`)?.getBoundingClientRect();
+        return box && art && box.width > 40 && art.width > 20 && art.height > 20 && art.width <= box.width + 1;
+      },
+      { timeout: 20_000 },
+      card,
+    );
+    await page.click(`${card} button[data-key=create-${id}]`);
+    const chosen = await page.evaluate(() => {
+      const r = document.querySelector("button[data-key=create-submit]").getBoundingClientRect();
+      return { game: document.querySelector("#create-game").value, inView: r.top >= 0 && r.bottom <= innerHeight };
+    });
+    if (chosen.game !== id || !chosen.inView) throw new Error(`the card's "Create a table": ${JSON.stringify(chosen)}`);
     await page.evaluate(() => {
       for (const [sel, value] of [["#create-seats", "2"], ["#create-name", "Fox"]]) {
         const f = document.querySelector(sel);

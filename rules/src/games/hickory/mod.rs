@@ -921,6 +921,7 @@ impl Game for Hickory {
                     values: vec!["printed", "free"],
                     default: "printed",
                 },
+                players: None,
             }],
         }
     }

@@ -1111,6 +1111,7 @@ impl Game for HideAndEeek {
                         max: MAX_TARGET.into(),
                         default: DEFAULT_TARGET.into(),
                     },
+                    players: None,
                 },
                 OptionSpec {
                     key: "claim_window_ms",
@@ -1120,6 +1121,7 @@ impl Game for HideAndEeek {
                         max: MAX_CLAIM_WINDOW_MS.into(),
                         default: DEFAULT_CLAIM_WINDOW_MS.into(),
                     },
+                    players: None,
                 },
                 OptionSpec {
                     key: "reaction_floor_ms",
@@ -1129,6 +1131,7 @@ impl Game for HideAndEeek {
                         max: MAX_REACTION_FLOOR_MS.into(),
                         default: DEFAULT_REACTION_FLOOR_MS.into(),
                     },
+                    players: None,
                 },
             ],
         }

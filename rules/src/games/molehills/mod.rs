@@ -24,8 +24,8 @@ pub use data::{
 };
 
 use crate::model::{
-    Actor, Deadline, Event, Game, GameInfo, Millis, OptionKind, OptionSpec, Outcome, Reject, RejectKind,
-    Seat, SetupError, Status, Viewer,
+    Actor, Deadline, Event, Game, GameInfo, Millis, OptionKind, OptionSpec, Outcome, PlayerCounts, Reject,
+    RejectKind, Seat, SetupError, Status, Viewer,
 };
 use crate::rng::Rng;
 
@@ -997,6 +997,8 @@ impl Game for Molehills {
                     values: vec!["6x6", "5x5"],
                     default: "6x6",
                 },
+                // Only three players choose their grid (`data::grid_side`).
+                players: Some(PlayerCounts { min: 3, max: 3 }),
             }],
         }
     }

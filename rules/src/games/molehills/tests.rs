@@ -171,6 +171,23 @@ fn grids_by_player_count() {
     assert!(Molehills::new(&MolehillsConfig::default(), 5, 1).is_err());
 }
 
+/// The catalogue says at which table sizes the grid option matters (clients leave it out elsewhere): exactly where
+/// the two grids give different boards.
+#[test]
+fn grid_option_applies_where_the_grids_differ() {
+    let info = Molehills::info();
+    let spec = info
+        .options
+        .iter()
+        .find(|o| o.key == "three_player_grid")
+        .expect("option");
+    for players in info.min_players..=info.max_players {
+        let differ = data::grid_side(players, ThreePlayerGrid::Seed6x6)
+            != data::grid_side(players, ThreePlayerGrid::Published5x5);
+        assert_eq!(spec.applies_to(players), differ, "{players} players");
+    }
+}
+
 #[test]
 fn config_json_takes_defaults_and_refuses_unknown_options() {
     let c: MolehillsConfig = serde_json::from_str("{}").expect("defaults");

@@ -767,6 +767,7 @@ impl Game for Quacks {
                 key: "stir_every_round",
                 label: "Draw in lockstep (\"Stir!\") in every round, not only in round 9",
                 kind: OptionKind::Boolean { default: false },
+                players: None,
             }],
         }
     }

@@ -826,4 +826,17 @@ export function rules() {
   );
 }
 
-export default { id: "hickory_dickory", title: "Hickory Dickory", render, describe, headline, playerInfo, rules, actionLabel };
+/** The game's picture for the start page: three players' mice. */
+export function picture() {
+  return h(
+    "span",
+    { class: "game-picture-mice" },
+    [
+      { seat: 0, mouse: "scurrier" },
+      { seat: 1, mouse: "spotter" },
+      { seat: 2, mouse: "scavenger" },
+    ].map((ref) => mouseSvg(ref, { size: 44 })),
+  );
+}
+
+export default { id: "hickory_dickory", title: "Hickory Dickory", render, describe, headline, playerInfo, rules, actionLabel, picture };

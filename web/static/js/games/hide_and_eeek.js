@@ -863,4 +863,9 @@ export function rules() {
   return panel;
 }
 
-export default { id: "hide_and_eeek", title: "Hide and Eeek!", render, describe, headline, playerInfo, onKey, rules };
+/** The game's picture for the start page: a face-up card with the mouse hidden in it (the rules' example). */
+export function picture() {
+  return h("span", { class: "card face game-picture-card" }, cardArt(EXAMPLE_CARD, EXAMPLE_SPOT));
+}
+
+export default { id: "hide_and_eeek", title: "Hide and Eeek!", render, describe, headline, playerInfo, onKey, rules, picture };

@@ -671,4 +671,9 @@ export function rules() {
   ]);
 }
 
-export default { id: "molehills", title: "Mountains out of Molehills", render, describe, headline, playerInfo, rules };
+/** The game's picture for the start page: a mountain of three players' pieces over a mole facing north. */
+export function picture() {
+  return spaceArt([0, 1, 2, 0], 4, { seat: 1, facing: "north" }, true);
+}
+
+export default { id: "molehills", title: "Mountains out of Molehills", render, describe, headline, playerInfo, rules, picture };

@@ -359,4 +359,9 @@ export function rules() {
   return panel;
 }
 
-export default { id: "new_year_puzzle", title: "New Year Picture Puzzle", render, describe, headline, playerInfo, onKey, rules };
+/** The game's picture for the start page: the whole New Year picture the cards fill in. */
+export function picture() {
+  return h("img", { src: "/new-year.svg", alt: "", width: "120", height: "120" });
+}
+
+export default { id: "new_year_puzzle", title: "New Year Picture Puzzle", render, describe, headline, playerInfo, onKey, rules, picture };

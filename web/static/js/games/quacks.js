@@ -776,4 +776,15 @@ export function rules() {
   );
 }
 
-export default { id: "quacks", title: "The Quacks of Quedlinburg", render, describe, headline, playerInfo, onKey, rules, actionLabel };
+/** The game's picture for the start page: a few ingredients as chips. */
+export function picture() {
+  const chips = [
+    { colour: "orange", value: 1 },
+    { colour: "white", value: 3 },
+    { colour: "red", value: 2 },
+    { colour: "blue", value: 4 },
+  ];
+  return h("span", { class: "game-picture-chips" }, chips.map((c) => chipToken(c, { size: 44, label: false })));
+}
+
+export default { id: "quacks", title: "The Quacks of Quedlinburg", render, describe, headline, playerInfo, onKey, rules, actionLabel, picture };
