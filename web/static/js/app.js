@@ -1068,12 +1068,14 @@ function renderOutcome(state, ctx) {
   seats.sort((a, b) => a.placing - b.placing || a.seat - b.seat);
   const winners = o.winners.map((s) => ctx.name(s));
   const youWon = ctx.me !== null && o.winners.includes(ctx.me);
+  // A spectator has nothing to do at the end (until a rematch is offered to watch): focus goes to the result.
+  const resultIsNext = ctx.spectator && !app.rematch?.new_code;
   return h(
     "section",
     { class: "outcome", "aria-labelledby": "outcome-h", id: "outcome" },
     h(
       "h2",
-      { id: "outcome-h" },
+      { id: "outcome-h", tabindex: "-1", "data-decision": resultIsNext ? "" : null },
       youWon
         ? winners.length > 1
           ? t("common.outcome.you_share")
