@@ -54,6 +54,8 @@ export const app = {
   busy: false,
   /** The open rematch offer of a finished lobby (the `rematch` push). */
   rematch: null,
+  /** At a rematch's table: { code, seen }, the seats seen connected there since it began (see `lobbyChanges`). */
+  arrivals: null,
   /** Set when a change gives the player a new decision: the next redraw of a lobby or game moves focus to it. */
   wantFocus: false,
   /** The lobby code being resumed: its next state tells what was played for this seat meanwhile. */
@@ -459,7 +461,10 @@ function onLobby(lobby) {
   early.lobby = lobby;
   if (app.peek && app.peek.waiting && lobby.code === app.peek.code) app.peek.waiting(lobby);
   if (!app.session || lobby.code !== app.session.code) return;
-  const changes = lobbyChanges(app.lobby, lobby, app.session.seat);
+  // At a rematch's table, a player's first connection is an arrival, not a return ("Bo is back."): they never left.
+  const arrivals = app.arrivals?.code === lobby.code ? app.arrivals.seen : null;
+  const changes = lobbyChanges(app.lobby, lobby, app.session.seat, arrivals);
+  if (arrivals) for (const s of lobby.seats) if (s.occupant.connected) arrivals.add(s.seat);
   for (const say of changes) addLog({ say, kind: "lobby", version: null });
   if (changes.length) announce(changes.map((say) => messageWords(say)).join(". "));
   const opened = !app.lobby || app.lobby.code !== lobby.code;
@@ -598,6 +603,7 @@ function onRematch(offer) {
 /** A spectator of a finished table moves on to watch its rematch. */
 function watchRematch(code) {
   resetSession();
+  app.arrivals = { code, seen: new Set() };
   app.route = { kind: "watch", code };
   setHash(`#watch=${code}`);
   render();
@@ -622,6 +628,7 @@ async function onRematched(message) {
   app.lobby = null;
   app.state = null;
   app.rematch = null;
+  app.arrivals = { code: message.code, seen: new Set() };
   try {
     await resume(message.code);
     addLog({ say: { key: "common.rematch.begun" }, kind: "lobby", version: null });
