@@ -262,8 +262,11 @@ async fn a_match_and_its_rematch_on_a_cluster_node_hold_their_own_leases() {
         start_match(a.addr, GAME, json!({"target": 3, "claim_window_ms": 1000}), 2, 2).await;
     let played = play(&mut players, &Time::Manual(a.clock.clone()), 21, 100_000).await;
     assert_eq!(played.last_state["status"]["kind"], "over");
+    // A word at the finished table: the rematch's lobby carries it on.
+    let r = players[0].client.request(req::chat("one more?")).await;
+    assert_eq!(r["type"], "ok", "{r}");
     // The rematch's lobby is created by the finished table (not through the hub): the fence takes its lease
-    // for the node in the statement that inserts it.
+    // for the node in the statement that inserts it, so that its chat's copy is written by its owner too.
     for p in &mut players {
         let r = p.client.request(req::rematch(true)).await;
         assert_eq!(r["type"], "ok", "{r}");
@@ -278,6 +281,8 @@ async fn a_match_and_its_rematch_on_a_cluster_node_hold_their_own_leases() {
     let token = rematched["seat_token"].as_str().unwrap();
     let r = c.request(req::resume(&new_code, token)).await;
     assert_eq!(r["type"], "resumed", "{r}");
+    let history = c.wait_push("chat_history", |_| true).await;
+    assert_eq!(history["messages"][0]["text"], "one more?", "{history}");
     a.stop().await;
     cl.finish().await;
 }

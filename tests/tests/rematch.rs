@@ -288,3 +288,104 @@ async fn a_rematch_starts_when_everyone_answered_or_the_offer_runs_out() {
         db.drop_db().await;
     }
 }
+
+/// The players' conversation goes on at the rematch's table (issue 44, point 3): its chat starts with the last
+/// [`protocol::CHAT_HISTORY`] messages of the finished lobby, numbered as they were, its new messages follow
+/// them, and it is so after a restart too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_chat_goes_on_at_the_rematch() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let mut config = test_config();
+        config.chat_burst = 1_000.0;
+        let server = TestServer::start(&db, config.clone()).await;
+        let (code, mut players) = finished_match(&server, 2).await;
+        // More than the history holds, from both seats: only the last 50 go on.
+        let total = protocol::CHAT_HISTORY as u64 + 3;
+        for i in 1..=total {
+            let p = &mut players[(i % 2) as usize];
+            let r = p.client.request(req::chat(&format!("message {i}"))).await;
+            assert_eq!(r["type"], "ok", "{r}");
+        }
+        let last = players[0]
+            .client
+            .wait_push("chat_message", |m| m["message"]["id"] == total)
+            .await;
+        assert_eq!(last["code"], code.as_str());
+
+        players[0].client.request(req::rematch(true)).await;
+        let r = players[1].client.request(req::rematch(true)).await;
+        assert_eq!(r["type"], "ok", "{r}");
+        let mut tokens = Vec::new();
+        for p in &mut players {
+            let rematched = p.client.wait_push("rematched", |_| true).await;
+            tokens.push((
+                rematched["code"].as_str().unwrap().to_string(),
+                rematched["seat_token"].as_str().unwrap().to_string(),
+            ));
+        }
+        let new_code = tokens[0].0.clone();
+        let expected: Vec<(u64, String, u64)> = ((total - protocol::CHAT_HISTORY as u64 + 1)..=total)
+            .map(|i| (i, format!("message {i}"), i % 2))
+            .collect();
+        let seen = |history: &Value| -> Vec<(u64, String, u64)> {
+            history["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| {
+                    (
+                        m["id"].as_u64().unwrap(),
+                        m["text"].as_str().unwrap().to_string(),
+                        m["seat"].as_u64().unwrap(),
+                    )
+                })
+                .collect()
+        };
+        for (p, (_, token)) in players.iter_mut().zip(&tokens) {
+            let r = p.client.request(req::leave()).await;
+            assert_eq!(r["type"], "ok", "{r}");
+            let r = p.client.request(req::resume(&new_code, token)).await;
+            assert_eq!(r["type"], "resumed", "{r}");
+            let history = p
+                .client
+                .wait_push("chat_history", |h| h["code"] == new_code.as_str())
+                .await;
+            assert_eq!(
+                seen(&history),
+                expected,
+                "seat {}: the rematch's chat carries the last {} messages on, oldest first",
+                p.seat,
+                protocol::CHAT_HISTORY
+            );
+        }
+        // A new message at the new table is numbered after them.
+        let r = players[1].client.request(req::chat("again!")).await;
+        assert_eq!(r["type"], "ok", "{r}");
+        let m = players[0]
+            .client
+            .wait_push("chat_message", |m| m["code"] == new_code.as_str())
+            .await;
+        assert_eq!(m["message"]["id"], total + 1);
+        assert_eq!(m["message"]["text"], "again!");
+
+        // After a restart the rematch's history is read from the database: the same, and the new message.
+        let clock = server.clock.clone();
+        server.stop().await;
+        drop(players);
+        let server = TestServer::start_with_clock(&db, config, clock).await;
+        let mut back = server.client().await;
+        let r = back.request(req::resume(&new_code, &tokens[0].1)).await;
+        assert_eq!(r["type"], "resumed", "{r}");
+        let history = back.wait_push("chat_history", |_| true).await;
+        let mut after = expected[1..].to_vec();
+        after.push((total + 1, "again!".to_string(), 1));
+        assert_eq!(seen(&history), after);
+        // The finished lobby keeps its own chat as it was.
+        let store = db.store().await;
+        assert_eq!(store.recent_chat(&code, 100).await.unwrap().len() as u64, total);
+        store.close().await;
+        server.stop().await;
+        db.drop_db().await;
+    }
+}

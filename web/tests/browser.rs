@@ -846,12 +846,12 @@ async fn one_match(
             );
         }
         assert!(outcome.contains("1st"), "{}: someone is first: {outcome}", b.name);
+        // The end is told once (issue 44: Hide and Eeek! logged it twice, its own line and the table's).
         let log = b.text(".log-list").await;
-        assert!(
-            log.contains("Game over"),
-            "{}: the log tells the end: {log}",
-            b.name
-        );
+        let ends = b
+            .js("return [...document.querySelectorAll('.log-list li')].filter(l => /game over|game is over/i.test(l.textContent)).length")
+            .await;
+        assert_eq!(ends, json!(1), "{}: the log tells the end once: {log}", b.name);
         results.push(
             b.js("return [...document.querySelectorAll('#outcome tbody tr')].map(r => [...r.cells].map(c => (c.querySelector('.seat-name') || c).textContent.trim()).join(' ')).join(' | ')")
                 .await,
@@ -864,6 +864,12 @@ async fn one_match(
     shot(ann, "11-result-desktop").await;
     shot(bo, "12-result-phone").await;
     if let Some(w) = watcher {
+        // A spectator has nothing to do at the end: focus is on the result's heading (issue 44: it was in the chat
+        // box).
+        let focused = w
+            .js("const a = document.activeElement; return a ? a.id || a.dataset.key || a.tagName : 'nothing';")
+            .await;
+        assert_eq!(focused, json!("outcome-h"), "the spectator's focus at the end");
         shot(w, "13-result-spectator").await;
     }
 }

@@ -1,8 +1,9 @@
 //! Firefox check: a real server (in this process, SQLite in a temporary file) and Firefox driven over WebDriver
 //! BiDi by `web/tests/firefox/firefox.mjs` (Node.js with puppeteer-core): for every game the server lists, its
 //! start-page card is checked (its picture drawn at its size, "Create a table" choosing it in the form with the
-//! create button in view), a two-seat lobby is created on the page, a bot fills the other seat, and the whole match is played by clicking
-//! what the page offers. Screenshots go to `target/browser-screenshots/firefox-*.png`.
+//! create button in view), a two-seat lobby is created on the page, a bot fills the other seat, and the whole match
+//! is played by clicking what the page offers, with no console error nor uncaught error on the page (as in
+//! Chromium). Screenshots go to `target/browser-screenshots/firefox-*.png`.
 //!
 //! Needs `node`, Firefox (`/usr/bin/firefox-esr`, or `FIREFOX`) and `npm ci --prefix web/tests/firefox`. Without
 //! them the test says so and passes, unless `CI` is set, where anything missing is a failure (`.ci/run` installs
@@ -77,9 +78,17 @@ async fn every_game_plays_to_the_end_in_firefox() {
     println!("{stdout}");
     assert!(output.status.success(), "Firefox run failed:\n{stdout}\n{stderr}");
     for game in &games {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{game}: ")))
+            .unwrap_or_else(|| panic!("{game} not played: {stdout}"));
         assert!(
-            stdout.contains(&format!("{game}: ")) && stdout.contains(" over after "),
-            "{game} not played: {stdout}"
+            line.contains(" over after "),
+            "{game} not played to the end: {line}"
+        );
+        assert!(
+            line.ends_with(", 0 console errors"),
+            "{game}: the page logged errors in Firefox: {line}\n{stderr}"
         );
     }
 }

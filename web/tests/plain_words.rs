@@ -281,3 +281,166 @@ async fn the_eeek_rules_help_draws_the_mouse_and_names_no_mouse_card() {
     .await;
     server.finish().await;
 }
+
+/// Runs in the page: every text the Quacks screen shows seat 0 over a whole game in `lang` (log lines, the
+/// board's texts, labels and tooltips, headline and player notes); returns each count of coins, rubies or points
+/// whose word is not in the number the count needs (`words`: each thing's forms by plural category), and which
+/// counts were seen.
+const QUACKS_COUNTS: &str = r#"
+const [lang, frames, words] = arguments;
+const done = arguments[arguments.length - 1];
+(async () => {
+  const { screenFor } = await import("/js/games/index.js");
+  const i18n = await import("/js/i18n.js");
+  i18n.setLang(lang);
+  const screen = screenFor("quacks");
+  const names = ["Ann", "Bo"];
+  const seats = names.map((name, seat) => ({ seat, occupant: { kind: "human", name, connected: true, presence: "connected" } }));
+  const lobby = { code: "COUNT", game: "quacks", phase: "playing", host: 0, seats, options: {}, listed: false, spectators: 0 };
+  const box = document.createElement("div");
+  box.style.cssText = "position:absolute; left:-10000px; top:0; width:1000px;";
+  document.body.append(box);
+  const texts = new Set();
+  const keep = (text) => {
+    if (typeof text === "string" && text.trim()) texts.add(text.replace(/\s+/g, " ").trim());
+  };
+  for (const f of frames) {
+    const state = { ...f, type: "state", code: "COUNT", match_id: "count", game: "quacks" };
+    const ctx = {
+      state, view: state.view, lobby, me: 0, spectator: false, names,
+      name: (seat) => (seat === 0 ? i18n.t("common.you") : names[seat]),
+      legal: state.legal_actions || [], act: () => {}, log: [], options: {}, rerender: () => {},
+    };
+    for (const event of state.events) keep(screen.describe(event, ctx));
+    keep(screen.headline(ctx));
+    for (let seat = 0; seat < names.length; seat++) {
+      const info = screen.playerInfo(seat, ctx);
+      keep(info instanceof Node ? info.textContent : info);
+    }
+    box.replaceChildren(screen.render(ctx));
+    const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+    while (walker.nextNode()) keep(walker.currentNode.nodeValue);
+    for (const el of box.querySelectorAll("[aria-label], [title]")) {
+      keep(el.getAttribute("aria-label"));
+      keep(el.getAttribute("title"));
+    }
+    for (const el of box.querySelectorAll("h4, p, li, svg title")) keep(el.textContent);
+  }
+  box.remove();
+  const plural = new Intl.PluralRules(lang);
+  const problems = new Set();
+  const seen = new Set();
+  const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  for (const [thing, forms] of Object.entries(words)) {
+    const all = [...new Set(Object.values(forms))].sort((a, b) => b.length - a.length).map(escape);
+    const count = new RegExp(`(?<![\\d.,])(\\d+) (${all.join("|")})(?!\\p{L})`, "gu");
+    for (const text of texts) {
+      for (const m of text.matchAll(count)) {
+        const n = Number(m[1]);
+        const wanted = forms[plural.select(n)] ?? forms.other;
+        seen.add(`${thing}:${n}`);
+        if (m[2] !== wanted) problems.add(`"${m[0]}" (${n} wants "${wanted}") in: ${text}`);
+      }
+    }
+  }
+  return { problems: [...problems], seen: [...seen], texts: texts.size };
+})().then(done, (e) => done({ problems: [`the check failed: ${e}`], seen: [], texts: 0 }));
+"#;
+
+/// Quacks counts coins, rubies and points in the number each count needs (issue 44: "1 coins"), in every
+/// language: each count the screen shows over a whole game (the pot track's tooltips give every count of coins
+/// from 0 to 35, the singular among them) must be followed by its word's form for that number.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quacks_counts_coins_in_the_number_each_count_needs() {
+    if !browsers_available("plain_words") {
+        return;
+    }
+    let words = [
+        (
+            "en",
+            json!({
+                "coins": { "one": "coin", "other": "coins" },
+                "rubies": { "one": "ruby", "other": "rubies" },
+                "points": { "one": "point", "other": "points" },
+            }),
+        ),
+        (
+            "es",
+            json!({
+                "coins": { "one": "moneda", "other": "monedas" },
+                "rubies": { "one": "rubí", "other": "rubíes" },
+                "points": { "one": "punto", "other": "puntos" },
+            }),
+        ),
+        (
+            "it",
+            json!({
+                "coins": { "one": "moneta", "other": "monete" },
+                "rubies": { "one": "rubino", "other": "rubini" },
+                "points": { "one": "punto", "other": "punti" },
+            }),
+        ),
+        (
+            "ro",
+            json!({
+                "coins": { "one": "monedă", "few": "monede", "other": "de monede" },
+                "rubies": { "one": "rubin", "few": "rubine", "other": "de rubine" },
+                "points": { "one": "punct", "few": "puncte", "other": "de puncte" },
+            }),
+        ),
+        (
+            "pl",
+            json!({
+                "coins": { "one": "moneta", "few": "monety", "many": "monet", "other": "monety" },
+                "rubies": { "one": "rubin", "few": "rubiny", "many": "rubinów", "other": "rubinu" },
+                "points": { "one": "punkt", "few": "punkty", "many": "punktów", "other": "punktu" },
+            }),
+        ),
+    ];
+    let server = TestServer::start_in(test_dir("plain-words-quacks"), |_| {}).await;
+    let base = server.base_url();
+    with_chromedriver(move |webdriver| async move {
+        let page = Browser::open(&webdriver, "reader", 1280, 900, false).await;
+        page.goto(&format!("{base}/")).await;
+        page.wait_for(
+            "the page",
+            "window.tabletop && window.tabletop.catalogue.length > 0",
+        )
+        .await;
+        let frames = Value::Array(walk("quacks", 2, 11).seat0);
+        let mut problems = Vec::new();
+        for (lang, forms) in words {
+            let found = tokio::time::timeout(
+                WAIT * 4,
+                page.client
+                    .execute_async(QUACKS_COUNTS, vec![json!(lang), frames.clone(), forms]),
+            )
+            .await
+            .unwrap_or_else(|_| panic!("{lang}: the check ends"))
+            .unwrap_or_else(|e| panic!("{lang}: the check runs: {e}"));
+            let seen: Vec<&str> = found["seen"]
+                .as_array()
+                .expect("the counts seen")
+                .iter()
+                .filter_map(Value::as_str)
+                .collect();
+            assert!(
+                seen.contains(&"coins:1") && seen.contains(&"coins:2") && seen.contains(&"points:1"),
+                "{lang}: the walk showed one coin, two coins and one point: {seen:?}"
+            );
+            for p in found["problems"].as_array().expect("a list of problems") {
+                problems.push(format!("{lang}: {}", p.as_str().unwrap_or_default()));
+            }
+            eprintln!("{lang}: {} texts read", found["texts"]);
+        }
+        page.close().await;
+        assert!(
+            problems.is_empty(),
+            "{} counts in the wrong number:\n{}",
+            problems.len(),
+            problems.join("\n")
+        );
+    })
+    .await;
+    server.finish().await;
+}

@@ -2,8 +2,10 @@
 //! for an away player after 10 seconds; Bo joins. Mid-match Bo closes the page; Ann sees Bo go offline, then the
 //! "a bot is playing for Bo" badge, and the bot plays Bo's turns. Bo comes back through the game's link and takes
 //! the seat back (the badge goes), and both play to the end. Then both click "Play again", each seeing who
-//! accepted, and a new match starts for both with a new game code. After a server restart Bo opens the finished
-//! game's link again: the page says the rematch has started and takes him back to his seat in it.
+//! accepted, and a new match starts for both with a new game code, its chat going on from the finished game's (a
+//! message written there shows at the new table) and neither log saying the other "is back" (nobody left). After
+//! a server restart Bo opens the finished game's link again: the page says the rematch has started and takes him
+//! back to his seat in it.
 //!
 //! Needs `chromium` and `chromedriver` on PATH; without them the test says so and passes, unless `CI` is set.
 //! Takes about half a minute (the 10 seconds' grace period is waited for in real time).
@@ -207,6 +209,15 @@ async fn run(webdriver: &str, base: &str, server: &Mutex<TestServer>) {
     }
     let old_match = ann.js("return window.tabletop.state.match_id").await;
 
+    // They chat at the finished table.
+    ann.fill("#chat-input", "good game, again?").await;
+    ann.click("[data-key=chat-send]").await;
+    bo.wait_for(
+        "Ann's message at Bo's",
+        "document.querySelector('.chat-list')?.innerText.includes('good game, again?')",
+    )
+    .await;
+
     // Play again: Ann asks, Bo sees it and accepts; a new match starts for both.
     ann.wait_for(
         "the Play again button",
@@ -242,6 +253,14 @@ async fn run(webdriver: &str, base: &str, server: &Mutex<TestServer>) {
     }
     assert_eq!(ann.js("return window.tabletop.session.seat").await, json!(0));
     assert_eq!(bo.js("return window.tabletop.session.seat").await, json!(1));
+    // The conversation goes on at the new table (issue 44: the rematch started with an empty chat).
+    for b in [&ann, &bo] {
+        b.wait_for(
+            "the chat carried over to the rematch",
+            "document.querySelector('.chat-list')?.innerText.includes('good game, again?')",
+        )
+        .await;
+    }
     // And it can be played.
     let first = ann
         .js("return window.tabletop.state.version")
@@ -258,6 +277,16 @@ async fn run(webdriver: &str, base: &str, server: &Mutex<TestServer>) {
     {
         assert!(start.elapsed() < MATCH_LIMIT, "the rematch is played");
         step(&[&ann, &bo]).await;
+    }
+    // Nobody left: whoever took their seat in the rematch second is not said to be "back" (issue 44).
+    for b in [&ann, &bo] {
+        let log = b.text(".log-list").await;
+        assert!(
+            !log.contains("is back"),
+            "{}: nobody came back to the rematch, both came to it: {log}",
+            b.name
+        );
+        assert!(log.contains("The rematch has started."), "{}: {log}", b.name);
     }
     ann.shot("rematch-new-match").await;
 

@@ -336,6 +336,10 @@ impl Store {
 
     /// Creates a rematch in one transaction: the new lobby with its seats and absence policy, naming the lobby it
     /// follows, and its match, already started. Fails with [`StoreError::Conflict`] if the code is taken.
+    ///
+    /// The new lobby's chat starts with the last [`protocol::CHAT_HISTORY`] messages of the lobby it follows (as
+    /// they were: numbers, writers, times and the match they were written during), so that the players'
+    /// conversation goes on at the new table and its numbering after them.
     pub async fn create_rematch(&self, rematch: &RematchRecord<'_>) -> Result<(), StoreError> {
         let lobby = rematch.lobby;
         on_pool!(self, pool => {
@@ -343,6 +347,19 @@ impl Store {
             LobbyRow::new(lobby).insert().execute(&mut *tx).await.map_err(classify)?;
             for seat in rematch.seats {
                 SeatRow::new(&lobby.code, seat).insert().execute(&mut *tx).await.map_err(classify)?;
+            }
+            if let Some(previous) = lobby.rematch_of.as_deref() {
+                sqlx::query(
+                    "INSERT INTO chat_messages (lobby_code, id, channel, seat, name, text, match_id, at) \
+                     SELECT $1, id, channel, seat, name, text, match_id, at FROM chat_messages \
+                     WHERE lobby_code = $2 ORDER BY id DESC LIMIT $3",
+                )
+                .bind(&lobby.code)
+                .bind(previous)
+                .bind(protocol::CHAT_HISTORY as i64)
+                .execute(&mut *tx)
+                .await
+                .map_err(classify)?;
             }
             MatchRow::new(&lobby.code, rematch.record).insert()
                 .execute(&mut *tx)

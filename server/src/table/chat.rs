@@ -7,7 +7,8 @@
 //! the lobby and the writer answered. The table never waits for the database on a chat message, so chat cannot
 //! slow the match down; a full writer queue refuses the message with `overloaded`. The last [`CHAT_HISTORY`]
 //! messages are kept in memory (loaded from the database after a restart) and pushed as `chat_history` to a
-//! client that joins, spectates or resumes.
+//! client that joins, spectates or resumes. A rematch's lobby starts with the last messages of the lobby it follows
+//! (copied when it is created, `Store::create_rematch`), so the conversation goes on at the new table.
 //!
 //! **Presence.** A seat is `away` without a connection, `idle` when its connection has sent nothing for
 //! `idle_after_ms` (on the injected clock) or said its page is hidden, and `connected` otherwise. Every request

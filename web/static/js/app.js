@@ -56,6 +56,8 @@ export const app = {
   busy: false,
   /** The open rematch offer of a finished lobby (the `rematch` push). */
   rematch: null,
+  /** At a rematch's table: { code, seen }, the seats seen connected there since it began (see `lobbyChanges`). */
+  arrivals: null,
   /** Set when a change gives the player a new decision: the next redraw of a lobby or game moves focus to it. */
   wantFocus: false,
   /** The lobby code being resumed: its next state tells what was played for this seat meanwhile. */
@@ -481,7 +483,10 @@ function onLobby(lobby) {
   early.lobby = lobby;
   if (app.peek && app.peek.waiting && lobby.code === app.peek.code) app.peek.waiting(lobby);
   if (!app.session || lobby.code !== app.session.code) return;
-  const changes = lobbyChanges(app.lobby, lobby, app.session.seat);
+  // At a rematch's table, a player's first connection is an arrival, not a return ("Bo is back."): they never left.
+  const arrivals = app.arrivals?.code === lobby.code ? app.arrivals.seen : null;
+  const changes = lobbyChanges(app.lobby, lobby, app.session.seat, arrivals);
+  if (arrivals) for (const s of lobby.seats) if (s.occupant.connected) arrivals.add(s.seat);
   for (const say of changes) addLog({ say, kind: "lobby", version: null });
   if (changes.length) announce(changes.map((say) => messageWords(say)).join(". "));
   const opened = !app.lobby || app.lobby.code !== lobby.code;
@@ -624,6 +629,7 @@ function onRematch(offer) {
 /** A spectator of a finished table moves on to watch its rematch. */
 function watchRematch(code) {
   resetSession();
+  app.arrivals = { code, seen: new Set() };
   app.route = { kind: "watch", code };
   setHash(`#watch=${code}`);
   render();
@@ -648,6 +654,7 @@ async function onRematched(message) {
   app.lobby = null;
   app.state = null;
   app.rematch = null;
+  app.arrivals = { code: message.code, seen: new Set() };
   try {
     await resume(message.code);
     addLog({ say: { key: "common.rematch.begun" }, kind: "lobby", version: null });
@@ -1099,12 +1106,14 @@ function renderOutcome(state, ctx) {
   seats.sort((a, b) => a.placing - b.placing || a.seat - b.seat);
   const winners = o.winners.map((s) => ctx.name(s));
   const youWon = ctx.me !== null && o.winners.includes(ctx.me);
+  // A spectator has nothing to do at the end (until a rematch is offered to watch): focus goes to the result.
+  const resultIsNext = ctx.spectator && !app.rematch?.new_code;
   return h(
     "section",
     { class: "outcome", "aria-labelledby": "outcome-h", id: "outcome" },
     h(
       "h2",
-      { id: "outcome-h" },
+      { id: "outcome-h", tabindex: "-1", "data-decision": resultIsNext ? "" : null },
       youWon
         ? winners.length > 1
           ? t("common.outcome.you_share")

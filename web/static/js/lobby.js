@@ -854,8 +854,10 @@ export function standInTag(seat) {
   );
 }
 
-/** Plain words for what changed between two lobby pushes: joins, departures, bots, connections, the start. */
-export function lobbyChanges(before, after, me) {
+/** Plain words for what changed between two lobby pushes: joins, departures, bots, connections, the start.
+ * `seen` (at a rematch's table): the seats seen connected there so far; another seat's first connection is no
+ * return, so it gets no "is back" line. */
+export function lobbyChanges(before, after, me, seen = null) {
   if (!before || before.code !== after.code) return [];
   const out = [];
   for (const s of after.seats) {
@@ -868,7 +870,7 @@ export function lobbyChanges(before, after, me) {
     else if (was.kind !== "empty" && now.kind === "empty") out.push(msg("lobby.change.left", { name: was.name, n }));
     else if (was.kind === "human" && now.kind === "human" && !mine) {
       if (was.connected && !now.connected) out.push(msg("lobby.change.lost", { name: now.name }));
-      if (!was.connected && now.connected) out.push(msg("lobby.change.back", { name: now.name }));
+      if (!was.connected && now.connected && (!seen || seen.has(s.seat))) out.push(msg("lobby.change.back", { name: now.name }));
     }
     if (was.kind === "human" && now.kind === "human") {
       if (!was.stand_in && now.stand_in) out.push(msg("lobby.change.stand_in", { name: now.name }));

@@ -1,7 +1,8 @@
 // Firefox check of the web client, run by web/tests/firefox.rs: for each game id given, check its start-page card
 // (picture drawn, "Create a table" choosing it in the form), create a two-seat lobby,
 // fill the other seat with a bot, start, and play the whole match by clicking the actions the page offers (every
-// element that plays an action is marked data-act). Screenshots go to the folder given.
+// element that plays an action is marked data-act). Every console error and uncaught error of the page is
+// reported, and a game whose page had any fails. Screenshots go to the folder given.
 // Usage: node firefox.mjs BASE_URL SCREENSHOT_DIR GAME_ID...
 import puppeteer from "puppeteer-core";
 
@@ -24,6 +25,11 @@ const browser = await puppeteer.launch({ browser: "firefox", executablePath: fir
 const failures = [];
 for (const id of games) {
   const page = await browser.newPage();
+  const errors = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  page.on("pageerror", (error) => errors.push(`uncaught: ${error.message ?? error}`));
   try {
     await page.setViewport({ width: 1280, height: 900 });
     await page.goto(`${base}/`);
@@ -72,8 +78,11 @@ for (const id of games) {
     }
     await page.screenshot({ path: `${shots}/firefox-${id}-result.png` });
     const title = await page.$eval(".game-head h1", (e) => e.textContent);
-    console.log(`${id}: "${title}" ${result} after ${clicks} clicks in ${Math.round((Date.now() - started) / 1000)} s`);
+    console.log(
+      `${id}: "${title}" ${result} after ${clicks} clicks in ${Math.round((Date.now() - started) / 1000)} s, ${errors.length} console errors`,
+    );
     if (result !== "over") failures.push(`${id}: the match did not end within ${MATCH_LIMIT_MS / 1000} s`);
+    if (errors.length) failures.push(`${id}: console errors: ${errors.join(" | ")}`);
   } catch (e) {
     failures.push(`${id}: ${e.message}`);
     await page.screenshot({ path: `${shots}/firefox-${id}-failure.png` }).catch(() => {});

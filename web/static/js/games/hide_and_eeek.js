@@ -823,9 +823,9 @@ export function describe(e, ctx) {
     case "judged":
       return t(e.matched ? "hide_and_eeek.log.judged_fit" : "hide_and_eeek.log.judged_miss", { n: e.number, cell: cellName(e.cell) });
     case "game_over":
-      if (!e.winners.length) return t("hide_and_eeek.log.game_over");
-      if (e.winners.length > 1) return t("hide_and_eeek.log.shared", { names: listOf(e.winners.map((s) => ctx.name(s))) });
-      return say(ctx, "hide_and_eeek.log.winner", e.winners[0]);
+      // Its winners are the match's outcome, which the table logs itself ("The game is over. Ann wins."): a line
+      // of its own here would say the end twice.
+      return null;
     default:
       return null;
   }

@@ -67,6 +67,11 @@ function priceWords(n) {
   return t("quacks.price", { n });
 }
 
+/** "1 coin", "2 coins": a count of coins in a sentence (its `{coins}`), in the number the count needs. */
+function coinWords(n) {
+  return t("quacks.coins", { n });
+}
+
 /** A purchase's label with what it costs: "Buy green 1 and red 2 for 10 coins". */
 function buyLabel(a, view) {
   if (a.type !== "buy") return actionLabel(a);
@@ -293,8 +298,8 @@ export function describe(e, ctx) {
     }
     case "scoring":
       return e.exploded
-        ? say(ctx, "quacks.log.scoring_exploded", e.seat, { space: e.space, coins: e.coins })
-        : say(ctx, "quacks.log.scoring", e.seat, { space: e.space, coins: e.coins, n: e.points });
+        ? say(ctx, "quacks.log.scoring_exploded", e.seat, { space: e.space, coins: coinWords(e.coins) })
+        : say(ctx, "quacks.log.scoring", e.seat, { space: e.space, coins: coinWords(e.coins), n: e.points });
     case "bought":
       return say(ctx, "quacks.log.bought", e.seat, { chips: chipList(e.chips) });
     case "bought_nothing":
@@ -304,7 +309,11 @@ export function describe(e, ctx) {
     case "flask_refilled":
       return say(ctx, "quacks.log.flask_refilled", e.seat, {});
     case "converted":
-      return say(ctx, "quacks.log.converted", e.seat, { coins: e.coins, rubies: e.rubies, n: e.points });
+      return say(ctx, "quacks.log.converted", e.seat, {
+        coins: coinWords(e.coins),
+        rubies: t("quacks.rubies", { n: e.rubies }),
+        n: e.points,
+      });
     case "finished_round":
       return say(ctx, "quacks.log.finished_round", e.seat, {});
     case "game_over":
@@ -394,7 +403,11 @@ function potSvg(p, view, { big }) {
     return h(
       "svg:g",
       { class: classes.join(" "), "data-space": i },
-      h("svg:title", {}, t(ruby ? "quacks.space.tip_ruby" : "quacks.space.tip", { space: i, coins, n: points })),
+      h("svg:title", {}, t(ruby ? "quacks.space.tip_ruby" : "quacks.space.tip", {
+          space: i,
+          coins: coinWords(coins),
+          points: t("quacks.points", { n: points }),
+        })),
       h("svg:circle", { cx: round1(x), cy: round1(y), r: R, class: "q-space-disc" }),
       placed
         ? null
@@ -421,8 +434,8 @@ function potSvg(p, view, { big }) {
     n: p.pot.length,
     last: p.pot.length ? t("quacks.pot.label_last", { chip: chipA(p.pot[p.pot.length - 1].chip), space: last }) : "",
     space: p.scoring_space,
-    coins: space[0],
-    points: space[1],
+    coins: coinWords(space[0]),
+    points: t("quacks.points", { n: space[1] }),
     ruby: space[2] ? t("quacks.pot.label_ruby") : "",
   });
   return h(
@@ -535,7 +548,7 @@ function renderBoard(p, view, ctx, big) {
         mine ? bagSvg(ctx) : null,
       ),
     ),
-    h("p", { class: "pot-facts" }, t(scoresKey(p.brew, space[2]), { coins: space[0], n: space[1] })),
+    h("p", { class: "pot-facts" }, t(scoresKey(p.brew, space[2]), { coins: coinWords(space[0]), n: space[1] })),
     p.looking_at && p.looking_at.length
       ? h(
           "div",
@@ -650,7 +663,7 @@ function renderShop(ctx, buys, me) {
   return h(
     "div",
     { class: "shop" },
-    h("h4", {}, t("quacks.shop", { coins: me ? me.coins : 0 })),
+    h("h4", {}, t("quacks.shop", { coins: coinWords(me ? me.coins : 0) })),
     h("p", { class: "hint" }, picked ? t("quacks.shop.second", { chip: chipWords(chips.get(picked)) }) : t("quacks.shop.first")),
     h("div", { class: "q-shop-chips" }, tokens, onlyThis ? actionButton(onlyThis, ctx, "small") : null),
     h(
