@@ -25,7 +25,9 @@ pub use lobby::{
     SeatInfo,
 };
 pub use parse::{ParseError, parse_client_message, request_id_of};
-pub use push::{CHAT_HISTORY, ChatChannel, ChatMessage, Push, RematchInfo, StateUpdate};
+pub use push::{
+    ActedBy, AwayAction, AwayReport, CHAT_HISTORY, ChatChannel, ChatMessage, Push, RematchInfo, StateUpdate,
+};
 pub use raw::RawJson;
 pub use reply::{Reply, ReplyMessage, ServerMessage};
 pub use request::{

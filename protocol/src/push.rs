@@ -50,6 +50,130 @@ pub enum Push {
         seat_token: SeatToken,
         host: bool,
     },
+    /// What was played for this seat while its player was away: sent after `resumed` (after its `state` push) when
+    /// the resume's `last_version` is older than the match's version. Read from the stored action log, so it
+    /// survives a server restart.
+    Away(Box<AwayReport>),
+}
+
+/// Who made an action of a seat (the action log's `made_by`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
+#[serde(rename_all = "snake_case")]
+pub enum ActedBy {
+    /// The seat's player, from their own connection.
+    Player,
+    /// The bot sitting in a bot seat.
+    Bot,
+    /// The server's stand-in bot for an absent player (absence policy `bot`).
+    StandIn,
+    /// The server skipped an absent player's decision with the game's passive choice (absence policy `skip`).
+    Skip,
+    /// The turn timer ran out and the server played for the idle seat.
+    TurnTimer,
+    /// The engine's own deadline (the clock's actions; never a seat's).
+    Clock,
+    /// An administrator (an action played or a deadline fired through the admin API).
+    Admin,
+    /// Not recorded: an action logged before the server recorded who made each.
+    Unknown,
+}
+
+impl ActedBy {
+    /// The name stored in the action log's `made_by` column (the wire name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActedBy::Player => "player",
+            ActedBy::Bot => "bot",
+            ActedBy::StandIn => "stand_in",
+            ActedBy::Skip => "skip",
+            ActedBy::TurnTimer => "turn_timer",
+            ActedBy::Clock => "clock",
+            ActedBy::Admin => "admin",
+            ActedBy::Unknown => "unknown",
+        }
+    }
+
+    /// The stored name read back; `Unknown` for a missing (older) or unrecognised one.
+    pub fn parse(name: Option<&str>) -> ActedBy {
+        match name {
+            Some("player") => ActedBy::Player,
+            Some("bot") => ActedBy::Bot,
+            Some("stand_in") => ActedBy::StandIn,
+            Some("skip") => ActedBy::Skip,
+            Some("turn_timer") => ActedBy::TurnTimer,
+            Some("clock") => ActedBy::Clock,
+            Some("admin") => ActedBy::Admin,
+            _ => ActedBy::Unknown,
+        }
+    }
+}
+
+/// The "while you were away" report of one seat (see [`Push::Away`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
+pub struct AwayReport {
+    pub code: String,
+    pub match_id: String,
+    pub seat: Seat,
+    /// The `last_version` the resume sent: the report covers the actions after it ...
+    pub since: u64,
+    /// ... up to this version, the one of the `state` push that followed `resumed`.
+    pub version: u64,
+    /// The seat's own actions in that span (its log entries whose actor is the seat), oldest first, each with
+    /// who made it. Empty when nothing was played for the seat (the match went on without it).
+    pub actions: Vec<AwayAction>,
+    /// The seat's view at version `since`, replayed from the log (game JSON, as `state.view`): with the `state`
+    /// push's view, the standing then and now.
+    #[schemars(with = "Value")]
+    pub before: RawJson,
+}
+
+/// One action of a seat in an [`AwayReport`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
+pub struct AwayAction {
+    /// The version this action made (its sequence number in the log).
+    pub seq: u64,
+    pub by: ActedBy,
+    /// The action as logged (game JSON, an element of some earlier `legal_actions`).
+    #[schemars(with = "Value")]
+    pub action: RawJson,
+    /// When it was applied, in Unix milliseconds.
+    pub at: u64,
+    /// The events it caused that this seat may see (game JSON, as `state.events`).
+    #[schemars(with = "Vec<Value>")]
+    pub events: Vec<RawJson>,
+}
+
+/// A game view as a connection that speaks protocol version `speaks` reads it, when that differs (`None`: the
+/// same). Version 1 calls a game view's number of seats `players`, which version 2 calls `player_count`, apart
+/// from the per-seat lists other games' views call `players`.
+fn view_for_version(view: &RawJson, speaks: u32) -> Option<RawJson> {
+    if speaks >= 2 {
+        return None;
+    }
+    // A member of the view's top level (written compactly, first or after a comma); the text cannot occur
+    // inside a string, whose quotes would be escaped.
+    let text = view.get();
+    let at = [r#"{"player_count":"#, r#","player_count":"#]
+        .iter()
+        .find_map(|member| text.find(member))?;
+    let mut renamed = String::with_capacity(text.len());
+    renamed.push_str(&text[..=at]);
+    renamed.push_str(r#""players":"#);
+    renamed.push_str(&text[at + r#"{"player_count":"#.len()..]);
+    Some(RawJson::from(
+        RawValue::from_string(renamed).expect("a member renamed in JSON is JSON"),
+    ))
+}
+
+impl AwayReport {
+    /// The report as a connection that speaks protocol version `speaks` reads it (its `before` view as
+    /// [`StateUpdate::for_version`] writes a view), when that differs (`None`: the same).
+    pub fn for_version(&self, speaks: u32) -> Option<AwayReport> {
+        Some(AwayReport {
+            before: view_for_version(&self.before, speaks)?,
+            ..self.clone()
+        })
+    }
 }
 
 /// Who may read a chat message's channel: everyone in the lobby reads both; the channel says who wrote it.
@@ -100,21 +224,8 @@ impl StateUpdate {
     /// (`None`: the same). Version 1 calls a game view's number of seats `players`, which version 2 calls
     /// `player_count`, apart from the per-seat lists other games' views call `players`.
     pub fn for_version(&self, speaks: u32) -> Option<StateUpdate> {
-        if speaks >= 2 {
-            return None;
-        }
-        // A member of the view's top level (written compactly, first or after a comma); the text cannot occur
-        // inside a string, whose quotes would be escaped.
-        let text = self.view.get();
-        let at = [r#"{"player_count":"#, r#","player_count":"#]
-            .iter()
-            .find_map(|member| text.find(member))?;
-        let mut renamed = String::with_capacity(text.len());
-        renamed.push_str(&text[..=at]);
-        renamed.push_str(r#""players":"#);
-        renamed.push_str(&text[at + r#"{"player_count":"#.len()..]);
         Some(StateUpdate {
-            view: RawJson::from(RawValue::from_string(renamed).expect("a member renamed in JSON is JSON")),
+            view: view_for_version(&self.view, speaks)?,
             ..self.clone()
         })
     }

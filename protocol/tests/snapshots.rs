@@ -234,6 +234,7 @@ fn server_kind(message: &ServerMessage) -> &'static str {
             Push::ChatHistory { .. } => "chat_history",
             Push::Rematch(_) => "rematch",
             Push::Rematched { .. } => "rematched",
+            Push::Away(_) => "away",
         },
     }
 }
@@ -256,6 +257,7 @@ const SERVER_KINDS: &[&str] = &[
     "chat_history",
     "rematch",
     "rematched",
+    "away",
 ];
 
 fn examples() -> PathBuf {

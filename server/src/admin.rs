@@ -414,8 +414,8 @@ impl Replay {
     }
 }
 
-/// `GET /api/admin/matches/{id}/log`: every logged action with its sequence number, seat (`null` for the
-/// clock), time, and the events it caused with their audiences, recomputed by replaying the log.
+/// `GET /api/admin/matches/{id}/log`: every logged action with its sequence number, seat (`null` for the clock), time,
+/// who made it (`by`, the log's `made_by`) and the events it caused with their audiences, recomputed by replaying the log.
 pub(crate) async fn log(_: Admin, State(state): State<AdminState>, Path(id): Path<String>) -> Response {
     let replay = match load_replay(&state, &id).await {
         Ok(r) => r,
@@ -436,7 +436,7 @@ pub(crate) async fn log(_: Admin, State(state): State<AdminState>, Path(id): Pat
             rules::Actor::Clock => None,
         };
         entries.push(json!({
-            "seq": entry.seq, "seat": seat, "actor": entry.actor, "action": entry.action, "at": entry.at,
+            "seq": entry.seq, "seat": seat, "actor": entry.actor, "action": entry.action, "at": entry.at, "by": entry.by,
             "events": events,
         }));
     }

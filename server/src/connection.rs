@@ -966,6 +966,13 @@ fn frame(message: &ServerMessage, framing: &mut Framing) -> Message {
             }
             None => message,
         },
+        ServerMessage::Push(Push::Away(report)) => match report.for_version(framing.speaks) {
+            Some(report) => {
+                older = ServerMessage::Push(Push::Away(Box::new(report)));
+                &older
+            }
+            None => message,
+        },
         _ => message,
     };
     let size = match message {

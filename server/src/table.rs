@@ -11,7 +11,7 @@
 //! concern a file: `lobby.rs` (seats, start, the lobby settings' checks), `play.rs` (apply, commit, publish),
 //! `wake.rs` (deadlines, bots, turn timer), `push.rs` (views and pushes, resync on resume), `recover.rs` (from
 //! snapshot plus log, reload), `idle.rs` (leaving memory when nobody is there, abandonment), `host.rs`, `chat.rs`,
-//! `absence.rs`, `rematch.rs` and `admin.rs`.
+//! `absence.rs`, `away.rs` (what was played for a returning player), `rematch.rs` and `admin.rs`.
 
 use std::{collections::VecDeque, sync::Arc, time::Instant};
 
@@ -589,6 +589,8 @@ impl Table {
             command => Box::pin(self.handle_game(command)).await,
         }
         self.after_command(origin);
+        // After everything the command pushed (a resumed seat's chat history included): its away report.
+        self.start_away_reports();
     }
 
     async fn handle_act(
@@ -723,6 +725,7 @@ impl Table {
 
 pub(crate) mod absence;
 mod admin;
+mod away;
 mod chat;
 mod host;
 mod idle;

@@ -284,6 +284,12 @@ async fn run() -> BTreeMap<String, Value> {
         seat(l, 3)["stand_in"] == true
     })
     .await;
+    // Ann's turn timer runs out: it plays for her, the bots play, and the stand-in plays Bob's part.
+    run.server.clock.advance(60_000);
+    ann.wait_push("state", |s| {
+        s["events"].as_array().unwrap().iter().any(|e| e["seat"] == 3)
+    })
+    .await;
 
     // An administrator aborts the match.
     let match_id = first["match_id"].as_str().unwrap().to_string();
@@ -300,10 +306,20 @@ async fn run() -> BTreeMap<String, Value> {
     run.push(&mut ann, "lobby_finished", "lobby", |l| l["phase"] == "finished")
         .await;
 
-    // Bob comes back and asks for the replay link; Ann asks for a rematch and Bob accepts: both are seated in the
-    // new lobby.
+    // Bob comes back from the version he last saw and is told what the stand-in played for him; he asks for the
+    // replay link; Ann asks for a rematch and Bob accepts: both are seated in the new lobby.
     let mut bob = run.connect().await;
-    run.ask(&mut bob, req::resume(&code, &bob_token), None).await;
+    run.ask(&mut bob, req::resume_from(&code, &bob_token, version), None)
+        .await;
+    let away = run.push(&mut bob, "away", "away", |_| true).await;
+    assert!(
+        away["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["by"] == "stand_in"),
+        "{away}"
+    );
     run.ask(&mut bob, req::watch_link(), Some("watch_link")).await;
     run.ask(&mut ann, req::rematch(true), None).await;
     run.push(&mut bob, "rematch", "rematch", |_| true).await;

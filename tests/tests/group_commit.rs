@@ -56,6 +56,11 @@ fn entry(seq: u64) -> LogEntry {
         })
         .into(),
         at: 1_000 + seq,
+        by: if seq.is_multiple_of(7) {
+            protocol::ActedBy::Clock
+        } else {
+            protocol::ActedBy::Player
+        },
     }
 }
 

@@ -51,7 +51,7 @@ const ALLOWED: &[Allowed] = &[
         only_in: "postgres",
         table: "cluster_secret_check",
         thing: Thing::Table,
-        why: "postgres/0011_cluster_secret_check.sql: the cluster secret's check value; cluster mode needs PostgreSQL",
+        why: "postgres/0012_cluster_secret_check.sql: the cluster secret's check value; cluster mode needs PostgreSQL",
     },
 ];
 

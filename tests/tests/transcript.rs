@@ -182,6 +182,10 @@ async fn run() -> Vec<String> {
                 host.expect(&["welcome"]).await;
                 host.send(req::resume_from(&code, &token, version)).await;
                 host.expect(&["resumed", "lobby", "state", "chat_history"]).await;
+                // Then what was played for the seat after the version it sent: its own action, which the
+                // server committed although the answer never came.
+                let [away] = <[Value; 1]>::try_from(host.expect(&["away"]).await).unwrap();
+                assert_eq!(away["actions"][0]["by"], "player", "{away}");
                 continue;
             }
             host.after_change(true).await;

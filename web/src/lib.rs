@@ -43,6 +43,7 @@ assets! {
     "js/i18n.js",
     "js/help.js",
     "js/info_tip.js",
+    "js/away.js",
     "js/lang/en.js",
     "js/lang/ro.js",
     "js/lang/pl.js",

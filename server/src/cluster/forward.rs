@@ -76,7 +76,7 @@ impl ClusterSecret {
     }
 
     /// A value that shows which secret a node holds without giving it: HMAC-SHA256 of a fixed label, in hex.
-    /// Every node of a cluster must compute the same (`migrations/postgres/0011_cluster_secret_check.sql`).
+    /// Every node of a cluster must compute the same (`migrations/postgres/0012_cluster_secret_check.sql`).
     pub fn check_value(&self) -> String {
         let mut mac = self.mac();
         mac.update(b"tabletop cluster secret check v1");

@@ -51,7 +51,7 @@ fn sqlite_batch(setups: &[Setup<'_>], appends: &[Append<'_>]) -> SqliteBatch {
             }
         }
     }
-    // The actions in one multi-row INSERT (5 parameters a row: 2,560 for the largest batch, far below SQLite's
+    // The actions in one multi-row INSERT (6 parameters a row: 3,072 for the largest batch, far below SQLite's
     // 32,766 per statement), then the rare snapshots and results (a multi-row INSERT each) and the finished
     // matches' and lobbies' rows.
     b.insert(appends.iter().map(ActionRow::new));

@@ -179,7 +179,7 @@ impl Store {
             };
             let after = snapshot.as_ref().map_or(0, |s| s.seq);
             let mut log = Vec::new();
-            for row in sqlx::query("SELECT seq, actor, action, at FROM actions WHERE match_id = $1 AND seq > $2 ORDER BY seq")
+            for row in sqlx::query("SELECT seq, actor, action, at, made_by FROM actions WHERE match_id = $1 AND seq > $2 ORDER BY seq")
                 .bind(&record.id)
                 .bind(to_i64(after))
                 .fetch_all(pool)
@@ -191,6 +191,7 @@ impl Store {
                     actor: serde_json::from_str(&row.try_get::<String, _>("actor")?).map_err(corrupt)?,
                     action: raw_json(row.try_get::<String, _>("action")?)?,
                     at: row.try_get::<i64, _>("at")? as u64,
+                    by: protocol::ActedBy::parse(row.try_get::<Option<String>, _>("made_by")?.as_deref()),
                 });
             }
             Ok(Some(StoredLobby {
@@ -220,7 +221,7 @@ impl Store {
     pub async fn action_log(&self, match_id: &str) -> Result<Vec<LogEntry>, StoreError> {
         on_pool!(self, pool => {
             let mut log = Vec::new();
-            for row in sqlx::query("SELECT seq, actor, action, at FROM actions WHERE match_id = $1 ORDER BY seq")
+            for row in sqlx::query("SELECT seq, actor, action, at, made_by FROM actions WHERE match_id = $1 ORDER BY seq")
                 .bind(match_id)
                 .fetch_all(pool)
                 .await
@@ -231,6 +232,7 @@ impl Store {
                     actor: serde_json::from_str(&row.try_get::<String, _>("actor")?).map_err(corrupt)?,
                     action: raw_json(row.try_get::<String, _>("action")?)?,
                     at: row.try_get::<i64, _>("at")? as u64,
+                    by: protocol::ActedBy::parse(row.try_get::<Option<String>, _>("made_by")?.as_deref()),
                 });
             }
             Ok(log)

@@ -120,6 +120,9 @@ pub struct LogEntry {
     /// The action as JSON text (as the engine wrote it back when it was applied).
     pub action: RawJson,
     pub at: Millis,
+    /// Who made it (the player, a bot, the stand-in, the turn timer, ...): the log's `made_by`, `Unknown` for an
+    /// action logged before it was recorded.
+    pub by: protocol::ActedBy,
 }
 
 #[derive(Clone, Debug)]

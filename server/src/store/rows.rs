@@ -242,6 +242,7 @@ row_shape! {
         actor: &'a str => "text[]",
         action: &'a str => "text[]",
         at: i64 => "int8[]",
+        made_by: Option<&'a str> => "text[]",
     }
 }
 
@@ -322,6 +323,7 @@ impl<'a> ActionRow<'a> {
             actor: entry.actor.json_text(),
             action: entry.action.get(),
             at: to_i64(entry.at),
+            made_by: (entry.by != protocol::ActedBy::Unknown).then(|| entry.by.as_str()),
         }
     }
 }

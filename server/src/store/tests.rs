@@ -1,5 +1,6 @@
 //! The store's own tests on an in-memory SQLite database (the tests crate runs the same paths on PostgreSQL).
 
+use protocol::ActedBy;
 use rules::{Actor, Outcome};
 use serde_json::json;
 
@@ -73,8 +74,15 @@ async fn a_group_commit_writes_every_row_of_a_large_batch_or_none() {
         actor: Actor::Seat(rules::Seat((seq % 2) as u8)),
         action: json!({"n": seq, "s": "a \"quoted\" text"}).into(),
         at: 100 + seq,
+        // Every kind of maker, an unrecorded one (NULL) included, comes back as written.
+        by: [
+            ActedBy::Player,
+            ActedBy::StandIn,
+            ActedBy::TurnTimer,
+            ActedBy::Unknown,
+        ][(seq % 4) as usize],
     };
-    // The largest batch the committer makes (one INSERT of 2,560 parameters), interleaving two matches, one
+    // The largest batch the committer makes (one INSERT of 3,072 parameters), interleaving two matches, one
     // with a snapshot.
     let largest = crate::commit::MAX_BATCH as u64;
     let entries: Vec<LogEntry> = (1..=largest).map(entry).collect();
@@ -184,6 +192,11 @@ async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot()
         },
         action: json!({"n": seq}).into(),
         at: 100 + seq,
+        by: if seq.is_multiple_of(2) {
+            ActedBy::Clock
+        } else {
+            ActedBy::Skip
+        },
     };
     for seq in 1..=5 {
         let snapshot = json!({"after": seq}).to_string();

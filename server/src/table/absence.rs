@@ -12,7 +12,7 @@
 //! time plus the grace period, since nobody is connected then. The wake-ups are derived from it and from the
 //! time of the last change, like the bots'.
 
-use protocol::{AbsenceKind, AbsencePolicy};
+use protocol::{AbsenceKind, AbsencePolicy, ActedBy};
 use rules::{Millis, Seat};
 use tracing::{debug, error};
 
@@ -29,6 +29,9 @@ pub(crate) struct Absence {
     stored: Vec<Option<Millis>>,
     /// The `stand_in` flags the last lobby push showed.
     pub(crate) shown: Vec<bool>,
+    /// The "while you were away" reports of seats resumed by the command being handled, started after it
+    /// (`table/away.rs`).
+    pub(super) reports: Vec<super::away::AwayJob>,
 }
 
 impl Absence {
@@ -38,6 +41,7 @@ impl Absence {
             from: vec![None; seats],
             stored: vec![None; seats],
             shown: vec![false; seats],
+            reports: Vec::new(),
         }
     }
 
@@ -179,8 +183,10 @@ impl Table {
             .collect()
     }
 
-    /// Plays for an absent seat: the game's bot move (`bot`) or the game's skip (`skip`).
-    pub(crate) async fn play_stand_in(&mut self, seat: Seat) {
+    /// Plays for an absent seat: the game's bot move (`bot`) or the game's skip (`skip`). `timed_out`: the turn
+    /// timer ran out for the seat (the action is logged as the turn timer's, not the stand-in's).
+    pub(crate) async fn play_stand_in(&mut self, seat: Seat, timed_out: bool) {
+        let by = |stand_in| if timed_out { ActedBy::TurnTimer } else { stand_in };
         match self.absence.policy.policy {
             AbsenceKind::Skip => {
                 let Some(running) = &self.running else { return };
@@ -189,7 +195,11 @@ impl Table {
                 };
                 debug!(%seat, "skipping an absent player's decision");
                 if let Err(e) = self
-                    .apply(rules::Actor::Seat(seat), protocol::RawJson::from(action))
+                    .apply(
+                        rules::Actor::Seat(seat),
+                        by(ActedBy::Skip),
+                        protocol::RawJson::from(action),
+                    )
                     .await
                 {
                     error!(%seat, code = e.code.as_str(), message = %e.message, "a skip action failed");
@@ -197,7 +207,7 @@ impl Table {
                     self.stall(&e, now);
                 }
             }
-            _ => self.play_bot(seat, "stand-in bot").await,
+            _ => self.play_bot(seat, by(ActedBy::StandIn)).await,
         }
     }
 

@@ -2,7 +2,7 @@
 //! command, so an admin never writes a match from outside its owner. Each action is recorded in the audit log
 //! (in the same transaction as its change where the change is a single write).
 
-use protocol::{ErrorBody, ErrorCode, Push, RawJson, ServerMessage};
+use protocol::{ActedBy, ErrorBody, ErrorCode, Push, RawJson, ServerMessage};
 use rules::{Actor, Seat, Viewer};
 use serde_json::{Value, json};
 use tracing::{info, warn};
@@ -256,7 +256,7 @@ impl Table {
         let (fired, at) = if let Some(deadline) = running.game.deadline() {
             // The engine refuses its clock's action before the deadline: play it as if the deadline had come.
             let at = deadline.at.max(now);
-            self.apply_at(Actor::Clock, RawJson::from(deadline.action), at)
+            self.apply_at(Actor::Clock, ActedBy::Admin, RawJson::from(deadline.action), at)
                 .await?;
             ("engine", at)
         } else if let Some(due) = self.turn_deadline(running) {
@@ -268,7 +268,10 @@ impl Table {
                     continue;
                 }
                 let action = RawJson::from(&legal[self.rng.index(legal.len())]);
-                if let Err(e) = self.apply_at(Actor::Seat(Seat(seat.0)), action, at).await {
+                if let Err(e) = self
+                    .apply_at(Actor::Seat(Seat(seat.0)), ActedBy::Admin, action, at)
+                    .await
+                {
                     failure = Some(e);
                     break;
                 }

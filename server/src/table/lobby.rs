@@ -262,6 +262,7 @@ impl Table {
         let seat = Seat(seat as u8);
         self.push_lobby_to_all();
         self.push_state_to(&conn, Viewer::Seat(seat), last_version);
+        self.push_away_to(&conn, seat, last_version);
         self.push_rematch_to(&conn).await;
         Ok((seat, seat.0 == self.host))
     }

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use protocol::{ErrorBody, ErrorCode, RawJson};
+use protocol::{ActedBy, ErrorBody, ErrorCode, RawJson};
 use rules::{Actor, AnyGame, Event, Millis, Seat, Status};
 use tracing::{debug, error, info};
 
@@ -107,7 +107,9 @@ impl Table {
         let received_at = timing.received_at.min(now);
         if matches!(running.game.status(), Status::Race { .. })
             && let Some(deadline) = running.game.deadline().filter(|d| d.at <= received_at)
-            && let Err(e) = self.apply(Actor::Clock, RawJson::from(deadline.action)).await
+            && let Err(e) = self
+                .apply(Actor::Clock, ActedBy::Clock, RawJson::from(deadline.action))
+                .await
         {
             return Err(e);
         }
@@ -126,7 +128,9 @@ impl Table {
             ),
             None => now,
         };
-        let result = self.apply_at(Actor::Seat(Seat(seat)), action, now).await;
+        let result = self
+            .apply_at(Actor::Seat(Seat(seat)), ActedBy::Player, action, now)
+            .await;
         if result.is_ok() {
             // A player who acts is present: the server stops playing for them.
             self.mark_present(seat as usize);
@@ -134,16 +138,23 @@ impl Table {
         result
     }
 
-    /// Applies an action of `actor` at the clock's current time: check on a copy, commit, then publish.
-    pub(super) async fn apply(&mut self, actor: Actor, action: RawJson) -> Result<u64, ErrorBody> {
+    /// Applies an action of `actor`, made by `by` (logged with it), at the clock's current time: check on a
+    /// copy, commit, then publish.
+    pub(super) async fn apply(
+        &mut self,
+        actor: Actor,
+        by: ActedBy,
+        action: RawJson,
+    ) -> Result<u64, ErrorBody> {
         let now = self.clock.now();
-        self.apply_at(actor, action, now).await
+        self.apply_at(actor, by, action, now).await
     }
 
     /// [`Table::apply`] at a given time (an admin firing a deadline early plays it at the deadline's time).
     pub(super) async fn apply_at(
         &mut self,
         actor: Actor,
+        by: ActedBy,
         action: RawJson,
         now: Millis,
     ) -> Result<u64, ErrorBody> {
@@ -193,6 +204,7 @@ impl Table {
             actor,
             action: RawJson::from(applied.action),
             at: now,
+            by,
         };
         let write_started = Instant::now();
         let written = self

@@ -226,6 +226,7 @@ mod tests {
                 actor: Actor::Seat(seat),
                 action: protocol::RawJson::from(applied.action),
                 at: seq,
+                by: protocol::ActedBy::Player,
             });
         }
         StoredMatch {

@@ -3,7 +3,7 @@
 //! timer playing the server bot's move for the seats that must decide. An action of its own that the engine
 //! refuses stalls the table until the state changes; one the database fails to store is tried again later.
 
-use protocol::{ErrorBody, ErrorCode, RawJson};
+use protocol::{ActedBy, ErrorBody, ErrorCode, RawJson};
 use rules::{Actor, AnyGame, Millis, Seat, Status};
 use tracing::{debug, error};
 
@@ -93,7 +93,10 @@ impl Table {
         self.publish_presence(now);
         let Some(running) = &self.running else { return };
         if let Some(deadline) = running.game.deadline().filter(|d| d.at <= now) {
-            if let Err(e) = self.apply(Actor::Clock, RawJson::from(deadline.action)).await {
+            if let Err(e) = self
+                .apply(Actor::Clock, ActedBy::Clock, RawJson::from(deadline.action))
+                .await
+            {
                 error!(code = e.code.as_str(), message = %e.message, "the deadline action failed");
                 self.stall(&e, now);
             }
@@ -106,19 +109,19 @@ impl Table {
             .filter(|(at, _)| *at <= now)
             .min();
         if let Some((_, seat)) = bot {
-            self.play_bot(seat, "bot").await;
+            self.play_bot(seat, ActedBy::Bot).await;
             return;
         }
         if let Some(seat) = self.stand_ins_due(running, now).first().copied() {
-            self.play_stand_in(seat).await;
+            self.play_stand_in(seat, false).await;
             return;
         }
         if self.turn_deadline(running).is_some_and(|at| at <= now) {
             for seat in self.timed_seats(running) {
                 if self.absence.policy.policy == protocol::AbsenceKind::Skip {
-                    self.play_stand_in(seat).await;
+                    self.play_stand_in(seat, true).await;
                 } else {
-                    self.play_bot(seat, "turn timer").await;
+                    self.play_bot(seat, ActedBy::TurnTimer).await;
                 }
                 self.mark_timed_out(seat, now);
             }
@@ -139,14 +142,15 @@ impl Table {
     }
 
     /// Plays the game's bot move for `seat` (`Game::bot_action`): a bot's move, a stand-in's, or the turn
-    /// timer's for an idle seat.
-    pub(super) async fn play_bot(&mut self, seat: Seat, why: &'static str) {
+    /// timer's for an idle seat; `by` says which (logged with the action).
+    pub(super) async fn play_bot(&mut self, seat: Seat, by: ActedBy) {
+        let why = by.as_str();
         let Some(running) = &self.running else { return };
         let Some(action) = running.game.bot_action(seat, &mut self.rng) else {
             return;
         };
         debug!(%seat, why, "playing the bot's move");
-        if let Err(e) = self.apply(Actor::Seat(seat), RawJson::from(action)).await {
+        if let Err(e) = self.apply(Actor::Seat(seat), by, RawJson::from(action)).await {
             error!(%seat, why, code = e.code.as_str(), message = %e.message, "the bot's legal action failed");
             let now = self.clock.now();
             self.stall(&e, now);

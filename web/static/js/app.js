@@ -23,6 +23,7 @@ import { rulesButton } from "./help.js";
 import { watchTips } from "./info_tip.js";
 import { screenFor, screenContext } from "./games/index.js";
 import { initFriends, onChatHistory, onChatMessage, resetChat, chatPanel, presenceTag, reportPresence } from "./friends.js";
+import { standing, thenNowWords } from "./away.js";
 
 const LOG_LIMIT = 200;
 
@@ -36,6 +37,7 @@ function adoptEarlyPushes() {
   if (document.hidden) reportPresence();
   if (early.lobby && early.lobby.code === code && !app.lobby) onLobby(early.lobby);
   if (early.state && early.state.code === code && !app.state) onState(early.state);
+  adoptEarlyAway(code);
 }
 
 export const app = {
@@ -64,9 +66,10 @@ export const app = {
   returning: null,
   /** While a bot stands in for this seat with the player still here (their timer ran out): what it played. */
   standIn: null,
-  /** What was played for this seat while the player was away: { says } (as the log's) until dismissed. */
+  /** What was played for this seat while the player was away, until dismissed: { game, seat, since, version,
+   * actions: [{ seq, by, action, events }] oldest first, then, now } (see `onAway`). */
   awayReport: null,
-  /** Whether the player unfolded a long away report. */
+  /** Whether the player asked to see every line of a long away report. */
   awayOpen: false,
   /** A shared link's lobby looked at before the join form: { code, phase, game, host } or { code, missing }. */
   peek: null,
@@ -474,6 +477,9 @@ function onPush(message) {
     case "rematched":
       onRematched(message);
       break;
+    case "away":
+      onAway(message);
+      break;
     default:
       break;
   }
@@ -498,16 +504,32 @@ function onLobby(lobby) {
 }
 
 /** A bot stands in for this seat while its player is still here (their turn timer ran out): collect what it plays,
- * and tell the player when they have the seat back. */
+ * one entry per change that shows this seat's own move, and tell the player when they have the seat back. (A
+ * player who was away hears it from the server instead: `onAway`.) */
 function trackStandIn(lobby) {
   const me = app.session?.spectator ? null : app.session?.seat;
   if (me === null || me === undefined) return;
   const occupant = lobby.seats.find((s) => s.seat === me)?.occupant;
   const stood = occupant?.kind === "human" && !!occupant.stand_in;
-  if (stood && !app.standIn) app.standIn = { says: [] };
+  if (stood && !app.standIn) {
+    const state = app.state && app.state.code === lobby.code ? app.state : null;
+    // The timer's move that started it came before (its state push precedes this lobby push): what follows is
+    // the stand-in's, or the skip's.
+    const by = lobby.absent?.policy === "skip" ? "skip" : "stand_in";
+    app.standIn = { game: lobby.game, since: state?.version ?? 0, before: state?.view ?? null, by, actions: [] };
+  }
   if (!stood && app.standIn) {
-    reportAway(app.standIn.says);
+    const s = app.standIn;
     app.standIn = null;
+    reportAway({
+      game: s.game,
+      seat: me,
+      since: s.since,
+      version: app.state?.version ?? s.since,
+      actions: s.actions,
+      then: standing(s.game, s.before, me),
+      now: standing(s.game, app.state?.view, me),
+    });
   }
 }
 
@@ -516,15 +538,80 @@ function playedBy(event, seat) {
   return event && event.seat === seat && !/(^|_)turn(_|$)|^game_over$/.test(String(event.type || ""));
 }
 
-/** Tells a returning player what was played for them while they were away (a panel above the board and the log). */
-function reportAway(says) {
-  if (!says.length) return;
-  app.awayReport = { says: [...(app.awayReport?.says || []), ...says] };
-  const summary = { key: "state.away.summary", params: { n: says.length } };
-  addLog({ say: summary, kind: "away", version: app.state?.version ?? null });
+/** The server's report of what was played for this seat after the version the player last saw (the `away` push
+ * after `resumed`): the seat's own actions from the stored log, each with who made it, and the seat's view then. */
+function onAway(report) {
+  const session = app.session;
+  if (!session || report.code !== session.code) {
+    // It may come before the `resumed` reply has set the session up (`adoptEarlyPushes`).
+    earlyAway = report;
+    return;
+  }
+  if (session.spectator || report.seat !== session.seat) return;
+  const game = app.state?.game || app.lobby?.game;
+  const now = app.state && app.state.match_id === report.match_id ? app.state.view : null;
+  reportAway({
+    game,
+    seat: report.seat,
+    since: report.since,
+    version: report.version,
+    actions: report.actions.map((a) => ({ seq: a.seq, by: a.by, action: a.action, events: a.events })),
+    then: standing(game, report.before, report.seat),
+    now: standing(game, now, report.seat),
+  });
+}
+
+/** An `away` push that came before the session it belongs to was set up. */
+let earlyAway = null;
+
+function adoptEarlyAway(code) {
+  const report = earlyAway;
+  earlyAway = null;
+  if (report && report.code === code) onAway(report);
+}
+
+/** Shows a report of what was played for this seat (a panel above the board, and a line in the log); nothing when
+ * nothing was played for it. */
+function reportAway(report) {
+  if (!report.actions.length) {
+    render();
+    return;
+  }
+  // A report not yet dismissed that ends where this one starts is continued.
+  const old = app.awayReport;
+  if (old && old.game === report.game && old.seat === report.seat && old.version <= report.since) {
+    report = { ...report, since: old.since, actions: [...old.actions, ...report.actions], then: old.then };
+  }
+  app.awayReport = report;
+  app.awayOpen = false;
+  const summary = { key: "state.away.logged", params: { n: report.actions.length } };
+  addLog({ say: summary, kind: "away", version: report.version });
   if (app.session?.code) store.rememberAway(app.session.code, app.awayReport);
-  const ctx = context();
-  announce(`${messageWords(summary)} ${says.map((say) => logWords(say, ctx)).join(" ")}`);
+  const change = thenNowWords(report.then, report.now);
+  announce([...awayHeadings(report), change].filter(Boolean).join(" "));
+  render();
+}
+
+/** Who played how many of the report's moves, in the order they first played: one sentence each. */
+function awayHeadings(report) {
+  const counts = new Map();
+  for (const a of report.actions) counts.set(a.by, (counts.get(a.by) || 0) + 1);
+  return [...counts].map(([by, n]) => t(hasKey(`state.away.by.${by}`) ? `state.away.by.${by}` : "state.away.summary", { n }));
+}
+
+/** One action of the report as a sentence: the events of this seat's own move (as the log says them), else the
+ * game screen's label of the action, else any of its events. */
+function awayLine(a, game, ctx) {
+  const screen = screenFor(game);
+  const described = (events) => (events || []).map((e) => yourWords(screen.describe(e, ctx))).filter(Boolean);
+  let words = described((a.events || []).filter((e) => playedBy(e, ctx.me)));
+  if (!words.length && a.action && screen.actionLabel) {
+    const label = screen.actionLabel(a.action, ctx.view);
+    if (typeof label === "string" && label) words = [t("state.away.chose", { action: label })];
+  }
+  if (!words.length) words = described(a.events);
+  if (!words.length) words = [t("state.away.some_move")];
+  return words.join(" ");
 }
 
 function onState(update) {
@@ -538,11 +625,10 @@ function onState(update) {
   const screen = screenFor(update.game);
   const ctx = context();
   const texts = [];
-  // On resuming, the missed events include what was played for this seat meanwhile (by a stand-in or the timer).
-  const returning = app.returning === update.code;
-  if (returning) app.returning = null;
+  // What was played for this seat while the player was away comes in the `away` push after this state
+  // (`onAway`); while a bot stands in with the player here, each change that shows its move is collected.
+  if (app.returning === update.code) app.returning = null;
   const me = ctx.me;
-  const forMe = [];
   // A spectator arriving mid-match gets the moves the server still keeps: say where its log starts.
   if (!previous && app.session.spectator && update.since > 0 && update.since < update.version && !app.log.some((e) => e.kind === "game")) {
     addLog({ say: { key: "state.log.from_move", params: { n: update.since + 1 } }, kind: "info", version: update.since });
@@ -554,16 +640,17 @@ function onState(update) {
         const say = { game: update.game, event };
         texts.push(text);
         addLog({ say, kind: "game", version: update.version, seat: event.seat });
-        if (me !== null && playedBy(event, me) && (returning || app.standIn)) forMe.push(say);
       }
+    }
+    const s = app.standIn;
+    if (s && me !== null && update.events.some((e) => playedBy(e, me))) {
+      s.actions.push({ seq: update.version, by: s.by, action: null, events: update.events });
     }
   } else if (!previous) {
     addLog({ say: { key: "state.log.current_position" }, kind: "info", version: update.version });
   } else {
     addLog({ say: { key: "state.log.resynced" }, kind: "info", version: update.version });
   }
-  if (app.standIn) app.standIn.says.push(...forMe);
-  else if (returning) reportAway(forMe);
   // The end of the match is logged after its last moves (the lobby push that says so comes before them).
   const ended = update.outcome && !(previous && previous.match_id === update.match_id && previous.outcome);
   if (ended && update.since < update.version) {
@@ -1057,30 +1144,51 @@ function renderLog() {
   );
 }
 
-/** How many moves an away report lists unfolded. */
-const AWAY_UNFOLDED = 6;
+/** How many moves an away report lists before "Show all". */
+const AWAY_SHOWN = 8;
 
-/** What was played for this seat while its player was away, until they dismiss it. */
+/** What was played for this seat while its player was away, until they dismiss it: who played how many moves, the
+ * standing then and now, and one line per move, newest first like the log. */
 function renderAwayReport() {
-  const says = app.awayReport.says;
+  const report = app.awayReport;
   const ctx = context();
+  const newest = report.actions.slice().reverse();
+  const shown = app.awayOpen ? newest : newest.slice(0, AWAY_SHOWN);
+  const makers = new Set(report.actions.map((a) => a.by));
+  const change = thenNowWords(report.then, report.now);
+  const line = (a) => {
+    const what = awayLine(a, report.game, ctx);
+    const who = makers.size > 1 && hasKey(`state.away.who.${a.by}`) ? t(`state.away.who.${a.by}`) : null;
+    return h(
+      "li",
+      { "data-seq": a.seq, "data-by": a.by },
+      who ? t("state.away.line_by", { n: a.seq, who, what }) : t("state.away.line", { n: a.seq, what }),
+    );
+  };
   return h(
     "section",
     { class: "away-report", role: "status", "aria-labelledby": "away-h", "data-key": "away-report" },
-    // A long report (a bot played a whole stretch) stays folded under its heading until opened, so that it does
-    // not push the board down; opened, it stays open across redraws.
-    h(
-      "details",
-      {
-        open: says.length <= AWAY_UNFOLDED || app.awayOpen,
-        "data-key": "away-list",
-        ontoggle: (e) => {
-          if (says.length > AWAY_UNFOLDED) app.awayOpen = e.target.open;
-        },
-      },
-      h("summary", {}, h("h2", { id: "away-h" }, t("state.away.summary", { n: says.length }))),
-      h("ol", {}, says.map((say) => h("li", {}, logWords(say, ctx)))),
-    ),
+    h("h2", { id: "away-h" }, t("state.away.title")),
+    awayHeadings(report).map((text) => h("p", { "data-key": "away-by" }, text)),
+    change ? h("p", { "data-key": "away-then-now" }, change) : null,
+    h("ol", { "data-key": "away-list" }, shown.map(line)),
+    newest.length > AWAY_SHOWN
+      ? h(
+          "button",
+          {
+            type: "button",
+            class: "quiet",
+            "data-key": "away-all",
+            "data-stays-online": "",
+            "aria-expanded": app.awayOpen ? "true" : "false",
+            onclick: () => {
+              app.awayOpen = !app.awayOpen;
+              render();
+            },
+          },
+          app.awayOpen ? t("state.away.show_fewer") : t("state.away.show_all", { n: newest.length }),
+        )
+      : null,
     h(
       "button",
       {

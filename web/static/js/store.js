@@ -81,17 +81,19 @@ export function logFor(code) {
   return entry && Array.isArray(entry.entries) ? entry.entries : [];
 }
 
-/** What was played for this seat while its player was away, until they dismiss it: { says } or null. */
+/** What was played for this seat while its player was away, until they dismiss it (see `app.awayReport`), or null.
+ * A report kept in an older form (`{ says }`, events counted as moves) is not shown again. */
 export function awayFor(code) {
   const entry = loadLogs()[code];
-  return entry && entry.away && Array.isArray(entry.away.says) ? entry.away : null;
+  return entry && entry.away && Array.isArray(entry.away.actions) ? entry.away : null;
 }
 
-/** Keeps (or, with null, forgets) lobby `code`'s report of what was played for the player while away. */
+/** Keeps (or, with null, forgets) lobby `code`'s report of what was played for the player while away: its last
+ * LOG_KEEP moves, each with only what its line is worded from. */
 export function rememberAway(code, away) {
   const data = loadLogs();
   if (!data[code]) return;
-  data[code].away = away ? { says: away.says.slice(-LOG_KEEP) } : null;
+  data[code].away = away ? { ...away, actions: away.actions.slice(-LOG_KEEP) } : null;
   saveLogs(data);
 }
 
