@@ -187,7 +187,8 @@ pub struct Config {
     pub abandon_after_secs: u64,
 
     /// Tests and documentation runs only (no flag, no environment variable): every match's seed is this one
-    /// instead of a fresh random one, so that a scripted run deals the same cards every time.
+    /// instead of a fresh random one, and the bots' choices follow from it, so that a scripted run deals the same
+    /// cards and its bots play the same moves every time.
     #[arg(skip)]
     pub match_seed: Option<u64>,
 

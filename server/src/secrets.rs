@@ -31,6 +31,15 @@ pub fn bot_seed() -> u64 {
     u64::from_le_bytes(os_random())
 }
 
+/// [`bot_seed`], except in a scripted run whose every match is dealt from `match_seed` (tests and documentation
+/// runs, `Config::match_seed`): the bots and stand-ins then choose alike at every run too.
+pub fn bot_seed_for(match_seed: Option<u64>) -> u64 {
+    match match_seed {
+        Some(seed) => seed ^ 0x5eed_b075_5eed_b075,
+        None => bot_seed(),
+    }
+}
+
 /// A seat token: 256 random bits as 64 hex digits. Given to the client once; the server keeps its hash.
 pub fn seat_token() -> String {
     hex(&os_random::<32>())

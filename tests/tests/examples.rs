@@ -167,6 +167,31 @@ impl Run {
     }
 }
 
+/// Waits until the match's log has not grown for 300 ms: the table has played what is due at the clock's time.
+async fn settle(addr: std::net::SocketAddr, match_id: &str) {
+    let length = || async {
+        let (status, _, body) = http_request(
+            addr,
+            "GET",
+            &format!("/api/admin/matches/{match_id}/log"),
+            &[("Authorization", &format!("Bearer {ADMIN_TOKEN}"))],
+            None,
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+        body.len()
+    };
+    let mut last = length().await;
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        let now = length().await;
+        if now == last {
+            return;
+        }
+        last = now;
+    }
+}
+
 fn seat(lobby: &Value, seat: usize) -> &Value {
     &lobby["seats"][seat]["occupant"]
 }
@@ -284,15 +309,18 @@ async fn run() -> BTreeMap<String, Value> {
         seat(l, 3)["stand_in"] == true
     })
     .await;
-    // Ann's turn timer runs out: it plays for her, the bots play, and the stand-in plays Bob's part.
+    // Whatever is due now is played before the clock moves on (so that every run plays it at the same time);
+    // then Ann's turn timer runs out: it plays for her, the bots play, and the stand-in plays Bob's part.
+    let match_id = first["match_id"].as_str().unwrap().to_string();
+    settle(run.server.addr, &match_id).await;
     run.server.clock.advance(60_000);
     ann.wait_push("state", |s| {
         s["events"].as_array().unwrap().iter().any(|e| e["seat"] == 3)
     })
     .await;
+    settle(run.server.addr, &match_id).await;
 
     // An administrator aborts the match.
-    let match_id = first["match_id"].as_str().unwrap().to_string();
     let (status, _, body) = http_request(
         run.server.addr,
         "POST",
