@@ -254,6 +254,13 @@ async fn schema() -> Json<&'static serde_json::Value> {
 
 /// Within `store::READY_DEADLINE`, and at once while the store knows the database just could not be reached.
 async fn ready(State(state): State<Arc<AppState>>) -> Response {
+    if state.shared.hub.cluster().is_some_and(|c| c.replaced()) {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "replaced by another process with this node id",
+        )
+            .into_response();
+    }
     match state.shared.hub.store().ready().await {
         Ok(()) => "ready".into_response(),
         Err(e) => {
@@ -328,11 +335,15 @@ pub async fn run(
     if let Some(cluster) = &cluster {
         hub.set_cluster(cluster.clone());
         let orphans = hub.clone();
-        tokio::spawn(
-            cluster
-                .clone()
-                .run_heartbeat(stop_rx.clone(), move |codes| orphans.take_over(codes)),
-        );
+        let stop = stop_tx.clone();
+        tokio::spawn(cluster.clone().run_heartbeat(
+            stop_rx.clone(),
+            move |codes| orphans.take_over(codes),
+            // Another process holds this node's id now: stop serving (`run` then says why).
+            move || {
+                let _ = stop.send(true);
+            },
+        ));
     }
     hub.restore_all().await?;
     let shared = Arc::new(Shared::new(hub, metrics, config.limits(), stop_rx.clone()));
@@ -442,6 +453,9 @@ pub async fn run(
         given.close().await;
     }
     store.close().await;
+    if cluster.as_ref().is_some_and(|c| c.replaced()) {
+        return Err(crate::cluster::ClusterError::Replaced.into());
+    }
     info!("stopped");
     Ok(())
 }

@@ -8,6 +8,8 @@
 //! - A node started with another `CLUSTER_SECRET` is refused before it registers or claims anything.
 //! - What nodes relay cannot be read on NATS, and a replayed open request starts no connection.
 //! - `leave` ends a relay: the connection serves any table again, and its new lobbies are its node's.
+//! - A node paused past its lease and replaced by a new process under its id stops serving when it resumes: its
+//!   clients are told to reconnect and it exits with a failure status.
 //! - No refusal at start-up prints a secret (a short `CLUSTER_SECRET` or `ADMIN_TOKEN`, a database or NATS URL's
 //!   password).
 //!
@@ -509,5 +511,53 @@ async fn relayed_frames_cannot_be_read_on_nats_and_a_replayed_open_starts_nothin
     drop(host);
     owner.kill().await;
     relay.kill().await;
+    cl.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_replaced_while_paused_stops_serving_when_it_resumes() {
+    let Some(cl) = TestCluster::forwarding().await else {
+        return;
+    };
+    let log = log_file("replaced", "old");
+    let old = cl
+        .process_with(SERVER_BINARY, "one", Some(1500), &[], Some(&log))
+        .await;
+    let mut host = Client::hello(old.addr).await;
+    let created = host.request(req::create_lobby("quacks", 2, "Ann")).await;
+    assert_eq!(created["type"], "seated", "{created}");
+
+    // Paused past its lease: a new process under the same id is accepted (the old heartbeat is stale).
+    old.signal("STOP");
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let new = cl.process(SERVER_BINARY, "one", Some(1500)).await;
+    let (status, _) = http_get(new.addr, "/readyz").await;
+    assert_eq!(status, 200);
+
+    // The old one resumes: at its next renewal it finds its id taken, tells its clients `moved` and exits.
+    let resumed = std::time::Instant::now();
+    old.signal("CONT");
+    // (`moved` from the stopped table, normally; `shutting_down` if the server's stop reached the connection
+    // first: either says reconnect and resume.)
+    let last = host.until_closed().await.expect("a closing push");
+    assert_eq!(last["type"], "closing", "{last}");
+    assert!(
+        ["moved", "shutting_down"].contains(&last["code"].as_str().unwrap()),
+        "{last}"
+    );
+    assert!(
+        !old.exited().await,
+        "the replaced process exits with a failure status"
+    );
+    let took = resumed.elapsed();
+    assert!(took < Duration::from_secs(5), "noticed within {took:?}");
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.contains("another process took this node's id"), "{logged}");
+
+    // The new process serves on.
+    let mut ann = Client::hello(new.addr).await;
+    let created = ann.request(req::create_lobby("quacks", 2, "Ann")).await;
+    assert_eq!(created["type"], "seated", "{created}");
+    new.kill().await;
     cl.finish().await;
 }

@@ -28,14 +28,14 @@ use std::{
     collections::HashMap,
     sync::{
         Arc, Mutex,
-        atomic::{AtomicU64, Ordering::Relaxed},
+        atomic::{AtomicBool, AtomicU64, Ordering::Relaxed},
     },
     time::{Duration, Instant},
 };
 
 use sqlx::{PgPool, Row, postgres::PgPoolOptions};
 use tokio::sync::watch;
-use tracing::{info, warn};
+use tracing::{error, info, warn};
 
 use crate::{
     cluster::forward::ClusterSecret,
@@ -71,6 +71,11 @@ pub enum ClusterError {
          `cluster_secret_check`, and start them with the new one"
     )]
     WrongSecret,
+    #[error(
+        "another process took this node's id while this one's heartbeat had lapsed (paused or cut off): this \
+         process stopped; start it again to rejoin under a new incarnation"
+    )]
+    Replaced,
     #[error("the node id must be 1 to 64 characters of [A-Za-z0-9._-], not `{0}`")]
     BadNodeId(String),
     #[error("{0}")]
@@ -106,6 +111,16 @@ struct Held {
 }
 
 /// This node's membership of the cluster.
+/// What a renewal came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Renewal {
+    Renewed,
+    /// The database could not be reached in time.
+    Failed,
+    /// The node's row names another incarnation: another process holds this node id now.
+    Replaced,
+}
+
 #[derive(Debug)]
 pub struct Cluster {
     node_id: String,
@@ -116,6 +131,8 @@ pub struct Cluster {
     store: Store,
     held: Mutex<HashMap<String, Held>>,
     pub metrics: ClusterMetrics,
+    /// Another process took this node's id (see [`Cluster::run_heartbeat`]).
+    replaced: AtomicBool,
 }
 
 /// A random hex string of `bytes` random bytes.
@@ -240,6 +257,7 @@ impl Cluster {
             store: fenced_store.clone(),
             held: Mutex::default(),
             metrics: ClusterMetrics::default(),
+            replaced: AtomicBool::new(false),
         });
         Ok((fenced_store, cluster))
     }
@@ -422,6 +440,12 @@ impl Cluster {
     /// return. Returns whether the statement ran within a third of the lease (a database that never answers is
     /// one that cannot be reached: after a lease length of such renewals every table stops).
     pub async fn renew(&self) -> bool {
+        self.renew_or_replaced().await == Renewal::Renewed
+    }
+
+    /// [`Cluster::renew`], telling apart a node whose row names another incarnation now ([`Renewal::Replaced`]:
+    /// its heartbeat lapsed, a process started under the same id took the row; nothing was renewed).
+    async fn renew_or_replaced(&self) -> Renewal {
         let codes: Vec<String> = self
             .held
             .lock()
@@ -429,10 +453,13 @@ impl Cluster {
             .keys()
             .cloned()
             .collect();
+        // One row per lease renewed, and a row of NULLs when the heartbeat was: none means another process
+        // holds this node id now, and then no lease is renewed either.
         let renewed = sqlx::query(
-            "WITH beat AS (UPDATE nodes SET heartbeat_at = now() WHERE id = $1 AND incarnation = $2) \
-             UPDATE table_leases SET expires_at = now() + $3 * interval '1 millisecond' \
-             WHERE incarnation = $2 AND code = ANY($4) RETURNING code, epoch",
+            "WITH beat AS (UPDATE nodes SET heartbeat_at = now() WHERE id = $1 AND incarnation = $2 RETURNING id), \
+             renewed AS (UPDATE table_leases SET expires_at = now() + $3 * interval '1 millisecond' \
+                 WHERE incarnation = $2 AND code = ANY($4) AND EXISTS (SELECT 1 FROM beat) RETURNING code, epoch) \
+             SELECT code, epoch FROM renewed UNION ALL SELECT NULL::text, NULL::bigint FROM beat",
         )
         .bind(&self.node_id)
         .bind(&self.incarnation)
@@ -445,7 +472,7 @@ impl Cluster {
             Ok(Err(e)) => {
                 self.metrics.renewal_failures.fetch_add(1, Relaxed);
                 warn!(error = %e, "renewing the leases failed");
-                return false;
+                return Renewal::Failed;
             }
             Err(_) => {
                 self.metrics.renewal_failures.fetch_add(1, Relaxed);
@@ -453,16 +480,27 @@ impl Cluster {
                     within_ms = within.as_millis() as u64,
                     "renewing the leases got no answer in time"
                 );
-                return false;
+                return Renewal::Failed;
             }
         };
-        self.metrics.renewals.fetch_add(1, Relaxed);
         let mut kept: HashMap<String, i64> = HashMap::with_capacity(rows.len());
+        let mut beat = false;
         for row in rows {
-            if let (Ok(code), Ok(epoch)) = (row.try_get::<String, _>(0), row.try_get::<i64, _>(1)) {
-                kept.insert(code, epoch);
+            match (
+                row.try_get::<Option<String>, _>(0),
+                row.try_get::<Option<i64>, _>(1),
+            ) {
+                (Ok(Some(code)), Ok(Some(epoch))) => {
+                    kept.insert(code, epoch);
+                }
+                (Ok(None), Ok(None)) => beat = true,
+                _ => {}
             }
         }
+        if !beat {
+            return Renewal::Replaced;
+        }
+        self.metrics.renewals.fetch_add(1, Relaxed);
         for code in codes {
             let current = self.epoch(&code);
             // Not renewed (another node took it), or renewed at another epoch than this node's table runs at.
@@ -470,7 +508,12 @@ impl Cluster {
                 self.lost(&code);
             }
         }
-        true
+        Renewal::Renewed
+    }
+
+    /// Whether another process took this node's id (see [`Renewal::Replaced`]): the node stops serving.
+    pub fn replaced(&self) -> bool {
+        self.replaced.load(Relaxed)
     }
 
     /// Revokes every lease (the database could not be reached for a whole lease length: another node may hold
@@ -491,9 +534,18 @@ impl Cluster {
     /// Renews the leases every third of the lease length until `shutdown`; after a lease length without a
     /// successful renewal every table stops (its lease may have been taken). `orphans` is called after each
     /// successful renewal with the codes of live tables whose lease has expired, for the hub to take over.
-    pub async fn run_heartbeat<F>(self: Arc<Self>, mut shutdown: watch::Receiver<bool>, orphans: F)
-    where
+    ///
+    /// A node whose row another process took (its heartbeat had lapsed: paused, partitioned) stops every table
+    /// (their clients are told `moved`), says not ready, and calls `replaced` to stop the server: it must not
+    /// serve beside the process that holds its id now (same NATS subjects, no lease it could write under).
+    pub async fn run_heartbeat<F, R>(
+        self: Arc<Self>,
+        mut shutdown: watch::Receiver<bool>,
+        orphans: F,
+        replaced: R,
+    ) where
         F: Fn(Vec<String>) + Send + 'static,
+        R: FnOnce() + Send + 'static,
     {
         let every = Duration::from_millis((self.lease_ms / 3).max(100) as u64);
         let mut last_ok = Instant::now();
@@ -502,7 +554,23 @@ impl Cluster {
                 () = tokio::time::sleep(every) => {}
                 _ = shutdown.wait_for(|s| *s) => return,
             }
-            if self.renew().await {
+            let renewal = self.renew_or_replaced().await;
+            if renewal == Renewal::Replaced {
+                error!(
+                    node = %self.node_id,
+                    incarnation = %self.incarnation,
+                    "another process took this node's id (this one's heartbeat had lapsed): stopping every \
+                     table and the server; start it again to rejoin"
+                );
+                self.replaced.store(true, Relaxed);
+                self.lose_all();
+                // The tables tell their clients `moved` (reconnect now, another node serves) before the server's
+                // stop tells every connection `shutting_down`.
+                tokio::time::sleep(Duration::from_millis(250)).await;
+                replaced();
+                return;
+            }
+            if renewal == Renewal::Renewed {
                 last_ok = Instant::now();
                 match self.orphans().await {
                     Ok(codes) if !codes.is_empty() => orphans(codes),
