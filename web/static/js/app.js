@@ -414,6 +414,7 @@ async function resume(code) {
   const lastVersion = app.state && app.state.code === code ? app.state.version : saved.lastVersion;
   // The state pushed on resuming carries what was played meanwhile (it may arrive before the reply).
   app.returning = code;
+  returningFrom = typeof lastVersion === "number" ? lastVersion : null;
   let reply;
   try {
     reply = await app.conn.request("resume", {
@@ -548,6 +549,10 @@ function onAway(report) {
     return;
   }
   if (session.spectator || report.seat !== session.seat) return;
+  if (awayDue === report.code) {
+    awayDue = null;
+    if (app.state && app.state.code === report.code) store.rememberVersion(report.code, app.state.version);
+  }
   const game = app.state?.game || app.lobby?.game;
   const now = app.state && app.state.match_id === report.match_id ? app.state.view : null;
   reportAway({
@@ -563,6 +568,10 @@ function onAway(report) {
 
 /** An `away` push that came before the session it belongs to was set up. */
 let earlyAway = null;
+/** The version a resume asked to be told about (its `last_version`), and the lobby whose `away` report is still
+ * due: until it comes, the version kept for a reload is not moved on (see `onState`). */
+let returningFrom = null;
+let awayDue = null;
 
 function adoptEarlyAway(code) {
   const report = earlyAway;
@@ -621,7 +630,11 @@ function onState(update) {
   if (previous && previous.match_id === update.match_id && update.version < previous.version) return;
   if (typeof update.server_time === "number") clock.offset = update.server_time - Date.now();
   app.state = update;
-  if (!app.session.spectator) store.rememberVersion(update.code, update.version);
+  // A resume from an older version is followed by the server's `away` report (`onAway`): the version kept for a
+  // reload stays the one the player last saw until the report has come, so that a reload meanwhile (or a page
+  // closed at once) asks for the same report again instead of losing it.
+  if (app.returning === update.code && returningFrom !== null && returningFrom < update.version) awayDue = update.code;
+  if (!app.session.spectator && awayDue !== update.code) store.rememberVersion(update.code, update.version);
   const screen = screenFor(update.game);
   const ctx = context();
   const texts = [];
