@@ -8,8 +8,14 @@
 #
 # Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/tabletop_cluster; a database of that
 # name is created first when psql can), SERVER (default target/release/server), NATS_URL (default
-# nats://127.0.0.1:4222), CLUSTER_SECRET (the nodes' shared forwarding secret; default a random one for this run),
-# RUST_LOG. Needs haproxy (Debian: apt-get install haproxy) and NATS.
+# a NATS server of its own, see below), CLUSTER_SECRET (the nodes' shared forwarding secret; default a random one
+# for this run), RUST_LOG. Needs haproxy (Debian: apt-get install haproxy) and, without NATS_URL, nats-server
+# (Debian: apt-get install nats-server).
+#
+# Without NATS_URL the script starts a NATS server of its own on 127.0.0.1:4229 that only clients with a random
+# token of this run may use (`--auth`): nothing else on the machine can read or send the nodes' messages (they are
+# also encrypted and signed with CLUSTER_SECRET). A NATS_URL given should carry its credentials
+# (nats://user:password@host:port or nats://token@host:port) and use TLS (tls://) where it leaves the host.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,10 +39,23 @@ fi
 export CLUSTER_SECRET="${CLUSTER_SECRET:-$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')}"
 
 pids=()
+if [ -z "${NATS_URL:-}" ]; then
+  command -v nats-server >/dev/null || { echo "three-nodes: nats-server is not installed (apt-get install nats-server), or set NATS_URL" >&2; exit 1; }
+  nats_token="$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+  # The token goes in a configuration file only this user can read, not on a command line others could list.
+  nats_dir="$(mktemp -d)"
+  chmod 700 "$nats_dir"
+  printf 'listen: "127.0.0.1:4229"\nauthorization { token: "%s" }\n' "$nats_token" >"$nats_dir/nats.conf"
+  nats-server -c "$nats_dir/nats.conf" &
+  pids+=("$!")
+  NATS_URL="nats://$nats_token@127.0.0.1:4229"
+  for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/4229) 2>/dev/null && break; sleep 0.1; done
+fi
 stop() {
   trap - EXIT INT TERM
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   wait
+  rm -rf "${nats_dir:-}"
 }
 trap stop EXIT INT TERM
 
@@ -44,7 +63,7 @@ for i in 1 2 3; do
   # Every client reaches a node from HAProxy's address: the nodes trust it to name the client in
   # X-Forwarded-For, which the per-address limits then count.
   BIND="127.0.0.1:808$i" DATABASE_URL="$database_url" CLUSTER=true NODE_ID="node-$i" \
-    NATS_URL="${NATS_URL:-nats://127.0.0.1:4222}" TRUSTED_PROXIES=127.0.0.1 "$server" &
+    NATS_URL="$NATS_URL" TRUSTED_PROXIES=127.0.0.1 "$server" &
   pids+=("$!")
 done
 BALANCER_BIND=127.0.0.1:8080 STATS_BIND=127.0.0.1:8404 \
