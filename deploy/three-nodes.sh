@@ -13,9 +13,9 @@
 # (Debian: apt-get install nats-server).
 #
 # Without NATS_URL the script starts a NATS server of its own on 127.0.0.1:4229 that only clients with a random
-# token of this run may use (`--auth`): nothing else on the machine can read or send the nodes' messages (they are
+# password of this run may use: nothing else on the machine can read or send the nodes' messages (they are
 # also encrypted and signed with CLUSTER_SECRET). A NATS_URL given should carry its credentials
-# (nats://user:password@host:port or nats://token@host:port) and use TLS (tls://) where it leaves the host.
+# (nats://user:password@host:port) and use TLS (tls://) where it leaves the host.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,14 +41,14 @@ export CLUSTER_SECRET="${CLUSTER_SECRET:-$(head -c 32 /dev/urandom | od -An -tx1
 pids=()
 if [ -z "${NATS_URL:-}" ]; then
   command -v nats-server >/dev/null || { echo "three-nodes: nats-server is not installed (apt-get install nats-server), or set NATS_URL" >&2; exit 1; }
-  nats_token="$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-  # The token goes in a configuration file only this user can read, not on a command line others could list.
+  nats_password="$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+  # The password goes in a configuration file only this user can read, not on a command line others could list.
   nats_dir="$(mktemp -d)"
   chmod 700 "$nats_dir"
-  printf 'listen: "127.0.0.1:4229"\nauthorization { token: "%s" }\n' "$nats_token" >"$nats_dir/nats.conf"
+  printf 'listen: "127.0.0.1:4229"\nauthorization { user: "tabletop", password: "%s" }\n' "$nats_password" >"$nats_dir/nats.conf"
   nats-server -c "$nats_dir/nats.conf" &
   pids+=("$!")
-  NATS_URL="nats://$nats_token@127.0.0.1:4229"
+  NATS_URL="nats://tabletop:$nats_password@127.0.0.1:4229"
   for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/4229) 2>/dev/null && break; sleep 0.1; done
 fi
 stop() {
