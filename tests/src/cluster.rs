@@ -418,3 +418,12 @@ impl ServerProcess {
             .success()
     }
 }
+
+/// A gauge or counter of node `addr`'s `/metrics`.
+pub async fn metric(addr: std::net::SocketAddr, name: &str) -> f64 {
+    let (status, text) = crate::http_get(addr, "/metrics").await;
+    assert_eq!(status, 200);
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or_else(|| panic!("{name} is on /metrics"))
+}

@@ -38,15 +38,6 @@ fn log_file(test: &str, name: &str) -> PathBuf {
     dir.join(format!("{test}-{name}.log"))
 }
 
-/// A gauge or counter of node `addr`'s `/metrics`.
-async fn metric(addr: SocketAddr, name: &str) -> f64 {
-    let (status, text) = http_get(addr, "/metrics").await;
-    assert_eq!(status, 200);
-    text.lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
-        .unwrap_or_else(|| panic!("{name} is on /metrics"))
-}
-
 /// Waits until node `addr` counts `open` connections; fails with what it counts after 10 s.
 async fn connections_come_to(addr: SocketAddr, open: f64, what: &str) {
     let mut now = f64::NAN;

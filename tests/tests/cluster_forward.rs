@@ -56,15 +56,6 @@ async fn lobby_with_a_far_seat(a: SocketAddr, b: SocketAddr) -> (String, Player,
     )
 }
 
-/// A counter of node `addr`'s `/metrics`.
-async fn metric(addr: SocketAddr, name: &str) -> f64 {
-    let (status, text) = http_get(addr, "/metrics").await;
-    assert_eq!(status, 200);
-    text.lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
-        .unwrap_or_else(|| panic!("{name} is on /metrics"))
-}
-
 /// Creates a lobby of `game` on `addrs[0]` with seat `i` connected to `addrs[i % addrs.len()]`, starts it, plays
 /// it to its end with the driver's seeded choices, and returns every frame each seat received, with what differs
 /// between runs by design (join code, match id, seat tokens) replaced by placeholders.
