@@ -203,7 +203,7 @@ pub struct Config {
     #[arg(long, env = "NODE_ID")]
     pub node_id: Option<String>,
 
-    /// Cluster mode: a table lease's length in milliseconds (renewed every third of it). A node that stops
+    /// Cluster mode: a table lease's length in milliseconds (renewed every third of it, at least once a second). A node that stops
     /// renewing loses its tables this long after its last renewal; another node then takes them over.
     #[arg(long, env = "LEASE_MS", default_value_t = 5000)]
     pub lease_ms: u64,

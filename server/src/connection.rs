@@ -30,7 +30,7 @@ use tracing::{Instrument, debug, info_span, warn};
 
 use crate::{
     clock::SharedClock,
-    cluster::forward::{Forward, Forwarder, Relay},
+    cluster::forward::{Forward, Forwarder, Relay, Unopened},
     guesses::{GuessLimits, Guesses},
     hub::{Hub, Located},
     metrics::Metrics,
@@ -326,6 +326,16 @@ struct Session {
     opened: Option<mpsc::Receiver<Relay>>,
     /// The table a forwarding check found here, for the request that asked for it.
     located: Option<TableHandle>,
+}
+
+/// What became of a request for a table another node serves (see [`Session::start_forward`]).
+enum Reached {
+    /// Relayed (the reply comes from the owner), or refused by the forwarding itself: what to answer now.
+    Relayed(Option<ServerMessage>),
+    /// The owner was gone and this node took the table over: serve the request here.
+    Here(TableHandle),
+    /// Taking the table over failed (the database): the request is answered with this.
+    Refused(ErrorBody),
 }
 
 /// A connection relayed to the node that owns its table: the client's frames go to `to_owner`; the owner's
@@ -1147,12 +1157,19 @@ impl Session {
         {
             match self.shared.hub.locate(code).await {
                 Ok(Located::Here(table)) => self.located = Some(table),
-                Ok(Located::Elsewhere(node)) => {
+                Ok(Located::Elsewhere { node, epoch }) => {
                     // Not a failure here: the node that serves the table counts the look-up.
                     if let Some(guess) = guess.take() {
                         let _ = self.shared.guesses.settle(self.ip, guess, Ok(()));
                     }
-                    return self.start_forward(forwarder, &node, id, text).await;
+                    match self
+                        .start_forward(forwarder, code, (node, epoch), id.clone(), text)
+                        .await
+                    {
+                        Reached::Relayed(reply) => return reply,
+                        Reached::Here(table) => self.located = Some(table),
+                        Reached::Refused(error) => located = Err(error),
+                    }
                 }
                 Err(error) => located = Err(error),
             }
@@ -1180,18 +1197,36 @@ impl Session {
         })
     }
 
-    /// Opens a forward to `owner` and relays `text` (the request that asked for its table) as its first frame.
+    /// Opens a forward to `owner` (a node and the epoch of its lease of table `code`) and relays `text` (the
+    /// request that asked for the table) as its first frame. If NATS says the owner is gone (killed, stopped),
+    /// this node takes the table over rather than refuse (`Hub::take_from_gone`), and serves it if it got it, or relays
+    /// to the node that did.
     async fn start_forward(
         &mut self,
         forwarder: Arc<Forwarder>,
-        owner: &str,
+        code: &str,
+        owner: (String, i64),
         id: Option<protocol::RequestId>,
         text: &str,
-    ) -> Option<ServerMessage> {
+    ) -> Reached {
         let speaks = self.speaks.unwrap_or(protocol::PROTOCOL_VERSION);
-        match forwarder.open(owner, speaks, self.ip).await {
+        let mut opened = forwarder.open(&owner.0, speaks, self.ip).await;
+        if let Err(Unopened { owner_gone: true, .. }) = &opened {
+            match self.shared.hub.take_from_gone(code, &owner.0, owner.1).await {
+                Ok(Located::Here(table)) => return Reached::Here(table),
+                Ok(Located::Elsewhere { node, .. }) if node != owner.0 => {
+                    opened = forwarder.open(&node, speaks, self.ip).await;
+                }
+                Ok(Located::Elsewhere { .. }) => {}
+                Err(error) => return Reached::Refused(error),
+            }
+        }
+        match opened {
             Ok(Forward { to_owner, from_owner }) => {
-                debug!(owner, "relaying this connection to the node that owns its table");
+                debug!(
+                    owner = owner.0,
+                    "relaying this connection to the node that owns its table"
+                );
                 let mut forward = Forwarding {
                     forwarder,
                     to_owner,
@@ -1201,13 +1236,13 @@ impl Session {
                 let refused = forward.relay(Message::Text(text.into())).await;
                 self.forward = Some(forward);
                 self.opened = Some(from_owner);
-                refused
+                Reached::Relayed(refused)
             }
-            Err(error) => {
+            Err(Unopened { error, .. }) => {
                 if error.code == ErrorCode::ForwardUnavailable {
                     forwarder.count_error();
                 }
-                Some(ServerMessage::reply(id, Reply::Error(error)))
+                Reached::Relayed(Some(ServerMessage::reply(id, Reply::Error(error))))
             }
         }
     }

@@ -66,8 +66,11 @@ pub struct Hub {
 #[derive(Debug)]
 pub enum Located {
     Here(TableHandle),
-    /// Cluster mode: by this other live node.
-    Elsewhere(String),
+    /// Cluster mode: by this other node, which holds the table's lease at this epoch.
+    Elsewhere {
+        node: String,
+        epoch: i64,
+    },
 }
 
 /// Why a table could not be loaded.
@@ -361,7 +364,7 @@ impl Hub {
     pub async fn find(&self, code: &str) -> Result<TableHandle, ErrorBody> {
         match self.locate(code).await? {
             Located::Here(handle) => Ok(handle),
-            Located::Elsewhere(node) => Err(ErrorBody::new(
+            Located::Elsewhere { node, .. } => Err(ErrorBody::new(
                 ErrorCode::Moved,
                 format!(
                     "the lobby `{}` is served by another node ({node}); reconnect and try again",
@@ -369,6 +372,39 @@ impl Hub {
                 ),
             )),
         }
+    }
+
+    /// Cluster mode: takes the table with this join code from `node`, which held it at `epoch` and which NATS says
+    /// is gone, without waiting for its lease to expire (see [`Cluster::take_from_gone`]): tries until the
+    /// database agrees that the node is gone (at most a renewal period after it went), the lease changes hands, or
+    /// [`Cluster::take_over_within`] has passed; then locates the table again: here if this node took it, or
+    /// wherever it is served now.
+    pub async fn take_from_gone(&self, code: &str, node: &str, epoch: i64) -> Result<Located, ErrorBody> {
+        let code = secrets::normalise_code(code);
+        let Some(cluster) = self.cluster.get() else {
+            return self.locate(&code).await;
+        };
+        let until = tokio::time::Instant::now() + cluster.take_over_within();
+        loop {
+            match cluster.take_from_gone(&code, node, epoch).await {
+                Ok(true) => break,
+                Ok(false) => {}
+                Err(e) if e.is_unavailable() => return Err(store_unavailable()),
+                Err(e) => {
+                    error!(%code, error = %e, "taking a table over failed");
+                    return Err(ErrorBody::new(ErrorCode::Internal, "this lobby cannot be loaded"));
+                }
+            }
+            match self.locate(&code).await? {
+                Located::Elsewhere { node: now, epoch: at } if now == node && at == epoch => {}
+                moved => return Ok(moved),
+            }
+            if tokio::time::Instant::now() >= until {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        self.locate(&code).await
     }
 
     /// Where the table with this join code is served: here (from memory, or loaded from the database and claimed
@@ -387,7 +423,7 @@ impl Hub {
         match self.load(&code).await {
             Ok(Some(handle)) => Ok(Located::Here(handle)),
             Ok(None) => Err(unknown()),
-            Err(LoadError::Elsewhere { node, .. }) => Ok(Located::Elsewhere(node)),
+            Err(LoadError::Elsewhere { node, epoch }) => Ok(Located::Elsewhere { node, epoch }),
             Err(LoadError::Recover(RecoverError::Store(e))) if e.is_unavailable() => {
                 warn!(%code, error = %e, "loading a table failed: the database cannot be reached");
                 Err(store_unavailable())

@@ -180,6 +180,10 @@ const LINK_QUEUE: usize = 4096;
 const LINK_BYTES: usize = 256 * 1024;
 /// How long opening a session waits for the owner's answer.
 const OPEN_TIMEOUT: Duration = Duration::from_secs(3);
+/// How often a link asks its peer node whether it still listens (see [`Forwarder::watch_peer`]), and how long it
+/// waits for the answer.
+const PROBE_EVERY: Duration = Duration::from_millis(250);
+const PROBE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// The open request, signed with the cluster secret.
 #[derive(Debug, Serialize, Deserialize)]
@@ -241,11 +245,37 @@ pub struct Forwarder {
     /// Open sessions (as relay or as owner) by id: where the router hands their incoming frames.
     sessions: Mutex<HashMap<String, mpsc::Sender<Bytes>>>,
     /// The link to each peer node: every session's frames for that node go through it (see [`Forwarder::link`]).
-    /// Weak: a link's task ends with the last session that uses it.
-    links: Mutex<HashMap<String, mpsc::WeakSender<LinkFrame>>>,
+    links: Mutex<HashMap<String, Link>>,
     /// The sessions this node accepted as owner within the last `2 * OPEN_FRESH`, and when: a replayed open of
     /// one is refused even after the session ended.
     opened: Mutex<HashMap<String, Instant>>,
+}
+
+/// A link to a peer node as the map of links keeps it. Weak: a link's tasks end with the last session that uses it.
+#[derive(Debug)]
+struct Link {
+    tx: mpsc::WeakSender<LinkFrame>,
+    /// Turns true when NATS says nobody listens for the peer any more (see [`Forwarder::watch_peer`]).
+    gone: watch::Receiver<bool>,
+}
+
+/// Why a forward session could not be opened.
+#[derive(Debug)]
+pub struct Unopened {
+    /// What the client is told if the caller can do nothing better.
+    pub error: ErrorBody,
+    /// NATS answered that nobody listens for the owner node: its process is gone (killed, stopped, or cut off
+    /// from NATS). The caller may take its table over (`Hub::take_from_gone`) rather than wait for the lease.
+    pub owner_gone: bool,
+}
+
+impl From<ErrorBody> for Unopened {
+    fn from(error: ErrorBody) -> Self {
+        Unopened {
+            error,
+            owner_gone: false,
+        }
+    }
 }
 
 /// A forwarded connection as the relaying node holds it: frames to the owner, frames from it.
@@ -537,6 +567,7 @@ impl Forwarder {
         };
         let open_subject = format!("{prefix}.open");
         let link_subject = format!("{prefix}.m");
+        let ping_subject = format!("{prefix}.ping");
         loop {
             if *stop.borrow() {
                 break;
@@ -550,6 +581,11 @@ impl Forwarder {
             };
             if message.subject.as_str() == open_subject {
                 self.accept(&serve, message).await;
+            } else if message.subject.as_str() == ping_subject {
+                // A peer's liveness probe (see `watch_peer`): the answer says only that this node listens.
+                if let Some(reply_to) = message.reply {
+                    let _ = self.client.publish(reply_to, Bytes::new()).await;
+                }
             } else if message.subject.as_str() == link_subject {
                 let Some(frames) = link_frames(message.payload) else {
                     self.refused("-", &Refusal::Malformed);
@@ -662,12 +698,13 @@ impl Forwarder {
         owner: &str,
         speaks: u32,
         ip: Option<IpAddr>,
-    ) -> Result<Forward, ErrorBody> {
+    ) -> Result<Forward, Unopened> {
         if !self.reachable() {
             return Err(unavailable(
                 "this node cannot reach the node that serves this lobby now (node-to-node messaging is down); \
                  try again shortly",
-            ));
+            )
+            .into());
         }
         let sid = random_hex::<12>();
         let nonce = random_hex::<16>();
@@ -697,9 +734,12 @@ impl Forwarder {
             Err(e) => {
                 self.sessions.lock().expect("sessions lock").remove(&sid);
                 debug!(owner, error = %e, "opening a forward session failed");
-                return Err(unavailable(format!(
-                    "the node that serves this lobby ({owner}) does not answer; try again shortly"
-                )));
+                return Err(Unopened {
+                    error: unavailable(format!(
+                        "the node that serves this lobby ({owner}) does not answer; try again shortly"
+                    )),
+                    owner_gone: e.kind() == async_nats::RequestErrorKind::NoResponders,
+                });
             }
         };
         let accept = open_blob(&self.secret, &accept_label(&sid, &nonce), &answer.payload)
@@ -711,14 +751,14 @@ impl Forwarder {
                 ..
             }) => {
                 self.sessions.lock().expect("sessions lock").remove(&sid);
-                return Err(reason);
+                return Err(reason.into());
             }
             None => {
                 self.sessions.lock().expect("sessions lock").remove(&sid);
                 self.refused(&sid, &Refusal::BadSignature);
-                return Err(unavailable(
-                    "the answer of the node that serves this lobby was not genuine",
-                ));
+                return Err(
+                    unavailable("the answer of the node that serves this lobby was not genuine").into(),
+                );
             }
         };
         let keys = SessionKeys::new(&self.secret, &sid, &nonce, &accept, false);
@@ -746,8 +786,19 @@ impl Forwarder {
         let mut beat = tokio::time::interval(BEAT);
         beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut heard = Instant::now();
+        let mut gone = peer.gone.clone();
         loop {
             tokio::select! {
+                // (A watcher that ended without a word, at shutdown, says nothing.)
+                () = async {
+                    if gone.wait_for(|gone| *gone).await.is_err() {
+                        std::future::pending::<()>().await;
+                    }
+                } => {
+                    info!(%sid, "the peer node of a forward session is gone; ending the session");
+                    let _ = local_in.send(Relay::Broken).await;
+                    break;
+                }
                 frame = incoming.recv() => {
                     let Some(frame) = frame else { break };
                     let (kind, seq, body) = match keys.open(frame) {
@@ -853,20 +904,69 @@ impl Forwarder {
     }
 
     /// Session `sid`'s way to node `node`: the link to that node, started by the first session that needs it and
-    /// ended with the last.
+    /// ended with the last (a link whose peer is gone is replaced: a node may come back under its id).
     fn link(self: &Arc<Self>, node: &str, sid: &str) -> Peer {
         let mut links = self.links.lock().expect("links lock");
-        let tx = match links.get(node).and_then(mpsc::WeakSender::upgrade) {
-            Some(tx) => tx,
+        let live = links
+            .get(node)
+            .filter(|link| !*link.gone.borrow())
+            .and_then(|link| Some((link.tx.upgrade()?, link.gone.clone())));
+        let (tx, gone) = match live {
+            Some(live) => live,
             None => {
-                links.retain(|_, link| link.strong_count() > 0);
+                links.retain(|_, link| link.tx.strong_count() > 0);
                 let (tx, rx) = mpsc::channel(LINK_QUEUE);
+                let (gone_tx, gone) = watch::channel(false);
                 tokio::spawn(self.clone().run_link(format!("{}.m", node_subject(node)), rx));
-                links.insert(node.to_string(), tx.downgrade());
-                tx
+                tokio::spawn(self.clone().watch_peer(node.to_string(), tx.downgrade(), gone_tx));
+                links.insert(
+                    node.to_string(),
+                    Link {
+                        tx: tx.downgrade(),
+                        gone: gone.clone(),
+                    },
+                );
+                (tx, gone)
             }
         };
-        Peer { tx, sid: sid.into() }
+        Peer {
+            tx,
+            sid: sid.into(),
+            gone,
+        }
+    }
+
+    /// While sessions use the link to `node`, asks it every [`PROBE_EVERY`] whether it still listens. NATS answers
+    /// "no responders" at once for a node whose connection has dropped (its process killed or stopped): then
+    /// `gone` turns true and every session with that node ends at once, its client told to reconnect, rather than
+    /// after [`ForwardSettings::dead_after`] of silence. A probe that times out (a paused node, a slow network)
+    /// proves nothing; the silence rule still applies.
+    async fn watch_peer(
+        self: Arc<Self>,
+        node: String,
+        link: mpsc::WeakSender<LinkFrame>,
+        gone: watch::Sender<bool>,
+    ) {
+        let subject = async_nats::Subject::from(format!("{}.ping", node_subject(&node)));
+        let mut every = tokio::time::interval(PROBE_EVERY);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            every.tick().await;
+            if link.strong_count() == 0 {
+                return;
+            }
+            if !self.reachable() {
+                continue;
+            }
+            let probe = self.client.request(subject.clone(), Bytes::new());
+            if let Ok(Err(e)) = tokio::time::timeout(PROBE_TIMEOUT, probe).await
+                && e.kind() == async_nats::RequestErrorKind::NoResponders
+            {
+                info!(%node, "a peer node no longer listens on NATS; ending its forward sessions");
+                let _ = gone.send(true);
+                return;
+            }
+        }
     }
 
     /// One peer node's link: publishes the frames every session has queued for it, in order, as few NATS messages
@@ -906,6 +1006,8 @@ type LinkFrame = (Arc<str>, Bytes);
 struct Peer {
     tx: mpsc::Sender<LinkFrame>,
     sid: Arc<str>,
+    /// The link's peer node is gone (see [`Forwarder::watch_peer`]).
+    gone: watch::Receiver<bool>,
 }
 
 impl Peer {

@@ -12,9 +12,13 @@
 //!   statement (SQLSTATE TL001, [`StoreError::Fenced`]) that writes for a table whose lease that incarnation does
 //!   not hold, locking the lease rows `FOR SHARE` until the write commits. So a node that lost a lease (paused,
 //!   partitioned, slow) cannot write for that table again, even before it learns of the loss.
-//! - The owner renews every lease it holds in ONE statement per heartbeat (a third of the lease length), with its
-//!   node heartbeat. A lease the renewal does not return is lost: the table stops at once and its clients are told
-//!   `closing` with `moved`. A node that cannot renew for a whole lease length stops all its tables itself.
+//! - The owner renews every lease it holds in ONE statement per heartbeat (a third of the lease length, at most a
+//!   second), with its node heartbeat. A lease the renewal does not return is lost: the table stops at once and
+//!   its clients are told `closing` with `moved`. A node that cannot renew for a whole lease length stops all its
+//!   tables itself.
+//! - A node that is gone (NATS has no listener for it, and its heartbeat missed a renewal) loses its tables before
+//!   their leases expire: the first node asked for one takes it over ([`Cluster::take_from_gone`]), so play goes
+//!   on about a renewal period after a node is killed, not a lease length.
 //! - A refused write ([`Cluster::lost`]) stops the table the same way.
 //! - On graceful shutdown, once every table task has stopped, the node releases its leases (expires them now),
 //!   so another node claims them at once instead of after the lease length.
@@ -102,6 +106,24 @@ pub struct ClusterMetrics {
     pub claims: AtomicU64,
     pub takeovers: AtomicU64,
     pub fenced_writes: AtomicU64,
+    /// Tables taken from a node that was gone before their lease expired ([`Cluster::take_from_gone`]).
+    pub early_takeovers: AtomicU64,
+}
+
+/// How much later than its renewal period a node's heartbeat must be for the node to count as gone (with NATS's
+/// word for it): a renewal statement's own time, and scheduling.
+pub const GONE_MARGIN: Duration = Duration::from_millis(300);
+
+/// The longest renewal period, whatever the lease: a node renews (and beats) at least once a second, so that a
+/// gone node is known as such within a second and [`GONE_MARGIN`] (see [`Cluster::take_from_gone`]). One statement
+/// per node whatever its tables; `nodes.lease_ms` keeps the lease, and the statements here compute the period
+/// from it the same way (`LEAST(lease_ms / 3, 1000)`).
+const RENEW_AT_LEAST_EVERY_MS: i64 = 1000;
+
+/// A node's renewal period for a lease of `lease_ms`: a third of it, at most [`RENEW_AT_LEAST_EVERY_MS`], at least
+/// 100 ms.
+fn renewal_period(lease_ms: i64) -> Duration {
+    Duration::from_millis((lease_ms / 3).clamp(100, RENEW_AT_LEAST_EVERY_MS) as u64)
 }
 
 #[derive(Debug)]
@@ -270,6 +292,13 @@ impl Cluster {
         Duration::from_millis(self.lease_ms as u64)
     }
 
+    /// How long a node asked for a table of a gone node tries to take it over ([`Cluster::take_from_gone`]): the
+    /// gone node's renewal period (the same as this node's: one setting for the cluster) and [`GONE_MARGIN`], and
+    /// a second more. Past it, the client is told `forward_unavailable` as before.
+    pub fn take_over_within(&self) -> Duration {
+        renewal_period(self.lease_ms) + GONE_MARGIN + Duration::from_secs(1)
+    }
+
     /// How many tables this node holds the lease of.
     pub fn tables_owned(&self) -> usize {
         self.held.lock().expect("lease map lock").len()
@@ -333,6 +362,44 @@ impl Cluster {
             // No lobby has this code: no lease is written for it (unknown codes never fill the table).
             None => Ok(Claim::NoTable),
         }
+    }
+
+    /// Takes the lease of `code` from `node`, which held it at `epoch`, before the lease has expired, if `node` is
+    /// gone: NATS has no listener for it (the caller's evidence, from [`forward::Unopened::owner_gone`]) and the
+    /// database agrees: its heartbeat has missed a renewal (older than its renewal period, a third of its lease,
+    /// and [`GONE_MARGIN`]), or another process holds its id now. A node merely cut off from NATS still renews
+    /// and keeps its tables. Safe whatever the evidence: the fence refuses every later write of the old owner.
+    /// Compare-and-set on the epoch seen, so of several nodes taking over at once one wins; the winner adopts
+    /// the lease with [`Cluster::claim`] as it loads the table. Whether this node took it.
+    pub async fn take_from_gone(&self, code: &str, node: &str, epoch: i64) -> Result<bool, StoreError> {
+        self.store
+            .guarded(async {
+                let taken = sqlx::query(
+                    "UPDATE table_leases l SET owner_node = $2, incarnation = $3, epoch = l.epoch + 1, \
+                         expires_at = now() + $4 * interval '1 millisecond' \
+                     WHERE l.code = $1 AND l.owner_node = $5 AND l.epoch = $6 AND l.incarnation <> $3 \
+                       AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = l.owner_node \
+                           AND n.incarnation = l.incarnation \
+                           AND n.heartbeat_at > now() - (LEAST(n.lease_ms / 3, 1000) + $7) * interval '1 millisecond') \
+                     RETURNING epoch",
+                )
+                .bind(code)
+                .bind(&self.node_id)
+                .bind(&self.incarnation)
+                .bind(self.lease_ms)
+                .bind(node)
+                .bind(epoch)
+                .bind(GONE_MARGIN.as_millis() as i64)
+                .fetch_optional(&self.pool)
+                .await
+                .map_err(classify)?;
+                if taken.is_some() {
+                    self.metrics.early_takeovers.fetch_add(1, Relaxed);
+                    info!(%code, from = %node, "took over the table of a node that is gone, before its lease expired");
+                }
+                Ok(taken.is_some())
+            })
+            .await
     }
 
     fn hold(&self, code: &str, epoch: i64) {
@@ -437,7 +504,7 @@ impl Cluster {
     }
 
     /// Renews every lease this node holds, with its heartbeat, in ONE statement; revokes the leases it did not
-    /// return. Returns whether the statement ran within a third of the lease (a database that never answers is
+    /// return. Returns whether the statement ran within the renewal period (a database that never answers is
     /// one that cannot be reached: after a lease length of such renewals every table stops).
     pub async fn renew(&self) -> bool {
         self.renew_or_replaced().await == Renewal::Renewed
@@ -466,7 +533,7 @@ impl Cluster {
         .bind(self.lease_ms)
         .bind(&codes)
         .fetch_all(&self.pool);
-        let within = Duration::from_millis((self.lease_ms / 3).max(100) as u64);
+        let within = renewal_period(self.lease_ms);
         let rows = match tokio::time::timeout(within, renewed).await {
             Ok(Ok(rows)) => rows,
             Ok(Err(e)) => {
@@ -531,7 +598,7 @@ impl Cluster {
         }
     }
 
-    /// Renews the leases every third of the lease length until `shutdown`; after a lease length without a
+    /// Renews the leases every renewal period (a third of the lease length, at most a second) until `shutdown`; after a lease length without a
     /// successful renewal every table stops (its lease may have been taken). `orphans` is called after each
     /// successful renewal with the codes of live tables whose lease has expired, for the hub to take over.
     ///
@@ -547,7 +614,7 @@ impl Cluster {
         F: Fn(Vec<String>) + Send + 'static,
         R: FnOnce() + Send + 'static,
     {
-        let every = Duration::from_millis((self.lease_ms / 3).max(100) as u64);
+        let every = renewal_period(self.lease_ms);
         let mut last_ok = Instant::now();
         loop {
             tokio::select! {
@@ -657,6 +724,12 @@ impl Cluster {
                 "tabletop_cluster_takeovers_total",
                 "Tables this node took over from another owner.",
                 &self.metrics.takeovers,
+            ),
+            (
+                "tabletop_cluster_early_takeovers_total",
+                "Tables this node took from a node that was gone (no NATS listener, a renewal missed) before their \
+                 lease expired.",
+                &self.metrics.early_takeovers,
             ),
             (
                 "tabletop_cluster_fenced_writes_total",
