@@ -1157,13 +1157,13 @@ impl Session {
         {
             match self.shared.hub.locate(code).await {
                 Ok(Located::Here(table)) => self.located = Some(table),
-                Ok(Located::Elsewhere { node, epoch }) => {
+                Ok(Located::Elsewhere { node, epoch, format }) => {
                     // Not a failure here: the node that serves the table counts the look-up.
                     if let Some(guess) = guess.take() {
                         let _ = self.shared.guesses.settle(self.ip, guess, Ok(()));
                     }
                     match self
-                        .start_forward(forwarder, code, (node, epoch), id.clone(), text)
+                        .start_forward(forwarder, code, (node, epoch, format), id.clone(), text)
                         .await
                     {
                         Reached::Relayed(reply) => return reply,
@@ -1197,7 +1197,8 @@ impl Session {
         })
     }
 
-    /// Opens a forward to `owner` (a node and the epoch of its lease of table `code`) and relays `text` (the
+    /// Opens a forward to `owner` (a node, the epoch of its lease of table `code`, and the newest node-to-node
+    /// format it speaks) and relays `text` (the
     /// request that asked for the table) as its first frame. If NATS says the owner is gone (killed, stopped),
     /// this node takes the table over rather than refuse (`Hub::take_from_gone`), and serves it if it got it, or relays
     /// to the node that did.
@@ -1205,17 +1206,17 @@ impl Session {
         &mut self,
         forwarder: Arc<Forwarder>,
         code: &str,
-        owner: (String, i64),
+        owner: (String, i64, i32),
         id: Option<protocol::RequestId>,
         text: &str,
     ) -> Reached {
         let speaks = self.speaks.unwrap_or(protocol::PROTOCOL_VERSION);
-        let mut opened = forwarder.open(&owner.0, speaks, self.ip).await;
+        let mut opened = forwarder.open(&owner.0, owner.2, speaks, self.ip).await;
         if let Err(Unopened { owner_gone: true, .. }) = &opened {
             match self.shared.hub.take_from_gone(code, &owner.0, owner.1).await {
                 Ok(Located::Here(table)) => return Reached::Here(table),
-                Ok(Located::Elsewhere { node, .. }) if node != owner.0 => {
-                    opened = forwarder.open(&node, speaks, self.ip).await;
+                Ok(Located::Elsewhere { node, format, .. }) if node != owner.0 => {
+                    opened = forwarder.open(&node, format, speaks, self.ip).await;
                 }
                 Ok(Located::Elsewhere { .. }) => {}
                 Err(error) => return Reached::Refused(error),

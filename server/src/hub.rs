@@ -66,10 +66,12 @@ pub struct Hub {
 #[derive(Debug)]
 pub enum Located {
     Here(TableHandle),
-    /// Cluster mode: by this other node, which holds the table's lease at this epoch.
+    /// Cluster mode: by this other node, which holds the table's lease at this epoch and speaks node-to-node
+    /// formats up to `format`.
     Elsewhere {
         node: String,
         epoch: i64,
+        format: i32,
     },
 }
 
@@ -80,7 +82,7 @@ enum LoadError {
     Recover(#[from] RecoverError),
     /// Cluster mode: another live node holds the table's lease.
     #[error("the table is served by node `{node}` (epoch {epoch})")]
-    Elsewhere { node: String, epoch: i64 },
+    Elsewhere { node: String, epoch: i64, format: i32 },
 }
 
 impl From<StoreError> for LoadError {
@@ -329,7 +331,9 @@ impl Hub {
         if let Some(cluster) = self.cluster.get() {
             match cluster.claim(code).await? {
                 Claim::Held(_) => {}
-                Claim::Elsewhere { node, epoch } => return Err(LoadError::Elsewhere { node, epoch }),
+                Claim::Elsewhere { node, epoch, format } => {
+                    return Err(LoadError::Elsewhere { node, epoch, format });
+                }
                 Claim::NoTable => return Ok(None),
             }
         }
@@ -396,7 +400,9 @@ impl Hub {
                 }
             }
             match self.locate(&code).await? {
-                Located::Elsewhere { node: now, epoch: at } if now == node && at == epoch => {}
+                Located::Elsewhere {
+                    node: now, epoch: at, ..
+                } if now == node && at == epoch => {}
                 moved => return Ok(moved),
             }
             if tokio::time::Instant::now() >= until {
@@ -423,7 +429,9 @@ impl Hub {
         match self.load(&code).await {
             Ok(Some(handle)) => Ok(Located::Here(handle)),
             Ok(None) => Err(unknown()),
-            Err(LoadError::Elsewhere { node, epoch }) => Ok(Located::Elsewhere { node, epoch }),
+            Err(LoadError::Elsewhere { node, epoch, format }) => {
+                Ok(Located::Elsewhere { node, epoch, format })
+            }
             Err(LoadError::Recover(RecoverError::Store(e))) if e.is_unavailable() => {
                 warn!(%code, error = %e, "loading a table failed: the database cannot be reached");
                 Err(store_unavailable())

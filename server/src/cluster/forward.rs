@@ -10,8 +10,9 @@
 //!   link messages. A node keeps one link per peer node: every session's frames for that peer, queued together,
 //!   leave as one NATS message of (session id, sealed frame) pairs ([`put_link_frame`]), so the pushes of the
 //!   tables one group commit answered cross as one message rather than one each.
-//! - **Authentication.** The open request is signed with HMAC-SHA256 under the cluster secret, and the answer
-//!   too; both carry a fresh random nonce. Every later frame carries a tag under a key of that session only (HMAC
+//! - **Authentication.** The open request is sealed with AES-256-GCM under a key of the cluster secret (relay
+//!   format 2: nothing in it is readable, the client's address included; a node of an older build is sent format
+//!   1, signed with HMAC-SHA256: see [`RELAY_FORMAT`]), and the answer is signed; both carry a fresh random nonce. Every later frame carries a tag under a key of that session only (HMAC
 //!   of the secret over the session id and both nonces): AES-256-GCM used as a MAC over the frame's kind, number
 //!   and body, with its direction and number as the nonce. A frame with a bad tag (forged, or from another
 //!   session or direction) or an old number (replayed) is refused, logged and counted
@@ -23,7 +24,9 @@
 //!   lost while NATS reconnected) ends the session: the client is told `closing` with `forward_unavailable`,
 //!   reconnects and resumes (its seat token and last version tell the owner what it missed).
 //! - **Liveness.** Each side sends a heartbeat every second while a session is open; a session that hears
-//!   nothing from its peer for the lease length ends the same way (on the owner, like a dropped socket).
+//!   nothing from its peer for the lease length ends the same way (on the owner, like a dropped socket). Each link
+//!   also asks its peer node four times a second whether it still listens ([`Forwarder::watch_peer`]): when NATS
+//!   says nobody does (the node was killed or stopped), every session with it ends at once.
 //! - **NATS down.** Local tables need no NATS. A request that would be relayed while this node's NATS connection
 //!   is down is refused with `forward_unavailable` (nothing relayed); the client reconnects automatically
 //!   (async-nats retries for ever), and new sessions work again once it is back.
@@ -90,6 +93,48 @@ impl ClusterSecret {
     fn mac(&self) -> HmacSha256 {
         <HmacSha256 as KeyInit>::new_from_slice(&self.0).expect("HMAC takes keys of any length")
     }
+
+    /// The key that seals open requests of format 2: HMAC-SHA256 of a fixed label under the secret.
+    fn open_key(&self) -> LessSafeKey {
+        let mut mac = self.mac();
+        mac.update(b"tabletop open request key v2");
+        let key = UnboundKey::new(&AES_256_GCM, &mac.finalize().into_bytes()).expect("a 32-byte key");
+        LessSafeKey::new(key)
+    }
+}
+
+/// What labels a sealed open request (format 2) as one.
+const OPEN_AAD: &[u8] = b"tabletop open v2";
+
+/// An open request of format 2: a random nonce, then `body` sealed under `key` (its tag last).
+fn seal_open(key: &LessSafeKey, body: &[u8]) -> Bytes {
+    let mut nonce_bytes = [0u8; NONCE_LEN];
+    getrandom::fill(&mut nonce_bytes).expect("the operating system's random generator is available");
+    let mut out = BytesMut::with_capacity(NONCE_LEN + body.len() + TAG);
+    out.put_slice(&nonce_bytes);
+    out.put_slice(body);
+    let tag = key
+        .seal_in_place_separate_tag(
+            Nonce::assume_unique_for_key(nonce_bytes),
+            Aad::from(OPEN_AAD),
+            &mut out[NONCE_LEN..],
+        )
+        .expect("an open request is far below GCM's length limit");
+    out.put_slice(tag.as_ref());
+    out.freeze()
+}
+
+/// The body of an open request sealed by [`seal_open`], if it is genuine.
+fn unseal_open(key: &LessSafeKey, sealed: &[u8]) -> Option<Vec<u8>> {
+    let (nonce_bytes, rest) = sealed.split_at_checked(NONCE_LEN)?;
+    let nonce = Nonce::try_assume_unique_for_key(nonce_bytes).ok()?;
+    let mut body = rest.to_vec();
+    let plain = key
+        .open_in_place(nonce, Aad::from(OPEN_AAD), &mut body)
+        .ok()?
+        .len();
+    body.truncate(plain);
+    Some(body)
 }
 
 /// Forwarding settings (from `Config`).
@@ -180,6 +225,17 @@ const LINK_QUEUE: usize = 4096;
 const LINK_BYTES: usize = 256 * 1024;
 /// How long opening a session waits for the owner's answer.
 const OPEN_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The newest node-to-node format this build speaks; it speaks every older one too. Each node records its newest
+/// in `nodes.relay_format` (a node of a build from before formats were numbered has 1 there), and a node opening a
+/// session uses the older of its own and the owner's, so nodes of two builds relay to each other during a
+/// rolling upgrade. A new format must keep this: an owner accepts every format up to its own.
+/// - 1: the open request is JSON signed with HMAC-SHA256 on `<node>.open` (the client's address readable).
+/// - 2: the open request is sealed with AES-256-GCM under a key of the cluster secret on `<node>.open2`
+///   (nothing readable); links answer liveness probes on `<node>.ping`.
+///
+/// Session frames are the same in both.
+pub const RELAY_FORMAT: i32 = 2;
 /// How often a link asks its peer node whether it still listens (see [`Forwarder::watch_peer`]), and how long it
 /// waits for the answer.
 const PROBE_EVERY: Duration = Duration::from_millis(250);
@@ -240,6 +296,8 @@ pub struct Forwarder {
     client: async_nats::Client,
     node: String,
     secret: ClusterSecret,
+    /// Seals and opens open requests of format 2.
+    open_key: LessSafeKey,
     dead_after: Duration,
     metrics: Arc<Metrics>,
     /// Open sessions (as relay or as owner) by id: where the router hands their incoming frames.
@@ -523,6 +581,7 @@ impl Forwarder {
             client,
             node: node.to_string(),
             secret: settings.secret.clone(),
+            open_key: settings.secret.open_key(),
             dead_after: settings.dead_after,
             metrics,
             sessions: Mutex::default(),
@@ -566,6 +625,7 @@ impl Forwarder {
             }
         };
         let open_subject = format!("{prefix}.open");
+        let sealed_open_subject = format!("{prefix}.open2");
         let link_subject = format!("{prefix}.m");
         let ping_subject = format!("{prefix}.ping");
         loop {
@@ -580,7 +640,9 @@ impl Forwarder {
                 _ = stop.changed() => continue,
             };
             if message.subject.as_str() == open_subject {
-                self.accept(&serve, message).await;
+                self.accept(&serve, message, 1).await;
+            } else if message.subject.as_str() == sealed_open_subject {
+                self.accept(&serve, message, 2).await;
             } else if message.subject.as_str() == ping_subject {
                 // A peer's liveness probe (see `watch_peer`): the answer says only that this node listens.
                 if let Some(reply_to) = message.reply {
@@ -614,9 +676,13 @@ impl Forwarder {
         self: &Arc<Self>,
         serve: &(impl Fn(Remote) -> Result<(), ErrorBody> + Send + Sync),
         message: async_nats::Message,
+        format: i32,
     ) {
-        let body = open_blob(&self.secret, b"open", &message.payload);
-        let Some(open) = body.and_then(|b| serde_json::from_slice::<Open>(b).ok()) else {
+        let body = match format {
+            1 => open_blob(&self.secret, b"open", &message.payload).map(<[u8]>::to_vec),
+            _ => unseal_open(&self.open_key, &message.payload),
+        };
+        let Some(open) = body.and_then(|b| serde_json::from_slice::<Open>(&b).ok()) else {
             self.refused("-", &Refusal::BadSignature);
             return;
         };
@@ -692,10 +758,12 @@ impl Forwarder {
         );
     }
 
-    /// The relaying side: opens a session with `owner` for a connection that speaks protocol `speaks`.
+    /// The relaying side: opens a session with `owner`, whose newest node-to-node format is `owner_format`, for a
+    /// connection that speaks protocol `speaks`.
     pub async fn open(
         self: &Arc<Self>,
         owner: &str,
+        owner_format: i32,
         speaks: u32,
         ip: Option<IpAddr>,
     ) -> Result<Forward, Unopened> {
@@ -723,12 +791,18 @@ impl Forwarder {
             .lock()
             .expect("sessions lock")
             .insert(sid.clone(), incoming_tx);
-        let request = sign_blob(
-            &self.secret,
-            b"open",
-            &serde_json::to_vec(&open).expect("serialises"),
-        );
-        let subject = format!("{}.open", node_subject(owner));
+        let body = serde_json::to_vec(&open).expect("serialises");
+        let (request, subject) = if owner_format.min(RELAY_FORMAT) >= 2 {
+            (
+                seal_open(&self.open_key, &body),
+                format!("{}.open2", node_subject(owner)),
+            )
+        } else {
+            (
+                sign_blob(&self.secret, b"open", &body),
+                format!("{}.open", node_subject(owner)),
+            )
+        };
         let answer = match self.client.request(subject, request).await {
             Ok(answer) => answer,
             Err(e) => {

@@ -91,8 +91,8 @@ pub enum ClusterError {
 pub enum Claim {
     /// This node holds the lease now, at this epoch.
     Held(i64),
-    /// Another live node holds it.
-    Elsewhere { node: String, epoch: i64 },
+    /// Another live node holds it; `format` is the newest node-to-node format that node speaks.
+    Elsewhere { node: String, epoch: i64, format: i32 },
     /// No lobby has this code.
     NoTable,
 }
@@ -252,16 +252,17 @@ impl Cluster {
             .unwrap_or(i64::MAX)
             .max(300);
         let registered = sqlx::query(
-            "INSERT INTO nodes (id, incarnation, lease_ms, started_at, heartbeat_at) \
-             VALUES ($1, $2, $3, now(), now()) \
+            "INSERT INTO nodes (id, incarnation, lease_ms, started_at, heartbeat_at, relay_format) \
+             VALUES ($1, $2, $3, now(), now(), $4) \
              ON CONFLICT (id) DO UPDATE SET incarnation = EXCLUDED.incarnation, lease_ms = EXCLUDED.lease_ms, \
-                 started_at = now(), heartbeat_at = now() \
+                 started_at = now(), heartbeat_at = now(), relay_format = EXCLUDED.relay_format \
              WHERE nodes.heartbeat_at + nodes.lease_ms * interval '1 millisecond' < now() \
              RETURNING id",
         )
         .bind(&settings.node_id)
         .bind(&incarnation)
         .bind(lease_ms)
+        .bind(forward::RELAY_FORMAT)
         .fetch_optional(&fenced)
         .await
         .map_err(|e| ClusterError::Store(classify(e)))?;
@@ -349,15 +350,20 @@ impl Cluster {
             }
             return Ok(Claim::Held(epoch));
         }
-        let row = sqlx::query("SELECT owner_node, epoch FROM table_leases WHERE code = $1")
-            .bind(code)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(classify)?;
+        // With the owner's newest node-to-node format (1 when its row is gone, or from a build before formats).
+        let row = sqlx::query(
+            "SELECT l.owner_node, l.epoch, COALESCE(n.relay_format, 1) FROM table_leases l \
+             LEFT JOIN nodes n ON n.id = l.owner_node WHERE l.code = $1",
+        )
+        .bind(code)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(classify)?;
         match row {
             Some(row) => Ok(Claim::Elsewhere {
                 node: row.try_get(0).map_err(classify)?,
                 epoch: row.try_get(1).map_err(classify)?,
+                format: row.try_get(2).map_err(classify)?,
             }),
             // No lobby has this code: no lease is written for it (unknown codes never fill the table).
             None => Ok(Claim::NoTable),
