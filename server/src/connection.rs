@@ -30,7 +30,7 @@ use tracing::{Instrument, debug, info_span, warn};
 
 use crate::{
     clock::SharedClock,
-    cluster::forward::{ClusterSecret, Forward, Forwarder, Relay},
+    cluster::forward::{Forward, Forwarder, Relay},
     guesses::{GuessLimits, Guesses},
     hub::{Hub, Located},
     metrics::Metrics,
@@ -167,7 +167,7 @@ pub struct Shared {
     forwarder: OnceLock<Arc<Forwarder>>,
     /// Cluster mode: lobby creations per address are counted in the database, keyed by this secret
     /// ([`Shared::count_lobbies_in_database`]; unset on a single node, which counts in memory).
-    lobby_count_key: OnceLock<ClusterSecret>,
+    lobby_count_key: OnceLock<crate::cluster::forward::ClusterSecret>,
 }
 
 impl Shared {
@@ -199,7 +199,7 @@ impl Shared {
 
     /// Cluster mode: lobby creations per address are counted in the database the nodes share, under a keyed
     /// hash of the address (`secret` is the cluster's), so the allowance holds for the cluster as a whole.
-    pub fn count_lobbies_in_database(&self, secret: ClusterSecret) {
+    pub fn count_lobbies_in_database(&self, secret: crate::cluster::forward::ClusterSecret) {
         let _ = self.lobby_count_key.set(secret);
     }
 
