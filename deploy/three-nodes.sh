@@ -10,7 +10,8 @@
 # name is created first when psql can), SERVER (default target/release/server), NATS_URL (default
 # a NATS server of its own, see below), CLUSTER_SECRET (the nodes' shared forwarding secret; default a random one
 # for this run), RUST_LOG. Needs haproxy (Debian: apt-get install haproxy) and, without NATS_URL, nats-server
-# (Debian: apt-get install nats-server).
+# (Debian: apt-get install nats-server). MAX_CONNECTIONS_PER_IP, MAX_LOBBIES_PER_IP and the other limits reach the
+# nodes and HAProxy alike: HAProxy counts each address's WebSockets for the three nodes together.
 #
 # Without NATS_URL the script starts a NATS server of its own on 127.0.0.1:4229 that only clients with a random
 # password of this run may use: nothing else on the machine can read or send the nodes' messages (they are

@@ -347,12 +347,17 @@ pub async fn run(
     }
     hub.restore_all().await?;
     let shared = Arc::new(Shared::new(hub, metrics, config.limits(), stop_rx.clone()));
+    // Cluster mode: lobbies per address are counted in the database, for the cluster as a whole.
+    if let (Some(_), Some(secret)) = (&cluster, &config.cluster_secret) {
+        shared.count_lobbies_in_database(secret.clone());
+    }
     if let Some(forwarder) = &forwarder {
         shared.set_forwarder(forwarder.clone());
-        // A relayed connection is served as a local one, under the same limits, and holds a clone of `done`.
+        // A relayed connection is served as a local one, under the same limits but its address's cap (the
+        // relaying node counted it there), and holds a clone of `done`.
         let (serving, done) = (shared.clone(), done_tx.clone());
         let serve = move |remote: crate::cluster::forward::Remote| {
-            let admission = serving.admit(remote.ip)?;
+            let admission = serving.admit_relayed(remote.ip)?;
             let (shared, done) = (serving.clone(), done.clone());
             tokio::spawn(async move {
                 let _done = done;

@@ -108,13 +108,17 @@ struct Usage {
 pub struct Admission {
     shared: Arc<Shared>,
     ip: Option<IpAddr>,
+    /// Whether it takes a place under its address's cap too (not a relayed connection: see
+    /// [`Shared::admit_relayed`]).
+    per_address: bool,
 }
 
 impl Drop for Admission {
     fn drop(&mut self) {
         let mut usage = self.shared.usage.lock().expect("usage lock");
         usage.connections -= 1;
-        if let Some(ip) = self.ip
+        if self.per_address
+            && let Some(ip) = self.ip
             && let Some(entry) = usage.per_ip.get_mut(&ip)
         {
             entry.connections -= 1;
@@ -125,6 +129,18 @@ impl Drop for Admission {
             }
         }
     }
+}
+
+/// A lobby creation counted against its address's allowance before the lobby is made
+/// ([`Shared::take_lobby_slot`]), and given back if it is not made.
+#[derive(Debug)]
+enum LobbySlot {
+    /// A connection without an address (driven by channels in unit tests): nothing is counted.
+    Uncounted,
+    /// Counted in this node's memory (a single node), at this instant.
+    Here(IpAddr, Instant),
+    /// Counted in the database the cluster's nodes share: the row's id.
+    Cluster(i64),
 }
 
 /// Forgets lobby creations older than the window.
@@ -149,6 +165,9 @@ pub struct Shared {
     guesses: Guesses,
     /// Cluster mode: relays connections to the nodes that own their tables (unset on a single node).
     forwarder: OnceLock<Arc<Forwarder>>,
+    /// Cluster mode: lobby creations per address are counted in the database, keyed by this secret
+    /// ([`Shared::count_lobbies_in_database`]; unset on a single node, which counts in memory).
+    lobby_count_key: OnceLock<crate::cluster::forward::ClusterSecret>,
 }
 
 impl Shared {
@@ -169,6 +188,7 @@ impl Shared {
             usage: Mutex::default(),
             guesses,
             forwarder: OnceLock::new(),
+            lobby_count_key: OnceLock::new(),
         }
     }
 
@@ -177,10 +197,27 @@ impl Shared {
         let _ = self.forwarder.set(forwarder);
     }
 
+    /// Cluster mode: lobby creations per address are counted in the database the nodes share, under a keyed
+    /// hash of the address (`secret` is the cluster's), so the allowance holds for the cluster as a whole.
+    pub fn count_lobbies_in_database(&self, secret: crate::cluster::forward::ClusterSecret) {
+        let _ = self.lobby_count_key.set(secret);
+    }
+
     /// Takes a place for a new connection from `ip`, or says why there is none (`too_many_connections`). The
     /// per-address counts (connections here, lobbies later) are kept under [`crate::proxy::limit_key`] of `ip`
     /// (an IPv6 address counts as its /64), and so is the admission's address.
     pub fn admit(self: &Arc<Self>, ip: Option<IpAddr>) -> Result<Admission, ErrorBody> {
+        self.admit_as(ip, true)
+    }
+
+    /// Cluster mode: takes a place for a connection another node relays here, under the total cap only. The
+    /// relaying node counted it under its address's cap already (and the balancer bounds the address's
+    /// connections across the cluster), so it takes no second place there. Its address is kept for the rest.
+    pub fn admit_relayed(self: &Arc<Self>, ip: Option<IpAddr>) -> Result<Admission, ErrorBody> {
+        self.admit_as(ip, false)
+    }
+
+    fn admit_as(self: &Arc<Self>, ip: Option<IpAddr>, per_address: bool) -> Result<Admission, ErrorBody> {
         let ip = ip.map(crate::proxy::limit_key);
         let mut usage = self.usage.lock().expect("usage lock");
         if usage.connections >= self.limits.max_connections {
@@ -189,7 +226,7 @@ impl Shared {
                 "the server is serving as many connections as it can; try again later",
             ));
         }
-        if let Some(ip) = ip {
+        if let Some(ip) = ip.filter(|_| per_address) {
             let entry = usage.per_ip.entry(ip).or_default();
             if entry.connections >= self.limits.max_connections_per_ip {
                 if entry.connections == 0 && entry.lobbies.is_empty() {
@@ -209,38 +246,74 @@ impl Shared {
         Ok(Admission {
             shared: self.clone(),
             ip,
+            per_address,
         })
     }
 
-    /// Refuses a lobby creation from `ip` if it already created its allowance within the window.
-    fn check_lobby_allowance(&self, ip: Option<IpAddr>) -> Result<(), ErrorBody> {
-        let Some(ip) = ip else { return Ok(()) };
-        let mut usage = self.usage.lock().expect("usage lock");
-        let entry = usage.per_ip.entry(ip).or_default();
-        prune(&mut entry.lobbies, self.limits.lobby_window);
-        if entry.lobbies.len() >= self.limits.max_lobbies_per_ip {
-            return Err(ErrorBody::new(
+    /// Counts a lobby creation from `ip` against its allowance, before the lobby is made; refuses it
+    /// (`create_limited`) if the address created its allowance within the window already. A single node counts
+    /// in memory; a cluster node in the database ([`Shared::count_lobbies_in_database`]), where a failure is
+    /// answered `store_unavailable`. Give the slot back ([`Shared::give_back_lobby_slot`]) if no lobby is made.
+    async fn take_lobby_slot(&self, ip: Option<IpAddr>) -> Result<LobbySlot, ErrorBody> {
+        let Some(ip) = ip else {
+            return Ok(LobbySlot::Uncounted);
+        };
+        let limited = || {
+            ErrorBody::new(
                 ErrorCode::CreateLimited,
                 format!(
                     "at most {} new lobbies per {} seconds from one address; try again later",
                     self.limits.max_lobbies_per_ip,
                     self.limits.lobby_window.as_secs()
                 ),
-            ));
+            )
+        };
+        if let Some(secret) = self.lobby_count_key.get() {
+            let key = secret.keyed_hash(b"tabletop lobby creations v1\0", ip.to_string().as_bytes());
+            let counted = self
+                .hub
+                .store()
+                .count_lobby_creation(&key, self.limits.max_lobbies_per_ip, self.limits.lobby_window)
+                .await;
+            return match counted {
+                Ok(Some(id)) => Ok(LobbySlot::Cluster(id)),
+                Ok(None) => Err(limited()),
+                Err(e) => {
+                    warn!(error = %e, "counting a lobby creation");
+                    Err(crate::table::store_unavailable())
+                }
+            };
         }
-        Ok(())
+        let mut usage = self.usage.lock().expect("usage lock");
+        let entry = usage.per_ip.entry(ip).or_default();
+        prune(&mut entry.lobbies, self.limits.lobby_window);
+        if entry.lobbies.len() >= self.limits.max_lobbies_per_ip {
+            return Err(limited());
+        }
+        let now = Instant::now();
+        entry.lobbies.push_back(now);
+        Ok(LobbySlot::Here(ip, now))
     }
 
-    /// Counts a lobby created from `ip` against its allowance.
-    fn note_lobby(&self, ip: Option<IpAddr>) {
-        let Some(ip) = ip else { return };
-        let mut usage = self.usage.lock().expect("usage lock");
-        usage
-            .per_ip
-            .entry(ip)
-            .or_default()
-            .lobbies
-            .push_back(Instant::now());
+    /// Takes back a lobby creation counted by [`Shared::take_lobby_slot`] whose lobby was not made.
+    async fn give_back_lobby_slot(&self, slot: LobbySlot) {
+        match slot {
+            LobbySlot::Uncounted => {}
+            LobbySlot::Here(ip, at) => {
+                let mut usage = self.usage.lock().expect("usage lock");
+                if let Some(entry) = usage.per_ip.get_mut(&ip)
+                    && let Some(i) = entry.lobbies.iter().position(|t| *t == at)
+                {
+                    entry.lobbies.remove(i);
+                }
+            }
+            LobbySlot::Cluster(id) => {
+                // Left counted if this fails: the allowance is then one short until the row is a window old.
+                if let Err(e) = self.hub.store().forget_lobby_creation(id).await {
+                    warn!(error = %e, "taking back a lobby creation that made no lobby");
+                }
+            }
+        }
     }
 }
 
@@ -1332,8 +1405,8 @@ impl Session {
                 rules_version,
             } => {
                 self.require_unbound()?;
-                self.shared.check_lobby_allowance(self.ip)?;
-                let (table, seated) = self
+                let slot = self.shared.take_lobby_slot(self.ip).await?;
+                let created = self
                     .shared
                     .hub
                     .create(
@@ -1346,8 +1419,14 @@ impl Session {
                         rules_version,
                         self.conn.clone(),
                     )
-                    .await?;
-                self.shared.note_lobby(self.ip);
+                    .await;
+                let (table, seated) = match created {
+                    Ok(created) => created,
+                    Err(refused) => {
+                        self.shared.give_back_lobby_slot(slot).await;
+                        return Err(refused);
+                    }
+                };
                 let code = table.code.clone();
                 self.bound = Some(Bound {
                     table,
@@ -1959,13 +2038,52 @@ mod tests {
         );
         drop(a1);
         let _a3 = shared.admit(Some(a)).unwrap();
-        shared.check_lobby_allowance(Some(a)).unwrap();
-        shared.note_lobby(Some(a));
+        shared.take_lobby_slot(Some(a)).await.unwrap();
         assert_eq!(
-            shared.check_lobby_allowance(Some(a)).unwrap_err().code,
+            shared.take_lobby_slot(Some(a)).await.unwrap_err().code,
             ErrorCode::CreateLimited
         );
-        shared.check_lobby_allowance(Some(b)).unwrap();
+        // A place given back (its lobby was not made) is free again.
+        let slot = shared.take_lobby_slot(Some(b)).await.unwrap();
+        shared.give_back_lobby_slot(slot).await;
+        shared.take_lobby_slot(Some(b)).await.unwrap();
+        assert_eq!(
+            shared.take_lobby_slot(Some(b)).await.unwrap_err().code,
+            ErrorCode::CreateLimited
+        );
+    }
+
+    /// A relayed connection takes a place under the total cap only: the relaying node counted it under its
+    /// address's cap. Its end gives no place of its address back.
+    #[tokio::test]
+    async fn a_relayed_connection_takes_no_place_under_its_address_cap() {
+        let (shared, _stop) = shared_with(|l| {
+            l.max_connections = 3;
+            l.max_connections_per_ip = 1;
+        })
+        .await;
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        let b: IpAddr = "192.0.2.2".parse().unwrap();
+        let _direct = shared.admit(Some(a)).unwrap();
+        let relayed = shared.admit_relayed(Some(a)).unwrap();
+        assert_eq!(
+            relayed.ip,
+            Some(a),
+            "its address is kept (for the lobby allowance)"
+        );
+        let _relayed_too = shared.admit_relayed(Some(a)).unwrap();
+        assert_eq!(
+            shared.admit(Some(b)).unwrap_err().code,
+            ErrorCode::TooManyConnections,
+            "in total"
+        );
+        drop(relayed);
+        assert_eq!(
+            shared.admit(Some(a)).unwrap_err().code,
+            ErrorCode::TooManyConnections,
+            "the direct connection still holds the address's place"
+        );
+        shared.admit(Some(b)).unwrap();
     }
 
     /// IPv6 addresses of one /64 share one allowance (connections and lobbies); an IPv4-mapped address counts
@@ -1992,10 +2110,11 @@ mod tests {
         let _other = shared.admit(ip("2001:db8:0:2::1")).unwrap();
         // The lobby allowance counts under the admission's address: the /64's key.
         assert_eq!(first.ip, ip("2001:db8:0:1::"));
-        shared.note_lobby(first.ip);
+        shared.take_lobby_slot(first.ip).await.unwrap();
         assert_eq!(
             shared
-                .check_lobby_allowance(ip("2001:db8:0:1::9").map(crate::proxy::limit_key))
+                .take_lobby_slot(ip("2001:db8:0:1::9").map(crate::proxy::limit_key))
+                .await
                 .unwrap_err()
                 .code,
             ErrorCode::CreateLimited

@@ -14,7 +14,7 @@
 //!
 //! Layout: `records` (the rows as Rust values), `rows` (the row shapes and their generated INSERTs), `batches`
 //! (the group commit's writes), `queries` (reads and single writes), `admin` and `friends` (the admin API's and
-//! the lobby chat's queries).
+//! the lobby chat's queries), `allowance` (cluster mode's count of lobby creations per address).
 
 use std::{
     future::Future,
@@ -212,6 +212,7 @@ macro_rules! on_pool {
 }
 
 mod admin;
+mod allowance;
 mod batches;
 mod friends;
 mod idle;

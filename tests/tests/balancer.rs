@@ -4,9 +4,13 @@
 //! hangs (SIGSTOP) fails its `/readyz` and is taken out by the health check, new connections then go to the live
 //! nodes only, and a node that runs again is taken back. Behind a trusted proxy (`TRUSTED_PROXIES`), the
 //! per-address limits count the client named in `X-Forwarded-For` (an in-process server, no balancer needed).
+//! The per-address limits hold for the cluster as a whole (issue 45, point 8): WebSockets counted by the
+//! balancer, lobby creations in the database; a connection relayed to a table's owner takes no place of its
+//! address there (in-process nodes).
 //!
-//! The balancer test needs `TEST_DATABASE_URL` and the `haproxy` binary (Debian's package; `.ci/run` installs
-//! it); without them it says so and passes, unless `CI` is set (then it fails).
+//! The balancer tests need `TEST_DATABASE_URL` and the `haproxy` binary (Debian's package; `.ci/run` installs
+//! it), the relaying one NATS (`TEST_NATS_URL`); without them they say so and pass, unless `CI` is set (then
+//! they fail).
 
 use std::{
     collections::BTreeSet,
@@ -55,10 +59,16 @@ struct Balancer {
 
 impl Balancer {
     async fn start(nodes: [SocketAddr; 3]) -> Balancer {
+        Balancer::start_with(nodes, &[]).await
+    }
+
+    /// [`Balancer::start`] with more environment (e.g. `MAX_CONNECTIONS_PER_IP`).
+    async fn start_with(nodes: [SocketAddr; 3], extra_env: &[(&str, &str)]) -> Balancer {
         let addr = free_port();
         let stats = free_port();
         let child = tokio::process::Command::new("haproxy")
             .args(["-db", "-f", CONFIG])
+            .envs(extra_env.iter().copied())
             .env("BALANCER_BIND", addr.to_string())
             .env("STATS_BIND", stats.to_string())
             .env("NODE1_ADDR", nodes[0].to_string())
@@ -295,4 +305,228 @@ async fn behind_a_trusted_proxy_the_per_address_limits_count_each_forwarded_clie
     assert_eq!(said, "too_many_connections");
     plain.stop().await;
     db.drop_db().await;
+}
+
+/// The per-address limits hold for the cluster as a whole, through the balancer (issue 45, point 8). Before, each
+/// node counted alone: one address held 3 x 4 WebSockets and made 3 x 3 lobbies here.
+///
+/// - WebSockets, counted by HAProxy (`deploy/haproxy.cfg`'s stick table, `MAX_CONNECTIONS_PER_IP`): one address
+///   holds 4 across the three nodes; the fifth is refused before the upgrade as a node refuses it (HTTP 503,
+///   `Retry-After`, `too_many_connections`); once one closes, a new one gets in.
+/// - Lobbies, counted in the database (`MAX_LOBBIES_PER_IP`): 3 made on at least two nodes, then the fourth is
+///   refused `create_limited`; a creation that made no lobby took no place; the database holds keyed hashes of
+///   the address, never the address.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_per_address_limits_hold_for_the_cluster_through_the_balancer() {
+    if !haproxy_present() {
+        return;
+    }
+    let Some(cl) = TestCluster::new().await else {
+        return;
+    };
+    let env = [
+        ("MAX_CONNECTIONS_PER_IP", "4"),
+        ("MAX_LOBBIES_PER_IP", "3"),
+        ("TRUSTED_PROXIES", "127.0.0.1"),
+    ];
+    let n1 = cl.process_with(BINARY, "node-1", None, &env, None).await;
+    let n2 = cl.process_with(BINARY, "node-2", None, &env, None).await;
+    let n3 = cl.process_with(BINARY, "node-3", None, &env, None).await;
+    let nodes = [n1.addr, n2.addr, n3.addr];
+    let balancer = Balancer::start_with(nodes, &[("MAX_CONNECTIONS_PER_IP", "4")]).await;
+
+    // Four WebSockets from this address, spread over the nodes by round robin.
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        held.push(Client::hello(balancer.addr).await);
+    }
+    let mut per_node = Vec::new();
+    for node in nodes {
+        per_node.push(metric(node, "tabletop_connections").await);
+    }
+    assert_eq!(per_node.iter().sum::<f64>(), 4.0, "{per_node:?}");
+    assert!(
+        per_node.iter().filter(|n| **n > 0.0).count() >= 2,
+        "on one node only: {per_node:?}"
+    );
+    // A fifth is refused by the balancer, whichever node it would have reached.
+    for _ in 0..3 {
+        let refused = Client::try_connect(balancer.addr)
+            .await
+            .expect_err("a fifth WebSocket from one address is refused");
+        assert_eq!(refused.status, 503, "{refused:?}");
+        assert_eq!(refused.body["code"], "too_many_connections", "{refused:?}");
+        assert_eq!(
+            refused.body["message"], "at most 4 connections from one address; close one first",
+            "{refused:?}"
+        );
+        assert_eq!(refused.retry_after.as_deref(), Some("5"), "{refused:?}");
+    }
+    // One closes: its place is free again (once the balancer has seen the connection end), and only one.
+    held.pop().unwrap().close().await;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut again = loop {
+        match Client::try_connect(balancer.addr).await {
+            Ok(client) => break client,
+            Err(refused) => assert_eq!(refused.status, 503, "{refused:?}"),
+        }
+        assert!(Instant::now() < deadline, "no place came back after a close");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let welcome = again.request(req::hello()).await;
+    assert_eq!(welcome["type"], "welcome", "{welcome}");
+    held.push(again);
+    assert_eq!(
+        Client::try_connect(balancer.addr).await.err().map(|r| r.status),
+        Some(503)
+    );
+
+    // A creation that makes no lobby (an unknown game) takes no place of the allowance.
+    let refused = held[0]
+        .request(req::create_lobby("no_such_game", 2, "Host"))
+        .await;
+    assert_eq!(refused["type"], "error", "{refused}");
+    assert_ne!(refused["code"], "create_limited", "{refused}");
+    // Three lobbies, over the connections the balancer spread over the nodes.
+    let mut owners = BTreeSet::new();
+    for c in &mut held[..3] {
+        let created = c.request(req::create_lobby(GAME, 2, "Host")).await;
+        assert_eq!(created["type"], "seated", "{created}");
+        owners.insert(cl.lease(created["code"].as_str().unwrap()).await.0);
+    }
+    assert!(owners.len() >= 2, "made on one node only: {owners:?}");
+    // The fourth is refused, on whichever node (the hosts leave their lobbies first).
+    for (i, c) in held.iter_mut().enumerate() {
+        if i < 3 {
+            let left = c.request(req::leave()).await;
+            assert_ne!(left["type"], "error", "{left}");
+        }
+        let refused = c.request(req::create_lobby(GAME, 2, "Host")).await;
+        assert_eq!(refused["code"], "create_limited", "{refused}");
+        assert_eq!(
+            refused["message"], "at most 3 new lobbies per 600 seconds from one address; try again later",
+            "{refused}"
+        );
+    }
+    // The database counts keyed hashes of the address, not the address.
+    let keys: Vec<String> = sqlx::query_scalar("SELECT address_key FROM lobby_creations")
+        .fetch_all(&cl.sql)
+        .await
+        .unwrap();
+    assert_eq!(keys.len(), 3, "{keys:?}");
+    assert!(
+        keys.iter()
+            .all(|k| k.len() == 64 && k.bytes().all(|b| b.is_ascii_hexdigit()) && *k == keys[0]),
+        "{keys:?}"
+    );
+
+    drop(held);
+    drop(balancer);
+    assert!(n1.terminate().await);
+    assert!(n2.terminate().await);
+    assert!(n3.terminate().await);
+    cl.finish().await;
+}
+
+/// A connection one node relays to a table's owner takes no place of its address on the owner (issue 45, point
+/// 8): the relaying node counted it. Before, it did, and an address at its cap on the relaying node lost places
+/// on the owner too. Here the cap is 2 on each node: the host holds one place on the owner, a guest of the same
+/// address joins through the other node, and one more direct connection to the owner is still admitted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_relayed_connection_takes_no_place_of_its_address_on_the_owner() {
+    let Some(cl) = TestCluster::forwarding().await else {
+        return;
+    };
+    let node = |name: &str| {
+        let mut config = node_config(&cl.id(name), 5_000);
+        config.max_connections_per_ip = 2;
+        config
+    };
+    let near = cl.start(node("near")).await;
+    let owner = cl.start(node("owner")).await;
+
+    let mut host = Client::hello(owner.addr).await;
+    let created = host.request(req::create_lobby(GAME, 2, "Host")).await;
+    assert_eq!(created["type"], "seated", "{created}");
+    let code = created["code"].as_str().unwrap();
+    let mut guest = Client::hello(near.addr).await;
+    let joined = guest.request(req::join(code, "Guest")).await;
+    assert_eq!(joined["type"], "seated", "{joined}");
+    assert_eq!(
+        metric(owner.addr, "tabletop_connections").await,
+        2.0,
+        "the relayed one counts in total"
+    );
+
+    // The owner holds the host's connection and the relayed one: one direct place of this address is left.
+    let mut third = Client::try_connect(owner.addr)
+        .await
+        .expect("the relayed connection holds no place of the address on the owner");
+    let welcome = third.request(req::hello()).await;
+    assert_eq!(welcome["type"], "welcome", "{welcome}");
+    let refused = Client::try_connect(owner.addr).await.expect_err("the cap holds");
+    assert_eq!(refused.body["code"], "too_many_connections", "{refused:?}");
+
+    drop((host, guest, third));
+    near.stop().await;
+    owner.stop().await;
+    cl.finish().await;
+}
+
+/// Nodes counting lobby creations of one address at once cannot both take the last place (issue 45, point 8):
+/// of 24 creations raced through two pools (as two nodes), exactly the allowance is counted, and another
+/// address's allowance is its own. A creation deletes the rows older than the window, and places older than
+/// the window are free again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lobby_creations_raced_from_two_nodes_take_exactly_the_allowance() {
+    let Some(cl) = TestCluster::new().await else {
+        return;
+    };
+    let a = server::Store::connect_with(cl.db.url(), test_pool())
+        .await
+        .unwrap();
+    let b = server::Store::connect_with(cl.db.url(), test_pool())
+        .await
+        .unwrap();
+    let window = Duration::from_secs(600);
+    let tries: Vec<_> = (0..24)
+        .map(|i| {
+            let node = if i % 2 == 0 { a.clone() } else { b.clone() };
+            tokio::spawn(async move { node.count_lobby_creation("one", 5, window).await.unwrap() })
+        })
+        .collect();
+    let mut counted = 0;
+    for t in tries {
+        counted += usize::from(t.await.unwrap().is_some());
+    }
+    assert_eq!(counted, 5);
+    assert!(
+        a.count_lobby_creation("other", 5, window)
+            .await
+            .unwrap()
+            .is_some()
+    );
+    let rows = || async {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM lobby_creations")
+            .fetch_one(&cl.sql)
+            .await
+            .unwrap()
+    };
+    assert_eq!(rows().await, 6);
+
+    // A window later: the next creation deletes the old rows, and the address has its allowance again.
+    sqlx::query("UPDATE lobby_creations SET created_at = created_at - interval '601 seconds'")
+        .execute(&cl.sql)
+        .await
+        .unwrap();
+    let id = b.count_lobby_creation("one", 5, window).await.unwrap();
+    assert!(id.is_some());
+    assert_eq!(rows().await, 1);
+    // A place taken back is free again.
+    b.forget_lobby_creation(id.unwrap()).await.unwrap();
+    assert_eq!(rows().await, 0);
+
+    a.close().await;
+    b.close().await;
+    cl.finish().await;
 }
