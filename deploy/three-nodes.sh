@@ -16,7 +16,8 @@
 # Without NATS_URL the script starts a NATS server of its own on 127.0.0.1:4229 that only clients with a random
 # password of this run may use: nothing else on the machine can read or send the nodes' messages (they are
 # also encrypted and signed with CLUSTER_SECRET). A NATS_URL given should carry its credentials
-# (nats://user:password@host:port) and use TLS (tls://) where it leaves the host.
+# (nats://user:password@host:port) and use TLS (tls://host:port) where it leaves the host; NATS_CA_FILE (exported,
+# the nodes inherit it) names the CA certificates that signed the NATS server's when they are not the system's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

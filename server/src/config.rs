@@ -1,6 +1,6 @@
 //! Every setting is a command-line flag with an environment variable; `server --help` lists them all.
 
-use std::{net::SocketAddr, time::Duration};
+use std::{net::SocketAddr, path::PathBuf, time::Duration};
 
 use clap::Parser;
 
@@ -26,7 +26,12 @@ pub struct Config {
     pub bind: SocketAddr,
 
     /// Database: `sqlite://PATH` (created on first start, with its folder) or `postgres://USER@HOST/DB`.
-    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://data/tabletop.db")]
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        hide_env_values = true,
+        default_value = "sqlite://data/tabletop.db"
+    )]
     pub database_url: String,
 
     /// Most WebSocket connections served at once; one more is refused before the upgrade with HTTP 503, a
@@ -209,9 +214,23 @@ pub struct Config {
     pub lease_ms: u64,
 
     /// Cluster mode: the NATS server that carries node-to-node forwarding (a client may connect to any node; a node
-    /// relays it to the node that owns its table). Unused on a single node.
-    #[arg(long, env = "NATS_URL", default_value = "nats://127.0.0.1:4222")]
+    /// relays it to the node that owns its table). Unused on a single node. A user and password go in the URL
+    /// (`nats://tabletop:PASSWORD@nats:4222`; never logged). Where NATS is reached over a network other hosts share,
+    /// use `tls://HOST:PORT`: the node then speaks only TLS to it and checks its certificate (see --nats-ca-file).
+    #[arg(
+        long,
+        env = "NATS_URL",
+        hide_env_values = true,
+        default_value = "nats://127.0.0.1:4222"
+    )]
     pub nats_url: String,
+
+    /// Cluster mode: a PEM file of the CA certificates that signed the NATS server's certificate (a private CA).
+    /// When set, the node speaks only TLS to NATS, whatever the URL's scheme, and trusts these CAs instead of the
+    /// system's; a node whose file cannot be read, or holds no certificate, refuses to start. Unset, a `tls://`
+    /// URL is checked against the system's CAs.
+    #[arg(long, env = "NATS_CA_FILE", value_parser = ca_file)]
+    pub nats_ca_file: Option<PathBuf>,
 
     /// Cluster mode (required there): the secret that signs every node-to-node message (at least 32 characters,
     /// the same on every node; `openssl rand -hex 16` makes one). Never logged; prefer the environment variable
@@ -222,6 +241,22 @@ pub struct Config {
     /// Log filter, e.g. `info` or `info,server=debug,sqlx=warn`.
     #[arg(long, env = "RUST_LOG", default_value = "info,sqlx=warn")]
     pub log: String,
+}
+
+/// `--nats-ca-file`: a file that can be read and holds at least one PEM certificate, checked at start (async-nats
+/// reads it only when it connects, in the background, where a bad file would only be logged, again and again).
+fn ca_file(path: &str) -> Result<PathBuf, String> {
+    use rustls_pki_types::{CertificateDer, pem::PemObject};
+    let certificates = CertificateDer::pem_file_iter(path)
+        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| match e {
+            rustls_pki_types::pem::Error::Io(e) => format!("cannot read it: {e}"),
+            e => format!("it is not a PEM file of certificates: {e}"),
+        })?;
+    if certificates.is_empty() {
+        return Err("it holds no PEM certificate (-----BEGIN CERTIFICATE-----)".to_string());
+    }
+    Ok(PathBuf::from(path))
 }
 
 /// The settings whose values are secrets: a refusal of one says why without repeating the value.
@@ -297,6 +332,7 @@ impl Config {
         let secret = self.cluster_secret.clone().ok_or(ClusterError::NoSecret)?;
         Ok(ForwardSettings {
             nats_url: self.nats_url.clone(),
+            nats_ca_file: self.nats_ca_file.clone(),
             secret,
             // At least three heartbeats (one a second), however short the lease.
             dead_after: Duration::from_millis(self.lease_ms.max(3000)),

@@ -155,6 +155,8 @@ fn unseal_open(key: &LessSafeKey, sealed: &[u8]) -> Option<Vec<u8>> {
 #[derive(Clone, Debug)]
 pub struct ForwardSettings {
     pub nats_url: String,
+    /// CA certificates (PEM) to check the NATS server's certificate against; with them, TLS is required.
+    pub nats_ca_file: Option<std::path::PathBuf>,
     pub secret: ClusterSecret,
     /// A session whose peer is silent this long ends (the lease length, at least three heartbeats).
     pub dead_after: Duration,
@@ -175,6 +177,41 @@ fn without_credentials(urls: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join(",")
+}
+
+/// The user and password (or token: a user without a password) of the first URL in `urls` that carries any,
+/// percent-decoded. async-nats 0.51 parses them out of a URL but never sends them: [`Forwarder::connect`] passes
+/// them as options.
+fn credentials(urls: &str) -> Option<(String, Option<String>)> {
+    urls.split(',').find_map(|url| {
+        let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+        let host_end = rest.find('/').unwrap_or(rest.len());
+        let (userinfo, _) = rest[..host_end].rsplit_once('@')?;
+        let (user, password) = match userinfo.split_once(':') {
+            Some((user, password)) => (user, Some(percent_decoded(password))),
+            None => (userinfo, None),
+        };
+        Some((percent_decoded(user), password))
+    })
+}
+
+/// `text` with each `%XX` replaced by the byte it stands for (as a URL's user and password are written).
+fn percent_decoded(text: &str) -> String {
+    let (bytes, mut out, mut i) = (text.as_bytes(), Vec::with_capacity(text.len()), 0);
+    while i < bytes.len() {
+        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match hex.map(|h| u8::from_str_radix(h, 16)) {
+            Some(Ok(byte)) if bytes[i] == b'%' => {
+                out.push(byte);
+                i += 3;
+            }
+            _ => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// One frame kind on the wire.
@@ -564,13 +601,24 @@ fn decode_batch(mut body: Bytes) -> Option<Vec<Message>> {
 }
 
 impl Forwarder {
-    /// Connects to NATS (in the background: a node starts, and serves its own tables, with NATS down).
+    /// Connects to NATS (in the background: a node starts, and serves its own tables, with NATS down). A user and
+    /// password come from the URL; a `tls://` URL, or a CA file, makes TLS required (a server that does not offer
+    /// it, or whose certificate does not check, is not connected to, and the node forwards nothing meanwhile).
     pub async fn connect(
         node: &str,
         settings: &ForwardSettings,
         metrics: Arc<Metrics>,
     ) -> Result<Arc<Forwarder>, async_nats::ConnectError> {
-        let client = async_nats::ConnectOptions::new()
+        let mut options = async_nats::ConnectOptions::new();
+        match credentials(&settings.nats_url) {
+            Some((user, Some(password))) => options = options.user_and_password(user, password),
+            Some((token, None)) => options = options.token(token),
+            None => {}
+        }
+        if let Some(ca_file) = &settings.nats_ca_file {
+            options = options.add_root_certificates(ca_file.clone()).require_tls(true);
+        }
+        let client = options
             .name(format!("tabletop {node}"))
             .retry_on_initial_connect()
             .max_reconnects(None)
@@ -1186,6 +1234,23 @@ mod tests {
             ("nats://host/path@x", "nats://host/path@x"),
         ] {
             assert_eq!(without_credentials(url), logged);
+        }
+    }
+
+    #[test]
+    fn credentials_are_read_from_the_nats_url() {
+        let pair =
+            |user: &str, password: Option<&str>| Some((user.to_string(), password.map(str::to_string)));
+        for (url, read) in [
+            ("nats://127.0.0.1:4222", None),
+            ("tls://tabletop:pw@127.0.0.1:4222", pair("tabletop", Some("pw"))),
+            ("nats://t0k3n@h:1", pair("t0k3n", None)),
+            ("nats://h:1,tls://a:b%40c%3A@h2:2/x", pair("a", Some("b@c:"))),
+            ("user:pw@host:4222", pair("user", Some("pw"))),
+            ("nats://host/path@x", None),
+            ("nats://u:100%@h:1", pair("u", Some("100%"))),
+        ] {
+            assert_eq!(credentials(url), read, "{url}");
         }
     }
 
