@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The server's user-space instructions per accepted action (docs/perf/journal.md, sections 10 and 11): a number
+# The server's user-space instructions per accepted action (docs/performance.md, "Method"): a number
 # that does not depend on how fast or busy the machine is. The server runs under `valgrind --tool=callgrind` on a
 # fresh PostgreSQL database while the load generator plays 50 lobbies of 2-seat Hide and Eeek! (LOBBIES, GAME and
 # SEATS pick another load; LOADGEN_ARGS adds load generator flags, e.g. "--rules-version 1"; VALGRIND_ARGS adds

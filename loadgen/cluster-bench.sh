@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cluster benchmarks of issue 27 (docs/performance.md, "Cluster (issue 27)"), on this machine, with the
+# The cluster benchmarks of issue 27 (docs/performance.md, "Current figures"), on this machine, with the
 # release builds. A benchmark, not a test: it measures and writes, it checks nothing.
 #
 #   cargo build --release -p server -p loadgen

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Alternating wall-clock pairs of two server builds under the same load generator (docs/performance.md,
-# "Serialization"): each pair runs OLD then NEW (or NEW then OLD, alternately) on a fresh PostgreSQL database each,
+# "Method"): each pair runs OLD then NEW (or NEW then OLD, alternately) on a fresh PostgreSQL database each,
 # and reads, over the middle 8 s of the run, the server's accepted actions (/metrics), CPU time and context switches
 # (/proc/<pid>), the CPU time also in user space alone. One line per run, then the medians of the pairs' new / old
 # ratios.

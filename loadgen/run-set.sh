@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The measurement set of docs/perf/journal.md, section 7: one JSON report per run, appended to $OUT with a label
-# and the machine's load average, and one summary line per run on stdout.
+# The standard measurement set (docs/performance.md, "Method"): one JSON report per run, appended to $OUT with a
+# label and the machine's load average, and one summary line per run on stdout.
 #
 #   cargo build --release -p server -p loadgen
 #   OUT=results.jsonl loadgen/run-set.sh A B C D E
 #
-# To compare two builds on a machine whose speed drifts (docs/perf/journal.md, section 8), set OLD to the other
+# To compare two builds on a machine whose speed drifts (by up to 40 % within an hour), set OLD to the other
 # build's loadgen (it starts the server binary next to it): every run is then made twice in a row, OLD's first,
 # labelled old-... and new-....
 #

@@ -130,9 +130,9 @@ pub struct Options {
     /// Threads of loadgen's own runtime. With 1 (a current-thread runtime) every client waits behind all the
     /// others whenever the one thread is not running, and that queue is part of every round trip it times; 2 (the
     /// default) shortens it: in 11 alternating pairs on a 2-core machine, ~1 ms less of loadgen's own queue at
-    /// the p99 in every pair, more actions/s and a lower p99 in 10 (docs/perf/journal.md, section 18). On other
-    /// machines one thread did as well or better (section 10: ~10 % less CPU per action; section 13: two threads
-    /// −6 to +2 % actions/s).
+    /// the p99 in every pair, more actions/s and a lower p99 in 10. On other machines one thread did as well or
+    /// better (on one ~10 % less CPU per action; on another two threads −6 to +2 % actions/s). docs/performance.md,
+    /// "Measured reasons".
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub threads: u16,
 }

@@ -2,8 +2,8 @@
 
 use clap::Parser;
 
-/// The server's allocator (docs/perf/journal.md, section 8): glibc's malloc and free were ~7 % of loadgen's CPU
-/// samples under load.
+/// The server's allocator (docs/performance.md, "Measured reasons"): glibc's malloc and free were ~7 % of
+/// loadgen's CPU samples under load.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -18,7 +18,7 @@
 //! Run: `cargo bench -p rules --bench engines` (add a filter such as `hide_and_eeek` to run one game).
 //!
 //! The engines are measured with the server's allocator (mimalloc): they run inside the server, and with glibc's
-//! malloc and free ~30 % of Quacks' samples were the allocator (docs/perf/journal.md, section 8).
+//! malloc and free ~30 % of Quacks' samples were the allocator (docs/performance.md, "Measured reasons").
 
 use std::hint::black_box;
 

@@ -492,7 +492,7 @@ impl AnyGame {
     /// [`AnyGame::full_state`] as JSON text, written straight from the game: the same JSON value (members in the
     /// engine's order, where the tree's text sorts them), without building the tree and then printing it. The
     /// server stores one as a snapshot every few dozen actions; the tree and its printing were ~3 % of its
-    /// instructions per action (docs/perf/journal.md, section 16).
+    /// instructions per action (docs/performance.md, "Measured reasons").
     pub fn full_state_text(&self) -> String {
         to_text(self)
     }

@@ -36,7 +36,7 @@ use crate::{
 /// The WebSocket read buffer of each connection, allocated up front (tungstenite's default is 128 KiB, which
 /// made an idle connection cost about 147 KiB of server memory). Client messages are small (an action ~100
 /// bytes); a larger frame is still read, in several steps. tungstenite zeroes the buffer's free part before every
-/// read attempt, ~4 per action (docs/perf/journal.md, section 15), so it is kept to 1 KiB.
+/// read attempt, ~4 per action, so it is kept to 1 KiB (docs/performance.md, "Measured reasons").
 const READ_BUFFER: usize = 1024;
 
 #[derive(Debug)]

@@ -16,9 +16,9 @@
 //!
 //! The rows that set a match up (a new lobby with its host's seat, a joined seat, a match's start) take the same
 //! path ([`Committer::create_lobby`], [`Committer::insert_seat`], [`Committer::start_match`]): each was a
-//! transaction and an fsync of its own, three for every match played (docs/perf/journal.md, section 12). A batch
-//! writes them before its actions; a table has at most one write in flight, so one batch never holds two writes
-//! of the same lobby.
+//! transaction and an fsync of its own, three for every match played, a third of each action's cost
+//! (docs/performance.md, "Measured reasons"). A batch writes them before its actions; a table has at most one
+//! write in flight, so one batch never holds two writes of the same lobby.
 
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, OnceLock};

@@ -994,8 +994,9 @@ const SIZE_HINT_MAX: usize = 64 * 1024;
 
 /// How a connection's frames are written: the protocol version it speaks; the sizes of its last frames, a `state`
 /// push and any other message apart, the first guess of its next frame's size of the same kind (one guess for both
-/// made a push after a short `accepted` reply grow by doubling; docs/perf/journal.md, section 16); and the race its
-/// `state` pushes show, with when the first push showing it was written to the socket ([`write_out`] stamps it).
+/// made a push after a short `accepted` reply grow by doubling; docs/performance.md, "Measured reasons"); and the
+/// race its `state` pushes show, with when the first push showing it was written to the socket ([`write_out`]
+/// stamps it).
 #[derive(Debug, Default)]
 struct Framing {
     speaks: u32,
@@ -1036,7 +1037,7 @@ impl Framing {
 /// One text frame, written by serde (a push by its generated writer, `json_write`) into a buffer of the size this connection's previous frame of the same kind
 /// had (plus a margin), which becomes the frame's payload as it is: no copy, and no growing by doubling for a
 /// frame of the usual size. (Writing into one reused buffer and then copying it into a frame of its exact size
-/// cost ~1 % of the server's CPU under load; docs/perf/journal.md, section 10.) The same text as
+/// cost ~1 % of the server's CPU under load; docs/performance.md, "Measured reasons".) The same text as
 /// [`ServerMessage::to_json`].
 fn frame(message: &ServerMessage, framing: &mut Framing) -> Message {
     // A state push as an older protocol version writes it (a copy only for a connection that speaks one).
@@ -1251,7 +1252,7 @@ impl Session {
             (Err(error), _) => Err(error),
             // The hot path, inline. Every other request is boxed: together their futures were ~10 KB, which the
             // connection moved into a new box for every message, actions included (docs/performance.md,
-            // section 10).
+            // "Measured reasons").
             (Ok(()), Request::Action { action, version }) if self.greeted => {
                 self.action(action, version).await
             }

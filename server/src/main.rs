@@ -1,7 +1,7 @@
 //! The server binary: every setting is a flag with an environment variable (`server --help`).
 
 /// mimalloc instead of glibc's malloc: under load a third of the server's CPU samples were glibc's
-/// malloc/free (chunk coalescing across threads); see docs/perf/journal.md, section 6.
+/// malloc/free (chunk coalescing across threads); see docs/performance.md, "Measured reasons".
 #[global_allocator]
 static ALLOCATOR: server::MiMalloc = server::MiMalloc;
 

@@ -248,8 +248,8 @@ impl Store {
                 // on a connection's first runs and keeps that plan until the tables are analyzed (autovacuum: a
                 // minute or more after they filled); on a new database that is while they are empty, where a
                 // scan is cheapest, and the group commit then scanned `lobbies` twice and `matches` once per
-                // commit, dearer with every match played (docs/perf/journal.md, section 13). Statements with no
-                // index to use still scan.
+                // commit, dearer with every match played (docs/performance.md, "Measured reasons"). Statements
+                // with no index to use still scan.
                 .after_connect(|conn, _| {
                     Box::pin(async move {
                         sqlx::Executor::execute(conn, "SET enable_seqscan = off").await?;
@@ -267,10 +267,10 @@ impl Store {
                 .synchronous(SqliteSynchronous::Full)
                 .foreign_keys(true)
                 .busy_timeout(Duration::from_secs(5))
-                // The group commit's cost is SQLite's system calls (docs/perf/journal.md, section 17; counted
-                // for 500 matches of Hide and Eeek!, per commit of ~200 actions). A multi-row INSERT inside a
-                // transaction keeps a statement journal, written to a temporary file once it passes 64 KiB:
-                // in memory, 1,137 pwrite calls per commit became 676.
+                // The group commit's cost is SQLite's system calls (docs/performance.md, "Measured reasons";
+                // counted for 500 matches of Hide and Eeek!, per commit of ~200 actions). A multi-row INSERT
+                // inside a transaction keeps a statement journal, written to a temporary file once it passes
+                // 64 KiB: in memory, 1,137 pwrite calls per commit became 676.
                 .pragma("temp_store", "MEMORY")
                 // A checkpoint copies every page changed since the last one into the database file, and the
                 // pages of 500 matches' index are changed again and again: checkpointing after 10,000 WAL
@@ -293,7 +293,7 @@ impl Store {
             // load a lobby's insert could lose to the group commit again and again (1.0-1.4 s seen, and the busy
             // timeout ends in an error). Through one connection every statement waits its turn in sqlx's queue,
             // in order. Reads are short (WAL would let them run beside the writer, but none is long enough to
-            // matter); docs/perf/journal.md, section 8.
+            // matter); docs/performance.md, "Measured reasons".
             let mut pool_options = SqlitePoolOptions::new().max_connections(1);
             if memory {
                 // Every connection to a private `:memory:` is its own database, and a shared-cache one refuses

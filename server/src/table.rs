@@ -577,7 +577,8 @@ impl Table {
         match command {
             // The hot path, inline. Every other command is boxed once more: together their futures were ~10.9 KB,
             // and `run` moved that whole size into a new box for every command, actions included (memcpy and a
-            // large aligned allocation were ~2 % of the server's CPU under load; docs/perf/journal.md, section 10).
+            // large aligned allocation were ~2 % of the server's CPU under load; docs/performance.md, "Measured
+            // reasons").
             Command::Act {
                 conn_id,
                 action,

@@ -591,10 +591,10 @@ async fn a_conflicting_setup_fails_alone_through_the_committer_on_every_store() 
 /// analyzed, which autovacuum does a minute or more after they filled. On a new database that first plan is made
 /// while `lobbies` and `matches` are empty, where scanning them is cheapest; with it, every group commit scanned
 /// both (twice `lobbies`) whatever it wrote, and cost more with every match played (+7 to +15 % throughput over
-/// 40 s of load without it: docs/perf/journal.md, section 13). The store's connections refuse sequential scans
-/// where an index serves (`enable_seqscan = off`); and a rematch request's lookup of a rematch already started
-/// from its lobby has an index (`lobbies_by_rematch_of`). This test fails if a commit scans either table or a
-/// lookup reads every lobby.
+/// 40 s of load without it: docs/performance.md, "Measured reasons"). The store's connections refuse sequential
+/// scans where an index serves (`enable_seqscan = off`); and a rematch request's lookup of a rematch already
+/// started from its lobby has an index (`lobbies_by_rematch_of`). This test fails if a commit scans either table
+/// or a lookup reads every lobby.
 #[tokio::test]
 async fn commits_and_rematch_lookups_find_rows_by_key_on_a_new_postgres_database() {
     if !backends().contains(&"postgres") {

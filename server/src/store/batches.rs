@@ -17,7 +17,7 @@ use super::{Append, Db, Phase, Setup, Store, StoreError, classify, to_i64};
 /// worker thread runs in one go. Written statement by statement, a batch was ~25 round trips between the writer
 /// task and that thread (`BEGIN`, the set-ups, the action inserts, every snapshot and result, `COMMIT`), each
 /// waiting for a turn on the busy runtime: ~16 ms per commit of which the thread worked ~6 (docs/performance.md,
-/// section 17). The text changes with the batch's shape, so it is not kept prepared.
+/// "Measured reasons"). The text changes with the batch's shape, so it is not kept prepared.
 ///
 /// A new lobby whose code is taken is skipped (`ON CONFLICT DO NOTHING`) and so is its host's seat (`changes()`
 /// is 0 after a skipped insert); each written lobby returns its index in `setups`, so the caller learns which
@@ -75,9 +75,9 @@ fn sqlite_batch(setups: &[Setup<'_>], appends: &[Append<'_>]) -> SqliteBatch {
 }
 
 /// [`Store::write_batch`] on PostgreSQL: ONE statement, run outside an explicit transaction: one round trip
-/// instead of BEGIN, the INSERTs, the snapshots' and results' statements and COMMIT (docs/perf/journal.md, section
-/// 10). A single statement is atomic in PostgreSQL, and with the default synchronous_commit durable when it
-/// returns, so the batch is still all-or-nothing.
+/// instead of BEGIN, the INSERTs, the snapshots' and results' statements and COMMIT (+4.5 % actions/s;
+/// docs/performance.md, "Measured reasons"). A single statement is atomic in PostgreSQL, and with the default
+/// synchronous_commit durable when it returns, so the batch is still all-or-nothing.
 async fn write_batch_pg(
     pool: &PgPool,
     setups: &[Setup<'_>],

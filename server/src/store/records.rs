@@ -159,8 +159,8 @@ pub struct Append<'a> {
     pub outcome: Option<&'a Outcome>,
 }
 
-/// A lobby's or match's row that a group commit carries beside the actions (docs/perf/journal.md, section 12):
-/// each used to be a transaction of its own, with its own commit and fsync, three per match played.
+/// A lobby's or match's row that a group commit carries beside the actions: each used to be a transaction of its
+/// own, with its own commit and fsync, three per match played (docs/performance.md, "Measured reasons").
 #[derive(Clone, Copy, Debug)]
 pub enum Setup<'a> {
     /// [`Store::create_lobby`].
