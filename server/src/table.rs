@@ -25,7 +25,8 @@ use crate::{
     clock::{SharedClock, Sleep},
     commit::Committer,
     metrics::Metrics,
-    store::{Phase, Store, StoreError},
+    secrets,
+    store::{LobbyRecord, Phase, Store, StoreError},
 };
 
 /// Settings every table shares.
@@ -364,6 +365,53 @@ fn internal(e: StoreError) -> ErrorBody {
 }
 
 impl Table {
+    /// The table of `lobby` with these seats, phase and match (a new lobby's, or one recovered from the
+    /// database): nobody watching yet, and everything the table keeps beyond the database at its start. The one
+    /// place a `Table` is built.
+    fn assemble(
+        lobby: &LobbyRecord,
+        rules_version: u32,
+        phase: Phase,
+        seats: Vec<Occupant>,
+        running: Option<Running>,
+        deps: TableDeps,
+    ) -> Table {
+        let TableDeps {
+            store,
+            commits,
+            clock,
+            metrics,
+            settings,
+            load,
+        } = deps;
+        Table {
+            code: lobby.code.as_str().into(),
+            game_id: lobby.game.as_str().into(),
+            options: lobby.options.clone(),
+            rules_version,
+            host: lobby.host_seat,
+            turn_timer_ms: lobby.turn_timer_ms,
+            phase,
+            seats,
+            spectators: Vec::new(),
+            running,
+            store,
+            commits,
+            clock,
+            metrics,
+            rng: Rng::from_seed(secrets::bot_seed_for(settings.match_seed)),
+            settings,
+            text_sizes: Default::default(),
+            not_before: 0,
+            idle_since: None,
+            idleness: Default::default(),
+            friends: Friends::new(),
+            absence: absence::Absence::new(lobby.seat_count as usize),
+            rematch: None,
+            load,
+        }
+    }
+
     pub fn phase(&self) -> Phase {
         self.phase
     }

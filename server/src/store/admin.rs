@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 use sqlx::Row;
 
+use super::queries::lobby_phase_query;
 use super::{Db, Phase, SeatRecord, Store, StoreError, classify, corrupt, parse_json, small, to_i64};
 
 /// One admin action, as recorded: who, what, when, why, on which match and seat, and what it did.
@@ -149,12 +150,7 @@ impl Store {
             if done.rows_affected() != 1 {
                 return Err(StoreError::Conflict);
             }
-            sqlx::query("UPDATE lobbies SET phase = $1 WHERE code = $2")
-                .bind(Phase::Finished.as_str())
-                .bind(lobby_code)
-                .execute(&mut *tx)
-                .await
-                .map_err(classify)?;
+            lobby_phase_query(lobby_code, Phase::Finished).execute(&mut *tx).await.map_err(classify)?;
             insert_audit!(audit).execute(&mut *tx).await.map_err(classify)?;
             tx.commit().await.map_err(classify)
         })

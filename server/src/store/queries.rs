@@ -48,12 +48,7 @@ impl Store {
                         .map_err(classify)?;
                 }
                 None => {
-                    sqlx::query("UPDATE lobbies SET phase = $1 WHERE code = $2")
-                        .bind(Phase::Closed.as_str())
-                        .bind(code)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(classify)?;
+                    lobby_phase_query(code, Phase::Closed).execute(&mut *tx).await.map_err(classify)?;
                 }
             }
             tx.commit().await.map_err(classify)
@@ -178,22 +173,13 @@ impl Store {
                 None => None,
             };
             let after = snapshot.as_ref().map_or(0, |s| s.seq);
-            let mut log = Vec::new();
-            for row in sqlx::query("SELECT seq, actor, action, at, made_by FROM actions WHERE match_id = $1 AND seq > $2 ORDER BY seq")
-                .bind(&record.id)
-                .bind(to_i64(after))
+            let log = log_query(&record.id, after)
                 .fetch_all(pool)
                 .await
                 .map_err(classify)?
-            {
-                log.push(LogEntry {
-                    seq: row.try_get::<i64, _>("seq")? as u64,
-                    actor: serde_json::from_str(&row.try_get::<String, _>("actor")?).map_err(corrupt)?,
-                    action: raw_json(row.try_get::<String, _>("action")?)?,
-                    at: row.try_get::<i64, _>("at")? as u64,
-                    by: protocol::ActedBy::parse(row.try_get::<Option<String>, _>("made_by")?.as_deref()),
-                });
-            }
+                .iter()
+                .map(log_entry)
+                .collect::<Result<_, _>>()?;
             Ok(Some(StoredLobby {
                 lobby,
                 seats,
@@ -220,27 +206,54 @@ impl Store {
     /// The whole action log of a match, in order (for tests and audits).
     pub async fn action_log(&self, match_id: &str) -> Result<Vec<LogEntry>, StoreError> {
         on_pool!(self, pool => {
-            let mut log = Vec::new();
-            for row in sqlx::query("SELECT seq, actor, action, at, made_by FROM actions WHERE match_id = $1 ORDER BY seq")
-                .bind(match_id)
+            log_query(match_id, 0)
                 .fetch_all(pool)
                 .await
                 .map_err(classify)?
-            {
-                log.push(LogEntry {
-                    seq: row.try_get::<i64, _>("seq")? as u64,
-                    actor: serde_json::from_str(&row.try_get::<String, _>("actor")?).map_err(corrupt)?,
-                    action: raw_json(row.try_get::<String, _>("action")?)?,
-                    at: row.try_get::<i64, _>("at")? as u64,
-                    by: protocol::ActedBy::parse(row.try_get::<Option<String>, _>("made_by")?.as_deref()),
-                });
-            }
-            Ok(log)
+                .iter()
+                .map(log_entry)
+                .collect()
         })
     }
 }
 
-fn lobby_phase_query<'a, DB: sqlx::Database>(
+/// The actions of match `match_id` logged after `after` (a snapshot's `seq`; 0 for the whole log, whose first
+/// action is 1), in order, for [`log_entry`] to read.
+fn log_query<'a, DB: sqlx::Database>(
+    match_id: &'a str,
+    after: u64,
+) -> sqlx::query::Query<'a, DB, <DB as sqlx::Database>::Arguments>
+where
+    &'a str: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+    i64: sqlx::Encode<'a, DB> + sqlx::Type<DB>,
+{
+    sqlx::query(
+        "SELECT seq, actor, action, at, made_by FROM actions WHERE match_id = $1 AND seq > $2 ORDER BY seq",
+    )
+    .bind(match_id)
+    .bind(to_i64(after))
+}
+
+/// One row of [`log_query`] as a log entry (either backend's row).
+fn log_entry<R: Row>(row: &R) -> Result<LogEntry, StoreError>
+where
+    for<'c> &'c str: sqlx::ColumnIndex<R>,
+    for<'r> i64: sqlx::Decode<'r, R::Database>,
+    for<'r> String: sqlx::Decode<'r, R::Database>,
+    i64: sqlx::Type<R::Database>,
+    String: sqlx::Type<R::Database>,
+{
+    Ok(LogEntry {
+        seq: row.try_get::<i64, _>("seq")? as u64,
+        actor: serde_json::from_str(&row.try_get::<String, _>("actor")?).map_err(corrupt)?,
+        action: raw_json(row.try_get::<String, _>("action")?)?,
+        at: row.try_get::<i64, _>("at")? as u64,
+        by: protocol::ActedBy::parse(row.try_get::<Option<String>, _>("made_by")?.as_deref()),
+    })
+}
+
+/// Sets a lobby's phase.
+pub(super) fn lobby_phase_query<'a, DB: sqlx::Database>(
     code: &'a str,
     phase: Phase,
 ) -> sqlx::query::Query<'a, DB, <DB as sqlx::Database>::Arguments>

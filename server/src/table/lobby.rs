@@ -6,13 +6,10 @@
 use std::collections::VecDeque;
 
 use protocol::{AbsenceKind, AbsencePolicy, ErrorBody, ErrorCode, SeatToken};
-use rules::{AnyGame, Rng, Seat, SetupError, Viewer};
+use rules::{AnyGame, Seat, SetupError, Viewer};
 use tracing::info;
 
-use super::{
-    Conn, Occupant, Running, Seated, Table, TableDeps, absence, chat::Friends, err, internal,
-    play::SeatOptions,
-};
+use super::{Conn, Occupant, Running, Seated, Table, TableDeps, err, internal, play::SeatOptions};
 use crate::{
     secrets,
     store::{LobbyRecord, MatchRecord, Phase, SeatKind, SeatRecord},
@@ -84,46 +81,20 @@ impl Table {
         host_conn: Conn,
         deps: TableDeps,
     ) -> Table {
-        let TableDeps {
-            store,
-            commits,
-            clock,
-            metrics,
-            settings,
-            load,
-        } = deps;
         let mut seats: Vec<Occupant> = (0..lobby.seat_count).map(|_| Occupant::Empty).collect();
         seats[lobby.host_seat as usize] = Occupant::Human {
             name: host_name,
             token_hash: host_token_hash,
             conn: Some(host_conn),
         };
-        let mut table = Table {
-            code: lobby.code.as_str().into(),
-            game_id: lobby.game.as_str().into(),
-            options: lobby.options.clone(),
-            rules_version: newest_rules_version(&lobby.game),
-            host: lobby.host_seat,
-            turn_timer_ms: lobby.turn_timer_ms,
-            phase: Phase::Open,
+        let mut table = Table::assemble(
+            lobby,
+            newest_rules_version(&lobby.game),
+            Phase::Open,
             seats,
-            spectators: Vec::new(),
-            running: None,
-            store,
-            commits,
-            clock,
-            metrics,
-            rng: Rng::from_seed(secrets::bot_seed_for(settings.match_seed)),
-            settings,
-            text_sizes: Default::default(),
-            not_before: 0,
-            idle_since: None,
-            idleness: Default::default(),
-            friends: Friends::new(),
-            absence: absence::Absence::new(lobby.seat_count as usize),
-            rematch: None,
-            load,
-        };
+            None,
+            deps,
+        );
         let now = table.clock.now();
         table.mark_active(lobby.host_seat, now);
         table

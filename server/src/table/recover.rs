@@ -5,30 +5,18 @@
 
 use std::collections::VecDeque;
 
-use rules::{AnyGame, Rng, Status};
+use rules::{AnyGame, Status};
 use tracing::{error, info, warn};
 
 use super::{
-    Occupant, RecoverError, Running, Table, TableDeps, absence, chat::Friends, lobby::newest_rules_version,
-    play::SeatOptions,
+    Occupant, RecoverError, Running, Table, TableDeps, lobby::newest_rules_version, play::SeatOptions,
 };
-use crate::{
-    secrets,
-    store::{Phase, SeatKind, StoredLobby, StoredMatch},
-};
+use crate::store::{Phase, SeatKind, StoredLobby, StoredMatch};
 
 impl Table {
     /// Rebuilds a table from the database: the lobby, its seats, and its match from the latest snapshot plus
     /// the actions logged after it.
     pub fn recover(stored: StoredLobby, deps: TableDeps) -> Result<Table, RecoverError> {
-        let TableDeps {
-            store,
-            commits,
-            clock,
-            metrics,
-            settings,
-            load,
-        } = deps;
         let lobby = stored.lobby;
         let mut seats: Vec<Occupant> = (0..lobby.seat_count).map(|_| Occupant::Empty).collect();
         for seat in stored.seats {
@@ -59,32 +47,14 @@ impl Table {
             (Some(_), _) => Phase::Playing,
             (None, phase) => phase,
         };
-        Ok(Table {
-            code: lobby.code.into(),
-            game_id: lobby.game.into(),
-            options: lobby.options,
+        Ok(Table::assemble(
+            &lobby,
             rules_version,
-            host: lobby.host_seat,
-            turn_timer_ms: lobby.turn_timer_ms,
             phase,
             seats,
-            spectators: Vec::new(),
             running,
-            store,
-            commits,
-            clock,
-            metrics,
-            rng: Rng::from_seed(secrets::bot_seed_for(settings.match_seed)),
-            settings,
-            text_sizes: Default::default(),
-            not_before: 0,
-            idle_since: None,
-            idleness: Default::default(),
-            friends: Friends::new(),
-            absence: absence::Absence::new(lobby.seat_count as usize),
-            rematch: None,
-            load,
-        })
+            deps,
+        ))
     }
 
     /// After a failed write: rebuild the match from what the database holds. Returns false, and marks the

@@ -715,43 +715,51 @@ impl HideAndEeek {
             return self.each_legal_action_v2(seat, f);
         }
         if seat == self.turn && self.race.is_none() {
-            match &self.step {
-                TurnStep::Move => {
-                    for &to in Self::reachable(self.mouse, self.roll.steps).iter() {
-                        f(Action::Move { to });
-                    }
+            self.each_turn_action(&mut f);
+        }
+        self.claimable().for_each(|cell| f(Action::Eeek { cell }));
+    }
+
+    /// Calls `f` with every move of the turn (`Move`, `Choose`, `Stop`) the active player may make now, both
+    /// rules versions (the counterpart of [`Self::check_turn`]).
+    fn each_turn_action(&self, f: &mut impl FnMut(Action)) {
+        match &self.step {
+            TurnStep::Move => {
+                for &to in Self::reachable(self.mouse, self.roll.steps).iter() {
+                    f(Action::Move { to });
                 }
-                TurnStep::Collect { collected } => {
-                    self.choosable().for_each(|cell| f(Action::Choose { cell }));
-                    if !collected.is_empty() {
-                        f(Action::Stop);
-                    }
+            }
+            TurnStep::Collect { collected } => {
+                self.choosable().for_each(|cell| f(Action::Choose { cell }));
+                if !collected.is_empty() {
+                    f(Action::Stop);
                 }
             }
         }
-        self.claimable().for_each(|cell| f(Action::Eeek { cell }));
     }
 
     fn check(&self, actor: Actor, action: &Action, now: Millis) -> Result<(), Rejected> {
         if self.over {
             return Err(Rejected::GameOver);
         }
-        if self.v2() {
-            return self.check_v2(actor, action, now);
-        }
-        if let Action::Pass = action {
+        if !self.v2() && *action == Action::Pass {
+            // Version 1 has no window to answer.
             return Err(Rejected::NoWindow);
         }
         let seat = match actor {
+            // The clock's one action closes the open claim window (version 1's race, version 2's window) when due.
             Actor::Clock => {
-                return match (action, &self.race) {
-                    (Action::CloseRace, Some(race)) if race.closes_at <= now => Ok(()),
+                return match (action, self.window_closes_at()) {
+                    (Action::CloseRace, Some(at)) if at <= now => Ok(()),
                     _ => Err(Rejected::NotDue),
                 };
             }
             Actor::Seat(seat) if seat.0 >= self.players => return Err(Rejected::NoSuchSeat(seat)),
             Actor::Seat(seat) => seat,
         };
+        if self.v2() {
+            return self.check_v2(seat, action);
+        }
         if let Action::Eeek { cell } = action {
             return if cell.on_grid() && self.claimable().any(|c| c == *cell) {
                 Ok(())
@@ -763,6 +771,15 @@ impl HideAndEeek {
             return Err(Rejected::ClockOnly);
         }
         self.check_turn(seat, action, self.race.is_some())
+    }
+
+    /// When the open claim window closes: version 1's race or version 2's window (a game has only its version's).
+    fn window_closes_at(&self) -> Option<Millis> {
+        match (&self.race, &self.look) {
+            (Some(race), _) => Some(race.closes_at),
+            (_, Some(look)) => Some(look.closes_at),
+            (None, None) => None,
+        }
     }
 
     /// Checks a move of the turn (`Move`, `Choose`, `Stop`) by `seat`, both rules versions: the seat's turn, no
@@ -916,102 +933,118 @@ impl HideAndEeek {
         }));
     }
 
-    /// The active player may go on only if a card is left to choose; otherwise the turn ends here.
+    /// The active player may go on only if a card is left to choose; otherwise the turn ends here (with an extra
+    /// turn if every neighbour was taken). Both rules versions.
     fn continue_or_end(&mut self, now: Millis, events: &mut Vec<Event<EventBody>>) {
         if !matches!(self.step, TurnStep::Collect { .. }) || self.choosable().next().is_some() {
             return;
         }
-        let TurnStep::Collect { collected } = std::mem::replace(&mut self.step, TurnStep::Move) else {
-            unreachable!("checked")
-        };
         let seat = self.turn;
-        let all_taken = !collected.is_empty() && self.mouse.neighbours().all(|c| self.card_at(c).is_none());
-        self.bank(seat, collected.iter().map(|&(_, n)| n).collect(), events);
-        if self.check_end(events) {
+        let all_taken = matches!(&self.step, TurnStep::Collect { collected } if !collected.is_empty())
+            && self.mouse.neighbours().all(|c| self.card_at(c).is_none());
+        let Some(gaps) = self.bank_set_aside(seat, events) else {
             return;
-        }
+        };
         if all_taken {
             events.push(Event::public(EventBody::ExtraTurn { seat }));
         }
-        let gaps: Vec<Cell> = collected.iter().map(|&(c, _)| c).collect();
-        let next = if all_taken { seat } else { seat.next(self.players) };
-        self.end_turn(&gaps, next, all_taken, now, events);
+        self.finish_turn(seat, &gaps, all_taken, now, events);
     }
 
-    fn do_apply(&mut self, actor: Actor, action: &Action, now: Millis) -> Vec<Event<EventBody>> {
+    /// Ends the collecting: the cards set aside this turn go onto `seat`'s pile, and the step is back to moving.
+    /// Returns the cells they came from (gaps to refill), or `None` if that ended the game. Both rules versions.
+    fn bank_set_aside(&mut self, seat: Seat, events: &mut Vec<Event<EventBody>>) -> Option<Vec<Cell>> {
+        let collected = match std::mem::replace(&mut self.step, TurnStep::Move) {
+            TurnStep::Collect { collected } => collected,
+            TurnStep::Move => Vec::new(),
+        };
+        self.bank(seat, collected.iter().map(|&(_, n)| n).collect(), events);
+        if self.check_end(events) {
+            return None;
+        }
+        Some(collected.iter().map(|&(c, _)| c).collect())
+    }
+
+    /// Ends `seat`'s turn with `gaps` to refill; `extra`: every card next to the mouse was taken, and the same
+    /// seat plays again. Version 1 names who plays next ([`Self::end_turn`]); version 2 owes the extra turn and
+    /// lets normal order decide the rest ([`Self::end_turn_v2`]).
+    fn finish_turn(
+        &mut self,
+        seat: Seat,
+        gaps: &[Cell],
+        extra: bool,
+        now: Millis,
+        events: &mut Vec<Event<EventBody>>,
+    ) {
         if self.v2() {
-            return self.do_apply_v2(actor, action, now);
+            self.step = TurnStep::Move;
+            if extra {
+                self.owed_turns.push_front(seat);
+            }
+            self.end_turn_v2(gaps, now, events);
+        } else {
+            let next = if extra { seat } else { seat.next(self.players) };
+            self.end_turn(gaps, next, extra, now, events);
         }
-        let mut events = Vec::new();
-        match (actor, action) {
-            (_, Action::CloseRace) => {
-                let race = self.race.take().expect("checked");
-                events.push(Event::public(EventBody::RaceClosed { cell: race.cell }));
-                if race.during_turn {
-                    self.continue_or_end(now, &mut events);
-                }
-            }
-            (Actor::Seat(seat), Action::Eeek { cell }) => self.claim(seat, *cell, now, &mut events),
-            (Actor::Seat(seat), Action::Move { to }) => {
-                let from = self.mouse;
-                self.mouse = *to;
-                self.step = TurnStep::Collect {
-                    collected: Vec::new(),
-                };
-                events.push(Event::public(EventBody::Moved { seat, from, to: *to }));
-                if self.choosable().next().is_none() {
-                    // Only when the draw pile has run dry can the mouse land next to nothing.
-                    let next = seat.next(self.players);
-                    self.end_turn(&[], next, false, now, &mut events);
-                }
-            }
-            (Actor::Seat(seat), Action::Choose { cell }) => self.choose(seat, *cell, now, &mut events),
-            (Actor::Seat(seat), Action::Stop) => {
-                let TurnStep::Collect { collected } = std::mem::replace(&mut self.step, TurnStep::Move)
-                else {
-                    unreachable!("checked")
-                };
-                self.bank(seat, collected.iter().map(|&(_, n)| n).collect(), &mut events);
-                if !self.check_end(&mut events) {
-                    let gaps: Vec<Cell> = collected.iter().map(|&(c, _)| c).collect();
-                    self.end_turn(&gaps, seat.next(self.players), false, now, &mut events);
-                }
-            }
-            (Actor::Clock, _) | (_, Action::Pass) => unreachable!("checked"),
-        }
-        events
     }
 
-    fn choose(&mut self, seat: Seat, cell: Cell, now: Millis, events: &mut Vec<Event<EventBody>>) {
-        let card = self.card_at(cell).expect("checked");
-        let number = card.number;
-        if shows_mouse(number) {
-            // Eeek! The card stays face up where it lies and every seat may claim it.
-            self.grid[cell.index()] = Some(GridCard {
-                number,
-                face_up: true,
-            });
-            events.push(Event::public(EventBody::Chosen {
-                seat,
-                cell,
-                number,
-                matched: None,
-            }));
-            self.open_race(cell, true, now, events);
-            return;
+    /// `seat` moves the mouse figure to `to`, then chooses cards next to it; if none is left there (only once
+    /// the draw pile has run dry), the turn ends. Both rules versions.
+    fn move_mouse(&mut self, seat: Seat, to: Cell, now: Millis, events: &mut Vec<Event<EventBody>>) {
+        let from = self.mouse;
+        self.mouse = to;
+        self.step = TurnStep::Collect {
+            collected: Vec::new(),
+        };
+        events.push(Event::public(EventBody::Moved { seat, from, to }));
+        if self.choosable().next().is_none() {
+            self.finish_turn(seat, &[], false, now, events);
         }
-        let baseline = self
-            .baseline()
-            .expect("a scoring pile is never empty: it starts with a card and only grows");
-        let matched = self.roll.category.accepts(number, baseline);
+    }
+
+    /// `seat` stops and banks the cards set aside this turn, which ends it. Both rules versions.
+    fn stop(&mut self, seat: Seat, now: Millis, events: &mut Vec<Event<EventBody>>) {
+        if let Some(gaps) = self.bank_set_aside(seat, events) {
+            self.finish_turn(seat, &gaps, false, now, events);
+        }
+    }
+
+    /// The card `seat` chose at `cell` turns face up for every seat to see, not yet tested. Both rules versions.
+    fn turn_up(&mut self, seat: Seat, cell: Cell, number: u8, events: &mut Vec<Event<EventBody>>) {
+        self.grid[cell.index()] = Some(GridCard {
+            number,
+            face_up: true,
+        });
         events.push(Event::public(EventBody::Chosen {
             seat,
             cell,
             number,
-            matched: Some(matched),
+            matched: None,
         }));
+    }
+
+    /// Whether the card `number` fits the category die, compared with the baseline.
+    fn fits(&self, number: u8) -> bool {
+        let baseline = self
+            .baseline()
+            .expect("a scoring pile is never empty: it starts with a card and only grows");
+        self.roll.category.accepts(number, baseline)
+    }
+
+    /// After the chosen card at `cell` was tested (`matched`): a match is set aside and the turn goes on while a
+    /// card is left to choose; a miss stays in the grid, turned as the arrow says, the cards set aside go to the
+    /// bottom of the draw pile, and the turn ends. Both rules versions.
+    fn keep_or_miss(
+        &mut self,
+        seat: Seat,
+        cell: Cell,
+        number: u8,
+        matched: bool,
+        now: Millis,
+        events: &mut Vec<Event<EventBody>>,
+    ) {
         let TurnStep::Collect { collected } = &mut self.step else {
-            unreachable!("checked")
+            unreachable!("a card is chosen while collecting")
         };
         if matched {
             self.grid[cell.index()] = None;
@@ -1030,8 +1063,48 @@ impl HideAndEeek {
                 }));
             }
             let gaps: Vec<Cell> = lost.iter().map(|&(c, _)| c).collect();
-            self.end_turn(&gaps, seat.next(self.players), false, now, events);
+            self.finish_turn(seat, &gaps, false, now, events);
         }
+    }
+
+    fn do_apply(&mut self, actor: Actor, action: &Action, now: Millis) -> Vec<Event<EventBody>> {
+        if self.v2() {
+            return self.do_apply_v2(actor, action, now);
+        }
+        let mut events = Vec::new();
+        match (actor, action) {
+            (_, Action::CloseRace) => {
+                let race = self.race.take().expect("checked");
+                events.push(Event::public(EventBody::RaceClosed { cell: race.cell }));
+                if race.during_turn {
+                    self.continue_or_end(now, &mut events);
+                }
+            }
+            (Actor::Seat(seat), Action::Eeek { cell }) => self.claim(seat, *cell, now, &mut events),
+            (Actor::Seat(seat), Action::Move { to }) => self.move_mouse(seat, *to, now, &mut events),
+            (Actor::Seat(seat), Action::Choose { cell }) => self.choose(seat, *cell, now, &mut events),
+            (Actor::Seat(seat), Action::Stop) => self.stop(seat, now, &mut events),
+            (Actor::Clock, _) | (_, Action::Pass) => unreachable!("checked"),
+        }
+        events
+    }
+
+    fn choose(&mut self, seat: Seat, cell: Cell, now: Millis, events: &mut Vec<Event<EventBody>>) {
+        let number = self.card_at(cell).expect("checked").number;
+        if shows_mouse(number) {
+            // Eeek! The card stays face up where it lies and every seat may claim it.
+            self.turn_up(seat, cell, number, events);
+            self.open_race(cell, true, now, events);
+            return;
+        }
+        let matched = self.fits(number);
+        events.push(Event::public(EventBody::Chosen {
+            seat,
+            cell,
+            number,
+            matched: Some(matched),
+        }));
+        self.keep_or_miss(seat, cell, number, matched, now, events);
     }
 
     /// A claim wins the card and the next turn, after which play continues to the claimant's left. A claim during
@@ -1049,18 +1122,13 @@ impl HideAndEeek {
         match race {
             Some(race) if race.during_turn => {
                 let active = self.turn;
-                let collected = match std::mem::replace(&mut self.step, TurnStep::Move) {
-                    TurnStep::Collect { collected } => collected,
-                    TurnStep::Move => Vec::new(),
-                };
-                self.bank(active, collected.iter().map(|&(_, n)| n).collect(), events);
-                if self.check_end(events) {
+                let Some(set_aside) = self.bank_set_aside(active, events) else {
                     return;
-                }
+                };
                 let mut gaps = vec![cell];
-                gaps.extend(collected.iter().map(|&(c, _)| c));
+                gaps.extend(set_aside);
                 self.owed_turns.push_front(seat);
-                self.end_turn(&gaps, active.next(self.players), false, now, events);
+                self.finish_turn(active, &gaps, false, now, events);
             }
             Some(_) => {
                 // A window between two turns: the turn about to start had not begun; the claimant plays instead.
@@ -1322,12 +1390,7 @@ impl Game for HideAndEeek {
     }
 
     fn deadline(&self) -> Option<Deadline<Action>> {
-        let at = match (&self.race, &self.look) {
-            (Some(race), _) => race.closes_at,
-            (_, Some(look)) => look.closes_at,
-            (None, None) => return None,
-        };
-        Some(Deadline {
+        self.window_closes_at().map(|at| Deadline {
             at,
             action: Action::CloseRace,
         })

@@ -53,19 +53,7 @@ impl HideAndEeek {
             return;
         }
         if seat == self.turn {
-            match &self.step {
-                TurnStep::Move => {
-                    for &to in Self::reachable(self.mouse, self.roll.steps).iter() {
-                        f(Action::Move { to });
-                    }
-                }
-                TurnStep::Collect { collected } => {
-                    self.choosable().for_each(|cell| f(Action::Choose { cell }));
-                    if !collected.is_empty() {
-                        f(Action::Stop);
-                    }
-                }
-            }
+            self.each_turn_action(&mut f);
         }
         if self.v3() && !self.late_claimed.contains(&seat) {
             // Late spotting: every face-up card, mouse or not (the list must not tell which show one).
@@ -73,17 +61,9 @@ impl HideAndEeek {
         }
     }
 
-    pub(super) fn check_v2(&self, actor: Actor, action: &Action, now: Millis) -> Result<(), Rejected> {
-        let seat = match actor {
-            Actor::Clock => {
-                return match (action, &self.look) {
-                    (Action::CloseRace, Some(look)) if look.closes_at <= now => Ok(()),
-                    _ => Err(Rejected::NotDue),
-                };
-            }
-            Actor::Seat(seat) if seat.0 >= self.players => return Err(Rejected::NoSuchSeat(seat)),
-            Actor::Seat(seat) => seat,
-        };
+    /// Checks an action of `seat` (a seat of the table; the clock's are checked before): an answer to the open
+    /// window, a late claim (version 3), or a move of the turn.
+    pub(super) fn check_v2(&self, seat: Seat, action: &Action) -> Result<(), Rejected> {
         match action {
             Action::CloseRace => return Err(Rejected::ClockOnly),
             Action::Eeek { .. } | Action::Pass => {
@@ -134,19 +114,7 @@ impl HideAndEeek {
                 self.answer(seat, Some(*cell), now, &mut events)
             }
             (Actor::Seat(seat), Action::Pass) => self.answer(seat, None, now, &mut events),
-            (Actor::Seat(seat), Action::Move { to }) => {
-                let from = self.mouse;
-                self.mouse = *to;
-                self.step = TurnStep::Collect {
-                    collected: Vec::new(),
-                };
-                events.push(Event::public(EventBody::Moved { seat, from, to: *to }));
-                if self.choosable().next().is_none() {
-                    // Only when the draw pile has run dry can the mouse land next to nothing.
-                    self.step = TurnStep::Move;
-                    self.end_turn_v2(&[], now, &mut events);
-                }
-            }
+            (Actor::Seat(seat), Action::Move { to }) => self.move_mouse(seat, *to, now, &mut events),
             (Actor::Seat(seat), Action::Choose { cell }) => {
                 let card = self.card_at(*cell).expect("checked");
                 if card.face_up {
@@ -154,30 +122,11 @@ impl HideAndEeek {
                     self.judge(seat, *cell, now, &mut events);
                 } else {
                     // The card turns up: everyone looks at it before it is tested.
-                    self.grid[cell.index()] = Some(GridCard {
-                        number: card.number,
-                        face_up: true,
-                    });
-                    events.push(Event::public(EventBody::Chosen {
-                        seat,
-                        cell: *cell,
-                        number: card.number,
-                        matched: None,
-                    }));
+                    self.turn_up(seat, *cell, card.number, &mut events);
                     self.open_look(vec![*cell], true, None, now, &mut events);
                 }
             }
-            (Actor::Seat(seat), Action::Stop) => {
-                let TurnStep::Collect { collected } = std::mem::replace(&mut self.step, TurnStep::Move)
-                else {
-                    unreachable!("checked")
-                };
-                self.bank(seat, collected.iter().map(|&(_, n)| n).collect(), &mut events);
-                if !self.check_end(&mut events) {
-                    let gaps: Vec<Cell> = collected.iter().map(|&(c, _)| c).collect();
-                    self.end_turn_v2(&gaps, now, &mut events);
-                }
-            }
+            (Actor::Seat(seat), Action::Stop) => self.stop(seat, now, &mut events),
             (Actor::Clock, _) => unreachable!("checked"),
         }
         events
@@ -304,10 +253,8 @@ impl HideAndEeek {
                 }
                 self.owed_turns.push_back(winner.seat);
                 self.late_gaps.push(winner.cell);
-                if matches!(self.step, TurnStep::Collect { .. }) {
-                    // The claimed card may have been the last one the active player could choose.
-                    self.continue_or_end_v2(now, events);
-                }
+                // The claimed card may have been the last one the active player could choose.
+                self.continue_or_end(now, events);
             }
         } else if look.during_turn {
             let cell = look.cells[0];
@@ -317,22 +264,17 @@ impl HideAndEeek {
                 Some(winner) => {
                     // The turn ends: the cards it had set aside (all matched) are banked first, then the claimant
                     // takes the card on top of their pile and the next turn.
-                    let collected = match std::mem::replace(&mut self.step, TurnStep::Move) {
-                        TurnStep::Collect { collected } => collected,
-                        TurnStep::Move => Vec::new(),
-                    };
-                    self.bank(active, collected.iter().map(|&(_, n)| n).collect(), events);
                     // Cards set aside before the mouse turned up reach the target first.
-                    if self.check_end(events) {
+                    let Some(set_aside) = self.bank_set_aside(active, events) else {
                         return;
-                    }
+                    };
                     self.take_claimed(winner.seat, cell, events);
                     if self.check_end(events) {
                         return;
                     }
                     self.owed_turns.push_front(winner.seat);
                     let mut gaps = vec![cell];
-                    gaps.extend(collected.iter().map(|&(c, _)| c));
+                    gaps.extend(set_aside);
                     self.end_turn_v2(&gaps, now, events);
                 }
             }
@@ -363,67 +305,19 @@ impl HideAndEeek {
     /// Tests the chosen card at `cell` (face up now) against the category die.
     fn judge(&mut self, seat: Seat, cell: Cell, now: Millis, events: &mut Vec<Event<EventBody>>) {
         let number = self.card_at(cell).expect("checked").number;
-        let baseline = self
-            .baseline()
-            .expect("a scoring pile is never empty: it starts with a card and only grows");
-        let matched = self.roll.category.accepts(number, baseline);
+        let matched = self.fits(number);
         events.push(Event::public(EventBody::Judged {
             seat,
             cell,
             number,
             matched,
         }));
-        let TurnStep::Collect { collected } = &mut self.step else {
-            unreachable!("a card is chosen while collecting")
-        };
-        if matched {
-            self.grid[cell.index()] = None;
-            collected.push((cell, number));
-            self.continue_or_end_v2(now, events);
-        } else {
-            let lost: Vec<(Cell, u8)> = std::mem::take(collected);
-            self.step = TurnStep::Move;
-            let face_up = self.roll.arrow == Arrow::Up;
-            self.grid[cell.index()] = Some(GridCard { number, face_up });
-            events.push(Event::public(EventBody::LeftInGrid { cell, face_up }));
-            if !lost.is_empty() {
-                self.draw_pile.extend(lost.iter().map(|&(_, n)| n));
-                events.push(Event::public(EventBody::Lost {
-                    seat,
-                    cards: lost.iter().map(|&(_, n)| n).collect(),
-                }));
-            }
-            let gaps: Vec<Cell> = lost.iter().map(|&(c, _)| c).collect();
-            self.end_turn_v2(&gaps, now, events);
-        }
+        self.keep_or_miss(seat, cell, number, matched, now, events);
     }
 
-    /// The active player may go on only if a card is left to choose; otherwise the turn ends here (with an extra
-    /// turn if every neighbour was taken).
-    fn continue_or_end_v2(&mut self, now: Millis, events: &mut Vec<Event<EventBody>>) {
-        if self.choosable().next().is_some() {
-            return;
-        }
-        let TurnStep::Collect { collected } = std::mem::replace(&mut self.step, TurnStep::Move) else {
-            unreachable!("collecting")
-        };
-        let seat = self.turn;
-        let all_taken = !collected.is_empty() && self.mouse.neighbours().all(|c| self.card_at(c).is_none());
-        self.bank(seat, collected.iter().map(|&(_, n)| n).collect(), events);
-        if self.check_end(events) {
-            return;
-        }
-        if all_taken {
-            events.push(Event::public(EventBody::ExtraTurn { seat }));
-            self.owed_turns.push_front(seat);
-        }
-        let gaps: Vec<Cell> = collected.iter().map(|&(c, _)| c).collect();
-        self.end_turn_v2(&gaps, now, events);
-    }
-
-    /// Ends the current turn (or window between turns): refills the gaps; cards placed face up open a window;
+    /// Ends the current turn (or window between turns; see [`Self::finish_turn`]): refills the gaps; cards placed face up open a window;
     /// otherwise the next turn starts: an owed turn (a claim's, an extra turn) first, else normal order.
-    fn end_turn_v2(&mut self, gaps: &[Cell], now: Millis, events: &mut Vec<Event<EventBody>>) {
+    pub(super) fn end_turn_v2(&mut self, gaps: &[Cell], now: Millis, events: &mut Vec<Event<EventBody>>) {
         // Version 3: the cells emptied by late claims during the turn are refilled after the turn's own.
         let mut gaps = gaps.to_vec();
         gaps.append(&mut self.late_gaps);
