@@ -99,12 +99,12 @@ pub struct MatchRecord {
 }
 
 impl MatchRecord {
-    /// The match as it was set up, under the rules version it started with (`AnyGame::new` at its version): where recovery,
+    /// The match as it was set up, under the rules version it started with (`AnyGame::new_at`): where recovery,
     /// the admin's replays and the tests' replays start before applying the log.
     pub fn setup(&self) -> Result<AnyGame, SetupError> {
-        AnyGame::new(
+        AnyGame::new_at(
             &self.game,
-            Some(self.rules_version),
+            self.rules_version,
             &self.options,
             self.players,
             self.seed,

@@ -109,20 +109,20 @@ impl AwayJob {
         };
         for entry in log.iter().take_while(|e| e.seq <= self.version) {
             if entry.seq <= self.since {
-                game.replay([(entry.actor, entry.action.get(), entry.at)])
-                    .map_err(|e| refused(entry.seq, e.rejection))?;
+                game.apply_quietly(entry.actor, entry.action.get(), entry.at)
+                    .map_err(|e| refused(entry.seq, e))?;
                 continue;
             }
             if before.is_none() {
-                before = Some(crate::table::view_json(&game, viewer, &mut size));
+                before = Some(RawJson::from(game.view_json(viewer, &mut size)));
             }
             if entry.actor != Actor::Seat(self.seat) {
-                game.replay([(entry.actor, entry.action.get(), entry.at)])
-                    .map_err(|e| refused(entry.seq, e.rejection))?;
+                game.apply_quietly(entry.actor, entry.action.get(), entry.at)
+                    .map_err(|e| refused(entry.seq, e))?;
                 continue;
             }
             let applied = game
-                .apply(entry.actor, entry.action.get(), entry.at)
+                .apply_json(entry.actor, entry.action.get(), entry.at)
                 .map_err(|e| refused(entry.seq, e))?;
             actions.push(AwayAction {
                 seq: entry.seq,
