@@ -1248,3 +1248,34 @@ pub fn rust_word_in(message: &str) -> Option<&'static str> {
     ];
     RUST_WORDS.iter().copied().find(|word| message.contains(word))
 }
+
+/// Runs the server binary `binary` with `args` and `env` (on `BIND=127.0.0.1:0`; later entries win) until it exits,
+/// which it must within 20 s (a refusal at start), and returns its exit status and everything it printed.
+pub fn run_refused(binary: &str, env: &[(&str, &str)], args: &[&str]) -> (Option<i32>, String) {
+    let mut command = std::process::Command::new(binary);
+    command
+        .args(args)
+        .env("BIND", "127.0.0.1:0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("{env:?} {args:?}: the server does not exit: it was not refused");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code(), text)
+}

@@ -195,38 +195,12 @@ async fn relayed_sessions_ending_in_every_order_with_pushes_pending_never_panic_
     cl.finish().await;
 }
 
-/// Runs the server binary with `env` (and `args`) until it exits (within 20 s) and returns its exit status and
-/// everything it printed.
+/// [`run_refused`](integration_tests::run_refused) of this test's server binary, logging at `trace` (so that a
+/// secret printed at any level is seen).
 fn run_refused(env: &[(&str, &str)], args: &[&str]) -> (Option<i32>, String) {
-    let mut command = std::process::Command::new(SERVER_BINARY);
-    command
-        .args(args)
-        .env("BIND", "127.0.0.1:0")
-        .env("RUST_LOG", "trace")
-        .stdin(std::process::Stdio::null());
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let mut child = command
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("{env:?} {args:?}: the server does not exit: it was not refused");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code(), text)
+    let mut all = vec![("RUST_LOG", "trace")];
+    all.extend_from_slice(env);
+    integration_tests::run_refused(SERVER_BINARY, &all, args)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

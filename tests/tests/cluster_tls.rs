@@ -411,34 +411,12 @@ async fn a_node_without_tls_the_password_or_the_right_ca_relays_nothing_and_does
     cl.finish().await;
 }
 
-/// Runs the server binary with `env` until it exits (within 20 s); returns its exit status and all it printed.
+/// [`run_refused`](integration_tests::run_refused) of this test's server binary, on an SQLite database unless
+/// `env` names another.
 fn run_refused(env: &[(&str, &str)]) -> (Option<i32>, String) {
-    let mut command = std::process::Command::new(SERVER_BINARY);
-    command
-        .env("BIND", "127.0.0.1:0")
-        .env("DATABASE_URL", "sqlite::memory:")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        command.env(k, v);
-    }
-    let mut child = command.spawn().unwrap();
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("{env:?}: the server does not exit: it was not refused");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code(), text)
+    let mut all = vec![("DATABASE_URL", "sqlite::memory:")];
+    all.extend_from_slice(env);
+    integration_tests::run_refused(SERVER_BINARY, &all, &[])
 }
 
 #[test]
