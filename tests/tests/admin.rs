@@ -154,7 +154,7 @@ async fn every_admin_route_refuses_a_missing_wrong_or_seat_token() {
 }
 
 /// For each viewer, every `state` push it received equals the admin replay of that version as that viewer
-/// (a resync push without its events), every version from its first push on reached it, and the live view is
+/// (a resync push without its events; a late spectator's first push with every kept step's events), every version from its first push on reached it, and the live view is
 /// its last push.
 async fn assert_replays_equal_pushes(
     addr: std::net::SocketAddr,
@@ -174,6 +174,20 @@ async fn assert_replays_equal_pushes(
                 // A resync push: the view alone counts.
                 expected["since"] = json!(v);
                 expected["events"] = json!([]);
+            } else if since + 1 < v {
+                // A late spectator's first push carries the kept history: every step's events since `since`, as
+                // the replay of each step shows them to this viewer.
+                let mut events = Vec::new();
+                for step in since + 1..=v {
+                    let at = get(
+                        addr,
+                        &format!("/api/admin/matches/{match_id}/replay/{step}{query}"),
+                    )
+                    .await;
+                    events.extend(at["state"]["events"].as_array().unwrap().iter().cloned());
+                }
+                expected["since"] = json!(since);
+                expected["events"] = Value::Array(events);
             }
             assert_eq!(*push, expected, "{backend}: viewer {seat:?} at version {v}");
         }

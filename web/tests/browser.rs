@@ -408,6 +408,26 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
                 timer_seen |= shown == json!(true);
             }
         }
+        // One more picture of a board decision for review: Quacks' shop, Hickory Dickory's choice of mouse or tile.
+        // Looked for before Ann's step, which would take the decision: a decision drawn since her last step is
+        // still there (a poll after both steps could miss every shop when the machine is slow).
+        if !decision_shot && !decision.is_empty() {
+            let shown = ann
+                .js(&format!("return !!document.querySelector({})", json!(decision)))
+                .await;
+            // Quacks' shop is checked on a drawn shop: the buy phase may end between the two scripts (CI once
+            // found the shop gone), and then the check waits for the next round's shop.
+            let checked = shown == json!(true) && (id != "quacks" || quacks_shop_and_pot_tips(ann).await);
+            if checked {
+                decision_shot = true;
+                shot(ann, "decision-desktop").await;
+                // And the players' own boards below (pots of the others; mouse cards, hunt boards).
+                ann.js("document.querySelector('.q-others, .hd-player.mine')?.scrollIntoView()")
+                    .await;
+                shot(ann, "boards-desktop").await;
+                ann.js("window.scrollTo(0, 0)").await;
+            }
+        }
         let mut all_over = true;
         for b in [ann, bo] {
             let did = b.js(step).await;
@@ -434,24 +454,6 @@ async fn generic_match(base: &str, id: &str, name: &str, ann: &Browser, bo: &Bro
             shot(bo, "mid-phone").await;
             let log = ann.text(".log-list").await;
             assert!(!log.trim().is_empty(), "{id}: the log tells what happened");
-        }
-        // One more picture of a board decision for review: Quacks' shop, Hickory Dickory's choice of mouse or tile.
-        if !decision_shot && !decision.is_empty() {
-            let shown = ann
-                .js(&format!("return !!document.querySelector({})", json!(decision)))
-                .await;
-            // Quacks' shop is checked on a drawn shop: the buy phase may end between the two scripts (CI once
-            // found the shop gone), and then the check waits for the next round's shop.
-            let checked = shown == json!(true) && (id != "quacks" || quacks_shop_and_pot_tips(ann).await);
-            if checked {
-                decision_shot = true;
-                shot(ann, "decision-desktop").await;
-                // And the players' own boards below (pots of the others; mouse cards, hunt boards).
-                ann.js("document.querySelector('.q-others, .hd-player.mine')?.scrollIntoView()")
-                    .await;
-                shot(ann, "boards-desktop").await;
-                ann.js("window.scrollTo(0, 0)").await;
-            }
         }
         tokio::time::sleep(Duration::from_millis(40)).await;
     }
