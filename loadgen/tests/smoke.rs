@@ -46,7 +46,7 @@ async fn loadgen_plays_lobbies_of_every_game_without_errors() {
     let (addr, stop, task, dir) = start_server("smoke").await;
     // Every registered game, at three seats (or the nearest count it allows), with every timed window (an option
     // `..._ms`) at its shortest so that, say, an Eeek! race nobody wins does not hold a match for long.
-    for info in rules::AnyGame::catalogue() {
+    for info in rules::catalogue() {
         let game = info.id;
         let seats = 3.clamp(info.min_players, info.max_players).to_string();
         let options: serde_json::Map<String, serde_json::Value> = info

@@ -19,10 +19,10 @@ pub struct CatalogueEntry {
 impl CatalogueEntry {
     /// Every hosted game, in the registry's order.
     pub fn all() -> Vec<CatalogueEntry> {
-        rules::AnyGame::catalogue()
+        rules::catalogue()
             .into_iter()
             .map(|info| CatalogueEntry {
-                oldest_rules_version: rules::AnyGame::rules_versions(info.id)
+                oldest_rules_version: rules::rules_versions(info.id)
                     .map_or(info.rules_version, |versions| *versions.start()),
                 info,
             })

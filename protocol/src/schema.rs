@@ -138,7 +138,7 @@ fn produced<T: schemars::JsonSchema>() -> Value {
 /// "games": {id: {"config", "action", "view", "event"}}}`. Each schema in it is a standalone root schema.
 pub fn document() -> Value {
     let mut games = Map::new();
-    for game in rules::AnyGame::schemas() {
+    for game in rules::schemas() {
         games.insert(
             game.id.to_string(),
             json!({

@@ -1,6 +1,7 @@
 //! The committed schemas under `docs/schema/` are exactly what the code generates, and they describe what the
 //! engines really produce. Regenerate with `UPDATE_SCHEMA=1 cargo test -p protocol --test schema --test snapshots`.
 
+use rules::testkit::Parsed;
 use std::{collections::BTreeSet, path::PathBuf};
 
 use rules::{Actor, AnyGame, Seat, Status, Viewer};
@@ -64,7 +65,7 @@ fn committed_schemas_are_up_to_date() {
 fn the_document_holds_every_file_and_every_schema_compiles() {
     let doc = protocol::schema::document();
     assert_eq!(doc["protocol_version"], protocol::PROTOCOL_VERSION);
-    let games: Vec<&str> = AnyGame::catalogue().iter().map(|g| g.id).collect();
+    let games: Vec<&str> = rules::catalogue().iter().map(|g| g.id).collect();
     assert_eq!(
         doc["games"]
             .as_object()
@@ -110,7 +111,7 @@ fn check(validator: &jsonschema::Validator, value: &Value, what: &str) {
 /// strict, or a type whose schema forgot a field, fails here. (About 5 s of CPU in a debug build.)
 #[test]
 fn every_game_produces_values_its_schema_accepts() {
-    for game in rules::AnyGame::schemas() {
+    for game in rules::schemas() {
         let compile = |schema: &schemars::Schema| jsonschema::validator_for(schema.as_value()).unwrap();
         let (config_v, action_v, view_v, event_v) = (
             compile(&game.config),
@@ -118,23 +119,20 @@ fn every_game_produces_values_its_schema_accepts() {
             compile(&game.view),
             compile(&game.event),
         );
-        let info = AnyGame::catalogue()
-            .into_iter()
-            .find(|g| g.id == game.id)
-            .unwrap();
-        let config = AnyGame::normalise_config(game.id, &Value::Null).unwrap();
+        let info = rules::catalogue().into_iter().find(|g| g.id == game.id).unwrap();
+        let config = rules::normalise_config(game.id, &Value::Null).unwrap();
         check(&config_v, &config, "the default configuration");
         for players in info.min_players..=info.max_players {
             for seed in 0..2u64 {
                 let mut pick = Pick(0x9e37_79b9_7f4a_7c15 ^ ((seed + 1) * 7919 + players as u64));
-                let mut state = AnyGame::new(game.id, &config, players, seed).unwrap();
+                let mut state = AnyGame::new(game.id, None, &config, players, seed).unwrap();
                 let mut now = 1_000_000u64;
                 let mut seen_events = 0;
                 for _ in 0..3000 {
                     for viewer in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
                         check(
                             &view_v,
-                            &state.view(viewer),
+                            &state.view_value(viewer),
                             &format!("{} view for {viewer:?}", game.id),
                         );
                     }
@@ -143,13 +141,15 @@ fn every_game_produces_values_its_schema_accepts() {
                     }
                     let mut choices = Vec::new();
                     for seat in Seat::all(players) {
-                        for action in state.legal_actions(seat) {
+                        for action in state.legal_values(seat) {
                             check(&action_v, &action, &format!("{} legal action", game.id));
                             choices.push((Actor::Seat(seat), action));
                         }
                     }
                     if choices.is_empty() {
-                        let deadline = state.deadline().expect("no action and no deadline: stalled");
+                        let deadline = state
+                            .deadline_value()
+                            .expect("no action and no deadline: stalled");
                         now = now.max(deadline.at);
                         check(
                             &action_v,
@@ -160,7 +160,7 @@ fn every_game_produces_values_its_schema_accepts() {
                     }
                     let (actor, action) = choices.swap_remove(pick.below(choices.len()));
                     now += 10;
-                    let events = state.apply(actor, &action, now).unwrap();
+                    let events = state.apply_value(actor, &action, now).unwrap();
                     for event in &events {
                         check(&event_v, &event.body, &format!("{} event", game.id));
                     }
@@ -228,11 +228,11 @@ fn the_asyncapi_document_is_self_contained() {
 /// Whether the server accepts `options` for a lobby of `game`: the checks `create_lobby` and `configure_lobby`
 /// make (`normalise_config`, then setting the game up once at each seat count).
 fn server_accepts(game: &rules::GameInfo, options: &Value) -> bool {
-    let Ok(normalised) = AnyGame::normalise_config(game.id, options) else {
+    let Ok(normalised) = rules::normalise_config(game.id, options) else {
         return false;
     };
     (game.min_players..=game.max_players)
-        .all(|players| AnyGame::new(game.id, &normalised, players, 0).is_ok())
+        .all(|players| AnyGame::new(game.id, None, &normalised, players, 0).is_ok())
 }
 
 /// Each game's options schema says what the game accepts: every integer option is probed at its schema's
@@ -242,10 +242,10 @@ fn server_accepts(game: &rules::GameInfo, options: &Value) -> bool {
 #[test]
 fn option_schemas_carry_the_ranges_the_games_accept() {
     let mut probed = 0;
-    for (schemas, game) in AnyGame::schemas().into_iter().zip(AnyGame::catalogue()) {
+    for (schemas, game) in rules::schemas().into_iter().zip(rules::catalogue()) {
         assert_eq!(schemas.id, game.id);
         let validator = jsonschema::validator_for(schemas.config.as_value()).unwrap();
-        let defaults = AnyGame::normalise_config(game.id, &Value::Null).unwrap();
+        let defaults = rules::normalise_config(game.id, &Value::Null).unwrap();
         let properties = schemas.config.as_value()["properties"]
             .as_object()
             .cloned()

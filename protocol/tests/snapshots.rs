@@ -10,6 +10,7 @@
 //! below read every committed example, whoever made it: each reads back as the same message, is written back
 //! identically (pushes by their generated writer too) and validates against the schemas, the game's included.
 
+use rules::testkit::Parsed;
 use std::path::PathBuf;
 
 use protocol::{
@@ -71,7 +72,7 @@ fn turn_example() -> StateUpdate {
 
 fn turn_played() -> Played {
     Played::until("hide_and_eeek", json!({"target": 3}), 2, 1, |g| {
-        matches!(g.status(), Status::Turn { seat: Seat(0) }) && g.legal_actions(Seat(0)).len() > 1
+        matches!(g.status(), Status::Turn { seat: Seat(0) }) && g.legal_values(Seat(0)).len() > 1
     })
 }
 
@@ -79,10 +80,10 @@ fn turn_played() -> Played {
 /// engine's own rejection, as the server turns it into an error.
 fn out_of_turn_error() -> ErrorBody {
     let mut played = turn_played();
-    let action = played.game.legal_actions(Seat(0))[1].clone();
+    let action = played.game.legal_values(Seat(0))[1].clone();
     let rejection = played
         .game
-        .apply(Actor::Seat(Seat(1)), &action, played.last_change + 1000)
+        .apply_value(Actor::Seat(Seat(1)), &action, played.last_change + 1000)
         .expect_err("seat 1 may not play on seat 0's turn");
     ErrorBody::new(rejection.kind.into(), rejection.message)
 }
@@ -98,8 +99,8 @@ impl Played {
         seed: u64,
         done: impl Fn(&AnyGame) -> bool,
     ) -> Played {
-        let options = AnyGame::normalise_config(game_id, &options).unwrap();
-        let mut game = AnyGame::new(game_id, &options, players, seed).unwrap();
+        let options = rules::normalise_config(game_id, &options).unwrap();
+        let mut game = AnyGame::new(game_id, None, &options, players, seed).unwrap();
         let (mut version, mut events, mut now) = (0, Vec::new(), 1_800_000_000_000u64);
         let mut last_change = now;
         // At least one action, so that the state has events to show.
@@ -110,16 +111,16 @@ impl Played {
             let mover = (0..players)
                 .map(|i| Seat((i + (version % u64::from(players)) as u8) % players))
                 .find_map(|seat| {
-                    let actions = game.legal_actions(seat);
+                    let actions = game.legal_values(seat);
                     let pick = actions.len().saturating_sub(1).min(version as usize % 3);
                     actions.get(pick).cloned().map(|a| (Actor::Seat(seat), a))
                 });
             let (actor, action) = mover.unwrap_or_else(|| {
-                let deadline = game.deadline().expect("a deadline when nobody may act");
+                let deadline = game.deadline_value().expect("a deadline when nobody may act");
                 now = now.max(deadline.at);
                 (Actor::Clock, deadline.action)
             });
-            events = game.apply(actor, &action, now).unwrap();
+            events = game.apply_value(actor, &action, now).unwrap();
             version += 1;
             last_change = now;
         }
@@ -140,7 +141,7 @@ impl Played {
             Viewer::Seat(s) => Some(s),
             Viewer::Spectator => None,
         };
-        let waiting = Seat::all(g.players()).any(|s| !g.legal_actions(s).is_empty());
+        let waiting = Seat::all(g.players()).any(|s| !g.legal_values(s).is_empty());
         StateUpdate {
             code: "RKPYM3HQ7WXN4CTD".into(),
             match_id: "817b39b86140b05df21e4184906c4fa3".into(),
@@ -148,8 +149,8 @@ impl Played {
             version: self.version,
             since: self.version - 1,
             seat,
-            view: RawJson::of(&g.view(viewer)),
-            legal_actions: seat.map_or_else(RawJson::empty_array, |s| RawJson::of(&g.legal_actions(s))),
+            view: RawJson::of(&g.view_value(viewer)),
+            legal_actions: seat.map_or_else(RawJson::empty_array, |s| RawJson::of(&g.legal_values(s))),
             events: self
                 .events
                 .iter()
@@ -502,7 +503,7 @@ fn read_example(name: &str) -> Value {
 #[test]
 fn every_example_matches_its_games_schemas() {
     let games: std::collections::BTreeMap<&str, rules::GameSchemas> =
-        AnyGame::schemas().into_iter().map(|g| (g.id, g)).collect();
+        rules::schemas().into_iter().map(|g| (g.id, g)).collect();
     let check = |schema: &schemars::Schema, value: &Value, what: String| {
         let validator = jsonschema::validator_for(schema.as_value()).unwrap();
         if let Err(e) = validator.validate(value) {

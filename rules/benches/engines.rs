@@ -1,15 +1,13 @@
-//! Engine throughput: complete random playouts of every game in `AnyGame::catalogue()` at every seat count it
+//! Engine throughput: complete random playouts of every game in `rules::catalogue()` at every seat count it
 //! allows, measured three ways, all through `AnyGame` (so a new game is measured without naming it here).
 //!
 //! - `legal`: what an engine must do per action at the very least: `status()`, the legal actions of every seat
-//!   that decides next, and `apply` of one of them (the clock's action when its deadline is due), with actions as
-//!   `serde_json::Value`s (as the server's bots and stand-ins take them).
+//!   that decides next, and `apply` of one of them (the clock's action when its deadline is due), with the legal
+//!   actions and the deadline read back as `serde_json::Value`s from `AnyGame`'s text (`testkit::Parsed`).
 //! - `server`: what the server's table does per action: clone the game, apply the JSON action, then the status
-//!   and clocks once, every seat's view and legal actions serialised straight to JSON text (`view_json`,
-//!   `legal_actions_json`), each event once (`apply_json`), the spectators' view once, and each viewer's push
-//!   printed around them.
-//! - `server_value`: the server's old path, for comparison: every viewer's view and legal actions built as
-//!   `serde_json::Value` trees, the status recomputed per viewer, then printed.
+//!   and clocks once, every seat's view and legal actions serialised straight to JSON text (`views`,
+//!   `legal_actions`), each event once (`apply`), the spectators' view once, and each viewer's push printed
+//!   around them.
 //!
 //! Each iteration plays `PLAYOUTS` complete games (fixed seeds, so the number of actions is known in advance and
 //! criterion reports actions per second as "elements"). Playouts per second = actions per second divided by the
@@ -23,9 +21,9 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use rules::testkit::Parsed;
 use rules::{Actor, AnyGame, GameInfo, Millis, Rng, Seat, Status, Viewer};
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -45,7 +43,7 @@ fn deciders(status: &Status) -> &[Seat] {
 
 /// Plays one game to its end with random legal actions; returns the number of actions applied.
 fn playout(game_id: &str, players: u8, seed: u64) -> u64 {
-    let mut game = AnyGame::new(game_id, &Value::Null, players, seed).expect("setup");
+    let mut game = AnyGame::new(game_id, None, &Value::Null, players, seed).expect("setup");
     let mut driver = Rng::from_seed(seed ^ 0x9e37_79b9_7f4a_7c15);
     let mut now = START;
     let mut actions = 0;
@@ -57,12 +55,12 @@ fn playout(game_id: &str, players: u8, seed: u64) -> u64 {
         }
         movers.clear();
         for &seat in deciders(&status) {
-            let legal = game.legal_actions(seat);
+            let legal = game.legal_values(seat);
             if !legal.is_empty() {
                 movers.push((seat, legal));
             }
         }
-        let deadline = game.deadline();
+        let deadline = game.deadline_value();
         let take_clock = match &deadline {
             Some(d) => movers.is_empty() || (d.at <= now && driver.below(2) == 0),
             None => false,
@@ -77,7 +75,7 @@ fn playout(game_id: &str, players: u8, seed: u64) -> u64 {
             (Actor::Seat(*seat), legal[driver.index(legal.len())].clone())
         };
         black_box(
-            game.apply(actor, &action, now)
+            game.apply_value(actor, &action, now)
                 .expect("listed actions are accepted"),
         );
         actions += 1;
@@ -115,24 +113,16 @@ fn push_text(
     out
 }
 
-/// Which server path `playout_server` measures.
-#[derive(Clone, Copy, PartialEq)]
-enum Path {
-    /// Views and legal actions serialised once to JSON text, shared values computed once (what the server does).
-    Text,
-    /// Views and legal actions as `serde_json::Value` trees, then printed (the server before).
-    Value,
-}
-
 /// The server's per-action work through `AnyGame`: clone, apply JSON, then every viewer's view and legal actions
 /// as JSON text.
-fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
-    let mut game = AnyGame::new(game_id, &Value::Null, players, seed).expect("setup");
+fn playout_server(game_id: &str, players: u8, seed: u64) -> u64 {
+    let mut game = AnyGame::new(game_id, None, &Value::Null, players, seed).expect("setup");
     let mut driver = Rng::from_seed(seed ^ 0x9e37_79b9_7f4a_7c15);
     let mut now = START;
     let mut actions = 0;
     // The table's size hints for views and legal actions (`Table::text_sizes`).
-    let (mut view_size, mut legal_size) = (0, 0);
+    let mut view_size = 0;
+    let mut legal = json_write::Buffer::default();
     loop {
         let status = game.status();
         if status == Status::Over {
@@ -140,10 +130,10 @@ fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
         }
         let movers: Vec<(Seat, Vec<Value>)> = deciders(&status)
             .iter()
-            .map(|&s| (s, game.legal_actions(s)))
+            .map(|&s| (s, game.legal_values(s)))
             .filter(|(_, l)| !l.is_empty())
             .collect();
-        let deadline = game.deadline();
+        let deadline = game.deadline_value();
         let take_clock = match &deadline {
             Some(d) => movers.is_empty() || (d.at <= now && driver.below(2) == 0),
             None => false,
@@ -158,64 +148,39 @@ fn playout_server(game_id: &str, players: u8, seed: u64, path: Path) -> u64 {
         };
         let mut next = game.clone();
         actions += 1;
-        if path == Path::Text {
+        {
             // As the table does: each event written once as text, shared by the pushes that carry it.
             let events = next
-                .apply_json(actor, &action.to_string(), now)
+                .apply(actor, &action.to_string(), now)
                 .expect("listed actions are accepted")
                 .events;
             game = next;
             let status = game.status();
             let deadline = game.deadline().map(|d| d.at);
-            let spectator = game.view_json(Viewer::Spectator, &mut view_size);
-            for v in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
-                let (view, legal) = match v {
-                    Viewer::Seat(s) => (
-                        Some(game.view_json(v, &mut view_size)),
-                        Some(game.legal_actions_json(s, &mut legal_size)),
-                    ),
-                    Viewer::Spectator => (None, None),
+            let viewers: Vec<Viewer> = [Viewer::Spectator]
+                .into_iter()
+                .chain(Seat::all(players).map(Viewer::Seat))
+                .collect();
+            let views = game.views(&viewers, &mut view_size);
+            for (i, &v) in viewers
+                .iter()
+                .enumerate()
+                .skip(1)
+                .chain([(0, &Viewer::Spectator)])
+            {
+                let legal = match v {
+                    Viewer::Seat(s) => game.legal_actions(s, &mut legal),
+                    Viewer::Spectator => "[]",
                 };
                 let visible: Vec<&str> = events
                     .iter()
                     .filter(|e| e.audience.includes(v))
                     .map(|e| e.body.get())
                     .collect();
-                black_box(push_text(
-                    view.as_deref().unwrap_or(&*spectator).get(),
-                    legal.as_deref().map_or("[]", RawValue::get),
-                    &visible,
-                    &status,
-                    deadline,
-                ));
+                black_box(push_text(views[i].get(), legal, &visible, &status, deadline));
             }
             now += driver.below(3_000);
-            continue;
         }
-        let events = next
-            .apply(actor, &action, now)
-            .expect("listed actions are accepted");
-        game = next;
-        for v in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
-            let legal = match v {
-                Viewer::Seat(s) => Value::Array(game.legal_actions(s)),
-                Viewer::Spectator => Value::Array(Vec::new()),
-            };
-            let visible: Vec<&Value> = events
-                .iter()
-                .filter(|e| e.audience.includes(v))
-                .map(|e| &e.body)
-                .collect();
-            let message = serde_json::json!({
-                "view": game.view(v),
-                "legal_actions": legal,
-                "events": visible,
-                "status": game.status(),
-                "deadline": game.deadline().map(|d| d.at),
-            });
-            black_box(message.to_string());
-        }
-        now += driver.below(3_000);
     }
 }
 
@@ -232,26 +197,21 @@ fn bench_game(c: &mut Criterion, info: &GameInfo, players: u8) {
     group.bench_function("legal", |b| {
         b.iter(|| seeds.clone().map(|s| playout(id, players, s)).sum::<u64>())
     });
-    for (name, path) in [("server", Path::Text), ("server_value", Path::Value)] {
-        group.bench_function(name, |b| {
-            b.iter(|| {
-                let actions = seeds
-                    .clone()
-                    .map(|s| playout_server(id, players, s, path))
-                    .sum::<u64>();
-                // Both drivers play the very same games (checked here, not up front, so that a filtered run does
-                // not pay for every game's JSON playouts).
-                assert_eq!(actions, total, "the drivers play the same games");
-                actions
-            })
-        });
-    }
+    group.bench_function("server", |b| {
+        b.iter(|| {
+            let actions = seeds.clone().map(|s| playout_server(id, players, s)).sum::<u64>();
+            // Both drivers play the very same games (checked here, not up front, so that a filtered run does not
+            // pay for every game's JSON playouts).
+            assert_eq!(actions, total, "the drivers play the same games");
+            actions
+        })
+    });
     group.finish();
 }
 
 /// Every hosted game at every seat count it allows, fewest first.
 fn engines(c: &mut Criterion) {
-    for info in AnyGame::catalogue() {
+    for info in rules::catalogue() {
         for players in info.min_players..=info.max_players {
             bench_game(c, &info, players);
         }

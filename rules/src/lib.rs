@@ -16,7 +16,9 @@ pub use model::{
     Actor, Audience, Deadline, Event, Game, GameInfo, Millis, OptionKind, OptionSpec, Outcome, PlayerCounts,
     Reject, RejectKind, Rejection, Seat, SetupError, Status, Viewer,
 };
-pub use registry::GameVisitor;
-pub use registry::{AnyGame, AppliedJson, GameSchemas, ReplayError};
+pub use registry::{
+    AnyGame, Applied, GameSchemas, GameSecrets, GameVisitor, ReplayError, catalogue, normalise_config,
+    rules_versions, schemas, visit_games,
+};
 pub use rng::Rng;
 pub use secrets::Secrets;

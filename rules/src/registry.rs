@@ -60,19 +60,9 @@ fn not_an_action(why: impl std::fmt::Display) -> Rejection {
     }
 }
 
-/// Reads an action: a JSON object (serde would read a list's items as the action's members in order).
-fn parse_action<A: serde::de::DeserializeOwned>(action: &Value) -> Result<A, Rejection> {
-    if !action.is_object() {
-        return Err(not_an_action(format_args!(
-            "an action is a JSON object, not {}",
-            json_kind(action)
-        )));
-    }
-    // Read from the borrowed value (`serde_json::from_value` would need a clone of the whole tree).
-    json_write::plain::read(|| action).map_err(|refusal| not_an_action(with_type_first::<A>(action, refusal)))
-}
-
-fn parse_action_text<A: serde::de::DeserializeOwned>(action: &str) -> Result<A, Rejection> {
+/// Reads an action from JSON text: a JSON object (serde would read a list's items as the action's members in
+/// order).
+fn parse_action<A: serde::de::DeserializeOwned>(action: &str) -> Result<A, Rejection> {
     if !action.trim_start().starts_with('{') {
         let what = serde_json::from_str::<Value>(action).map_or("not JSON", |v| json_kind(&v));
         return Err(not_an_action(format_args!(
@@ -120,28 +110,6 @@ fn to_text<T: Serialize + ?Sized>(value: &T) -> String {
 fn written<T: json_write::WriteJson + ?Sized>(value: &T) -> Box<RawValue> {
     let mut size_hint = 96;
     json_write::to_raw_value(value, &mut size_hint)
-}
-
-/// Applies an action given as JSON text and writes the action and each event body back as text (see
-/// [`AnyGame::apply_json`]).
-fn apply_text<G: Game>(
-    game: &mut G,
-    actor: Actor,
-    action: &str,
-    now: Millis,
-) -> Result<AppliedJson, Rejection> {
-    let action: G::Action = parse_action_text(action)?;
-    let events = game.apply(actor, &action, now).map_err(Rejection::from)?;
-    Ok(AppliedJson {
-        action: written(&action),
-        events: events
-            .into_iter()
-            .map(|e| Event {
-                body: written(&e.body),
-                audience: e.audience,
-            })
-            .collect(),
-    })
 }
 
 /// The schema of what the server accepts from clients (serde's deserialising rules: defaults may be omitted).
@@ -213,53 +181,84 @@ fn with_option_bounds(mut schema: schemars::Schema, info: &GameInfo) -> schemars
 
 macro_rules! games {
     ($($variant:ident => $ty:ty),+ $(,)?) => {
-        /// A game in progress, of any of the games the server hosts.
+        /// A game in progress, of any of the games the server hosts: the server's one door into the engines. An
+        /// action goes in as JSON text; what comes out for the wire or the log (the applied action and its
+        /// events, views, legal actions, the deadline's and a skip's action, the full state) comes out as JSON
+        /// text, written once from the engine's typed values. Admin pages and tests parse values from that text
+        /// (`crate::testkit::Parsed`).
         #[derive(Clone, Debug, Serialize, Deserialize)]
         #[serde(tag = "game", content = "state", rename_all = "snake_case")]
         pub enum AnyGame {
             $($variant(Box<$ty>)),+
         }
 
+        /// Every hosted game, in the order `GET /api/games` lists them.
+        pub fn catalogue() -> Vec<GameInfo> {
+            vec![$(<$ty as Game>::info()),+]
+        }
+
+        /// Checks a JSON configuration of `game_id` and returns it with every default filled in.
+        pub fn normalise_config(game_id: &str, config: &Value) -> Result<Value, SetupError> {
+            $(
+                if game_id == <$ty as Game>::info().id {
+                    let config: <$ty as Game>::Config = parse_config(config)?;
+                    return Ok(to_json(&config));
+                }
+            )+
+            Err(SetupError::UnknownGame(game_id.to_string()))
+        }
+
+        /// The JSON Schemas (draft 2020-12) of every hosted game's options, actions, views and events, in
+        /// catalogue order: what a client sends as `options` and `action`, and reads as `view` and `events`.
+        pub fn schemas() -> Vec<GameSchemas> {
+            vec![$(GameSchemas {
+                id: <$ty as Game>::info().id,
+                config: with_option_bounds(accepted::<<$ty as Game>::Config>(), &<$ty as Game>::info()),
+                action: accepted::<<$ty as Game>::Action>(),
+                view: produced::<<$ty as Game>::View<'static>>(),
+                event: produced::<<$ty as Game>::Event>(),
+            }),+]
+        }
+
+        /// The rules versions `game_id`'s engine replays, oldest to current (`None`: no such game).
+        pub fn rules_versions(game_id: &str) -> Option<std::ops::RangeInclusive<u32>> {
+            $(
+                if game_id == <$ty as Game>::info().id {
+                    return Some(<$ty as Game>::oldest_rules_version()..=<$ty as Game>::info().rules_version);
+                }
+            )+
+            None
+        }
+
+        /// Calls `visitor` with the type of every hosted game, in catalogue order: how a test generic over
+        /// `G: Game` (`testkit::random_playout`) runs for every game.
+        pub fn visit_games<V: GameVisitor>(visitor: &mut V) {
+            $(visitor.visit::<$ty>();)+
+        }
+
         impl AnyGame {
-            /// Every hosted game, in the order `GET /api/games` lists them.
-            pub fn catalogue() -> Vec<GameInfo> {
-                vec![$(<$ty as Game>::info()),+]
-            }
-
-            /// Sets up `game_id` from a JSON object of options (`null` or `{}` for the defaults).
-            pub fn new(game_id: &str, config: &Value, players: u8, seed: u64) -> Result<AnyGame, SetupError> {
+            /// Sets up `game_id` from a JSON object of options (`null` or `{}` for the defaults) to play by the
+            /// rules of `rules_version` (see `Game::new_at`; `None`: the current version). A stored match is
+            /// rebuilt under the version it started with, then its log is [`AnyGame::replay`]ed.
+            pub fn new(
+                game_id: &str,
+                rules_version: Option<u32>,
+                config: &Value,
+                players: u8,
+                seed: u64,
+            ) -> Result<AnyGame, SetupError> {
                 $(
                     if game_id == <$ty as Game>::info().id {
                         let config: <$ty as Game>::Config = parse_config(config)?;
-                        return Ok(AnyGame::$variant(Box::new(<$ty as Game>::new(&config, players, seed)?)));
+                        let version = rules_version.unwrap_or(<$ty as Game>::info().rules_version);
+                        let game = <$ty as Game>::new_at(&config, players, seed, version)?;
+                        return Ok(AnyGame::$variant(Box::new(game)));
                     }
                 )+
                 Err(SetupError::UnknownGame(game_id.to_string()))
             }
 
-            /// Checks a JSON configuration and returns it with every default filled in.
-            pub fn normalise_config(game_id: &str, config: &Value) -> Result<Value, SetupError> {
-                $(
-                    if game_id == <$ty as Game>::info().id {
-                        let config: <$ty as Game>::Config = parse_config(config)?;
-                        return Ok(to_json(&config));
-                    }
-                )+
-                Err(SetupError::UnknownGame(game_id.to_string()))
-            }
-
-            /// The JSON Schemas (draft 2020-12) of every hosted game's options, actions, views and events, in
-            /// catalogue order: what a client sends as `options` and `action`, and reads as `view` and `events`.
-            pub fn schemas() -> Vec<GameSchemas> {
-                vec![$(GameSchemas {
-                    id: <$ty as Game>::info().id,
-                    config: with_option_bounds(accepted::<<$ty as Game>::Config>(), &<$ty as Game>::info()),
-                    action: accepted::<<$ty as Game>::Action>(),
-                    view: produced::<<$ty as Game>::View<'static>>(),
-                    event: produced::<<$ty as Game>::Event>(),
-                }),+]
-            }
-
+            /// This game's catalogue entry.
             pub fn info(&self) -> GameInfo {
                 match self { $(AnyGame::$variant(_) => <$ty as Game>::info()),+ }
             }
@@ -272,77 +271,33 @@ macro_rules! games {
                 match self { $(AnyGame::$variant(g) => g.status()),+ }
             }
 
-            /// Whether `seat` may act now: [`AnyGame::legal_actions`] is not empty, found from the engine's typed
-            /// list without writing it as JSON (the server asks this of bots, timed and absent seats after every
-            /// change).
-            pub fn has_legal_actions(&self, seat: Seat) -> bool {
-                match self { $(AnyGame::$variant(g) => !g.legal_actions(seat).is_empty()),+ }
+            pub fn outcome(&self) -> Option<Outcome> {
+                match self { $(AnyGame::$variant(g) => g.outcome()),+ }
             }
 
-            pub fn legal_actions(&self, seat: Seat) -> Vec<Value> {
-                match self { $(AnyGame::$variant(g) => g.legal_actions(seat).iter().map(to_json).collect()),+ }
-            }
-
-            /// Applies a JSON action. A value that is not an action of this game is refused like an illegal one.
-            pub fn apply(&mut self, actor: Actor, action: &Value, now: Millis) -> Result<Vec<Event<Value>>, Rejection> {
-                match self {
-                    $(AnyGame::$variant(g) => {
-                        let action = parse_action(action)?;
-                        let events = g.apply(actor, &action, now).map_err(Rejection::from)?;
-                        Ok(events.into_iter().map(|e| Event { audience: e.audience, body: to_json(&e.body) }).collect())
-                    })+
-                }
-            }
-
-            /// [`AnyGame::apply`] for an action given as JSON text, read straight into the engine's typed action (no
-            /// `Value` tree), with the action and each event body written back once as JSON text from the engine's
-            /// typed values by serde. This is what the server applies, keeps and pushes:
-            /// [`AppliedJson::action`] is the canonical text of the action (the fields the engine knows, in its
-            /// order), which the log stores.
-            pub fn apply_json(&mut self, actor: Actor, action: &str, now: Millis) -> Result<AppliedJson, Rejection> {
+            /// Applies an action given as JSON text, read straight into the engine's typed action. Text that is
+            /// not an action of this game is refused like an illegal action. The action and each event body
+            /// come back written once as JSON text from the engine's typed values: [`Applied::action`] is the
+            /// canonical text of the action (the fields the engine knows, in its order), which the log stores.
+            pub fn apply(&mut self, actor: Actor, action: &str, now: Millis) -> Result<Applied, Rejection> {
                 match self { $(AnyGame::$variant(g) => apply_text(&mut **g, actor, action, now)),+ }
             }
 
-            /// [`AnyGame::apply_json`] without writing anything (replaying a stored log, where nobody is told
-            /// anything).
-            pub fn apply_quietly(&mut self, actor: Actor, action: &str, now: Millis) -> Result<(), Rejection> {
-                match self {
-                    $(AnyGame::$variant(g) => {
-                        let action = parse_action_text(action)?;
-                        g.apply(actor, &action, now).map(drop).map_err(Rejection::from)
-                    })+
-                }
+            /// Applies a stored log (actions as the log keeps them) without writing anything: rebuilding a match
+            /// from its setup or a snapshot, where nobody is told anything.
+            pub fn replay<'a>(
+                &mut self,
+                log: impl IntoIterator<Item = (Actor, &'a str, Millis)>,
+            ) -> Result<(), ReplayError> {
+                match self { $(AnyGame::$variant(g) => replay_log(&mut **g, log)),+ }
             }
 
-            pub fn view(&self, viewer: Viewer) -> Value {
-                match self { $(AnyGame::$variant(g) => to_json(&g.view(viewer))),+ }
-            }
-
-            /// `viewer`'s view as JSON text, written by its generated writer (`json_write::WriteJson`, serde's
-            /// exact text) into a buffer of `size_hint` bytes, which `json_write::to_raw_value` updates (the
-            /// caller keeps it from call to call): the same JSON value as [`AnyGame::view`].
-            pub fn view_json(&self, viewer: Viewer, size_hint: &mut usize) -> Box<RawValue> {
-                match self { $(AnyGame::$variant(g) => json_write::to_raw_value(&g.view(viewer), size_hint)),+ }
-            }
-
-            /// Each of `viewers`' views as [`AnyGame::view_json`] writes it, in that order, written from one build
-            /// of the view rebound from viewer to viewer (`Game::rebind_view`).
-            pub fn views_json(&self, viewers: &[Viewer], size_hint: &mut usize) -> Vec<Box<RawValue>> {
-                match self {
-                    $(AnyGame::$variant(g) => {
-                        let Some((&first, rest)) = viewers.split_first() else {
-                            return Vec::new();
-                        };
-                        let mut view = g.view(first);
-                        let mut texts = Vec::with_capacity(viewers.len());
-                        texts.push(json_write::to_raw_value(&view, size_hint));
-                        for &viewer in rest {
-                            g.rebind_view(&mut view, viewer);
-                            texts.push(json_write::to_raw_value(&view, size_hint));
-                        }
-                        texts
-                    })+
-                }
+            /// Each of `viewers`' views as JSON text, in that order, written by the views' generated writer
+            /// (`json_write::WriteJson`, serde's exact text) from one build of the view rebound from viewer to
+            /// viewer (`Game::rebind_view`). Each is written into a buffer of `size_hint` bytes, which
+            /// `json_write::to_raw_value` updates (the caller keeps it from call to call).
+            pub fn views(&self, viewers: &[Viewer], size_hint: &mut usize) -> Vec<Box<RawValue>> {
+                match self { $(AnyGame::$variant(g) => views_text(&**g, viewers, size_hint)),+ }
             }
 
             /// Whether every seat and the spectators see the same view now (see `Game::same_view_for_everyone`).
@@ -350,26 +305,23 @@ macro_rules! games {
                 match self { $(AnyGame::$variant(g) => g.same_view_for_everyone()),+ }
             }
 
-            /// `seat`'s legal actions as the text of one JSON array, written by the actions' generated writer
-            /// as [`AnyGame::view_json`] writes a view: the same JSON value as [`AnyGame::legal_actions`].
-            pub fn legal_actions_json(&self, seat: Seat, size_hint: &mut usize) -> Box<RawValue> {
-                match self { $(AnyGame::$variant(g) => json_write::to_raw_value(&g.legal_actions(seat), size_hint)),+ }
-            }
-
-            /// `seat`'s legal actions written into `buffer` in place of its last text (see
-            /// [`json_write::Buffer`]): the same text as [`AnyGame::legal_actions_json`].
-            pub fn write_legal_actions<'b>(&self, seat: Seat, buffer: &'b mut json_write::Buffer) -> &'b str {
+            /// `seat`'s legal actions as the text of one JSON array, written into `buffer` in place of its last
+            /// text (see [`json_write::Buffer`]; the caller compares it with the last list, or copies it out).
+            pub fn legal_actions<'b>(&self, seat: Seat, buffer: &'b mut json_write::Buffer) -> &'b str {
                 match self { $(AnyGame::$variant(g) => buffer.write(&g.legal_actions(seat))),+ }
             }
 
-            pub fn deadline(&self) -> Option<Deadline<Value>> {
+            /// When the engine wants the clock to act, with the clock's action as JSON text.
+            pub fn deadline(&self) -> Option<Deadline<Box<RawValue>>> {
                 match self {
-                    $(AnyGame::$variant(g) => g.deadline().map(|d| Deadline { at: d.at, action: to_json(&d.action) })),+
+                    $(AnyGame::$variant(g) => g.deadline().map(|d| Deadline { at: d.at, action: written(&d.action) })),+
                 }
             }
 
-            pub fn outcome(&self) -> Option<Outcome> {
-                match self { $(AnyGame::$variant(g) => g.outcome()),+ }
+            /// The passive action that skips `seat`'s current decision (see `Game::skip_action`), as JSON text,
+            /// for games whose info says `can_skip`.
+            pub fn skip_action(&self, seat: Seat) -> Option<Box<RawValue>> {
+                match self { $(AnyGame::$variant(g) => g.skip_action(seat).map(|a| written(&a))),+ }
             }
 
             /// What a server bot playing `seat` does now (see `Game::bot_action`), as JSON text.
@@ -387,24 +339,23 @@ macro_rules! games {
                 match self { $(AnyGame::$variant(g) => g.bot_acts_at(seat)),+ }
             }
 
-            /// The passive action that skips `seat`'s current decision (see `Game::skip_action`), for games
-            /// whose info says `can_skip`.
-            pub fn skip_action(&self, seat: Seat) -> Option<Value> {
-                match self { $(AnyGame::$variant(g) => g.skip_action(seat).map(|a| to_json(&a))),+ }
+            /// What the game keeps from its viewers, for the leak tests (see `crate::secrets`).
+            pub fn secrets(&self) -> GameSecrets<'_> {
+                GameSecrets(self)
             }
+        }
 
-            // ---- Hidden information (test hooks, `crate::secrets`), rules versions and generic visits (issue 29).
-
+        impl GameSecrets<'_> {
             /// The orders `viewer` may not learn (see `Secrets::hidden_orders`).
             pub fn hidden_orders(&self, viewer: Viewer) -> Vec<HiddenOrder> {
-                match self { $(AnyGame::$variant(g) => g.hidden_orders(viewer)),+ }
+                match self.0 { $(AnyGame::$variant(g) => g.hidden_orders(viewer)),+ }
             }
 
             /// Copies of this game that differ only in what some viewer may not know, each with the seat that
             /// may know the difference: the game's own (`Secrets::hidden_twins`) and one with another random
             /// generator; none identical to this game.
             pub fn hidden_twins(&self) -> Vec<Twin<AnyGame>> {
-                match self {
+                match self.0 {
                     $(AnyGame::$variant(g) => hidden_twins(&**g)
                         .into_iter()
                         .map(|t| Twin { what: t.what, state: AnyGame::$variant(Box::new(t.state)), known_to: t.known_to })
@@ -414,48 +365,19 @@ macro_rules! games {
 
             /// The places of `viewer`'s view where a secret would show (see `Secrets::view_secrets`).
             pub fn view_secrets(&self, viewer: Viewer) -> Vec<ViewSecret> {
-                match self { $(AnyGame::$variant(g) => g.view_secrets(viewer)),+ }
+                match self.0 { $(AnyGame::$variant(g) => g.view_secrets(viewer)),+ }
             }
 
             /// What `view` (`viewer`'s view as JSON, as received) shows that `viewer` may not see.
             pub fn view_leaks(&self, viewer: Viewer, view: &Value) -> Vec<String> {
-                match self { $(AnyGame::$variant(g) => crate::secrets::view_leaks(&**g, viewer, view)),+ }
+                match self.0 { $(AnyGame::$variant(g) => crate::secrets::view_leaks(&**g, viewer, view)),+ }
             }
 
             /// The numbers of the game's random generator, as secret as the seed (empty for a game without one).
             pub fn rng_numbers(&self) -> Vec<u64> {
-                match self {
+                match self.0 {
                     $(AnyGame::$variant(g) => (**g).clone().rng_mut().map(|r| crate::secrets::rng_numbers(r)).unwrap_or_default()),+
                 }
-            }
-
-            /// Sets up `game_id` to play by the rules of `rules_version` (see `Game::new_at`): how a stored match
-            /// is rebuilt under the version it started with. [`AnyGame::new`] is this at the current version.
-            pub fn new_at(game_id: &str, rules_version: u32, config: &Value, players: u8, seed: u64) -> Result<AnyGame, SetupError> {
-                $(
-                    if game_id == <$ty as Game>::info().id {
-                        let config: <$ty as Game>::Config = parse_config(config)?;
-                        let game = <$ty as Game>::new_at(&config, players, seed, rules_version)?;
-                        return Ok(AnyGame::$variant(Box::new(game)));
-                    }
-                )+
-                Err(SetupError::UnknownGame(game_id.to_string()))
-            }
-
-            /// The rules versions `game_id`'s engine replays, oldest to current (`None`: no such game).
-            pub fn rules_versions(game_id: &str) -> Option<std::ops::RangeInclusive<u32>> {
-                $(
-                    if game_id == <$ty as Game>::info().id {
-                        return Some(<$ty as Game>::oldest_rules_version()..=<$ty as Game>::info().rules_version);
-                    }
-                )+
-                None
-            }
-
-            /// Calls `visitor` with the type of every hosted game, in catalogue order: how a test generic over
-            /// `G: Game` (`testkit::random_playout`) runs for every game.
-            pub fn visit_games<V: GameVisitor>(visitor: &mut V) {
-                $(visitor.visit::<$ty>();)+
             }
         }
 
@@ -476,52 +398,74 @@ games! {
 }
 
 impl AnyGame {
-    /// Whether the game with this id lets an absent player's decisions be skipped (`None`: no such game).
-    pub fn can_skip(game_id: &str) -> Option<bool> {
-        AnyGame::catalogue()
-            .into_iter()
-            .find(|g| g.id == game_id)
-            .map(|g| g.can_skip)
-    }
-
-    /// The whole state, hidden information included: for admins and snapshots only, never for players.
-    pub fn full_state(&self) -> Value {
-        to_json(self)
-    }
-
-    /// [`AnyGame::full_state`] as JSON text, written straight from the game: the same JSON value (members in the
-    /// engine's order, where the tree's text sorts them), without building the tree and then printing it. The
-    /// server stores one as a snapshot every few dozen actions; the tree and its printing were ~3 % of its
+    /// The whole state as JSON text, hidden information included: for admins and snapshots only, never for
+    /// players. Written straight from the game (members in the engine's order), without building a tree: the
+    /// server stores one as a snapshot every few dozen actions, and the tree and its printing were ~3 % of its
     /// instructions per action (docs/performance.md, "Measured reasons").
-    pub fn full_state_text(&self) -> String {
+    pub fn full_state(&self) -> String {
         to_text(self)
     }
 
-    /// Restores a game from [`AnyGame::full_state`].
-    pub fn from_full_state(state: &Value) -> Result<AnyGame, serde_json::Error> {
-        serde_json::from_value(state.clone())
-    }
-
-    /// Rebuilds a game from its configuration, seed and action log.
-    pub fn replay<'a>(
-        game_id: &str,
-        config: &Value,
-        players: u8,
-        seed: u64,
-        log: impl IntoIterator<Item = (Actor, &'a str, Millis)>,
-    ) -> Result<AnyGame, ReplayError> {
-        let mut game = AnyGame::new(game_id, config, players, seed).map_err(ReplayError::Setup)?;
-        for (index, (actor, action, at)) in log.into_iter().enumerate() {
-            game.apply_quietly(actor, action, at)
-                .map_err(|rejection| ReplayError::Refused { index, rejection })?;
-        }
-        Ok(game)
+    /// Restores a game from [`AnyGame::full_state`]'s text.
+    pub fn from_full_state(state: &str) -> Result<AnyGame, serde_json::Error> {
+        serde_json::from_str(state)
     }
 }
 
-/// An action applied by [`AnyGame::apply_json`], as JSON text: serde's exact text of the engine's typed values.
+/// What a game keeps from its viewers ([`AnyGame::secrets`]): the hooks `rules/tests/secrets.rs` and the leak
+/// tests use to check that no view, event or reply gives it away.
+#[derive(Clone, Copy, Debug)]
+pub struct GameSecrets<'a>(&'a AnyGame);
+
+/// Applies an action given as JSON text and writes the action and each event body back as text (see
+/// [`AnyGame::apply`]).
+fn apply_text<G: Game>(game: &mut G, actor: Actor, action: &str, now: Millis) -> Result<Applied, Rejection> {
+    let action: G::Action = parse_action(action)?;
+    let events = game.apply(actor, &action, now).map_err(Rejection::from)?;
+    Ok(Applied {
+        action: written(&action),
+        events: events
+            .into_iter()
+            .map(|e| Event {
+                body: written(&e.body),
+                audience: e.audience,
+            })
+            .collect(),
+    })
+}
+
+/// Applies a stored log without writing anything (see [`AnyGame::replay`]).
+fn replay_log<'a, G: Game>(
+    game: &mut G,
+    log: impl IntoIterator<Item = (Actor, &'a str, Millis)>,
+) -> Result<(), ReplayError> {
+    for (index, (actor, action, at)) in log.into_iter().enumerate() {
+        parse_action::<G::Action>(action)
+            .and_then(|action| game.apply(actor, &action, at).map(drop).map_err(Rejection::from))
+            .map_err(|rejection| ReplayError { index, rejection })?;
+    }
+    Ok(())
+}
+
+/// Each of `viewers`' views as JSON text, from one build of the view rebound from viewer to viewer (see
+/// [`AnyGame::views`]).
+fn views_text<G: Game>(game: &G, viewers: &[Viewer], size_hint: &mut usize) -> Vec<Box<RawValue>> {
+    let Some((&first, rest)) = viewers.split_first() else {
+        return Vec::new();
+    };
+    let mut view = game.view(first);
+    let mut texts = Vec::with_capacity(viewers.len());
+    texts.push(json_write::to_raw_value(&view, size_hint));
+    for &viewer in rest {
+        game.rebind_view(&mut view, viewer);
+        texts.push(json_write::to_raw_value(&view, size_hint));
+    }
+    texts
+}
+
+/// An action applied by [`AnyGame::apply`], as JSON text: serde's exact text of the engine's typed values.
 #[derive(Debug)]
-pub struct AppliedJson {
+pub struct Applied {
     /// The action as the engine read it, written back from its typed value: what the action log stores. Reading
     /// it gives the same action again.
     pub action: Box<RawValue>,
@@ -529,7 +473,7 @@ pub struct AppliedJson {
     pub events: Vec<Event<Box<RawValue>>>,
 }
 
-/// One game's wire types as JSON Schemas, from [`AnyGame::schemas`]. Each is a standalone root schema: `config`
+/// One game's wire types as JSON Schemas, from [`schemas`]. Each is a standalone root schema: `config`
 /// and `action` as the server accepts them, `view` and `event` as it writes them.
 #[derive(Clone, Debug, Serialize)]
 pub struct GameSchemas {
@@ -544,165 +488,16 @@ pub struct GameSchemas {
     pub event: schemars::Schema,
 }
 
-/// A stored match that does not replay (a corrupted log, or rules changed without a new rules version).
+/// A stored log that does not replay (a corrupted log, or rules changed without a new rules version): the
+/// first action the engine refused.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum ReplayError {
-    #[error("setup failed: {0}")]
-    Setup(SetupError),
-    #[error("action {index} of the log was refused: {rejection}")]
-    Refused { index: usize, rejection: Rejection },
+#[error("action {index} of the log was refused: {rejection}")]
+pub struct ReplayError {
+    pub index: usize,
+    pub rejection: Rejection,
 }
 
-#[cfg(test)]
-mod skip_tests {
-    use super::*;
-
-    /// A game that says `can_skip` names a legal skip for every seat with a decision, and a match in which every
-    /// seat is skipped from the start still ends; the other games name none.
-    #[test]
-    fn skippable_games_always_name_a_legal_skip_and_end_when_everyone_is_skipped() {
-        let mut skippable = 0;
-        for info in AnyGame::catalogue() {
-            for players in info.min_players..=info.max_players {
-                let mut game = AnyGame::new(info.id, &Value::Null, players, 7 + u64::from(players)).unwrap();
-                let mut now = 1_000;
-                let mut steps = 0;
-                while !matches!(game.status(), Status::Over) {
-                    assert!(
-                        steps < 20_000,
-                        "{} does not end when every seat is skipped",
-                        info.id
-                    );
-                    let seats: Vec<Seat> = Seat::all(players)
-                        .filter(|s| !game.legal_actions(*s).is_empty())
-                        .collect();
-                    if !info.can_skip {
-                        for seat in &seats {
-                            assert_eq!(game.skip_action(*seat), None, "{} cannot skip", info.id);
-                        }
-                        break;
-                    }
-                    if seats.is_empty() {
-                        let deadline = game.deadline().expect("no seat decides, so the clock must");
-                        now = now.max(deadline.at);
-                        game.apply(Actor::Clock, &deadline.action, now).unwrap();
-                        continue;
-                    }
-                    let seat = seats[0];
-                    let skip = game.skip_action(seat).expect("a skippable game names a skip");
-                    assert!(
-                        game.legal_actions(seat).contains(&skip),
-                        "{}: {skip} is not legal",
-                        info.id
-                    );
-                    game.apply(Actor::Seat(seat), &skip, now).unwrap();
-                    now += 10;
-                    steps += 1;
-                }
-                if info.can_skip {
-                    skippable += 1;
-                    assert!(game.outcome().is_some());
-                }
-            }
-        }
-        assert!(skippable > 0, "at least one game can be skipped");
-    }
-}
-
-#[cfg(test)]
-mod json_text_tests {
-    use super::*;
-    use crate::rng::Rng;
-
-    /// The JSON text the server sends (`view_json`, `legal_actions_json`, `apply_json`'s action and events, a
-    /// snapshot's `full_state_text`) is the same JSON value as the `Value` path, for every viewer, at every step of
-    /// whole random games of every game and seat count; the action text the log keeps reads back to the same
-    /// action, and a snapshot's text restores the same game.
-    #[test]
-    fn json_text_is_the_same_value_as_the_value_path() {
-        for info in AnyGame::catalogue() {
-            for players in info.min_players..=info.max_players {
-                let mut rng = Rng::from_seed(99 + u64::from(players));
-                let mut game = AnyGame::new(info.id, &Value::Null, players, 5 + u64::from(players)).unwrap();
-                let mut now = 1_000;
-                for _ in 0..400 {
-                    let viewers = Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]);
-                    let spectators = game.view(Viewer::Spectator);
-                    for viewer in viewers {
-                        let raw = game.view_json(viewer, &mut 0);
-                        let text: Value = serde_json::from_str(raw.get()).unwrap();
-                        assert_eq!(text, game.view(viewer), "{} view", info.id);
-                        // The server shows one view to everybody when the engine says they are all the same.
-                        if game.same_view_for_everyone() {
-                            assert_eq!(text, spectators, "{} says every viewer sees the same", info.id);
-                        }
-                    }
-                    let mut movers = Vec::new();
-                    for seat in Seat::all(players) {
-                        let legal = game.legal_actions(seat);
-                        assert_eq!(
-                            game.has_legal_actions(seat),
-                            !legal.is_empty(),
-                            "{} may act",
-                            info.id
-                        );
-                        let text: Value =
-                            serde_json::from_str(game.legal_actions_json(seat, &mut 0).get()).unwrap();
-                        assert_eq!(text, Value::Array(legal.clone()), "{} legal actions", info.id);
-                        if !legal.is_empty() {
-                            movers.push((seat, legal));
-                        }
-                    }
-                    if matches!(game.status(), Status::Over) {
-                        break;
-                    }
-                    let (actor, action) = if movers.is_empty() {
-                        let deadline = game.deadline().expect("no seat decides, so the clock must");
-                        now = now.max(deadline.at);
-                        (Actor::Clock, deadline.action)
-                    } else {
-                        let (seat, legal) = &movers[rng.index(movers.len())];
-                        (Actor::Seat(*seat), legal[rng.index(legal.len())].clone())
-                    };
-                    // The three ways to apply give the same game, and the same events as values and as text.
-                    let mut as_text = game.clone();
-                    let mut quietly = game.clone();
-                    let mut from_kept = game.clone();
-                    let events = game.apply(actor, &action, now).unwrap();
-                    let applied = as_text.apply_json(actor, &action.to_string(), now).unwrap();
-                    quietly.apply_quietly(actor, &action.to_string(), now).unwrap();
-                    // The text the log keeps is the action itself (listed actions are already canonical), and
-                    // reads back to the same action: replaying it gives the same game.
-                    let kept: Value = serde_json::from_str(applied.action.get()).unwrap();
-                    assert_eq!(kept, action, "{} action as kept", info.id);
-                    from_kept.apply_quietly(actor, applied.action.get(), now).unwrap();
-                    assert_eq!(
-                        from_kept.full_state(),
-                        game.full_state(),
-                        "{} action as kept",
-                        info.id
-                    );
-                    assert_eq!(events.len(), applied.events.len(), "{} events", info.id);
-                    for (value, text) in events.iter().zip(&applied.events) {
-                        assert_eq!(value.audience, text.audience);
-                        let parsed: Value = serde_json::from_str(text.body.get()).unwrap();
-                        assert_eq!(parsed, value.body, "{} event", info.id);
-                    }
-                    assert_eq!(as_text.full_state(), game.full_state());
-                    assert_eq!(quietly.full_state(), game.full_state());
-                    // A snapshot's text is the same value, and restores the same game.
-                    let text: Value = serde_json::from_str(&game.full_state_text()).unwrap();
-                    assert_eq!(text, game.full_state(), "{} full state as text", info.id);
-                    let restored = AnyGame::from_full_state(&text).unwrap();
-                    assert_eq!(restored.full_state(), game.full_state(), "{} restored", info.id);
-                    now += 10;
-                }
-            }
-        }
-    }
-}
-
-// ---- Hidden twins, replays at a rules version and generic visits (issue 29).
+// ---- Hidden twins and generic visits (issue 29).
 
 /// `game`'s own hidden twins, and one with another random generator, without any twin identical to `game`.
 fn hidden_twins<G: Secrets>(game: &G) -> Vec<Twin<G>> {
@@ -720,29 +515,66 @@ fn hidden_twins<G: Secrets>(game: &G) -> Vec<Twin<G>> {
     twins
 }
 
-impl AnyGame {
-    /// Rebuilds a game from its configuration, seed and action log under the rules version it was played by
-    /// (see `Game::new_at`): how the server must load a stored match, with the match's stored `rules_version`.
-    pub fn replay_at<'a>(
-        game_id: &str,
-        rules_version: u32,
-        config: &Value,
-        players: u8,
-        seed: u64,
-        log: impl IntoIterator<Item = (Actor, &'a str, Millis)>,
-    ) -> Result<AnyGame, ReplayError> {
-        let mut game =
-            AnyGame::new_at(game_id, rules_version, config, players, seed).map_err(ReplayError::Setup)?;
-        for (index, (actor, action, at)) in log.into_iter().enumerate() {
-            game.apply_quietly(actor, action, at)
-                .map_err(|rejection| ReplayError::Refused { index, rejection })?;
-        }
-        Ok(game)
-    }
-}
-
-/// Something done for each hosted game's type (see [`AnyGame::visit_games`]): a test written once, generic over
+/// Something done for each hosted game's type (see [`visit_games`]): a test written once, generic over
 /// the engine, that runs for every registered game.
 pub trait GameVisitor {
     fn visit<G: Game + Secrets>(&mut self);
+}
+
+#[cfg(test)]
+mod skip_tests {
+    use super::*;
+    use crate::testkit::Parsed;
+
+    /// A game that says `can_skip` names a legal skip for every seat with a decision, and a match in which every
+    /// seat is skipped from the start still ends; the other games name none.
+    #[test]
+    fn skippable_games_always_name_a_legal_skip_and_end_when_everyone_is_skipped() {
+        let mut skippable = 0;
+        for info in catalogue() {
+            for players in info.min_players..=info.max_players {
+                let mut game =
+                    AnyGame::new(info.id, None, &Value::Null, players, 7 + u64::from(players)).unwrap();
+                let mut now = 1_000;
+                let mut steps = 0;
+                while !matches!(game.status(), Status::Over) {
+                    assert!(
+                        steps < 20_000,
+                        "{} does not end when every seat is skipped",
+                        info.id
+                    );
+                    let seats: Vec<Seat> = Seat::all(players)
+                        .filter(|s| !game.legal_values(*s).is_empty())
+                        .collect();
+                    if !info.can_skip {
+                        for seat in &seats {
+                            assert_eq!(game.skip_value(*seat), None, "{} cannot skip", info.id);
+                        }
+                        break;
+                    }
+                    if seats.is_empty() {
+                        let deadline = game.deadline().expect("no seat decides, so the clock must");
+                        now = now.max(deadline.at);
+                        game.apply(Actor::Clock, deadline.action.get(), now).unwrap();
+                        continue;
+                    }
+                    let seat = seats[0];
+                    let skip = game.skip_value(seat).expect("a skippable game names a skip");
+                    assert!(
+                        game.legal_values(seat).contains(&skip),
+                        "{}: {skip} is not legal",
+                        info.id
+                    );
+                    game.apply(Actor::Seat(seat), &skip.to_string(), now).unwrap();
+                    now += 10;
+                    steps += 1;
+                }
+                if info.can_skip {
+                    skippable += 1;
+                    assert!(game.outcome().is_some());
+                }
+            }
+        }
+        assert!(skippable > 0, "at least one game can be skipped");
+    }
 }

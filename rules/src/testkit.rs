@@ -4,7 +4,7 @@
 //! contract: every listed action is accepted, actions that are not listed are refused without changing the
 //! state, the game never stalls, and replaying the log reproduces the final state exactly. Engines add their own
 //! invariants through the `check` callback. `rules/tests/random_sim.rs` runs it for every registered game at every
-//! table size (through `AnyGame::visit_games`); each game's own tests run it with that game's invariants.
+//! table size (through `crate::visit_games`); each game's own tests run it with that game's invariants.
 
 use serde::Serialize;
 
@@ -232,6 +232,75 @@ pub fn bot_match<G: Game>(
         now += driver.below(3_000);
     }
     panic!("the game did not end within {max_steps} steps");
+}
+
+/// The server's door into a game ([`crate::AnyGame`]) speaks JSON text; a test that looks inside reads values
+/// from that text, as the admin pages do. Only tests use this: the server sends and keeps the text.
+pub trait Parsed {
+    /// `viewer`'s view (from [`crate::AnyGame::views`]).
+    fn view_value(&self, viewer: Viewer) -> serde_json::Value;
+    /// `seat`'s legal actions (from [`crate::AnyGame::legal_actions`]).
+    fn legal_values(&self, seat: Seat) -> Vec<serde_json::Value>;
+    /// Applies `action` as its text, and reads the events back (from [`crate::AnyGame::apply`]).
+    fn apply_value(
+        &mut self,
+        actor: Actor,
+        action: &serde_json::Value,
+        now: Millis,
+    ) -> Result<Vec<crate::Event<serde_json::Value>>, crate::Rejection>;
+    /// The engine's deadline with the clock's action (from [`crate::AnyGame::deadline`]).
+    fn deadline_value(&self) -> Option<crate::Deadline<serde_json::Value>>;
+    /// `seat`'s skip (from [`crate::AnyGame::skip_action`]).
+    fn skip_value(&self, seat: Seat) -> Option<serde_json::Value>;
+    /// The whole state (from [`crate::AnyGame::full_state`]).
+    fn state_value(&self) -> serde_json::Value;
+}
+
+fn parse(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).expect("the game writes JSON")
+}
+
+impl Parsed for crate::AnyGame {
+    fn view_value(&self, viewer: Viewer) -> serde_json::Value {
+        parse(self.views(&[viewer], &mut 0)[0].get())
+    }
+
+    fn legal_values(&self, seat: Seat) -> Vec<serde_json::Value> {
+        serde_json::from_str(self.legal_actions(seat, &mut json_write::Buffer::default()))
+            .expect("the game writes JSON")
+    }
+
+    fn apply_value(
+        &mut self,
+        actor: Actor,
+        action: &serde_json::Value,
+        now: Millis,
+    ) -> Result<Vec<crate::Event<serde_json::Value>>, crate::Rejection> {
+        let applied = self.apply(actor, &action.to_string(), now)?;
+        Ok(applied
+            .events
+            .iter()
+            .map(|e| crate::Event {
+                audience: e.audience.clone(),
+                body: parse(e.body.get()),
+            })
+            .collect())
+    }
+
+    fn deadline_value(&self) -> Option<crate::Deadline<serde_json::Value>> {
+        self.deadline().map(|d| crate::Deadline {
+            at: d.at,
+            action: parse(d.action.get()),
+        })
+    }
+
+    fn skip_value(&self, seat: Seat) -> Option<serde_json::Value> {
+        self.skip_action(seat).map(|a| parse(a.get()))
+    }
+
+    fn state_value(&self) -> serde_json::Value {
+        parse(&self.full_state())
+    }
 }
 
 #[cfg(test)]

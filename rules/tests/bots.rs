@@ -5,7 +5,7 @@
 //! all); set `BOTS_GAME=<game id>` to play only that game.
 
 use rules::testkit::bot_match;
-use rules::{AnyGame, Game, GameVisitor, Seat, Secrets};
+use rules::{Game, GameVisitor, Seat, Secrets};
 
 /// Two-player games per game: half with the bot in seat 0, half in seat 1.
 const GAMES: u64 = 200;
@@ -52,7 +52,7 @@ fn every_games_bot_beats_a_random_player_in_at_least_80_percent_of_two_player_ga
         only: std::env::var("BOTS_GAME").ok(),
         results: Vec::new(),
     };
-    AnyGame::visit_games(&mut bots);
+    rules::visit_games(&mut bots);
     assert!(!bots.results.is_empty(), "no game was played");
     for (id, wins, games) in &bots.results {
         println!("{id}: the bot won {wins} of {games} two-player games against a random player");

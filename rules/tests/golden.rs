@@ -1,7 +1,7 @@
 //! Golden replays: one whole recorded game per registered game and rules version, in
 //! `rules/tests/golden/<game>.v<rules_version>.json` (options, table size, seed, the action log with each
 //! action's actor and time, the outcome and a fingerprint of the final full state). Each is replayed under the
-//! rules version it was recorded with (`AnyGame::replay_at`), as the server replays a stored match under the
+//! rules version it was recorded with (`AnyGame::new` at that version, then `AnyGame::replay`), as the server replays a stored match under the
 //! version it started with; the final state must have the same fingerprint.
 //!
 //! A changed fingerprint means the rules changed: matches stored under that version would replay differently.
@@ -18,6 +18,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use rules::testkit::Parsed;
 use rules::{Actor, AnyGame, Millis, Rng, Seat, SetupError, Status};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -32,7 +33,7 @@ struct Golden {
     seed: u64,
     log: Vec<Logged>,
     outcome: Value,
-    /// FNV-1a (64 bits) of the final `AnyGame::full_state_text()`, in hex.
+    /// FNV-1a (64 bits) of the final `AnyGame::full_state()`, in hex.
     fingerprint: String,
 }
 
@@ -64,23 +65,23 @@ fn fnv64(text: &str) -> String {
 /// Plays a whole game of `game_id` at its current rules version with random legal actions (the clock when
 /// nobody else can act, or now and then when due) and records it.
 fn record(game_id: &str) -> Golden {
-    let info = AnyGame::catalogue()
+    let info = rules::catalogue()
         .into_iter()
         .find(|i| i.id == game_id)
         .expect("a registered game");
     let players = 3.clamp(info.min_players, info.max_players);
     let seed = 29;
-    let options = AnyGame::normalise_config(game_id, &Value::Null).expect("the default options");
-    let mut game = AnyGame::new(game_id, &options, players, seed).expect("setup");
+    let options = rules::normalise_config(game_id, &Value::Null).expect("the default options");
+    let mut game = AnyGame::new(game_id, None, &options, players, seed).expect("setup");
     let mut driver = Rng::from_seed(2_900 + u64::from(players));
     let mut now: Millis = 1_700_000_000_000;
     let mut log = Vec::new();
     while game.status() != Status::Over {
         assert!(log.len() < 20_000, "{game_id} does not end");
         let movers: Vec<Seat> = Seat::all(players)
-            .filter(|s| game.has_legal_actions(*s))
+            .filter(|s| !game.legal_values(*s).is_empty())
             .collect();
-        let deadline = game.deadline();
+        let deadline = game.deadline_value();
         let clock = match &deadline {
             Some(d) => movers.is_empty() || (d.at <= now && driver.below(2) == 0),
             None => false,
@@ -92,11 +93,11 @@ fn record(game_id: &str) -> Golden {
             }
             _ => {
                 let seat = movers[driver.index(movers.len())];
-                let legal = game.legal_actions(seat);
+                let legal = game.legal_values(seat);
                 (Actor::Seat(seat), legal[driver.index(legal.len())].clone())
             }
         };
-        game.apply(actor, &action, now).expect("a listed action");
+        game.apply_value(actor, &action, now).expect("a listed action");
         log.push(Logged {
             actor,
             action,
@@ -112,7 +113,7 @@ fn record(game_id: &str) -> Golden {
         seed,
         log,
         outcome: serde_json::to_value(game.outcome()).unwrap(),
-        fingerprint: fnv64(&game.full_state_text()),
+        fingerprint: fnv64(&game.full_state()),
     }
 }
 
@@ -147,7 +148,7 @@ fn golden_files() -> &'static Vec<(String, Golden)> {
     FILES.get_or_init(|| {
         if std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1") {
             std::fs::create_dir_all(dir()).unwrap();
-            for info in AnyGame::catalogue() {
+            for info in rules::catalogue() {
                 // Only the current version's file, and only when it does not exist yet: a recorded version is
                 // never rewritten, so a rules change cannot be recorded over the version it changes without a bump.
                 let path = dir().join(file_name(info.id, info.rules_version));
@@ -183,7 +184,7 @@ fn golden_replays_reproduce_their_final_state_under_their_rules_version() {
             file_name(&golden.game, golden.rules_version),
             "a golden file is named after its game and rules version"
         );
-        let current = AnyGame::rules_versions(&golden.game)
+        let current = rules::rules_versions(&golden.game)
             .unwrap_or_else(|| panic!("{name}: no game `{}` is registered", golden.game));
         let texts: Vec<String> = golden.log.iter().map(|l| l.action.to_string()).collect();
         let log = golden
@@ -200,31 +201,31 @@ fn golden_replays_reproduce_their_final_state_under_their_rules_version() {
             v = golden.rules_version,
             now = current.end(),
         );
-        let game = match AnyGame::replay_at(
+        let mut game = match AnyGame::new(
             &golden.game,
-            golden.rules_version,
+            Some(golden.rules_version),
             &golden.options,
             golden.players,
             golden.seed,
-            log,
         ) {
             Ok(game) => game,
-            Err(rules::ReplayError::Setup(SetupError::RulesVersion { .. }))
-                if golden.rules_version > *current.end() =>
-            {
+            Err(SetupError::RulesVersion { .. }) if golden.rules_version > *current.end() => {
                 panic!(
                     "{name}: rules version {} of `{}` is newer than the engine's ({current:?})",
                     golden.rules_version, golden.game
                 )
             }
-            Err(rules::ReplayError::Setup(SetupError::RulesVersion { .. })) => panic!(
+            Err(SetupError::RulesVersion { .. }) => panic!(
                 "{name}: `{}` no longer replays rules version {} (it replays {current:?}): stored matches of that \
                  version could not be loaded. Keep that version, or delete this file if no stored match of it \
                  must replay",
                 golden.game, golden.rules_version
             ),
-            Err(e) => panic!("{rules_changed} ({e})"),
+            Err(e) => panic!("{rules_changed} (setup failed: {e})"),
         };
+        if let Err(e) = game.replay(log) {
+            panic!("{rules_changed} ({e})");
+        }
         assert_eq!(
             game.status(),
             Status::Over,
@@ -235,11 +236,7 @@ fn golden_replays_reproduce_their_final_state_under_their_rules_version() {
             golden.outcome,
             "{rules_changed} (another outcome)"
         );
-        assert_eq!(
-            fnv64(&game.full_state_text()),
-            golden.fingerprint,
-            "{rules_changed}"
-        );
+        assert_eq!(fnv64(&game.full_state()), golden.fingerprint, "{rules_changed}");
     }
 }
 
@@ -248,7 +245,7 @@ fn golden_replays_reproduce_their_final_state_under_their_rules_version() {
 #[test]
 fn every_game_has_a_golden_replay_at_its_current_rules_version() {
     let files = golden_files();
-    for info in AnyGame::catalogue() {
+    for info in rules::catalogue() {
         let name = file_name(info.id, info.rules_version);
         assert!(
             files.iter().any(|(n, _)| *n == name),
@@ -260,25 +257,25 @@ fn every_game_has_a_golden_replay_at_its_current_rules_version() {
     }
 }
 
-/// `AnyGame::new_at` sets up every version an engine replays, the current one as `AnyGame::new` does, and
+/// `AnyGame::new` sets up every version an engine replays, the current one when no version is named, and
 /// refuses the others with `SetupError::RulesVersion`.
 #[test]
 fn new_at_accepts_exactly_the_versions_an_engine_replays() {
-    for info in AnyGame::catalogue() {
-        let versions = AnyGame::rules_versions(info.id).expect("registered");
+    for info in rules::catalogue() {
+        let versions = rules::rules_versions(info.id).expect("registered");
         assert_eq!(*versions.end(), info.rules_version, "{}", info.id);
         let players = info.min_players;
         for version in versions.clone() {
-            AnyGame::new_at(info.id, version, &Value::Null, players, 3)
+            AnyGame::new(info.id, Some(version), &Value::Null, players, 3)
                 .unwrap_or_else(|e| panic!("{} at version {version}: {e}", info.id));
         }
-        let now = AnyGame::new_at(info.id, info.rules_version, &Value::Null, players, 3).unwrap();
-        let new = AnyGame::new(info.id, &Value::Null, players, 3).unwrap();
-        assert_eq!(now.full_state_text(), new.full_state_text(), "{}", info.id);
+        let now = AnyGame::new(info.id, Some(info.rules_version), &Value::Null, players, 3).unwrap();
+        let new = AnyGame::new(info.id, None, &Value::Null, players, 3).unwrap();
+        assert_eq!(now.full_state(), new.full_state(), "{}", info.id);
         for version in [versions.start().wrapping_sub(1), versions.end() + 1] {
             assert!(
                 matches!(
-                    AnyGame::new_at(info.id, version, &Value::Null, players, 3),
+                    AnyGame::new(info.id, Some(version), &Value::Null, players, 3),
                     Err(SetupError::RulesVersion { .. })
                 ),
                 "{} at version {version}",
@@ -287,7 +284,7 @@ fn new_at_accepts_exactly_the_versions_an_engine_replays() {
         }
     }
     assert!(matches!(
-        AnyGame::new_at("no_such_game", 1, &Value::Null, 2, 3),
+        AnyGame::new("no_such_game", Some(1), &Value::Null, 2, 3),
         Err(SetupError::UnknownGame(_))
     ));
 }

@@ -5,6 +5,7 @@
 mod engine;
 
 use proptest::prelude::*;
+use rules::testkit::Parsed;
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
@@ -18,7 +19,7 @@ proptest! {
     /// The same, with each game in turn chosen (so every game gets its share of cases).
     #[test]
     fn every_game_survives_arbitrary_actions(game in any::<u8>(), data in prop::collection::vec(any::<u8>(), 0..2048)) {
-        let games = rules::AnyGame::catalogue().len() as u8;
+        let games = rules::catalogue().len() as u8;
         let mut input = vec![game % games];
         input.extend(data);
         engine::run(&input);
@@ -31,18 +32,18 @@ proptest! {
 fn the_driver_reaches_every_game_and_knows_its_action_fields() {
     use rules::{Actor, AnyGame, Seat, Status};
     let keys = engine::action_keys();
-    let games = AnyGame::catalogue();
+    let games = rules::catalogue();
     for (i, info) in games.iter().enumerate() {
         engine::run(&[i as u8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 200, 1, 7, 3, 9, 2, 8, 4, 6, 5]);
         // Every field name of every action listed in a random game of this one.
-        let mut game = AnyGame::new(info.id, &serde_json::Value::Null, info.min_players, 11).unwrap();
+        let mut game = AnyGame::new(info.id, None, &serde_json::Value::Null, info.min_players, 11).unwrap();
         let (mut fields, mut now) = (0, 1_000);
         for step in 0..400 {
             if game.status() == Status::Over {
                 break;
             }
             let actions: Vec<(Seat, serde_json::Value)> = Seat::all(game.players())
-                .flat_map(|s| game.legal_actions(s).into_iter().map(move |a| (s, a)))
+                .flat_map(|s| game.legal_values(s).into_iter().map(move |a| (s, a)))
                 .collect();
             for (_, action) in &actions {
                 for key in action.as_object().into_iter().flat_map(|m| m.keys()) {
@@ -55,11 +56,11 @@ fn the_driver_reaches_every_game_and_knows_its_action_fields() {
                 }
             }
             match actions.get(step % actions.len().max(1)) {
-                Some((seat, action)) => game.apply(Actor::Seat(*seat), action, now).map(drop),
+                Some((seat, action)) => game.apply_value(Actor::Seat(*seat), action, now).map(drop),
                 None => {
                     let d = game.deadline().expect("no seat decides, so the clock must");
                     now = now.max(d.at);
-                    game.apply(Actor::Clock, &d.action, now).map(drop)
+                    game.apply(Actor::Clock, d.action.get(), now).map(drop)
                 }
             }
             .unwrap();
@@ -86,8 +87,8 @@ fn hand_picked_hostile_actions_are_refused() {
         json!({"type": ["play"]}),
         json!({"type": "eeek", "cell": {"row": u64::MAX, "col": -1}}),
     ];
-    for info in AnyGame::catalogue() {
-        let game = AnyGame::new(info.id, &json!({}), info.min_players, 7).unwrap();
+    for info in rules::catalogue() {
+        let game = AnyGame::new(info.id, None, &json!({}), info.min_players, 7).unwrap();
         let before = game.full_state().to_string();
         for action in &hostile {
             for actor in [
@@ -98,7 +99,7 @@ fn hand_picked_hostile_actions_are_refused() {
             ] {
                 let mut copy = game.clone();
                 assert!(
-                    copy.apply(actor, action, 0).is_err(),
+                    copy.apply(actor, &action.to_string(), 0).is_err(),
                     "{}: {action} by {actor:?} accepted",
                     info.id
                 );

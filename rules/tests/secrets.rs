@@ -2,28 +2,31 @@
 //! not depend on what they hide, the hooks find something to check, honest views show no secret and a secret
 //! put into a view is found. The wire test (`tests/tests/leaks.rs`) uses the same hooks on real matches.
 
+use rules::testkit::Parsed;
 use rules::{Actor, AnyGame, Rng, Seat, Status, Viewer};
 use serde_json::Value;
 
 /// A game of `id` for `players`, `steps` random legal actions (or due deadlines) in.
 fn sample(id: &str, players: u8, seed: u64, steps: usize) -> AnyGame {
-    let mut g = AnyGame::new(id, &Value::Null, players, seed).unwrap();
+    let mut g = AnyGame::new(id, None, &Value::Null, players, seed).unwrap();
     let mut rng = Rng::from_seed(seed ^ 5);
     let mut now = 1_000;
     for _ in 0..steps {
         if g.status() == Status::Over {
             break;
         }
-        let movers: Vec<Seat> = Seat::all(players).filter(|s| g.has_legal_actions(*s)).collect();
+        let movers: Vec<Seat> = Seat::all(players)
+            .filter(|s| !g.legal_values(*s).is_empty())
+            .collect();
         if movers.is_empty() {
             let d = g.deadline().expect("no seat decides, so the clock must");
             now = now.max(d.at);
-            g.apply(Actor::Clock, &d.action, now).unwrap();
+            g.apply(Actor::Clock, d.action.get(), now).unwrap();
             continue;
         }
         let seat = movers[rng.index(movers.len())];
-        let actions = g.legal_actions(seat);
-        g.apply(Actor::Seat(seat), &actions[rng.index(actions.len())], now)
+        let actions = g.legal_values(seat);
+        g.apply_value(Actor::Seat(seat), &actions[rng.index(actions.len())], now)
             .unwrap();
         now += 10;
     }
@@ -42,18 +45,18 @@ const STEPS: [usize; 7] = [0, 5, 20, 60, 150, 400, 1_000];
 #[test]
 fn views_do_not_depend_on_hidden_orders_plans_or_the_rng() {
     let mut compared = 0;
-    for info in AnyGame::catalogue() {
+    for info in rules::catalogue() {
         for players in [info.min_players.max(2), info.max_players] {
             for steps in STEPS {
                 let g = sample(info.id, players, 0x5eed + steps as u64, steps);
-                for twin in g.hidden_twins() {
+                for twin in g.secrets().hidden_twins() {
                     for viewer in viewers(players) {
                         if twin.known_to.is_some_and(|s| viewer == Viewer::Seat(s)) {
                             continue;
                         }
                         assert_eq!(
-                            g.view(viewer),
-                            twin.state.view(viewer),
+                            g.view_value(viewer),
+                            twin.state.view_value(viewer),
                             "{} {players}p after {steps}: {viewer:?}'s view depends on {}",
                             info.id,
                             twin.what
@@ -72,23 +75,25 @@ fn views_do_not_depend_on_hidden_orders_plans_or_the_rng() {
 /// where a secret would show. An empty implementation of `Secrets` fails here.
 #[test]
 fn every_games_hooks_find_something_to_check() {
-    for info in AnyGame::catalogue() {
+    for info in rules::catalogue() {
         let (mut twins, mut orders, mut secrets) = (0, 0, 0);
         for players in info.min_players..=info.max_players {
             for steps in STEPS {
                 let g = sample(info.id, players, 11 + steps as u64, steps);
                 twins += g
+                    .secrets()
                     .hidden_twins()
                     .iter()
                     .filter(|t| t.what != "the random generator")
                     .count();
                 for viewer in viewers(players) {
                     orders += g
+                        .secrets()
                         .hidden_orders(viewer)
                         .iter()
                         .filter(|o| !o.items.is_empty())
                         .count();
-                    secrets += g.view_secrets(viewer).len();
+                    secrets += g.secrets().view_secrets(viewer).len();
                 }
             }
         }
@@ -104,21 +109,21 @@ fn every_games_hooks_find_something_to_check() {
 #[test]
 fn honest_views_show_no_secret_and_a_planted_one_is_found() {
     let mut planted = 0;
-    for info in AnyGame::catalogue() {
+    for info in rules::catalogue() {
         for players in [info.min_players.max(2), info.max_players] {
             for steps in STEPS {
                 let g = sample(info.id, players, 23 + steps as u64, steps);
                 for viewer in viewers(players) {
-                    let view = g.view(viewer);
-                    let found = g.view_leaks(viewer, &view);
+                    let view = g.view_value(viewer);
+                    let found = g.secrets().view_leaks(viewer, &view);
                     assert!(
                         found.is_empty(),
                         "{} {players}p after {steps}: {viewer:?}'s honest view: {found:?}",
                         info.id
                     );
-                    for secret in g.view_secrets(viewer) {
+                    for secret in g.secrets().view_secrets(viewer) {
                         let leaky = secret.planted_in(&view);
-                        let found = g.view_leaks(viewer, &leaky);
+                        let found = g.secrets().view_leaks(viewer, &leaky);
                         assert!(
                             found.iter().any(|f| f.starts_with(&secret.what)),
                             "{} {players}p after {steps}: {} planted at {} for {viewer:?} is not found: {found:?}",
@@ -141,19 +146,24 @@ fn honest_views_show_no_secret_and_a_planted_one_is_found() {
 #[test]
 fn what_one_seat_sees_and_spectators_may_not_is_secret_from_the_other_seats() {
     let mut checked = 0;
-    for info in AnyGame::catalogue() {
+    for info in rules::catalogue() {
         for players in [info.min_players.max(2), info.max_players] {
             for steps in STEPS {
                 let g = sample(info.id, players, 41 + steps as u64, steps);
-                let views: Vec<Value> = Seat::all(players).map(|s| g.view(Viewer::Seat(s))).collect();
-                for place in g.view_secrets(Viewer::Spectator) {
+                let views: Vec<Value> = Seat::all(players)
+                    .map(|s| g.view_value(Viewer::Seat(s)))
+                    .collect();
+                for place in g.secrets().view_secrets(Viewer::Spectator) {
                     let shown: Vec<bool> = views.iter().map(|v| place.shown_in(v)).collect();
                     if !shown.contains(&true) {
                         continue;
                     }
                     for t in Seat::all(players).filter(|t| !shown[t.index()]) {
                         assert!(
-                            g.view_secrets(Viewer::Seat(t)).iter().any(|s| s.at == place.at),
+                            g.secrets()
+                                .view_secrets(Viewer::Seat(t))
+                                .iter()
+                                .any(|s| s.at == place.at),
                             "{} {players}p after {steps}: {} shows in some seat's view, yet is not among {t}'s secrets",
                             info.id,
                             place.what

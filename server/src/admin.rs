@@ -427,8 +427,8 @@ pub(crate) async fn log(_: Admin, State(state): State<AdminState>, Path(id): Pat
     };
     let mut entries = Vec::with_capacity(replay.log.len());
     for entry in &replay.log {
-        let events = match game.apply(entry.actor, &entry.action.to_value(), entry.at) {
-            Ok(events) => events,
+        let events = match game.apply(entry.actor, entry.action.get(), entry.at) {
+            Ok(applied) => applied.events,
             Err(e) => return internal(format!("logged action {} was refused on replay: {e}", entry.seq)),
         };
         let seat = match entry.actor {
@@ -484,7 +484,7 @@ pub(crate) async fn replay(
     let mut last_change = stored.record.started_at;
     let mut events = Vec::new();
     for entry in replay.log.iter().take(step as usize) {
-        events = match game.apply_json(entry.actor, entry.action.get(), entry.at) {
+        events = match game.apply(entry.actor, entry.action.get(), entry.at) {
             Ok(applied) => applied.events,
             Err(e) => return internal(format!("logged action {} was refused on replay: {e}", entry.seq)),
         };
@@ -502,7 +502,7 @@ pub(crate) async fn replay(
         .collect();
     let timed = Table::seats_deciding(&game)
         .into_iter()
-        .any(|s| humans.get(s.index()).copied().unwrap_or(false) && game.has_legal_actions(s));
+        .any(|s| humans.get(s.index()).copied().unwrap_or(false) && legal_text(&game, s) != "[]");
     let turn_deadline = replay
         .stored
         .lobby
@@ -522,7 +522,9 @@ pub(crate) async fn replay(
         seat,
         view: crate::table::view_json(&game, viewer, &mut 0),
         legal_actions: seat.map_or_else(RawJson::empty_array, |s| {
-            RawJson::from(game.legal_actions_json(s, &mut 0))
+            let mut buffer = json_write::Buffer::default();
+            game.legal_actions(s, &mut buffer);
+            RawJson::from(buffer.to_raw_value())
         }),
         events: events
             .into_iter()
@@ -538,7 +540,7 @@ pub(crate) async fn replay(
         "match_id": id,
         "step": step,
         "at": last_change,
-        "full_state": game.full_state(),
+        "full_state": full_state(&game),
         "state": ServerMessage::Push(Push::State(Box::new(update))),
     }))
     .into_response()
@@ -726,6 +728,17 @@ pub(crate) async fn fire_deadline(
         reason,
     })
     .await
+}
+
+/// `seat`'s legal actions as text.
+fn legal_text(game: &rules::AnyGame, seat: rules::Seat) -> String {
+    game.legal_actions(seat, &mut json_write::Buffer::default())
+        .to_string()
+}
+
+/// The whole state, hidden information included, as a value for an admin page (read from the game's text).
+fn full_state(game: &rules::AnyGame) -> Value {
+    serde_json::from_str(&game.full_state()).expect("the game writes JSON")
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@ pub struct Pending {
     pub match_id: Arc<str>,
     pub lobby_code: Arc<str>,
     pub entry: LogEntry,
-    /// The full state's JSON text (`AnyGame::full_state_text`), when a snapshot is due.
+    /// The full state's JSON text (`AnyGame::full_state`), when a snapshot is due.
     pub snapshot: Option<String>,
     pub outcome: Option<Outcome>,
 }

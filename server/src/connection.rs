@@ -1818,7 +1818,7 @@ mod tests {
             .unbounded_send(Ok(Message::Text("nonsense".into())))
             .unwrap();
         assert_eq!(next(&mut from_server).await["code"], "bad_message");
-        let game = rules::AnyGame::catalogue()[0].clone();
+        let game = rules::catalogue()[0].clone();
         send(
             json!({"id": 3, "type": "create_lobby", "game": game.id, "seats": game.min_players, "name": "Ann"}),
         );

@@ -459,13 +459,13 @@ impl Hub {
         conn: Conn,
     ) -> Result<(TableHandle, Seated), ErrorBody> {
         let name = check_name(name)?;
-        let info = AnyGame::catalogue()
+        let info = rules::catalogue()
             .into_iter()
             .find(|g| g.id == game)
             .ok_or_else(|| ErrorBody::new(ErrorCode::UnknownGame, format!("no game has the id `{game}`")))?;
-        let options = AnyGame::normalise_config(game, options).map_err(setup_error)?;
+        let options = rules::normalise_config(game, options).map_err(setup_error)?;
         // Set the game up once with a throwaway seed to check the seat count and the options together.
-        AnyGame::new(game, &options, seat_count, 0).map_err(setup_error)?;
+        AnyGame::new(game, None, &options, seat_count, 0).map_err(setup_error)?;
         debug_assert!((info.min_players..=info.max_players).contains(&seat_count));
         if let Some(ms) = turn_timer_ms
             && !(MIN_TURN_TIMER_MS..=MAX_TURN_TIMER_MS).contains(&ms)
@@ -565,7 +565,7 @@ impl Hub {
     /// The public list of open, listed lobbies with a free seat, of one game or of all (issue 13).
     pub async fn open_lobbies(&self, game: Option<&str>) -> Result<Vec<protocol::ListedLobby>, ErrorBody> {
         if let Some(game) = game
-            && !AnyGame::catalogue().iter().any(|g| g.id == game)
+            && !rules::catalogue().iter().any(|g| g.id == game)
         {
             return Err(ErrorBody::new(
                 ErrorCode::UnknownGame,

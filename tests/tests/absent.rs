@@ -375,7 +375,7 @@ async fn skip_plays_the_passive_choice_where_the_game_allows_it_and_is_refused_e
     let (status, body) = http_get(server.addr, "/api/games").await;
     assert_eq!(status, 200);
     let games: Vec<Value> = serde_json::from_str(&body).unwrap();
-    for info in rules::AnyGame::catalogue() {
+    for info in rules::catalogue() {
         let listed = games.iter().find(|g| g["id"] == info.id).unwrap();
         assert_eq!(listed["can_skip"], info.can_skip, "{}", info.id);
         let mut c = server.client().await;
@@ -443,7 +443,7 @@ async fn under_the_wait_policy_nothing_plays_for_an_absent_player() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_game_lets_a_bot_stand_in_and_the_player_return() {
     for backend in backends() {
-        for info in rules::AnyGame::catalogue() {
+        for info in rules::catalogue() {
             takeover_until_served(
                 backend,
                 info.id,

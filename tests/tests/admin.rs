@@ -648,7 +648,7 @@ async fn every_game_replays_to_what_its_viewers_were_shown() {
     for backend in backends() {
         let db = TestDb::new(backend).await;
         let server = TestServer::start(&db, admin_config()).await;
-        for (i, info) in rules::AnyGame::catalogue().into_iter().enumerate() {
+        for (i, info) in rules::catalogue().into_iter().enumerate() {
             let seats = info.min_players.max(2);
             let humans = if seats >= 3 { seats - 1 } else { seats };
             let options = match info.id {

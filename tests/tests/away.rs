@@ -6,7 +6,6 @@
 
 use integration_tests::*;
 use protocol::{AbsenceKind, AbsencePolicy};
-use rules::AnyGame;
 use serde_json::{Value, json};
 use server::store::LogEntry;
 
@@ -234,7 +233,7 @@ async fn waiting_match(backend: &str, game: &str, seed: u64) -> Option<()> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_report_lists_the_stand_ins_actions_from_the_log_in_every_game() {
     for backend in backends() {
-        for (i, info) in AnyGame::catalogue().iter().enumerate() {
+        for (i, info) in rules::catalogue().iter().enumerate() {
             // A deal whose stand-in had nothing to decide is dealt again (a few at most).
             let mut listed = 0;
             for seed in 0..4 {
@@ -259,7 +258,7 @@ async fn the_report_is_read_from_the_database_after_a_restart() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn under_the_wait_policy_the_report_is_empty() {
     for backend in backends() {
-        for (i, info) in AnyGame::catalogue().iter().enumerate() {
+        for (i, info) in rules::catalogue().iter().enumerate() {
             let mut served = None;
             for seed in 0..4 {
                 served = waiting_match(backend, info.id, 100 + 10 * i as u64 + seed).await;

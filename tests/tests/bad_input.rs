@@ -178,7 +178,7 @@ async fn http_endpoints_answer() {
         .iter()
         .map(|g| g["id"].as_str().unwrap())
         .collect();
-    let catalogue: Vec<&str> = rules::AnyGame::catalogue().iter().map(|g| g.id).collect();
+    let catalogue: Vec<&str> = rules::catalogue().iter().map(|g| g.id).collect();
     assert_eq!(ids, catalogue);
     let eeek = &games[0];
     assert_eq!(

@@ -22,7 +22,7 @@ async fn every_game_plays_to_a_stored_result_at_every_seat_count() {
         let (status, body) = http_get(server.addr, "/api/games").await;
         assert_eq!(status, 200);
         let listed: Value = serde_json::from_str(&body).unwrap();
-        for info in rules::AnyGame::catalogue() {
+        for info in rules::catalogue() {
             let entry = listed.as_array().unwrap().iter().find(|g| g["id"] == info.id);
             let entry = entry.unwrap_or_else(|| panic!("{} is not listed: {body}", info.id));
             assert_eq!(
@@ -31,7 +31,7 @@ async fn every_game_plays_to_a_stored_result_at_every_seat_count() {
             );
         }
         let mut n = 0u64;
-        for info in rules::AnyGame::catalogue() {
+        for info in rules::catalogue() {
             for seats in info.min_players..=info.max_players {
                 n += 1;
                 let (code, mut players) =

@@ -314,7 +314,7 @@ async fn a_lobby_stored_with_an_old_six_character_code_is_still_found() {
     let lobby = LobbyRecord {
         code: "ABC234".into(),
         game: GAME.into(),
-        options: rules::AnyGame::normalise_config(GAME, &json!({})).unwrap(),
+        options: rules::normalise_config(GAME, &json!({})).unwrap(),
         seat_count: 2,
         host_seat: 0,
         turn_timer_ms: None,

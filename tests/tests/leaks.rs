@@ -17,6 +17,7 @@
 //! that views do not depend on hidden information (hidden twins) is tested in `rules/tests/secrets.rs`.
 
 use integration_tests::*;
+use rules::testkit::Parsed;
 use rules::{Actor, AnyGame, Seat, Viewer};
 use serde_json::{Value, json};
 
@@ -85,11 +86,12 @@ fn leaks(truth: &Truth, viewer: Viewer, message: &Value) -> Vec<String> {
     secrets.extend(
         truth
             .game
+            .secrets()
             .rng_numbers()
             .into_iter()
             .map(|n| ("the RNG state".into(), n)),
     );
-    let orders = truth.game.hidden_orders(viewer);
+    let orders = truth.game.secrets().hidden_orders(viewer);
     walk(message, &mut Vec::new(), &mut |path, v| {
         let at = path.join(".");
         for (what, n) in &secrets {
@@ -116,7 +118,7 @@ fn leaks(truth: &Truth, viewer: Viewer, message: &Value) -> Vec<String> {
         }
     });
     if message["type"] == "state" {
-        found.extend(truth.game.view_leaks(viewer, &message["view"]));
+        found.extend(truth.game.secrets().view_leaks(viewer, &message["view"]));
     }
     found
 }
@@ -144,7 +146,7 @@ async fn replay(db: &TestDb, code: &str) -> Replay {
     let mut events = vec![Vec::new()];
     for entry in log {
         events.push(
-            game.apply(entry.actor, &entry.action.to_value(), entry.at)
+            game.apply_value(entry.actor, &entry.action.to_value(), entry.at)
                 .unwrap(),
         );
         states.push(game.clone());
@@ -173,11 +175,11 @@ fn check(replay: &Replay, viewer: Viewer, message: &Value) -> Vec<String> {
     };
     found.extend(leaks(&truth, viewer, message));
     if message["type"] == "state" {
-        if message["view"] != game.view(viewer) {
+        if message["view"] != game.view_value(viewer) {
             found.push("a view other than the engine's for this viewer".into());
         }
         let legal = match viewer {
-            Viewer::Seat(seat) => game.legal_actions(seat),
+            Viewer::Seat(seat) => game.legal_values(seat),
             Viewer::Spectator => Vec::new(),
         };
         if message["legal_actions"] != json!(legal) {
@@ -264,7 +266,7 @@ async fn no_message_carries_what_its_recipient_may_not_know() {
         let db = TestDb::new(backend).await;
         let server = TestServer::start(&db, test_config()).await;
         let mut found = Vec::new();
-        for info in AnyGame::catalogue() {
+        for info in rules::catalogue() {
             for seats in info.min_players.max(2)..=info.max_players {
                 found.extend(leak_check_match(&server, &db, info.id, seats, 7 + seats as u64).await);
             }
@@ -282,24 +284,24 @@ const SEED: u64 = 0x5eed_1234_5678_9abc;
 
 /// A game of `id` a few random actions (or due deadlines) in.
 fn sample(id: &str, players: u8, steps: usize) -> AnyGame {
-    let mut g = AnyGame::new(id, &json!({}), players, SEED).unwrap();
+    let mut g = AnyGame::new(id, None, &json!({}), players, SEED).unwrap();
     let mut rng = rules::Rng::from_seed(5);
     for _ in 0..steps {
         let movers: Vec<Seat> = Seat::all(players)
-            .filter(|s| !g.legal_actions(*s).is_empty())
+            .filter(|s| !g.legal_values(*s).is_empty())
             .collect();
         if movers.is_empty() {
             match g.deadline() {
                 Some(d) => {
-                    g.apply(Actor::Clock, &d.action, d.at).unwrap();
+                    g.apply(Actor::Clock, d.action.get(), d.at).unwrap();
                 }
                 None => break,
             }
             continue;
         }
         let seat = movers[rng.index(movers.len())];
-        let actions = g.legal_actions(seat);
-        g.apply(Actor::Seat(seat), &actions[rng.index(actions.len())], 0)
+        let actions = g.legal_values(seat);
+        g.apply_value(Actor::Seat(seat), &actions[rng.index(actions.len())], 0)
             .unwrap();
     }
     g
@@ -308,7 +310,7 @@ fn sample(id: &str, players: u8, steps: usize) -> AnyGame {
 /// Samples of every game, a few table sizes and steps in.
 fn samples() -> Vec<AnyGame> {
     let mut all = Vec::new();
-    for info in AnyGame::catalogue() {
+    for info in rules::catalogue() {
         for players in [info.min_players.max(2), info.max_players] {
             for steps in [0, 3, 10, 20, 40, 120, 300] {
                 all.push(sample(info.id, players, steps));
@@ -325,7 +327,7 @@ fn viewers(g: &AnyGame) -> impl Iterator<Item = Viewer> {
 }
 
 fn state_message(g: &AnyGame, viewer: Viewer) -> Value {
-    json!({"type": "state", "version": 0, "since": 0, "view": g.view(viewer), "legal_actions": [], "events": []})
+    json!({"type": "state", "version": 0, "since": 0, "view": g.view_value(viewer), "legal_actions": [], "events": []})
 }
 
 fn leaks_in(g: &AnyGame, seed: u64, viewer: Viewer, message: &Value) -> Vec<String> {
@@ -345,7 +347,7 @@ fn the_checker_accepts_honest_views_of_every_game() {
 #[test]
 fn the_checker_finds_the_seed_and_the_rng() {
     let mut rngs = 0;
-    for info in AnyGame::catalogue() {
+    for info in rules::catalogue() {
         let g = sample(info.id, info.min_players.max(2), 3);
         let viewer = Viewer::Seat(Seat(0));
         let mut m = state_message(&g, viewer);
@@ -362,7 +364,7 @@ fn the_checker_finds_the_seed_and_the_rng() {
             "{}: the seed in a string",
             info.id
         );
-        for n in g.rng_numbers() {
+        for n in g.secrets().rng_numbers() {
             let mut m = state_message(&g, viewer);
             m["events"] = json!([{"type": "x", "r": n}]);
             assert!(
@@ -384,7 +386,7 @@ fn the_checker_finds_the_seed_and_the_rng() {
 fn the_checker_tells_a_hidden_order_from_a_coincidence() {
     let g = sample("new_year_puzzle", 4, 0);
     let truth = Truth { game: &g, seed: SEED };
-    let orders = g.hidden_orders(Viewer::Spectator);
+    let orders = g.secrets().hidden_orders(Viewer::Spectator);
     let below_top = &orders
         .iter()
         .find(|o| o.name == "reward pile")
@@ -446,12 +448,12 @@ fn the_checker_tells_a_hidden_order_from_a_coincidence() {
 /// plan); a seat's own plan is no leak to that seat.
 #[test]
 fn the_checker_finds_every_games_secrets_and_hidden_orders() {
-    for info in AnyGame::catalogue() {
+    for info in rules::catalogue() {
         let (mut secrets, mut orders) = (0, 0);
         for g in samples().into_iter().filter(|g| g.info().id == info.id) {
             for viewer in viewers(&g) {
                 let honest = state_message(&g, viewer);
-                for secret in g.view_secrets(viewer) {
+                for secret in g.secrets().view_secrets(viewer) {
                     let mut m = honest.clone();
                     m["view"] = secret.planted_in(&honest["view"]);
                     assert!(
@@ -462,7 +464,7 @@ fn the_checker_finds_every_games_secrets_and_hidden_orders() {
                     );
                     secrets += 1;
                 }
-                let own = g.hidden_orders(viewer);
+                let own = g.secrets().hidden_orders(viewer);
                 for order in &own {
                     let (_, chance) = coincidence(&order.items, &order.items);
                     if order.items.is_empty() || !(order.whole || chance < COINCIDENCE) {
@@ -480,7 +482,7 @@ fn the_checker_finds_every_games_secrets_and_hidden_orders() {
                 }
                 // Another viewer's whole secret orders that this viewer may know (its own plan).
                 for other in viewers(&g).filter(|o| *o != viewer) {
-                    for order in g.hidden_orders(other) {
+                    for order in g.secrets().hidden_orders(other) {
                         if !order.whole || own.iter().any(|o| o.name == order.name) {
                             continue;
                         }
@@ -514,11 +516,11 @@ fn the_checker_finds_a_view_meant_for_someone_else() {
             events: vec![Vec::new()],
         };
         let mut honest = state_message(&g, Viewer::Seat(Seat(1)));
-        honest["legal_actions"] = json!(g.legal_actions(Seat(1)));
+        honest["legal_actions"] = json!(g.legal_values(Seat(1)));
         let found = check(&replay, Viewer::Seat(Seat(1)), &honest);
         assert!(found.is_empty(), "{id}: {found:?}");
         // Seat 0's view (with its own hand) delivered to seat 1.
-        if g.view(Viewer::Seat(Seat(0))) != g.view(Viewer::Seat(Seat(1))) {
+        if g.view_value(Viewer::Seat(Seat(0))) != g.view_value(Viewer::Seat(Seat(1))) {
             let mut wrong = state_message(&g, Viewer::Seat(Seat(0)));
             wrong["legal_actions"] = honest["legal_actions"].clone();
             assert!(!check(&replay, Viewer::Seat(Seat(1)), &wrong).is_empty(), "{id}");

@@ -1,6 +1,7 @@
 //! Complete Hide and Eeek! matches between WebSocket clients, on every backend.
 
 use integration_tests::*;
+use rules::testkit::Parsed;
 use serde_json::json;
 
 const GAME: &str = "hide_and_eeek";
@@ -81,7 +82,7 @@ async fn complete_matches_between_clients_end_with_an_outcome() {
 async fn every_push_is_the_engines_view_and_the_events_its_viewer_may_see() {
     let db = TestDb::new("sqlite").await;
     let server = TestServer::start(&db, test_config()).await;
-    let tables = rules::AnyGame::catalogue()
+    let tables = rules::catalogue()
         .into_iter()
         .flat_map(|info| [info.min_players, info.max_players].map(|seats| (info.clone(), seats)));
     for (n, (info, seats)) in tables.enumerate() {
@@ -110,7 +111,7 @@ async fn every_push_is_the_engines_view_and_the_events_its_viewer_may_see() {
         let log = store.action_log(&record.id).await.unwrap();
         store.close().await;
         let mut game =
-            rules::AnyGame::new(&record.game, &record.options, record.players, record.seed).unwrap();
+            rules::AnyGame::new(&record.game, None, &record.options, record.players, record.seed).unwrap();
         let mut viewers: Vec<(rules::Viewer, &Client)> = players
             .iter()
             .map(|p| (rules::Viewer::Seat(rules::Seat(p.seat)), &p.client))
@@ -139,12 +140,12 @@ async fn every_push_is_the_engines_view_and_the_events_its_viewer_may_see() {
                 let s = pushed[0];
                 assert_eq!(
                     s["view"],
-                    game.view(*viewer),
+                    game.view_value(*viewer),
                     "{}: view of {viewer:?} at {v}",
                     info.id
                 );
                 let legal = match viewer {
-                    rules::Viewer::Seat(seat) => game.legal_actions(*seat),
+                    rules::Viewer::Seat(seat) => game.legal_values(*seat),
                     rules::Viewer::Spectator => vec![],
                 };
                 assert_eq!(
@@ -170,7 +171,7 @@ async fn every_push_is_the_engines_view_and_the_events_its_viewer_may_see() {
         check(&game, 0, &[]);
         for entry in &log {
             let events = game
-                .apply(entry.actor, &entry.action.to_value(), entry.at)
+                .apply_value(entry.actor, &entry.action.to_value(), entry.at)
                 .unwrap();
             check(&game, entry.seq, &events);
         }

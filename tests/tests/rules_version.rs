@@ -4,7 +4,6 @@
 //! version 1 apart (version 1 has no `skips`, later versions always list them).
 
 use integration_tests::*;
-use rules::AnyGame;
 use serde_json::{Value, json};
 
 const GAME: &str = "hide_and_eeek";
@@ -29,7 +28,7 @@ async fn start_with_a_bot(mut host: Client, token: String) -> Player {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lobby_plays_the_rules_version_its_host_chose() {
-    let versions = AnyGame::rules_versions(GAME).unwrap();
+    let versions = rules::rules_versions(GAME).unwrap();
     assert_eq!(
         (*versions.start(), *versions.end()),
         (1, 3),
@@ -148,7 +147,7 @@ async fn the_catalogue_and_the_public_list_show_rules_versions() {
     assert_eq!(status, 200);
     let games: Value = serde_json::from_str(&body).unwrap();
     for game in games.as_array().unwrap() {
-        let versions = AnyGame::rules_versions(game["id"].as_str().unwrap()).unwrap();
+        let versions = rules::rules_versions(game["id"].as_str().unwrap()).unwrap();
         assert_eq!(game["rules_version"], *versions.end(), "{game}");
         assert_eq!(game["oldest_rules_version"], *versions.start(), "{game}");
     }

@@ -23,7 +23,7 @@ const CODE: &str = "ADMNPQ";
 async fn seed_match(url: &str) -> String {
     let store = server::Store::connect(url).await.unwrap();
     let game = "hide_and_eeek";
-    let options = rules::AnyGame::normalise_config(game, &json!({})).unwrap();
+    let options = rules::normalise_config(game, &json!({})).unwrap();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -56,10 +56,7 @@ async fn seed_match(url: &str) -> String {
         token_hash: None,
     };
     store.insert_seat(CODE, &bot).await.unwrap();
-    let info = rules::AnyGame::catalogue()
-        .into_iter()
-        .find(|g| g.id == game)
-        .unwrap();
+    let info = rules::catalogue().into_iter().find(|g| g.id == game).unwrap();
     let match_id = server::secrets::match_id();
     let record = server::store::MatchRecord {
         id: match_id.clone(),
@@ -239,10 +236,7 @@ async fn the_admin_replay_draws_every_games_board_as_each_viewer_saw_it() {
         config.admin_token = Some(server::admin::AdminToken::parse(ADMIN_TOKEN).unwrap());
     })
     .await;
-    let games: Vec<String> = rules::AnyGame::catalogue()
-        .into_iter()
-        .map(|g| g.id.to_string())
-        .collect();
+    let games: Vec<String> = rules::catalogue().into_iter().map(|g| g.id.to_string()).collect();
     assert_eq!(
         games.len(),
         BOARDS.len(),

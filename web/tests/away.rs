@@ -71,10 +71,7 @@ async fn the_away_report_lists_the_seats_own_actions_newest_first_in_every_game(
     .await;
     let addr = server.addr;
     let base = server.base_url();
-    let games: Vec<String> = rules::AnyGame::catalogue()
-        .into_iter()
-        .map(|g| g.id.to_string())
-        .collect();
+    let games: Vec<String> = rules::catalogue().into_iter().map(|g| g.id.to_string()).collect();
     with_chromedriver(|webdriver| async move {
         for (i, game) in games.iter().enumerate() {
             let (code, mut ann) = create(addr, game).await;

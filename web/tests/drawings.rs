@@ -12,7 +12,6 @@ mod common;
 
 use common::walk::walk;
 use common::{Browser, TestServer, WAIT, browsers_available, test_dir, with_chromedriver};
-use rules::AnyGame;
 use rules::games::hide_and_eeek::data::{EEEK_CARDS, FIRST_CARD, GRID_SIZE, LAST_CARD};
 use serde_json::{Value, json};
 
@@ -180,7 +179,7 @@ async fn every_drawing_holds_valid_svg() {
                 problems.push(format!("{what}: {}", p.as_str().unwrap_or_default()));
             }
         };
-        for info in AnyGame::catalogue() {
+        for info in rules::catalogue() {
             let mut sizes = vec![info.min_players, info.max_players];
             sizes.dedup();
             for (i, players) in sizes.into_iter().enumerate() {

@@ -56,10 +56,7 @@ async fn every_game_plays_to_the_end_in_firefox() {
         .expect("the server runs");
     });
 
-    let games: Vec<String> = rules::AnyGame::catalogue()
-        .into_iter()
-        .map(|g| g.id.to_string())
-        .collect();
+    let games: Vec<String> = rules::catalogue().into_iter().map(|g| g.id.to_string()).collect();
     let output = Command::new("node")
         .arg(script_dir.join("firefox.mjs"))
         .arg(format!("http://{addr}"))

@@ -17,7 +17,6 @@ mod common;
 
 use common::walk::walk;
 use common::{Browser, TestServer, WAIT, browsers_available, test_dir, with_chromedriver};
-use rules::AnyGame;
 use serde_json::{Value, json};
 
 /// Runs in the page: describes, draws and labels every frame with the game's screen; returns the problems.
@@ -154,7 +153,7 @@ async fn every_label_and_log_line_reads_as_words() {
         .await;
         let mut problems = Vec::new();
         let mut walked = Vec::new();
-        for info in AnyGame::catalogue() {
+        for info in rules::catalogue() {
             let mut sizes = vec![info.min_players, info.max_players];
             sizes.dedup();
             for (i, players) in sizes.into_iter().enumerate() {

@@ -2,17 +2,15 @@
 //! it random bytes through proptest, and the `engine_actions` fuzz target in `fuzz/`, which feeds it libFuzzer's).
 //!
 //! [`run`] picks a game from the registry, a table size, options and a seed, plays a prefix of listed actions
-//! chosen by the bytes to reach an arbitrary state, then sends arbitrary JSON values from arbitrary actors through
-//! [`AnyGame::apply`] and checks the engine contract at the JSON boundary the server uses:
+//! chosen by the bytes to reach an arbitrary state, then sends arbitrary JSON values from arbitrary actors as text through
+//! [`AnyGame::apply`] (the server's path) and checks the engine contract at the JSON boundary the server uses:
 //!
 //! - nothing panics (setup, apply, views, legal actions, deadlines, outcomes);
 //! - a refused action changes nothing: the full state (hidden information included) is identical before and after;
 //! - an accepted action from a seat is one of that seat's listed legal actions: applying it has exactly the effect
 //!   of applying some listed action (same full state after); from the clock, it is the due deadline's action;
 //! - every listed legal action is accepted, and the deadline's action is accepted once due;
-//! - the server's path, [`AnyGame::apply_json`] on the action's text, accepts and refuses exactly what
-//!   [`AnyGame::apply`] does with the same effect, and the action text it returns for the log replays to the same
-//!   state.
+//! - the action text [`AnyGame::apply`] returns for the log replays to the same state.
 //!
 //! The file is plain Rust with no dependencies beyond `rules` and `serde_json`, included with `#[path]` by both.
 //! Nothing in it names a game: games, tables, options and action field names come from the registry.
@@ -22,6 +20,7 @@
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
+use rules::testkit::Parsed;
 use rules::{Actor, AnyGame, Millis, Seat, Status, Viewer, model::OptionKind};
 use serde_json::{Map, Value, json};
 
@@ -78,7 +77,7 @@ const MAX_PROBES: usize = 48;
 const MAX_DEPTH: usize = 100;
 
 fn state_of(game: &AnyGame) -> String {
-    serde_json::to_string(&game.full_state()).expect("state serialises")
+    game.full_state()
 }
 
 /// Options for a game: usually valid values from its option specs, sometimes out of range or of the wrong type or
@@ -183,7 +182,7 @@ pub fn hostile_value(b: &mut Bytes, depth: usize) -> Value {
 }
 
 /// Field names that occur in the games' actions, so that random objects often get past the first field: every
-/// property name of every registered game's action schema (`AnyGame::schemas`), found once.
+/// property name of every registered game's action schema (`rules::schemas`), found once.
 pub fn action_keys() -> &'static [String] {
     static KEYS: OnceLock<Vec<String>> = OnceLock::new();
     KEYS.get_or_init(|| {
@@ -200,7 +199,7 @@ pub fn action_keys() -> &'static [String] {
             }
         }
         let mut keys = BTreeSet::from(["type".to_string()]);
-        for game in AnyGame::schemas() {
+        for game in rules::schemas() {
             collect(
                 &serde_json::to_value(&game.action).expect("a schema is JSON"),
                 &mut keys,
@@ -301,57 +300,30 @@ fn mutate_inner(v: &Value, b: &mut Bytes) -> Value {
     }
 }
 
-/// Applies `action` by `actor` to a copy of `game` and checks the contract; returns the copy when accepted.
+/// Applies `action` by `actor` to a copy of `game` as the server does (its text) and checks the contract;
+/// returns the copy when accepted.
 fn probe(game: &AnyGame, actor: Actor, action: &Value, now: Millis) -> Option<AnyGame> {
     let before = state_of(game);
     let mut copy = game.clone();
-    let result = copy.apply(actor, action, now);
-    // The server's path reads the action from its text: it must decide exactly as the `Value` path, and the text
-    // it keeps in the log must replay to the same state.
-    let mut as_text = game.clone();
-    match as_text.apply_json(actor, &action.to_string(), now) {
-        Err(rejection) => {
-            assert!(
-                result.is_err(),
-                "{}: {action} refused as text ({rejection}), accepted as a value",
-                game.info().id
-            );
-            assert_eq!(
-                state_of(&as_text),
-                before,
-                "{}: refused {action} as text changed the state",
-                game.info().id
-            );
-        }
-        Ok(applied) => {
-            assert!(
-                result.is_ok(),
-                "{}: {action} accepted as text, refused as a value",
-                game.info().id
-            );
-            assert_eq!(
-                state_of(&as_text),
-                state_of(&copy),
-                "{}: {action} as text",
-                game.info().id
-            );
-            let mut replayed = game.clone();
-            replayed
-                .apply_quietly(actor, applied.action.get(), now)
-                .unwrap_or_else(|r| {
-                    panic!(
-                        "{}: the kept text {} of {action} is refused: {r}",
-                        game.info().id,
-                        applied.action
-                    )
-                });
-            assert_eq!(
-                state_of(&replayed),
-                state_of(&copy),
-                "{}: the kept text of {action}",
-                game.info().id
-            );
-        }
+    let result = copy.apply(actor, &action.to_string(), now);
+    // The text the server keeps in the log must replay to the same state.
+    if let Ok(applied) = &result {
+        let mut replayed = game.clone();
+        replayed
+            .replay([(actor, applied.action.get(), now)])
+            .unwrap_or_else(|r| {
+                panic!(
+                    "{}: the kept text {} of {action} is refused: {r}",
+                    game.info().id,
+                    applied.action
+                )
+            });
+        assert_eq!(
+            state_of(&replayed),
+            state_of(&copy),
+            "{}: the kept text of {action}",
+            game.info().id
+        );
     }
     match result {
         Err(rejection) => {
@@ -364,14 +336,14 @@ fn probe(game: &AnyGame, actor: Actor, action: &Value, now: Millis) -> Option<An
             );
             None
         }
-        Ok(events) => {
-            for e in &events {
-                serde_json::to_string(&e.body).expect("events serialise");
+        Ok(applied) => {
+            for e in &applied.events {
+                serde_json::from_str::<Value>(e.body.get()).expect("events are JSON");
             }
             let after = state_of(&copy);
             let same_as = |listed: &Value| {
                 let mut other = game.clone();
-                other.apply(actor, listed, now).is_ok() && state_of(&other) == after
+                other.apply_value(actor, listed, now).is_ok() && state_of(&other) == after
             };
             match actor {
                 Actor::Seat(seat) => {
@@ -381,14 +353,14 @@ fn probe(game: &AnyGame, actor: Actor, action: &Value, now: Millis) -> Option<An
                         game.info().id
                     );
                     assert!(
-                        game.legal_actions(seat).iter().any(same_as),
+                        game.legal_values(seat).iter().any(same_as),
                         "{}: {action} by {seat} was accepted but acts like none of its listed actions {:?}",
                         game.info().id,
-                        game.legal_actions(seat)
+                        game.legal_values(seat)
                     );
                 }
                 Actor::Clock => {
-                    let deadline = game.deadline().unwrap_or_else(|| {
+                    let deadline = game.deadline_value().unwrap_or_else(|| {
                         panic!("{}: the clock played {action} with no deadline", game.info().id)
                     });
                     assert!(
@@ -413,10 +385,10 @@ fn probe(game: &AnyGame, actor: Actor, action: &Value, now: Millis) -> Option<An
 fn observe(game: &AnyGame) {
     let players = game.players();
     for viewer in Seat::all(players).map(Viewer::Seat).chain([Viewer::Spectator]) {
-        serde_json::to_string(&game.view(viewer)).expect("views serialise");
+        serde_json::to_string(&game.view_value(viewer)).expect("views serialise");
     }
     for seat in Seat::all(players) {
-        game.legal_actions(seat);
+        game.legal_values(seat);
     }
     game.deadline();
     match game.status() {
@@ -428,16 +400,16 @@ fn observe(game: &AnyGame) {
 /// Every listed action of every seat is accepted, and so is the deadline's action once due.
 fn listed_are_accepted(game: &AnyGame, now: Millis) {
     for seat in Seat::all(game.players()) {
-        for action in game.legal_actions(seat) {
+        for action in game.legal_values(seat) {
             let mut copy = game.clone();
-            if let Err(r) = copy.apply(Actor::Seat(seat), &action, now) {
+            if let Err(r) = copy.apply_value(Actor::Seat(seat), &action, now) {
                 panic!("{}: listed {action} of {seat} refused: {r}", game.info().id);
             }
         }
     }
-    if let Some(d) = game.deadline() {
+    if let Some(d) = game.deadline_value() {
         let mut copy = game.clone();
-        if let Err(r) = copy.apply(Actor::Clock, &d.action, now.max(d.at)) {
+        if let Err(r) = copy.apply_value(Actor::Clock, &d.action, now.max(d.at)) {
             panic!(
                 "{}: due deadline action {} refused: {r}",
                 game.info().id,
@@ -450,7 +422,7 @@ fn listed_are_accepted(game: &AnyGame, now: Millis) {
 /// One run: see the module documentation.
 pub fn run(data: &[u8]) {
     let mut b = Bytes::new(data);
-    let catalogue = AnyGame::catalogue();
+    let catalogue = rules::catalogue();
     let info = catalogue[b.below(catalogue.len())].clone();
     let (players, players_valid) = if b.byte().is_multiple_of(16) {
         let p = b.byte();
@@ -461,7 +433,7 @@ pub fn run(data: &[u8]) {
     };
     let (config, config_valid) = options(&info, &mut b);
     let seed = b.u64();
-    let mut game = match AnyGame::new(info.id, &config, players, seed) {
+    let mut game = match AnyGame::new(info.id, None, &config, players, seed) {
         Ok(game) => game,
         Err(e) => {
             assert!(
@@ -473,8 +445,9 @@ pub fn run(data: &[u8]) {
         }
     };
     if players_valid && config_valid {
-        let normalised = AnyGame::normalise_config(info.id, &config).expect("valid options normalise");
-        let again = AnyGame::new(info.id, &normalised, players, seed).expect("normalised options set up");
+        let normalised = rules::normalise_config(info.id, &config).expect("valid options normalise");
+        let again =
+            AnyGame::new(info.id, None, &normalised, players, seed).expect("normalised options set up");
         assert_eq!(
             state_of(&again),
             state_of(&game),
@@ -491,10 +464,10 @@ pub fn run(data: &[u8]) {
             break;
         }
         let movers: Vec<(Seat, Vec<Value>)> = Seat::all(players)
-            .map(|s| (s, game.legal_actions(s)))
+            .map(|s| (s, game.legal_values(s)))
             .filter(|(_, a)| !a.is_empty())
             .collect();
-        let deadline = game.deadline();
+        let deadline = game.deadline_value();
         now += b.byte() as Millis * 50;
         let (actor, action) = match (&deadline, movers.is_empty()) {
             (Some(d), true) => (Actor::Clock, d.action.clone()),
@@ -508,7 +481,7 @@ pub fn run(data: &[u8]) {
         if actor == Actor::Clock {
             now = now.max(deadline.as_ref().unwrap().at);
         }
-        if let Err(r) = game.apply(actor, &action, now) {
+        if let Err(r) = game.apply_value(actor, &action, now) {
             panic!("{}: listed {action} of {actor:?} refused: {r}", info.id);
         }
     }
@@ -519,8 +492,8 @@ pub fn run(data: &[u8]) {
         if b.is_empty() {
             break;
         }
-        let mut listed: Vec<Value> = Seat::all(players).flat_map(|s| game.legal_actions(s)).collect();
-        if let Some(d) = game.deadline() {
+        let mut listed: Vec<Value> = Seat::all(players).flat_map(|s| game.legal_values(s)).collect();
+        if let Some(d) = game.deadline_value() {
             listed.push(d.action);
         }
         let actor = match b.byte() % 8 {

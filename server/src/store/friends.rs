@@ -212,7 +212,7 @@ impl Store {
                     // NULL: the game's newest version (lobbies made before the column, and the default).
                     let rules_version = match row.try_get::<Option<i64>, _>("rules_version")? {
                         Some(v) => u32::try_from(v).map_err(corrupt)?,
-                        None => rules::AnyGame::rules_versions(&game).map_or(0, |v| *v.end()),
+                        None => rules::rules_versions(&game).map_or(0, |v| *v.end()),
                     };
                     lobbies.push((
                         ListedLobby {

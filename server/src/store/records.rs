@@ -99,12 +99,12 @@ pub struct MatchRecord {
 }
 
 impl MatchRecord {
-    /// The match as it was set up, under the rules version it started with (`AnyGame::new_at`): where recovery,
+    /// The match as it was set up, under the rules version it started with (`AnyGame::new` at its version): where recovery,
     /// the admin's replays and the tests' replays start before applying the log.
     pub fn setup(&self) -> Result<AnyGame, SetupError> {
-        AnyGame::new_at(
+        AnyGame::new(
             &self.game,
-            self.rules_version,
+            Some(self.rules_version),
             &self.options,
             self.players,
             self.seed,

@@ -162,7 +162,7 @@ impl Table {
             .filter_map(|s| {
                 let from = self.absence.from[s]?;
                 let seat = Seat(s as u8);
-                let acts = running.game.has_legal_actions(seat) && !running.game.bot_waits(seat);
+                let acts = running.options.any(seat) && !running.game.bot_waits(seat);
                 let announce = !self.absence.shown.get(s).copied().unwrap_or(false);
                 match (acts, announce) {
                     (true, _) => Some(from.max(self.bot_due(running, Seat(s as u8)))),
@@ -178,7 +178,7 @@ impl Table {
         (0..self.seats.len())
             .filter(|s| self.stands_in(*s, now))
             .map(|s| Seat(s as u8))
-            .filter(|s| running.game.has_legal_actions(*s) && !running.game.bot_waits(*s))
+            .filter(|s| running.options.any(*s) && !running.game.bot_waits(*s))
             .filter(|s| self.bot_due(running, *s) <= now)
             .collect()
     }

@@ -95,7 +95,7 @@ impl Table {
             "version": running.map(|r| r.version),
             "last_change": running.map(|r| r.last_change),
             "status": running.map(|r| r.game.status()),
-            "full_state": running.map(|r| r.game.full_state()),
+            "full_state": running.map(|r| serde_json::from_str::<Value>(&r.game.full_state()).expect("the game writes JSON")),
             "deadline": running.and_then(|r| r.game.deadline()).map(|d| json!({"at": d.at, "action": d.action})),
             "turn_deadline": running.and_then(|r| self.turn_deadline(r)),
             "next_wake": self.next_wake(now),
@@ -263,7 +263,12 @@ impl Table {
             let at = due.max(now);
             for seat in self.timed_seats(running) {
                 let Some(running) = &self.running else { break };
-                let legal = running.game.legal_actions(seat);
+                let legal: Vec<Value> = serde_json::from_str(
+                    running
+                        .game
+                        .legal_actions(seat, &mut json_write::Buffer::default()),
+                )
+                .expect("the game writes JSON");
                 if legal.is_empty() {
                     continue;
                 }

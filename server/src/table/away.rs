@@ -109,20 +109,20 @@ impl AwayJob {
         };
         for entry in log.iter().take_while(|e| e.seq <= self.version) {
             if entry.seq <= self.since {
-                game.apply_quietly(entry.actor, entry.action.get(), entry.at)
-                    .map_err(|e| refused(entry.seq, e))?;
+                game.replay([(entry.actor, entry.action.get(), entry.at)])
+                    .map_err(|e| refused(entry.seq, e.rejection))?;
                 continue;
             }
             if before.is_none() {
-                before = Some(RawJson::from(game.view_json(viewer, &mut size)));
+                before = Some(crate::table::view_json(&game, viewer, &mut size));
             }
             if entry.actor != Actor::Seat(self.seat) {
-                game.apply_quietly(entry.actor, entry.action.get(), entry.at)
-                    .map_err(|e| refused(entry.seq, e))?;
+                game.replay([(entry.actor, entry.action.get(), entry.at)])
+                    .map_err(|e| refused(entry.seq, e.rejection))?;
                 continue;
             }
             let applied = game
-                .apply_json(entry.actor, entry.action.get(), entry.at)
+                .apply(entry.actor, entry.action.get(), entry.at)
                 .map_err(|e| refused(entry.seq, e))?;
             actions.push(AwayAction {
                 seq: entry.seq,

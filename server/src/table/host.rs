@@ -90,9 +90,9 @@ impl Table {
         absent: Option<AbsencePolicy>,
         rules_version: Option<u32>,
     ) -> Result<(), ErrorBody> {
-        let options = AnyGame::normalise_config(&self.game_id, &options).map_err(setup_error)?;
+        let options = rules::normalise_config(&self.game_id, &options).map_err(setup_error)?;
         // Set the game up once with a throwaway seed to check the seat count and the options together.
-        AnyGame::new(&self.game_id, &options, seats, 0).map_err(setup_error)?;
+        AnyGame::new(&self.game_id, None, &options, seats, 0).map_err(setup_error)?;
         if let Some(ms) = turn_timer_ms
             && !(MIN_TURN_TIMER_MS..=MAX_TURN_TIMER_MS).contains(&ms)
         {
@@ -102,7 +102,7 @@ impl Table {
             ));
         }
         if let Some(absent) = absent {
-            let can_skip = AnyGame::catalogue()
+            let can_skip = rules::catalogue()
                 .into_iter()
                 .any(|g| g.id == &*self.game_id && g.can_skip);
             check_absence(can_skip, absent)?;

@@ -51,12 +51,12 @@ pub(crate) fn setup_error(e: SetupError) -> ErrorBody {
 
 /// The newest rules version of `game` (a game the registry lists).
 pub(crate) fn newest_rules_version(game: &str) -> u32 {
-    AnyGame::rules_versions(game).map_or(0, |versions| *versions.end())
+    rules::rules_versions(game).map_or(0, |versions| *versions.end())
 }
 
 /// The rules version a lobby of `game` asks for: one its engine keeps, or the newest when none is asked.
 pub(crate) fn check_rules_version(game: &str, asked: Option<u32>) -> Result<u32, ErrorBody> {
-    let versions = AnyGame::rules_versions(game)
+    let versions = rules::rules_versions(game)
         .ok_or_else(|| ErrorBody::new(ErrorCode::UnknownGame, format!("no game has the id `{game}`")))?;
     match asked {
         None => Ok(*versions.end()),
@@ -341,8 +341,14 @@ impl Table {
     pub(crate) fn new_match(&self) -> Result<(AnyGame, MatchRecord), ErrorBody> {
         let players = self.seats.len() as u8;
         let seed = self.settings.match_seed.unwrap_or_else(secrets::seed);
-        let game = AnyGame::new_at(&self.game_id, self.rules_version, &self.options, players, seed)
-            .map_err(|e| err(ErrorCode::BadOptions, e.to_string()))?;
+        let game = AnyGame::new(
+            &self.game_id,
+            Some(self.rules_version),
+            &self.options,
+            players,
+            seed,
+        )
+        .map_err(|e| err(ErrorCode::BadOptions, e.to_string()))?;
         let record = MatchRecord {
             id: secrets::match_id(),
             game: self.game_id.to_string(),

@@ -183,7 +183,7 @@ impl Table {
         }
         let mut next = running.game.clone();
         let applied = next
-            .apply_json(actor, action.get(), now)
+            .apply(actor, action.get(), now)
             .map_err(|r| ErrorBody::new(r.kind.into(), r.message))?;
         let events: Vec<Event<RawJson>> = applied
             .events
@@ -197,7 +197,7 @@ impl Table {
         let over = matches!(next.status(), Status::Over);
         let outcome = if over { next.outcome() } else { None };
         let snapshot = (self.settings.snapshot_every > 0 && seq % self.settings.snapshot_every == 0)
-            .then(|| next.full_state_text());
+            .then(|| next.full_state());
         // The log keeps the action as the engine read it (its canonical text), not as the client wrote it.
         let entry = LogEntry {
             seq,
@@ -327,7 +327,7 @@ impl SeatOptions {
     pub(super) fn new(game: &AnyGame, version: u64) -> SeatOptions {
         let mut options = SeatOptions::default();
         for seat in Seat::all(game.players()) {
-            game.write_legal_actions(seat, &mut options.buffer);
+            game.legal_actions(seat, &mut options.buffer);
             options.legal.push(RawJson::from(options.buffer.to_raw_value()));
             options.changed_at.push(version);
         }
@@ -339,7 +339,7 @@ impl SeatOptions {
     pub(super) fn update(&mut self, game: &AnyGame, version: u64, actor: Actor) {
         for seat in Seat::all(game.players()) {
             let i = seat.index();
-            let changed = self.legal[i].get() != game.write_legal_actions(seat, &mut self.buffer);
+            let changed = self.legal[i].get() != game.legal_actions(seat, &mut self.buffer);
             if changed {
                 self.legal[i] = RawJson::from(self.buffer.to_raw_value());
             }
@@ -350,6 +350,11 @@ impl SeatOptions {
     }
 
     /// `seat`'s legal actions as JSON text (an empty array for a seat the game does not have).
+    /// Whether `seat` may act now: its kept list is not empty (the engine is not asked again).
+    pub(super) fn any(&self, seat: Seat) -> bool {
+        self.legal.get(seat.index()).is_some_and(|l| l.get() != "[]")
+    }
+
     pub(super) fn legal(&self, seat: Seat) -> RawJson {
         self.legal
             .get(seat.index())

@@ -12,9 +12,13 @@ use super::{Conn, Occupant, Table};
 use crate::store::Phase;
 
 /// `viewer`'s view as the text a state push carries, written once from the engine's view by its generated
-/// writer (see `AnyGame::view_json`; `size_hint` is the last view's size).
+/// writer (see `AnyGame::views`; `size_hint` is the last view's size).
 pub fn view_json(game: &AnyGame, viewer: Viewer, size_hint: &mut usize) -> RawJson {
-    RawJson::from(game.view_json(viewer, size_hint))
+    let text = game
+        .views(&[viewer], size_hint)
+        .pop()
+        .expect("one view per viewer");
+    RawJson::from(text)
 }
 
 /// How many spectators' names a lobby push lists (the first to come); the rest are counted in `spectators` only,
@@ -150,7 +154,7 @@ impl Table {
     }
 
     /// Writes the view of every viewer connected now into `shared` (fresh from `shared_state`), from one build of
-    /// the engine's view (`AnyGame::views_json`): the members every viewer shares are built, and written, once per
+    /// the engine's view (`AnyGame::views`): the members every viewer shares are built, and written, once per
     /// change.
     fn write_views(&self, shared: &mut SharedState) {
         let Some(running) = &self.running else { return };
@@ -162,7 +166,7 @@ impl Table {
             }
         }
         let mut view_size = self.text_sizes.get();
-        let texts = running.game.views_json(&viewers, &mut view_size);
+        let texts = running.game.views(&viewers, &mut view_size);
         self.text_sizes.set(view_size);
         shared
             .views

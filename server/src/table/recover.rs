@@ -126,7 +126,7 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
         reason,
     };
     // A match replays under the rules version it started with; the engine says which versions it still plays.
-    let versions = AnyGame::rules_versions(&record.game)
+    let versions = rules::rules_versions(&record.game)
         .ok_or_else(|| fail(format!("the game `{}` is no longer served", record.game)))?;
     if !versions.contains(&record.rules_version) {
         return Err(fail(format!(
@@ -138,7 +138,8 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
     }
     let (mut game, mut version, mut last_change) = match &stored.snapshot {
         Some(s) => (
-            AnyGame::from_full_state(&s.state).map_err(|e| fail(format!("snapshot {}: {e}", s.seq)))?,
+            AnyGame::from_full_state(&s.state.to_string())
+                .map_err(|e| fail(format!("snapshot {}: {e}", s.seq)))?,
             s.seq,
             s.at,
         ),
@@ -152,8 +153,13 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
         if entry.seq != version + 1 {
             return Err(fail(format!("the log jumps from {version} to {}", entry.seq)));
         }
-        game.apply_quietly(entry.actor, entry.action.get(), entry.at)
-            .map_err(|r| fail(format!("logged action {} was refused: {r}", entry.seq)))?;
+        game.replay([(entry.actor, entry.action.get(), entry.at)])
+            .map_err(|r| {
+                fail(format!(
+                    "logged action {} was refused: {}",
+                    entry.seq, r.rejection
+                ))
+            })?;
         version = entry.seq;
         last_change = entry.at;
     }
@@ -172,6 +178,7 @@ fn recover_match(stored: &StoredMatch) -> Result<Running, RecoverError> {
 
 #[cfg(test)]
 mod tests {
+    use rules::testkit::Parsed;
     use rules::{Actor, AnyGame, Seat};
     use serde_json::Value;
 
@@ -180,17 +187,15 @@ mod tests {
 
     /// A stored match of the first game, with `actions` random legal actions logged under `rules_version`.
     fn stored(rules_version: u32, actions: usize) -> StoredMatch {
-        let info = &AnyGame::catalogue()[0];
-        let mut game = AnyGame::new(info.id, &Value::Null, info.min_players, 42).unwrap();
+        let info = &rules::catalogue()[0];
+        let mut game = AnyGame::new(info.id, None, &Value::Null, info.min_players, 42).unwrap();
         let mut log = Vec::new();
         for seq in 1..=actions as u64 {
             let seat = Seat::all(info.min_players)
-                .find(|s| game.has_legal_actions(*s))
+                .find(|s| !game.legal_values(*s).is_empty())
                 .expect("a seat may act");
-            let action = game.legal_actions(seat).remove(0);
-            let applied = game
-                .apply_json(Actor::Seat(seat), &action.to_string(), seq)
-                .unwrap();
+            let action = game.legal_values(seat).remove(0);
+            let applied = game.apply(Actor::Seat(seat), &action.to_string(), seq).unwrap();
             log.push(LogEntry {
                 seq,
                 actor: Actor::Seat(seat),
@@ -219,7 +224,7 @@ mod tests {
     /// version; a version it does not play is refused with both versions named, not replayed under other rules.
     #[test]
     fn a_match_recovers_only_under_a_rules_version_its_engine_replays() {
-        let current = AnyGame::catalogue()[0].rules_version;
+        let current = rules::catalogue()[0].rules_version;
         let running = recover_match(&stored(current, 3)).unwrap();
         assert_eq!(running.version, 3);
         match recover_match(&stored(current + 1, 3)) {

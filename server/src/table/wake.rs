@@ -27,7 +27,7 @@ impl Table {
             .enumerate()
             .filter(|(_, o)| matches!(o, Occupant::Bot { .. }))
             .map(|(i, _)| Seat(i as u8))
-            .filter(|s| running.game.has_legal_actions(*s) && !running.game.bot_waits(*s))
+            .filter(|s| running.options.any(*s) && !running.game.bot_waits(*s))
             .collect()
     }
 
@@ -44,7 +44,7 @@ impl Table {
         Self::seats_deciding(&running.game)
             .into_iter()
             .filter(|s| matches!(self.seats.get(s.index()), Some(Occupant::Human { .. })))
-            .filter(|s| running.game.has_legal_actions(*s))
+            .filter(|s| running.options.any(*s))
             // The server already plays for an absent seat at the bots' pace.
             .filter(|s| !self.stands_in(s.index(), self.clock.now()))
             .collect()

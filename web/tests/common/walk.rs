@@ -1,6 +1,7 @@
 //! Whole games played by the rules engines, recorded as the server would send them: what seat 0 and a spectator
 //! were pushed after every change, for tests that feed the real game screens with real states.
 
+use rules::testkit::Parsed;
 use rules::{Actor, AnyGame, Rng, Seat, Status, Viewer};
 use serde_json::{Value, json};
 
@@ -15,7 +16,7 @@ pub struct Walk {
 
 /// Plays one game to its end and returns what seat 0 and a spectator were sent after each change.
 pub fn walk(game: &str, players: u8, seed: u64) -> Walk {
-    let mut state = AnyGame::new(game, &json!({}), players, seed).expect("the game sets up");
+    let mut state = AnyGame::new(game, None, &json!({}), players, seed).expect("the game sets up");
     let mut driver = Rng::from_seed(seed ^ 0x5eed);
     let mut now: u64 = 1_700_000_000_000;
     let viewers = [Viewer::Seat(Seat(0)), Viewer::Spectator];
@@ -26,7 +27,7 @@ pub fn walk(game: &str, players: u8, seed: u64) -> Walk {
             return Walk { seat0, spectator };
         }
         let seats: Vec<Seat> = Seat::all(players)
-            .filter(|&s| state.has_legal_actions(s))
+            .filter(|&s| !state.legal_values(s).is_empty())
             .collect();
         let events = if seats.is_empty() {
             let deadline = state
@@ -34,11 +35,12 @@ pub fn walk(game: &str, players: u8, seed: u64) -> Walk {
                 .unwrap_or_else(|| panic!("{game}: nobody can act and no clock is set"));
             now = now.max(deadline.at);
             state
-                .apply(Actor::Clock, &deadline.action, now)
+                .apply(Actor::Clock, deadline.action.get(), now)
+                .map(|applied| parse_events(&applied))
                 .expect("the clock's action is accepted")
         } else {
             let seat = seats[driver.index(seats.len())];
-            let legal = state.legal_actions(seat);
+            let legal = state.legal_values(seat);
             let bot = state
                 .bot_action(seat, &mut driver)
                 .map(|raw| serde_json::from_str::<Value>(raw.get()).expect("the bot's action is JSON"));
@@ -47,7 +49,7 @@ pub fn walk(game: &str, players: u8, seed: u64) -> Walk {
                 _ => legal[driver.index(legal.len())].clone(),
             };
             state
-                .apply(Actor::Seat(seat), &action, now)
+                .apply_value(Actor::Seat(seat), &action, now)
                 .unwrap_or_else(|e| panic!("{game}: {action} is accepted: {e:?}"))
         };
         now += 1_500;
@@ -66,14 +68,14 @@ pub fn walk(game: &str, players: u8, seed: u64) -> Walk {
 /// The state push a viewer gets (the fields the screens read).
 pub fn frame(state: &AnyGame, viewer: Viewer, version: usize, events: Vec<Value>) -> Value {
     let (seat, legal) = match viewer {
-        Viewer::Seat(seat) => (json!(seat), json!(state.legal_actions(seat))),
+        Viewer::Seat(seat) => (json!(seat), json!(state.legal_values(seat))),
         Viewer::Spectator => (Value::Null, json!([])),
     };
     json!({
         "version": version,
         "since": version.saturating_sub(1),
         "seat": seat,
-        "view": state.view(viewer),
+        "view": state.view_value(viewer),
         "legal_actions": legal,
         "status": state.status(),
         "deadline": state.deadline().map(|d| d.at),
@@ -81,4 +83,16 @@ pub fn frame(state: &AnyGame, viewer: Viewer, version: usize, events: Vec<Value>
         "outcome": state.outcome(),
         "events": events,
     })
+}
+
+/// The events of an applied action, read from their text.
+fn parse_events(applied: &rules::Applied) -> Vec<rules::Event<Value>> {
+    applied
+        .events
+        .iter()
+        .map(|e| rules::Event {
+            audience: e.audience.clone(),
+            body: serde_json::from_str(e.body.get()).expect("events are JSON"),
+        })
+        .collect()
 }

@@ -1381,43 +1381,44 @@ fn another_players_favour_cards_never_appear_in_a_view() {
 #[test]
 fn plays_through_the_registry_with_readable_json() {
     use crate::registry::AnyGame;
+    use crate::testkit::Parsed;
     use serde_json::{Value, json};
     assert!(
-        AnyGame::catalogue()
+        crate::catalogue()
             .iter()
             .any(|i| i.id == "hickory_dickory" && i.min_players == 1 && i.max_players == 4)
     );
     assert!(
-        AnyGame::new("hickory_dickory", &json!({"blockers": 0}), 2, 1).is_err(),
+        AnyGame::new("hickory_dickory", None, &json!({"blockers": 0}), 2, 1).is_err(),
         "unknown options are refused"
     );
-    assert!(AnyGame::new("hickory_dickory", &Value::Null, 5, 1).is_err());
-    let mut g = AnyGame::new("hickory_dickory", &json!({"start": "free"}), 2, 3).unwrap();
+    assert!(AnyGame::new("hickory_dickory", None, &Value::Null, 5, 1).is_err());
+    let mut g = AnyGame::new("hickory_dickory", None, &json!({"start": "free"}), 2, 3).unwrap();
     let Status::Turn { seat } = g.status() else {
         panic!("a turn first")
     };
     assert_eq!(
-        g.legal_actions(seat)[0],
+        g.legal_values(seat)[0],
         json!({"type": "place", "mouse": "scurrier", "space": 1})
     );
-    g.apply(
+    g.apply_value(
         Actor::Seat(seat),
         &json!({"type": "place", "mouse": "spotter", "space": 4}),
         0,
     )
     .unwrap();
     let refused = g
-        .apply(Actor::Seat(seat), &json!({"type": "fly"}), 0)
+        .apply_value(Actor::Seat(seat), &json!({"type": "fly"}), 0)
         .unwrap_err();
     assert_eq!(refused.kind, RejectKind::IllegalAction);
-    let view = g.view(Viewer::Spectator);
+    let view = g.view_value(Viewer::Spectator);
     assert_eq!(view["hour"], 7);
     assert_eq!(view["hand_capacity"], 4);
     assert_eq!(view["spaces"][5]["token"], "delivery");
     let mut driver = Rng::from_seed(11);
     while let Status::Turn { seat } = g.status() {
-        let legal = g.legal_actions(seat);
-        g.apply(Actor::Seat(seat), &legal[driver.index(legal.len())], 0)
+        let legal = g.legal_values(seat);
+        g.apply_value(Actor::Seat(seat), &legal[driver.index(legal.len())], 0)
             .unwrap();
     }
     assert_eq!(g.outcome().unwrap().scores.len(), 2);

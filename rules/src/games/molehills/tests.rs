@@ -197,12 +197,16 @@ fn config_json_takes_defaults_and_refuses_unknown_options() {
     assert!(serde_json::from_str::<MolehillsConfig>(r#"{"grid":"5x5"}"#).is_err());
     let any = crate::AnyGame::new(
         "molehills",
+        None,
         &serde_json::json!({"three_player_grid": "5x5"}),
         3,
         9,
     )
     .expect("registered");
-    assert_eq!(any.view(Viewer::Spectator)["grid"], 5);
+    assert_eq!(
+        crate::testkit::Parsed::view_value(&any, Viewer::Spectator)["grid"],
+        5
+    );
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1127,7 +1131,7 @@ fn snapshots_restore_mid_game_through_the_registry() {
         phases.insert(serde_json::to_value(&g.phase).expect("json")["phase"].to_string());
     });
     assert!(phases.len() >= 5, "{phases:?}");
-    assert!(crate::AnyGame::catalogue().iter().any(|i| i.id == "molehills"));
+    assert!(crate::catalogue().iter().any(|i| i.id == "molehills"));
 }
 
 /// The iterative `permutations` lists the same orders, in the same order, as the plain recursive definition

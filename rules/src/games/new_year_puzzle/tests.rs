@@ -5,7 +5,7 @@ use super::*;
 use crate::bot::random_legal;
 use crate::model::Audience;
 use crate::registry::AnyGame;
-use crate::testkit::{fingerprint, random_playout};
+use crate::testkit::{Parsed, fingerprint, random_playout};
 
 const T: Millis = 1_700_000_000_000;
 
@@ -806,17 +806,17 @@ fn refused_actions_change_nothing_and_say_why() {
 
 #[test]
 fn the_registry_speaks_json() {
-    assert!(AnyGame::catalogue().iter().any(|i| i.id == "new_year_puzzle"));
-    assert!(AnyGame::new("new_year_puzzle", &json!({"colour": "red"}), 2, 1).is_err());
-    let mut g = AnyGame::new("new_year_puzzle", &json!(null), 2, 5).unwrap();
+    assert!(crate::catalogue().iter().any(|i| i.id == "new_year_puzzle"));
+    assert!(AnyGame::new("new_year_puzzle", None, &json!({"colour": "red"}), 2, 1).is_err());
+    let mut g = AnyGame::new("new_year_puzzle", None, &json!(null), 2, 5).unwrap();
     let Status::Turn { seat } = g.status() else {
         panic!("a turn")
     };
-    let actions = g.legal_actions(seat);
+    let actions = g.legal_values(seat);
     assert_eq!(actions[0], json!({"type": "reveal", "position": 1}));
-    let events = g.apply(Actor::Seat(seat), &actions[0], T).unwrap();
+    let events = g.apply_value(Actor::Seat(seat), &actions[0], T).unwrap();
     assert!(!events.is_empty());
-    let view = g.view(Viewer::Spectator);
+    let view = g.view_value(Viewer::Spectator);
     assert_eq!(view["board"].as_array().unwrap().len(), 64);
     assert_eq!(view["board"][0], json!(0));
     assert_eq!(view["pile_top"], json!(null), "the pile lies face down");
@@ -824,7 +824,10 @@ fn the_registry_speaks_json() {
     assert_eq!(view["rules_version"], json!(3));
     let restored = AnyGame::from_full_state(&g.full_state()).expect("a snapshot restores");
     assert_eq!(restored.full_state(), g.full_state());
-    assert_eq!(restored.view(Viewer::Seat(seat)), g.view(Viewer::Seat(seat)));
+    assert_eq!(
+        restored.view_value(Viewer::Seat(seat)),
+        g.view_value(Viewer::Seat(seat))
+    );
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -1624,24 +1624,28 @@ fn the_same_seed_and_actions_give_the_same_game() {
 #[test]
 fn the_registry_hosts_quacks_behind_json() {
     use crate::registry::AnyGame;
+    use crate::testkit::Parsed;
     use serde_json::json;
-    assert!(AnyGame::catalogue().iter().any(|i| i.id == "quacks"));
+    assert!(crate::catalogue().iter().any(|i| i.id == "quacks"));
     assert!(
-        AnyGame::new("quacks", &json!({"variant": 2}), 2, 1).is_err(),
+        AnyGame::new("quacks", None, &json!({"variant": 2}), 2, 1).is_err(),
         "no options"
     );
-    let mut g = AnyGame::new("quacks", &serde_json::Value::Null, 2, 3).expect("setup");
+    let mut g = AnyGame::new("quacks", None, &serde_json::Value::Null, 2, 3).expect("setup");
     let seat = Seat::all(2)
-        .find(|s| g.legal_actions(*s).contains(&json!({"type": "stop"})))
+        .find(|s| g.legal_values(*s).contains(&json!({"type": "stop"})))
         .expect("someone may stop");
-    g.apply(Actor::Seat(seat), &json!({"type": "stop"}), 0)
+    g.apply_value(Actor::Seat(seat), &json!({"type": "stop"}), 0)
         .expect("stop");
     let r = g
-        .apply(Actor::Seat(seat), &json!({"type": "draw"}), 0)
+        .apply_value(Actor::Seat(seat), &json!({"type": "draw"}), 0)
         .expect_err("already stopped");
     assert_eq!(r.kind, RejectKind::NotYourTurn);
     let restored = AnyGame::from_full_state(&g.full_state()).expect("snapshot");
-    assert_eq!(restored.view(Viewer::Spectator), g.view(Viewer::Spectator));
+    assert_eq!(
+        restored.view_value(Viewer::Spectator),
+        g.view_value(Viewer::Spectator)
+    );
 }
 
 #[test]
