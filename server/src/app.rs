@@ -24,6 +24,7 @@ use tracing::{error, info, warn};
 use crate::{
     admin,
     clock::SharedClock,
+    cluster::{Cluster, forward::Forwarder},
     config::Config,
     connection::{self, Shared},
     http::HttpLimits,
@@ -295,6 +296,76 @@ pub enum RunError {
     Nats(#[from] async_nats::ConnectError),
 }
 
+/// Cluster mode (`config` has cluster settings): this node joins the cluster and connects to NATS. Every table then
+/// writes through a pool whose connections carry this node's incarnation (the database's fence checks it against
+/// the table's lease): the store returned, `given` itself on a single node.
+async fn join_cluster(
+    config: &Config,
+    given: &Store,
+    metrics: &Arc<Metrics>,
+) -> Result<(Store, Option<(Arc<Cluster>, Arc<Forwarder>)>), RunError> {
+    let Some(settings) = config.cluster_settings() else {
+        return Ok((given.clone(), None));
+    };
+    let forward = config.forward_settings()?;
+    let (fenced, cluster) = Cluster::join(given, &settings, &forward.secret).await?;
+    // Forwarding over NATS: a node starts, and serves its own tables, while NATS is down.
+    let forwarder = Forwarder::connect(cluster.node_id(), &forward, metrics.clone()).await?;
+    Ok((fenced, Some((cluster, forwarder))))
+}
+
+/// Cluster mode: connections other nodes relay here through `forwarder` are served as local ones, under the same
+/// limits but their address's cap (the relaying node counted them there), each holding a clone of `done`.
+fn serve_relayed(
+    forwarder: &Arc<Forwarder>,
+    shared: &Arc<Shared>,
+    done: &mpsc::Sender<()>,
+    stop: &watch::Receiver<bool>,
+) {
+    shared.set_forwarder(forwarder.clone());
+    let (serving, done) = (shared.clone(), done.clone());
+    let serve = move |remote: crate::cluster::forward::Remote| {
+        let admission = serving.admit_relayed(remote.ip)?;
+        let (shared, done) = (serving.clone(), done.clone());
+        tokio::spawn(async move {
+            let _done = done;
+            connection::serve_remote(remote.sink, remote.stream, shared, admission, remote.speaks).await;
+        });
+        Ok(())
+    };
+    tokio::spawn(forwarder.clone().listen(serve, stop.clone()));
+}
+
+/// The HTTP layer's limits. Connections not yet upgraded each hold a file descriptor too: at most half the
+/// open-file limit `fd_limit`, so that the WebSockets, the database and the listener keep the other half.
+fn http_limits(config: &Config, fd_limit: Option<u64>) -> HttpLimits {
+    HttpLimits {
+        header_timeout: Duration::from_secs(config.header_timeout_secs.max(1)),
+        max_connections: config
+            .max_http_connections
+            .min(fd_limit.map_or(usize::MAX, |l| usize::try_from(l / 2).unwrap_or(usize::MAX)))
+            .max(16),
+    }
+}
+
+/// The listener of `/metrics` on its own address, if one is configured; otherwise `/metrics` is served on `addr`
+/// with the rest, with a warning when that address is not a loopback one.
+async fn metrics_listener(config: &Config, addr: SocketAddr) -> std::io::Result<Option<TcpListener>> {
+    let Some(bind) = config.metrics_bind else {
+        if !addr.ip().is_loopback() {
+            warn!(
+                %addr,
+                "/metrics is served on a public address to anyone who asks: set --metrics-bind \
+                 (METRICS_BIND) to a private one"
+            );
+        }
+        return Ok(None);
+    };
+    let metrics_listener = TcpListener::bind(bind).await?;
+    info!(addr = %metrics_listener.local_addr()?, "metrics at /metrics on their own address");
+    Ok(Some(metrics_listener))
+}
+
 /// Serves on `listener` until `shutdown` completes. Restores every open or playing table from `store` first
 /// (deadlines re-armed). On shutdown every client is told `shutting_down`, and this returns once every
 /// connection and table task has finished.
@@ -308,21 +379,8 @@ pub async fn run(
     let (stop_tx, stop_rx) = watch::channel(false);
     let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
     let metrics = Arc::new(Metrics::default());
-    // Cluster mode: every table writes through a pool whose connections carry this node's incarnation (the
-    // database's fence checks it against the table's lease).
     let given = store;
-    let (store, cluster) = match config.cluster_settings() {
-        Some(settings) => {
-            let forward = config.forward_settings()?;
-            let (fenced, cluster) = crate::cluster::Cluster::join(&given, &settings, &forward.secret).await?;
-            // Forwarding over NATS: a node starts, and serves its own tables, while NATS is down.
-            let forwarder =
-                crate::cluster::forward::Forwarder::connect(cluster.node_id(), &forward, metrics.clone())
-                    .await?;
-            (fenced, Some((cluster, forwarder)))
-        }
-        None => (given.clone(), None),
-    };
+    let (store, cluster) = join_cluster(&config, &given, &metrics).await?;
     let (cluster, forwarder) = cluster.unzip();
     let hub = Hub::new(
         store.clone(),
@@ -352,20 +410,7 @@ pub async fn run(
         shared.count_lobbies_in_database(secret.clone());
     }
     if let Some(forwarder) = &forwarder {
-        shared.set_forwarder(forwarder.clone());
-        // A relayed connection is served as a local one, under the same limits but its address's cap (the
-        // relaying node counted it there), and holds a clone of `done`.
-        let (serving, done) = (shared.clone(), done_tx.clone());
-        let serve = move |remote: crate::cluster::forward::Remote| {
-            let admission = serving.admit_relayed(remote.ip)?;
-            let (shared, done) = (serving.clone(), done.clone());
-            tokio::spawn(async move {
-                let _done = done;
-                connection::serve_remote(remote.sink, remote.stream, shared, admission, remote.speaks).await;
-            });
-            Ok(())
-        };
-        tokio::spawn(forwarder.clone().listen(serve, stop_rx.clone()));
+        serve_relayed(forwarder, &shared, &done_tx, &stop_rx);
     }
     let state = Arc::new(AppState {
         admin: admin::AdminState {
@@ -380,16 +425,8 @@ pub async fn run(
         trusted_proxies: config.trusted_proxies.clone(),
     });
     let addr = listener.local_addr()?;
-    // Connections not yet upgraded each hold a file descriptor too: at most half the open-file limit, so that
-    // the WebSockets, the database and the listener keep the other half.
     let fd_limit = crate::http::open_file_limit();
-    let limits = HttpLimits {
-        header_timeout: Duration::from_secs(config.header_timeout_secs.max(1)),
-        max_connections: config
-            .max_http_connections
-            .min(fd_limit.map_or(usize::MAX, |l| usize::try_from(l / 2).unwrap_or(usize::MAX)))
-            .max(16),
-    };
+    let limits = http_limits(&config, fd_limit);
     info!(
         %addr,
         database = store.backend(),
@@ -410,23 +447,7 @@ pub async fn run(
              limit (ulimit -Hn, LimitNOFILE=) or lower --max-connections"
         );
     }
-    let metrics_listener = match config.metrics_bind {
-        Some(bind) => {
-            let metrics_listener = TcpListener::bind(bind).await?;
-            info!(addr = %metrics_listener.local_addr()?, "metrics at /metrics on their own address");
-            Some(metrics_listener)
-        }
-        None => {
-            if !addr.ip().is_loopback() {
-                warn!(
-                    %addr,
-                    "/metrics is served on a public address to anyone who asks: set --metrics-bind \
-                     (METRICS_BIND) to a private one"
-                );
-            }
-            None
-        }
-    };
+    let metrics_listener = metrics_listener(&config, addr).await?;
     tokio::spawn(async move {
         shutdown.await;
         info!("shutting down: telling clients and finishing tables");

@@ -8,6 +8,7 @@
 use std::{
     collections::{HashMap, VecDeque},
     net::IpAddr,
+    pin::Pin,
     sync::{
         Arc, Mutex, OnceLock,
         atomic::{AtomicU64, Ordering::Relaxed},
@@ -16,7 +17,7 @@ use std::{
     time::Duration,
 };
 
-use axum::extract::ws::{CloseFrame, Message};
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes};
 use futures_util::{Sink, SinkExt, Stream, StreamExt};
 use protocol::{
     ClientMessage, ErrorBody, ErrorCode, Push, Reply, Request, SUPPORTED_VERSIONS, ServerMessage,
@@ -24,7 +25,7 @@ use protocol::{
 };
 use tokio::{
     sync::{mpsc, oneshot, watch},
-    time::Instant,
+    time::{Instant, Sleep},
 };
 use tracing::{Instrument, debug, info_span, warn};
 
@@ -34,7 +35,7 @@ use crate::{
     guesses::{GuessLimits, Guesses},
     hub::{Hub, Located},
     metrics::Metrics,
-    table::{Closer, Command, Conn, HostOp, RaceShown, Respond, TableHandle, Timing},
+    table::{Closer, Command, Conn, HostOp, RaceShown, Respond, Seated, TableHandle, Timing},
 };
 
 /// Limits applied to every connection.
@@ -488,6 +489,16 @@ async fn relayed(relay: &mut Option<mpsc::Receiver<Relay>>) -> Option<Relay> {
     }
 }
 
+/// The reply to a request that took a seat at the table of `code`.
+fn seated_reply(code: String, seated: Seated) -> Reply {
+    Reply::Seated {
+        code,
+        seat: seated.seat,
+        seat_token: seated.seat_token,
+        host: seated.host,
+    }
+}
+
 /// How often a connection bound to a table is sent a WebSocket ping to measure its round trip, until it has
 /// [`RoundTrip::KEEP`] samples: a first estimate within seconds of sitting down.
 const PING_EVERY: Duration = Duration::from_secs(2);
@@ -613,8 +624,10 @@ where
     serve_with(sink, stream, shared, admission, Some(speaks)).await
 }
 
+/// The body of [`serve`] and [`serve_remote`]: one `select!` over the client's frames, the table's pushes, the
+/// owner's relayed frames (cluster mode) and the connection's timers, each handled by a [`Connection`] method.
 async fn serve_with<S, R, E>(
-    mut sink: S,
+    sink: S,
     mut stream: R,
     shared: Arc<Shared>,
     admission: Admission,
@@ -625,49 +638,15 @@ async fn serve_with<S, R, E>(
     E: std::error::Error + 'static,
 {
     let id = shared.next_id.fetch_add(1, Relaxed);
-    let (tx, mut outbox) = mpsc::channel(shared.limits.outbox);
-    let closer = Arc::new(Closer::default());
-    let mut session = Session {
-        shared: shared.clone(),
-        conn: Conn {
-            id,
-            tx,
-            closer: closer.clone(),
-        },
-        greeted: remote.is_some(),
-        speaks: remote,
-        bound: None,
-        ip: admission.ip,
-        rtt: RoundTrip::default(),
-        received_at: 0,
-        race_shown: None,
-        remote: remote.is_some(),
-        forward: None,
-        opened: None,
-        located: None,
-    };
-    // Cluster mode: the owner's frames while this connection is relayed to it.
-    let mut relay: Option<mpsc::Receiver<Relay>> = None;
+    let mut c = Connection::new(sink, &shared, id, admission.ip, remote);
+    let closer = c.session.conn.closer.clone();
     // The next round-trip ping, once the connection is bound to a table (the first one at once).
     let pings = tokio::time::sleep(Duration::ZERO);
     tokio::pin!(pings);
-    let write_timeout = shared.limits.write_timeout;
-    let mut framing = Framing {
-        speaks: remote.unwrap_or(protocol::PROTOCOL_VERSION),
-        ..Framing::default()
-    };
-    let clock = shared.hub.clock().clone();
-    // Until `hello`, the handshake deadline; afterwards the idle timeout from the last frame received.
-    let mut quiet_until = Instant::now()
-        + if remote.is_some() {
-            shared.limits.idle_timeout
-        } else {
-            shared.limits.handshake_timeout
-        };
     // One timer for the connection's life: a frame only moves `quiet_until`; when the timer fires early (the
     // deadline moved meanwhile) it is re-armed at the new deadline. (A fresh `sleep_until` per frame cost a timer
     // registration and removal for every message.)
-    let quiet = tokio::time::sleep_until(quiet_until);
+    let quiet = tokio::time::sleep_until(c.quiet_until);
     tokio::pin!(quiet);
     // Likewise one wait for the table's `close` (`notify_one` keeps a permit if nobody waits yet).
     let dropped = closer.notify.notified();
@@ -682,22 +661,9 @@ async fn serve_with<S, R, E>(
         }
     };
     tokio::pin!(stopping);
-    // A relayed connection was rate-limited by the node that relays it.
-    let mut rate = match remote {
-        Some(_) => RateLimit::new(f64::INFINITY, f64::INFINITY),
-        None => RateLimit::new(shared.limits.rate_per_sec, shared.limits.rate_burst),
-    };
-    // Control frames over the rate: the socket is not read until `resume` (see [`RateLimit`]).
-    let mut throttled = false;
+    // Control frames over the rate: the socket is not read until this fires (see [`RateLimit`]).
     let resume = tokio::time::sleep(Duration::ZERO);
     tokio::pin!(resume);
-    // Frames serialised for the client that the socket has not taken yet, bounded in bytes.
-    let mut backlog = Backlog::default();
-    let backlog_limit = shared.limits.backlog_bytes();
-    // The code of the `closing` push said last (`None`: none was), for the close frame's status; and whether the
-    // socket still takes frames (if not, the close frame is tried once, not waited for).
-    let mut ended: Option<ErrorCode> = None;
-    let mut writable = true;
     // Counted while this function runs, and given back on any way out (a panic in a task unwinds past the end).
     let _open = OpenConnection::count(&shared.metrics);
     shared.metrics.connections_total.fetch_add(1, Relaxed);
@@ -705,238 +671,416 @@ async fn serve_with<S, R, E>(
         debug!("connected");
         loop {
             if *shutdown.borrow() {
-                ended = Some(ErrorCode::ShuttingDown);
-                writable = send(&mut sink, &closing(ErrorCode::ShuttingDown), write_timeout).await.is_ok();
+                c.out.say_closing(closing(ErrorCode::ShuttingDown)).await;
                 break;
             }
-            // What the branch wrote to the socket: a failure ends the connection after the `select!`.
-            let mut written = Ok(());
-            tokio::select! {
-                frame = stream.next(), if !throttled => {
-                    let frame = match frame {
-                        Some(Ok(frame)) => frame,
-                        Some(Err(e)) => {
-                            // A frame the WebSocket layer cannot read (invalid UTF-8 in a text frame, over the size
-                            // limit, a protocol violation) fails the connection (RFC 6455): say why.
-                            let reason = unreadable_frame(&e);
-                            ended = Some(reason.code);
-                            writable = send(&mut sink, &ServerMessage::Push(Push::Closing(reason)), write_timeout).await.is_ok();
-                            break;
-                        }
-                        None => break,
-                    };
-                    // A race claim is timed from here, not from when the table gets to it.
-                    session.received_at = clock.now();
-                    session.race_shown = framing.race_shown;
-                    let greeted_before = session.greeted;
-                    // A pong answering our own ping is measured, and is not the client's activity.
-                    let our_pong = matches!(&frame, Message::Pong(payload) if session.rtt.pong(payload));
-                    let request = matches!(frame, Message::Text(_));
-                    // Every frame the client sends takes a token (see `RateLimit`), except its close.
-                    let allowed = our_pong || matches!(frame, Message::Close(_)) || rate.allow();
-                    let reply = match frame {
-                        Message::Text(text) => {
-                            if !allowed {
-                                let re = protocol::request_id_of(text.as_str());
-                                Some(ServerMessage::error(re, ErrorCode::RateLimited, "slow down: too many messages"))
-                            } else if text.len() > shared.limits.max_message_bytes {
-                                // The WebSocket layer refuses such a frame first; this covers relayed ones.
-                                Some(ServerMessage::error(
-                                    None,
-                                    ErrorCode::TooLarge,
-                                    format!("messages are limited to {} bytes", shared.limits.max_message_bytes),
-                                ))
-                            } else if let Some(forward) = &mut session.forward {
-                                forward.relay(Message::Text(text)).await
-                            } else {
-                                // Boxed: what a request awaits (a table's answer) is only alive while
-                                // it is handled, so it is not kept inline in every idle connection's task.
-                                Box::pin(session.handle_text(text.as_str())).await
-                            }
-                        }
-                        Message::Binary(_) if !allowed => {
-                            Some(ServerMessage::error(None, ErrorCode::RateLimited, "slow down: too many messages"))
-                        }
-                        Message::Binary(bytes) => match &mut session.forward {
-                            // The owner closes it, as below.
-                            Some(forward) => forward.relay(Message::Binary(bytes)).await,
-                            None => {
-                                ended = Some(ErrorCode::BadMessage);
-                                let reason = ErrorBody::new(
-                                    ErrorCode::BadMessage,
-                                    "only JSON text frames are read; a binary frame ends the connection",
-                                );
-                                writable = send(&mut sink, &ServerMessage::Push(Push::Closing(reason)), write_timeout).await.is_ok();
-                                break;
-                            }
-                        },
-                        Message::Close(_) => break,
-                        Message::Ping(_) | Message::Pong(_) if !allowed => {
-                            throttled = true;
-                            resume.as_mut().reset(Instant::now() + rate.refill());
-                            None
-                        }
-                        // The owner's round-trip pings are answered by the client through us.
-                        Message::Pong(payload) if !our_pong => match &mut session.forward {
-                            Some(forward) => forward.relay(Message::Pong(payload)).await,
-                            None => None,
-                        },
-                        Message::Ping(_) | Message::Pong(_) => None,
-                    };
-                    if let Some(speaks) = session.speaks {
-                        framing.speaks = speaks;
-                    }
-                    if let Some(opened) = session.opened.take() {
-                        relay = Some(opened);
-                    }
-                    // Only requests keep a greeted connection alive (pings and pongs do not); before `hello`, only
-                    // `hello` moves the deadline.
-                    if session.greeted && request {
-                        quiet_until = Instant::now() + shared.limits.idle_timeout;
-                        // The timer only moves itself later when it fires; the first idle deadline may be earlier
-                        // than the handshake's.
-                        if !greeted_before {
-                            quiet.as_mut().reset(quiet_until);
-                        }
-                    }
-                    // The reply first, then whatever the table pushed meanwhile (the order of the old loop:
-                    // a reply, then the outbox), in one socket write.
-                    if let Some(reply) = reply {
-                        backlog.push(self::frame(&reply, &mut framing));
-                        written = write_out(&mut sink, &mut backlog, &mut outbox, &mut framing, &clock, backlog_limit, write_timeout).await;
-                    }
+            let step = tokio::select! {
+                frame = stream.next(), if !c.throttled => match frame {
+                    Some(Ok(frame)) => c.on_frame(frame, quiet.as_mut(), resume.as_mut()).await,
+                    // A frame the WebSocket layer cannot read (invalid UTF-8 in a text frame, over the size limit,
+                    // a protocol violation) fails the connection (RFC 6455): say why.
+                    Some(Err(e)) => c.out.end_with(unreadable_frame(&e)).await,
+                    None => Ok(Flow::Stop),
+                },
+                () = &mut resume, if c.throttled => {
+                    c.throttled = false;
+                    Ok(Flow::Go)
                 }
-                () = &mut resume, if throttled => throttled = false,
-                () = &mut pings, if session.bound.is_some() => {
-                    pings.as_mut().reset(Instant::now() + session.rtt.next_ping());
-                    backlog.push(Message::Ping(session.rtt.ping().into()));
-                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut framing, &clock, backlog_limit, write_timeout).await;
+                () = &mut pings, if c.session.bound.is_some() => {
+                    pings.as_mut().reset(Instant::now() + c.session.rtt.next_ping());
+                    c.out.backlog.push(Message::Ping(c.session.rtt.ping().into()));
+                    c.out.flush().await
                 }
-                from_owner = relayed(&mut relay) => {
-                    // The owner's frames already here go out in one socket write, as a local table's would.
-                    // `end` is what stopped the batch: nothing (the connection goes on), or the session's end
-                    // (`End`, or `Broken` for a session whose channel is gone).
-                    let mut last = from_owner.unwrap_or(Relay::Broken);
-                    let mut count = 0;
-                    // The owner said `ok` to a relayed `leave`: the relay ends after this frame.
-                    let mut left = false;
-                    let end = loop {
-                        match last {
-                            Relay::Frame(frame) => {
-                                if let Message::Text(text) = &frame {
-                                    if let Some(forward) = &mut session.forward {
-                                        left = forward.came_back(text.as_str());
-                                    }
-                                    // The owner's `closing` names the close status this node sends.
-                                    if let Some(code) = closing_code(text.as_str()) {
-                                        ended = Some(code);
-                                    }
-                                }
-                                backlog.push(frame);
-                                count += 1;
-                                if count == WRITE_BATCH || left {
-                                    break None;
-                                }
-                                match relay.as_mut().map(|rx| rx.try_recv()) {
-                                    Some(Ok(r)) => last = r,
-                                    Some(Err(mpsc::error::TryRecvError::Empty)) => break None,
-                                    Some(Err(mpsc::error::TryRecvError::Disconnected)) | None => break Some(Relay::Broken),
-                                }
-                            }
-                            other => break Some(other),
-                        }
-                    };
-                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut framing, &clock, backlog_limit, write_timeout).await;
-                    if left {
-                        // Dropping the sender ends the forward session (the owner's connection ends with it);
-                        // whatever the owner still sends for the table left is not this client's any more.
-                        session.forward = None;
-                        relay = None;
-                    }
-                    if written.is_ok() {
-                        match end {
-                            None | Some(Relay::Frame(_)) => {}
-                            // The owner ended the connection, after its last words (e.g. `closing` with `moved`).
-                            Some(Relay::End) => break,
-                            Some(Relay::Broken) => {
-                                if let Some(forward) = &session.forward {
-                                    forward.forwarder.count_error();
-                                }
-                                let message = ServerMessage::Push(Push::Closing(ErrorBody::new(
-                                    ErrorCode::ForwardUnavailable,
-                                    "the node that serves your table cannot be reached from this node any more; \
-                                     reconnect and resume with your seat token",
-                                )));
-                                ended = Some(ErrorCode::ForwardUnavailable);
-                                writable = send(&mut sink, &message, write_timeout).await.is_ok();
-                                break;
-                            }
-                        }
-                    }
-                }
-                pushed = outbox.recv() => {
-                    // The session holds a sender, so the outbox never ends while we are here.
-                    let Some(message) = pushed else { break };
-                    backlog.push(frame(&message, &mut framing));
-                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut framing, &clock, backlog_limit, write_timeout).await;
-                }
-                () = &mut quiet => {
-                    if Instant::now() < quiet_until {
-                        quiet.as_mut().reset(quiet_until);
-                        continue;
-                    }
-                    let code = if session.greeted { ErrorCode::IdleTimeout } else { ErrorCode::HandshakeTimeout };
-                    debug!(code = code.as_str(), "closing a quiet connection");
-                    ended = Some(code);
-                    writable = send(&mut sink, &closing(code), write_timeout).await.is_ok();
-                    break;
-                }
-                () = &mut dropped => {
-                    // The table dropped us: deliver what it queued, then the reason, then close.
-                    session.bound = None;
-                    written = write_out(&mut sink, &mut backlog, &mut outbox, &mut framing, &clock, backlog_limit, write_timeout).await;
-                    if written.is_ok() {
-                        if let Some(reason) = closer.reason() {
-                            ended = Some(reason.code);
-                            let message = ServerMessage::Push(Push::Closing(reason.clone()));
-                            writable = send(&mut sink, &message, write_timeout).await.is_ok();
-                        }
-                        break;
-                    }
-                }
+                from_owner = relayed(&mut c.relay) => c.on_relayed(from_owner).await,
+                // The session holds a sender, so the outbox never ends while we are here.
+                pushed = c.out.outbox.recv() => match pushed {
+                    Some(message) => c.out.write(&message).await,
+                    None => Ok(Flow::Stop),
+                },
+                () = &mut quiet => c.on_quiet(quiet.as_mut()).await,
+                () = &mut dropped => c.on_dropped().await,
                 // The loop's first check says goodbye.
-                () = &mut stopping => {}
-            }
-            match written {
-                Ok(()) => {}
-                Err(WriteFailed::Gone) => {
-                    writable = false;
-                    break;
-                }
-                Err(WriteFailed::Overloaded) => {
-                    // What waits for the client is dropped, and the connection ends now (not after the write
-                    // timeout): the reason and the close frame are tried once, in case the socket takes them.
-                    warn!("the client does not read its messages; closing it");
-                    backlog = Backlog::default();
-                    ended = Some(ErrorCode::Overloaded);
-                    let text = Message::Text(closing(ErrorCode::Overloaded).to_json().into());
-                    writable = false;
-                    let _ = tokio::time::timeout(Duration::ZERO, sink.send(text)).await;
+                () = &mut stopping => Ok(Flow::Go),
+            };
+            match step {
+                Ok(Flow::Go) => {}
+                Ok(Flow::Stop) => break,
+                Err(failed) => {
+                    c.out.write_failed(failed).await;
                     break;
                 }
             }
         }
-        // A close frame with the status of the last `closing` (see `close_status`): waited for if the socket
-        // still takes frames, tried once otherwise.
-        let wait = if writable { write_timeout } else { Duration::ZERO };
-        let _ = tokio::time::timeout(wait, sink.send(close_frame(ended))).await;
-        drop(backlog);
-        session.disconnect().await;
+        c.out.close().await;
+        c.session.disconnect().await;
         debug!("disconnected");
     }
     .instrument(info_span!("conn", id))
     .await;
     drop(admission);
+}
+
+/// What the connection loop does after an event.
+enum Flow {
+    /// Goes on.
+    Go,
+    /// Ends the connection (after its last words, if any were said).
+    Stop,
+}
+
+/// One connection's state in [`serve_with`]'s loop: the session (handshake, binding, forwarding), the writing side,
+/// the rate limit and the quiet deadline.
+struct Connection<S> {
+    session: Session,
+    out: Outgoing<S>,
+    rate: RateLimit,
+    /// Control frames over the rate: the socket is not read until the loop's `resume` timer fires.
+    throttled: bool,
+    /// Until `hello`, the handshake deadline; afterwards the idle timeout from the last request received.
+    quiet_until: Instant,
+    /// Cluster mode: the owner's frames while this connection is relayed to it.
+    relay: Option<mpsc::Receiver<Relay>>,
+}
+
+impl<S: Sink<Message> + Unpin> Connection<S> {
+    /// A new connection, number `id`, from `ip`; `remote` is the protocol version of a connection another node
+    /// relays here (its `hello` answered there), `None` for a client of this node.
+    fn new(sink: S, shared: &Arc<Shared>, id: u64, ip: Option<IpAddr>, remote: Option<u32>) -> Self {
+        let (tx, outbox) = mpsc::channel(shared.limits.outbox);
+        let session = Session {
+            shared: shared.clone(),
+            conn: Conn {
+                id,
+                tx,
+                closer: Arc::new(Closer::default()),
+            },
+            greeted: remote.is_some(),
+            speaks: remote,
+            bound: None,
+            ip,
+            rtt: RoundTrip::default(),
+            received_at: 0,
+            race_shown: None,
+            remote: remote.is_some(),
+            forward: None,
+            opened: None,
+            located: None,
+        };
+        let out = Outgoing {
+            sink,
+            backlog: Backlog::default(),
+            outbox,
+            framing: Framing {
+                speaks: remote.unwrap_or(protocol::PROTOCOL_VERSION),
+                ..Framing::default()
+            },
+            clock: shared.hub.clock().clone(),
+            limit: shared.limits.backlog_bytes(),
+            timeout: shared.limits.write_timeout,
+            ended: None,
+            writable: true,
+        };
+        let limits = &shared.limits;
+        Connection {
+            session,
+            out,
+            // A relayed connection was rate-limited by the node that relays it.
+            rate: match remote {
+                Some(_) => RateLimit::new(f64::INFINITY, f64::INFINITY),
+                None => RateLimit::new(limits.rate_per_sec, limits.rate_burst),
+            },
+            throttled: false,
+            quiet_until: Instant::now()
+                + if remote.is_some() {
+                    limits.idle_timeout
+                } else {
+                    limits.handshake_timeout
+                },
+            relay: None,
+        }
+    }
+
+    /// One frame from the client: a request is answered (or relayed), a pong answering our ping measured, a frame
+    /// over the rate refused or, for a control frame, throttled (`resume` fires when a token is back). The reply
+    /// goes out first, then whatever the table pushed meanwhile, in one socket write.
+    async fn on_frame(
+        &mut self,
+        frame: Message,
+        quiet: Pin<&mut Sleep>,
+        resume: Pin<&mut Sleep>,
+    ) -> Result<Flow, WriteFailed> {
+        let session = &mut self.session;
+        // A race claim is timed from here, not from when the table gets to it.
+        session.received_at = self.out.clock.now();
+        session.race_shown = self.out.framing.race_shown;
+        let greeted_before = session.greeted;
+        // A pong answering our own ping is measured, and is not the client's activity.
+        let our_pong = matches!(&frame, Message::Pong(payload) if session.rtt.pong(payload));
+        let request = matches!(frame, Message::Text(_));
+        // Every frame the client sends takes a token (see `RateLimit`), except its close.
+        let allowed = our_pong || matches!(frame, Message::Close(_)) || self.rate.allow();
+        let reply = match frame {
+            Message::Text(text) => self.on_text(text, allowed).await,
+            Message::Binary(_) if !allowed => Some(ServerMessage::error(
+                None,
+                ErrorCode::RateLimited,
+                "slow down: too many messages",
+            )),
+            Message::Binary(bytes) => match &mut self.session.forward {
+                // The owner closes it, as below.
+                Some(forward) => forward.relay(Message::Binary(bytes)).await,
+                None => {
+                    let reason = ErrorBody::new(
+                        ErrorCode::BadMessage,
+                        "only JSON text frames are read; a binary frame ends the connection",
+                    );
+                    return self.out.end_with(reason).await;
+                }
+            },
+            Message::Close(_) => return Ok(Flow::Stop),
+            Message::Ping(_) | Message::Pong(_) if !allowed => {
+                self.throttled = true;
+                resume.reset(Instant::now() + self.rate.refill());
+                None
+            }
+            // The owner's round-trip pings are answered by the client through us.
+            Message::Pong(payload) if !our_pong => match &mut self.session.forward {
+                Some(forward) => forward.relay(Message::Pong(payload)).await,
+                None => None,
+            },
+            Message::Ping(_) | Message::Pong(_) => None,
+        };
+        self.after_frame(greeted_before, request, quiet);
+        match reply {
+            Some(reply) => self.out.write(&reply).await,
+            None => Ok(Flow::Go),
+        }
+    }
+
+    /// The reply to a text frame: refused over the rate or the size limit, relayed to the node that owns the table
+    /// (cluster mode: the owner replies), or handled here.
+    async fn on_text(&mut self, text: Utf8Bytes, allowed: bool) -> Option<ServerMessage> {
+        let max = self.session.shared.limits.max_message_bytes;
+        if !allowed {
+            let re = protocol::request_id_of(text.as_str());
+            Some(ServerMessage::error(
+                re,
+                ErrorCode::RateLimited,
+                "slow down: too many messages",
+            ))
+        } else if text.len() > max {
+            // The WebSocket layer refuses such a frame first; this covers relayed ones.
+            Some(ServerMessage::error(
+                None,
+                ErrorCode::TooLarge,
+                format!("messages are limited to {max} bytes"),
+            ))
+        } else if let Some(forward) = &mut self.session.forward {
+            forward.relay(Message::Text(text)).await
+        } else {
+            // Boxed: what a request awaits (a table's answer) is only alive while it is handled, so it is not kept
+            // inline in every idle connection's task.
+            Box::pin(self.session.handle_text(text.as_str())).await
+        }
+    }
+
+    /// What a frame changed for the loop: the version the connection speaks, a forward it opened, and the quiet
+    /// deadline. Only requests keep a greeted connection alive (pings and pongs do not); before `hello`, only
+    /// `hello` moves the deadline.
+    fn after_frame(&mut self, greeted_before: bool, request: bool, quiet: Pin<&mut Sleep>) {
+        if let Some(speaks) = self.session.speaks {
+            self.out.framing.speaks = speaks;
+        }
+        if let Some(opened) = self.session.opened.take() {
+            self.relay = Some(opened);
+        }
+        if self.session.greeted && request {
+            self.quiet_until = Instant::now() + self.session.shared.limits.idle_timeout;
+            // The timer only moves itself later when it fires; the first idle deadline may be earlier than the
+            // handshake's.
+            if !greeted_before {
+                quiet.reset(self.quiet_until);
+            }
+        }
+    }
+
+    /// Frames from the owner of a forwarded connection (cluster mode), from `first` on: those already here go out
+    /// in one socket write, as a local table's would. The relay ends after the owner's `ok` to a relayed `leave`;
+    /// the connection ends with the owner's session.
+    async fn on_relayed(&mut self, first: Option<Relay>) -> Result<Flow, WriteFailed> {
+        let (end, left) = self.take_relayed(first.unwrap_or(Relay::Broken));
+        let written = self.out.flush().await;
+        if left {
+            // Dropping the sender ends the forward session (the owner's connection ends with it); whatever the
+            // owner still sends for the table left is not this client's any more.
+            self.session.forward = None;
+            self.relay = None;
+        }
+        written?;
+        match end {
+            None | Some(Relay::Frame(_)) => Ok(Flow::Go),
+            // The owner ended the connection, after its last words (e.g. `closing` with `moved`).
+            Some(Relay::End) => Ok(Flow::Stop),
+            Some(Relay::Broken) => {
+                if let Some(forward) = &self.session.forward {
+                    forward.forwarder.count_error();
+                }
+                let reason = ErrorBody::new(
+                    ErrorCode::ForwardUnavailable,
+                    "the node that serves your table cannot be reached from this node any more; \
+                     reconnect and resume with your seat token",
+                );
+                self.out.end_with(reason).await
+            }
+        }
+    }
+
+    /// Moves the owner's frames already here, from `last` on, into the backlog (at most [`WRITE_BATCH`]). Returns
+    /// what stopped the batch (nothing: the connection goes on; or the session's end, `End`, or `Broken` for a
+    /// session whose channel is gone) and whether the owner said `ok` to a relayed `leave` (the batch stops there).
+    fn take_relayed(&mut self, mut last: Relay) -> (Option<Relay>, bool) {
+        let mut count = 0;
+        let mut left = false;
+        let end = loop {
+            match last {
+                Relay::Frame(frame) => {
+                    if let Message::Text(text) = &frame {
+                        if let Some(forward) = &mut self.session.forward {
+                            left = forward.came_back(text.as_str());
+                        }
+                        // The owner's `closing` names the close status this node sends.
+                        if let Some(code) = closing_code(text.as_str()) {
+                            self.out.ended = Some(code);
+                        }
+                    }
+                    self.out.backlog.push(frame);
+                    count += 1;
+                    if count == WRITE_BATCH || left {
+                        break None;
+                    }
+                    match self.relay.as_mut().map(|rx| rx.try_recv()) {
+                        Some(Ok(r)) => last = r,
+                        Some(Err(mpsc::error::TryRecvError::Empty)) => break None,
+                        Some(Err(mpsc::error::TryRecvError::Disconnected)) | None => {
+                            break Some(Relay::Broken);
+                        }
+                    }
+                }
+                other => break Some(other),
+            }
+        };
+        (end, left)
+    }
+
+    /// The quiet timer fired: re-armed if a request moved the deadline meanwhile, or the connection is told
+    /// `idle_timeout` (`handshake_timeout` before `hello`) and ends.
+    async fn on_quiet(&mut self, quiet: Pin<&mut Sleep>) -> Result<Flow, WriteFailed> {
+        if Instant::now() < self.quiet_until {
+            quiet.reset(self.quiet_until);
+            return Ok(Flow::Go);
+        }
+        let code = if self.session.greeted {
+            ErrorCode::IdleTimeout
+        } else {
+            ErrorCode::HandshakeTimeout
+        };
+        debug!(code = code.as_str(), "closing a quiet connection");
+        self.out.end_with(closing(code)).await
+    }
+
+    /// The table dropped this connection: what it queued is delivered, then the reason, and the connection ends.
+    async fn on_dropped(&mut self) -> Result<Flow, WriteFailed> {
+        self.session.bound = None;
+        self.out.flush().await?;
+        if let Some(reason) = self.session.conn.closer.reason() {
+            self.out.say_closing(reason.clone()).await;
+        }
+        Ok(Flow::Stop)
+    }
+}
+
+/// The writing side of a connection: the socket, the frames serialised for it that it has not taken yet, the
+/// table's queue of messages for it, and how the connection ended.
+struct Outgoing<S> {
+    sink: S,
+    backlog: Backlog,
+    outbox: mpsc::Receiver<Box<ServerMessage>>,
+    framing: Framing,
+    clock: SharedClock,
+    /// The most bytes `backlog` may hold ([`ConnectionLimits::backlog_bytes`]).
+    limit: usize,
+    /// The write timeout ([`ConnectionLimits::write_timeout`]).
+    timeout: Duration,
+    /// The code of the `closing` push said last (`None`: none was), for the close frame's status.
+    ended: Option<ErrorCode>,
+    /// Whether the socket still takes frames (if not, the close frame is tried once, not waited for).
+    writable: bool,
+}
+
+impl<S: Sink<Message> + Unpin> Outgoing<S> {
+    /// Writes the backlog and whatever the table queued meanwhile (see [`write_out`]).
+    async fn flush(&mut self) -> Result<Flow, WriteFailed> {
+        let Outgoing {
+            sink,
+            backlog,
+            outbox,
+            framing,
+            clock,
+            limit,
+            timeout,
+            ..
+        } = self;
+        write_out(sink, backlog, outbox, framing, clock, *limit, *timeout).await?;
+        Ok(Flow::Go)
+    }
+
+    /// Writes `message` after whatever waits.
+    async fn write(&mut self, message: &ServerMessage) -> Result<Flow, WriteFailed> {
+        self.backlog.push(frame(message, &mut self.framing));
+        self.flush().await
+    }
+
+    /// Says why the connection ends (a `closing` push with `reason`), at once: the last words before the close
+    /// frame.
+    async fn say_closing(&mut self, reason: ErrorBody) {
+        self.ended = Some(reason.code);
+        let message = ServerMessage::Push(Push::Closing(reason));
+        self.writable = send(&mut self.sink, &message, self.timeout).await.is_ok();
+    }
+
+    /// [`Outgoing::say_closing`], then the connection ends.
+    async fn end_with(&mut self, reason: ErrorBody) -> Result<Flow, WriteFailed> {
+        self.say_closing(reason).await;
+        Ok(Flow::Stop)
+    }
+
+    /// After a write that failed, before the connection ends: a client that does not read its frames (past the
+    /// backlog's bound) loses them and is told `overloaded` if the socket takes that at once.
+    async fn write_failed(&mut self, failed: WriteFailed) {
+        self.writable = false;
+        if let WriteFailed::Overloaded = failed {
+            // What waits for the client is dropped, and the connection ends now (not after the write timeout): the
+            // reason and the close frame are tried once, in case the socket takes them.
+            warn!("the client does not read its messages; closing it");
+            self.backlog = Backlog::default();
+            self.ended = Some(ErrorCode::Overloaded);
+            let message = ServerMessage::Push(Push::Closing(closing(ErrorCode::Overloaded)));
+            let text = Message::Text(message.to_json().into());
+            let _ = tokio::time::timeout(Duration::ZERO, self.sink.send(text)).await;
+        }
+    }
+
+    /// A close frame with the status of the last `closing` (see [`close_status`]): waited for if the socket still
+    /// takes frames, tried once otherwise. What still waits for the client is dropped.
+    async fn close(&mut self) {
+        let wait = if self.writable {
+            self.timeout
+        } else {
+            Duration::ZERO
+        };
+        let _ = tokio::time::timeout(wait, self.sink.send(close_frame(self.ended))).await;
+        self.backlog = Backlog::default();
+    }
 }
 
 /// One open connection in the `tabletop_connections` gauge, for as long as this lives.
@@ -955,7 +1099,8 @@ impl Drop for OpenConnection<'_> {
     }
 }
 
-fn closing(code: ErrorCode) -> ServerMessage {
+/// The reason a connection the server ends for `code` is told, in its `closing` push.
+fn closing(code: ErrorCode) -> ErrorBody {
     let message = match code {
         ErrorCode::ShuttingDown => {
             "the server is shutting down; reconnect later and resume with your seat token"
@@ -967,7 +1112,7 @@ fn closing(code: ErrorCode) -> ServerMessage {
         }
         _ => "closing",
     };
-    ServerMessage::Push(Push::Closing(ErrorBody::new(code, message)))
+    ErrorBody::new(code, message)
 }
 
 /// Writes one frame, waiting at most `timeout` for the socket to take it: a client that does not read is not
@@ -1248,15 +1393,9 @@ impl Session {
                 Err(error) => located = Err(error),
             }
         }
-        let result = match (located, request) {
-            (Err(error), _) => Err(error),
-            // The hot path, inline. Every other request is boxed: together their futures were ~10 KB, which the
-            // connection moved into a new box for every message, actions included (docs/performance.md,
-            // "Measured reasons").
-            (Ok(()), Request::Action { action, version }) if self.greeted => {
-                self.action(action, version).await
-            }
-            (Ok(()), request) => Box::pin(self.handle(request)).await,
+        let result = match located {
+            Ok(()) => self.handle(request).await,
+            Err(error) => Err(error),
         };
         let result = match guess {
             Some(guess) => self.shared.guesses.settle(self.ip, guess, result),
@@ -1330,6 +1469,138 @@ impl Session {
         }
     }
 
+    /// The reply to one request that passed [`Session::handle_text`]'s checks: the one translation of the protocol's
+    /// requests into what this connection does and the table command that carries each, one arm a request. The hot
+    /// path (an action) is awaited inline; every other request's work is boxed in its arm (inline, their futures
+    /// together were ~10 KB, moved into a new box for every message, actions included: docs/performance.md,
+    /// "Measured reasons").
+    async fn handle(&mut self, request: Request) -> Result<Reply, ErrorBody> {
+        match request {
+            Request::Hello { protocol, .. } => self.hello(protocol),
+            Request::Ping {} => Ok(Reply::Pong {}),
+            _ if !self.greeted => Self::refused(ErrorCode::HandshakeRequired, "say hello first"),
+            Request::Action { action, version } => self.action(action, version).await,
+            Request::CreateLobby {
+                game,
+                options,
+                seats,
+                name,
+                turn_timer_ms,
+                absent,
+                rules_version,
+            } => {
+                let settings = (seats, turn_timer_ms, absent, rules_version);
+                Box::pin(self.create_lobby(&game, &options, &name, settings)).await
+            }
+            Request::JoinLobby { code, name } => Box::pin(self.join_lobby(&code, name)).await,
+            Request::Spectate {
+                code,
+                watch,
+                name,
+                last_version,
+            } => Box::pin(self.spectate(&code, watch, name, last_version)).await,
+            Request::Resume {
+                code,
+                token,
+                last_version,
+            } => Box::pin(self.resume(&code, token, last_version)).await,
+            Request::Leave {} => {
+                let left = self
+                    .tell(|conn_id, reply| Command::Leave { conn_id, reply })
+                    .await;
+                if left.is_ok() {
+                    self.bound = None;
+                }
+                left
+            }
+            Request::WatchLink {} => {
+                let table = self.require_bound()?;
+                let conn_id = self.conn.id;
+                let watch = Box::pin(self.ask(&table, |reply| Command::WatchLink { conn_id, reply })).await?;
+                Ok(Reply::WatchLink {
+                    code: table.code.clone(),
+                    watch,
+                })
+            }
+            Request::AddBot { seat } => {
+                self.tell(|conn_id, reply| Command::AddBot { conn_id, seat, reply })
+                    .await
+            }
+            Request::Start {} => {
+                self.tell(|conn_id, reply| Command::Start { conn_id, reply })
+                    .await
+            }
+            Request::Chat { text } => {
+                self.tell(|conn_id, reply| Command::Chat { conn_id, text, reply })
+                    .await
+            }
+            Request::Presence { hidden } => {
+                self.tell(|conn_id, reply| Command::Presence {
+                    conn_id,
+                    hidden,
+                    reply,
+                })
+                .await
+            }
+            Request::Rematch { accept } => {
+                self.tell(|conn_id, reply| Command::Rematch {
+                    conn_id,
+                    accept,
+                    reply,
+                })
+                .await
+            }
+            Request::ConfigureLobby {
+                options,
+                seats,
+                turn_timer_ms,
+                absent,
+                rules_version,
+            } => {
+                let op = HostOp::Configure {
+                    options,
+                    seats,
+                    turn_timer_ms,
+                    absent,
+                    rules_version,
+                };
+                self.tell_host(op).await
+            }
+            Request::RemovePlayer { seat } => self.tell_host(HostOp::Remove { seat }).await,
+            Request::MakeHost { seat } => self.tell_host(HostOp::MakeHost { seat }).await,
+            Request::SetListed { listed } => self.tell_host(HostOp::SetListed { listed }).await,
+        }
+    }
+
+    /// `hello`: a second one is answered like the first and changes nothing, as long as it names the version the
+    /// connection already speaks: the version is fixed for the connection's life.
+    fn hello(&mut self, protocol: u32) -> Result<Reply, ErrorBody> {
+        if let Some(speaks) = self.speaks
+            && speaks != protocol
+        {
+            return Err(ErrorBody::new(
+                ErrorCode::UnsupportedVersion,
+                format!(
+                    "this connection already speaks protocol version {speaks}; open a new connection to speak {protocol}"
+                ),
+            ));
+        }
+        if !SUPPORTED_VERSIONS.contains(&protocol) {
+            return Err(ErrorBody::new(
+                ErrorCode::UnsupportedVersion,
+                format!("this server speaks protocol versions {SUPPORTED_VERSIONS:?}, not {protocol}"),
+            ));
+        }
+        self.greeted = true;
+        self.speaks = Some(protocol);
+        Ok(Reply::Welcome {
+            protocol,
+            server: self.shared.server_name.clone(),
+        })
+    }
+
+    /// An action for the bound table: the hot path. A spectator's is refused here, where its role is known (the
+    /// table never hears of it).
     async fn action(&mut self, action: protocol::RawJson, version: Option<u64>) -> Result<Reply, ErrorBody> {
         let table = self.require_bound()?;
         if let Some(Bound {
@@ -1361,42 +1632,22 @@ impl Session {
         Err(ErrorBody::new(code, message))
     }
 
-    async fn handle(&mut self, request: Request) -> Result<Reply, ErrorBody> {
-        if let Request::Hello { protocol, .. } = request {
-            // A second `hello` is answered like the first and changes nothing, as long as it names the version the
-            // connection already speaks: the version is fixed for the connection's life.
-            if let Some(speaks) = self.speaks
-                && speaks != protocol
-            {
-                return Err(ErrorBody::new(
-                    ErrorCode::UnsupportedVersion,
-                    format!(
-                        "this connection already speaks protocol version {speaks}; open a new connection to speak {protocol}"
-                    ),
-                ));
-            }
-            if !SUPPORTED_VERSIONS.contains(&protocol) {
-                return Err(ErrorBody::new(
-                    ErrorCode::UnsupportedVersion,
-                    format!("this server speaks protocol versions {SUPPORTED_VERSIONS:?}, not {protocol}"),
-                ));
-            }
-            self.greeted = true;
-            self.speaks = Some(protocol);
-            return Ok(Reply::Welcome {
-                protocol,
-                server: self.shared.server_name.clone(),
-            });
-        }
-        if let Request::Ping {} = request {
-            return Ok(Reply::Pong {});
-        }
-        if !self.greeted {
-            return Self::refused(ErrorCode::HandshakeRequired, "say hello first");
-        }
-        match request {
-            Request::Hello { .. } | Request::Ping {} => unreachable!("answered above"),
-            Request::CreateLobby {
+    /// `create_lobby`, counted against the address's lobby allowance (given back if no lobby is made); `settings`
+    /// are the seats, turn timer, absence policy and rules version asked for.
+    async fn create_lobby(
+        &mut self,
+        game: &str,
+        options: &serde_json::Value,
+        name: &str,
+        settings: (u8, Option<u64>, protocol::AbsencePolicy, Option<u32>),
+    ) -> Result<Reply, ErrorBody> {
+        self.require_unbound()?;
+        let (seats, turn_timer_ms, absent, rules_version) = settings;
+        let slot = self.shared.take_lobby_slot(self.ip).await?;
+        let created = self
+            .shared
+            .hub
+            .create(
                 game,
                 options,
                 seats,
@@ -1404,214 +1655,109 @@ impl Session {
                 turn_timer_ms,
                 absent,
                 rules_version,
-            } => {
-                self.require_unbound()?;
-                let slot = self.shared.take_lobby_slot(self.ip).await?;
-                let created = self
-                    .shared
-                    .hub
-                    .create(
-                        &game,
-                        &options,
-                        seats,
-                        &name,
-                        turn_timer_ms,
-                        absent,
-                        rules_version,
-                        self.conn.clone(),
-                    )
-                    .await;
-                let (table, seated) = match created {
-                    Ok(created) => created,
-                    Err(refused) => {
-                        self.shared.give_back_lobby_slot(slot).await;
-                        return Err(refused);
-                    }
-                };
-                let code = table.code.clone();
-                self.bound = Some(Bound {
-                    table,
-                    role: Role::Seat,
-                });
-                Ok(Reply::Seated {
-                    code,
-                    seat: seated.seat,
-                    seat_token: seated.seat_token,
-                    host: seated.host,
-                })
+                self.conn.clone(),
+            )
+            .await;
+        let (table, seated) = match created {
+            Ok(created) => created,
+            Err(refused) => {
+                self.shared.give_back_lobby_slot(slot).await;
+                return Err(refused);
             }
-            Request::JoinLobby { code, name } => {
-                let conn = self.conn.clone();
-                let join = |reply| Command::Join {
-                    name: name.clone(),
-                    conn: conn.clone(),
-                    reply,
-                };
-                // A spectator of this lobby takes a free seat without leaving first (the table moves it from its
-                // spectators to the seat); any other bound connection must leave first.
-                let (table, seated) = match self.watching(&code) {
-                    Some(table) => {
-                        let seated = self.ask(&table, join).await?;
-                        (table, seated)
-                    }
-                    None => {
-                        self.require_unbound()?;
-                        self.ask_found(&code, join).await?
-                    }
-                };
-                self.bound = Some(Bound {
-                    table: table.clone(),
-                    role: Role::Seat,
-                });
-                Ok(Reply::Seated {
-                    code: table.code.clone(),
-                    seat: seated.seat,
-                    seat_token: seated.seat_token,
-                    host: seated.host,
-                })
+        };
+        Ok(seated_reply(self.bind(table, Role::Seat), seated))
+    }
+
+    /// `join_lobby`. A spectator of this lobby takes a free seat without leaving first (the table moves it from
+    /// its spectators to the seat); any other bound connection must leave first.
+    async fn join_lobby(&mut self, code: &str, name: String) -> Result<Reply, ErrorBody> {
+        let conn = self.conn.clone();
+        let join = |reply| Command::Join {
+            name: name.clone(),
+            conn: conn.clone(),
+            reply,
+        };
+        let (code, seated) = match self.watching(code) {
+            Some(table) => {
+                let seated = self.ask(&table, join).await?;
+                (self.bind(table, Role::Seat), seated)
             }
-            Request::Spectate {
-                code,
-                watch,
-                name,
-                last_version,
-            } => {
-                self.require_unbound()?;
-                let conn = self.conn.clone();
-                let (table, ()) = self
-                    .ask_found(&code, |reply| Command::Spectate {
-                        conn: conn.clone(),
-                        watch: watch.clone(),
-                        name: name.clone(),
-                        last_version,
-                        reply,
-                    })
-                    .await?;
-                self.bound = Some(Bound {
-                    table: table.clone(),
-                    role: Role::Spectator,
-                });
-                Ok(Reply::Spectating {
-                    code: table.code.clone(),
-                })
-            }
-            Request::Resume {
-                code,
-                token,
-                last_version,
-            } => {
-                self.require_unbound()?;
-                let conn = self.conn.clone();
-                let (table, (seat, host)) = self
-                    .ask_found(&code, |reply| Command::Resume {
-                        token: token.clone(),
-                        last_version,
-                        conn: conn.clone(),
-                        reply,
-                    })
-                    .await?;
-                self.bound = Some(Bound {
-                    table: table.clone(),
-                    role: Role::Seat,
-                });
-                Ok(Reply::Resumed {
-                    code: table.code.clone(),
-                    seat,
-                    host,
-                })
-            }
-            Request::Leave {} => {
-                let table = self.require_bound()?;
-                let conn_id = self.conn.id;
-                self.ask(&table, |reply| Command::Leave { conn_id, reply })
-                    .await?;
-                self.bound = None;
-                Ok(Reply::Ok {})
-            }
-            Request::AddBot { seat } => {
-                let table = self.require_bound()?;
-                let conn_id = self.conn.id;
-                self.ask(&table, |reply| Command::AddBot { conn_id, seat, reply })
-                    .await?;
-                Ok(Reply::Ok {})
-            }
-            Request::Start {} => {
-                let table = self.require_bound()?;
-                let conn_id = self.conn.id;
-                self.ask(&table, |reply| Command::Start { conn_id, reply })
-                    .await?;
-                Ok(Reply::Ok {})
-            }
-            Request::Action { action, version } => self.action(action, version).await,
-            Request::Chat { text } => {
-                let table = self.require_bound()?;
-                let conn_id = self.conn.id;
-                self.ask(&table, |reply| Command::Chat { conn_id, text, reply })
-                    .await?;
-                Ok(Reply::Ok {})
-            }
-            Request::Presence { hidden } => {
-                let table = self.require_bound()?;
-                let conn_id = self.conn.id;
-                self.ask(&table, |reply| Command::Presence {
-                    conn_id,
-                    hidden,
-                    reply,
-                })
-                .await?;
-                Ok(Reply::Ok {})
-            }
-            Request::ConfigureLobby {
-                options,
-                seats,
-                turn_timer_ms,
-                absent,
-                rules_version,
-            } => {
-                self.host_op(HostOp::Configure {
-                    options,
-                    seats,
-                    turn_timer_ms,
-                    absent,
-                    rules_version,
-                })
-                .await
-            }
-            Request::RemovePlayer { seat } => self.host_op(HostOp::Remove { seat }).await,
-            Request::MakeHost { seat } => self.host_op(HostOp::MakeHost { seat }).await,
-            Request::SetListed { listed } => self.host_op(HostOp::SetListed { listed }).await,
-            Request::Rematch { accept } => {
-                let table = self.require_bound()?;
-                let conn_id = self.conn.id;
-                self.ask(&table, |reply| Command::Rematch {
-                    conn_id,
-                    accept,
-                    reply,
-                })
-                .await?;
-                Ok(Reply::Ok {})
-            }
-            Request::WatchLink {} => {
-                let table = self.require_bound()?;
-                let conn_id = self.conn.id;
-                let watch = self
-                    .ask(&table, |reply| Command::WatchLink { conn_id, reply })
-                    .await?;
-                Ok(Reply::WatchLink {
-                    code: table.code.clone(),
-                    watch,
-                })
-            }
-        }
+            None => self.sit_down(code, Role::Seat, join).await?,
+        };
+        Ok(seated_reply(code, seated))
+    }
+
+    /// `spectate`: binds this unbound connection to the table of `code` as a spectator.
+    async fn spectate(
+        &mut self,
+        code: &str,
+        watch: Option<String>,
+        name: Option<String>,
+        last_version: Option<u64>,
+    ) -> Result<Reply, ErrorBody> {
+        let conn = self.conn.clone();
+        let spectate = |reply| Command::Spectate {
+            conn: conn.clone(),
+            watch: watch.clone(),
+            name: name.clone(),
+            last_version,
+            reply,
+        };
+        let (code, ()) = self.sit_down(code, Role::Spectator, spectate).await?;
+        Ok(Reply::Spectating { code })
+    }
+
+    /// `resume`: binds this unbound connection to its seat at the table of `code`, by the seat's token.
+    async fn resume(
+        &mut self,
+        code: &str,
+        token: protocol::SeatToken,
+        last_version: Option<u64>,
+    ) -> Result<Reply, ErrorBody> {
+        let conn = self.conn.clone();
+        let resume = |reply| Command::Resume {
+            token: token.clone(),
+            last_version,
+            conn: conn.clone(),
+            reply,
+        };
+        let (code, (seat, host)) = self.sit_down(code, Role::Seat, resume).await?;
+        Ok(Reply::Resumed { code, seat, host })
+    }
+
+    /// Binds this unbound connection to the table of `code` in `role` by sending it `command` (see
+    /// [`Session::ask_found`]): the table's code and its answer.
+    async fn sit_down<T>(
+        &mut self,
+        code: &str,
+        role: Role,
+        command: impl Fn(Respond<T>) -> Command,
+    ) -> Result<(String, T), ErrorBody> {
+        self.require_unbound()?;
+        let (table, answer) = self.ask_found(code, command).await?;
+        Ok((self.bind(table, role), answer))
+    }
+
+    /// This connection is `table`'s now, in `role`: the table's code.
+    fn bind(&mut self, table: TableHandle, role: Role) -> String {
+        let code = table.code.clone();
+        self.bound = Some(Bound { table, role });
+        code
+    }
+
+    /// Sends the bound table the command `command` makes of this connection's id and a reply channel, for a
+    /// request answered `ok` once the table has done it.
+    async fn tell(&mut self, command: impl FnOnce(u64, Respond<()>) -> Command) -> Result<Reply, ErrorBody> {
+        let table = self.require_bound()?;
+        let conn_id = self.conn.id;
+        Box::pin(self.ask(&table, |reply| command(conn_id, reply))).await?;
+        Ok(Reply::Ok {})
     }
 
     /// Sends a host control to the bound table.
-    async fn host_op(&mut self, op: HostOp) -> Result<Reply, ErrorBody> {
-        let table = self.require_bound()?;
-        let conn_id = self.conn.id;
-        self.ask(&table, |reply| Command::Host { conn_id, op, reply })
-            .await?;
-        Ok(Reply::Ok {})
+    async fn tell_host(&mut self, op: HostOp) -> Result<Reply, ErrorBody> {
+        self.tell(|conn_id, reply| Command::Host { conn_id, op, reply })
+            .await
     }
 
     fn require_unbound(&self) -> Result<(), ErrorBody> {

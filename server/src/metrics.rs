@@ -118,8 +118,18 @@ impl Metrics {
         }
     }
 
+    /// The `/metrics` page in Prometheus' text format: connections and tables, then actions and their writes,
+    /// then cluster forwarding.
     pub fn render(&self) -> String {
         let mut out = String::new();
+        self.render_tables(&mut out);
+        self.render_actions(&mut out);
+        self.render_forwarding(&mut out);
+        out
+    }
+
+    /// Connections, and the tables in memory by phase, loaded, unloaded, reloaded and abandoned.
+    fn render_tables(&self, out: &mut String) {
         let _ = writeln!(
             out,
             "# HELP tabletop_connections Open WebSocket connections.\n# TYPE tabletop_connections gauge\n\
@@ -127,7 +137,7 @@ impl Metrics {
             self.connections.load(Relaxed)
         );
         counter(
-            &mut out,
+            out,
             "tabletop_connections_total",
             "WebSocket connections accepted since start.",
             &self.connections_total,
@@ -157,23 +167,27 @@ impl Metrics {
              the database only.\n# TYPE tabletop_tables_loaded gauge\ntabletop_tables_loaded {loaded}"
         );
         counter(
-            &mut out,
+            out,
             "tabletop_tables_unloaded_total",
             "Open or playing tables that left memory because nobody was connected (IDLE_UNLOAD_SECS).",
             &self.tables_unloaded,
         );
         counter(
-            &mut out,
+            out,
             "tabletop_tables_reloaded_total",
             "Open or playing tables loaded again from the database after leaving memory.",
             &self.tables_reloaded,
         );
         counter(
-            &mut out,
+            out,
             "tabletop_matches_abandoned_total",
             "Matches that ended as abandoned (nobody connected for ABANDON_AFTER_SECS).",
             &self.matches_abandoned,
         );
+    }
+
+    /// Actions by result, their latency, and the group commits that store them.
+    fn render_actions(&self, out: &mut String) {
         let _ = writeln!(
             out,
             "# HELP tabletop_actions_total Actions received from seats, by result.\n# TYPE tabletop_actions_total counter"
@@ -189,74 +203,77 @@ impl Metrics {
             self.actions_rejected.load(Relaxed)
         );
         self.action_latency.render(
-            &mut out,
+            out,
             "tabletop_action_latency_seconds",
             "From an action reaching its match to its commit and broadcast.",
         );
         self.db_write_latency.render(
-            &mut out,
+            out,
             "tabletop_db_write_seconds",
             "From an action's append being handed to the group-commit writer to its answer (queueing included).",
         );
         counter(
-            &mut out,
+            out,
             "tabletop_group_commits_total",
             "Group commits written (one transaction each).",
             &self.group_commits,
         );
         counter(
-            &mut out,
+            out,
             "tabletop_group_commit_appends_total",
             "Actions appended by group commits.",
             &self.group_commit_appends,
         );
         counter(
-            &mut out,
+            out,
             "tabletop_group_commit_failures_total",
             "Group commits refused whole, whose writes were then written again in halves.",
             &self.group_commit_failures,
         );
         self.group_commit_latency.render(
-            &mut out,
+            out,
             "tabletop_group_commit_seconds",
             "The database's time for each group commit, from sending it to its answer.",
         );
+    }
+
+    /// Cluster mode: requests relayed to the node that owns their table, and the node-to-node messages.
+    fn render_forwarding(&self, out: &mut String) {
         counter(
-            &mut out,
+            out,
             "tabletop_forwarded_requests_total",
             "Cluster mode: client requests relayed to the node that owns their table.",
             &self.forwarded_requests,
         );
         self.forward_latency.render(
-            &mut out,
+            out,
             "tabletop_forward_latency_seconds",
             "Cluster mode: from relaying a client request to the owner node to its reply coming back.",
         );
         counter(
-            &mut out,
+            out,
             "tabletop_forward_errors_total",
             "Cluster mode: forwarded requests refused and forwarded connections closed with `forward_unavailable`.",
             &self.forward_errors,
         );
         counter(
-            &mut out,
+            out,
             "tabletop_forward_refused_total",
             "Cluster mode: node-to-node messages refused as forged (bad signature) or replayed (old sequence).",
             &self.forward_refused,
         );
         counter(
-            &mut out,
+            out,
             "tabletop_forward_messages_total",
             "Cluster mode: NATS messages this node's forward sessions published (heartbeats included).",
             &self.forward_messages,
         );
         counter(
-            &mut out,
+            out,
             "tabletop_forward_frames_total",
             "Cluster mode: WebSocket frames those messages carried (a batch carries several).",
             &self.forward_frames,
         );
-        out
     }
 }
 

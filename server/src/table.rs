@@ -8,15 +8,15 @@
 //! hear of it: first the other viewers' pushes are queued, then the sender's reply is sent.
 //!
 //! This file holds the `Table` struct, the commands and the command loop; the rest of `Table` is in `table/`, one
-//! concern a file: `lobby.rs` (seats, start, the lobby settings' checks), `play.rs` (apply, commit, publish),
-//! `wake.rs` (deadlines, bots, turn timer), `push.rs` (views and pushes, resync on resume), `recover.rs` (from
-//! snapshot plus log, reload), `idle.rs` (leaving memory when nobody is there, abandonment), `host.rs`, `chat.rs`,
-//! `absence.rs`, `away.rs` (what was played for a returning player), `rematch.rs` and `admin.rs`.
+//! concern a file: `lobby.rs` (seats, spectators, start, the lobby settings' checks), `play.rs` (apply, commit,
+//! publish), `wake.rs` (deadlines, bots, turn timer), `push.rs` (views and pushes, resync on resume), `recover.rs`
+//! (from snapshot plus log, reload), `idle.rs` (leaving memory when nobody is there, abandonment), `host.rs`,
+//! `chat.rs`, `absence.rs`, `away.rs` (what was played for a returning player), `rematch.rs` and `admin.rs`.
 
 use std::{collections::VecDeque, sync::Arc, time::Instant};
 
 use protocol::{ErrorBody, ErrorCode, RawJson, SeatToken, ServerMessage};
-use rules::{AnyGame, Event, Millis, Rng, Seat, Viewer};
+use rules::{AnyGame, Event, Millis, Rng, Seat};
 use serde_json::Value;
 use tokio::sync::{Notify, mpsc, oneshot, watch};
 use tracing::{Instrument, error, info, info_span, warn};
@@ -261,7 +261,7 @@ struct Running {
     stalled_at: Option<u64>,
     /// Set when a write failed and the match could not be reloaded from the database afterwards: the database
     /// may hold an action memory does not (a commit whose answer was lost). No action is applied until a
-    /// reload succeeds.
+    /// reload succeeds (`Table::reload_if_unsure`).
     unsure: bool,
     /// The race open now, when it opened while the table was loaded: what claims are timed from (`play.rs`).
     race: Option<play::RaceOpened>,
@@ -315,6 +315,29 @@ pub struct Table {
     rematch: Option<rematch::Offer>,
     /// Asks the hub to start a lobby's task (see [`TableDeps::load`]).
     load: mpsc::UnboundedSender<String>,
+}
+
+/// Why a table's task ended.
+enum Ended {
+    /// The lobby closed, the server shuts down, or every handle is gone.
+    Stopped,
+    /// It left memory (idle); it loads again on demand.
+    Unloaded,
+    /// Cluster mode: another node holds its lease now.
+    Moved,
+}
+
+/// Cluster mode: fires once `moved` turns true (this node lost the table's lease); never without it, or once its
+/// sender is gone.
+async fn lease_lost(mut moved: Option<watch::Receiver<bool>>) {
+    match &mut moved {
+        Some(moved) => {
+            if moved.wait_for(|m| *m).await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        }
+        None => std::future::pending().await,
+    }
 }
 
 /// How long the table waits before retrying an action of its own that the database failed to store.
@@ -440,26 +463,14 @@ impl Table {
         moved: impl Into<Option<watch::Receiver<bool>>>,
         on_close: impl FnOnce(),
     ) {
-        let mut moved = moved.into();
-        let lease_lost = async move {
-            match &mut moved {
-                Some(moved) => {
-                    if moved.wait_for(|m| *m).await.is_err() {
-                        std::future::pending::<()>().await;
-                    }
-                }
-                None => std::future::pending().await,
-            }
-        };
+        let lease_lost = lease_lost(moved.into());
         tokio::pin!(lease_lost);
-        let mut lost = false;
         let span = info_span!("table", code = %self.code, match_id = tracing::field::Empty);
         if let Some(r) = &self.running {
             span.record("match_id", &*r.match_id);
         }
         let metrics = self.metrics.clone();
         metrics.phase_change(None, Some(self.phase));
-        let mut unloaded = false;
         // One wait for shutdown for the table's whole life (a new `changed()` per command registered and removed a
         // waiter each time); it also ends if the sender is gone.
         let mut stop = shutdown.clone();
@@ -467,7 +478,7 @@ impl Table {
             let _ = stop.wait_for(|s| *s).await;
         };
         tokio::pin!(stopping);
-        async {
+        let end = async {
             if self.running.is_some() {
                 info!(phase = ?self.phase, version = self.version(), "table recovered");
             }
@@ -476,7 +487,7 @@ impl Table {
             let mut timer: Option<(Millis, Sleep)> = None;
             loop {
                 if *shutdown.borrow() {
-                    break;
+                    break Ended::Stopped;
                 }
                 self.note_idleness();
                 self.note_unwatched();
@@ -489,21 +500,11 @@ impl Table {
                     Box::pin(self.abandon(now)).await;
                     continue;
                 }
-                let wake = [
-                    self.next_wake(now),
-                    self.rematch_wake(),
-                    self.unload_at(),
-                    self.abandon_at(),
-                    self.idle_unload_at(now),
-                ]
-                .into_iter()
-                .flatten()
-                .min();
                 // The timer is kept unless the table must wake earlier than it fires: a wake-up before anything
                 // is due does nothing (every wake-up checks what is due), and then the timer is set again. A new
                 // timer per command was a boxed future and a timer registered and removed each time (under load
                 // the next wake-up moves with every action: the players' idle times).
-                if let Some(at) = wake
+                if let Some(at) = self.wake_at(now)
                     && timer.as_ref().is_none_or(|(set, _)| at < *set)
                 {
                     timer = Some((at, self.clock.sleep_until(at)));
@@ -519,51 +520,27 @@ impl Table {
                 tokio::select! {
                     command = commands.recv() => match command {
                         Some(command) => Box::pin(self.handle(command)).await,
-                        None => break,
+                        None => break Ended::Stopped,
                     },
                     () = sleep => {
                         // It has fired: a finished future is not polled again.
                         timer = None;
-                        Box::pin(async {
-                            self.on_timer().await;
-                            self.on_rematch_timer().await;
-                        })
-                        .await;
-                        // A finished table nobody has looked at for a while leaves memory, unless a request is
-                        // already on its way to it; so does an idle open or playing one (`table/idle.rs`), once
-                        // the database records it.
-                        let now = self.clock.now();
-                        if self.unload_at().is_some_and(|at| now >= at) && commands.is_empty() {
-                            unloaded = true;
-                            break;
-                        }
-                        if self.idle_unload_at(now).is_some_and(|at| now >= at)
-                            && commands.is_empty()
-                            && Box::pin(self.store_unloaded(now)).await
-                            && commands.is_empty()
-                        {
-                            self.metrics
-                                .tables_unloaded
-                                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            unloaded = true;
-                            break;
+                        if Box::pin(self.on_wake(&commands)).await {
+                            break Ended::Unloaded;
                         }
                     }
-                    () = &mut stopping => break,
-                    () = &mut lease_lost => {
-                        lost = true;
-                        break;
-                    }
+                    () = &mut stopping => break Ended::Stopped,
+                    () = &mut lease_lost => break Ended::Moved,
                 }
                 Box::pin(self.sync_absence()).await;
                 if self.phase == Phase::Closed {
-                    break;
+                    break Ended::Stopped;
                 }
             }
         }
         .instrument(span)
         .await;
-        if lost {
+        if let Ended::Moved = end {
             for (_, conn) in self.connections() {
                 conn.close(
                     ErrorCode::Moved,
@@ -572,12 +549,51 @@ impl Table {
             }
         }
         metrics.phase_change(Some(self.phase), None);
+        let unloaded = matches!(end, Ended::Unloaded);
         if self.phase == Phase::Closed || unloaded {
             if unloaded {
                 info!(code = %self.code, phase = ?self.phase, "idle table unloaded; it loads again on demand");
             }
             on_close();
         }
+    }
+
+    /// When the table must wake next (engine deadline, bots, turn timer, rematch offer, leaving memory,
+    /// abandonment), if ever.
+    fn wake_at(&self, now: Millis) -> Option<Millis> {
+        [
+            self.next_wake(now),
+            self.rematch_wake(),
+            self.unload_at(),
+            self.abandon_at(),
+            self.idle_unload_at(now),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    /// A wake-up: what is due is done. Returns whether the table leaves memory now: a finished table nobody has
+    /// looked at for a while, unless a request is already on its way to it (`commands`); and an idle open or
+    /// playing one (`table/idle.rs`), once the database records it.
+    async fn on_wake(&mut self, commands: &mpsc::Receiver<Command>) -> bool {
+        self.on_timer().await;
+        self.on_rematch_timer().await;
+        let now = self.clock.now();
+        if self.unload_at().is_some_and(|at| now >= at) && commands.is_empty() {
+            return true;
+        }
+        if self.idle_unload_at(now).is_some_and(|at| now >= at)
+            && commands.is_empty()
+            && self.store_unloaded(now).await
+            && commands.is_empty()
+        {
+            self.metrics
+                .tables_unloaded
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            return true;
+        }
+        false
     }
 
     /// Starts or stops counting the time a finished table has had nobody connected.
@@ -619,14 +635,15 @@ impl Table {
         self.spectators.iter().any(|w| w.conn.id == conn_id)
     }
 
+    /// Serves one command: the table's one dispatch of its commands, one arm a command. The hot path, an action from
+    /// a seat, is awaited inline; every other command's work is boxed in its arm: inline, their futures together
+    /// were ~10.9 KB, and `run` moved that whole size into a new box for every command, actions included (memcpy
+    /// and a large aligned allocation were ~2 % of the server's CPU under load; docs/performance.md, "Measured
+    /// reasons").
     async fn handle(&mut self, command: Command) {
         let origin = Self::command_origin(&command);
         self.before_command(origin);
         match command {
-            // The hot path, inline. Every other command is boxed once more: together their futures were ~10.9 KB,
-            // and `run` moved that whole size into a new box for every command, actions included (memcpy and a
-            // large aligned allocation were ~2 % of the server's CPU under load; docs/performance.md, "Measured
-            // reasons").
             Command::Act {
                 conn_id,
                 action,
@@ -634,8 +651,63 @@ impl Table {
                 timing,
                 reply,
             } => self.handle_act(conn_id, action, version, timing, reply).await,
-            command if Self::is_friends_command(&command) => Box::pin(self.handle_friends(command)).await,
-            command => Box::pin(self.handle_game(command)).await,
+            Command::Join { name, conn, reply } => {
+                let _ = reply.send(Box::pin(self.join(name, conn)).await);
+            }
+            Command::Spectate {
+                conn,
+                watch,
+                name,
+                last_version,
+                reply,
+            } => Box::pin(self.spectate(conn, watch, name, last_version, reply)).await,
+            Command::Resume {
+                token,
+                last_version,
+                conn,
+                reply,
+            } => {
+                let _ = reply.send(Box::pin(self.resume(token.expose(), last_version, conn)).await);
+            }
+            Command::WatchLink { conn_id, reply } => {
+                let _ = reply.send(self.watch_link(conn_id));
+            }
+            Command::Leave { conn_id, reply } => {
+                let _ = reply.send(Box::pin(self.leave(conn_id)).await);
+            }
+            Command::AddBot { conn_id, seat, reply } => {
+                let _ = reply.send(Box::pin(self.add_bot(conn_id, seat)).await);
+            }
+            Command::Start { conn_id, reply } => {
+                let _ = reply.send(Box::pin(self.start(conn_id)).await);
+            }
+            Command::Admin { op, reply } => {
+                let _ = reply.send(Box::pin(self.admin(op)).await);
+            }
+            Command::Rematch {
+                conn_id,
+                accept,
+                reply,
+            } => {
+                let _ = reply.send(Box::pin(self.rematch(conn_id, accept)).await);
+            }
+            Command::Disconnect { conn_id } => self.disconnect(conn_id),
+            Command::Chat { conn_id, text, reply } => self.chat(conn_id, text, reply),
+            Command::ChatStored {
+                message,
+                stored,
+                reply,
+            } => self.chat_stored(message, stored, reply),
+            Command::Presence {
+                conn_id,
+                hidden,
+                reply,
+            } => {
+                let _ = reply.send(self.set_hidden(conn_id, hidden));
+            }
+            Command::Host { conn_id, op, reply } => {
+                let _ = reply.send(Box::pin(self.host_op(conn_id, op)).await);
+            }
         }
         self.after_command(origin);
         // After everything the command pushed (a resumed seat's chat history included): its away report.
@@ -668,106 +740,18 @@ impl Table {
         let _ = reply.send(result);
     }
 
-    async fn handle_game(&mut self, command: Command) {
-        match command {
-            Command::Join { name, conn, reply } => {
-                let result = self.join(name, conn).await;
-                let _ = reply.send(result);
+    /// A connection is gone: its seat is kept for it (away), or it watches no more.
+    fn disconnect(&mut self, conn_id: u64) {
+        if let Some(seat) = self.seat_of(conn_id) {
+            if let Occupant::Human { conn, .. } = &mut self.seats[seat as usize] {
+                *conn = None;
             }
-            Command::Spectate {
-                conn,
-                watch,
-                name,
-                last_version,
-                reply,
-            } => {
-                if let Err(refused) = self.may_watch(watch.as_deref()) {
-                    let _ = reply.send(Err(refused));
-                    return;
-                }
-                let name = match name.as_deref().map(crate::text::check_name).transpose() {
-                    Ok(name) => name,
-                    Err(refused) => {
-                        let _ = reply.send(Err(refused));
-                        return;
-                    }
-                };
-                self.spectators.push(Watcher {
-                    conn: conn.clone(),
-                    name,
-                });
-                let _ = reply.send(Ok(()));
-                self.push_lobby_to_all();
-                // No version seen: the match so far, as far back as the table keeps it (its last
-                // `settings.history` changes, none after a restart), so that a spectator arriving mid-match has
-                // its log. The events are those every spectator was shown when they happened.
-                let since = last_version.or_else(|| self.earliest_kept());
-                self.push_state_to(&conn, Viewer::Spectator, since);
-                // A spectator arriving at a finished table hears of its rematch, to follow it there.
-                self.push_rematch_to(&conn).await;
-            }
-            Command::Resume {
-                token,
-                last_version,
-                conn,
-                reply,
-            } => {
-                let result = self.resume(token.expose(), last_version, conn).await;
-                let _ = reply.send(result);
-            }
-            Command::WatchLink { conn_id, reply } => {
-                let _ = reply.send(self.watch_link(conn_id));
-            }
-            Command::Leave { conn_id, reply } => {
-                let result = self.leave(conn_id).await;
-                let _ = reply.send(result);
-            }
-            Command::AddBot { conn_id, seat, reply } => {
-                let result = self.add_bot(conn_id, seat).await;
-                let _ = reply.send(result);
-            }
-            Command::Start { conn_id, reply } => {
-                let result = self.start(conn_id).await;
-                let _ = reply.send(result);
-            }
-            Command::Act {
-                conn_id,
-                action,
-                version,
-                timing,
-                reply,
-            } => Box::pin(self.handle_act(conn_id, action, version, timing, reply)).await,
-            Command::Admin { op, reply } => {
-                let result = self.admin(op).await;
-                let _ = reply.send(result);
-            }
-            Command::Rematch {
-                conn_id,
-                accept,
-                reply,
-            } => {
-                let result = self.rematch(conn_id, accept).await;
-                let _ = reply.send(result);
-            }
-            Command::Disconnect { conn_id } => {
-                if let Some(seat) = self.seat_of(conn_id) {
-                    if let Occupant::Human { conn, .. } = &mut self.seats[seat as usize] {
-                        *conn = None;
-                    }
-                    let now = self.clock.now();
-                    self.mark_away(seat as usize, now);
-                    self.push_lobby_to_all();
-                } else if self.is_spectator(conn_id) {
-                    self.spectators.retain(|w| w.conn.id != conn_id);
-                    self.push_lobby_to_all();
-                }
-            }
-            Command::Chat { .. }
-            | Command::ChatStored { .. }
-            | Command::Presence { .. }
-            | Command::Host { .. } => {
-                unreachable!("handled in table/chat.rs")
-            }
+            let now = self.clock.now();
+            self.mark_away(seat as usize, now);
+            self.push_lobby_to_all();
+        } else if self.is_spectator(conn_id) {
+            self.spectators.retain(|w| w.conn.id != conn_id);
+            self.push_lobby_to_all();
         }
     }
 }

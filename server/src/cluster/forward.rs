@@ -937,91 +937,12 @@ impl Forwarder {
                 }
                 frame = incoming.recv() => {
                     let Some(frame) = frame else { break };
-                    let (kind, seq, body) = match keys.open(frame) {
-                        Ok(opened) => opened,
-                        Err(why) => {
-                            self.refused(&sid, &why);
-                            continue;
-                        }
-                    };
-                    heard = Instant::now();
-                    if seq + 1 != keys.next_in {
-                        warn!(%sid, seq, expected = keys.next_in, "a forward frame was lost; ending the session");
-                        peer.send(keys.seal(Kind::Abort, &[])).await;
-                        let _ = local_in.send(Relay::Broken).await;
+                    if let Session::Ends = self.on_peer_frame(&mut keys, &peer, &local_in, frame, &mut heard).await {
                         break;
-                    }
-                    match kind {
-                        Kind::Beat => {}
-                        Kind::Close => {
-                            let _ = local_in.send(Relay::End).await;
-                            break;
-                        }
-                        Kind::Abort => {
-                            let _ = local_in.send(Relay::Broken).await;
-                            break;
-                        }
-                        _ => {
-                            let frames = if kind == Kind::Batch {
-                                decode_batch(body)
-                            } else {
-                                decode(kind, body).map(|m| vec![m])
-                            };
-                            let Some(frames) = frames else {
-                                self.refused(&sid, &Refusal::Malformed);
-                                continue;
-                            };
-                            let mut gone = false;
-                            for message in frames {
-                                if local_in.send(Relay::Frame(message)).await.is_err() {
-                                    gone = true;
-                                    break;
-                                }
-                            }
-                            if gone {
-                                peer.send(keys.seal(Kind::Close, &[])).await;
-                                break;
-                            }
-                        }
                     }
                 }
                 out = local_out.recv() => {
-                    // Whatever else the local side has queued goes in the same message, up to a close.
-                    let mut frames = Vec::new();
-                    let mut close = true;
-                    let mut next = out;
-                    while let Some(m) = next {
-                        if matches!(m, Message::Close(_)) {
-                            break;
-                        }
-                        frames.push(m);
-                        if frames.len() == BATCH {
-                            close = false;
-                            break;
-                        }
-                        match local_out.try_recv() {
-                            Ok(m) => next = Some(m),
-                            Err(mpsc::error::TryRecvError::Empty) => {
-                                close = false;
-                                break;
-                            }
-                            Err(mpsc::error::TryRecvError::Disconnected) => break,
-                        }
-                    }
-                    let sealed = match frames.as_slice() {
-                        [] => None,
-                        [one] => {
-                            let (kind, body) = encode(one);
-                            Some(keys.seal(kind, body))
-                        }
-                        many => Some(keys.seal_with(Kind::Batch, |out| encode_batch(many, out))),
-                    };
-                    if let Some(sealed) = sealed {
-                        self.metrics.forward_frames.fetch_add(frames.len() as u64, Relaxed);
-                        peer.send(sealed).await;
-                    }
-                    if close {
-                        peer.send(keys.seal(Kind::Close, &[])).await;
+                    if let Session::Ends = self.send_local_frames(&mut keys, &peer, &mut local_out, out).await {
                         break;
                     }
                 }
@@ -1037,6 +958,108 @@ impl Forwarder {
             }
         }
         self.sessions.lock().expect("sessions lock").remove(&sid);
+    }
+
+    /// One sealed `frame` from the peer of the session `keys` seals: checked (a forged or replayed one is refused
+    /// and ignored; a lost one ends the session), then its frames handed to the local side through `local_in`, or
+    /// the session's end (`close`, `abort`). `heard` is when the peer last sent a genuine frame.
+    async fn on_peer_frame(
+        &self,
+        keys: &mut SessionKeys,
+        peer: &Peer,
+        local_in: &mpsc::Sender<Relay>,
+        frame: Bytes,
+        heard: &mut Instant,
+    ) -> Session {
+        let (kind, seq, body) = match keys.open(frame) {
+            Ok(opened) => opened,
+            Err(why) => {
+                self.refused(&keys.sid, &why);
+                return Session::Goes;
+            }
+        };
+        *heard = Instant::now();
+        if seq + 1 != keys.next_in {
+            warn!(sid = %keys.sid, seq, expected = keys.next_in, "a forward frame was lost; ending the session");
+            peer.send(keys.seal(Kind::Abort, &[])).await;
+            let _ = local_in.send(Relay::Broken).await;
+            return Session::Ends;
+        }
+        let frames = match kind {
+            Kind::Beat => return Session::Goes,
+            Kind::Close => {
+                let _ = local_in.send(Relay::End).await;
+                return Session::Ends;
+            }
+            Kind::Abort => {
+                let _ = local_in.send(Relay::Broken).await;
+                return Session::Ends;
+            }
+            Kind::Batch => decode_batch(body),
+            _ => decode(kind, body).map(|m| vec![m]),
+        };
+        let Some(frames) = frames else {
+            self.refused(&keys.sid, &Refusal::Malformed);
+            return Session::Goes;
+        };
+        for message in frames {
+            if local_in.send(Relay::Frame(message)).await.is_err() {
+                peer.send(keys.seal(Kind::Close, &[])).await;
+                return Session::Ends;
+            }
+        }
+        Session::Goes
+    }
+
+    /// The local side's frame `out` and whatever else it has queued, up to a close, sealed in one message to the
+    /// peer (at most [`BATCH`] frames); the session ends after a close, or once the local side is gone.
+    async fn send_local_frames(
+        &self,
+        keys: &mut SessionKeys,
+        peer: &Peer,
+        local_out: &mut mpsc::Receiver<Message>,
+        out: Option<Message>,
+    ) -> Session {
+        let mut frames = Vec::new();
+        let mut close = true;
+        let mut next = out;
+        while let Some(m) = next {
+            if matches!(m, Message::Close(_)) {
+                break;
+            }
+            frames.push(m);
+            if frames.len() == BATCH {
+                close = false;
+                break;
+            }
+            match local_out.try_recv() {
+                Ok(m) => next = Some(m),
+                Err(mpsc::error::TryRecvError::Empty) => {
+                    close = false;
+                    break;
+                }
+                Err(mpsc::error::TryRecvError::Disconnected) => break,
+            }
+        }
+        let sealed = match frames.as_slice() {
+            [] => None,
+            [one] => {
+                let (kind, body) = encode(one);
+                Some(keys.seal(kind, body))
+            }
+            many => Some(keys.seal_with(Kind::Batch, |out| encode_batch(many, out))),
+        };
+        if let Some(sealed) = sealed {
+            self.metrics
+                .forward_frames
+                .fetch_add(frames.len() as u64, Relaxed);
+            peer.send(sealed).await;
+        }
+        if close {
+            peer.send(keys.seal(Kind::Close, &[])).await;
+            return Session::Ends;
+        }
+        Session::Goes
     }
 
     /// Session `sid`'s way to node `node`: the link to that node, started by the first session that needs it and
@@ -1136,6 +1159,12 @@ impl Forwarder {
 
 /// A sealed frame of a session (by id) on its way to the peer node.
 type LinkFrame = (Arc<str>, Bytes);
+
+/// Whether a forward session goes on after a frame (see [`Forwarder::run_session`]).
+enum Session {
+    Goes,
+    Ends,
+}
 
 /// A session's way to its peer node.
 #[derive(Debug)]

@@ -151,6 +151,26 @@ async fn a_group_commit_writes_every_row_of_a_large_batch_or_none() {
     }
 }
 
+/// Action `seq` of the match `the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot` logs: the
+/// clock's on even numbers, seat 1's (skipped) on odd ones.
+fn entry(seq: u64) -> LogEntry {
+    LogEntry {
+        seq,
+        actor: if seq.is_multiple_of(2) {
+            Actor::Clock
+        } else {
+            Actor::Seat(rules::Seat(1))
+        },
+        action: json!({"n": seq}).into(),
+        at: 100 + seq,
+        by: if seq.is_multiple_of(2) {
+            ActedBy::Clock
+        } else {
+            ActedBy::Skip
+        },
+    }
+}
+
 #[tokio::test]
 async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot() {
     let store = Store::connect("sqlite::memory:").await.unwrap();
@@ -183,21 +203,6 @@ async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot()
         finished: false,
     };
     store.start_match("AAAAAA", &record).await.unwrap();
-    let entry = |seq: u64| LogEntry {
-        seq,
-        actor: if seq.is_multiple_of(2) {
-            Actor::Clock
-        } else {
-            Actor::Seat(rules::Seat(1))
-        },
-        action: json!({"n": seq}).into(),
-        at: 100 + seq,
-        by: if seq.is_multiple_of(2) {
-            ActedBy::Clock
-        } else {
-            ActedBy::Skip
-        },
-    };
     for seq in 1..=5 {
         let snapshot = json!({"after": seq}).to_string();
         let e = entry(seq);
@@ -266,8 +271,11 @@ async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot()
     let loaded = store.load_lobby("AAAAAA").await.unwrap().unwrap();
     assert_eq!(loaded.lobby.phase, Phase::Finished);
     assert!(loaded.game.unwrap().record.finished);
+}
 
-    // A lobby everyone left is closed and no longer found.
+#[tokio::test]
+async fn a_lobby_everyone_left_is_closed_and_no_longer_found() {
+    let store = Store::connect("sqlite::memory:").await.unwrap();
     store
         .create_lobby(&lobby("BBBBBB"), &seat(0, SeatKind::Human))
         .await

@@ -150,56 +150,29 @@ impl Table {
         self.friends.recent = recent.into();
     }
 
-    /// Whether a command is one of this module's.
-    pub(super) fn is_friends_command(command: &Command) -> bool {
-        matches!(
-            command,
-            Command::Chat { .. }
-                | Command::ChatStored { .. }
-                | Command::Presence { .. }
-                | Command::Host { .. }
-        )
+    /// `chat` from `conn_id`: handed to the chat writer, whose storing of it answers `reply`, or refused now.
+    pub(super) fn chat(&mut self, conn_id: u64, text: String, reply: Respond<()>) {
+        if let Err(e) = self.write_chat(conn_id, text, reply) {
+            // `write_chat` gives the reply back only when it refused the message.
+            let (error, reply) = *e;
+            let _ = reply.send(Err(error));
+        }
     }
 
-    pub(super) async fn handle_friends(&mut self, command: Command) {
-        match command {
-            Command::Chat { conn_id, text, reply } => {
-                if let Err(e) = self.chat(conn_id, text, reply) {
-                    // `chat` gives the reply back only when it refused the message.
-                    let (error, reply) = *e;
-                    let _ = reply.send(Err(error));
-                }
+    /// `presence` from `conn_id`: a seat's page is hidden (or visible again); a spectator's changes nothing.
+    pub(super) fn set_hidden(&mut self, conn_id: u64, hidden: bool) -> Result<(), ErrorBody> {
+        match self.seat_of(conn_id) {
+            Some(seat) => {
+                self.seen_mut(seat).hidden = hidden;
+                Ok(())
             }
-            Command::ChatStored {
-                message,
-                stored,
-                reply,
-            } => self.chat_stored(message, stored, reply),
-            Command::Presence {
-                conn_id,
-                hidden,
-                reply,
-            } => {
-                let result = match self.seat_of(conn_id) {
-                    Some(seat) => {
-                        self.seen_mut(seat).hidden = hidden;
-                        Ok(())
-                    }
-                    None if self.is_spectator(conn_id) => Ok(()),
-                    None => Err(err(ErrorCode::NotInLobby, "you are not in this lobby")),
-                };
-                let _ = reply.send(result);
-            }
-            Command::Host { conn_id, op, reply } => {
-                let result = self.host_op(conn_id, op).await;
-                let _ = reply.send(result);
-            }
-            _ => unreachable!("only friends commands are routed here"),
+            None if self.is_spectator(conn_id) => Ok(()),
+            None => Err(err(ErrorCode::NotInLobby, "you are not in this lobby")),
         }
     }
 
     #[allow(clippy::type_complexity)]
-    fn chat(
+    fn write_chat(
         &mut self,
         conn_id: u64,
         text: String,
@@ -300,7 +273,12 @@ impl Table {
     }
 
     /// A message is stored: keep it, deliver it to everyone in the lobby, answer its writer.
-    fn chat_stored(&mut self, message: ChatMessage, stored: Result<(), StoreError>, reply: Respond<()>) {
+    pub(super) fn chat_stored(
+        &mut self,
+        message: ChatMessage,
+        stored: Result<(), StoreError>,
+        reply: Respond<()>,
+    ) {
         if let Err(e) = stored {
             let answer = if e.is_unavailable() {
                 warn!(error = %e, id = message.id, "storing a chat message failed: the database cannot be reached");

@@ -1,6 +1,6 @@
-//! The lobby's rules: a new lobby with its host, players joining, resuming their seat by token and leaving,
-//! bots added by the host, and the start of the match (a fresh game from a secret seed, stored before anyone
-//! hears of it). Also the checks a lobby's settings must pass, whether the hub creates the lobby or its host
+//! The lobby's rules: a new lobby with its host, players joining, spectators arriving, seats resumed by token,
+//! leaving, bots added by the host, and the start of the match (a fresh game from a secret seed, stored before
+//! anyone hears of it). Also the checks a lobby's settings must pass, whether the hub creates the lobby or its host
 //! configures it: names, the turn timer's range, the absence policy and the game's own options.
 
 use std::collections::VecDeque;
@@ -9,7 +9,9 @@ use protocol::{AbsenceKind, AbsencePolicy, ErrorBody, ErrorCode, SeatToken};
 use rules::{AnyGame, Seat, SetupError, Viewer};
 use tracing::info;
 
-use super::{Conn, Occupant, Running, Seated, Table, TableDeps, err, internal, play::SeatOptions};
+use super::{
+    Conn, Occupant, Respond, Running, Seated, Table, TableDeps, Watcher, err, internal, play::SeatOptions,
+};
 use crate::{
     secrets,
     store::{LobbyRecord, MatchRecord, Phase, SeatKind, SeatRecord},
@@ -150,6 +152,42 @@ impl Table {
             ));
         }
         Ok(self.watch_token())
+    }
+
+    /// `spectate`: `conn` watches the table (answered on `reply` before anything is pushed to it), given the watch
+    /// token when one is needed ([`Table::may_watch`]) and an acceptable name.
+    pub(super) async fn spectate(
+        &mut self,
+        conn: Conn,
+        watch: Option<String>,
+        name: Option<String>,
+        last_version: Option<u64>,
+        reply: Respond<()>,
+    ) {
+        if let Err(refused) = self.may_watch(watch.as_deref()) {
+            let _ = reply.send(Err(refused));
+            return;
+        }
+        let name = match name.as_deref().map(check_name).transpose() {
+            Ok(name) => name,
+            Err(refused) => {
+                let _ = reply.send(Err(refused));
+                return;
+            }
+        };
+        self.spectators.push(Watcher {
+            conn: conn.clone(),
+            name,
+        });
+        let _ = reply.send(Ok(()));
+        self.push_lobby_to_all();
+        // No version seen: the match so far, as far back as the table keeps it (its last `settings.history`
+        // changes, none after a restart), so that a spectator arriving mid-match has its log. The events are those
+        // every spectator was shown when they happened.
+        let since = last_version.or_else(|| self.earliest_kept());
+        self.push_state_to(&conn, Viewer::Spectator, since);
+        // A spectator arriving at a finished table hears of its rematch, to follow it there.
+        self.push_rematch_to(&conn).await;
     }
 
     pub(super) async fn join(&mut self, name: String, conn: Conn) -> Result<Seated, ErrorBody> {

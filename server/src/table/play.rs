@@ -12,7 +12,7 @@ use tracing::{debug, error, info};
 use super::{Table, err, store_unavailable};
 use crate::{
     commit::Pending,
-    store::{LogEntry, Phase},
+    store::{LogEntry, Phase, StoreError},
 };
 
 /// The most of a connection's round trip that is taken off a race claim's reaction time (the push's way down and
@@ -65,18 +65,13 @@ impl Table {
         version: Option<u64>,
         timing: Timing,
     ) -> Result<u64, ErrorBody> {
+        // A spectator's action never comes here: its connection, which knows its role, refuses it.
         let Some(seat) = self.seat_of(conn_id) else {
-            return Err(if self.is_spectator(conn_id) {
-                err(ErrorCode::Unauthorized, "spectators cannot act")
-            } else {
-                err(ErrorCode::NotInLobby, "you are not in this lobby")
-            });
+            return Err(err(ErrorCode::NotInLobby, "you are not in this lobby"));
         };
-        // After a lost database connection, learn what the database holds before checking the version: a retry
-        // of an action whose commit went through must be refused as stale, not applied twice.
-        if self.running.as_ref().is_some_and(|r| r.unsure) && !Box::pin(self.reload()).await {
-            return Err(store_unavailable());
-        }
+        // After a lost database connection, learn what the database holds before checking the version (a newer
+        // state is then checked below like any other).
+        self.reload_if_unsure().await?;
         let Some(running) = &self.running else {
             return Err(err(ErrorCode::NotStarted, "the match has not started"));
         };
@@ -158,19 +153,12 @@ impl Table {
         action: RawJson,
         now: Millis,
     ) -> Result<u64, ErrorBody> {
-        if self.running.as_ref().is_some_and(|r| r.unsure) {
-            let before = self.version();
-            // Boxed, like the reload below: rare, and its database reads would make every action's future large.
-            if !Box::pin(self.reload()).await {
-                return Err(store_unavailable());
-            }
-            if self.version() != before {
-                // The action was chosen on the state before the lost commit: choose again.
-                return Err(err(
-                    ErrorCode::StaleVersion,
-                    format!("the state is at version {}", self.version()),
-                ));
-            }
+        if self.reload_if_unsure().await? {
+            // The action was chosen on the state before the lost commit: choose again.
+            return Err(err(
+                ErrorCode::StaleVersion,
+                format!("the state is at version {}", self.version()),
+            ));
         }
         if self.phase == Phase::Finished {
             return Err(err(ErrorCode::GameOver, "the match is over"));
@@ -219,29 +207,7 @@ impl Table {
             .await;
         self.metrics.db_write_latency.observe(write_started.elapsed());
         if let Err(e) = written {
-            if e.is_fenced() {
-                // Cluster mode: another node owns the table now; this one stops (`cluster/`).
-                return Err(super::moved());
-            }
-            // Nothing was published. Whatever the database holds now is the truth: reload it. If the database
-            // cannot be reached, the reload is retried before the next action (see `Running::unsure`).
-            error!(error = %e, seq, "appending an action failed; reloading the match from the database");
-            let unavailable = e.is_unavailable();
-            if !Box::pin(self.reload()).await || unavailable {
-                return Err(store_unavailable());
-            }
-            if self.version() != seq - 1 {
-                // The database held an action memory did not (a write that timed out and committed after all):
-                // the sequence number was taken. The state is the database's now; choose again.
-                return Err(err(
-                    ErrorCode::StaleVersion,
-                    format!("the state is at version {}", self.version()),
-                ));
-            }
-            return Err(err(
-                ErrorCode::Internal,
-                "the action could not be stored; nothing changed",
-            ));
+            return Err(self.not_appended(e, seq).await);
         }
         debug!(seq, ?actor, "action committed");
         // A race that begins here is timed from this action's time and from its pushes (`claim_time`).
@@ -275,6 +241,36 @@ impl Table {
         }
         self.push_state_to_all(seq - 1, &events);
         Ok(seq)
+    }
+}
+
+impl Table {
+    /// The answer to an action whose append (of sequence number `seq`) failed with `e`; nothing was published.
+    /// Whatever the database holds now is the truth: the match is reloaded. If the database cannot be reached, the
+    /// reload is retried before the next action (see `Running::unsure`).
+    async fn not_appended(&mut self, e: StoreError, seq: u64) -> ErrorBody {
+        if e.is_fenced() {
+            // Cluster mode: another node owns the table now; this one stops (`cluster/`).
+            return super::moved();
+        }
+        error!(error = %e, seq, "appending an action failed; reloading the match from the database");
+        let unavailable = e.is_unavailable();
+        // Boxed: rare, and its database reads would make every action's future large.
+        if !Box::pin(self.reload()).await || unavailable {
+            return store_unavailable();
+        }
+        if self.version() != seq - 1 {
+            // The database held an action memory did not (a write that timed out and committed after all): the
+            // sequence number was taken. The state is the database's now; choose again.
+            return err(
+                ErrorCode::StaleVersion,
+                format!("the state is at version {}", self.version()),
+            );
+        }
+        err(
+            ErrorCode::Internal,
+            "the action could not be stored; nothing changed",
+        )
     }
 }
 

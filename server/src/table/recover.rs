@@ -5,11 +5,13 @@
 
 use std::collections::VecDeque;
 
+use protocol::ErrorBody;
 use rules::{AnyGame, Status};
 use tracing::{error, info, warn};
 
 use super::{
     Occupant, RecoverError, Running, Table, TableDeps, lobby::newest_rules_version, play::SeatOptions,
+    store_unavailable,
 };
 use crate::store::{Phase, SeatKind, StoredLobby, StoredMatch};
 
@@ -55,6 +57,22 @@ impl Table {
             running,
             deps,
         ))
+    }
+
+    /// The one decision on a match left unsure (`Running::unsure`: a write of unknown outcome whose reload
+    /// failed): before anything is checked against its state, reload it, so that a retried action whose commit
+    /// went through is refused as stale rather than applied twice; `store_unavailable` while the database cannot
+    /// be read. Returns whether the reload found a newer state than memory had (`false` for a match that is sure).
+    pub(super) async fn reload_if_unsure(&mut self) -> Result<bool, ErrorBody> {
+        if !self.running.as_ref().is_some_and(|r| r.unsure) {
+            return Ok(false);
+        }
+        let before = self.version();
+        // Boxed: rare, and its database reads would make every action's future large.
+        if !Box::pin(self.reload()).await {
+            return Err(store_unavailable());
+        }
+        Ok(self.version() != before)
     }
 
     /// After a failed write: rebuild the match from what the database holds. Returns false, and marks the
