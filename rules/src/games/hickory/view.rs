@@ -105,23 +105,25 @@ pub struct SpaceView {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
-pub struct MouseView {
+pub struct MouseView<'a> {
     pub mouse: MouseKind,
     pub loc: Loc,
     pub capacity: usize,
-    pub tiles: Vec<Tile>,
+    pub tiles: Mapped<'a, TileId, Tile>,
 }
 
-/// A seat's mice as its view shows them.
-fn mice_view(mice: &[MouseState]) -> Vec<MouseView> {
-    mice.iter()
-        .map(|m| MouseView {
-            mouse: m.kind,
-            loc: m.loc,
-            capacity: m.kind.capacity(),
-            tiles: tiles(&m.tiles),
-        })
-        .collect()
+// The lists are borrowed from the state and shown through a function as they are written (`Mapped`): built as
+// `Vec`s, the 4-seat `server` run of `cargo bench -p rules --bench engines` took 6-20 % longer.
+/// A seat's mice as its view shows them, borrowed from the state.
+pub type MiceView<'a> = Mapped<'a, MouseState, MouseView<'a>>;
+
+fn mice_view(mice: &[MouseState]) -> MiceView<'_> {
+    Mapped::new(mice, (), |m, _, ()| MouseView {
+        mouse: m.kind,
+        loc: m.loc,
+        capacity: m.kind.capacity(),
+        tiles: Mapped::new(&m.tiles, (), |&id, _, ()| tile(id)),
+    })
 }
 
 /// What a hunt-board space asks for: an item of one colour, or one kind of item in any colour. A delivered item
@@ -264,13 +266,13 @@ pub struct PlayerView<'a> {
     pub hunt: HuntView<'a>,
     pub hunt_spaces_done: usize,
     #[json(shared)]
-    pub mice: Vec<MouseView>,
+    pub mice: MiceView<'a>,
     pub scaler_link: u8,
     pub favour_count: usize,
     /// The cards themselves: only in the owner's own view, and for everyone once the game is over.
-    pub favours: Option<Vec<FavourCard>>,
+    pub favours: Option<Mapped<'a, FavourId, FavourCard>>,
     #[json(shared)]
-    pub missions_done: Vec<MissionCard>,
+    pub missions_done: Mapped<'a, MissionId, MissionCard>,
 }
 
 /// The decision the table is waiting for.
@@ -348,17 +350,17 @@ pub struct HickoryView<'a> {
     #[json(shared)]
     pub spaces: Vec<SpaceView>,
     pub web_wilds: usize,
-    pub web_market: Vec<Tile>,
+    pub web_market: Mapped<'a, TileId, Tile>,
     pub bag: usize,
     pub pantry: usize,
     /// Relics handed over to Lord Cuckoo, out of the game (rules version 2).
     pub relics_returned: usize,
     pub favour_deck: usize,
     #[json(shared)]
-    pub favour_discard: Vec<FavourCard>,
+    pub favour_discard: Mapped<'a, FavourId, FavourCard>,
     pub mission_deck: usize,
     #[json(shared)]
-    pub missions: Vec<MissionCard>,
+    pub missions: Mapped<'a, MissionId, MissionCard>,
     pub pinecone: u8,
     pub paws: &'a [u8],
     pub seats: Vec<PlayerView<'a>>,
@@ -542,14 +544,14 @@ impl Hickory {
                 })
                 .collect(),
             web_wilds: self.web_wilds.len(),
-            web_market: tiles(&self.web_market),
+            web_market: Mapped::new(&self.web_market, (), |&id, _, ()| tile(id)),
             bag: self.bag.len(),
             pantry: self.pantry.len(),
             relics_returned: self.cuckoo.len(),
             favour_deck: self.favour_deck.len(),
-            favour_discard: self.favour_discard.iter().map(|&f| favour_card(f)).collect(),
+            favour_discard: Mapped::new(&self.favour_discard, (), |&f, _, ()| favour_card(f)),
             mission_deck: self.mission_deck.len(),
-            missions: self.missions.iter().map(|&m| mission_card(m)).collect(),
+            missions: Mapped::new(&self.missions, (), |&m, _, ()| mission_card(m)),
             pinecone: self.pinecone,
             paws: &self.paws,
             seats: Seat::all(self.players)
@@ -569,7 +571,7 @@ impl Hickory {
                         scaler_link: p.scaler_link,
                         favour_count: p.favours.len(),
                         favours: None,
-                        missions_done: p.missions_done.iter().map(|&m| mission_card(m)).collect(),
+                        missions_done: Mapped::new(&p.missions_done, (), |&m, _, ()| mission_card(m)),
                     }
                 })
                 .collect(),
@@ -586,13 +588,9 @@ impl Hickory {
         view.viewer = viewer;
         view.decision = self.decision().map(|d| self.decision_view(&d, viewer));
         for p in &mut view.seats {
-            p.favours = self.shows_favours(viewer, p.seat).then(|| {
-                self.player(p.seat)
-                    .favours
-                    .iter()
-                    .map(|&f| favour_card(f))
-                    .collect()
-            });
+            p.favours = self
+                .shows_favours(viewer, p.seat)
+                .then(|| Mapped::new(&self.player(p.seat).favours, (), |&f, _, ()| favour_card(f)));
         }
     }
 }
