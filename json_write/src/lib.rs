@@ -15,6 +15,10 @@
 //! internally tagged enum after a member that is always written. Deserialize-only attributes (`default`,
 //! `deny_unknown_fields`, `alias`) are ignored; anything else is a compile error.
 //!
+//! One attribute of its own, `#[json(shared)]` on a struct's member: the member is the same in every viewer's
+//! view of one state, so [`WriteJson::write_json_shared`] writes it for the first viewer and copies its text for
+//! the others ([`Shared`]). It changes no text, and `write_json` ignores it.
+//!
 //! `#[derive(TagFirst)]` is the reading side's one piece: serde's `Deserialize` for an internally tagged enum
 //! that reads the tag first when it comes first, instead of buffering the whole object ([`tag_first`]).
 
@@ -28,6 +32,16 @@ use std::borrow::Cow;
 /// A value that appends its JSON text to a buffer: serde_json's compact text of the same value.
 pub trait WriteJson {
     fn write_json(&self, out: &mut String);
+
+    /// [`WriteJson::write_json`] for one of several viewers' views of one change: a member marked
+    /// `#[json(shared)]` takes its text from `shared` once another viewer's view wrote it there. The derive
+    /// passes `shared` on to every member, and lists, options and references pass it on to what they hold;
+    /// every other type writes itself as always.
+    #[inline]
+    fn write_json_shared(&self, out: &mut String, shared: &mut Shared) {
+        let _ = shared;
+        self.write_json(out);
+    }
 
     /// The text in a new string (tests; the server sizes its buffers from the last text).
     fn to_json_string(&self) -> String {
@@ -60,6 +74,57 @@ pub fn to_raw_value<T: WriteJson + ?Sized>(
     #[allow(unsafe_code)]
     unsafe {
         serde_json::value::RawValue::from_string_unchecked(out)
+    }
+}
+
+/// [`to_raw_value`] of one of several viewers' views of one change, the members every viewer shares
+/// (`#[json(shared)]`) copied from `shared` once written ([`Shared`]).
+pub fn to_raw_value_shared<T: WriteJson + ?Sized>(
+    value: &T,
+    size_hint: &mut usize,
+    shared: &mut Shared,
+) -> Box<serde_json::value::RawValue> {
+    let mut out = String::with_capacity(*size_hint);
+    value.write_json_shared(&mut out, shared);
+    *size_hint = (out.len() + out.len() / 8 + 64).min(1 << 20);
+    debug_assert!(
+        serde_json::from_str::<serde::de::IgnoredAny>(&out).is_ok(),
+        "not JSON: {out}"
+    );
+    // SAFETY: as in `to_raw_value`: `write_json_shared` writes what `write_json` writes, or a copy of text that
+    // `write_json` wrote for the same member (`Shared::write`).
+    #[allow(unsafe_code)]
+    unsafe {
+        serde_json::value::RawValue::from_string_unchecked(out)
+    }
+}
+
+/// The text of the view members that every viewer shares, kept by the writer of one change's views: a view is
+/// built once per change and rebound from viewer to viewer in place (`rules::Game::rebind_view`), and a member
+/// marked `#[json(shared)]` in its type is written for the first viewer and copied for the others. A member is
+/// known by where it lies in the view, so one `Shared` serves the views of one state only, rebound in place:
+/// make a new one for the next change. The engine promises that a shared member is the same for every viewer
+/// (`rules`' random games check every rebound view's text against a view built afresh).
+#[derive(Debug, Default)]
+pub struct Shared {
+    text: String,
+    /// Each member written so far: its address and its text's place in `text`.
+    kept: Vec<(usize, std::ops::Range<usize>)>,
+}
+
+impl Shared {
+    /// Writes `member`, or copies its text if it was written before.
+    pub fn write<T: WriteJson + ?Sized>(&mut self, member: &T, out: &mut String) {
+        let at = (member as *const T).cast::<()>() as usize;
+        if let Some((_, range)) = self.kept.iter().find(|(a, _)| *a == at) {
+            out.push_str(&self.text[range.clone()]);
+            return;
+        }
+        let start = out.len();
+        member.write_json(out);
+        let from = self.text.len();
+        self.text.push_str(&out[start..]);
+        self.kept.push((at, from..self.text.len()));
     }
 }
 
@@ -243,12 +308,22 @@ impl<T: WriteJson + ?Sized> WriteJson for &T {
     fn write_json(&self, out: &mut String) {
         (**self).write_json(out);
     }
+
+    #[inline]
+    fn write_json_shared(&self, out: &mut String, shared: &mut Shared) {
+        (**self).write_json_shared(out, shared);
+    }
 }
 
 impl<T: WriteJson + ?Sized> WriteJson for Box<T> {
     #[inline]
     fn write_json(&self, out: &mut String) {
         (**self).write_json(out);
+    }
+
+    #[inline]
+    fn write_json_shared(&self, out: &mut String, shared: &mut Shared) {
+        (**self).write_json_shared(out, shared);
     }
 }
 
@@ -273,6 +348,14 @@ impl<T: WriteJson> WriteJson for Option<T> {
             None => out.push_str("null"),
         }
     }
+
+    #[inline]
+    fn write_json_shared(&self, out: &mut String, shared: &mut Shared) {
+        match self {
+            Some(value) => value.write_json_shared(out, shared),
+            None => out.push_str("null"),
+        }
+    }
 }
 
 impl<T: WriteJson> WriteJson for [T] {
@@ -288,6 +371,19 @@ impl<T: WriteJson> WriteJson for [T] {
         }
         out.push(']');
     }
+
+    fn write_json_shared(&self, out: &mut String, shared: &mut Shared) {
+        out.push('[');
+        let mut items = self.iter();
+        if let Some(first) = items.next() {
+            first.write_json_shared(out, shared);
+            for item in items {
+                out.push(',');
+                item.write_json_shared(out, shared);
+            }
+        }
+        out.push(']');
+    }
 }
 
 impl<T: WriteJson, const N: usize> WriteJson for [T; N] {
@@ -295,12 +391,22 @@ impl<T: WriteJson, const N: usize> WriteJson for [T; N] {
     fn write_json(&self, out: &mut String) {
         self.as_slice().write_json(out);
     }
+
+    #[inline]
+    fn write_json_shared(&self, out: &mut String, shared: &mut Shared) {
+        self.as_slice().write_json_shared(out, shared);
+    }
 }
 
 impl<T: WriteJson> WriteJson for Vec<T> {
     #[inline]
     fn write_json(&self, out: &mut String) {
         self.as_slice().write_json(out);
+    }
+
+    #[inline]
+    fn write_json_shared(&self, out: &mut String, shared: &mut Shared) {
+        self.as_slice().write_json_shared(out, shared);
     }
 }
 
@@ -501,97 +607,6 @@ impl<T, U: schemars::JsonSchema, C: Copy> schemars::JsonSchema for Mapped<'_, T,
     }
 }
 
-/// A value whose JSON text is written once and then copied: a part of a view that every viewer shares, in a view
-/// built once per change and rebound from viewer to viewer (`rules::Game::rebind_view`), is written for the first
-/// viewer and copied for the others. The value cannot change once wrapped (there is no `&mut` access), so the
-/// kept text is always the value's. serde serialises the value itself, and its JSON Schema is `T`'s.
-pub struct Kept<T> {
-    value: T,
-    text: std::cell::OnceCell<Box<str>>,
-}
-
-impl<T> Kept<T> {
-    pub fn new(value: T) -> Self {
-        Kept {
-            value,
-            text: std::cell::OnceCell::new(),
-        }
-    }
-}
-
-impl<T> std::ops::Deref for Kept<T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        &self.value
-    }
-}
-
-impl<T> From<T> for Kept<T> {
-    fn from(value: T) -> Self {
-        Kept::new(value)
-    }
-}
-
-impl<T: Clone> Clone for Kept<T> {
-    fn clone(&self) -> Self {
-        Kept {
-            value: self.value.clone(),
-            text: self.text.clone(),
-        }
-    }
-}
-
-impl<T: std::fmt::Debug> std::fmt::Debug for Kept<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.value.fmt(f)
-    }
-}
-
-impl<T: PartialEq> PartialEq for Kept<T> {
-    fn eq(&self, other: &Self) -> bool {
-        self.value == other.value
-    }
-}
-
-impl<T: Eq> Eq for Kept<T> {}
-
-impl<T: WriteJson> WriteJson for Kept<T> {
-    fn write_json(&self, out: &mut String) {
-        if let Some(text) = self.text.get() {
-            out.push_str(text);
-        } else {
-            let start = out.len();
-            self.value.write_json(out);
-            let _ = self.text.set(out[start..].into());
-        }
-    }
-}
-
-impl<T: serde::Serialize> serde::Serialize for Kept<T> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.value.serialize(serializer)
-    }
-}
-
-impl<T: schemars::JsonSchema> schemars::JsonSchema for Kept<T> {
-    fn inline_schema() -> bool {
-        T::inline_schema()
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        T::schema_name()
-    }
-
-    fn schema_id() -> Cow<'static, str> {
-        T::schema_id()
-    }
-
-    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        T::json_schema(generator)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -645,20 +660,23 @@ mod tests {
     }
 
     #[test]
-    fn a_kept_value_writes_its_text_once_and_then_copies_it() {
-        let kept = Kept::new(vec!["a\"b".to_string(), "c".to_string()]);
-        same(&kept);
-        // The second write copies the kept text: the same text, after whatever the buffer already holds.
+    fn a_shared_member_is_written_once_and_then_copied() {
+        let members = [vec!["a\"b".to_string()], vec!["c".to_string()]];
+        let mut shared = Shared::default();
         let mut out = String::from("[1,");
-        kept.write_json(&mut out);
-        assert_eq!(out, r#"[1,["a\"b","c"]"#);
-        assert_eq!(kept.text.get().map(|t| &**t), Some(r#"["a\"b","c"]"#));
-        let copy = kept.clone();
-        assert_eq!(copy.to_json_string(), kept.to_json_string());
-        assert_eq!(*copy, vec!["a\"b".to_string(), "c".to_string()]);
-        assert_eq!(
-            serde_json::to_value(schemars::schema_for!(Kept<Vec<u8>>)).unwrap(),
-            serde_json::to_value(schemars::schema_for!(Vec<u8>)).unwrap()
-        );
+        shared.write(&members[0], &mut out);
+        assert_eq!(out, r#"[1,["a\"b"]"#);
+        // The second write of the same member copies the kept text; another member is written (and kept) anew.
+        let mut again = String::new();
+        shared.write(&members[0], &mut again);
+        shared.write(&members[1], &mut again);
+        shared.write(&members[1], &mut again);
+        assert_eq!(again, r#"["a\"b"]["c"]["c"]"#);
+        assert_eq!(shared.kept.len(), 2);
+        assert_eq!(shared.text, r#"["a\"b"]["c"]"#);
+        // What a shared write gives for anything that marks nothing: its own text.
+        let mut plain = String::new();
+        Some(&members[..]).write_json_shared(&mut plain, &mut shared);
+        assert_eq!(plain, serde_json::to_string(&members).unwrap());
     }
 }

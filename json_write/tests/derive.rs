@@ -253,3 +253,59 @@ fn flattened_members_are_serdes_text() {
     }
     same(&FlatEvent::Other);
 }
+
+#[derive(Serialize, WriteJson)]
+struct Seen {
+    viewer: u8,
+    #[json(shared)]
+    board: Vec<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[json(shared)]
+    note: Option<&'static str>,
+    hands: Vec<Hand>,
+}
+
+#[derive(Serialize, WriteJson)]
+struct Hand {
+    #[json(shared)]
+    shown: Vec<u8>,
+    own: Option<Vec<u8>>,
+}
+
+#[test]
+fn shared_members_are_written_once_for_every_viewer() {
+    let mut view = Seen {
+        viewer: 0,
+        board: vec![1, 2, 3],
+        note: Some("\"x\""),
+        hands: vec![
+            Hand {
+                shown: vec![4],
+                own: Some(vec![5]),
+            },
+            Hand {
+                shown: vec![6],
+                own: None,
+            },
+        ],
+    };
+    same(&view);
+    let mut shared = json_write::Shared::default();
+    let mut first = String::new();
+    view.write_json_shared(&mut first, &mut shared);
+    assert_eq!(first, serde_json::to_string(&view).unwrap());
+    // Rebound in place for the next viewer: its own members change, the shared ones keep their text.
+    view.viewer = 1;
+    view.hands[0].own = None;
+    view.hands[1].own = Some(vec![7, 8]);
+    let mut second = String::new();
+    view.write_json_shared(&mut second, &mut shared);
+    assert_eq!(second, serde_json::to_string(&view).unwrap());
+    // The kept text is what is copied: a shared member changed against the promise shows its first text, which is
+    // how the copy (and not a second write) is seen.
+    view.board.truncate(0);
+    let mut third = String::new();
+    view.write_json_shared(&mut third, &mut shared);
+    assert!(third.contains(r#""board":[1,2,3]"#), "{third}");
+    assert!(view.to_json_string().contains(r#""board":[]"#));
+}

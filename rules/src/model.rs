@@ -442,8 +442,9 @@ pub trait Game: Clone + fmt::Debug + Serialize + DeserializeOwned {
 
     /// Makes `view`, which this same state built for another viewer, `viewer`'s view: what `self.view(viewer)`
     /// gives. The server writes every viewer's view of one change from one build this way. The default builds
-    /// afresh; a game whose viewers' views differ in a few members sets only those and keeps the rest, with their
-    /// text once written (`json_write::Kept`). `rules/tests/random_sim.rs` checks at every step of random games of
+    /// afresh; a game whose viewers' views differ in a few members sets only those and keeps the rest; a member
+    /// marked `#[json(shared)]` in the view's type is written for the first viewer and its text copied for the
+    /// others (`json_write::Shared`), so it must be the same for every viewer. `rules/tests/random_sim.rs` checks at every step of random games of
     /// every game that the rebound view writes `self.view(viewer)`'s text.
     fn rebind_view<'a>(&'a self, view: &mut Self::View<'a>, viewer: Viewer) {
         *view = self.view(viewer);

@@ -454,11 +454,13 @@ fn views_text<G: Game>(game: &G, viewers: &[Viewer], size_hint: &mut usize) -> V
         return Vec::new();
     };
     let mut view = game.view(first);
+    // The members every viewer shares (`#[json(shared)]`), written for the first viewer and copied for the others.
+    let mut shared = json_write::Shared::default();
     let mut texts = Vec::with_capacity(viewers.len());
-    texts.push(json_write::to_raw_value(&view, size_hint));
+    texts.push(json_write::to_raw_value_shared(&view, size_hint, &mut shared));
     for &viewer in rest {
         game.rebind_view(&mut view, viewer);
-        texts.push(json_write::to_raw_value(&view, size_hint));
+        texts.push(json_write::to_raw_value_shared(&view, size_hint, &mut shared));
     }
     texts
 }

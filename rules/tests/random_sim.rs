@@ -53,24 +53,26 @@ impl GameVisitor for RandomSim {
                             );
                         }
                         // The server writes every viewer's view of a change from one build rebound from viewer to
-                        // viewer (`Game::rebind_view`): each text is that viewer's own, whoever the build was for,
-                        // in either order and back to the first.
+                        // viewer (`Game::rebind_view`), the shared members' text kept from the first
+                        // (`json_write::Shared`): each text is that viewer's own, whoever the build was for, in
+                        // either order and back to the first.
                         let n = viewers.len();
                         for order in [
                             (0..n).chain([0]).collect::<Vec<_>>(),
                             (0..n).rev().chain([n - 1]).collect(),
                         ] {
+                            let mut shared = json_write::Shared::default();
+                            let mut write = |view: &G::View<'_>| {
+                                let mut out = String::new();
+                                view.write_json_shared(&mut out, &mut shared);
+                                out
+                            };
                             let mut view = state.view(viewers[order[0]]);
-                            assert_eq!(
-                                view.to_json_string(),
-                                texts[order[0]],
-                                "{}: a view as written",
-                                info.id
-                            );
+                            assert_eq!(write(&view), texts[order[0]], "{}: a view as written", info.id);
                             for &i in &order[1..] {
                                 state.rebind_view(&mut view, viewers[i]);
                                 assert_eq!(
-                                    view.to_json_string(),
+                                    write(&view),
                                     texts[i],
                                     "{}: a view rebound to {:?}",
                                     info.id,

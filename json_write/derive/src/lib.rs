@@ -7,7 +7,7 @@ use proc_macro2::{Literal, Span, TokenStream as Tokens};
 use quote::{format_ident, quote};
 use syn::{Data, DeriveInput, Error, Fields, Ident, LitStr, parse_macro_input};
 
-#[proc_macro_derive(WriteJson, attributes(serde))]
+#[proc_macro_derive(WriteJson, attributes(serde, json))]
 pub fn derive_write_json(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     expand(&input).unwrap_or_else(Error::into_compile_error).into()
@@ -320,6 +320,8 @@ fn json_name(ident: &Ident, member: &Member, rule: Option<Rule>, variant: bool) 
 struct Writer {
     code: Vec<Tokens>,
     pending: String,
+    /// Writing `write_json_shared`: members pass `shared` on, and `#[json(shared)]` members go through it.
+    shared: bool,
 }
 
 impl Writer {
@@ -344,8 +346,32 @@ impl Writer {
     /// Writes `value` (an expression of a `WriteJson` type).
     fn value(&mut self, value: Tokens) {
         self.flush();
-        self.code
-            .push(quote! { ::json_write::WriteJson::write_json(#value, out); });
+        if self.shared {
+            self.code
+                .push(quote! { ::json_write::WriteJson::write_json_shared(#value, out, shared); });
+        } else {
+            self.code
+                .push(quote! { ::json_write::WriteJson::write_json(#value, out); });
+        }
+    }
+
+    /// Writes a member: through `shared` if it is marked `#[json(shared)]` and this is `write_json_shared`.
+    fn member(&mut self, member: &Field) {
+        if self.shared && member.shared {
+            self.flush();
+            let value = &member.value;
+            self.code.push(quote! { shared.write(#value, out); });
+        } else {
+            self.value(member.value.clone());
+        }
+    }
+
+    /// A writer for a part of this one's output, in the same mode.
+    fn part(&self) -> Writer {
+        Writer {
+            shared: self.shared,
+            ..Writer::default()
+        }
     }
 
     fn members_of(&mut self, value: Tokens) {
@@ -371,6 +397,13 @@ fn named_members(
     let mut members = Vec::new();
     for field in &fields.named {
         let attrs = member_attrs(&field.attrs)?;
+        let shared = shared_attr(&field.attrs)?;
+        if shared && attrs.flatten {
+            return Err(Error::new_spanned(
+                field,
+                "WriteJson: `#[json(shared)]` with `flatten` is not supported",
+            ));
+        }
         if attrs.skip {
             continue;
         }
@@ -386,9 +419,27 @@ fn named_members(
             value: access(ident),
             skip_if: attrs.skip_if,
             flatten: attrs.flatten,
+            shared,
         });
     }
     Ok(members)
+}
+
+/// Whether a member is marked `#[json(shared)]`: the same for every viewer of a state, written once for all of
+/// them by `write_json_shared` (`json_write::Shared`). Only on a struct's named fields.
+fn shared_attr(attrs: &[syn::Attribute]) -> syn::Result<bool> {
+    let mut shared = false;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("json")) {
+        attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("shared") {
+                shared = true;
+                Ok(())
+            } else {
+                Err(meta.error("WriteJson: the one `json` attribute is `#[json(shared)]`"))
+            }
+        })?;
+    }
+    Ok(shared)
 }
 
 /// A member as written: its JSON name, the expression that borrows it, and its `skip_serializing_if`.
@@ -398,6 +449,8 @@ struct Field {
     value: Tokens,
     skip_if: Option<syn::ExprPath>,
     flatten: bool,
+    /// `#[json(shared)]`.
+    shared: bool,
 }
 
 /// `{"a":..,"b":..}` (or the members alone, each led by a comma, when `open` is false). A member with
@@ -434,11 +487,11 @@ fn write_object(w: &mut Writer, members: &[Field], open: bool) -> syn::Result<()
         if member.skip_if.is_none() && surely_one {
             w.text(",");
             w.text(&key);
-            w.value(value.clone());
+            w.member(member);
             continue;
         }
         // A member that may be skipped, or the first that is not when every one before it may be.
-        let mut m = Writer::default();
+        let mut m = w.part();
         if surely_one {
             m.text(",");
             m.text(&key);
@@ -455,7 +508,7 @@ fn write_object(w: &mut Writer, members: &[Field], open: bool) -> syn::Result<()
                 m.text(&key);
             }
         }
-        m.value(value.clone());
+        m.member(member);
         let code = m.finish();
         w.flush();
         match &member.skip_if {
@@ -506,6 +559,8 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let mut members_impl = Tokens::new();
+    // `write_json_shared`, for a struct with named members (everything else keeps the default).
+    let mut shared_impl = Tokens::new();
 
     let body = match &input.data {
         Data::Struct(data) => {
@@ -523,9 +578,31 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                         let [member] = members.as_slice() else {
                             return Err(Error::new(Span::call_site(), "transparent needs one field"));
                         };
+                        if member.shared {
+                            return Err(Error::new(
+                                Span::call_site(),
+                                "`#[json(shared)]` in a transparent struct",
+                            ));
+                        }
                         w.value(member.value.clone());
                     } else {
                         write_object(&mut w, &members, true)?;
+                        let mut sw = Writer {
+                            shared: true,
+                            ..Writer::default()
+                        };
+                        write_object(&mut sw, &members, true)?;
+                        let shared_code = sw.finish();
+                        shared_impl = quote! {
+                            #[inline]
+                            fn write_json_shared(
+                                &self,
+                                out: &mut ::std::string::String,
+                                shared: &mut ::json_write::Shared,
+                            ) {
+                                #shared_code
+                            }
+                        };
                         let mut m = Writer::default();
                         write_object(&mut m, &members, false)?;
                         let members_code = m.finish();
@@ -598,6 +675,12 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                             .collect();
                         // Variant fields are not renamed by the enum's `rename_all` (that is `rename_all_fields`).
                         let members = named_members(fields, None, &|f| quote! { #f })?;
+                        if members.iter().any(|m| m.shared) {
+                            return Err(Error::new_spanned(
+                                fields,
+                                "WriteJson: `#[json(shared)]` is for a struct's members, not a variant's",
+                            ));
+                        }
                         (quote! { Self::#v { #(#binds),* } }, Content::Struct(members))
                     }
                 };
@@ -697,6 +780,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
             fn write_json(&self, out: &mut ::std::string::String) {
                 #body
             }
+            #shared_impl
         }
         #members_impl
     })

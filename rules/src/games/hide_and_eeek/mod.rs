@@ -8,19 +8,23 @@
 
 mod bot;
 pub mod data;
+mod legal;
+mod scoring;
 mod secrets;
 #[cfg(test)]
 mod tests;
+mod turn;
 mod v2;
+mod view;
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::fmt;
 
-use json_write::Mapped;
 use serde::{Deserialize, Serialize};
 
 use self::data::*;
+pub use self::view::*;
 use crate::model::{
     Actor, Deadline, Event, Game, GameInfo, Millis, OptionKind, OptionSpec, Outcome, Reject, RejectKind,
     Seat, SetupError, Status, Viewer,
@@ -276,19 +280,6 @@ pub struct ClaimResult {
     pub tied: bool,
 }
 
-/// An open window as every viewer sees it: who has answered, not what.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
-pub struct LookView {
-    pub cells: Vec<Cell>,
-    pub opened_at: Millis,
-    pub closes_at: Millis,
-    pub during_turn: bool,
-    pub responded: Vec<Seat>,
-    /// Version 3: a late window (opened by a claim on a card already face up; its claimant answered first).
-    #[serde(skip_serializing_if = "is_false")]
-    pub late: bool,
-}
-
 /// What a seat sends.
 #[derive(
     Clone, Debug, PartialEq, Eq, Serialize, json_write::TagFirst, schemars::JsonSchema, json_write::WriteJson,
@@ -511,646 +502,16 @@ impl Reject for Rejected {
     }
 }
 
-/// A grid position as a viewer sees it.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
-)]
-#[serde(tag = "card", rename_all = "snake_case")]
-pub enum CellView {
-    Empty,
-    FaceDown,
-    /// `mouse`: version 1 only. Version 2 shows the card as a player sees it, its number, and the client draws
-    /// the camouflaged mouse from the number: spotting it is the game.
-    FaceUp {
-        number: u8,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        mouse: Option<bool>,
-    },
-}
-
-/// What every viewer sees of a grid position holding `card` (`shows_mouse`: rules version 1, which tells
-/// whether a face-up card is a mouse).
-fn cell_view(card: &Option<GridCard>, _col: usize, shows_mouse_too: bool) -> CellView {
-    match card {
-        None => CellView::Empty,
-        Some(card) if card.face_up => CellView::FaceUp {
-            number: card.number,
-            mouse: shows_mouse_too.then(|| shows_mouse(card.number)),
-        },
-        Some(_) => CellView::FaceDown,
-    }
-}
-
-/// One seat's public information.
-#[derive(
-    Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, json_write::WriteJson,
-)]
-pub struct PileView {
-    pub cards: usize,
-    pub top: Option<u8>,
-}
-
-/// The grid as a viewer sees it: one list per row (each row a list of its cells), borrowed from the state.
-pub type GridView<'a> = Mapped<'a, u8, Mapped<'a, Option<GridCard>, CellView, bool>, &'a HideAndEeek>;
-
-/// The rows' numbers, what [`GridView`] maps to rows.
-const ROWS: [u8; GRID_SIZE as usize] = {
-    let mut rows = [0; GRID_SIZE as usize];
-    let mut row = 0;
-    while row < rows.len() {
-        rows[row] = row as u8;
-        row += 1;
-    }
-    rows
-};
-
-/// What one viewer may know. Identical for every viewer: this game has no private hands, only face-down cards
-/// and the draw pile, which nobody may see.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
-pub struct View<'a> {
-    /// How many seats the match has.
-    pub player_count: u8,
-    pub target: u8,
-    /// The grid, row by row from the top, each row its cells from the left.
-    pub grid: GridView<'a>,
-    pub mouse: Cell,
-    pub draw_pile: usize,
-    pub piles: Vec<PileView>,
-    pub turn: Seat,
-    pub roll: Roll,
-    pub step: &'a TurnStep,
-    pub race: Option<&'a Race>,
-    /// Version 2: the open Eeek! window.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub look: Option<LookView>,
-    pub owed_turns: &'a VecDeque<Seat>,
-    /// Version 2: turns each seat must miss for false claims.
-    #[serde(skip_serializing_if = "<[u8]>::is_empty")]
-    pub skips: &'a [u8],
-    /// The card that higher/lower compares with now (the top of the scoring pile, or the last card chosen).
-    pub baseline: Option<u8>,
-    pub over: bool,
-}
-
 impl HideAndEeek {
     fn card_at(&self, cell: Cell) -> Option<GridCard> {
         self.grid[cell.index()]
     }
-
-    /// The grid as every viewer sees it.
-    fn grid_view(&self) -> GridView<'_> {
-        Mapped::new(&ROWS, self, |&row, _, game| {
-            let start = row as usize * GRID_SIZE as usize;
-            let cards = &game.grid[start..start + GRID_SIZE as usize];
-            Mapped::new(cards, !game.v2(), cell_view)
-        })
-    }
-
-    /// The view's `baseline`: none once the game is over.
-    fn shown_baseline(&self) -> Option<u8> {
-        if self.over { None } else { self.baseline() }
-    }
-
-    fn roll_dice(rng: &mut Rng) -> Roll {
-        let face = MOVEMENT_DIE[rng.index(MOVEMENT_DIE.len())];
-        let category = CATEGORY_DIE[rng.index(CATEGORY_DIE.len())];
-        Roll {
-            steps: face.steps,
-            arrow: face.arrow,
-            category,
-        }
-    }
-
-    /// Every cell the mouse can end on after exactly `steps` orthogonal steps without revisiting a cell (the
-    /// start included), in row-major order. If no walk is that long, the longest possible walks count.
-    ///
-    /// The answer depends only on the grid's shape, so it is computed once per (start, steps) and then looked up:
-    /// the walk enumerates every self-avoiding path and was 87 % of the engine's time (docs/performance.md).
-    pub fn destinations(from: Cell, steps: u8) -> Vec<Cell> {
-        Self::reachable(from, steps).into_owned()
-    }
-
-    /// [`HideAndEeek::destinations`] without a copy of the table's list.
-    fn reachable(from: Cell, steps: u8) -> Cow<'static, [Cell]> {
-        const MAX_CACHED_STEPS: u8 = 6;
-        static TABLE: std::sync::OnceLock<Vec<Vec<Cell>>> = std::sync::OnceLock::new();
-        if !from.on_grid() || steps > MAX_CACHED_STEPS {
-            return Cow::Owned(Self::walk_destinations(from, steps));
-        }
-        let table = TABLE.get_or_init(|| {
-            (0..GRID_CELLS)
-                .flat_map(|i| {
-                    (0..=MAX_CACHED_STEPS).map(move |s| Self::walk_destinations(Cell::from_index(i), s))
-                })
-                .collect()
-        });
-        Cow::Borrowed(&table[from.index() * (MAX_CACHED_STEPS as usize + 1) + steps as usize])
-    }
-
-    /// [`HideAndEeek::destinations`], computed by enumerating the walks.
-    fn walk_destinations(from: Cell, steps: u8) -> Vec<Cell> {
-        fn walk(at: Cell, left: u8, visited: &mut Vec<Cell>, depth: u8, best: &mut (u8, Vec<Cell>)) {
-            if depth > best.0 {
-                *best = (depth, Vec::new());
-            }
-            if depth == best.0 && !best.1.contains(&at) {
-                best.1.push(at);
-            }
-            if left == 0 {
-                return;
-            }
-            for next in at.neighbours() {
-                if !visited.contains(&next) {
-                    visited.push(next);
-                    walk(next, left - 1, visited, depth + 1, best);
-                    visited.pop();
-                }
-            }
-        }
-        let mut best = (0, Vec::new());
-        walk(from, steps, &mut vec![from], 0, &mut best);
-        let mut cells = best.1;
-        cells.sort();
-        cells
-    }
-
-    /// The top of a seat's scoring pile.
-    fn top(&self, seat: Seat) -> Option<u8> {
-        self.piles[seat.index()].last().copied()
-    }
-
-    /// What higher/lower compares with now.
-    fn baseline(&self) -> Option<u8> {
-        match &self.step {
-            TurnStep::Collect { collected } if !collected.is_empty() => collected.last().map(|&(_, n)| n),
-            _ => self.top(self.turn),
-        }
-    }
-
-    /// Adjacent cells holding a card the active player may choose (face-up mouse cards are claimed, not chosen).
-    fn choosable(&self) -> impl Iterator<Item = Cell> + '_ {
-        let v2 = self.v2();
-        self.mouse.neighbours().filter(move |&c| match self.card_at(c) {
-            Some(card) => v2 || !(card.face_up && shows_mouse(card.number)),
-            None => false,
-        })
-    }
-
-    /// The face-up mouse cards, which any seat may claim, in row-major order.
-    fn claimable(&self) -> impl Iterator<Item = Cell> + '_ {
-        self.grid
-            .iter()
-            .enumerate()
-            .filter(|(_, card)| card.is_some_and(|card| card.face_up && shows_mouse(card.number)))
-            .map(|(i, _)| Cell::from_index(i))
-    }
-
-    /// Calls `f` with every action `seat` may take now, in the order of [`Game::legal_actions`] (which collects
-    /// them; the text writer writes them straight away).
-    fn each_legal_action(&self, seat: Seat, mut f: impl FnMut(Action)) {
-        if self.over || seat.0 >= self.players {
-            return;
-        }
-        if self.v2() {
-            return self.each_legal_action_v2(seat, f);
-        }
-        if seat == self.turn && self.race.is_none() {
-            self.each_turn_action(&mut f);
-        }
-        self.claimable().for_each(|cell| f(Action::Eeek { cell }));
-    }
-
-    /// Calls `f` with every move of the turn (`Move`, `Choose`, `Stop`) the active player may make now, both
-    /// rules versions (the counterpart of [`Self::check_turn`]).
-    fn each_turn_action(&self, f: &mut impl FnMut(Action)) {
-        match &self.step {
-            TurnStep::Move => {
-                for &to in Self::reachable(self.mouse, self.roll.steps).iter() {
-                    f(Action::Move { to });
-                }
-            }
-            TurnStep::Collect { collected } => {
-                self.choosable().for_each(|cell| f(Action::Choose { cell }));
-                if !collected.is_empty() {
-                    f(Action::Stop);
-                }
-            }
-        }
-    }
-
-    fn check(&self, actor: Actor, action: &Action, now: Millis) -> Result<(), Rejected> {
-        if self.over {
-            return Err(Rejected::GameOver);
-        }
-        if !self.v2() && *action == Action::Pass {
-            // Version 1 has no window to answer.
-            return Err(Rejected::NoWindow);
-        }
-        let seat = match actor {
-            // The clock's one action closes the open claim window (version 1's race, version 2's window) when due.
-            Actor::Clock => {
-                return match (action, self.window_closes_at()) {
-                    (Action::CloseRace, Some(at)) if at <= now => Ok(()),
-                    _ => Err(Rejected::NotDue),
-                };
-            }
-            Actor::Seat(seat) if seat.0 >= self.players => return Err(Rejected::NoSuchSeat(seat)),
-            Actor::Seat(seat) => seat,
-        };
-        if self.v2() {
-            return self.check_v2(seat, action);
-        }
-        if let Action::Eeek { cell } = action {
-            return if cell.on_grid() && self.claimable().any(|c| c == *cell) {
-                Ok(())
-            } else {
-                Err(Rejected::NoMouseThere(*cell))
-            };
-        }
-        if let Action::CloseRace = action {
-            return Err(Rejected::ClockOnly);
-        }
-        self.check_turn(seat, action, self.race.is_some())
-    }
-
     /// When the open claim window closes: version 1's race or version 2's window (a game has only its version's).
     fn window_closes_at(&self) -> Option<Millis> {
         match (&self.race, &self.look) {
             (Some(race), _) => Some(race.closes_at),
             (_, Some(look)) => Some(look.closes_at),
             (None, None) => None,
-        }
-    }
-
-    /// Checks a move of the turn (`Move`, `Choose`, `Stop`) by `seat`, both rules versions: the seat's turn, no
-    /// open claim window (`window_open`), the turn's step. Version 1 refuses a face-up mouse card (it can only be
-    /// claimed); version 2 shows no mice, so any card next to the mouse figure may be chosen.
-    fn check_turn(&self, seat: Seat, action: &Action, window_open: bool) -> Result<(), Rejected> {
-        if seat != self.turn {
-            return Err(Rejected::NotYourTurn(self.turn));
-        }
-        if window_open {
-            return Err(Rejected::RaceOpen);
-        }
-        match (action, &self.step) {
-            (Action::Move { to }, TurnStep::Move) => {
-                if to.on_grid() && Self::reachable(self.mouse, self.roll.steps).contains(to) {
-                    Ok(())
-                } else {
-                    Err(Rejected::Unreachable(*to))
-                }
-            }
-            (Action::Move { .. }, _) => Err(Rejected::WrongStep("the mouse has already moved")),
-            (Action::Choose { cell }, TurnStep::Collect { .. }) => {
-                if !cell.on_grid() || !self.mouse.neighbours().any(|n| n == *cell) {
-                    Err(Rejected::NotAdjacent(*cell))
-                } else {
-                    match self.card_at(*cell) {
-                        None => Err(Rejected::NoCard(*cell)),
-                        Some(card) if !self.v2() && card.face_up && shows_mouse(card.number) => {
-                            Err(Rejected::MouseCardCannotBeChosen(*cell))
-                        }
-                        Some(_) => Ok(()),
-                    }
-                }
-            }
-            (Action::Choose { .. }, _) => Err(Rejected::WrongStep("move the mouse first")),
-            (Action::Stop, TurnStep::Collect { collected }) if !collected.is_empty() => Ok(()),
-            (Action::Stop, _) => Err(Rejected::NothingToBank),
-            (Action::Eeek { .. } | Action::CloseRace | Action::Pass, _) => {
-                unreachable!("claims, answers and the clock are checked before the turn")
-            }
-        }
-    }
-
-    /// Fills `cells` (in order) from the top of the draw pile, turned as the arrow says. Returns the cells where
-    /// a mouse card was placed face up (version 1) or every cell where a card was placed face up (version 2).
-    fn refill(&mut self, cells: &[Cell], events: &mut Vec<Event<EventBody>>) -> Vec<Cell> {
-        let face_up = self.roll.arrow == Arrow::Up;
-        let mut mice = Vec::new();
-        for &cell in cells {
-            if self.card_at(cell).is_some() {
-                continue;
-            }
-            let Some(number) = self.draw_pile.pop_front() else {
-                break;
-            };
-            self.grid[cell.index()] = Some(GridCard { number, face_up });
-            events.push(Event::public(EventBody::Refilled {
-                cell,
-                face_up,
-                number: face_up.then_some(number),
-            }));
-            if face_up && (self.v2() || shows_mouse(number)) {
-                mice.push(cell);
-            }
-        }
-        mice
-    }
-
-    fn bank(&mut self, seat: Seat, cards: Vec<u8>, events: &mut Vec<Event<EventBody>>) {
-        if cards.is_empty() {
-            return;
-        }
-        self.piles[seat.index()].extend(&cards);
-        let pile_size = self.piles[seat.index()].len();
-        events.push(Event::public(EventBody::Banked {
-            seat,
-            cards,
-            pile_size,
-        }));
-    }
-
-    fn someone_won(&self) -> bool {
-        self.piles.iter().any(|p| p.len() >= self.config.target as usize)
-    }
-
-    fn grid_is_empty(&self) -> bool {
-        self.grid.iter().all(Option::is_none)
-    }
-
-    /// Ends the game if a pile reached the target, or if no card is left to play for.
-    fn check_end(&mut self, events: &mut Vec<Event<EventBody>>) -> bool {
-        if self.someone_won() || (self.grid_is_empty() && self.draw_pile.is_empty()) {
-            self.over = true;
-            self.race = None;
-            self.look = None;
-            let winners = self.outcome().map(|o| o.winners).unwrap_or_default();
-            events.push(Event::public(EventBody::GameOver { winners }));
-        }
-        self.over
-    }
-
-    /// Ends the current turn: refills the given gaps, then opens a race for a mouse placed face up or starts the
-    /// next turn. `next` is who plays next unless a claim owes someone a turn.
-    fn end_turn(
-        &mut self,
-        gaps: &[Cell],
-        next: Seat,
-        extra: bool,
-        now: Millis,
-        events: &mut Vec<Event<EventBody>>,
-    ) {
-        let mice = self.refill(gaps, events);
-        if self.check_end(events) {
-            return;
-        }
-        let next = if extra {
-            next
-        } else {
-            self.owed_turns.pop_front().unwrap_or(next)
-        };
-        self.start_turn(next, extra, events);
-        if let Some(&cell) = mice.first() {
-            self.open_race(cell, false, now, events);
-        }
-    }
-
-    fn start_turn(&mut self, seat: Seat, extra: bool, events: &mut Vec<Event<EventBody>>) {
-        self.late_claimed.clear();
-        self.turn = seat;
-        self.roll = Self::roll_dice(&mut self.rng);
-        self.step = TurnStep::Move;
-        events.push(Event::public(EventBody::TurnStarted {
-            seat,
-            roll: self.roll,
-            extra,
-        }));
-    }
-
-    fn open_race(&mut self, cell: Cell, during_turn: bool, now: Millis, events: &mut Vec<Event<EventBody>>) {
-        let number = self.card_at(cell).expect("a mouse card lies there").number;
-        let closes_at = now + Millis::from(self.config.claim_window_ms);
-        self.race = Some(Race {
-            cell,
-            closes_at,
-            during_turn,
-        });
-        events.push(Event::public(EventBody::RaceOpened {
-            cell,
-            number,
-            closes_at,
-        }));
-    }
-
-    /// The active player may go on only if a card is left to choose; otherwise the turn ends here (with an extra
-    /// turn if every neighbour was taken). Both rules versions.
-    fn continue_or_end(&mut self, now: Millis, events: &mut Vec<Event<EventBody>>) {
-        if !matches!(self.step, TurnStep::Collect { .. }) || self.choosable().next().is_some() {
-            return;
-        }
-        let seat = self.turn;
-        let all_taken = matches!(&self.step, TurnStep::Collect { collected } if !collected.is_empty())
-            && self.mouse.neighbours().all(|c| self.card_at(c).is_none());
-        let Some(gaps) = self.bank_set_aside(seat, events) else {
-            return;
-        };
-        if all_taken {
-            events.push(Event::public(EventBody::ExtraTurn { seat }));
-        }
-        self.finish_turn(seat, &gaps, all_taken, now, events);
-    }
-
-    /// Ends the collecting: the cards set aside this turn go onto `seat`'s pile, and the step is back to moving.
-    /// Returns the cells they came from (gaps to refill), or `None` if that ended the game. Both rules versions.
-    fn bank_set_aside(&mut self, seat: Seat, events: &mut Vec<Event<EventBody>>) -> Option<Vec<Cell>> {
-        let collected = match std::mem::replace(&mut self.step, TurnStep::Move) {
-            TurnStep::Collect { collected } => collected,
-            TurnStep::Move => Vec::new(),
-        };
-        self.bank(seat, collected.iter().map(|&(_, n)| n).collect(), events);
-        if self.check_end(events) {
-            return None;
-        }
-        Some(collected.iter().map(|&(c, _)| c).collect())
-    }
-
-    /// Ends `seat`'s turn with `gaps` to refill; `extra`: every card next to the mouse was taken, and the same
-    /// seat plays again. Version 1 names who plays next ([`Self::end_turn`]); version 2 owes the extra turn and
-    /// lets normal order decide the rest ([`Self::end_turn_v2`]).
-    fn finish_turn(
-        &mut self,
-        seat: Seat,
-        gaps: &[Cell],
-        extra: bool,
-        now: Millis,
-        events: &mut Vec<Event<EventBody>>,
-    ) {
-        if self.v2() {
-            self.step = TurnStep::Move;
-            if extra {
-                self.owed_turns.push_front(seat);
-            }
-            self.end_turn_v2(gaps, now, events);
-        } else {
-            let next = if extra { seat } else { seat.next(self.players) };
-            self.end_turn(gaps, next, extra, now, events);
-        }
-    }
-
-    /// `seat` moves the mouse figure to `to`, then chooses cards next to it; if none is left there (only once
-    /// the draw pile has run dry), the turn ends. Both rules versions.
-    fn move_mouse(&mut self, seat: Seat, to: Cell, now: Millis, events: &mut Vec<Event<EventBody>>) {
-        let from = self.mouse;
-        self.mouse = to;
-        self.step = TurnStep::Collect {
-            collected: Vec::new(),
-        };
-        events.push(Event::public(EventBody::Moved { seat, from, to }));
-        if self.choosable().next().is_none() {
-            self.finish_turn(seat, &[], false, now, events);
-        }
-    }
-
-    /// `seat` stops and banks the cards set aside this turn, which ends it. Both rules versions.
-    fn stop(&mut self, seat: Seat, now: Millis, events: &mut Vec<Event<EventBody>>) {
-        if let Some(gaps) = self.bank_set_aside(seat, events) {
-            self.finish_turn(seat, &gaps, false, now, events);
-        }
-    }
-
-    /// The card `seat` chose at `cell` turns face up for every seat to see, not yet tested. Both rules versions.
-    fn turn_up(&mut self, seat: Seat, cell: Cell, number: u8, events: &mut Vec<Event<EventBody>>) {
-        self.grid[cell.index()] = Some(GridCard {
-            number,
-            face_up: true,
-        });
-        events.push(Event::public(EventBody::Chosen {
-            seat,
-            cell,
-            number,
-            matched: None,
-        }));
-    }
-
-    /// Whether the card `number` fits the category die, compared with the baseline.
-    fn fits(&self, number: u8) -> bool {
-        let baseline = self
-            .baseline()
-            .expect("a scoring pile is never empty: it starts with a card and only grows");
-        self.roll.category.accepts(number, baseline)
-    }
-
-    /// After the chosen card at `cell` was tested (`matched`): a match is set aside and the turn goes on while a
-    /// card is left to choose; a miss stays in the grid, turned as the arrow says, the cards set aside go to the
-    /// bottom of the draw pile, and the turn ends. Both rules versions.
-    fn keep_or_miss(
-        &mut self,
-        seat: Seat,
-        cell: Cell,
-        number: u8,
-        matched: bool,
-        now: Millis,
-        events: &mut Vec<Event<EventBody>>,
-    ) {
-        let TurnStep::Collect { collected } = &mut self.step else {
-            unreachable!("a card is chosen while collecting")
-        };
-        if matched {
-            self.grid[cell.index()] = None;
-            collected.push((cell, number));
-            self.continue_or_end(now, events);
-        } else {
-            let lost: Vec<(Cell, u8)> = std::mem::take(collected);
-            let face_up = self.roll.arrow == Arrow::Up;
-            self.grid[cell.index()] = Some(GridCard { number, face_up });
-            events.push(Event::public(EventBody::LeftInGrid { cell, face_up }));
-            if !lost.is_empty() {
-                self.draw_pile.extend(lost.iter().map(|&(_, n)| n));
-                events.push(Event::public(EventBody::Lost {
-                    seat,
-                    cards: lost.iter().map(|&(_, n)| n).collect(),
-                }));
-            }
-            let gaps: Vec<Cell> = lost.iter().map(|&(c, _)| c).collect();
-            self.finish_turn(seat, &gaps, false, now, events);
-        }
-    }
-
-    fn do_apply(&mut self, actor: Actor, action: &Action, now: Millis) -> Vec<Event<EventBody>> {
-        if self.v2() {
-            return self.do_apply_v2(actor, action, now);
-        }
-        let mut events = Vec::new();
-        match (actor, action) {
-            (_, Action::CloseRace) => {
-                let race = self.race.take().expect("checked");
-                events.push(Event::public(EventBody::RaceClosed { cell: race.cell }));
-                if race.during_turn {
-                    self.continue_or_end(now, &mut events);
-                }
-            }
-            (Actor::Seat(seat), Action::Eeek { cell }) => self.claim(seat, *cell, now, &mut events),
-            (Actor::Seat(seat), Action::Move { to }) => self.move_mouse(seat, *to, now, &mut events),
-            (Actor::Seat(seat), Action::Choose { cell }) => self.choose(seat, *cell, now, &mut events),
-            (Actor::Seat(seat), Action::Stop) => self.stop(seat, now, &mut events),
-            (Actor::Clock, _) | (_, Action::Pass) => unreachable!("checked"),
-        }
-        events
-    }
-
-    fn choose(&mut self, seat: Seat, cell: Cell, now: Millis, events: &mut Vec<Event<EventBody>>) {
-        let number = self.card_at(cell).expect("checked").number;
-        if shows_mouse(number) {
-            // Eeek! The card stays face up where it lies and every seat may claim it.
-            self.turn_up(seat, cell, number, events);
-            self.open_race(cell, true, now, events);
-            return;
-        }
-        let matched = self.fits(number);
-        events.push(Event::public(EventBody::Chosen {
-            seat,
-            cell,
-            number,
-            matched: Some(matched),
-        }));
-        self.keep_or_miss(seat, cell, number, matched, now, events);
-    }
-
-    /// A claim wins the card and the next turn, after which play continues to the claimant's left. A claim during
-    /// a window interrupts the turn in progress: the cards it had already collected are banked and it ends. A claim
-    /// outside a window (late spotting) does not interrupt: the claimant plays once the current turn is over.
-    fn claim(&mut self, seat: Seat, cell: Cell, now: Millis, events: &mut Vec<Event<EventBody>>) {
-        let number = self.card_at(cell).expect("checked").number;
-        self.grid[cell.index()] = None;
-        self.piles[seat.index()].push(number);
-        events.push(Event::public(EventBody::Claimed { seat, cell, number }));
-        let race = self.race.take();
-        if self.check_end(events) {
-            return;
-        }
-        match race {
-            Some(race) if race.during_turn => {
-                let active = self.turn;
-                let Some(set_aside) = self.bank_set_aside(active, events) else {
-                    return;
-                };
-                let mut gaps = vec![cell];
-                gaps.extend(set_aside);
-                self.owed_turns.push_front(seat);
-                self.finish_turn(active, &gaps, false, now, events);
-            }
-            Some(_) => {
-                // A window between two turns: the turn about to start had not begun; the claimant plays instead.
-                let mice = self.refill(&[cell], events);
-                if self.check_end(events) {
-                    return;
-                }
-                self.start_turn(seat, false, events);
-                if let Some(&mouse) = mice.first() {
-                    self.open_race(mouse, false, now, events);
-                }
-            }
-            None => {
-                self.owed_turns.push_back(seat);
-                let mice = self.refill(&[cell], events);
-                if !self.check_end(events)
-                    && let Some(&mouse) = mice.first()
-                {
-                    // The refill showed another mouse: the turn in progress waits for a fresh race.
-                    self.open_race(mouse, true, now, events);
-                }
-            }
         }
     }
 }
@@ -1161,7 +522,6 @@ impl Game for HideAndEeek {
     type Event = EventBody;
     type View<'a> = View<'a>;
     type Reject = Rejected;
-
     fn info() -> GameInfo {
         GameInfo {
             id: "hide_and_eeek",
@@ -1204,7 +564,6 @@ impl Game for HideAndEeek {
             ],
         }
     }
-
     fn new(config: &Config, players: u8, seed: u64) -> Result<Self, SetupError> {
         Self::info().check_players(players)?;
         if !(MIN_TARGET..=MAX_TARGET).contains(&config.target) {
@@ -1269,15 +628,12 @@ impl Game for HideAndEeek {
             late_claimed: Vec::new(),
         })
     }
-
     fn players(&self) -> u8 {
         self.players
     }
-
     fn oldest_rules_version() -> u32 {
         OLDEST_RULES_VERSION
     }
-
     /// Version 1 (the first-claim race), 2 (the judged window) or 3; the setup is the same.
     fn new_at(config: &Config, players: u8, seed: u64, rules_version: u32) -> Result<Self, SetupError> {
         if !(OLDEST_RULES_VERSION..=RULES_VERSION).contains(&rules_version) {
@@ -1300,7 +656,6 @@ impl Game for HideAndEeek {
         }
         Ok(game)
     }
-
     fn status(&self) -> Status {
         if self.over {
             Status::Over
@@ -1318,13 +673,11 @@ impl Game for HideAndEeek {
             Status::Turn { seat: self.turn }
         }
     }
-
     fn legal_actions(&self, seat: Seat) -> Vec<Action> {
         let mut actions = Vec::new();
         self.each_legal_action(seat, |action| actions.push(action));
         actions
     }
-
     fn apply(
         &mut self,
         actor: Actor,
@@ -1334,68 +687,31 @@ impl Game for HideAndEeek {
         self.check(actor, action, now)?;
         Ok(self.do_apply(actor, action, now))
     }
-
     fn view(&self, _viewer: Viewer) -> View<'_> {
-        View {
-            player_count: self.players,
-            target: self.config.target,
-            grid: self.grid_view(),
-            mouse: self.mouse,
-            draw_pile: self.draw_pile.len(),
-            piles: self
-                .piles
-                .iter()
-                .map(|p| PileView {
-                    cards: p.len(),
-                    top: p.last().copied(),
-                })
-                .collect(),
-            turn: self.turn,
-            roll: self.roll,
-            step: &self.step,
-            race: self.race.as_ref(),
-            look: self.look.as_ref().map(|l| LookView {
-                cells: l.cells.clone(),
-                opened_at: l.opened_at,
-                closes_at: l.closes_at,
-                during_turn: l.during_turn,
-                responded: l.responses.iter().map(|r| r.seat).collect(),
-                late: l.late,
-            }),
-            owed_turns: &self.owed_turns,
-            skips: &self.skips,
-            baseline: self.shown_baseline(),
-            over: self.over,
-        }
+        self.view_of()
     }
-
     /// This game has no private hands: face-down cards and the draw pile are hidden from everyone alike.
     fn same_view_for_everyone(&self) -> bool {
         true
     }
-
     fn bot_action(&self, seat: Seat, rng: &mut crate::rng::Rng) -> Option<Self::Action> {
         bot::bot_action(self, seat, rng)
     }
-
     /// Version 3: between windows a bot that is not playing its turn acts only when it has spotted a mouse left
     /// face up (see `bot.rs`).
     fn bot_waits(&self, seat: Seat) -> bool {
         bot::waits(self, seat)
     }
-
     /// A bot answers an Eeek! window after its human-like reaction time (see `bot.rs`).
     fn bot_acts_at(&self, seat: Seat) -> Option<Millis> {
         bot::window_answer(self, seat).map(|(at, _)| at)
     }
-
     fn deadline(&self) -> Option<Deadline<Action>> {
         self.window_closes_at().map(|at| Deadline {
             at,
             action: Action::CloseRace,
         })
     }
-
     fn outcome(&self) -> Option<Outcome> {
         if !self.over {
             return None;

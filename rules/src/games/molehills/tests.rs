@@ -1,3 +1,4 @@
+use super::legal::permutations;
 use super::*;
 use crate::model::Audience;
 use crate::testkit::{fingerprint, random_playout};

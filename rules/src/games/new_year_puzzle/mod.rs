@@ -14,14 +14,19 @@
 
 mod bot;
 pub mod data;
+mod legal;
+mod scoring;
 mod secrets;
 #[cfg(test)]
 mod tests;
+mod turn;
+mod view;
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+pub use self::view::*;
 use crate::model::{
     Actor, Deadline, Event, Game, GameInfo, Millis, Outcome, Reject, RejectKind, Seat, SetupError, Status,
     Viewer,
@@ -201,49 +206,6 @@ impl Reject for PuzzleReject {
     }
 }
 
-/// What one viewer may know. The same for every viewer: everything in it is public.
-#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
-pub struct PuzzleView<'a> {
-    /// The viewer's seat, or null for a spectator.
-    pub you: Option<Seat>,
-    /// How many seats the match has.
-    pub player_count: u8,
-    /// The seat to act, or null once the game is over.
-    pub turn: Option<Seat>,
-    /// The rules version the match plays (see the rules page): 3 for every new match.
-    pub rules_version: u32,
-    /// Whether the seat to act is on an extra move (it may then also `stop`).
-    pub extra_move: bool,
-    /// Passes in a row since the last reveal (rules version 2); when it reaches `players - 1` the seat to act
-    /// must reveal.
-    pub passes: u8,
-    /// The 64 positions, rows of eight, top left first: the card lying face up there, or null for a face-down
-    /// card. A face-up card is in the picture (then it is the card that belongs there), unless its position is
-    /// listed in `exposed`.
-    pub board: Vec<Option<u8>>,
-    /// Positions of exposed cards (rules version 2): face up but not in the picture, shown twice without fitting.
-    /// Increasing order.
-    pub exposed: &'a [u8],
-    /// Face-down cards (neither in the picture nor exposed).
-    pub face_down: usize,
-    /// Whether the reward pile lies face up (rules version 1) or face down (version 2; GAPS Q4).
-    pub pile_face_up: bool,
-    /// The top card of the reward pile with its full text, when the pile lies face up; otherwise, or when the
-    /// pile is empty, null. Its `copies` counts the deck of this match's rules version.
-    pub pile_top: Option<RewardCard>,
-    /// Cards left in the reward pile, the top one included.
-    pub pile_left: usize,
-    /// Each seat's points, by seat index.
-    pub scores: &'a [i64],
-    /// Square cards each seat has put into the picture (the tie-break).
-    pub placed: &'a [u32],
-    /// The reward cards each seat has collected, in the order drawn.
-    pub rewards: &'a [Vec<Reward>],
-    /// Conditions waiting for their drawer's next reveal.
-    pub pending: &'a [Pending],
-    pub outcome: Option<Outcome>,
-}
-
 /// The whole state, hidden information included. Never sent to players: [`Game::view`] is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, json_write::WriteJson)]
 pub struct NewYearPuzzle {
@@ -292,294 +254,26 @@ fn is_zero(n: &u8) -> bool {
 }
 
 impl NewYearPuzzle {
-    /// Whether the card `card`, lying at `from`, would be a success: its own place shares a side with a card
-    /// uncovered on the table other than itself (GAPS Q8; seed 002: "a card already revealed on the table"): a
-    /// card of the picture (corners included), and from rules version 3 an exposed card too.
-    fn fits(&self, card: u8, from: u8) -> bool {
-        side_neighbours(card).any(|p| p != from && self.uncovered(p))
-    }
-
-    /// Whether the card at `position` counts as uncovered on the table, for [`Self::fits`] and `puzzle_master`:
-    /// a card of the picture; from version 3 also an exposed card (issue 43: versions 1 and 2 left it out).
-    fn uncovered(&self, position: u8) -> bool {
-        self.face_up[position as usize] || (self.exposed_are_neighbours() && self.is_exposed(position))
-    }
-
-    /// Whether this match plays rules version 3 or later: an exposed card counts as a neighbour (issue 43).
-    fn exposed_are_neighbours(&self) -> bool {
-        self.rules_version >= 3
-    }
-
     /// Whether this match plays rules version 2 or later: the reward pile face down, the first reveal of a turn
     /// may be passed, a card failed twice stays face up (issue 25 points 7-9).
     fn v2(&self) -> bool {
         self.rules_version >= 2
     }
-
     fn is_exposed(&self, position: u8) -> bool {
         self.exposed.binary_search(&position).is_ok()
     }
-
     fn face_down(&self, position: u8) -> bool {
         !self.face_up[position as usize] && !self.is_exposed(position)
     }
-
     fn face_down_count(&self) -> usize {
         (0..CARDS as u8).filter(|p| self.face_down(*p)).count()
     }
-
-    /// Whether the seat to act may `stop`: on an extra move; from version 2 also to pass, unless every other
-    /// player has passed since the last reveal.
-    fn may_stop(&self) -> bool {
-        self.extra_move || (self.v2() && self.passes + 1 < self.players)
-    }
-
     /// The sightings every player has seen, oldest first (see [`Sighting`]).
     pub(crate) fn sightings(&self) -> &[Sighting] {
         &self.seen
     }
-
     fn sighting_at(&self, position: u8) -> Option<usize> {
         self.seen.iter().position(|s| s.position == position)
-    }
-
-    fn check(&self, actor: Actor, action: &PuzzleAction) -> Result<Seat, PuzzleReject> {
-        if self.over {
-            return Err(PuzzleReject::GameOver);
-        }
-        let seat = match actor {
-            Actor::Clock => return Err(PuzzleReject::NoClockAction),
-            Actor::Seat(seat) if seat.0 >= self.players => return Err(PuzzleReject::NoSuchSeat(seat)),
-            Actor::Seat(seat) if seat != self.turn => {
-                return Err(PuzzleReject::NotYourTurn { turn: self.turn });
-            }
-            Actor::Seat(seat) => seat,
-        };
-        match *action {
-            PuzzleAction::Reveal { position } if position as usize >= CARDS => {
-                Err(PuzzleReject::NoSuchPosition(position))
-            }
-            PuzzleAction::Reveal { position } if self.face_up[position as usize] => {
-                Err(PuzzleReject::AlreadyFaceUp(position))
-            }
-            PuzzleAction::Reveal { position }
-                if self.is_exposed(position) && !self.fits(self.board[position as usize], position) =>
-            {
-                Err(PuzzleReject::ExposedMisfit(position))
-            }
-            PuzzleAction::Reveal { .. } => Ok(seat),
-            PuzzleAction::Stop if self.may_stop() => Ok(seat),
-            PuzzleAction::Stop if self.v2() => Err(PuzzleReject::MustReveal),
-            PuzzleAction::Stop => Err(PuzzleReject::NoExtraMove),
-        }
-    }
-
-    fn pass_turn(&mut self, events: &mut Vec<Event<PuzzleEvent>>) {
-        self.turn = self.turn.next(self.players);
-        self.extra_move = false;
-        events.push(Event::public(PuzzleEvent::TurnPassed { seat: self.turn }));
-    }
-
-    fn add(&mut self, change: ScoreChange) {
-        self.scores[change.seat.index()] += change.delta;
-    }
-
-    /// Judges a condition that does not wait, for `seat` who has just put a card at `placed_at`.
-    fn condition_met(&self, seat: Seat, condition: Condition, placed_at: u8) -> bool {
-        let (row, col) = row_col(placed_at);
-        let own = self.scores[seat.index()];
-        let others = || Seat::all(self.players).filter(move |s| *s != seat);
-        match condition {
-            Condition::PlacedOnBorder => on_border(placed_at),
-            Condition::PlacedInSky => row <= SKY_LAST_ROW,
-            Condition::PlacedOnGround => row > SKY_LAST_ROW,
-            Condition::PlacedTouching { at_least } => {
-                side_neighbours(placed_at).filter(|p| self.uncovered(*p)).count() >= at_least as usize
-            }
-            Condition::CompletesLine => {
-                (0..SIDE).all(|c| self.face_up[(row * SIDE + c) as usize])
-                    || (0..SIDE).all(|r| self.face_up[(r * SIDE + col) as usize])
-            }
-            Condition::LowestScore => others().all(|s| self.scores[s.index()] >= own),
-            Condition::BehindSomeone => others().any(|s| self.scores[s.index()] > own),
-            // Judged at the next reveal, not here.
-            Condition::NextRevealSucceeds => false,
-        }
-    }
-
-    /// The score changes an effect makes for `seat`, on the current scores.
-    fn effect_changes(&self, seat: Seat, effect: Effect) -> Vec<ScoreChange> {
-        let others: Vec<Seat> = Seat::all(self.players).filter(|s| *s != seat).collect();
-        match effect {
-            Effect::Gain { points } => vec![ScoreChange {
-                seat,
-                delta: i64::from(points),
-            }],
-            Effect::OthersLose { points } => others
-                .into_iter()
-                .map(|s| ScoreChange {
-                    seat: s,
-                    delta: -i64::from(points),
-                })
-                .collect(),
-            Effect::LeadersLose { points } => {
-                let own = self.scores[seat.index()];
-                let top = others.iter().map(|s| self.scores[s.index()]).max().unwrap_or(own);
-                if top <= own {
-                    return vec![];
-                }
-                others
-                    .into_iter()
-                    .filter(|s| self.scores[s.index()] == top)
-                    .map(|s| ScoreChange {
-                        seat: s,
-                        delta: -i64::from(points),
-                    })
-                    .collect()
-            }
-        }
-    }
-
-    /// Judges `seat`'s waiting conditions against the reveal it is making now.
-    fn resolve_pending(&mut self, seat: Seat, success: bool, events: &mut Vec<Event<PuzzleEvent>>) {
-        let (mine, rest): (Vec<Pending>, Vec<Pending>) = self.pending.iter().partition(|p| p.seat == seat);
-        self.pending = rest;
-        for pending in mine {
-            let bonus = pending.reward.card().bonus.expect("only cards with a bonus wait");
-            let changes = if success {
-                self.effect_changes(seat, bonus.effect)
-            } else {
-                vec![]
-            };
-            for change in &changes {
-                self.add(*change);
-            }
-            events.push(Event::public(PuzzleEvent::Bonus {
-                seat,
-                reward: pending.reward,
-                met: success,
-                changes,
-            }));
-        }
-    }
-
-    /// `seat` takes the top reward card for a card just put at `placed_at`. Returns whether the turn ends.
-    fn take_reward(&mut self, seat: Seat, placed_at: u8, events: &mut Vec<Event<PuzzleEvent>>) -> bool {
-        let Some(reward) = self.pile.pop() else {
-            let points = i64::from(EMPTY_PILE_POINTS);
-            self.add(ScoreChange { seat, delta: points });
-            events.push(Event::public(PuzzleEvent::PileEmpty { seat, points }));
-            return true;
-        };
-        let card = reward.card();
-        self.rewards[seat.index()].push(reward);
-        // The condition is judged, and its targets chosen, before the card's own points count.
-        let bonus_event = card.bonus.map(|bonus| {
-            if bonus.condition.is_deferred() {
-                self.pending.push(Pending { seat, reward });
-                (PuzzleEvent::BonusPending { seat, reward }, vec![])
-            } else {
-                let met = self.condition_met(seat, bonus.condition, placed_at);
-                let changes = if met {
-                    self.effect_changes(seat, bonus.effect)
-                } else {
-                    vec![]
-                };
-                (
-                    PuzzleEvent::Bonus {
-                        seat,
-                        reward,
-                        met,
-                        changes: changes.clone(),
-                    },
-                    changes,
-                )
-            }
-        });
-        let points = i64::from(card.points);
-        self.add(ScoreChange { seat, delta: points });
-        events.push(Event::public(PuzzleEvent::RewardDrawn { seat, reward, points }));
-        if let Some((event, changes)) = bonus_event {
-            for change in changes {
-                self.add(change);
-            }
-            events.push(Event::public(event));
-        }
-        card.ends_turn
-    }
-
-    fn reveal(&mut self, seat: Seat, from: u8) -> Vec<Event<PuzzleEvent>> {
-        let mut events = Vec::new();
-        let card = self.board[from as usize];
-        let success = self.fits(card, from);
-        self.passes = 0;
-        self.resolve_pending(seat, success, &mut events);
-        if !success {
-            // Shown to everyone, then face down again where it lay (GAPS Q7). From version 2, a card everyone had
-            // already seen stays face up instead (issue 25 point 7: failing on purpose is bounded).
-            let seen_before = self.sighting_at(from);
-            let exposed = self.v2() && seen_before.is_some();
-            if let Some(i) = seen_before {
-                self.seen.remove(i);
-            }
-            if exposed {
-                let at = self.exposed.binary_search(&from).unwrap_err();
-                self.exposed.insert(at, from);
-            } else {
-                self.seen.push(Sighting { position: from, card });
-            }
-            events.push(Event::public(PuzzleEvent::Failed {
-                seat,
-                position: from,
-                card,
-                exposed,
-            }));
-            self.pass_turn(&mut events);
-            return events;
-        }
-        // The card goes to its own place; whatever lay there (face down, or exposed: GAPS Q11) takes the freed
-        // spot, and what everyone knows of it goes along.
-        self.board.swap(from as usize, card as usize);
-        self.face_up[card as usize] = true;
-        self.placed[seat.index()] += 1;
-        self.seen.retain(|s| s.position != from);
-        for s in &mut self.seen {
-            if s.position == card {
-                s.position = from;
-            }
-        }
-        let displaced_exposed = self.is_exposed(card);
-        self.exposed.retain(|p| *p != from && *p != card);
-        if displaced_exposed && from != card {
-            let at = self.exposed.binary_search(&from).unwrap_err();
-            self.exposed.insert(at, from);
-        }
-        events.push(Event::public(PuzzleEvent::Placed {
-            seat,
-            from,
-            card,
-            swapped: from != card,
-        }));
-        let ends_turn = self.take_reward(seat, card, &mut events);
-        if self.face_up.iter().all(|up| *up) {
-            self.over = true;
-            self.extra_move = false;
-            for pending in std::mem::take(&mut self.pending) {
-                events.push(Event::public(PuzzleEvent::BonusLapsed {
-                    seat: pending.seat,
-                    reward: pending.reward,
-                }));
-            }
-            events.push(Event::public(PuzzleEvent::GameOver {
-                scores: self.scores.clone(),
-            }));
-        } else if ends_turn {
-            self.pass_turn(&mut events);
-        } else {
-            self.extra_move = true;
-            events.push(Event::public(PuzzleEvent::ExtraMove { seat }));
-        }
-        events
     }
 }
 
@@ -589,7 +283,6 @@ impl Game for NewYearPuzzle {
     type Event = PuzzleEvent;
     type View<'a> = PuzzleView<'a>;
     type Reject = PuzzleReject;
-
     fn info() -> GameInfo {
         GameInfo {
             id: "new_year_puzzle",
@@ -601,15 +294,12 @@ impl Game for NewYearPuzzle {
             options: vec![],
         }
     }
-
     fn new(config: &NewYearPuzzleConfig, players: u8, seed: u64) -> Result<Self, SetupError> {
         Self::new_at(config, players, seed, RULES_VERSION)
     }
-
     fn oldest_rules_version() -> u32 {
         FIRST_RULES_VERSION
     }
-
     fn new_at(
         _config: &NewYearPuzzleConfig,
         players: u8,
@@ -663,11 +353,9 @@ impl Game for NewYearPuzzle {
             over: false,
         })
     }
-
     fn players(&self) -> u8 {
         self.players
     }
-
     fn status(&self) -> Status {
         if self.over {
             Status::Over
@@ -675,21 +363,9 @@ impl Game for NewYearPuzzle {
             Status::Turn { seat: self.turn }
         }
     }
-
     fn legal_actions(&self, seat: Seat) -> Vec<PuzzleAction> {
-        if self.over || seat != self.turn {
-            return Vec::new();
-        }
-        let mut actions: Vec<PuzzleAction> = (0..CARDS as u8)
-            .filter(|p| self.face_down(*p) || (self.is_exposed(*p) && self.fits(self.board[*p as usize], *p)))
-            .map(|position| PuzzleAction::Reveal { position })
-            .collect();
-        if self.may_stop() {
-            actions.push(PuzzleAction::Stop);
-        }
-        actions
+        self.legal(seat)
     }
-
     fn apply(
         &mut self,
         actor: Actor,
@@ -697,62 +373,17 @@ impl Game for NewYearPuzzle {
         _now: Millis,
     ) -> Result<Vec<Event<PuzzleEvent>>, PuzzleReject> {
         let seat = self.check(actor, action)?;
-        Ok(match *action {
-            PuzzleAction::Reveal { position } => self.reveal(seat, position),
-            PuzzleAction::Stop if self.extra_move => {
-                let mut events = vec![Event::public(PuzzleEvent::Stopped { seat })];
-                self.pass_turn(&mut events);
-                events
-            }
-            PuzzleAction::Stop => {
-                // A pass (version 2), counted so that a whole round of passes forces the next seat to reveal.
-                self.passes += 1;
-                let mut events = vec![Event::public(PuzzleEvent::Passed { seat })];
-                self.pass_turn(&mut events);
-                events
-            }
-        })
+        Ok(self.perform(seat, action))
     }
-
     fn view(&self, viewer: Viewer) -> PuzzleView<'_> {
-        PuzzleView {
-            you: match viewer {
-                Viewer::Seat(seat) => Some(seat),
-                Viewer::Spectator => None,
-            },
-            player_count: self.players,
-            turn: (!self.over).then_some(self.turn),
-            rules_version: self.rules_version,
-            extra_move: self.extra_move,
-            passes: self.passes,
-            board: (0..CARDS as u8)
-                .map(|p| (!self.face_down(p)).then_some(self.board[p as usize]))
-                .collect(),
-            exposed: &self.exposed,
-            face_down: self.face_down_count(),
-            pile_face_up: !self.v2(),
-            pile_top: self
-                .pile
-                .last()
-                .filter(|_| !self.v2())
-                .map(|reward| reward.card().in_deck(self.rules_version)),
-            pile_left: self.pile.len(),
-            scores: &self.scores,
-            placed: &self.placed,
-            rewards: &self.rewards,
-            pending: &self.pending,
-            outcome: self.outcome(),
-        }
+        self.view_of(viewer)
     }
-
     fn bot_action(&self, seat: Seat, rng: &mut crate::rng::Rng) -> Option<Self::Action> {
         bot::bot_action(self, seat, rng)
     }
-
     fn deadline(&self) -> Option<Deadline<PuzzleAction>> {
         None
     }
-
     fn outcome(&self) -> Option<Outcome> {
         // GAPS Q17: most points; a tie goes to the seat that put more cards into the picture; then shared.
         self.over.then(|| {

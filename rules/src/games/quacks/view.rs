@@ -2,7 +2,6 @@
 //! at only for their owner) and the view built from the state for one viewer.
 
 use super::*;
-use json_write::Kept;
 
 /// A count of one kind of chip, for views.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, json_write::WriteJson)]
@@ -62,13 +61,15 @@ pub struct PlayerView<'a> {
     /// Where the first chip of the round is counted from (droplet plus rat tails).
     pub rat_space: u8,
     pub flask_full: bool,
-    pub pot: Kept<&'a [Placed]>,
+    #[json(shared)]
+    pub pot: &'a [Placed],
     pub whites: u8,
     pub brew: Brew,
     /// The space that would be scored now.
     pub scoring_space: u8,
     /// The chips not in the pot (bag and any being looked at): public knowledge.
-    pub not_in_pot: Kept<Vec<ChipCount>>,
+    #[json(shared)]
+    pub not_in_pot: Vec<ChipCount>,
     /// How many chips this player is looking at in secret.
     pub looking_at_count: usize,
     /// Own board only: the chips being looked at.
@@ -107,17 +108,19 @@ pub struct QuacksView<'a> {
     /// Whether this round's purchases go in start-player order (some chip could run out).
     pub buying_in_order: bool,
     pub books: Vec<Colour>,
-    pub supply: Kept<Vec<ChipCount>>,
+    #[json(shared)]
+    pub supply: Vec<ChipCount>,
     /// Every chip sold in evaluation step E with its price in coins (game data, the same in every view).
-    pub prices: Kept<&'static [ChipPrice]>,
+    #[json(shared)]
+    pub prices: &'static [ChipPrice],
     pub players: Vec<PlayerView<'a>>,
     /// Only once the game is over.
     pub outcome: Option<Outcome>,
 }
 
 impl Quacks {
-    /// The state as `viewer` may see it ([`Game::view`]): the members every viewer shares (the long ones kept as
-    /// text once written), then `viewer`'s own ([`Quacks::rebind_view_of`]).
+    /// The state as `viewer` may see it ([`Game::view`]): the members every viewer shares (the long ones
+    /// `#[json(shared)]`, written once for every viewer), then `viewer`'s own ([`Quacks::rebind_view_of`]).
     pub(super) fn view_of(&self, viewer: Viewer) -> QuacksView<'_> {
         let players = self
             .players
@@ -133,11 +136,11 @@ impl Quacks {
                     rat_tails: p.rat_tails,
                     rat_space: p.start_space(),
                     flask_full: p.flask_full,
-                    pot: Kept::new(&p.pot[..]),
+                    pot: &p.pot,
                     whites: p.whites,
                     brew: p.brew,
                     scoring_space: p.scoring_space_now(),
-                    not_in_pot: Kept::new(counts(&p.bag, &p.aside)),
+                    not_in_pot: counts(&p.bag, &p.aside),
                     looking_at_count: p.aside.len(),
                     looking_at: None,
                     bag: None,
@@ -164,16 +167,15 @@ impl Quacks {
             stirring: self.stirring(),
             buying_in_order: self.buying_in_order,
             books: Colour::ALL.into_iter().filter(|c| self.book_open(*c)).collect(),
-            supply: Kept::new(
-                self.supply
-                    .iter()
-                    .map(|(chip, count)| ChipCount {
-                        chip: *chip,
-                        count: *count,
-                    })
-                    .collect(),
-            ),
-            prices: Kept::new(&PRICE_LIST),
+            supply: self
+                .supply
+                .iter()
+                .map(|(chip, count)| ChipCount {
+                    chip: *chip,
+                    count: *count,
+                })
+                .collect(),
+            prices: &PRICE_LIST,
             players,
             outcome: self.outcome(),
         };
