@@ -62,19 +62,7 @@ pub fn to_raw_value<T: WriteJson + ?Sized>(
 ) -> Box<serde_json::value::RawValue> {
     let mut out = String::with_capacity(*size_hint);
     value.write_json(&mut out);
-    *size_hint = (out.len() + out.len() / 8 + 64).min(1 << 20);
-    debug_assert!(
-        serde_json::from_str::<serde::de::IgnoredAny>(&out).is_ok(),
-        "not JSON: {out}"
-    );
-    // SAFETY: `from_string_unchecked` asks for valid JSON. `out` is what `write_json` wrote, which is the JSON
-    // serde_json writes for the same value: every `WriteJson` impl here writes JSON, and the derive writes only
-    // those impls' output and constant punctuation. `tests/derive.rs` and `rules`' random games compare the
-    // texts with serde's, byte for byte.
-    #[allow(unsafe_code)]
-    unsafe {
-        serde_json::value::RawValue::from_string_unchecked(out)
-    }
+    written_raw_value(out, size_hint)
 }
 
 /// [`to_raw_value`] of one of several viewers' views of one change, the members every viewer shares
@@ -86,13 +74,21 @@ pub fn to_raw_value_shared<T: WriteJson + ?Sized>(
 ) -> Box<serde_json::value::RawValue> {
     let mut out = String::with_capacity(*size_hint);
     value.write_json_shared(&mut out, shared);
+    written_raw_value(out, size_hint)
+}
+
+/// The end of [`to_raw_value`] and [`to_raw_value_shared`]: the next size hint, and `out` as a `RawValue`.
+fn written_raw_value(out: String, size_hint: &mut usize) -> Box<serde_json::value::RawValue> {
     *size_hint = (out.len() + out.len() / 8 + 64).min(1 << 20);
     debug_assert!(
         serde_json::from_str::<serde::de::IgnoredAny>(&out).is_ok(),
         "not JSON: {out}"
     );
-    // SAFETY: as in `to_raw_value`: `write_json_shared` writes what `write_json` writes, or a copy of text that
-    // `write_json` wrote for the same member (`Shared::write`).
+    // SAFETY: `from_string_unchecked` asks for valid JSON. `out` is what `write_json` wrote, which is the JSON
+    // serde_json writes for the same value: every `WriteJson` impl here writes JSON, and the derive writes only
+    // those impls' output and constant punctuation (`write_json_shared` writes what `write_json` writes, or a copy
+    // of text that `write_json` wrote for the same member: `Shared::write`). `tests/derive.rs` and `rules`' random
+    // games compare the texts with serde's, byte for byte.
     #[allow(unsafe_code)]
     unsafe {
         serde_json::value::RawValue::from_string_unchecked(out)
