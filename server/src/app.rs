@@ -384,7 +384,7 @@ pub async fn run(
     let (cluster, forwarder) = cluster.unzip();
     let hub = Hub::new(
         store.clone(),
-        clock,
+        clock.clone(),
         metrics.clone(),
         config.table_settings(),
         stop_rx.clone(),
@@ -402,6 +402,18 @@ pub async fn run(
                 let _ = stop.send(true);
             },
         ));
+    }
+    // A single node records that it serves; its tables get back the time no run of it did (`downtime.rs`).
+    if cluster.is_none() {
+        let downtime = crate::downtime::start(
+            store.clone(),
+            clock,
+            config.heartbeat_ms,
+            stop_rx.clone(),
+            done_tx.clone(),
+        )
+        .await?;
+        hub.set_downtime(downtime);
     }
     hub.restore_all().await?;
     let shared = Arc::new(Shared::new(hub, metrics, config.limits(), stop_rx.clone()));

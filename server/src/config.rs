@@ -186,6 +186,12 @@ pub struct Config {
     #[arg(long, env = "IDLE_UNLOAD_SECS", default_value_t = 300)]
     pub idle_unload_secs: u64,
 
+    /// A single node records that it is serving every this many milliseconds (and when it stops): the time between
+    /// its last record and the next start is given back to every table's clocks (docs/reliability.md, "When the
+    /// server was down"). A crash loses at most this much served time, which is given back too.
+    #[arg(long, env = "HEARTBEAT_MS", default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(100..=60_000))]
+    pub heartbeat_ms: u64,
+
     /// A playing match nobody has been connected to for this many seconds (28 days by default) ends as
     /// abandoned: over without a result, its final state still viewable.
     #[arg(long, env = "ABANDON_AFTER_SECS", default_value_t = 28 * 24 * 60 * 60)]

@@ -18,6 +18,7 @@ use crate::{
     clock::SharedClock,
     cluster::{Claim, Cluster},
     commit::Committer,
+    downtime::Downtime,
     metrics::Metrics,
     secrets,
     store::{LobbyRecord, Phase, SeatKind, SeatRecord, Store, StoreError},
@@ -60,6 +61,8 @@ pub struct Hub {
     cluster: Arc<OnceLock<Arc<Cluster>>>,
     /// Told when a table left memory, so the sweep of due tables looks at its time (see [`Hub::sweep`]).
     unloaded: Arc<Notify>,
+    /// The gaps in which the server did not run, credited to each table as it loads (`downtime.rs`).
+    downtime: Arc<OnceLock<Arc<Downtime>>>,
 }
 
 /// Where a table is served (see [`Hub::locate`]).
@@ -114,6 +117,7 @@ impl Hub {
             done,
             cluster: Arc::default(),
             unloaded: Arc::default(),
+            downtime: Arc::default(),
         };
         // Loads the lobbies tables ask for, until the server shuts down (it holds a clone of `done` meanwhile).
         let loader = hub.clone();
@@ -230,6 +234,12 @@ impl Hub {
     pub fn set_cluster(&self, cluster: Arc<Cluster>) {
         self.commits.set_cluster(cluster.clone());
         let _ = self.cluster.set(cluster);
+    }
+
+    /// Sets the server's gaps (before any table starts): each table loaded is credited with those after its last
+    /// action.
+    pub fn set_downtime(&self, downtime: Arc<Downtime>) {
+        let _ = self.downtime.set(downtime);
     }
 
     pub fn cluster(&self) -> Option<&Arc<Cluster>> {
@@ -360,6 +370,9 @@ impl Hub {
                 self.metrics.tables_reloaded.fetch_add(1, Relaxed);
             }
             table = table.with_stored_idleness(idleness);
+        }
+        if let Some(downtime) = self.downtime.get() {
+            table.credit_downtime(downtime).await?;
         }
         Ok(Some(self.spawn(table)))
     }

@@ -15,6 +15,7 @@ pub mod cluster;
 pub mod commit;
 pub mod config;
 pub mod connection;
+pub mod downtime;
 pub mod guesses;
 pub mod http;
 pub mod hub;

@@ -10,7 +10,7 @@
 //! This file holds the `Table` struct, the commands and the command loop; the rest of `Table` is in `table/`, one
 //! concern a file: `lobby.rs` (seats, spectators, start, the lobby settings' checks), `play.rs` (apply, commit,
 //! publish), `wake.rs` (deadlines, bots, turn timer), `push.rs` (views and pushes, resync on resume), `recover.rs`
-//! (from snapshot plus log, reload), `idle.rs` (leaving memory when nobody is there, abandonment), `host.rs`,
+//! (from snapshot plus log, reload), `downtime.rs` (outages not charged to anyone), `idle.rs` (leaving memory when nobody is there, abandonment), `host.rs`,
 //! `chat.rs`, `absence.rs`, `away.rs` (what was played for a returning player), `rematch.rs` and `admin.rs`.
 
 use std::{collections::VecDeque, sync::Arc, time::Instant};
@@ -313,6 +313,8 @@ pub struct Table {
     absence: absence::Absence,
     /// An open rematch offer once the match is over (`table/rematch.rs`).
     rematch: Option<rematch::Offer>,
+    /// The outages since the last action, which the wake-ups do not count (`table/downtime.rs`).
+    outages: downtime::Outages,
     /// Asks the hub to start a lobby's task (see [`TableDeps::load`]).
     load: mpsc::UnboundedSender<String>,
 }
@@ -431,6 +433,7 @@ impl Table {
             friends: Friends::new(),
             absence: absence::Absence::new(lobby.seat_count as usize),
             rematch: None,
+            outages: Default::default(),
             load,
         }
     }
@@ -567,6 +570,7 @@ impl Table {
             self.unload_at(),
             self.abandon_at(),
             self.idle_unload_at(now),
+            self.outage_wake(),
         ]
         .into_iter()
         .flatten()
@@ -577,6 +581,7 @@ impl Table {
     /// looked at for a while, unless a request is already on its way to it (`commands`); and an idle open or
     /// playing one (`table/idle.rs`), once the database records it.
     async fn on_wake(&mut self, commands: &mpsc::Receiver<Command>) -> bool {
+        self.on_outage_timer().await;
         self.on_timer().await;
         self.on_rematch_timer().await;
         let now = self.clock.now();
@@ -760,6 +765,7 @@ pub(crate) mod absence;
 mod admin;
 mod away;
 mod chat;
+mod downtime;
 mod host;
 mod idle;
 mod lobby;

@@ -45,6 +45,37 @@ impl Absence {
         }
     }
 
+    /// Downtime is not charged (`table/downtime.rs`): moves each stand-in time still ahead when one of `outages`
+    /// began by that outage's length. `stored`: only the times as the database holds them, and what it holds too
+    /// (the caller writes the returned seats' new times); otherwise every time in memory (`sync_absence` writes
+    /// them).
+    pub(crate) fn shift_stand_ins(
+        &mut self,
+        outages: &[crate::store::Outage],
+        stored: bool,
+    ) -> Vec<(u8, Option<Millis>)> {
+        let mut moved = Vec::new();
+        for seat in 0..self.from.len() {
+            let Some(mut at) = self.from[seat] else { continue };
+            if stored && self.stored[seat] != Some(at) {
+                continue;
+            }
+            for (a, b) in outages {
+                if at > *a {
+                    at = at.saturating_add(b.saturating_sub(*a));
+                }
+            }
+            if Some(at) != self.from[seat] {
+                self.from[seat] = Some(at);
+                if stored {
+                    self.stored[seat] = Some(at);
+                }
+                moved.push((seat as u8, Some(at)));
+            }
+        }
+        moved
+    }
+
     /// Follows a change of the open lobby's seat count (no seat has a stand-in before the start).
     pub(crate) fn resize(&mut self, seats: usize) {
         self.from.resize(seats, None);

@@ -101,7 +101,10 @@ impl Table {
         let now = self.clock.now();
         let received_at = timing.received_at.min(now);
         if matches!(running.game.status(), Status::Race { .. })
-            && let Some(deadline) = running.game.deadline().filter(|d| d.at <= received_at)
+            && let Some(deadline) = running
+                .game
+                .deadline()
+                .filter(|d| self.rebased(running.last_change, d.at) <= received_at)
             && let Err(e) = self
                 .apply(Actor::Clock, ActedBy::Clock, RawJson::from(deadline.action))
                 .await
@@ -113,14 +116,22 @@ impl Table {
             .as_ref()
             .and_then(|r| Some((r, race_deadline(&r.game)?)))
         {
-            Some((running, deadline)) => claim_time(
-                running.race,
-                deadline,
-                Timing {
-                    received_at,
-                    ..timing
-                },
-            ),
+            Some((running, deadline)) => {
+                let at = claim_time(
+                    running.race,
+                    deadline,
+                    Timing {
+                        received_at,
+                        ..timing
+                    },
+                );
+                if running.race.is_some_and(|r| r.deadline == deadline) {
+                    at
+                } else {
+                    // A race opened before the table was loaded: the outage since is not part of the reaction.
+                    self.unrebased(running.last_change, at)
+                }
+            }
             None => now,
         };
         let result = self
@@ -230,6 +241,8 @@ impl Table {
         while running.history.len() > self.settings.history {
             running.history.pop_front();
         }
+        self.note_write_succeeded(now);
+        self.forget_outages_until(now);
         if over {
             info!(version = seq, "match finished");
             self.metrics.phase_change(Some(self.phase), Some(Phase::Finished));
@@ -255,6 +268,10 @@ impl Table {
         }
         error!(error = %e, seq, "appending an action failed; reloading the match from the database");
         let unavailable = e.is_unavailable();
+        if unavailable {
+            let now = self.clock.now();
+            self.note_write_failed(now);
+        }
         // Boxed: rare, and its database reads would make every action's future large.
         if !Box::pin(self.reload()).await || unavailable {
             return store_unavailable();

@@ -100,7 +100,7 @@ impl Table {
         let game = &running.game;
         Some(SharedState {
             status: game.status(),
-            deadline: game.deadline().map(|d| d.at),
+            deadline: self.engine_deadline(running),
             turn_deadline: self.turn_deadline(running),
             outcome: game.outcome(),
             views: Vec::new(),

@@ -34,10 +34,11 @@ impl Table {
     /// When the bot (or stand-in) playing `seat` acts: at the moment the game sets (a human-like reaction in a
     /// race, `Game::bot_acts_at`), otherwise the bots' delay after the last change.
     pub(super) fn bot_due(&self, running: &Running, seat: Seat) -> Millis {
-        running
-            .game
-            .bot_acts_at(seat)
-            .unwrap_or(running.last_change + self.settings.bot_delay_ms)
+        let base = running.last_change;
+        match running.game.bot_acts_at(seat) {
+            Some(at) => self.rebased(base, at),
+            None => self.served_until(base, self.settings.bot_delay_ms),
+        }
     }
 
     pub(super) fn timed_seats(&self, running: &Running) -> Vec<Seat> {
@@ -50,9 +51,15 @@ impl Table {
             .collect()
     }
 
+    /// The engine's deadline, moved later by the outages since the last action (downtime is not charged).
+    pub(super) fn engine_deadline(&self, running: &Running) -> Option<Millis> {
+        let at = running.game.deadline()?.at;
+        Some(self.rebased(running.last_change, at))
+    }
+
     pub(super) fn turn_deadline(&self, running: &Running) -> Option<Millis> {
         let timer = self.turn_timer_ms?;
-        (!self.timed_seats(running).is_empty()).then(|| running.last_change + timer)
+        (!self.timed_seats(running).is_empty()).then(|| self.served_until(running.last_change, timer))
     }
 
     /// The next time this table must act by itself: the engine's deadline, a bot's move, or the turn timer.
@@ -70,7 +77,7 @@ impl Table {
         if self.phase != Phase::Playing || running.stalled_at == Some(running.version) {
             return None;
         }
-        let engine = running.game.deadline().map(|d| d.at);
+        let engine = self.engine_deadline(running);
         let bots = self
             .bot_seats_to_act(running)
             .into_iter()
@@ -92,7 +99,11 @@ impl Table {
         let now = self.clock.now();
         self.publish_presence(now);
         let Some(running) = &self.running else { return };
-        if let Some(deadline) = running.game.deadline().filter(|d| d.at <= now) {
+        if let Some(deadline) = running
+            .game
+            .deadline()
+            .filter(|d| self.rebased(running.last_change, d.at) <= now)
+        {
             if let Err(e) = self
                 .apply(Actor::Clock, ActedBy::Clock, RawJson::from(deadline.action))
                 .await
