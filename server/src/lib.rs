@@ -18,6 +18,7 @@ pub mod connection;
 pub mod guesses;
 pub mod http;
 pub mod hub;
+pub mod inbox;
 pub mod metrics;
 pub mod proxy;
 pub mod secrets;
