@@ -137,6 +137,9 @@ error_codes! {
     /// answering). Nothing was relayed if it refuses a request; if it closes the connection, reconnect (to any
     /// node) and `resume` with the seat token: nothing committed is lost.
     ForwardUnavailable = "forward_unavailable",
+    /// `my_tables` named more tables than one request may (`MY_TABLES_MAX`, 100); nothing was looked up. Ask for
+    /// them in several requests.
+    TooManyTables = "too_many_tables",
 }
 
 impl ErrorCode {

@@ -11,6 +11,7 @@
 pub use rules::{GameInfo, Outcome, Seat, Status};
 
 mod error;
+mod inbox;
 mod lobby;
 mod parse;
 mod push;
@@ -20,13 +21,15 @@ mod request;
 pub mod schema;
 
 pub use error::{ErrorBody, ErrorCode};
+pub use inbox::{MY_TABLES_MAX, MyTable, TablePhase, TableRef, TableSeat, TableSummary};
 pub use lobby::{
     AbsenceKind, AbsencePolicy, CatalogueEntry, ListedLobby, LobbyInfo, LobbyPhase, Occupant, Presence,
     SeatInfo,
 };
 pub use parse::{ParseError, parse_client_message, request_id_of};
 pub use push::{
-    ActedBy, AwayAction, AwayReport, CHAT_HISTORY, ChatChannel, ChatMessage, Push, RematchInfo, StateUpdate,
+    ActedBy, AwayAction, AwayReport, CATCH_UP_MAX, CHAT_HISTORY, CaughtUp, ChatChannel, ChatMessage, Push,
+    RematchInfo, StateUpdate,
 };
 pub use raw::RawJson;
 pub use reply::{Reply, ReplyMessage, ServerMessage};
@@ -55,7 +58,8 @@ mod tests {
             let text = block.split("```").next().unwrap();
             let value: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"));
             let kind = value["type"].as_str().expect("every example has a type");
-            if REQUEST_TYPES.contains(&kind) {
+            // A reply may share its request's type (`watch_link`, `my_tables`): it is the one with `re`.
+            if REQUEST_TYPES.contains(&kind) && value.get("re").is_none() {
                 parse_client_message(text).unwrap_or_else(|e| panic!("{e:?}: {text}"));
             } else {
                 let message: ServerMessage =

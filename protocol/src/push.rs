@@ -125,6 +125,33 @@ pub struct AwayReport {
     /// push's view, the standing then and now.
     #[schemars(with = "Value")]
     pub before: RawJson,
+    /// The catch-up: every action in that span, every seat's and the clock's, oldest first, as this seat may see
+    /// it (at most the last [`CATCH_UP_MAX`]).
+    pub moves: Vec<CaughtUp>,
+    /// How many earlier actions of the span `moves` leaves out (beyond [`CATCH_UP_MAX`]).
+    pub moves_left_out: u64,
+}
+
+/// The most actions an [`AwayReport`]'s catch-up lists (the last ones of its span).
+pub const CATCH_UP_MAX: usize = 200;
+
+/// One action of an [`AwayReport`]'s catch-up, as the returning seat may see it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
+pub struct CaughtUp {
+    /// The version this action made.
+    pub seq: u64,
+    /// The seat that acted; `null` for the engine's own deadline (the clock).
+    pub seat: Option<Seat>,
+    pub by: ActedBy,
+    /// When it was applied, in Unix milliseconds.
+    pub at: u64,
+    /// The action as logged, only for the returning seat's own actions (another seat's action may hold what
+    /// this seat may not know); `null` otherwise. What the others did is told by `events`.
+    #[schemars(with = "Option<Value>")]
+    pub action: Option<RawJson>,
+    /// The events it caused that this seat may see (game JSON, as `state.events`).
+    #[schemars(with = "Vec<Value>")]
+    pub events: Vec<RawJson>,
 }
 
 /// One action of a seat in an [`AwayReport`].

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{ErrorBody, ErrorCode, Push, RequestId, Seat, SeatToken};
+use crate::{ErrorBody, ErrorCode, MyTable, Push, RequestId, Seat, SeatToken};
 
 /// One server frame.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -64,6 +64,10 @@ pub enum Reply {
     /// The request succeeded and has nothing more to say (leave, add_bot, start).
     Ok {},
     Pong {},
+    /// The answer to `my_tables`: one entry per table named, in the request's order.
+    MyTables {
+        tables: Vec<MyTable>,
+    },
     /// The request was refused; nothing changed.
     Error(ErrorBody),
 }

@@ -5,7 +5,7 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{AbsencePolicy, RawJson};
+use crate::{AbsencePolicy, RawJson, TableRef};
 
 /// A client-chosen identifier of a request, echoed as `re` in the one reply to it. A string or an integer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, JsonSchema)]
@@ -226,6 +226,11 @@ pub enum Request {
     /// A seat holder, once the match has started: the lobby's watch token, for a replay link that lets anyone
     /// given it watch the lobby, also once it is over and private. Answered by [`Reply::WatchLink`].
     WatchLink {},
+    /// The tables whose seat tokens the client holds, with whose turn it is at each: answered by
+    /// `Reply::MyTables`, one entry per table named, in order. Allowed on any greeted connection, seated or not.
+    /// At most [`crate::MY_TABLES_MAX`] tables (`too_many_tables`); a wrong code or token is reported in its entry
+    /// (`unknown`), not as an error of the request.
+    MyTables { tables: Vec<TableRef> },
 }
 
 fn yes() -> bool {
@@ -265,6 +270,7 @@ impl Request {
             Request::SetListed { .. } => "set_listed",
             Request::Rematch { .. } => "rematch",
             Request::WatchLink {} => "watch_link",
+            Request::MyTables { .. } => "my_tables",
         }
     }
 }
@@ -289,4 +295,5 @@ pub const REQUEST_TYPES: &[&str] = &[
     "set_listed",
     "rematch",
     "watch_link",
+    "my_tables",
 ];

@@ -224,6 +224,7 @@ fn server_kind(message: &ServerMessage) -> &'static str {
             Reply::Accepted { .. } => "accepted",
             Reply::Ok {} => "ok",
             Reply::Pong {} => "pong",
+            Reply::MyTables { .. } => "my_tables",
             Reply::Error(_) => "error",
         },
         ServerMessage::Push(p) => match p {
@@ -249,6 +250,7 @@ const SERVER_KINDS: &[&str] = &[
     "accepted",
     "ok",
     "pong",
+    "my_tables",
     "error",
     "lobby",
     "state",

@@ -47,6 +47,8 @@ pub struct Pending {
     /// The full state's JSON text (`AnyGame::full_state`), when a snapshot is due.
     pub snapshot: Option<String>,
     pub outcome: Option<Outcome>,
+    /// The seats that must decide after this action (`store::to_decide_text`).
+    pub to_decide: Option<String>,
 }
 
 impl Pending {
@@ -57,6 +59,7 @@ impl Pending {
             entry: &self.entry,
             snapshot: self.snapshot.as_deref(),
             outcome: self.outcome.as_ref(),
+            to_decide: self.to_decide.as_deref(),
         }
     }
 }

@@ -363,6 +363,11 @@ impl RateLimit {
     }
 }
 
+/// `my_tables` requests one connection may send at once, and how many it gets back per second: a page asks on
+/// load, when it becomes visible and every minute.
+const MY_TABLES_BURST: f64 = 10.0;
+const MY_TABLES_PER_SEC: f64 = 0.2;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {
     Seat,
@@ -400,6 +405,8 @@ struct Session {
     opened: Option<mpsc::Receiver<Relay>>,
     /// The table a forwarding check found here, for the request that asked for it.
     located: Option<TableHandle>,
+    /// `my_tables` requests allowed (each reads the database once per table it names).
+    my_tables_rate: RateLimit,
 }
 
 /// What became of a request for a table another node serves (see [`Session::start_forward`]).
@@ -765,6 +772,7 @@ impl<S: Sink<Message> + Unpin> Connection<S> {
             forward: None,
             opened: None,
             located: None,
+            my_tables_rate: RateLimit::new(MY_TABLES_PER_SEC, MY_TABLES_BURST),
         };
         let out = Outgoing {
             sink,
@@ -1569,7 +1577,23 @@ impl Session {
             Request::RemovePlayer { seat } => self.tell_host(HostOp::Remove { seat }).await,
             Request::MakeHost { seat } => self.tell_host(HostOp::MakeHost { seat }).await,
             Request::SetListed { listed } => self.tell_host(HostOp::SetListed { listed }).await,
+            Request::MyTables { tables } => Box::pin(self.my_tables(tables)).await,
         }
+    }
+
+    /// `my_tables`: answered from the database (`inbox.rs`), at most [`MY_TABLES_BURST`] at once per connection,
+    /// then one every `1 / MY_TABLES_PER_SEC` seconds.
+    async fn my_tables(&mut self, tables: Vec<protocol::TableRef>) -> Result<Reply, ErrorBody> {
+        if !self.my_tables_rate.allow() {
+            let secs = self.my_tables_rate.refill().as_secs_f64().ceil().max(1.0);
+            return Err(ErrorBody::new(
+                ErrorCode::RateLimited,
+                format!("too many my_tables requests on this connection; try again in {secs} s"),
+            ));
+        }
+        let (store, guesses) = (self.shared.hub.store(), &self.shared.guesses);
+        let tables = crate::inbox::my_tables(store, guesses, self.ip, &tables, self.received_at).await?;
+        Ok(Reply::MyTables { tables })
     }
 
     /// `hello`: a second one is answered like the first and changes nothing, as long as it names the version the

@@ -19,6 +19,7 @@ pub mod downtime;
 pub mod guesses;
 pub mod http;
 pub mod hub;
+pub mod inbox;
 pub mod metrics;
 pub mod proxy;
 pub mod secrets;

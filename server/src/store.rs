@@ -14,7 +14,7 @@
 //!
 //! Layout: `records` (the rows as Rust values), `rows` (the row shapes and their generated INSERTs), `batches`
 //! (the group commit's writes), `queries` (reads and single writes), `admin` and `friends` (the admin API's and
-//! the lobby chat's queries), `allowance` (cluster mode's count of lobby creations per address).
+//! the lobby chat's queries), `inbox` (a player's list of tables, issue 47), `allowance` (cluster mode's count of lobby creations per address).
 
 use std::{
     future::Future,
@@ -217,6 +217,7 @@ mod batches;
 mod downtime;
 mod friends;
 mod idle;
+mod inbox;
 mod queries;
 mod records;
 mod rows;
@@ -226,9 +227,10 @@ mod tests;
 pub use admin::{AuditEntry, MatchStatus, SeatSummary, TableFilter, TableSummary};
 pub use downtime::{Outage, ServerRun};
 pub use idle::{StoredIdleness, UNLOADED_FOR_GOOD};
+pub use inbox::{InboxLobby, InboxMatch};
 pub use records::{
     Append, LobbyRecord, LogEntry, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, Setup, Snapshot,
-    StartedRematch, StoredAbsence, StoredLobby, StoredMatch,
+    StartedRematch, StoredAbsence, StoredLobby, StoredMatch, parse_to_decide, to_decide_text,
 };
 use records::{corrupt, json_text, parse_json, raw_json, small, to_i64};
 

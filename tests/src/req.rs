@@ -273,3 +273,16 @@ pub fn set_listed(listed: bool) -> Request {
 pub fn rematch(accept: bool) -> Request {
     Request::Rematch { accept }
 }
+
+/// `my_tables` for these `(code, seat token)` pairs.
+pub fn my_tables(tables: &[(&str, &str)]) -> Request {
+    Request::MyTables {
+        tables: tables
+            .iter()
+            .map(|(code, token)| protocol::TableRef {
+                code: code.to_string(),
+                token: SeatToken::new(token.to_string()),
+            })
+            .collect(),
+    }
+}

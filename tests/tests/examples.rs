@@ -349,6 +349,13 @@ async fn run() -> BTreeMap<String, Value> {
         "{away}"
     );
     run.ask(&mut bob, req::watch_link(), Some("watch_link")).await;
+    // His page lists his tables: this one, and one whose code it mistyped.
+    let tables = [
+        (code.as_str(), bob_token.as_str()),
+        ("ABCD-EFGH-JKMN-PQRS", bob_token.as_str()),
+    ];
+    run.ask(&mut bob, req::my_tables(&tables), Some("my_tables"))
+        .await;
     run.ask(&mut ann, req::rematch(true), None).await;
     run.push(&mut bob, "rematch", "rematch", |_| true).await;
     run.ask(&mut bob, req::rematch(true), Some("")).await;

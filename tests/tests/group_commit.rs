@@ -75,6 +75,7 @@ fn appends<'a>(entries: &'a [LogEntry], snapshot: &'a str) -> Vec<Append<'a>> {
             entry: e,
             snapshot: (e.seq == 40).then_some(snapshot),
             outcome: None,
+            to_decide: None,
         })
         .collect()
 }
@@ -89,6 +90,7 @@ fn of_m1(entries: &[LogEntry]) -> Vec<Append<'_>> {
             entry: e,
             snapshot: None,
             outcome: None,
+            to_decide: None,
         })
         .collect()
 }
@@ -125,6 +127,7 @@ async fn every_batch_is_written_whole_or_not_at_all_on_every_store() {
                 rules_version: 1,
                 started_at: 10,
                 finished: false,
+                to_decide: None,
             };
             store.start_match(code, &record).await.unwrap();
         }
@@ -189,6 +192,7 @@ async fn every_batch_is_written_whole_or_not_at_all_on_every_store() {
                     entry: &entries[0],
                     snapshot: Some(end_state.as_str()),
                     outcome: Some(&outcome),
+                    to_decide: None,
                 },
                 Append {
                     match_id: "m2",
@@ -196,6 +200,7 @@ async fn every_batch_is_written_whole_or_not_at_all_on_every_store() {
                     entry: &entries[1],
                     snapshot: None,
                     outcome: Some(&outcome),
+                    to_decide: None,
                 },
             ];
             let result = store.append_batch(&batch).await;
@@ -244,6 +249,7 @@ fn record(id: &str) -> MatchRecord {
         rules_version: 3,
         started_at: 20,
         finished: false,
+        to_decide: None,
     }
 }
 
@@ -447,6 +453,7 @@ async fn a_conflicting_setup_fails_alone_through_the_committer_on_every_store() 
             entry: entry(seq),
             snapshot: None,
             outcome: None,
+            to_decide: None,
         };
         // On this test's one thread, all four are queued before the writer runs: one batch.
         let (again, other, h) = (lobby("AAAAAA"), lobby("FFFFFF"), host());
@@ -625,6 +632,7 @@ async fn commits_and_rematch_lookups_find_rows_by_key_on_a_new_postgres_database
             entry,
             snapshot: None,
             outcome: None,
+            to_decide: None,
         };
         let batches: [(Vec<Setup>, Vec<Append>); 4] = [
             (
@@ -646,6 +654,7 @@ async fn commits_and_rematch_lookups_find_rows_by_key_on_a_new_postgres_database
                 vec![],
                 vec![Append {
                     outcome: Some(&outcome),
+                    to_decide: None,
                     ..plain(&last)
                 }],
             ),

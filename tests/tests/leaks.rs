@@ -129,6 +129,9 @@ struct Replay {
     seed: u64,
     states: Vec<AnyGame>,
     events: Vec<Vec<rules::Event<Value>>>,
+    /// Who made action `v` and what it was (index 0 unused).
+    actors: Vec<Option<Actor>>,
+    actions: Vec<Value>,
 }
 
 async fn replay(db: &TestDb, code: &str) -> Replay {
@@ -144,7 +147,10 @@ async fn replay(db: &TestDb, code: &str) -> Replay {
     let mut game = record.setup().unwrap();
     let mut states = vec![game.clone()];
     let mut events = vec![Vec::new()];
+    let (mut actors, mut actions) = (vec![None], vec![Value::Null]);
     for entry in log {
+        actors.push(Some(entry.actor));
+        actions.push(entry.action.to_value());
         events.push(
             game.apply_value(entry.actor, &entry.action.to_value(), entry.at)
                 .unwrap(),
@@ -156,6 +162,8 @@ async fn replay(db: &TestDb, code: &str) -> Replay {
         seed: record.seed,
         states,
         events,
+        actors,
+        actions,
     }
 }
 
@@ -199,10 +207,70 @@ fn check(replay: &Replay, viewer: Viewer, message: &Value) -> Vec<String> {
             ));
         }
     }
+    if message["type"] == "away" {
+        found.extend(check_catch_up(replay, viewer, message));
+    }
     found
         .into_iter()
         .map(|f| format!("{} v{version} to {viewer:?}: {f}", replay.game))
         .collect()
+}
+
+/// An `away` report's catch-up (`moves`): the log's actions after `since`, each with only the events addressed to
+/// this viewer, and an action only where the viewer's own seat made it.
+fn check_catch_up(replay: &Replay, viewer: Viewer, message: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    let (since, version) = (
+        message["since"].as_u64().unwrap(),
+        message["version"].as_u64().unwrap(),
+    );
+    let moves = message["moves"].as_array().unwrap();
+    let left_out = message["moves_left_out"].as_u64().unwrap();
+    let seqs: Vec<u64> = moves.iter().map(|m| m["seq"].as_u64().unwrap()).collect();
+    if seqs != (since + 1 + left_out..=version).collect::<Vec<_>>() {
+        found.push(format!(
+            "catch-up of versions {seqs:?}, not {since} to {version} less {left_out}"
+        ));
+    }
+    for m in moves {
+        let v = m["seq"].as_u64().unwrap() as usize;
+        let Some(actor) = replay.actors.get(v).copied().flatten() else {
+            found.push(format!("catch-up of an action {v} not logged"));
+            continue;
+        };
+        let seat = match actor {
+            Actor::Seat(s) => json!(s.0),
+            Actor::Clock => Value::Null,
+        };
+        if m["seat"] != seat {
+            found.push(format!("catch-up action {v} by {} not {seat}", m["seat"]));
+        }
+        let own = matches!((actor, viewer), (Actor::Seat(a), Viewer::Seat(b)) if a == b);
+        let action = if own {
+            replay.actions[v].clone()
+        } else {
+            Value::Null
+        };
+        if m["action"] != action {
+            found.push(format!(
+                "catch-up action {v}: {} shown, not {action}",
+                m["action"]
+            ));
+        }
+        let expected: Vec<Value> = replay.events[v]
+            .iter()
+            .filter(|e| e.audience.includes(viewer))
+            .map(|e| e.body.clone())
+            .collect();
+        if m["events"] != json!(expected) {
+            found.push(format!(
+                "catch-up action {v}: events {} other than this viewer's {}",
+                m["events"],
+                json!(expected)
+            ));
+        }
+    }
+    found
 }
 
 async fn leak_check_match(server: &TestServer, db: &TestDb, game: &str, seats: u8, seed: u64) -> Vec<String> {
@@ -275,6 +343,59 @@ async fn no_message_carries_what_its_recipient_may_not_know() {
         db.drop_db().await;
         let shown: Vec<&String> = found.iter().take(30).collect();
         assert!(found.is_empty(), "{backend}: {} leaks: {shown:#?}", found.len());
+    }
+}
+
+/// The catch-up (issue 47, point 6): a seat that comes back with an older `last_version` gets every action since
+/// then, each as its seat may see it, in games with hidden hands, bags and secret plans.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_catch_up_carries_only_what_the_seat_may_see() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let server = TestServer::start(&db, test_config()).await;
+        let time = Time::Manual(server.clock.clone());
+        let mut found = Vec::new();
+        for (game, seed) in [("quacks", 3), ("hide_and_eeek", 4), ("molehills", 5)] {
+            let (code, mut players) = start_match(server.addr, game, json!({}), 3, 3).await;
+            play_until(&mut players, &time, seed, 1_000, |s| {
+                s["version"].as_u64().unwrap() >= 4
+            })
+            .await;
+            let since = players[2].client.state.as_ref().unwrap()["version"]
+                .as_u64()
+                .unwrap();
+            let played = play_until(&mut players, &time, seed + 1, 1_000, |s| {
+                s["version"].as_u64().unwrap() >= since + 25
+            })
+            .await;
+            let version = played.last_state["version"].as_u64().unwrap();
+            assert!(version > since + 10, "{game}: the match went on");
+            // Seat 2 comes back on a new connection (after a reload) from the version it saw then.
+            let mut back = server.client().await;
+            let token = players[2].token.clone();
+            let r = back.request(req::resume_from(&code, &token, since)).await;
+            assert_eq!(r["type"], "resumed", "{r}");
+            let away = back.wait_push("away", |_| true).await;
+            assert_eq!(away["since"], since);
+            assert_eq!(away["version"], version, "{game}");
+            assert_eq!(
+                away["moves"].as_array().unwrap().len() as u64,
+                version - since,
+                "{game}: {away}"
+            );
+            let others = away["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["seat"] != 2)
+                .count();
+            assert!(others > 0, "{game}: the others' moves are listed too");
+            let replay = replay(&db, &code).await;
+            found.extend(check(&replay, Viewer::Seat(Seat(2)), &away));
+        }
+        server.stop().await;
+        db.drop_db().await;
+        assert!(found.is_empty(), "{backend}: {found:#?}");
     }
 }
 
@@ -514,6 +635,8 @@ fn the_checker_finds_a_view_meant_for_someone_else() {
             seed: SEED,
             states: vec![g.clone()],
             events: vec![Vec::new()],
+            actors: vec![None],
+            actions: vec![Value::Null],
         };
         let mut honest = state_message(&g, Viewer::Seat(Seat(1)));
         honest["legal_actions"] = json!(g.legal_values(Seat(1)));
@@ -532,4 +655,48 @@ fn the_checker_finds_a_view_meant_for_someone_else() {
         assert!(!check(&replay, Viewer::Seat(Seat(1)), &m).is_empty(), "{id}");
     }
     assert!(wrong_views > 0, "some game shows seats different views");
+}
+
+#[test]
+fn the_checker_finds_another_seats_action_or_events_in_a_catch_up() {
+    let mut unfiltered = 0;
+    for info in rules::catalogue() {
+        let start = AnyGame::new(info.id, None, &json!({}), 2, SEED).unwrap();
+        let mover = Seat::all(2).find(|s| !start.legal_values(*s).is_empty()).unwrap();
+        let viewer = Viewer::Seat(Seat(1 - mover.0));
+        let action = start.legal_values(mover).remove(0);
+        let mut after = start.clone();
+        let events = after.apply_value(Actor::Seat(mover), &action, 1).unwrap();
+        let all: Vec<Value> = events.iter().map(|e| e.body.clone()).collect();
+        let seen: Vec<Value> = events
+            .iter()
+            .filter(|e| e.audience.includes(viewer))
+            .map(|e| e.body.clone())
+            .collect();
+        let replay = Replay {
+            game: info.id.into(),
+            seed: SEED,
+            states: vec![start, after],
+            events: vec![Vec::new(), events],
+            actors: vec![None, Some(Actor::Seat(mover))],
+            actions: vec![Value::Null, action.clone()],
+        };
+        let report = |action: Value, events: &[Value]| {
+            json!({"type": "away", "since": 0, "version": 1, "moves_left_out": 0,
+                   "moves": [{"seq": 1, "seat": mover.0, "by": "player", "at": 1, "action": action, "events": events}]})
+        };
+        let honest = check(&replay, viewer, &report(Value::Null, &seen));
+        assert!(honest.is_empty(), "{}: {honest:?}", info.id);
+        let shown = check(&replay, viewer, &report(action.clone(), &seen));
+        assert!(!shown.is_empty(), "{}: another seat's action shown", info.id);
+        if all != seen {
+            unfiltered += 1;
+            assert!(
+                !check(&replay, viewer, &report(Value::Null, &all)).is_empty(),
+                "{}",
+                info.id
+            );
+        }
+    }
+    let _ = unfiltered;
 }

@@ -67,6 +67,7 @@ async fn seed_match(url: &str) -> String {
         rules_version: info.rules_version,
         started_at: now,
         finished: false,
+        to_decide: None,
     };
     store.start_match(CODE, &record).await.unwrap();
     store.close().await;

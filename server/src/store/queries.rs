@@ -137,7 +137,7 @@ impl Store {
                 });
             }
             let Some(row) = sqlx::query(
-                "SELECT id, game, options, players, seed, rules_version, status, started_at \
+                "SELECT id, game, options, players, seed, rules_version, status, started_at, to_decide \
                  FROM matches WHERE lobby_code = $1",
             )
             .bind(code)
@@ -156,6 +156,7 @@ impl Store {
                 rules_version: u32::try_from(row.try_get::<i64, _>("rules_version")?).map_err(corrupt)?,
                 started_at: row.try_get::<i64, _>("started_at")? as u64,
                 finished: row.try_get::<String, _>("status")? == "finished",
+                to_decide: row.try_get("to_decide")?,
             };
             let snapshot = match sqlx::query(
                 "SELECT seq, state, at FROM snapshots WHERE match_id = $1 ORDER BY seq DESC LIMIT 1",

@@ -2,7 +2,7 @@
 //! (unsigned integers as signed BIGINT/INTEGER, JSON as TEXT).
 
 use protocol::RawJson;
-use rules::{Actor, AnyGame, Millis, Outcome, SetupError};
+use rules::{Actor, AnyGame, Millis, Outcome, Seat, SetupError, Status};
 use serde_json::Value;
 
 use super::StoreError;
@@ -96,6 +96,9 @@ pub struct MatchRecord {
     pub rules_version: u32,
     pub started_at: Millis,
     pub finished: bool,
+    /// The seats that must decide at the start ([`to_decide_text`]), as `matches.to_decide` stores them; `None`
+    /// for a match stored before the column existed.
+    pub to_decide: Option<String>,
 }
 
 impl MatchRecord {
@@ -157,6 +160,9 @@ pub struct Append<'a> {
     pub snapshot: Option<&'a str>,
     /// The result, when this action ended the match.
     pub outcome: Option<&'a Outcome>,
+    /// The seats that must decide after this action ([`to_decide_text`]), stored in its row's `to_decide`; `None`
+    /// leaves the column empty (unknown).
+    pub to_decide: Option<&'a str>,
 }
 
 /// A lobby's or match's row that a group commit carries beside the actions: each used to be a transaction of its
@@ -202,6 +208,35 @@ pub struct RematchRecord<'a> {
     pub lobby: &'a LobbyRecord,
     pub seats: &'a [SeatRecord],
     pub record: &'a MatchRecord,
+}
+
+/// The seats that must decide in a state of status `status`, as `actions.to_decide` and `matches.to_decide` store
+/// them: a JSON array of seat numbers, the one whose turn it is or those still expected in a simultaneous step;
+/// `[]` during a race (closed by the engine's deadline, nobody is waited for) and once the match is over. The same
+/// seats as the turn timer's (`Table::seats_deciding`).
+pub fn to_decide_text(status: &Status) -> String {
+    let seats: &[Seat] = match status {
+        Status::Turn { seat } => std::slice::from_ref(seat),
+        Status::Simultaneous { seats, .. } => seats,
+        Status::Race { .. } | Status::Over => &[],
+    };
+    let mut text = String::with_capacity(2 + 4 * seats.len());
+    text.push('[');
+    for (i, seat) in seats.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&seat.0.to_string());
+    }
+    text.push(']');
+    text
+}
+
+/// [`to_decide_text`] read back; `None` for a missing (older) or unreadable value.
+pub fn parse_to_decide(text: Option<&str>) -> Option<Vec<Seat>> {
+    serde_json::from_str::<Vec<u8>>(text?)
+        .ok()
+        .map(|s| s.into_iter().map(Seat).collect())
 }
 
 pub(crate) fn to_i64(v: u64) -> i64 {

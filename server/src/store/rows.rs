@@ -231,6 +231,7 @@ row_shape! {
         rules_version: i64 => "int8[]",
         status: &'a str => "text[]",
         started_at: i64 => "int8[]",
+        to_decide: Option<&'a str> => "text[]",
     }
 }
 
@@ -243,6 +244,7 @@ row_shape! {
         action: &'a str => "text[]",
         at: i64 => "int8[]",
         made_by: Option<&'a str> => "text[]",
+        to_decide: Option<&'a str> => "text[]",
     }
 }
 
@@ -310,6 +312,7 @@ impl<'a> MatchRow<'a> {
             rules_version: i64::from(record.rules_version),
             status: "playing",
             started_at: to_i64(record.started_at),
+            to_decide: record.to_decide.as_deref(),
         }
     }
 }
@@ -324,6 +327,7 @@ impl<'a> ActionRow<'a> {
             action: entry.action.get(),
             at: to_i64(entry.at),
             made_by: (entry.by != protocol::ActedBy::Unknown).then(|| entry.by.as_str()),
+            to_decide: append.to_decide,
         }
     }
 }

@@ -66,6 +66,7 @@ async fn a_group_commit_writes_every_row_of_a_large_batch_or_none() {
             rules_version: 1,
             started_at: 10,
             finished: false,
+            to_decide: None,
         };
         store.start_match(code, &record).await.unwrap();
     }
@@ -95,6 +96,7 @@ async fn a_group_commit_writes_every_row_of_a_large_batch_or_none() {
             entry: e,
             snapshot: (e.seq == 40).then_some(snapshot.as_str()),
             outcome: None,
+            to_decide: None,
         })
         .collect();
     store.append_batch(&appends).await.unwrap();
@@ -120,6 +122,7 @@ async fn a_group_commit_writes_every_row_of_a_large_batch_or_none() {
             entry: e,
             snapshot: None,
             outcome: None,
+            to_decide: None,
         })
         .collect();
     assert!(matches!(
@@ -143,6 +146,7 @@ async fn a_group_commit_writes_every_row_of_a_large_batch_or_none() {
             entry: &entries[0],
             snapshot: None,
             outcome: (seq != largest + 22).then_some(&outcome),
+            to_decide: None,
         };
         let result = store.append_batch(&[append]).await;
         assert_eq!(result.is_ok(), written, "seq {seq}: {result:?}");
@@ -201,6 +205,7 @@ async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot()
         rules_version: 4,
         started_at: 10,
         finished: false,
+        to_decide: None,
     };
     store.start_match("AAAAAA", &record).await.unwrap();
     for seq in 1..=5 {
@@ -213,6 +218,7 @@ async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot()
                 entry: &e,
                 snapshot: (seq == 3).then_some(snapshot.as_str()),
                 outcome: None,
+                to_decide: None,
             })
             .await
             .unwrap();
@@ -227,6 +233,7 @@ async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot()
         },
         snapshot: None,
         outcome: None,
+        to_decide: None,
     };
     assert!(matches!(store.append(&again).await, Err(StoreError::Conflict)));
     let loaded = store.load_lobby("aaaaaa").await.unwrap();
@@ -264,6 +271,7 @@ async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot()
             entry: &entry(6),
             snapshot: None,
             outcome: Some(&outcome),
+            to_decide: None,
         })
         .await
         .unwrap();

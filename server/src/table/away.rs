@@ -3,7 +3,10 @@
 //! after that version and who made each (the player from another connection, the stand-in bot, the skip, the
 //! turn timer, an administrator: the log's `made_by`, which the table records where it applies an action), with
 //! the events of each that the seat may see and the seat's view at `last_version`, so that a client can say the
-//! standing then and now.
+//! standing then and now. It is also the catch-up (issue 47): every action after that version, every seat's
+//! and the clock's (the last `protocol::CATCH_UP_MAX`, saying how many earlier ones it leaves out), with who
+//! acted, the events the seat may see (as the `state` push filters them) and the action itself only for the seat's
+//! own, so that a player who comes back sees what happened in order before the board.
 //!
 //! The report is read from the stored action log and the match replayed from its seed (as the admin replay does),
 //! so it is the same after a restart or a takeover by another node, and the events in memory (the last
@@ -11,7 +14,7 @@
 //! table serves its other commands meanwhile, and the report covers exactly the versions up to the one the
 //! resumed connection's `state` push showed (every one of them is committed before it was published).
 
-use protocol::{AwayAction, AwayReport, Push, RawJson, ServerMessage};
+use protocol::{AwayAction, AwayReport, CATCH_UP_MAX, CaughtUp, Push, RawJson, ServerMessage};
 use rules::{Actor, Seat, Viewer};
 use tracing::{Instrument, debug, warn};
 
@@ -85,8 +88,9 @@ impl Table {
 }
 
 impl AwayJob {
-    /// Reads the match and its log and replays it up to `version`: the seat's view at `since`, and the seat's own
-    /// actions after it with who made them and the events the seat may see.
+    /// Reads the match and its log and replays it up to `version`: the seat's view at `since`, the seat's own
+    /// actions after it with who made them and the events the seat may see, and the catch-up: every action after
+    /// it (the last [`CATCH_UP_MAX`]) with the events the seat may see, the action itself only for its own.
     async fn report(&self) -> Result<AwayReport, AwayError> {
         let stored = self
             .store
@@ -107,16 +111,20 @@ impl AwayJob {
         let refused = |seq: u64, e: rules::Rejection| {
             AwayError::Replay(format!("logged action {seq} was refused: {e}"))
         };
+        // The catch-up lists the last `CATCH_UP_MAX` actions of the span; the earlier ones are replayed only.
+        let span = log
+            .iter()
+            .filter(|e| e.seq > self.since && e.seq <= self.version)
+            .count();
+        let left_out = span.saturating_sub(CATCH_UP_MAX);
+        let mut moves = Vec::with_capacity(span - left_out);
         for entry in log.iter().take_while(|e| e.seq <= self.version) {
-            if entry.seq <= self.since {
-                game.replay([(entry.actor, entry.action.get(), entry.at)])
-                    .map_err(|e| refused(entry.seq, e.rejection))?;
-                continue;
-            }
-            if before.is_none() {
+            if entry.seq > self.since && before.is_none() {
                 before = Some(crate::table::view_json(&game, viewer, &mut size));
             }
-            if entry.actor != Actor::Seat(self.seat) {
+            let listed = entry.seq > self.since + left_out as u64;
+            let own = entry.actor == Actor::Seat(self.seat);
+            if entry.seq <= self.since || !(listed || own) {
                 game.replay([(entry.actor, entry.action.get(), entry.at)])
                     .map_err(|e| refused(entry.seq, e.rejection))?;
                 continue;
@@ -124,18 +132,34 @@ impl AwayJob {
             let applied = game
                 .apply(entry.actor, entry.action.get(), entry.at)
                 .map_err(|e| refused(entry.seq, e))?;
-            actions.push(AwayAction {
-                seq: entry.seq,
-                by: entry.by,
-                action: entry.action.clone(),
-                at: entry.at,
-                events: applied
-                    .events
-                    .into_iter()
-                    .filter(|e| e.audience.includes(viewer))
-                    .map(|e| RawJson::from(e.body))
-                    .collect(),
-            });
+            let events: Vec<RawJson> = applied
+                .events
+                .into_iter()
+                .filter(|e| e.audience.includes(viewer))
+                .map(|e| RawJson::from(e.body))
+                .collect();
+            if listed {
+                moves.push(CaughtUp {
+                    seq: entry.seq,
+                    seat: match entry.actor {
+                        Actor::Seat(seat) => Some(seat),
+                        Actor::Clock => None,
+                    },
+                    by: entry.by,
+                    at: entry.at,
+                    action: own.then(|| entry.action.clone()),
+                    events: events.clone(),
+                });
+            }
+            if own {
+                actions.push(AwayAction {
+                    seq: entry.seq,
+                    by: entry.by,
+                    action: entry.action.clone(),
+                    at: entry.at,
+                    events,
+                });
+            }
         }
         let before = before
             .ok_or_else(|| AwayError::Replay(format!("the log ends before version {}", self.since + 1)))?;
@@ -147,6 +171,8 @@ impl AwayJob {
             version: self.version,
             actions,
             before,
+            moves,
+            moves_left_out: left_out as u64,
         })
     }
 }

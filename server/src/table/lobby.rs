@@ -396,6 +396,7 @@ impl Table {
             rules_version: self.rules_version,
             started_at: self.clock.now(),
             finished: false,
+            to_decide: Some(crate::store::to_decide_text(&game.status())),
         };
         Ok((game, record))
     }

@@ -12,7 +12,7 @@ use tracing::{debug, error, info};
 use super::{Table, err, store_unavailable};
 use crate::{
     commit::Pending,
-    store::{LogEntry, Phase, StoreError},
+    store::{LogEntry, Phase, StoreError, to_decide_text},
 };
 
 /// The most of a connection's round trip that is taken off a race claim's reaction time (the push's way down and
@@ -193,7 +193,10 @@ impl Table {
             })
             .collect();
         let seq = running.version + 1;
-        let over = matches!(next.status(), Status::Over);
+        let status = next.status();
+        let over = matches!(status, Status::Over);
+        // Whose turn it is now, stored with the action for the players' lists of tables (`my_tables`).
+        let to_decide = Some(to_decide_text(&status));
         let outcome = if over { next.outcome() } else { None };
         let snapshot = (self.settings.snapshot_every > 0 && seq % self.settings.snapshot_every == 0)
             .then(|| next.full_state());
@@ -214,6 +217,7 @@ impl Table {
                 entry,
                 snapshot,
                 outcome: outcome.clone(),
+                to_decide,
             })
             .await;
         self.metrics.db_write_latency.observe(write_started.elapsed());

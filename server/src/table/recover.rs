@@ -232,6 +232,7 @@ mod tests {
                 rules_version,
                 started_at: 0,
                 finished: false,
+                to_decide: None,
             },
             snapshot: None,
             log_after_snapshot: log,
