@@ -21,12 +21,13 @@ pub mod schema;
 
 pub use error::{ErrorBody, ErrorCode};
 pub use lobby::{
-    AbsenceKind, AbsencePolicy, CatalogueEntry, ListedLobby, LobbyInfo, LobbyPhase, Occupant, Presence,
-    SeatInfo,
+    AbsenceKind, AbsencePolicy, CatalogueEntry, ListedLobby, LobbyInfo, LobbyPhase, MAX_BANK_CAP_MS,
+    MAX_MOVE_MS, MIN_MOVE_MS, Occupant, Pace, Presence, SeatInfo, StallPolicy,
 };
 pub use parse::{ParseError, parse_client_message, request_id_of};
 pub use push::{
-    ActedBy, AwayAction, AwayReport, CHAT_HISTORY, ChatChannel, ChatMessage, Push, RematchInfo, StateUpdate,
+    ActedBy, AwayAction, AwayReport, CHAT_HISTORY, ChatChannel, ChatMessage, Push, RematchInfo, SeatClock,
+    StateUpdate,
 };
 pub use raw::RawJson;
 pub use reply::{Reply, ReplyMessage, ServerMessage};

@@ -47,6 +47,8 @@ pub struct Pending {
     /// The full state's JSON text (`AnyGame::full_state`), when a snapshot is due.
     pub snapshot: Option<String>,
     pub outcome: Option<Outcome>,
+    /// A correspondence match's clocks after this action, written in the action's row (`table/clocks.rs`).
+    pub clocks: Option<String>,
 }
 
 impl Pending {
@@ -57,6 +59,7 @@ impl Pending {
             entry: &self.entry,
             snapshot: self.snapshot.as_deref(),
             outcome: self.outcome.as_ref(),
+            clocks: self.clocks.as_deref(),
         }
     }
 }

@@ -214,6 +214,7 @@ macro_rules! on_pool {
 mod admin;
 mod allowance;
 mod batches;
+mod clocks;
 mod friends;
 mod idle;
 mod queries;
@@ -223,7 +224,9 @@ mod rows;
 mod tests;
 
 pub use admin::{AuditEntry, MatchStatus, SeatSummary, TableFilter, TableSummary};
+pub use clocks::{StoredClocks, StoredVacation};
 pub use idle::{StoredIdleness, UNLOADED_FOR_GOOD};
+pub(crate) use records::pace_text;
 pub use records::{
     Append, LobbyRecord, LogEntry, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, Setup, Snapshot,
     StartedRematch, StoredAbsence, StoredLobby, StoredMatch,

@@ -27,6 +27,7 @@ fn lobby(code: &str) -> LobbyRecord {
         absent_grace_ms: 0,
         rules_version: None,
         rematch_of: None,
+        pace: Default::default(),
     }
 }
 
@@ -75,6 +76,7 @@ fn appends<'a>(entries: &'a [LogEntry], snapshot: &'a str) -> Vec<Append<'a>> {
             entry: e,
             snapshot: (e.seq == 40).then_some(snapshot),
             outcome: None,
+            clocks: None,
         })
         .collect()
 }
@@ -89,6 +91,7 @@ fn of_m1(entries: &[LogEntry]) -> Vec<Append<'_>> {
             entry: e,
             snapshot: None,
             outcome: None,
+            clocks: None,
         })
         .collect()
 }
@@ -189,6 +192,7 @@ async fn every_batch_is_written_whole_or_not_at_all_on_every_store() {
                     entry: &entries[0],
                     snapshot: Some(end_state.as_str()),
                     outcome: Some(&outcome),
+                    clocks: None,
                 },
                 Append {
                     match_id: "m2",
@@ -196,6 +200,7 @@ async fn every_batch_is_written_whole_or_not_at_all_on_every_store() {
                     entry: &entries[1],
                     snapshot: None,
                     outcome: Some(&outcome),
+                    clocks: None,
                 },
             ];
             let result = store.append_batch(&batch).await;
@@ -447,6 +452,7 @@ async fn a_conflicting_setup_fails_alone_through_the_committer_on_every_store() 
             entry: entry(seq),
             snapshot: None,
             outcome: None,
+            clocks: None,
         };
         // On this test's one thread, all four are queued before the writer runs: one batch.
         let (again, other, h) = (lobby("AAAAAA"), lobby("FFFFFF"), host());
@@ -625,6 +631,7 @@ async fn commits_and_rematch_lookups_find_rows_by_key_on_a_new_postgres_database
             entry,
             snapshot: None,
             outcome: None,
+            clocks: None,
         };
         let batches: [(Vec<Setup>, Vec<Append>); 4] = [
             (
@@ -646,6 +653,7 @@ async fn commits_and_rematch_lookups_find_rows_by_key_on_a_new_postgres_database
                 vec![],
                 vec![Append {
                     outcome: Some(&outcome),
+                    clocks: None,
                     ..plain(&last)
                 }],
             ),

@@ -75,6 +75,8 @@ pub struct LobbyRecord {
     pub rules_version: Option<u32>,
     /// The finished lobby whose rematch this lobby is.
     pub rematch_of: Option<String>,
+    /// Live or correspondence (`0015_correspondence.sql`).
+    pub pace: protocol::Pace,
 }
 
 #[derive(Clone, Debug)]
@@ -157,6 +159,8 @@ pub struct Append<'a> {
     pub snapshot: Option<&'a str>,
     /// The result, when this action ended the match.
     pub outcome: Option<&'a Outcome>,
+    /// A correspondence match's clocks after this action (`table/clocks.rs`); `None` in a live match.
+    pub clocks: Option<&'a str>,
 }
 
 /// A lobby's or match's row that a group commit carries beside the actions: each used to be a transaction of its
@@ -202,6 +206,18 @@ pub struct RematchRecord<'a> {
     pub lobby: &'a LobbyRecord,
     pub seats: &'a [SeatRecord],
     pub record: &'a MatchRecord,
+}
+
+/// A lobby's pace as stored: `None` (NULL) for live, the JSON otherwise.
+pub(crate) fn pace_text(pace: &protocol::Pace) -> Option<String> {
+    (!pace.is_live()).then(|| serde_json::to_string(pace).expect("a pace serialises"))
+}
+
+/// A stored pace read back (NULL: live).
+pub(crate) fn parse_pace(text: Option<&str>) -> Result<protocol::Pace, StoreError> {
+    text.map_or(Ok(protocol::Pace::Live), |t| {
+        serde_json::from_str(t).map_err(corrupt)
+    })
 }
 
 pub(crate) fn to_i64(v: u64) -> i64 {

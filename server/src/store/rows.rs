@@ -205,6 +205,7 @@ row_shape! {
         absent_grace_ms: i64 => "int8[]",
         rules_version: Option<i64> => "int8[]",
         rematch_of: Option<&'a str> => "text[]",
+        pace: Option<String> => "text[]",
     }
 }
 
@@ -243,6 +244,7 @@ row_shape! {
         action: &'a str => "text[]",
         at: i64 => "int8[]",
         made_by: Option<&'a str> => "text[]",
+        clocks: Option<&'a str> => "text[]",
     }
 }
 
@@ -280,6 +282,7 @@ impl<'a> LobbyRow<'a> {
             absent_grace_ms: to_i64(lobby.absent_grace_ms),
             rules_version: lobby.rules_version.map(i64::from),
             rematch_of: lobby.rematch_of.as_deref(),
+            pace: super::records::pace_text(&lobby.pace),
         }
     }
 }
@@ -324,6 +327,7 @@ impl<'a> ActionRow<'a> {
             action: entry.action.get(),
             at: to_i64(entry.at),
             made_by: (entry.by != protocol::ActedBy::Unknown).then(|| entry.by.as_str()),
+            clocks: append.clocks,
         }
     }
 }

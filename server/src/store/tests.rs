@@ -20,6 +20,7 @@ fn lobby(code: &str) -> LobbyRecord {
         absent_grace_ms: 1_500,
         rules_version: Some(3),
         rematch_of: None,
+        pace: Default::default(),
     }
 }
 
@@ -95,6 +96,7 @@ async fn a_group_commit_writes_every_row_of_a_large_batch_or_none() {
             entry: e,
             snapshot: (e.seq == 40).then_some(snapshot.as_str()),
             outcome: None,
+            clocks: None,
         })
         .collect();
     store.append_batch(&appends).await.unwrap();
@@ -120,6 +122,7 @@ async fn a_group_commit_writes_every_row_of_a_large_batch_or_none() {
             entry: e,
             snapshot: None,
             outcome: None,
+            clocks: None,
         })
         .collect();
     assert!(matches!(
@@ -143,6 +146,7 @@ async fn a_group_commit_writes_every_row_of_a_large_batch_or_none() {
             entry: &entries[0],
             snapshot: None,
             outcome: (seq != largest + 22).then_some(&outcome),
+            clocks: None,
         };
         let result = store.append_batch(&[append]).await;
         assert_eq!(result.is_ok(), written, "seq {seq}: {result:?}");
@@ -213,6 +217,7 @@ async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot()
                 entry: &e,
                 snapshot: (seq == 3).then_some(snapshot.as_str()),
                 outcome: None,
+                clocks: None,
             })
             .await
             .unwrap();
@@ -227,6 +232,7 @@ async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot()
         },
         snapshot: None,
         outcome: None,
+        clocks: None,
     };
     assert!(matches!(store.append(&again).await, Err(StoreError::Conflict)));
     let loaded = store.load_lobby("aaaaaa").await.unwrap();
@@ -264,6 +270,7 @@ async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot()
             entry: &entry(6),
             snapshot: None,
             outcome: Some(&outcome),
+            clocks: None,
         })
         .await
         .unwrap();
