@@ -23,13 +23,13 @@ pub mod schema;
 pub use error::{ErrorBody, ErrorCode};
 pub use inbox::{MY_TABLES_MAX, MyTable, TablePhase, TableRef, TableSeat, TableSummary};
 pub use lobby::{
-    AbsenceKind, AbsencePolicy, CatalogueEntry, ListedLobby, LobbyInfo, LobbyPhase, Occupant, Presence,
-    SeatInfo,
+    AbsenceKind, AbsencePolicy, CatalogueEntry, ListedLobby, LobbyInfo, LobbyPhase, MAX_BANK_CAP_MS,
+    MAX_MOVE_MS, MIN_MOVE_MS, Occupant, Pace, Presence, SeatInfo, StallPolicy,
 };
 pub use parse::{ParseError, parse_client_message, request_id_of};
 pub use push::{
     ActedBy, AwayAction, AwayReport, CATCH_UP_MAX, CHAT_HISTORY, CaughtUp, ChatChannel, ChatMessage, Push,
-    RematchInfo, StateUpdate,
+    RematchInfo, SeatClock, StateUpdate,
 };
 pub use raw::RawJson;
 pub use reply::{Reply, ReplyMessage, ServerMessage};

@@ -77,6 +77,56 @@ pub enum AbsenceKind {
     Skip,
 }
 
+/// The most a correspondence lobby's `move_ms` may be: 14 days.
+pub const MAX_MOVE_MS: u64 = 14 * 24 * 60 * 60 * 1_000;
+/// The least a correspondence lobby's `move_ms` may be: 1 hour.
+pub const MIN_MOVE_MS: u64 = 60 * 60 * 1_000;
+/// The most a correspondence lobby's `bank_cap_ms` may be: 30 days.
+pub const MAX_BANK_CAP_MS: u64 = 30 * 24 * 60 * 60 * 1_000;
+
+/// A lobby's pace. `live` (the default): today's play, with an optional turn timer and absence policy.
+/// `correspondence`: each seat has a clock (a bank of time) that runs while that seat must decide; each of its
+/// actions adds `move_ms`, up to `bank_cap_ms`; `stall` says what happens when a bank runs out. A correspondence
+/// lobby has no turn timer and its absence policy is `wait` (`create_lobby` and `configure_lobby` refuse
+/// anything else with `bad_options`).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, json_write::WriteJson,
+)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Pace {
+    #[default]
+    Live,
+    Correspondence {
+        /// The time each of a seat's actions adds to its bank, and its starting bank: from 1 hour (3600000) to
+        /// 14 days (1209600000).
+        #[schemars(range(min = 3_600_000, max = 1_209_600_000))]
+        move_ms: u64,
+        /// The most a bank may hold: at least `move_ms`, at most 30 days (2592000000).
+        #[schemars(range(min = 3_600_000, max = 2_592_000_000u64))]
+        bank_cap_ms: u64,
+        /// What happens when a seat's bank runs out.
+        stall: StallPolicy,
+    },
+}
+
+impl Pace {
+    pub fn is_live(&self) -> bool {
+        matches!(self, Pace::Live)
+    }
+}
+
+/// What a correspondence table does when a seat's clock runs out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
+#[serde(rename_all = "snake_case")]
+pub enum StallPolicy {
+    /// The server bot plays that move for the seat (logged as `turn_timer`); the seat's clock gets `move_ms`.
+    Bot,
+    /// The seat's decision is skipped with the game's passive choice (games whose `can_skip` is true only).
+    Skip,
+    /// The match ends, recorded as timed out by that seat (lobby `timed_out`).
+    End,
+}
+
 /// Whether a seat's player is there: `connected` (a live connection with recent activity), `idle` (connected,
 /// but silent for a while or the page is hidden) or `away` (no connection).
 #[derive(
@@ -106,6 +156,9 @@ pub struct ListedLobby {
     pub host_name: String,
     #[serde(default)]
     pub turn_timer_ms: Option<u64>,
+    /// The lobby's pace.
+    #[serde(default)]
+    pub pace: Pace,
     /// When the lobby was created, in Unix milliseconds.
     pub created_at: u64,
 }
@@ -140,6 +193,13 @@ pub struct LobbyInfo {
     /// The lobby's absence policy.
     #[serde(default)]
     pub absent: AbsencePolicy,
+    /// The lobby's pace (`live` or `correspondence`).
+    #[serde(default)]
+    pub pace: Pace,
+    /// The match ended because this seat's correspondence clock ran out under the stall policy `end` (phase
+    /// `finished`, no result). Omitted otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timed_out: Option<Seat>,
     /// The match ended as abandoned (phase `finished`): nobody was connected to it for the server's abandonment
     /// time (weeks by default). It is over without a result; its final state stays viewable. Omitted when false.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

@@ -258,6 +258,19 @@ impl StateUpdate {
     }
 }
 
+/// One seat's correspondence clock in a `state` push.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
+pub struct SeatClock {
+    pub seat: Seat,
+    /// The time left on the seat's bank at the push's moment, in milliseconds.
+    pub left_ms: u64,
+    /// Whether it runs now (the seat must decide and is not on vacation).
+    pub running: bool,
+    /// The seat's player is on vacation until then (Unix milliseconds): the clock does not run before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vacation_until: Option<u64>,
+}
+
 /// The state of a match as one viewer may see it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, json_write::WriteJson)]
 pub struct StateUpdate {
@@ -292,6 +305,10 @@ pub struct StateUpdate {
     pub turn_deadline: Option<u64>,
     /// The result, once the match is over.
     pub outcome: Option<Outcome>,
+    /// A correspondence match's clocks, one per seat, as of this push (count down from them while `running`);
+    /// absent for live matches.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks: Option<Vec<SeatClock>>,
     /// What happened, filtered to what this viewer may know (game-specific JSON).
     pub events: Vec<RawJson>,
     /// The engine's view for this viewer (opaque, game-specific JSON).

@@ -5,7 +5,7 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{AbsencePolicy, RawJson, TableRef};
+use crate::{AbsencePolicy, Pace, RawJson, TableRef};
 
 /// A client-chosen identifier of a request, echoed as `re` in the one reply to it. A string or an integer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, JsonSchema)]
@@ -129,6 +129,9 @@ pub enum Request {
         /// with `bad_options`, whose message names the versions there are.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rules_version: Option<u32>,
+        /// The lobby's pace: `{"kind":"live"}` (the default) or a correspondence clock (see `Pace`).
+        #[serde(default, skip_serializing_if = "Pace::is_live")]
+        pace: Pace,
     },
     /// Takes the lowest free seat of the lobby with this join code (case, spaces and dashes ignored). A connection
     /// that spectates this lobby while it is open may join it directly: it stops spectating and takes the seat.
@@ -206,6 +209,9 @@ pub enum Request {
         /// The version of the game's rules (as in `create_lobby`); omitted or `null`: unchanged.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         rules_version: Option<u32>,
+        /// The lobby's pace (as in `create_lobby`); omitted or `null`: unchanged.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pace: Option<Pace>,
     },
     /// Host only, before the start: removes the player (or bot) at `seat`; a removed player's connection is
     /// closed with `removed`.
@@ -231,6 +237,12 @@ pub enum Request {
     /// At most [`crate::MY_TABLES_MAX`] tables (`too_many_tables`); a wrong code or token is reported in its entry
     /// (`unknown`), not as an error of the request.
     MyTables { tables: Vec<TableRef> },
+    /// A seat holder of a playing correspondence match: pauses their own clock for `days` days from now (from 1 to
+    /// what is left of the server's monthly allowance, `VACATION_DAYS_PER_MONTH`, counted per calendar month in
+    /// UTC). Refused with `bad_options` past the allowance or outside a correspondence match.
+    Vacation { days: u32 },
+    /// Ends the sender's vacation now (the unused days are not given back).
+    EndVacation {},
 }
 
 fn yes() -> bool {
@@ -271,6 +283,8 @@ impl Request {
             Request::Rematch { .. } => "rematch",
             Request::WatchLink {} => "watch_link",
             Request::MyTables { .. } => "my_tables",
+            Request::Vacation { .. } => "vacation",
+            Request::EndVacation {} => "end_vacation",
         }
     }
 }
@@ -296,4 +310,6 @@ pub const REQUEST_TYPES: &[&str] = &[
     "rematch",
     "watch_link",
     "my_tables",
+    "vacation",
+    "end_vacation",
 ];

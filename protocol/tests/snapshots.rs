@@ -161,6 +161,7 @@ impl Played {
             deadline: g.deadline().map(|d| d.at),
             turn_deadline: waiting.then_some(self.last_change + TURN_TIMER_MS),
             outcome: g.outcome(),
+            clocks: None,
         }
     }
 }

@@ -532,6 +532,7 @@ pub(crate) async fn replay(
             .map(|e| RawJson::from(e.body))
             .collect(),
         status: game.status(),
+        clocks: None,
         deadline: game.deadline().map(|d| d.at),
         turn_deadline,
         outcome: game.outcome(),

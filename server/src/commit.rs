@@ -49,6 +49,8 @@ pub struct Pending {
     pub outcome: Option<Outcome>,
     /// The seats that must decide after this action (`store::to_decide_text`).
     pub to_decide: Option<String>,
+    /// A correspondence match's clocks after this action, written in the action's row (`table/clocks.rs`).
+    pub clocks: Option<String>,
 }
 
 impl Pending {
@@ -60,6 +62,7 @@ impl Pending {
             snapshot: self.snapshot.as_deref(),
             outcome: self.outcome.as_ref(),
             to_decide: self.to_decide.as_deref(),
+            clocks: self.clocks.as_deref(),
         }
     }
 }

@@ -197,6 +197,11 @@ pub struct Config {
     #[arg(long, env = "ABANDON_AFTER_SECS", default_value_t = 28 * 24 * 60 * 60)]
     pub abandon_after_secs: u64,
 
+    /// How many days a month (calendar months, UTC) each player of a correspondence match may pause their own
+    /// clock with `vacation`.
+    #[arg(long, env = "VACATION_DAYS_PER_MONTH", default_value_t = 7)]
+    pub vacation_days_per_month: u32,
+
     /// Tests and documentation runs only (no flag, no environment variable): every match's seed is this one
     /// instead of a fresh random one, and the bots' choices follow from it, so that a scripted run deals the same
     /// cards and its bots play the same moves every time.
@@ -354,6 +359,7 @@ impl Config {
             idle_unload_ms: self.idle_unload_secs.saturating_mul(1000),
             abandon_after_ms: self.abandon_after_secs.saturating_mul(1000),
             match_seed: self.match_seed,
+            vacation_days_per_month: self.vacation_days_per_month,
             friends: FriendsSettings {
                 chat_rate_per_sec: self.chat_rate_per_sec,
                 chat_burst: self.chat_burst,

@@ -1496,8 +1496,9 @@ impl Session {
                 turn_timer_ms,
                 absent,
                 rules_version,
+                pace,
             } => {
-                let settings = (seats, turn_timer_ms, absent, rules_version);
+                let settings = (seats, turn_timer_ms, absent, rules_version, pace);
                 Box::pin(self.create_lobby(&game, &options, &name, settings)).await
             }
             Request::JoinLobby { code, name } => Box::pin(self.join_lobby(&code, name)).await,
@@ -1564,6 +1565,7 @@ impl Session {
                 turn_timer_ms,
                 absent,
                 rules_version,
+                pace,
             } => {
                 let op = HostOp::Configure {
                     options,
@@ -1571,9 +1573,12 @@ impl Session {
                     turn_timer_ms,
                     absent,
                     rules_version,
+                    pace,
                 };
                 self.tell_host(op).await
             }
+            Request::Vacation { days } => self.vacation(Some(days)).await,
+            Request::EndVacation {} => self.vacation(None).await,
             Request::RemovePlayer { seat } => self.tell_host(HostOp::Remove { seat }).await,
             Request::MakeHost { seat } => self.tell_host(HostOp::MakeHost { seat }).await,
             Request::SetListed { listed } => self.tell_host(HostOp::SetListed { listed }).await,
@@ -1652,6 +1657,11 @@ impl Session {
         Ok(Reply::Accepted { version })
     }
 
+    /// `vacation` (`Some(days)`) and `end_vacation` (`None`): for the sender's seat of the bound table.
+    async fn vacation(&mut self, days: Option<u32>) -> Result<Reply, ErrorBody> {
+        Box::pin(self.tell(|conn_id, reply| Command::Vacation { conn_id, days, reply })).await
+    }
+
     fn refused(code: ErrorCode, message: &str) -> Result<Reply, ErrorBody> {
         Err(ErrorBody::new(code, message))
     }
@@ -1663,10 +1673,16 @@ impl Session {
         game: &str,
         options: &serde_json::Value,
         name: &str,
-        settings: (u8, Option<u64>, protocol::AbsencePolicy, Option<u32>),
+        settings: (
+            u8,
+            Option<u64>,
+            protocol::AbsencePolicy,
+            Option<u32>,
+            protocol::Pace,
+        ),
     ) -> Result<Reply, ErrorBody> {
         self.require_unbound()?;
-        let (seats, turn_timer_ms, absent, rules_version) = settings;
+        let (seats, turn_timer_ms, absent, rules_version, pace) = settings;
         let slot = self.shared.take_lobby_slot(self.ip).await?;
         let created = self
             .shared
@@ -1679,6 +1695,7 @@ impl Session {
                 turn_timer_ms,
                 absent,
                 rules_version,
+                pace,
                 self.conn.clone(),
             )
             .await;
@@ -1927,6 +1944,7 @@ mod tests {
                 deadline,
                 turn_deadline: None,
                 outcome: None,
+                clocks: None,
                 events: Vec::new(),
                 view: protocol::RawJson::empty_array(),
             })))

@@ -374,6 +374,10 @@ impl Hub {
         if let Some(downtime) = self.downtime.get() {
             table.credit_downtime(downtime).await?;
         }
+        if let Some(clocks) = table.clocks_to_load() {
+            let (code, match_id) = clocks;
+            table = table.with_stored_clocks(self.store.load_clocks(&code, &match_id).await?);
+        }
         Ok(Some(self.spawn(table)))
     }
 
@@ -469,6 +473,7 @@ impl Hub {
         turn_timer_ms: Option<u64>,
         absent: AbsencePolicy,
         rules_version: Option<u32>,
+        pace: protocol::Pace,
         conn: Conn,
     ) -> Result<(TableHandle, Seated), ErrorBody> {
         let name = check_name(name)?;
@@ -489,6 +494,7 @@ impl Hub {
             ));
         }
         check_absence(info.can_skip, absent)?;
+        crate::table::check_pace(&pace, info.can_skip, turn_timer_ms, absent)?;
         let rules_version = check_rules_version(game, rules_version)?;
         let token = secrets::seat_token();
         let token_hash = secrets::token_hash(&token);
@@ -515,6 +521,7 @@ impl Hub {
                 absent_grace_ms: absent.grace_ms,
                 rules_version: Some(rules_version),
                 rematch_of: None,
+                pace,
             };
             match self.commits.create_lobby(&lobby, &host).await {
                 Ok(()) => break lobby,

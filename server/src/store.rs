@@ -215,6 +215,7 @@ mod admin;
 mod allowance;
 mod batches;
 mod downtime;
+mod clocks;
 mod friends;
 mod idle;
 mod inbox;
@@ -226,8 +227,10 @@ mod tests;
 
 pub use admin::{AuditEntry, MatchStatus, SeatSummary, TableFilter, TableSummary};
 pub use downtime::{Outage, ServerRun};
+pub use clocks::{StoredClocks, StoredVacation};
 pub use idle::{StoredIdleness, UNLOADED_FOR_GOOD};
 pub use inbox::{InboxLobby, InboxMatch};
+pub(crate) use records::pace_text;
 pub use records::{
     Append, LobbyRecord, LogEntry, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, Setup, Snapshot,
     StartedRematch, StoredAbsence, StoredLobby, StoredMatch, parse_to_decide, to_decide_text,

@@ -48,6 +48,8 @@ pub struct TableSettings {
     pub friends: FriendsSettings,
     /// Every match's seed, for scripted runs (`Config::match_seed`); `None`: a fresh random seed each.
     pub match_seed: Option<u64>,
+    /// The vacation days each player of a correspondence match may take per calendar month (`table/clocks.rs`).
+    pub vacation_days_per_month: u32,
 }
 
 /// What every table is given: the database, the clock, the metrics and the shared settings.
@@ -212,6 +214,13 @@ pub enum Command {
         accept: bool,
         reply: Respond<()>,
     },
+    /// Starts a vacation of `days` days for the sender's correspondence clock, or ends it (`None`); see
+    /// `table/clocks.rs`.
+    Vacation {
+        conn_id: u64,
+        days: Option<u32>,
+        reply: Respond<()>,
+    },
 }
 
 /// The handle connections use to reach a table.
@@ -315,6 +324,8 @@ pub struct Table {
     rematch: Option<rematch::Offer>,
     /// The outages since the last action, which the wake-ups do not count (`table/downtime.rs`).
     outages: downtime::Outages,
+    /// The lobby's pace and a correspondence match's clocks (`table/clocks.rs`).
+    clocks: clocks::Clocks,
     /// Asks the hub to start a lobby's task (see [`TableDeps::load`]).
     load: mpsc::UnboundedSender<String>,
 }
@@ -434,6 +445,7 @@ impl Table {
             absence: absence::Absence::new(lobby.seat_count as usize),
             rematch: None,
             outages: Default::default(),
+            clocks: clocks::Clocks::new(lobby.pace),
             load,
         }
     }
@@ -713,6 +725,13 @@ impl Table {
             Command::Host { conn_id, op, reply } => {
                 let _ = reply.send(Box::pin(self.host_op(conn_id, op)).await);
             }
+            Command::Vacation { conn_id, days, reply } => {
+                let result = match days {
+                    Some(days) => Box::pin(self.vacation(conn_id, days)).await,
+                    None => Box::pin(self.end_vacation(conn_id)).await,
+                };
+                let _ = reply.send(result);
+            }
         }
         self.after_command(origin);
         // After everything the command pushed (a resumed seat's chat history included): its away report.
@@ -766,6 +785,7 @@ mod admin;
 mod away;
 mod chat;
 mod downtime;
+mod clocks;
 mod host;
 mod idle;
 mod lobby;
@@ -778,6 +798,7 @@ mod wake;
 pub use admin::AdminOp;
 use chat::Friends;
 pub use chat::FriendsSettings;
+pub(crate) use clocks::check_pace;
 pub use host::HostOp;
 pub use lobby::{MAX_ABSENCE_GRACE_MS, MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS};
 pub(crate) use lobby::{check_absence, check_rules_version, setup_error};

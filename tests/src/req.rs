@@ -8,7 +8,9 @@
 //! let r = mover.request(req::action(&legal[0], version)).await;
 //! ```
 
-use protocol::{AbsenceKind, AbsencePolicy, ClientMessage, RawJson, Request, RequestId, SeatToken};
+use protocol::{
+    AbsenceKind, AbsencePolicy, ClientMessage, Pace, RawJson, Request, RequestId, SeatToken, StallPolicy,
+};
 use serde_json::Value;
 
 /// What [`crate::Client::request`] sends: a typed request, or (for tests of invalid input) a raw JSON object.
@@ -75,6 +77,7 @@ pub fn create_lobby(game: &str, seats: u8, name: &str) -> Request {
         turn_timer_ms: None,
         absent: AbsencePolicy::default(),
         rules_version: None,
+        pace: Pace::Live,
     }
 }
 
@@ -87,6 +90,7 @@ pub fn configure_lobby(options: Value, seats: u8) -> Request {
         turn_timer_ms: None,
         absent: None,
         rules_version: None,
+        pace: None,
     }
 }
 
@@ -99,6 +103,8 @@ pub trait LobbySettings {
     fn absent(self, absent: AbsencePolicy) -> Self;
     /// The version of the game's rules.
     fn rules_version(self, version: u32) -> Self;
+    /// The lobby's pace.
+    fn pace(self, pace: Pace) -> Self;
 }
 
 impl LobbySettings for Request {
@@ -140,6 +146,34 @@ impl LobbySettings for Request {
         }
         self
     }
+
+    fn pace(mut self, value: Pace) -> Request {
+        match &mut self {
+            Request::CreateLobby { pace, .. } => *pace = value,
+            Request::ConfigureLobby { pace, .. } => *pace = Some(value),
+            other => panic!("a pace on a {} request", other.kind()),
+        }
+        self
+    }
+}
+
+/// A correspondence pace.
+pub fn correspondence(move_ms: u64, bank_cap_ms: u64, stall: StallPolicy) -> Pace {
+    Pace::Correspondence {
+        move_ms,
+        bank_cap_ms,
+        stall,
+    }
+}
+
+/// `vacation` for `days` days.
+pub fn vacation(days: u32) -> Request {
+    Request::Vacation { days }
+}
+
+/// `end_vacation`.
+pub fn end_vacation() -> Request {
+    Request::EndVacation {}
 }
 
 /// The absence policy `wait` (the default).

@@ -42,7 +42,7 @@ const ENGINE_MADE: &[&str] = &[
 ];
 
 /// The fixed values that stand in for the run's random ones, in the order the kept examples show them: the first
-/// join code is `RKPYM3HQ7WXN4CTD`, the second `W7QZK2BVJ8MF5SEA`; seat tokens, match ids and watch tokens are
+/// join code is `RKPYM3HQ7WXN4CTD`, the second `W7QZK2BVJ8MF5SEA`, the third `C4TN8XHQ2MDP6RVB`; seat tokens, match ids and watch tokens are
 /// numbered alike.
 #[derive(Default)]
 struct Fixed {
@@ -50,7 +50,7 @@ struct Fixed {
 }
 
 impl Fixed {
-    const CODES: &[&str] = &["RKPYM3HQ7WXN4CTD", "W7QZK2BVJ8MF5SEA"];
+    const CODES: &[&str] = &["RKPYM3HQ7WXN4CTD", "W7QZK2BVJ8MF5SEA", "C4TN8XHQ2MDP6RVB"];
     const WATCH_TOKENS: &[&str] = &["5c0f3a9e71d24b86a0e39f4d2b7c6e18"];
     const TOKENS: &[&str] = &[
         "f0aeaa89d41d00144b967015527b5fb1e5dc58e9744aeda21c6a615683ed9335",
@@ -60,6 +60,7 @@ impl Fixed {
     const MATCH_IDS: &[&str] = &[
         "817b39b86140b05df21e4184906c4fa3",
         "5d2a9c41e7b04f16a3c8e02b9d7f5a61",
+        "a93e07c2d15b48f6e0b7c3a9d2f18e54",
     ];
 
     fn note(&mut self, real: &str, table: &[&str]) {
@@ -362,13 +363,33 @@ async fn run() -> BTreeMap<String, Value> {
     run.push(&mut bob, "rematched", "rematched", |_| true).await;
     ann.wait_push("rematched", |_| true).await;
 
+    // Fay plays a bot by correspondence: an hour a move, up to a day, the bot moving for a seat out of time; she
+    // pauses her clock for two days, and comes back early.
+    let mut fay = run.connect().await;
+    let corr = req::create_lobby("hickory_dickory", 2, "Fay").pace(req::correspondence(
+        3_600_000,
+        86_400_000,
+        protocol::StallPolicy::Bot,
+    ));
+    run.ask(&mut fay, corr, None).await;
+    run.ask(&mut fay, req::add_bot(), None).await;
+    run.ask(&mut fay, req::start(), None).await;
+    let first = fay.wait_push("state", |_| true).await;
+    settle(run.server.addr, first["match_id"].as_str().unwrap()).await;
+    run.ask(&mut fay, req::vacation(2), Some("")).await;
+    run.push(&mut fay, "state_correspondence", "state", |s| {
+        s["clocks"][0]["vacation_until"].is_number()
+    })
+    .await;
+    run.ask(&mut fay, req::end_vacation(), Some("")).await;
+
     let Run {
         server,
         fixed,
         examples,
         ..
     } = run;
-    drop((ann, bob, dee, eve, cy));
+    drop((ann, bob, dee, eve, cy, fay));
     server.stop().await;
     db.drop_db().await;
     examples

@@ -601,6 +601,7 @@ async fn while_the_database_is_away_every_request_is_refused_store_unavailable_w
             absent_grace_ms: 0,
             rules_version: None,
             rematch_of: None,
+            pace: Default::default(),
         };
         let stored_host = server::store::SeatRecord {
             seat: 0,

@@ -27,6 +27,7 @@ fn lobby(code: &str) -> LobbyRecord {
         absent_grace_ms: 0,
         rules_version: None,
         rematch_of: None,
+        pace: Default::default(),
     }
 }
 
@@ -76,6 +77,7 @@ fn appends<'a>(entries: &'a [LogEntry], snapshot: &'a str) -> Vec<Append<'a>> {
             snapshot: (e.seq == 40).then_some(snapshot),
             outcome: None,
             to_decide: None,
+            clocks: None,
         })
         .collect()
 }
@@ -91,6 +93,7 @@ fn of_m1(entries: &[LogEntry]) -> Vec<Append<'_>> {
             snapshot: None,
             outcome: None,
             to_decide: None,
+            clocks: None,
         })
         .collect()
 }
@@ -193,6 +196,7 @@ async fn every_batch_is_written_whole_or_not_at_all_on_every_store() {
                     snapshot: Some(end_state.as_str()),
                     outcome: Some(&outcome),
                     to_decide: None,
+                    clocks: None,
                 },
                 Append {
                     match_id: "m2",
@@ -201,6 +205,7 @@ async fn every_batch_is_written_whole_or_not_at_all_on_every_store() {
                     snapshot: None,
                     outcome: Some(&outcome),
                     to_decide: None,
+                    clocks: None,
                 },
             ];
             let result = store.append_batch(&batch).await;
@@ -454,6 +459,7 @@ async fn a_conflicting_setup_fails_alone_through_the_committer_on_every_store() 
             snapshot: None,
             outcome: None,
             to_decide: None,
+            clocks: None,
         };
         // On this test's one thread, all four are queued before the writer runs: one batch.
         let (again, other, h) = (lobby("AAAAAA"), lobby("FFFFFF"), host());
@@ -633,6 +639,7 @@ async fn commits_and_rematch_lookups_find_rows_by_key_on_a_new_postgres_database
             snapshot: None,
             outcome: None,
             to_decide: None,
+            clocks: None,
         };
         let batches: [(Vec<Setup>, Vec<Append>); 4] = [
             (
@@ -655,6 +662,7 @@ async fn commits_and_rematch_lookups_find_rows_by_key_on_a_new_postgres_database
                 vec![Append {
                     outcome: Some(&outcome),
                     to_decide: None,
+                    clocks: None,
                     ..plain(&last)
                 }],
             ),

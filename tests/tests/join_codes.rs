@@ -324,6 +324,7 @@ async fn a_lobby_stored_with_an_old_six_character_code_is_still_found() {
         absent_grace_ms: 0,
         rules_version: None,
         rematch_of: None,
+        pace: Default::default(),
     };
     let host = SeatRecord {
         seat: 0,

@@ -53,6 +53,8 @@ fn every_request_type_has_a_helper_that_writes_its_wire_json() {
         ),
         (req::rematch(false), json!({"type": "rematch", "accept": false})),
         (req::watch_link(), json!({"type": "watch_link"})),
+        (req::vacation(3), json!({"type": "vacation", "days": 3})),
+        (req::end_vacation(), json!({"type": "end_vacation"})),
         (
             req::spectate_with("ABCDEF", "00ff"),
             json!({"type": "spectate", "code": "ABCDEF", "watch": "00ff"}),

@@ -181,11 +181,11 @@ impl Store {
     pub async fn listed_lobbies(&self, game: Option<&str>) -> Result<Vec<ListedLobby>, StoreError> {
         // Two fixed statements rather than SQL built from the filter; the values are bound either way.
         const ALL: &str = "SELECT l.code, l.game, l.options, l.seat_count, l.host_seat, l.turn_timer_ms, l.created_at, \
-             l.rules_version, s.seat, s.name FROM lobbies l LEFT JOIN seats s ON s.lobby_code = l.code \
+             l.rules_version, l.pace, s.seat, s.name FROM lobbies l LEFT JOIN seats s ON s.lobby_code = l.code \
              WHERE l.code IN (SELECT code FROM lobbies WHERE phase = $1 AND listed = 1 \
              ORDER BY created_at DESC LIMIT $2) ORDER BY l.created_at DESC, l.code, s.seat";
         const ONE_GAME: &str = "SELECT l.code, l.game, l.options, l.seat_count, l.host_seat, l.turn_timer_ms, l.created_at, \
-             l.rules_version, s.seat, s.name FROM lobbies l LEFT JOIN seats s ON s.lobby_code = l.code \
+             l.rules_version, l.pace, s.seat, s.name FROM lobbies l LEFT JOIN seats s ON s.lobby_code = l.code \
              WHERE l.code IN (SELECT code FROM lobbies WHERE phase = $1 AND listed = 1 AND game = $3 \
              ORDER BY created_at DESC LIMIT $2) ORDER BY l.created_at DESC, l.code, s.seat";
         on_pool!(self, pool => {
@@ -226,6 +226,7 @@ impl Store {
                             host_name: String::new(),
                             turn_timer_ms: row.try_get::<Option<i64>, _>("turn_timer_ms")?.map(|v| v as u64),
                             created_at: row.try_get::<i64, _>("created_at")? as u64,
+                            pace: super::records::parse_pace(row.try_get::<Option<String>, _>("pace")?.as_deref())?,
                         },
                         small(row.try_get("host_seat")?, "host seat")?,
                     ));

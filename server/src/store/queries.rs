@@ -88,7 +88,7 @@ impl Store {
         on_pool!(self, pool => {
             let Some(row) = sqlx::query(
                 "SELECT code, game, options, seat_count, host_seat, turn_timer_ms, phase, created_at, absent_policy, \
-                 absent_grace_ms, rules_version, rematch_of FROM lobbies WHERE code = $1",
+                 absent_grace_ms, rules_version, rematch_of, pace FROM lobbies WHERE code = $1",
             )
             .bind(code)
             .fetch_optional(pool)
@@ -114,6 +114,7 @@ impl Store {
                     .transpose()
                     .map_err(corrupt)?,
                 rematch_of: row.try_get("rematch_of")?,
+                pace: super::records::parse_pace(row.try_get::<Option<String>, _>("pace")?.as_deref())?,
             };
             if lobby.phase == Phase::Closed {
                 return Ok(None);

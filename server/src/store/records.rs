@@ -75,6 +75,8 @@ pub struct LobbyRecord {
     pub rules_version: Option<u32>,
     /// The finished lobby whose rematch this lobby is.
     pub rematch_of: Option<String>,
+    /// Live or correspondence (`0015_correspondence.sql`).
+    pub pace: protocol::Pace,
 }
 
 #[derive(Clone, Debug)]
@@ -163,6 +165,8 @@ pub struct Append<'a> {
     /// The seats that must decide after this action ([`to_decide_text`]), stored in its row's `to_decide`; `None`
     /// leaves the column empty (unknown).
     pub to_decide: Option<&'a str>,
+    /// A correspondence match's clocks after this action (`table/clocks.rs`); `None` in a live match.
+    pub clocks: Option<&'a str>,
 }
 
 /// A lobby's or match's row that a group commit carries beside the actions: each used to be a transaction of its
@@ -237,6 +241,16 @@ pub fn parse_to_decide(text: Option<&str>) -> Option<Vec<Seat>> {
     serde_json::from_str::<Vec<u8>>(text?)
         .ok()
         .map(|s| s.into_iter().map(Seat).collect())
+/// A lobby's pace as stored: `None` (NULL) for live, the JSON otherwise.
+pub(crate) fn pace_text(pace: &protocol::Pace) -> Option<String> {
+    (!pace.is_live()).then(|| serde_json::to_string(pace).expect("a pace serialises"))
+}
+
+/// A stored pace read back (NULL: live).
+pub(crate) fn parse_pace(text: Option<&str>) -> Result<protocol::Pace, StoreError> {
+    text.map_or(Ok(protocol::Pace::Live), |t| {
+        serde_json::from_str(t).map_err(corrupt)
+    })
 }
 
 pub(crate) fn to_i64(v: u64) -> i64 {

@@ -205,6 +205,7 @@ row_shape! {
         absent_grace_ms: i64 => "int8[]",
         rules_version: Option<i64> => "int8[]",
         rematch_of: Option<&'a str> => "text[]",
+        pace: Option<String> => "text[]",
     }
 }
 
@@ -245,6 +246,7 @@ row_shape! {
         at: i64 => "int8[]",
         made_by: Option<&'a str> => "text[]",
         to_decide: Option<&'a str> => "text[]",
+        clocks: Option<&'a str> => "text[]",
     }
 }
 
@@ -282,6 +284,7 @@ impl<'a> LobbyRow<'a> {
             absent_grace_ms: to_i64(lobby.absent_grace_ms),
             rules_version: lobby.rules_version.map(i64::from),
             rematch_of: lobby.rematch_of.as_deref(),
+            pace: super::records::pace_text(&lobby.pace),
         }
     }
 }
@@ -328,6 +331,7 @@ impl<'a> ActionRow<'a> {
             at: to_i64(entry.at),
             made_by: (entry.by != protocol::ActedBy::Unknown).then(|| entry.by.as_str()),
             to_decide: append.to_decide,
+            clocks: append.clocks,
         }
     }
 }

@@ -20,6 +20,7 @@ fn lobby(code: &str) -> LobbyRecord {
         absent_grace_ms: 1_500,
         rules_version: Some(3),
         rematch_of: None,
+        pace: Default::default(),
     }
 }
 
@@ -97,6 +98,7 @@ async fn a_group_commit_writes_every_row_of_a_large_batch_or_none() {
             snapshot: (e.seq == 40).then_some(snapshot.as_str()),
             outcome: None,
             to_decide: None,
+            clocks: None,
         })
         .collect();
     store.append_batch(&appends).await.unwrap();
@@ -123,6 +125,7 @@ async fn a_group_commit_writes_every_row_of_a_large_batch_or_none() {
             snapshot: None,
             outcome: None,
             to_decide: None,
+            clocks: None,
         })
         .collect();
     assert!(matches!(
@@ -147,6 +150,7 @@ async fn a_group_commit_writes_every_row_of_a_large_batch_or_none() {
             snapshot: None,
             outcome: (seq != largest + 22).then_some(&outcome),
             to_decide: None,
+            clocks: None,
         };
         let result = store.append_batch(&[append]).await;
         assert_eq!(result.is_ok(), written, "seq {seq}: {result:?}");
@@ -219,6 +223,7 @@ async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot()
                 snapshot: (seq == 3).then_some(snapshot.as_str()),
                 outcome: None,
                 to_decide: None,
+                clocks: None,
             })
             .await
             .unwrap();
@@ -234,6 +239,7 @@ async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot()
         snapshot: None,
         outcome: None,
         to_decide: None,
+        clocks: None,
     };
     assert!(matches!(store.append(&again).await, Err(StoreError::Conflict)));
     let loaded = store.load_lobby("aaaaaa").await.unwrap();
@@ -272,6 +278,7 @@ async fn the_log_refuses_a_second_writer_and_recovery_reads_after_the_snapshot()
             snapshot: None,
             outcome: Some(&outcome),
             to_decide: None,
+            clocks: None,
         })
         .await
         .unwrap();

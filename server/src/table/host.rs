@@ -9,7 +9,7 @@ use serde_json::Value;
 use tracing::info;
 
 use super::{
-    MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, Occupant, Table, absence::kind_name, check_absence,
+    MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, Occupant, Table, absence::kind_name, check_absence, check_pace,
     check_rules_version, err, internal, setup_error,
 };
 use crate::store::Phase;
@@ -26,6 +26,8 @@ pub enum HostOp {
         absent: Option<AbsencePolicy>,
         /// The new rules version, or `None` to keep it.
         rules_version: Option<u32>,
+        /// The new pace, or `None` to keep it.
+        pace: Option<protocol::Pace>,
     },
     /// Frees a seat; a human there is told `removed` and disconnected.
     Remove { seat: u8 },
@@ -52,8 +54,9 @@ impl Table {
                 turn_timer_ms,
                 absent,
                 rules_version,
+                pace,
             } => {
-                self.configure(options, seats, turn_timer_ms, absent, rules_version)
+                self.configure(options, seats, turn_timer_ms, absent, (rules_version, pace))
                     .await
             }
             HostOp::Remove { seat } => self.remove_player(seat).await,
@@ -88,7 +91,7 @@ impl Table {
         seats: u8,
         turn_timer_ms: Option<u64>,
         absent: Option<AbsencePolicy>,
-        rules_version: Option<u32>,
+        (rules_version, pace): (Option<u32>, Option<protocol::Pace>),
     ) -> Result<(), ErrorBody> {
         let options = rules::normalise_config(&self.game_id, &options).map_err(setup_error)?;
         // Set the game up once with a throwaway seed to check the seat count and the options together.
@@ -101,12 +104,19 @@ impl Table {
                 format!("the turn timer must be between {MIN_TURN_TIMER_MS} and {MAX_TURN_TIMER_MS} ms"),
             ));
         }
+        let can_skip = rules::catalogue()
+            .into_iter()
+            .any(|g| g.id == &*self.game_id && g.can_skip);
         if let Some(absent) = absent {
-            let can_skip = rules::catalogue()
-                .into_iter()
-                .any(|g| g.id == &*self.game_id && g.can_skip);
             check_absence(can_skip, absent)?;
         }
+        let pace = pace.unwrap_or(self.clocks.pace);
+        check_pace(
+            &pace,
+            can_skip,
+            turn_timer_ms,
+            absent.unwrap_or(self.absence.policy),
+        )?;
         let rules_version = match rules_version {
             Some(version) => check_rules_version(&self.game_id, Some(version))?,
             None => self.rules_version,
@@ -125,6 +135,15 @@ impl Table {
             ));
         }
         let absent = absent.unwrap_or(self.absence.policy);
+        if pace != self.clocks.pace {
+            // Stored apart from the other settings, first: if the rest fails, the new pace stands alone.
+            let text = crate::store::pace_text(&pace);
+            self.store
+                .set_pace(&self.code, text.as_deref())
+                .await
+                .map_err(internal)?;
+            self.clocks.pace = pace;
+        }
         self.store
             .configure_lobby(
                 &self.code,

@@ -425,6 +425,7 @@ impl Table {
             .map_err(internal)?;
         tracing::Span::current().record("match_id", record.id.as_str());
         info!(match_id = %record.id, players = record.players, "match started");
+        self.start_clocks(&game, now);
         self.running = Some(Running {
             match_id: record.id.into(),
             options: SeatOptions::new(&game, 0),

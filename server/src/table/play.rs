@@ -174,7 +174,7 @@ impl Table {
         if self.phase == Phase::Finished {
             return Err(err(ErrorCode::GameOver, "the match is over"));
         }
-        let Some(running) = &mut self.running else {
+        let Some(running) = &self.running else {
             return Err(err(ErrorCode::NotStarted, "the match has not started"));
         };
         if matches!(running.game.status(), Status::Over) {
@@ -208,16 +208,20 @@ impl Table {
             at: now,
             by,
         };
+        let match_id = running.match_id.clone();
+        // A correspondence match's clocks after this action, stored in its row (`clocks.rs`).
+        let (banks, clocks) = self.clocks_after(&next, actor, now).unzip();
         let write_started = Instant::now();
         let written = self
             .commits
             .append(Pending {
-                match_id: running.match_id.clone(),
+                match_id,
                 lobby_code: self.code.clone(),
                 entry,
                 snapshot,
                 outcome: outcome.clone(),
                 to_decide,
+                clocks,
             })
             .await;
         self.metrics.db_write_latency.observe(write_started.elapsed());
@@ -225,6 +229,8 @@ impl Table {
             return Err(self.not_appended(e, seq).await);
         }
         debug!(seq, ?actor, "action committed");
+        self.set_banks(banks);
+        let running = self.running.as_mut().expect("checked above");
         // A race that begins here is timed from this action's time and from its pushes (`claim_time`).
         let race = race_deadline(&next);
         let race_opens = race.is_some() && race != race_deadline(&running.game);

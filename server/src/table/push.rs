@@ -68,6 +68,8 @@ impl Table {
             listed: self.friends.listed,
             absent: self.absence.policy,
             abandoned: self.idleness.abandoned,
+            pace: self.clocks.pace,
+            timed_out: self.clocks.timed_out,
         }
     }
 
@@ -103,6 +105,7 @@ impl Table {
             deadline: self.engine_deadline(running),
             turn_deadline: self.turn_deadline(running),
             outcome: game.outcome(),
+            clocks: self.seat_clocks(self.clock.now()),
             views: Vec::new(),
             same_view: game.same_view_for_everyone(),
         })
@@ -150,6 +153,7 @@ impl Table {
             deadline: shared.deadline,
             turn_deadline: shared.turn_deadline,
             outcome: shared.outcome.clone(),
+            clocks: shared.clocks.clone(),
         }))))
     }
 
@@ -256,6 +260,8 @@ pub(super) struct SharedState {
     deadline: Option<Millis>,
     turn_deadline: Option<Millis>,
     outcome: Option<protocol::Outcome>,
+    /// A correspondence match's clocks (`clocks.rs`).
+    clocks: Option<Vec<protocol::SeatClock>>,
     /// The views written for this change, each viewer's once (the spectators' is every seat's too when
     /// `same_view` says so).
     views: Vec<(Viewer, RawJson)>,

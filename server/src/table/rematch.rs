@@ -272,6 +272,7 @@ impl Table {
                 // The rematch keeps the finished lobby's rules version.
                 rules_version: Some(record.rules_version),
                 rematch_of: Some(self.code.to_string()),
+                pace: self.clocks.pace,
             };
             let written = self
                 .store

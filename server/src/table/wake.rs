@@ -1,6 +1,7 @@
 //! What the table does by itself, computed from the state alone so that a restart re-arms the same deadlines:
 //! the engine's deadline (played as the clock's action), bots acting one at a time after their delay, and the turn
-//! timer playing the server bot's move for the seats that must decide. An action of its own that the engine
+//! timer playing the server bot's move for the seats that must decide, and a correspondence clock that ran out
+//! (its stall policy, `clocks.rs`). An action of its own that the engine
 //! refuses stalls the table until the state changes; one the database fails to store is tried again later.
 
 use protocol::{ActedBy, ErrorBody, ErrorCode, RawJson};
@@ -88,6 +89,7 @@ impl Table {
             bots,
             self.turn_deadline(running),
             self.stand_in_wake(running),
+            self.clock_out_at().map(|(at, _)| at),
         ]
         .into_iter()
         .flatten()
@@ -127,6 +129,11 @@ impl Table {
             self.play_stand_in(seat, false).await;
             return;
         }
+        // A correspondence clock that ran out: the lobby's stall policy (`table/clocks.rs`).
+        if self.on_clock_out(now).await {
+            return;
+        }
+        let Some(running) = &self.running else { return };
         if self.turn_deadline(running).is_some_and(|at| at <= now) {
             for seat in self.timed_seats(running) {
                 if self.absence.policy.policy == protocol::AbsenceKind::Skip {
