@@ -25,7 +25,10 @@ pub use lobby::{
     AbsenceKind, AbsencePolicy, CatalogueEntry, ListedLobby, LobbyInfo, LobbyPhase, Occupant, Presence,
     SeatInfo,
 };
-pub use notify::{NotifyKind, NotifyLanguage};
+pub use notify::{
+    NOTIFY_ENDPOINTS_PER_SEAT, NOTIFY_TARGET_MAX_BYTES, NotifyEndpoint, NotifyKind, NotifyLanguage,
+    NotifyTarget,
+};
 pub use parse::{ParseError, parse_client_message, request_id_of};
 pub use push::{
     ActedBy, AwayAction, AwayReport, CHAT_HISTORY, ChatChannel, ChatMessage, Push, RematchInfo, StateUpdate,

@@ -5,7 +5,7 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{AbsencePolicy, RawJson};
+use crate::{AbsencePolicy, NotifyLanguage, NotifyTarget, RawJson};
 
 /// A client-chosen identifier of a request, echoed as `re` in the one reply to it. A string or an integer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, JsonSchema)]
@@ -226,6 +226,19 @@ pub enum Request {
     /// A seat holder, once the match has started: the lobby's watch token, for a replay link that lets anyone
     /// given it watch the lobby, also once it is over and private. Answered by [`Reply::WatchLink`].
     WatchLink {},
+    /// A seat holder: adds an endpoint that is told when it becomes this seat's turn while its player is not at
+    /// the table, and when the match ends (at most [`crate::NOTIFY_ENDPOINTS_PER_SEAT`] per seat; words in
+    /// `language`). Answered by [`Reply::NotifyEndpoints`], which carries a webhook's signing secret, once.
+    NotifySubscribe {
+        target: NotifyTarget,
+        #[serde(default)]
+        language: NotifyLanguage,
+    },
+    /// A seat holder: removes one of its endpoints (`endpoint`: its `id` as `notify_endpoints` shows it; not
+    /// named `id`, which is the request's own). Answered by [`Reply::NotifyEndpoints`].
+    NotifyUnsubscribe { endpoint: u64 },
+    /// A seat holder: its endpoints and their state. Answered by [`Reply::NotifyEndpoints`].
+    NotifyList {},
 }
 
 fn yes() -> bool {
@@ -265,6 +278,9 @@ impl Request {
             Request::SetListed { .. } => "set_listed",
             Request::Rematch { .. } => "rematch",
             Request::WatchLink {} => "watch_link",
+            Request::NotifySubscribe { .. } => "notify_subscribe",
+            Request::NotifyUnsubscribe { .. } => "notify_unsubscribe",
+            Request::NotifyList {} => "notify_list",
         }
     }
 }
@@ -289,4 +305,7 @@ pub const REQUEST_TYPES: &[&str] = &[
     "set_listed",
     "rematch",
     "watch_link",
+    "notify_subscribe",
+    "notify_unsubscribe",
+    "notify_list",
 ];

@@ -216,6 +216,7 @@ mod allowance;
 mod batches;
 mod friends;
 mod idle;
+mod notify;
 mod queries;
 mod records;
 mod rows;
@@ -224,6 +225,7 @@ mod tests;
 
 pub use admin::{AuditEntry, MatchStatus, SeatSummary, TableFilter, TableSummary};
 pub use idle::{StoredIdleness, UNLOADED_FOR_GOOD};
+pub use notify::{Notice, OutboxRow, StoredEndpoint};
 pub use records::{
     Append, LobbyRecord, LogEntry, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, Setup, Snapshot,
     StartedRematch, StoredAbsence, StoredLobby, StoredMatch,

@@ -212,6 +212,12 @@ pub enum Command {
         accept: bool,
         reply: Respond<()>,
     },
+    /// A seat's notification endpoints (see `table/notify.rs`).
+    Notify {
+        conn_id: u64,
+        op: NotifyOp,
+        reply: Respond<protocol::Reply>,
+    },
 }
 
 /// The handle connections use to reach a table.
@@ -315,6 +321,8 @@ pub struct Table {
     rematch: Option<rematch::Offer>,
     /// Asks the hub to start a lobby's task (see [`TableDeps::load`]).
     load: mpsc::UnboundedSender<String>,
+    /// Which seats have an active notification endpoint (`table/notify.rs`), loaded when the task starts.
+    notified: Vec<bool>,
 }
 
 /// Why a table's task ended.
@@ -432,6 +440,7 @@ impl Table {
             absence: absence::Absence::new(lobby.seat_count as usize),
             rematch: None,
             load,
+            notified: Vec::new(),
         }
     }
 
@@ -479,6 +488,7 @@ impl Table {
         };
         tokio::pin!(stopping);
         let end = async {
+            Box::pin(self.load_notified()).await;
             if self.running.is_some() {
                 info!(phase = ?self.phase, version = self.version(), "table recovered");
             }
@@ -708,6 +718,9 @@ impl Table {
             Command::Host { conn_id, op, reply } => {
                 let _ = reply.send(Box::pin(self.host_op(conn_id, op)).await);
             }
+            Command::Notify { conn_id, op, reply } => {
+                Box::pin(self.notify_op(conn_id, op, reply)).await;
+            }
         }
         self.after_command(origin);
         // After everything the command pushed (a resumed seat's chat history included): its away report.
@@ -763,6 +776,7 @@ mod chat;
 mod host;
 mod idle;
 mod lobby;
+mod notify;
 mod play;
 mod push;
 mod recover;
@@ -775,6 +789,7 @@ pub use chat::FriendsSettings;
 pub use host::HostOp;
 pub use lobby::{MAX_ABSENCE_GRACE_MS, MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS};
 pub(crate) use lobby::{check_absence, check_rules_version, setup_error};
+pub use notify::{NewEndpoint, NotifyOp, endpoint_label};
 pub use play::{RaceShown, Timing};
 pub use push::view_json;
 pub use rematch::REMATCH_WINDOW_MS;

@@ -89,6 +89,16 @@ pub struct Channels {
     pub webhook: webhook::WebhookSender,
 }
 
+impl Channels {
+    pub fn from_config(config: &crate::Config) -> Channels {
+        Channels {
+            webhook: webhook::WebhookSender {
+                allow_private: config.notify_allow_private,
+            },
+        }
+    }
+}
+
 /// Sends one notification to one endpoint through its channel.
 pub async fn send(
     channels: &Channels,
@@ -106,4 +116,9 @@ pub async fn send(
     }
 }
 
+pub mod check;
 pub mod webhook;
+pub mod words;
+pub mod worker;
+
+pub use check::check_target;

@@ -163,6 +163,8 @@ impl Table {
         if self.phase == Phase::Finished {
             return Err(err(ErrorCode::GameOver, "the match is over"));
         }
+        // Whom this action may notify (nobody, at no cost, unless a seat has an endpoint: `notify.rs`).
+        let notify = self.notify_plan();
         let Some(running) = &mut self.running else {
             return Err(err(ErrorCode::NotStarted, "the match has not started"));
         };
@@ -194,6 +196,7 @@ impl Table {
             at: now,
             by,
         };
+        let notices = notify.map_or_else(Vec::new, |plan| plan.notices(&running.game, &next, now));
         let write_started = Instant::now();
         let written = self
             .commits
@@ -203,6 +206,7 @@ impl Table {
                 entry,
                 snapshot,
                 outcome: outcome.clone(),
+                notices,
             })
             .await;
         self.metrics.db_write_latency.observe(write_started.elapsed());
