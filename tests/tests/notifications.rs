@@ -368,3 +368,46 @@ async fn bad_endpoints_are_refused_with_clear_codes() {
         db.drop_db().await;
     }
 }
+
+const SERVER_BINARY: &str = env!("CARGO_BIN_EXE_server-under-test");
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notification_committed_before_a_kill_is_delivered_once_after_the_restart() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let mut hook = Receiver::start().await;
+        let env = [
+            ("NOTIFY_ALLOW_PRIVATE", "1"),
+            ("IDLE_AFTER_MS", "86400000"),
+            ("RATE_LIMIT_BURST", "1000000"),
+        ];
+        // The first process only writes the outbox (its worker is off), so the kill comes between the commit and
+        // the send.
+        let without_worker: Vec<(&str, &str)> = env.iter().copied().chain([("NOTIFY_WORKER", "0")]).collect();
+        let process = ServerProcess::start(SERVER_BINARY, &db, &without_worker).await;
+        let (_code, mut players) = start_match(process.addr, GAME, json!({}), 2, 2).await;
+        subscribe(&mut players[1].client, &hook.url).await;
+        let r = players[1].client.request(req::presence(true)).await;
+        assert_eq!(r["type"], "ok");
+        play_until_turn_of(&mut players, 1).await;
+        let store = db.store().await;
+        assert_eq!(store.outbox_len().await.unwrap(), 1, "committed with the action");
+        process.kill().await;
+
+        let process = ServerProcess::start(SERVER_BINARY, &db, &env).await;
+        let delivered = hook.next().await;
+        assert_eq!(delivered.body["kind"], "your_turn");
+        wait_until_delivered(&store).await;
+        // Exactly one: nothing else arrives while the worker keeps looking at the (empty) outbox.
+        assert!(
+            tokio::time::timeout(Duration::from_millis(800), hook.got.recv())
+                .await
+                .is_err(),
+            "a second delivery"
+        );
+        store.close().await;
+        drop(players);
+        process.kill().await;
+        db.drop_db().await;
+    }
+}
