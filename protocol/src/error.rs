@@ -140,6 +140,14 @@ error_codes! {
     /// `my_tables` named more tables than one request may (`MY_TABLES_MAX`, 100); nothing was looked up. Ask for
     /// them in several requests.
     TooManyTables = "too_many_tables",
+    /// A notification endpoint (`notify_subscribe`) is not valid: a webhook URL that is not http(s) or too long,
+    /// an email address or push subscription that does not parse, a key of the wrong length; or it is refused:
+    /// a webhook or push endpoint that resolves to a loopback, private, link-local or multicast address.
+    BadEndpoint = "bad_endpoint",
+    /// The seat has as many notification endpoints as it may (`NOTIFY_ENDPOINTS_PER_SEAT`); remove one first.
+    TooManyEndpoints = "too_many_endpoints",
+    /// No endpoint of this seat has that id (`notify_unsubscribe`).
+    UnknownEndpoint = "unknown_endpoint",
 }
 
 impl ErrorCode {

@@ -13,6 +13,7 @@ pub use rules::{GameInfo, Outcome, Seat, Status};
 mod error;
 mod inbox;
 mod lobby;
+mod notify;
 mod parse;
 mod push;
 mod raw;
@@ -25,6 +26,10 @@ pub use inbox::{MY_TABLES_MAX, MyTable, TablePhase, TableRef, TableSeat, TableSu
 pub use lobby::{
     AbsenceKind, AbsencePolicy, CatalogueEntry, ListedLobby, LobbyInfo, LobbyPhase, MAX_BANK_CAP_MS,
     MAX_MOVE_MS, MIN_MOVE_MS, Occupant, Pace, Presence, SeatInfo, StallPolicy,
+};
+pub use notify::{
+    NOTIFY_ENDPOINTS_PER_SEAT, NOTIFY_TARGET_MAX_BYTES, NotifyEndpoint, NotifyKind, NotifyLanguage,
+    NotifyTarget,
 };
 pub use parse::{ParseError, parse_client_message, request_id_of};
 pub use push::{

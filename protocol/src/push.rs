@@ -54,6 +54,13 @@ pub enum Push {
     /// the resume's `last_version` is older than the match's version. Read from the stored action log, so it
     /// survives a server restart.
     Away(Box<AwayReport>),
+    /// The seat's notification endpoints changed without its asking: one was switched off after failing (its
+    /// `last_error` says why). To that seat's connection only.
+    NotifyChanged {
+        code: String,
+        seat: Seat,
+        endpoints: Vec<crate::NotifyEndpoint>,
+    },
 }
 
 /// Who made an action of a seat (the action log's `made_by`).

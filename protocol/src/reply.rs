@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{ErrorBody, ErrorCode, MyTable, Push, RequestId, Seat, SeatToken};
+use crate::{ErrorBody, ErrorCode, MyTable, NotifyEndpoint, Push, RequestId, Seat, SeatToken};
 
 /// One server frame.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -56,6 +56,15 @@ pub enum Reply {
     WatchLink {
         code: String,
         watch: String,
+    },
+    /// The seat's notification endpoints (to that seat only). `secret` is a new webhook's signing key, sent once,
+    /// here: the server signs each delivery with it (see `docs/protocol.md`, "Webhooks").
+    NotifyEndpoints {
+        code: String,
+        seat: Seat,
+        endpoints: Vec<NotifyEndpoint>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        secret: Option<String>,
     },
     /// The action was committed to the database as state `version`.
     Accepted {

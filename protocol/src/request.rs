@@ -5,7 +5,7 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{AbsencePolicy, Pace, RawJson, TableRef};
+use crate::{AbsencePolicy, NotifyLanguage, NotifyTarget, Pace, RawJson, TableRef};
 
 /// A client-chosen identifier of a request, echoed as `re` in the one reply to it. A string or an integer.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, JsonSchema)]
@@ -243,6 +243,19 @@ pub enum Request {
     Vacation { days: u32 },
     /// Ends the sender's vacation now (the unused days are not given back).
     EndVacation {},
+    /// A seat holder: adds an endpoint that is told when it becomes this seat's turn while its player is not at
+    /// the table, and when the match ends (at most [`crate::NOTIFY_ENDPOINTS_PER_SEAT`] per seat; words in
+    /// `language`). Answered by [`Reply::NotifyEndpoints`], which carries a webhook's signing secret, once.
+    NotifySubscribe {
+        target: NotifyTarget,
+        #[serde(default)]
+        language: NotifyLanguage,
+    },
+    /// A seat holder: removes one of its endpoints (`endpoint`: its `id` as `notify_endpoints` shows it; not
+    /// named `id`, which is the request's own). Answered by [`Reply::NotifyEndpoints`].
+    NotifyUnsubscribe { endpoint: u64 },
+    /// A seat holder: its endpoints and their state. Answered by [`Reply::NotifyEndpoints`].
+    NotifyList {},
 }
 
 fn yes() -> bool {
@@ -285,6 +298,9 @@ impl Request {
             Request::MyTables { .. } => "my_tables",
             Request::Vacation { .. } => "vacation",
             Request::EndVacation {} => "end_vacation",
+            Request::NotifySubscribe { .. } => "notify_subscribe",
+            Request::NotifyUnsubscribe { .. } => "notify_unsubscribe",
+            Request::NotifyList {} => "notify_list",
         }
     }
 }
@@ -312,4 +328,7 @@ pub const REQUEST_TYPES: &[&str] = &[
     "my_tables",
     "vacation",
     "end_vacation",
+    "notify_subscribe",
+    "notify_unsubscribe",
+    "notify_list",
 ];

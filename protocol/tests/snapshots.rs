@@ -14,8 +14,8 @@ use rules::testkit::Parsed;
 use std::path::PathBuf;
 
 use protocol::{
-    ClientMessage, ErrorBody, Push, RawJson, Reply, ReplyMessage, Request, RequestId, Seat, ServerMessage,
-    StateUpdate, Status,
+    ClientMessage, ErrorBody, NotifyEndpoint, NotifyLanguage, NotifyTarget, Push, RawJson, Reply,
+    ReplyMessage, Request, RequestId, Seat, ServerMessage, StateUpdate, Status,
 };
 use rules::{Actor, AnyGame, Viewer};
 use serde_json::{Value, json};
@@ -24,16 +24,56 @@ fn reply(re: RequestId, reply: Reply) -> ServerMessage {
     ServerMessage::Reply(ReplyMessage { re: Some(re), reply })
 }
 
-/// The `action` request: seat 0 plays one of its legal actions of `push.state_turn.json` on its version.
+/// The `action` request: seat 0 plays one of its legal actions of `push.state_turn.json` on its version; and the
+/// notification requests (issue 47).
 fn requests() -> Vec<ClientMessage> {
     let turn = turn_example();
-    vec![ClientMessage {
-        id: Some(RequestId::Number(9)),
-        request: Request::Action {
-            action: RawJson::of(&turn.legal_actions.to_value()[1]),
-            version: Some(turn.version),
+    let with_id = |id, request| ClientMessage {
+        id: Some(RequestId::Number(id)),
+        request,
+    };
+    vec![
+        with_id(
+            9,
+            Request::Action {
+                action: RawJson::of(&turn.legal_actions.to_value()[1]),
+                version: Some(turn.version),
+            },
+        ),
+        with_id(
+            10,
+            Request::NotifySubscribe {
+                target: NotifyTarget::Webhook {
+                    url: "https://chat.example.org/hooks/friday-group".into(),
+                },
+                language: NotifyLanguage::Es,
+            },
+        ),
+        with_id(11, Request::NotifyUnsubscribe { endpoint: 3 }),
+        with_id(12, Request::NotifyList {}),
+    ]
+}
+
+/// A seat's notification endpoints: its webhook, and an address switched off after failing.
+fn endpoints() -> Vec<NotifyEndpoint> {
+    vec![
+        NotifyEndpoint {
+            id: 3,
+            channel: "webhook".into(),
+            label: "chat.example.org".into(),
+            language: NotifyLanguage::Es,
+            active: true,
+            last_error: None,
         },
-    }]
+        NotifyEndpoint {
+            id: 4,
+            channel: "email".into(),
+            label: "…@example.org".into(),
+            language: NotifyLanguage::Es,
+            active: false,
+            last_error: Some("the SMTP relay refused the address".into()),
+        },
+    ]
 }
 
 /// The replies to the `action` request: accepted, and refused when seat 1 sends it instead.
@@ -50,6 +90,18 @@ fn replies() -> Vec<(&'static str, ServerMessage)> {
             ),
         ),
         ("error", reply(n, Reply::Error(out_of_turn_error()))),
+        (
+            "notify_endpoints",
+            reply(
+                RequestId::Number(10),
+                Reply::NotifyEndpoints {
+                    code: "K7QM2X".into(),
+                    seat: Seat(1),
+                    endpoints: endpoints()[..1].to_vec(),
+                    secret: Some("5f0c8e2a9b7d4e1f6a3c0b9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f".into()),
+                },
+            ),
+        ),
     ]
 }
 
@@ -201,6 +253,14 @@ fn pushes() -> Vec<(&'static str, ServerMessage)> {
             "state_over_spectator",
             ServerMessage::Push(Push::State(Box::new(over))),
         ),
+        (
+            "notify_changed",
+            ServerMessage::Push(Push::NotifyChanged {
+                code: "K7QM2X".into(),
+                seat: Seat(1),
+                endpoints: endpoints(),
+            }),
+        ),
     ]
 }
 
@@ -222,6 +282,7 @@ fn server_kind(message: &ServerMessage) -> &'static str {
             Reply::Resumed { .. } => "resumed",
             Reply::Spectating { .. } => "spectating",
             Reply::WatchLink { .. } => "watch_link",
+            Reply::NotifyEndpoints { .. } => "notify_endpoints",
             Reply::Accepted { .. } => "accepted",
             Reply::Ok {} => "ok",
             Reply::Pong {} => "pong",
@@ -238,6 +299,7 @@ fn server_kind(message: &ServerMessage) -> &'static str {
             Push::Rematch(_) => "rematch",
             Push::Rematched { .. } => "rematched",
             Push::Away(_) => "away",
+            Push::NotifyChanged { .. } => "notify_changed",
         },
     }
 }
@@ -262,6 +324,8 @@ const SERVER_KINDS: &[&str] = &[
     "rematch",
     "rematched",
     "away",
+    "notify_endpoints",
+    "notify_changed",
 ];
 
 fn examples() -> PathBuf {

@@ -416,6 +416,16 @@ pub async fn run(
         hub.set_downtime(downtime);
     }
     hub.restore_all().await?;
+    if config.notify_worker {
+        crate::notify::worker::spawn(
+            store.clone(),
+            hub.clock().clone(),
+            hub.clone(),
+            Arc::new(crate::notify::Channels::from_config(&config)),
+            config.notify_settings_at(listener.local_addr()?),
+            stop_rx.clone(),
+        );
+    }
     let shared = Arc::new(Shared::new(hub, metrics, config.limits(), stop_rx.clone()));
     // Cluster mode: lobbies per address are counted in the database, for the cluster as a whole.
     if let (Some(_), Some(secret)) = (&cluster, &config.cluster_secret) {

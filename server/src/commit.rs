@@ -30,7 +30,9 @@ use tracing::warn;
 
 use crate::cluster::Cluster;
 use crate::metrics::Metrics;
-use crate::store::{Append, LobbyRecord, LogEntry, MatchRecord, SeatRecord, Setup, Store, StoreError};
+use crate::store::{
+    Append, LobbyRecord, LogEntry, MatchRecord, Notice, SeatRecord, Setup, Store, StoreError,
+};
 
 /// Most appends in one transaction.
 pub(crate) const MAX_BATCH: usize = 512;
@@ -51,6 +53,9 @@ pub struct Pending {
     pub to_decide: Option<String>,
     /// A correspondence match's clocks after this action, written in the action's row (`table/clocks.rs`).
     pub clocks: Option<String>,
+    /// The notifications this action causes (issue 47), written in its transaction; empty unless a seat of the
+    /// table has an endpoint (`notify/`).
+    pub notices: Vec<Notice>,
 }
 
 impl Pending {
@@ -130,7 +135,10 @@ impl Job {
     /// Writes this job alone, in its own transaction.
     async fn write_alone(&self, store: &Store) -> Result<(), StoreError> {
         match &self.work {
-            Work::Append(pending) => store.append(&pending.as_append()).await,
+            Work::Append(pending) => store
+                .write_batch_with(&[], &[pending.as_append()], &pending.notices)
+                .await
+                .map(drop),
             Work::Setup(record) => store.setup(&record.as_setup()).await,
         }
     }
@@ -246,8 +254,16 @@ async fn write_batch(store: &Store, metrics: &Metrics, batch: &[Job]) -> Result<
     // Which job each setup is, to answer the lobbies a batch leaves out because their code is taken.
     let setup_jobs: Vec<usize> = (0..batch.len()).filter(|&i| batch[i].setup().is_some()).collect();
     let appends: Vec<Append<'_>> = batch.iter().filter_map(Job::append).collect();
+    let notices: Vec<Notice> = batch
+        .iter()
+        .filter_map(|job| match &job.work {
+            Work::Append(pending) if !pending.notices.is_empty() => Some(pending.notices.iter().cloned()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
     let started = Instant::now();
-    let result = store.write_batch(&setups, &appends).await;
+    let result = store.write_batch_with(&setups, &appends, &notices).await;
     metrics.group_commit_latency.observe(started.elapsed());
     metrics.group_commits.fetch_add(1, Relaxed);
     metrics

@@ -214,6 +214,36 @@ pub struct Config {
     #[arg(long, env = "CLUSTER", default_value_t = false)]
     pub cluster: bool,
 
+    /// Notifications (issue 47): webhook and push endpoints may resolve to loopback, private, link-local or
+    /// multicast addresses (`1`: for tests and closed networks only; off by default).
+    #[arg(long, env = "NOTIFY_ALLOW_PRIVATE", default_value_t = false, action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub notify_allow_private: bool,
+
+    /// Notifications: run the worker that sends the outbox on this node (`0`: this node only writes the outbox;
+    /// another node, or this one restarted with it on, sends).
+    #[arg(long, env = "NOTIFY_WORKER", default_value_t = true, action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub notify_worker: bool,
+
+    /// Notifications: the web client's public address, for the link to a table (`https://play.example.org`);
+    /// unset: `http://` and the listening address.
+    #[arg(long, env = "PUBLIC_URL")]
+    pub public_url: Option<String>,
+
+    /// Notifications: the first retry of a failed delivery waits this long (ms); each next one twice as long, up
+    /// to `NOTIFY_RETRY_MAX_MS`.
+    #[arg(long, env = "NOTIFY_RETRY_BASE_MS", default_value_t = 2_000)]
+    pub notify_retry_base_ms: u64,
+
+    /// Notifications: the longest wait between two tries of a delivery (ms).
+    #[arg(long, env = "NOTIFY_RETRY_MAX_MS", default_value_t = 600_000)]
+    pub notify_retry_max_ms: u64,
+
+    /// Notifications: an endpoint that fails this many deliveries in a row is switched off for its seat.
+    #[arg(long, env = "NOTIFY_SWITCH_OFF_AFTER", default_value_t = 5)]
+    pub notify_switch_off_after: u32,
+
     /// This node's id in cluster mode (1-64 characters of [A-Za-z0-9._-]); a random `node-XXXXXXXX` when unset. A
     /// second live node with the same id is refused at start.
     #[arg(long, env = "NODE_ID")]
@@ -317,12 +347,28 @@ impl Config {
             idle_timeout: Duration::from_secs(self.idle_timeout_secs),
             handshake_timeout: Duration::from_secs(self.handshake_timeout_secs),
             write_timeout: Duration::from_secs(self.write_timeout_secs.max(1)),
+            notify_allow_private: self.notify_allow_private,
             guesses: GuessLimits {
                 per_ip_burst: self.code_guesses_per_ip_burst.max(1.0),
                 per_ip_per_min: self.code_guesses_per_ip_per_min,
                 total_burst: self.code_guesses_burst.max(1.0),
                 total_per_sec: self.code_guesses_per_sec,
             },
+        }
+    }
+
+    /// The notification worker's settings (`notify/worker.rs`); `addr` is where this server listens (the links'
+    /// address without `PUBLIC_URL`).
+    pub fn notify_settings_at(&self, addr: SocketAddr) -> crate::notify::worker::WorkerSettings {
+        crate::notify::worker::WorkerSettings {
+            public_url: self
+                .public_url
+                .clone()
+                .unwrap_or_else(|| format!("http://{addr}")),
+            retry_base_ms: self.notify_retry_base_ms.max(1),
+            retry_max_ms: self.notify_retry_max_ms.max(1),
+            switch_off_after: self.notify_switch_off_after.max(1),
+            poll: Duration::from_millis(200),
         }
     }
 

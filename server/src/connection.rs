@@ -35,7 +35,7 @@ use crate::{
     guesses::{GuessLimits, Guesses},
     hub::{Hub, Located},
     metrics::Metrics,
-    table::{Closer, Command, Conn, HostOp, RaceShown, Respond, Seated, TableHandle, Timing},
+    table::{Closer, Command, Conn, HostOp, NotifyOp, RaceShown, Respond, Seated, TableHandle, Timing},
 };
 
 /// Limits applied to every connection.
@@ -71,6 +71,8 @@ pub struct ConnectionLimits {
     pub write_timeout: Duration,
     /// Failed look-ups of join codes allowed per address and in total (`guesses.rs`).
     pub guesses: GuessLimits,
+    /// Notification endpoints may resolve to private addresses (`NOTIFY_ALLOW_PRIVATE`, tests).
+    pub notify_allow_private: bool,
 }
 
 impl ConnectionLimits {
@@ -1531,6 +1533,14 @@ impl Session {
                     watch,
                 })
             }
+            Request::NotifySubscribe { target, language } => {
+                let checked =
+                    crate::notify::check_target(target, self.shared.limits.notify_allow_private).await?;
+                let op = NotifyOp::Subscribe(checked.into_new(language));
+                self.notify_op(op).await
+            }
+            Request::NotifyUnsubscribe { endpoint } => self.notify_op(NotifyOp::Unsubscribe(endpoint)).await,
+            Request::NotifyList {} => self.notify_op(NotifyOp::List).await,
             Request::AddBot { seat } => {
                 self.tell(|conn_id, reply| Command::AddBot { conn_id, seat, reply })
                     .await
@@ -1788,6 +1798,13 @@ impl Session {
 
     /// Sends the bound table the command `command` makes of this connection's id and a reply channel, for a
     /// request answered `ok` once the table has done it.
+    /// A seat's request about its notification endpoints (`table/notify.rs`).
+    async fn notify_op(&mut self, op: NotifyOp) -> Result<Reply, ErrorBody> {
+        let table = self.require_bound()?;
+        let conn_id = self.conn.id;
+        Box::pin(self.ask(&table, |reply| Command::Notify { conn_id, op, reply })).await
+    }
+
     async fn tell(&mut self, command: impl FnOnce(u64, Respond<()>) -> Command) -> Result<Reply, ErrorBody> {
         let table = self.require_bound()?;
         let conn_id = self.conn.id;

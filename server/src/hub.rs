@@ -381,6 +381,12 @@ impl Hub {
         Ok(Some(self.spawn(table)))
     }
 
+    /// The table with this join code if it is in memory here (never loads it).
+    pub fn loaded(&self, code: &str) -> Option<TableHandle> {
+        let tables = self.tables.lock().expect("table map lock");
+        tables.get(code).filter(|h| !h.tx.is_closed()).cloned()
+    }
+
     /// The table with this join code, from memory or from the database; `moved` if another live node serves it.
     pub async fn find(&self, code: &str) -> Result<TableHandle, ErrorBody> {
         match self.locate(code).await? {

@@ -21,6 +21,7 @@ pub mod http;
 pub mod hub;
 pub mod inbox;
 pub mod metrics;
+pub mod notify;
 pub mod proxy;
 pub mod secrets;
 pub mod store;

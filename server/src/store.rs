@@ -219,6 +219,7 @@ mod clocks;
 mod friends;
 mod idle;
 mod inbox;
+mod notify;
 mod queries;
 mod records;
 mod rows;
@@ -231,6 +232,7 @@ pub use clocks::{StoredClocks, StoredVacation};
 pub use idle::{StoredIdleness, UNLOADED_FOR_GOOD};
 pub use inbox::{InboxLobby, InboxMatch};
 pub(crate) use records::pace_text;
+pub use notify::{Notice, OutboxRow, StoredEndpoint};
 pub use records::{
     Append, LobbyRecord, LogEntry, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, Setup, Snapshot,
     StartedRematch, StoredAbsence, StoredLobby, StoredMatch, parse_to_decide, to_decide_text,

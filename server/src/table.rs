@@ -221,6 +221,12 @@ pub enum Command {
         days: Option<u32>,
         reply: Respond<()>,
     },
+    /// A seat's notification endpoints (see `table/notify.rs`).
+    Notify {
+        conn_id: u64,
+        op: NotifyOp,
+        reply: Respond<protocol::Reply>,
+    },
 }
 
 /// The handle connections use to reach a table.
@@ -328,6 +334,8 @@ pub struct Table {
     clocks: clocks::Clocks,
     /// Asks the hub to start a lobby's task (see [`TableDeps::load`]).
     load: mpsc::UnboundedSender<String>,
+    /// Which seats have an active notification endpoint (`table/notify.rs`), loaded when the task starts.
+    notified: Vec<bool>,
 }
 
 /// Why a table's task ended.
@@ -447,6 +455,7 @@ impl Table {
             outages: Default::default(),
             clocks: clocks::Clocks::new(lobby.pace),
             load,
+            notified: Vec::new(),
         }
     }
 
@@ -494,6 +503,7 @@ impl Table {
         };
         tokio::pin!(stopping);
         let end = async {
+            Box::pin(self.load_notified()).await;
             if self.running.is_some() {
                 info!(phase = ?self.phase, version = self.version(), "table recovered");
             }
@@ -732,6 +742,9 @@ impl Table {
                 };
                 let _ = reply.send(result);
             }
+            Command::Notify { conn_id, op, reply } => {
+                Box::pin(self.notify_op(conn_id, op, reply)).await;
+            }
         }
         self.after_command(origin);
         // After everything the command pushed (a resumed seat's chat history included): its away report.
@@ -789,6 +802,7 @@ mod clocks;
 mod host;
 mod idle;
 mod lobby;
+mod notify;
 mod play;
 mod push;
 mod recover;
@@ -802,6 +816,7 @@ pub(crate) use clocks::check_pace;
 pub use host::HostOp;
 pub use lobby::{MAX_ABSENCE_GRACE_MS, MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS};
 pub(crate) use lobby::{check_absence, check_rules_version, setup_error};
+pub use notify::{NewEndpoint, NotifyOp, endpoint_label};
 pub use play::{RaceShown, Timing};
 pub use push::view_json;
 pub use rematch::REMATCH_WINDOW_MS;

@@ -460,6 +460,7 @@ async fn a_conflicting_setup_fails_alone_through_the_committer_on_every_store() 
             outcome: None,
             to_decide: None,
             clocks: None,
+            notices: Vec::new(),
         };
         // On this test's one thread, all four are queued before the writer runs: one batch.
         let (again, other, h) = (lobby("AAAAAA"), lobby("FFFFFF"), host());

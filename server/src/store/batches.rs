@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 use sqlx::{PgPool, Row, SqlitePool};
 use tracing::warn;
 
+use super::notify::{Notice, NoticeColumns, bind_notice, notices_unnest};
 use super::rows::{
     ActionColumns, ActionRow, LobbyColumns, LobbyRow, MatchColumns, MatchRow, PgQuery, ResultColumns,
     ResultRow, RowShape, SeatColumns, SeatRow, ShapedRow, SnapshotColumns, SnapshotRow, SqliteBatch,
@@ -23,7 +24,7 @@ use super::{Append, Db, Phase, Setup, Store, StoreError, classify, to_i64};
 /// is 0 after a skipped insert); each written lobby returns its index in `setups`, so the caller learns which
 /// were left out. On an error the statements after the failing one do not run and the transaction is still
 /// open: the caller rolls it back.
-fn sqlite_batch(setups: &[Setup<'_>], appends: &[Append<'_>]) -> SqliteBatch {
+fn sqlite_batch(setups: &[Setup<'_>], appends: &[Append<'_>], notices: &[Notice]) -> SqliteBatch {
     let mut b = SqliteBatch::new(64 + setups.len() * 200 + appends.len() * 40);
     b.sql("BEGIN;\n");
     for (i, setup) in setups.iter().enumerate() {
@@ -70,6 +71,10 @@ fn sqlite_batch(setups: &[Setup<'_>], appends: &[Append<'_>]) -> SqliteBatch {
             .bind(append.lobby_code)
             .sql(";\n");
     }
+    // Notifications caused by these actions, one row per active endpoint of each seat (`store/notify.rs`).
+    for notice in notices {
+        bind_notice(&mut b, notice);
+    }
     b.sql("COMMIT;");
     b
 }
@@ -82,8 +87,9 @@ async fn write_batch_pg(
     pool: &PgPool,
     setups: &[Setup<'_>],
     appends: &[Append<'_>],
+    notices: &[Notice],
 ) -> Result<Vec<usize>, StoreError> {
-    let rows = PgBatch::new(setups, appends)
+    let rows = PgBatch::new(setups, appends, notices)
         .bind()
         .fetch_all(pool)
         .await
@@ -105,8 +111,9 @@ async fn write_batch_sqlite(
     pool: &SqlitePool,
     setups: &[Setup<'_>],
     appends: &[Append<'_>],
+    notices: &[Notice],
 ) -> Result<Vec<usize>, StoreError> {
-    let batch = sqlite_batch(setups, appends);
+    let batch = sqlite_batch(setups, appends, notices);
     let mut conn = pool.acquire().await?;
     let written = sqlx::query_with(sqlx::AssertSqlSafe(batch.sql), batch.args)
         .persistent(false)
@@ -165,6 +172,7 @@ static PG_BATCH: LazyLock<String> = LazyLock::new(|| {
     let results = place(ResultRow::SHAPE);
     let actions = place(ActionRow::SHAPE);
     let (playing, finished_status, finished_phase, finished_lobbies) = (next, next + 1, next + 2, next + 3);
+    let notices = next + 4;
     let insert = |(shape, first): (RowShape, usize)| shape.unnest_insert(first, None);
     let column = |(shape, first): (RowShape, usize), name: &str| shape.param(first, name);
     format!(
@@ -178,7 +186,8 @@ static PG_BATCH: LazyLock<String> = LazyLock::new(|| {
          finished AS (UPDATE matches SET status = ${finished_status}, finished_at = f.at \
              FROM UNNEST({}, {}) AS f (id, at) WHERE matches.id = f.id), \
          lobby AS (UPDATE lobbies SET phase = ${finished_phase} WHERE code = ANY(${finished_lobbies}::text[])), \
-         logged AS ({}) \
+         logged AS ({}), \
+         noticed AS ({}) \
          SELECT code FROM UNNEST({}) AS c (code) WHERE code NOT IN (SELECT code FROM new_lobby)",
         insert(lobbies),
         hosts
@@ -192,6 +201,7 @@ static PG_BATCH: LazyLock<String> = LazyLock::new(|| {
         column(results, "match_id"),
         column(results, "finished_at"),
         insert(actions),
+        notices_unnest(notices),
         column(lobbies, "code"),
     )
 });
@@ -208,11 +218,15 @@ struct PgBatch<'a> {
     results: ResultColumns<'a>,
     actions: ActionColumns<'a>,
     finished_lobbies: Vec<&'a str>,
+    notices: NoticeColumns<'a>,
 }
 
 impl<'a> PgBatch<'a> {
-    fn new(setups: &[Setup<'a>], appends: &[Append<'a>]) -> Self {
+    fn new(setups: &[Setup<'a>], appends: &[Append<'a>], notices: &'a [Notice]) -> Self {
         let mut batch = PgBatch::default();
+        for notice in notices {
+            batch.notices.push(notice);
+        }
         for setup in setups {
             match *setup {
                 Setup::CreateLobby { lobby, host } => {
@@ -246,11 +260,12 @@ impl<'a> PgBatch<'a> {
         let query = self.snapshots.bind(query);
         let query = self.results.bind(query);
         let query = self.actions.bind(query);
-        query
+        let query = query
             .bind(Phase::Playing.as_str())
             .bind("finished")
             .bind(Phase::Finished.as_str())
-            .bind(self.finished_lobbies)
+            .bind(self.finished_lobbies);
+        self.notices.bind(query)
     }
 }
 
@@ -287,10 +302,21 @@ impl Store {
         setups: &[Setup<'_>],
         appends: &[Append<'_>],
     ) -> Result<Vec<usize>, StoreError> {
+        self.write_batch_with(setups, appends, &[]).await
+    }
+
+    /// [`Store::write_batch`] with the notifications these writes cause, in the same transaction: one outbox row
+    /// per active endpoint of each notice's seat (`store/notify.rs`).
+    pub async fn write_batch_with(
+        &self,
+        setups: &[Setup<'_>],
+        appends: &[Append<'_>],
+        notices: &[Notice],
+    ) -> Result<Vec<usize>, StoreError> {
         self.guarded(async {
             match &self.db {
-                Db::Postgres(pool) => write_batch_pg(pool, setups, appends).await,
-                Db::Sqlite(pool) => write_batch_sqlite(pool, setups, appends).await,
+                Db::Postgres(pool) => write_batch_pg(pool, setups, appends, notices).await,
+                Db::Sqlite(pool) => write_batch_sqlite(pool, setups, appends, notices).await,
             }
         })
         .await
@@ -315,7 +341,7 @@ mod tests {
             .collect();
         numbers.sort_unstable();
         numbers.dedup();
-        let mut query = PgBatch::new(&[], &[]).bind();
+        let mut query = PgBatch::new(&[], &[], &[]).bind();
         let bound = query.take_arguments().unwrap().unwrap().len();
         assert_eq!(numbers, (1..=bound).collect::<Vec<_>>(), "{}", *PG_BATCH);
     }

@@ -174,6 +174,8 @@ impl Table {
         if self.phase == Phase::Finished {
             return Err(err(ErrorCode::GameOver, "the match is over"));
         }
+        // Whom this action may notify (nobody, at no cost, unless a seat has an endpoint: `notify.rs`).
+        let notify = self.notify_plan();
         let Some(running) = &self.running else {
             return Err(err(ErrorCode::NotStarted, "the match has not started"));
         };
@@ -209,6 +211,7 @@ impl Table {
             by,
         };
         let match_id = running.match_id.clone();
+        let notices = notify.map_or_else(Vec::new, |plan| plan.notices(&running.game, &next, now));
         // A correspondence match's clocks after this action, stored in its row (`clocks.rs`).
         let (banks, clocks) = self.clocks_after(&next, actor, now).unzip();
         let write_started = Instant::now();
@@ -222,6 +225,7 @@ impl Table {
                 outcome: outcome.clone(),
                 to_decide,
                 clocks,
+                notices,
             })
             .await;
         self.metrics.db_write_latency.observe(write_started.elapsed());

@@ -1,0 +1,413 @@
+//! Notifications (issue 47, points 4 and 5): a seat's webhook hears of its turn when its player is not at the
+//! table (never while the page shows it) and of the match's end, exactly once each, signed; a failing receiver is
+//! retried and then switched off and the seat told; bad endpoints are refused with clear codes; a notification
+//! committed before a kill -9 is delivered once after the restart. On every backend.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU16, Ordering::SeqCst};
+use std::time::Duration;
+
+use hmac::{KeyInit, Mac};
+use integration_tests::*;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::mpsc;
+
+const GAME: &str = "hickory_dickory";
+/// "Within 2 s" (issue 47).
+const DELIVERY: Duration = Duration::from_secs(2);
+
+/// One POST a receiver got.
+#[derive(Debug)]
+struct Delivery {
+    headers: Vec<(String, String)>,
+    body: Value,
+    raw: Vec<u8>,
+}
+
+impl Delivery {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A webhook receiver: a real HTTP server on loopback that answers every POST with `status` (200 unless changed).
+struct Receiver {
+    url: String,
+    status: Arc<AtomicU16>,
+    got: mpsc::UnboundedReceiver<Delivery>,
+}
+
+impl Receiver {
+    async fn start() -> Receiver {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/hook?group=7", listener.local_addr().unwrap());
+        let status = Arc::new(AtomicU16::new(200));
+        let (tx, got) = mpsc::unbounded_channel();
+        let answer = status.clone();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let tx = tx.clone();
+                let answer = answer.clone();
+                tokio::spawn(async move {
+                    let mut buf = Vec::new();
+                    let mut chunk = [0u8; 4096];
+                    let head_end = loop {
+                        let n = socket.read(&mut chunk).await.unwrap_or(0);
+                        if n == 0 {
+                            return;
+                        }
+                        buf.extend_from_slice(&chunk[..n]);
+                        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            break i + 4;
+                        }
+                    };
+                    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+                    let headers: Vec<(String, String)> = head
+                        .lines()
+                        .skip(1)
+                        .filter_map(|l| l.split_once(':'))
+                        .map(|(n, v)| (n.trim().to_lowercase(), v.trim().to_string()))
+                        .collect();
+                    let len: usize = headers
+                        .iter()
+                        .find(|(n, _)| n == "content-length")
+                        .map_or(0, |(_, v)| v.parse().unwrap());
+                    while buf.len() < head_end + len {
+                        let n = socket.read(&mut chunk).await.unwrap_or(0);
+                        if n == 0 {
+                            return;
+                        }
+                        buf.extend_from_slice(&chunk[..n]);
+                    }
+                    let raw = buf[head_end..head_end + len].to_vec();
+                    assert!(head.starts_with("POST /hook?group=7 HTTP/1.1"), "{head}");
+                    let status = answer.load(SeqCst);
+                    let reply =
+                        format!("HTTP/1.1 {status} X\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok");
+                    let _ = socket.write_all(reply.as_bytes()).await;
+                    let body = serde_json::from_slice(&raw).unwrap();
+                    let _ = tx.send(Delivery { headers, body, raw });
+                });
+            }
+        });
+        Receiver { url, status, got }
+    }
+
+    /// The next delivery, within [`DELIVERY`].
+    async fn next(&mut self) -> Delivery {
+        tokio::time::timeout(DELIVERY, self.got.recv())
+            .await
+            .expect("a delivery within 2 s")
+            .expect("the receiver runs")
+    }
+
+    /// The next delivery, moving the manual clock on by `step` until it comes (a retry waits for its backoff).
+    async fn next_moving(&mut self, clock: &server::ManualClock, step: u64) -> Delivery {
+        for _ in 0..50 {
+            clock.advance(step);
+            if let Ok(got) = tokio::time::timeout(Duration::from_millis(200), self.got.recv()).await {
+                return got.expect("the receiver runs");
+            }
+        }
+        panic!("no retry came");
+    }
+}
+
+/// Checks a delivery's signature as a receiver would: HMAC-SHA256 of `"<t>.<body>"` under the secret.
+fn assert_signed(d: &Delivery, secret: &str) {
+    let header = d.header("x-tabletop-signature").expect("a signature header");
+    let (t, v1) = header.split_once(",v1=").expect("t=...,v1=...");
+    let t = t.strip_prefix("t=").unwrap();
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(format!("{t}.").as_bytes());
+    mac.update(&d.raw);
+    assert_eq!(
+        hex::encode(mac.finalize().into_bytes()),
+        v1,
+        "the signature checks"
+    );
+    assert_eq!(
+        d.header("x-tabletop-id"),
+        d.body["id"].as_str(),
+        "the id header is the body's id"
+    );
+}
+
+fn config() -> server::Config {
+    let mut config = test_config();
+    config.notify_allow_private = true;
+    // Presence stays `connected` however the manual clock moves: only a hidden page or no connection is away.
+    config.idle_after_ms = 365 * 86_400_000;
+    config.notify_retry_base_ms = 1_000;
+    config.notify_retry_max_ms = 1_000;
+    config.notify_switch_off_after = 3;
+    config
+}
+
+/// Waits until the outbox is empty: every delivery recorded (the receiver hears before the row is deleted).
+async fn wait_until_delivered(store: &server::Store) {
+    for _ in 0..100 {
+        if store.outbox_len().await.unwrap() == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the outbox still holds rows");
+}
+
+async fn subscribe(client: &mut Client, url: &str) -> Value {
+    let r = client
+        .request(json!({"type": "notify_subscribe", "target": {"channel": "webhook", "url": url}, "language": "es"}))
+        .await;
+    assert_eq!(r["type"], "notify_endpoints", "{r}");
+    r
+}
+
+/// Plays the first legal action of whoever must decide until an action of another seat gives `target` the turn;
+/// returns the version reached. Both clients are kept in step.
+async fn play_until_turn_of(players: &mut [Player], target: u8) -> u64 {
+    loop {
+        let state = players[0].client.state.clone().expect("a state");
+        let version = state["version"].as_u64().unwrap();
+        assert_eq!(state["status"]["kind"], "turn", "{state}");
+        let seat = state["status"]["seat"].as_u64().unwrap() as usize;
+        let own = players[seat].client.wait_version(version).await;
+        let action = own["legal_actions"][0].clone();
+        let r = players[seat].client.request(req::action(&action, version)).await;
+        assert_eq!(r["type"], "accepted", "{r}");
+        let v = r["version"].as_u64().unwrap();
+        for p in players.iter_mut() {
+            p.client.wait_version(v).await;
+        }
+        let now = players[0].client.state.clone().unwrap();
+        if seat != usize::from(target) && now["status"]["kind"] == "turn" && now["status"]["seat"] == target {
+            return v;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_away_from_the_table_hears_of_its_turn_once_never_while_it_looks() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let server = TestServer::start(&db, config()).await;
+        let mut hook = Receiver::start().await;
+        let (code, mut players) = start_match(server.addr, GAME, json!({}), 2, 2).await;
+        let subscribed = subscribe(&mut players[1].client, &hook.url).await;
+        let secret = subscribed["secret"]
+            .as_str()
+            .expect("the secret, once")
+            .to_string();
+        assert_eq!(subscribed["endpoints"][0]["active"], true);
+        assert_eq!(
+            subscribed["endpoints"][0]["label"],
+            hook.url[7..].split('/').next().unwrap()
+        );
+        // The list never shows the secret again.
+        let listed = players[1].client.request(json!({"type": "notify_list"})).await;
+        assert!(listed.get("secret").is_none(), "{listed}");
+        assert_eq!(listed["endpoints"], subscribed["endpoints"]);
+
+        // Bob's page is hidden: his turn reaches his webhook, once, signed, in his language.
+        let r = players[1].client.request(req::presence(true)).await;
+        assert_eq!(r["type"], "ok");
+        play_until_turn_of(&mut players, 1).await;
+        let first = hook.next().await;
+        assert_signed(&first, &secret);
+        assert_eq!(first.body["kind"], "your_turn", "{:?}", first.body);
+        assert_eq!(first.body["table"], code.as_str());
+        assert_eq!(first.body["game"], "Hickory Dickory");
+        assert!(
+            first.body["title"].as_str().unwrap().starts_with("Tu turno"),
+            "{:?}",
+            first.body
+        );
+        assert!(
+            first.body["link"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("#join={code}"))
+        );
+
+        // While his page shows the table, his turns are not told; once hidden again, the next one is, and it is
+        // the next delivery (none came in between).
+        let r = players[1].client.request(req::presence(false)).await;
+        assert_eq!(r["type"], "ok");
+        play_until_turn_of(&mut players, 0).await;
+        play_until_turn_of(&mut players, 1).await;
+        let r = players[1].client.request(req::presence(true)).await;
+        assert_eq!(r["type"], "ok");
+        play_until_turn_of(&mut players, 0).await;
+        play_until_turn_of(&mut players, 1).await;
+        let second = hook.next().await;
+        assert_eq!(second.body["kind"], "your_turn");
+        assert_ne!(second.body["id"], first.body["id"]);
+
+        // With Bob's page showing the table, the match is played out: only its end is told, once.
+        let r = players[1].client.request(req::presence(false)).await;
+        assert_eq!(r["type"], "ok");
+        let played = play(&mut players, &Time::Manual(server.clock.clone()), 7, 10_000).await;
+        assert_eq!(played.last_state["status"]["kind"], "over");
+        let over = hook.next().await;
+        assert_eq!(over.body["kind"], "match_over", "{:?}", over.body);
+        assert_signed(&over, &secret);
+        let store = db.store().await;
+        wait_until_delivered(&store).await;
+        store.close().await;
+        server.stop().await;
+        db.drop_db().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_receiver_is_retried_then_switched_off_and_the_seat_is_told() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let server = TestServer::start(&db, config()).await;
+        let mut hook = Receiver::start().await;
+        hook.status.store(500, SeqCst);
+        let (_code, mut players) = start_match(server.addr, GAME, json!({}), 2, 2).await;
+        subscribe(&mut players[1].client, &hook.url).await;
+        let r = players[1].client.request(req::presence(true)).await;
+        assert_eq!(r["type"], "ok");
+        play_until_turn_of(&mut players, 1).await;
+        // Three tries of the same notification (the same id), each after the backoff; then the endpoint is off.
+        let first = hook.next().await;
+        for _ in 0..2 {
+            let again = hook.next_moving(&server.clock, 1_000).await;
+            assert_eq!(again.body["id"], first.body["id"], "a retry carries the same id");
+        }
+        let told = players[1]
+            .client
+            .wait_push("notify_changed", |p| p["endpoints"][0]["active"] == false)
+            .await;
+        let error = told["endpoints"][0]["last_error"].as_str().unwrap();
+        assert!(error.contains("500"), "{error}");
+        assert!(
+            !error.contains("127.0.0.1"),
+            "the error names no address: {error}"
+        );
+        let listed = players[1].client.request(json!({"type": "notify_list"})).await;
+        assert_eq!(listed["endpoints"][0]["active"], false, "{listed}");
+        server.stop().await;
+        db.drop_db().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_endpoints_are_refused_with_clear_codes() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let mut strict = config();
+        strict.notify_allow_private = false;
+        let server = TestServer::start(&db, strict).await;
+        let (_code, mut players) = start_match(server.addr, GAME, json!({}), 2, 2).await;
+        let c = &mut players[1].client;
+        let refused = |r: &Value, code: &str| assert_eq!(r["code"], code, "{r}");
+        let webhook =
+            |url: &str| json!({"type": "notify_subscribe", "target": {"channel": "webhook", "url": url}});
+        // Private addresses without NOTIFY_ALLOW_PRIVATE, other schemes, junk, a URL too long.
+        for url in [
+            "http://127.0.0.1:9/hook",
+            "http://10.0.0.1/x",
+            "http://[::1]/x",
+            "http://169.254.169.254/latest",
+            "ftp://example.org/x",
+            "not a url",
+        ] {
+            refused(&c.request(webhook(url)).await, "bad_endpoint");
+        }
+        let long = format!("https://example.org/{}", "a".repeat(3000));
+        refused(&c.request(webhook(&long)).await, "bad_endpoint");
+        let email =
+            |a: &str| json!({"type": "notify_subscribe", "target": {"channel": "email", "address": a}});
+        refused(&c.request(email("not an address")).await, "bad_endpoint");
+        let push = json!({"type": "notify_subscribe", "target": {"channel": "web_push",
+            "endpoint": "https://push.example.org/x", "p256dh": "AAAA", "auth": "AAAA"}});
+        refused(&c.request(push).await, "bad_endpoint");
+        // An unknown language or channel is a malformed request.
+        let r = c
+            .request(json!({"type": "notify_subscribe", "target": {"channel": "pigeon"}}))
+            .await;
+        refused(&r, "bad_message");
+        // At most five endpoints per seat (addresses need no look-up).
+        for i in 0..5 {
+            let r = c.request(email(&format!("bob{i}@example.org"))).await;
+            assert_eq!(r["type"], "notify_endpoints", "{r}");
+            assert_eq!(r["endpoints"][i]["label"], "…@example.org", "{r}");
+        }
+        refused(&c.request(email("bob9@example.org")).await, "too_many_endpoints");
+        let id = {
+            let listed = c.request(json!({"type": "notify_list"})).await;
+            listed["endpoints"][0]["id"].clone()
+        };
+        let r = c
+            .request(json!({"type": "notify_unsubscribe", "endpoint": id}))
+            .await;
+        assert_eq!(r["type"], "notify_endpoints", "{r}");
+        assert_eq!(r["endpoints"].as_array().unwrap().len(), 4, "{r}");
+        refused(
+            &c.request(json!({"type": "notify_unsubscribe", "endpoint": id}))
+                .await,
+            "unknown_endpoint",
+        );
+        // The connection stays usable; a spectator holds no seat and has no endpoints.
+        assert_eq!(c.request(req::ping()).await["type"], "pong");
+        let mut spectator = server.client().await;
+        let r = spectator.request(req::spectate(&_code)).await;
+        assert_eq!(r["type"], "spectating");
+        refused(
+            &spectator.request(json!({"type": "notify_list"})).await,
+            "not_in_lobby",
+        );
+        server.stop().await;
+        db.drop_db().await;
+    }
+}
+
+const SERVER_BINARY: &str = env!("CARGO_BIN_EXE_server-under-test");
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notification_committed_before_a_kill_is_delivered_once_after_the_restart() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let mut hook = Receiver::start().await;
+        let env = [
+            ("NOTIFY_ALLOW_PRIVATE", "1"),
+            ("IDLE_AFTER_MS", "86400000"),
+            ("RATE_LIMIT_BURST", "1000000"),
+        ];
+        // The first process only writes the outbox (its worker is off), so the kill comes between the commit and
+        // the send.
+        let without_worker: Vec<(&str, &str)> = env.iter().copied().chain([("NOTIFY_WORKER", "0")]).collect();
+        let process = ServerProcess::start(SERVER_BINARY, &db, &without_worker).await;
+        let (_code, mut players) = start_match(process.addr, GAME, json!({}), 2, 2).await;
+        subscribe(&mut players[1].client, &hook.url).await;
+        let r = players[1].client.request(req::presence(true)).await;
+        assert_eq!(r["type"], "ok");
+        play_until_turn_of(&mut players, 1).await;
+        let store = db.store().await;
+        assert_eq!(store.outbox_len().await.unwrap(), 1, "committed with the action");
+        process.kill().await;
+
+        let process = ServerProcess::start(SERVER_BINARY, &db, &env).await;
+        let delivered = hook.next().await;
+        assert_eq!(delivered.body["kind"], "your_turn");
+        wait_until_delivered(&store).await;
+        // Exactly one: nothing else arrives while the worker keeps looking at the (empty) outbox.
+        assert!(
+            tokio::time::timeout(Duration::from_millis(800), hook.got.recv())
+                .await
+                .is_err(),
+            "a second delivery"
+        );
+        store.close().await;
+        drop(players);
+        process.kill().await;
+        db.drop_db().await;
+    }
+}
