@@ -19,6 +19,7 @@ pub mod guesses;
 pub mod http;
 pub mod hub;
 pub mod metrics;
+pub mod notify;
 pub mod proxy;
 pub mod secrets;
 pub mod store;

@@ -214,6 +214,7 @@ macro_rules! on_pool {
 mod admin;
 mod allowance;
 mod batches;
+mod channels;
 mod friends;
 mod idle;
 mod queries;
@@ -223,6 +224,7 @@ mod rows;
 mod tests;
 
 pub use admin::{AuditEntry, MatchStatus, SeatSummary, TableFilter, TableSummary};
+pub use channels::Unsubscribed;
 pub use idle::{StoredIdleness, UNLOADED_FOR_GOOD};
 pub use records::{
     Append, LobbyRecord, LogEntry, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, Setup, Snapshot,
