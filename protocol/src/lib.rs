@@ -12,6 +12,7 @@ pub use rules::{GameInfo, Outcome, Seat, Status};
 
 mod error;
 mod lobby;
+mod notify;
 mod parse;
 mod push;
 mod raw;
@@ -24,6 +25,7 @@ pub use lobby::{
     AbsenceKind, AbsencePolicy, CatalogueEntry, ListedLobby, LobbyInfo, LobbyPhase, Occupant, Presence,
     SeatInfo,
 };
+pub use notify::{NotifyKind, NotifyLanguage};
 pub use parse::{ParseError, parse_client_message, request_id_of};
 pub use push::{
     ActedBy, AwayAction, AwayReport, CHAT_HISTORY, ChatChannel, ChatMessage, Push, RematchInfo, StateUpdate,

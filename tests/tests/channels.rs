@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD as B64};
 use integration_tests::{push_receiver::PushReceiver, *};
+use protocol::{NotifyKind, NotifyLanguage};
 use serde_json::{Value, json};
 use server::notify::{
-    Notification, NotificationKind, SendError, email, http_post::PostSettings, vapid::VapidKey, webpush,
+    Endpoint, Notification, SendError, email, http_post::PostSettings, vapid::VapidKey, webpush,
 };
 
 const WAIT: Duration = Duration::from_secs(5);
@@ -19,14 +20,15 @@ const LOOPBACK: PostSettings = PostSettings {
     allow_private: true,
 };
 
-fn notification(kind: NotificationKind, language: &str) -> Notification {
+fn notification(kind: NotifyKind, language: NotifyLanguage) -> Notification {
     Notification {
-        id: "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b".into(),
+        id: "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b".parse().unwrap(),
         kind,
         lobby_code: "KXRT-PQWM".into(),
         game: "quacks".into(),
         seat: 1,
-        language: language.into(),
+        language,
+        at_ms: CLOCK_START,
         link: "http://games.example.org/#KXRT-PQWM".into(),
         title: "Your turn at Quacks".into(),
         body: "Alice has played; the table waits for you.".into(),
@@ -76,7 +78,7 @@ async fn a_push_arrives_signed_and_decrypts_to_the_payload() {
 
         let mut receiver = PushReceiver::start(key.public_key()).await;
         let bob = receiver.subscribe("bob");
-        let n = notification(NotificationKind::YourTurn, "en");
+        let n = notification(NotifyKind::YourTurn, NotifyLanguage::En);
         webpush::send(
             &key,
             &bob.endpoint,
@@ -94,7 +96,7 @@ async fn a_push_arrives_signed_and_decrypts_to_the_payload() {
         assert_eq!(
             got.payload,
             json!({
-                "id": n.id, "kind": "your_turn", "title": n.title, "body": n.body, "link": n.link,
+                "id": n.id.to_string(), "kind": "your_turn", "title": n.title, "body": n.body, "link": n.link,
                 "tag": "KXRT-PQWM",
             })
         );
@@ -118,7 +120,7 @@ async fn gone_is_permanent_and_busy_is_temporary() {
         .unwrap();
     let mut receiver = PushReceiver::start(key.public_key()).await;
     let bob = receiver.subscribe("bob");
-    let n = notification(NotificationKind::MatchEnded, "en");
+    let n = notification(NotifyKind::MatchOver, NotifyLanguage::En);
     let send = |key| {
         webpush::send(
             key,
@@ -209,7 +211,7 @@ async fn an_email_arrives_with_its_headers_and_link() {
     let db = TestDb::new("sqlite").await;
     let store = db.store().await;
     let mut sink = smtp_sink::SmtpSink::start().await;
-    let n = notification(NotificationKind::YourTurn, "es");
+    let n = notification(NotifyKind::YourTurn, NotifyLanguage::Es);
     email::send(
         &mailer(&sink),
         &store,
@@ -285,7 +287,7 @@ async fn the_unsubscribe_link_works_once() {
         let server = TestServer::start(&db, test_config()).await;
         let store = db.store().await;
         let mut sink = smtp_sink::SmtpSink::start().await;
-        let mut n = notification(NotificationKind::YourTurn, "en");
+        let mut n = notification(NotifyKind::YourTurn, NotifyLanguage::En);
         n.link = format!("http://{}/#KXRT-PQWM", server.addr);
         let mailer = mailer(&sink);
         let now = CLOCK_START;
@@ -335,4 +337,54 @@ async fn the_unsubscribe_link_works_once() {
         server.stop().await;
         db.drop_db().await;
     }
+}
+
+/// The worker's email sender keys an address's links by its hash: unsubscribing through one seat's email stops
+/// the address for every seat, whatever its case.
+#[tokio::test]
+async fn the_email_sender_switches_an_address_off_for_every_seat() {
+    let db = TestDb::new("sqlite").await;
+    let server = TestServer::start(&db, test_config()).await;
+    let store = db.store().await;
+    let mut sink = smtp_sink::SmtpSink::start().await;
+    let sender = email::EmailSender {
+        mailer: mailer(&sink),
+        store: store.clone(),
+        clock: std::sync::Arc::new(server.clock.clone()),
+    };
+    let mut n = notification(NotifyKind::YourTurn, NotifyLanguage::It);
+    n.link = format!("http://{}/#KXRT-PQWM", server.addr);
+    let bob = Endpoint::Email {
+        address: "bob@example.org".into(),
+    };
+    sender.send(&bob, &n).await.unwrap();
+    let mail = sink.next(WAIT).await.unwrap();
+    assert!(mail.decoded().contains("Apri il tavolo"));
+    let (status, _, page) = http_request(server.addr, "POST", &unsubscribe_path(&mail), &[], None).await;
+    assert_eq!(status, 200);
+    assert!(page.contains("Fatto"), "{page}");
+    let same = Endpoint::Email {
+        address: " Bob@Example.ORG".into(),
+    };
+    assert!(matches!(
+        sender.send(&same, &n).await,
+        Err(SendError::Permanent(_))
+    ));
+    assert!(
+        store
+            .email_unsubscribed(&email::address_key("bob@example.org"))
+            .await
+            .unwrap()
+    );
+    let not_email = Endpoint::Webhook {
+        url: "http://127.0.0.1:9/".into(),
+        secret: "s".into(),
+    };
+    assert!(matches!(
+        sender.send(&not_email, &n).await,
+        Err(SendError::Permanent(_))
+    ));
+    store.close().await;
+    server.stop().await;
+    db.drop_db().await;
 }

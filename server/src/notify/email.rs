@@ -15,8 +15,8 @@ use lettre::{
 };
 use rules::Millis;
 
-use super::{Notification, SendError, unsubscribe, webpush::origin};
-use crate::store::Store;
+use super::{Endpoint, Notification, SendError, unsubscribe, webpush::origin};
+use crate::{clock::SharedClock, secrets, store::Store};
 
 /// How long one SMTP exchange may take (each command's answer).
 pub const SMTP_TIMEOUT: Duration = Duration::from_secs(15);
@@ -56,6 +56,32 @@ impl Mailer {
     }
 }
 
+/// The email channel as the worker holds it.
+#[derive(Clone, Debug)]
+pub struct EmailSender {
+    pub mailer: Mailer,
+    pub store: Store,
+    pub clock: SharedClock,
+}
+
+impl EmailSender {
+    /// [`send`] to an [`Endpoint::Email`]; its unsubscribe links are keyed by [`address_key`], so one use
+    /// switches that address off for every seat.
+    pub async fn send(&self, endpoint: &Endpoint, n: &Notification) -> Result<(), SendError> {
+        let Endpoint::Email { address } = endpoint else {
+            return Err(SendError::Permanent("not an email endpoint".into()));
+        };
+        let key = address_key(address);
+        send(&self.mailer, &self.store, &key, address, n, self.clock.now()).await
+    }
+}
+
+/// The id under which an address's unsubscribe tokens are kept: the SHA-256 (hex) of the address, trimmed and
+/// in lower case, so the table never holds the address.
+pub fn address_key(address: &str) -> String {
+    format!("email:{}", secrets::token_hash(&address.trim().to_lowercase()))
+}
+
 /// Sends `n` to `address`, the email endpoint `endpoint_id`. An endpoint switched off by one of its unsubscribe
 /// links is not written to (permanent failure). An address the relay refuses for good (5xx), or that is not an
 /// address, is [`SendError::Permanent`]; a 4xx answer, a network failure or a timeout [`SendError::Temporary`].
@@ -80,7 +106,7 @@ pub async fn send(
         return Err(SendError::Permanent("unsubscribed".into()));
     }
     let site = origin(&n.link).ok_or_else(|| SendError::Permanent("the link is not a URL".into()))?;
-    let token = unsubscribe::mint(store, endpoint_id, &n.language, now)
+    let token = unsubscribe::mint(store, endpoint_id, n.language.code(), now)
         .await
         .map_err(store_failed)?;
     let unsubscribe_url = format!("{site}{}{token}", unsubscribe::PATH_PREFIX);
@@ -108,7 +134,7 @@ pub fn message(
     n: &Notification,
     unsubscribe_url: &str,
 ) -> Result<Message, SendError> {
-    let words = Words::of(&n.language);
+    let words = Words::of(n.language.code());
     let domain = mailer.from.email.domain().to_owned();
     let text = format!(
         "{}\n\n{}: {}\n\n-- \n{}\n{}\n",
@@ -117,7 +143,7 @@ pub fn message(
     let html = format!(
         "<!doctype html><html lang=\"{lang}\"><body><p>{body}</p><p><a href=\"{link}\">{open}</a></p>\
          <hr><p><small>{why} <a href=\"{unsub}\">{stop}</a></small></p></body></html>",
-        lang = escape_html(&n.language),
+        lang = n.language.code(),
         body = escape_html(&n.body),
         link = escape_html(&n.link),
         open = words.open,

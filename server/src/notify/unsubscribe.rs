@@ -2,7 +2,8 @@
 //! `/notify/unsubscribe/{token}` with a token of its own (256 random bits, stored as its SHA-256 beside the email
 //! endpoint's id, `email_unsubscribes`). `GET` shows a page with one button (mail scanners open links, so a `GET`
 //! changes nothing); `POST` (the button, or the mail client's one-click `List-Unsubscribe-Post`) switches the
-//! endpoint off. Only the first use of any of an endpoint's links does; later ones say it is already done. The
+//! endpoint off (the address, for every seat:
+//! `email::address_key`). Only the first use of any of an endpoint's links does; later ones say it is already done. The
 //! pages never show the address.
 
 use std::sync::Arc;
@@ -134,38 +135,38 @@ impl Words {
     fn of(language: &str) -> Words {
         let [ask, button, done, already, unknown] = match language {
             "es" => [
-                "¿Dejar de recibir correos de esta mesa?",
+                "¿Dejar de recibir correos de este servidor?",
                 "Darse de baja",
-                "Hecho: no recibirás más correos de esta mesa.",
-                "Ya estaba hecho: no recibirás más correos de esta mesa.",
+                "Hecho: no recibirás más correos de este servidor.",
+                "Ya estaba hecho: no recibirás más correos de este servidor.",
                 "Este enlace no es válido.",
             ],
             "it" => [
-                "Non ricevere più email da questo tavolo?",
+                "Non ricevere più email da questo server?",
                 "Annulla l'iscrizione",
-                "Fatto: non riceverai più email da questo tavolo.",
-                "Era già fatto: non riceverai più email da questo tavolo.",
+                "Fatto: non riceverai più email da questo server.",
+                "Era già fatto: non riceverai più email da questo server.",
                 "Questo link non è valido.",
             ],
             "pl" => [
-                "Nie dostawać już wiadomości z tego stołu?",
+                "Nie dostawać już wiadomości z tego serwera?",
                 "Wypisz się",
-                "Gotowe: nie dostaniesz już wiadomości z tego stołu.",
-                "To już zrobione: nie dostaniesz już wiadomości z tego stołu.",
+                "Gotowe: nie dostaniesz już wiadomości z tego serwera.",
+                "To już zrobione: nie dostaniesz już wiadomości z tego serwera.",
                 "Ten link jest nieważny.",
             ],
             "ro" => [
-                "Nu mai vrei emailuri de la această masă?",
+                "Nu mai vrei emailuri de la acest server?",
                 "Dezabonează-te",
-                "Gata: nu vei mai primi emailuri de la această masă.",
-                "Era deja făcut: nu vei mai primi emailuri de la această masă.",
+                "Gata: nu vei mai primi emailuri de la acest server.",
+                "Era deja făcut: nu vei mai primi emailuri de la acest server.",
                 "Acest link nu este valid.",
             ],
             _ => [
-                "Stop the emails from this table?",
+                "Stop the emails from this server?",
                 "Unsubscribe",
-                "Done: you will get no more emails from this table.",
-                "Already done: you will get no more emails from this table.",
+                "Done: you will get no more emails from this server.",
+                "Already done: you will get no more emails from this server.",
                 "This link is not valid.",
             ],
         };

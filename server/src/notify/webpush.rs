@@ -10,11 +10,16 @@ use std::time::Duration;
 use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD as B64};
 use serde::Serialize;
 
+use std::sync::Arc;
+
+use protocol::NotifyKind;
+
 use super::{
-    Notification, NotificationKind, SendError, ece,
+    Endpoint, Notification, SendError, ece,
     http_post::{self, PostError, PostSettings},
     vapid::VapidKey,
 };
+use crate::clock::SharedClock;
 
 /// How long a push service keeps a message for a device that is offline, in seconds: a turn waits for days in
 /// correspondence play, but a week-old "your turn" is news no more.
@@ -40,9 +45,10 @@ pub fn payload(n: &Notification) -> Vec<u8> {
         } else {
             format!("{}…", &n.body[..keep])
         };
+        let id = n.id.to_string();
         let text = serde_json::to_vec(&Payload {
-            id: &n.id,
-            kind: n.kind.as_str(),
+            id: &id,
+            kind: n.kind.code(),
             title: &n.title,
             body: &body,
             link: &n.link,
@@ -85,8 +91,8 @@ pub async fn send(
         .map_err(|e| SendError::Permanent(e.to_string()))?;
     let origin = origin(endpoint).ok_or_else(|| SendError::Permanent("the endpoint is not a URL".into()))?;
     let urgency = match n.kind {
-        NotificationKind::YourTurn | NotificationKind::ClockLow => "high",
-        NotificationKind::MatchEnded => "normal",
+        NotifyKind::YourTurn | NotifyKind::ClockLow => "high",
+        NotifyKind::MatchOver => "normal",
     };
     let headers = [
         ("authorization", key.authorization(&origin, now_secs)),
@@ -121,6 +127,31 @@ pub fn origin(url: &str) -> Option<String> {
     Some(format!("{}://{}", uri.scheme_str()?, uri.authority()?.as_str()))
 }
 
+/// The Web Push channel as the worker holds it: the VAPID key, the POST's settings and the clock that dates
+/// the VAPID token.
+#[derive(Clone, Debug)]
+pub struct WebPushSender {
+    pub key: Arc<VapidKey>,
+    pub post: PostSettings,
+    pub clock: SharedClock,
+}
+
+impl WebPushSender {
+    /// [`send`] to a [`Endpoint::WebPush`].
+    pub async fn send(&self, endpoint: &Endpoint, n: &Notification) -> Result<(), SendError> {
+        let Endpoint::WebPush {
+            endpoint,
+            p256dh,
+            auth,
+        } = endpoint
+        else {
+            return Err(SendError::Permanent("not a Web Push endpoint".into()));
+        };
+        let now_secs = self.clock.now() / 1000;
+        send(&self.key, endpoint, p256dh, auth, n, now_secs, self.post).await
+    }
+}
+
 /// The default settings of a push request: 10 s in all, public addresses only.
 pub const DEFAULT_POST: PostSettings = PostSettings {
     timeout: Duration::from_secs(10),
@@ -133,12 +164,13 @@ mod tests {
 
     fn notification(body: String) -> Notification {
         Notification {
-            id: "0190c0de-0000-7000-8000-000000000001".into(),
-            kind: NotificationKind::YourTurn,
+            id: uuid::Uuid::nil(),
+            kind: NotifyKind::YourTurn,
             lobby_code: "ABCD-EFGH".into(),
             game: "quacks".into(),
             seat: 1,
-            language: "en".into(),
+            language: protocol::NotifyLanguage::En,
+            at_ms: 0,
             link: "https://games.example.org/#ABCD-EFGH".into(),
             title: "Your turn".into(),
             body,
