@@ -48,6 +48,8 @@ pub(crate) struct AppState {
     admin: admin::AdminState,
     /// Whose `X-Forwarded-For` names the client (`--trusted-proxies`).
     trusted_proxies: TrustedProxies,
+    /// The VAPID key that signs Web Push requests; its public half is served at `/api/push/key`.
+    pub(crate) push_key: Arc<crate::notify::vapid::VapidKey>,
 }
 
 impl FromRef<Arc<AppState>> for admin::AdminState {
@@ -124,6 +126,9 @@ fn routes(with_metrics: bool) -> Routes {
         )
         .post("/api/admin/matches/{id}/fire-deadline", admin::fire_deadline)
         .get("/api/admin/audit", admin::audit)
+        .get("/api/push/key", crate::notify::vapid::public_key)
+        .get("/notify/unsubscribe/{token}", crate::notify::unsubscribe::page)
+        .post("/notify/unsubscribe/{token}", crate::notify::unsubscribe::confirm)
         .fallback("/", client)
 }
 
@@ -294,6 +299,34 @@ pub enum RunError {
     Cluster(#[from] crate::cluster::ClusterError),
     #[error("NATS: {0}")]
     Nats(#[from] async_nats::ConnectError),
+    #[error("Web Push: {0}")]
+    Vapid(#[from] crate::notify::vapid::VapidError),
+    #[error("email: {0}")]
+    Mailer(#[from] crate::notify::email::MailerError),
+}
+
+/// The notification channels' settings, checked at start: the VAPID key (from the settings, or the database's,
+/// made by the first start) and the email relay, if any.
+async fn notify_channels(
+    config: &Config,
+    store: &Store,
+    now: rules::Millis,
+) -> Result<
+    (
+        Arc<crate::notify::vapid::VapidKey>,
+        Option<crate::notify::email::Mailer>,
+    ),
+    RunError,
+> {
+    let key = crate::notify::vapid::VapidKey::load(
+        config.vapid_private_key.as_ref().map(|k| k.0.as_str()),
+        config.vapid_public_key.as_deref(),
+        config.vapid_subject.as_deref(),
+        store,
+        now,
+    )
+    .await?;
+    Ok((Arc::new(key), config.mailer()?))
 }
 
 /// Cluster mode (`config` has cluster settings): this node joins the cluster and connects to NATS. Every table then
@@ -416,6 +449,7 @@ pub async fn run(
         hub.set_downtime(downtime);
     }
     hub.restore_all().await?;
+    let (push_key, _mailer) = notify_channels(&config, &store, hub.clock().now()).await?;
     if config.notify_worker {
         crate::notify::worker::spawn(
             store.clone(),
@@ -445,6 +479,7 @@ pub async fn run(
         shared,
         done: done_tx,
         trusted_proxies: config.trusted_proxies.clone(),
+        push_key,
     });
     let addr = listener.local_addr()?;
     let fd_limit = crate::http::open_file_limit();

@@ -37,7 +37,9 @@ pub const TIMEOUT: Duration = Duration::from_secs(30);
 pub const CLOCK_START: u64 = 1_800_000_000_000;
 
 pub mod cluster;
+pub mod push_receiver;
 pub mod req;
+pub mod smtp_sink;
 pub use req::{Body, LobbySettings};
 
 static UNIQUE: AtomicU64 = AtomicU64::new(0);

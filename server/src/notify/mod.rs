@@ -122,3 +122,11 @@ pub mod words;
 pub mod worker;
 
 pub use check::check_target;
+
+// The Web Push and email channels (branch i47-channels).
+pub mod ece;
+pub mod email;
+pub mod http_post;
+pub mod unsubscribe;
+pub mod vapid;
+pub mod webpush;
