@@ -12,7 +12,7 @@ async function pushKey() {
     const response = await fetch("/api/push/key", { cache: "no-store" });
     if (!response.ok) return null;
     const body = await response.json();
-    return typeof body.key === "string" ? body.key : null;
+    return typeof body.publicKey === "string" ? body.publicKey : null;
   } catch {
     return null;
   }
