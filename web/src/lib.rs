@@ -44,6 +44,7 @@ assets! {
     "js/help.js",
     "js/info_tip.js",
     "js/away.js",
+    "js/notify.js",
     "js/lang/en.js",
     "js/lang/ro.js",
     "js/lang/pl.js",
@@ -61,6 +62,7 @@ assets! {
     "admin.html",
     "admin.css",
     "js/admin.js",
+    "sw.js",
 }
 
 /// The content type for a file name, from its extension.

@@ -22,6 +22,7 @@ import {
 import { rulesButton } from "./help.js";
 import { watchTips } from "./info_tip.js";
 import { screenFor, screenContext } from "./games/index.js";
+import { notifyPanel } from "./notify.js";
 import { initFriends, onChatHistory, onChatMessage, resetChat, chatPanel, presenceTag, reportPresence } from "./friends.js";
 import { standing, thenNowWords } from "./away.js";
 
@@ -286,7 +287,17 @@ function resetSession() {
   app.standIn = null;
   app.awayReport = null;
   app.awayOpen = false;
+  app.notifyPanel = null;
   resetChat();
+}
+
+/** The seat's notification panel (notify.js): one element per lobby, kept across renders so that its state and
+ * whether it is open survive them. */
+function notifyElement() {
+  const code = app.session?.code;
+  if (!code) return null;
+  if (app.notifyPanel?.code !== code) app.notifyPanel = { code, ...notifyPanel(request) };
+  return app.notifyPanel.element;
 }
 
 export async function request(type, fields) {
@@ -480,6 +491,9 @@ function onPush(message) {
       break;
     case "away":
       onAway(message);
+      break;
+    case "notify_changed":
+      if (message.code === app.session?.code) app.notifyPanel?.update(message.endpoints);
       break;
     default:
       break;
@@ -1015,6 +1029,7 @@ function renderGame() {
       { class: "side" },
       renderPlayers(ctx, screen),
       chatPanel(ctx.spectator),
+      !ctx.spectator && notifyElement(),
       renderLog(),
       h(
         "div",

@@ -1315,4 +1315,24 @@ export default {
   "hickory_dickory.rules.end.title": "Midnight",
   "hickory_dickory.rules.end.text": "At midnight hunt-board lines score 5 each, and the tiles left on your cards plus your favour cards in hand score once more as one group, like a delivery. Most points wins; a tie goes to the most hunt-board spaces.",
   // ---- end hickory_dickory ----
+  // ---- notify: notifications of a seat (notify.js) ----
+  "notify.title": "Tell me when it is my turn",
+  "notify.explain": "When it becomes your turn while you are not at this table, or your clock runs low, or the match ends, the server tells you here. Nothing is sent while this page shows the table.",
+  "notify.none": "No notifications yet.",
+  "notify.active": "on",
+  "notify.switched_off": "switched off after failing: {error}",
+  "notify.remove": "Remove",
+  "notify.add": "Add",
+  "notify.channel.web_push": "This browser",
+  "notify.channel.webhook": "Webhook",
+  "notify.channel.email": "Email",
+  "notify.push.add": "Notify this browser",
+  "notify.push.unsupported": "This browser cannot receive notifications from this page.",
+  "notify.push.off": "This server does not send browser notifications.",
+  "notify.push.denied": "The browser did not allow notifications.",
+  "notify.push.failed": "The browser could not subscribe to notifications.",
+  "notify.email.label": "Email address",
+  "notify.webhook.label": "Webhook URL",
+  "notify.webhook.secret": "The webhook's signing secret (shown once; the receiver checks each request with it):",
+  // ---- end notify ----
 };

@@ -1328,4 +1328,24 @@ export default {
   "hickory_dickory.rules.end.title": "Medianoche",
   "hickory_dickory.rules.end.text": "A medianoche cada línea del tablero de caza vale 5 puntos, y las fichas que queden en tus cartas más tus cartas de favor en mano puntúan una vez más como un grupo, igual que una entrega. Gana quien más puntos tenga; en caso de empate, quien más casillas de caza tenga.",
   // ---- end hickory_dickory ----
+  // ---- notify: notifications of a seat (notify.js) ----
+  "notify.title": "Avísame cuando me toque",
+  "notify.explain": "Cuando te toque y no estés en esta mesa, cuando tu reloj se esté agotando o cuando termine la partida, el servidor te avisará aquí. No se envía nada mientras esta página muestre la mesa.",
+  "notify.none": "Todavía no hay avisos.",
+  "notify.active": "activo",
+  "notify.switched_off": "desactivado tras fallar: {error}",
+  "notify.remove": "Quitar",
+  "notify.add": "Añadir",
+  "notify.channel.web_push": "Este navegador",
+  "notify.channel.webhook": "Webhook",
+  "notify.channel.email": "Correo",
+  "notify.push.add": "Avisar en este navegador",
+  "notify.push.unsupported": "Este navegador no puede recibir avisos de esta página.",
+  "notify.push.off": "Este servidor no envía avisos al navegador.",
+  "notify.push.denied": "El navegador no permitió los avisos.",
+  "notify.push.failed": "El navegador no pudo suscribirse a los avisos.",
+  "notify.email.label": "Dirección de correo",
+  "notify.webhook.label": "URL del webhook",
+  "notify.webhook.secret": "La clave de firma del webhook (se muestra una sola vez; el receptor comprueba cada petición con ella):",
+  // ---- end notify ----
 };

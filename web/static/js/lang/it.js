@@ -1328,4 +1328,24 @@ export default {
   "hickory_dickory.rules.end.title": "Mezzanotte",
   "hickory_dickory.rules.end.text": "A mezzanotte ogni linea della plancia di caccia vale 5 punti, e le tessere rimaste sulle carte più le carte favore in mano valgono ancora come un gruppo, come una consegna. Vince chi ha più punti; in caso di parità, chi ha più caselle di caccia.",
   // ---- end hickory_dickory ----
+  // ---- notify: notifications of a seat (notify.js) ----
+  "notify.title": "Avvisami quando tocca a me",
+  "notify.explain": "Quando tocca a te e non sei a questo tavolo, quando il tuo orologio sta per scadere o quando la partita finisce, il server ti avvisa qui. Non viene inviato nulla mentre questa pagina mostra il tavolo.",
+  "notify.none": "Ancora nessun avviso.",
+  "notify.active": "attivo",
+  "notify.switched_off": "disattivato dopo errori: {error}",
+  "notify.remove": "Rimuovi",
+  "notify.add": "Aggiungi",
+  "notify.channel.web_push": "Questo browser",
+  "notify.channel.webhook": "Webhook",
+  "notify.channel.email": "Email",
+  "notify.push.add": "Avvisa questo browser",
+  "notify.push.unsupported": "Questo browser non può ricevere avvisi da questa pagina.",
+  "notify.push.off": "Questo server non invia avvisi al browser.",
+  "notify.push.denied": "Il browser non ha permesso gli avvisi.",
+  "notify.push.failed": "Il browser non è riuscito a iscriversi agli avvisi.",
+  "notify.email.label": "Indirizzo email",
+  "notify.webhook.label": "URL del webhook",
+  "notify.webhook.secret": "La chiave di firma del webhook (mostrata una sola volta; il ricevente verifica ogni richiesta con essa):",
+  // ---- end notify ----
 };

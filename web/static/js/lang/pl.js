@@ -1345,4 +1345,24 @@ export default {
   "hickory_dickory.rules.end.title": "Północ",
   "hickory_dickory.rules.end.text": "O północy każda linia planszy łowów daje 5 punktów, a płytki na kartach i karty przysług na ręce punktują jeszcze raz jako jedna grupa, jak dostawa. Wygrywa najwięcej punktów; przy remisie najwięcej pól planszy łowów.",
   // ---- end hickory_dickory ----
+  // ---- notify: notifications of a seat (notify.js) ----
+  "notify.title": "Powiadom mnie o mojej turze",
+  "notify.explain": "Gdy przyjdzie twoja tura, a nie będzie cię przy tym stole, gdy twój zegar będzie się kończył albo gdy partia się skończy, serwer powiadomi cię tutaj. Nic nie jest wysyłane, gdy ta strona pokazuje stół.",
+  "notify.none": "Brak powiadomień.",
+  "notify.active": "włączone",
+  "notify.switched_off": "wyłączone po błędach: {error}",
+  "notify.remove": "Usuń",
+  "notify.add": "Dodaj",
+  "notify.channel.web_push": "Ta przeglądarka",
+  "notify.channel.webhook": "Webhook",
+  "notify.channel.email": "E-mail",
+  "notify.push.add": "Powiadamiaj tę przeglądarkę",
+  "notify.push.unsupported": "Ta przeglądarka nie może odbierać powiadomień z tej strony.",
+  "notify.push.off": "Ten serwer nie wysyła powiadomień do przeglądarki.",
+  "notify.push.denied": "Przeglądarka nie zezwoliła na powiadomienia.",
+  "notify.push.failed": "Przeglądarka nie mogła zapisać się na powiadomienia.",
+  "notify.email.label": "Adres e-mail",
+  "notify.webhook.label": "Adres URL webhooka",
+  "notify.webhook.secret": "Klucz podpisu webhooka (pokazany tylko raz; odbiorca sprawdza nim każde żądanie):",
+  // ---- end notify ----
 };

@@ -1332,4 +1332,24 @@ export default {
   "hickory_dickory.rules.end.title": "Miezul nopții",
   "hickory_dickory.rules.end.text": "La miezul nopții fiecare linie a tablei de vânătoare aduce 5 puncte, iar piesele rămase pe cărți și cărțile de favoare din mână punctează încă o dată ca un singur grup, ca o livrare. Câștigă cele mai multe puncte; la egalitate, cele mai multe spații de vânătoare.",
   // ---- end hickory_dickory ----
+  // ---- notify: notifications of a seat (notify.js) ----
+  "notify.title": "Anunță-mă când e rândul meu",
+  "notify.explain": "Când vine rândul tău și nu ești la această masă, când ceasul tău e pe terminate sau când partida se termină, serverul te anunță aici. Nu se trimite nimic cât timp această pagină arată masa.",
+  "notify.none": "Încă nicio notificare.",
+  "notify.active": "activă",
+  "notify.switched_off": "oprită după erori: {error}",
+  "notify.remove": "Elimină",
+  "notify.add": "Adaugă",
+  "notify.channel.web_push": "Acest browser",
+  "notify.channel.webhook": "Webhook",
+  "notify.channel.email": "E-mail",
+  "notify.push.add": "Anunță acest browser",
+  "notify.push.unsupported": "Acest browser nu poate primi notificări de la această pagină.",
+  "notify.push.off": "Acest server nu trimite notificări în browser.",
+  "notify.push.denied": "Browserul nu a permis notificările.",
+  "notify.push.failed": "Browserul nu s-a putut abona la notificări.",
+  "notify.email.label": "Adresă de e-mail",
+  "notify.webhook.label": "URL-ul webhookului",
+  "notify.webhook.secret": "Cheia de semnare a webhookului (afișată o singură dată; destinatarul verifică fiecare cerere cu ea):",
+  // ---- end notify ----
 };
