@@ -449,13 +449,19 @@ pub async fn run(
         hub.set_downtime(downtime);
     }
     hub.restore_all().await?;
-    let (push_key, _mailer) = notify_channels(&config, &store, hub.clock().now()).await?;
+    let (push_key, mailer) = notify_channels(&config, &store, hub.clock().now()).await?;
     if config.notify_worker {
         crate::notify::worker::spawn(
             store.clone(),
             hub.clock().clone(),
             hub.clone(),
-            Arc::new(crate::notify::Channels::from_config(&config)),
+            Arc::new(crate::notify::Channels::new(
+                &config,
+                push_key.clone(),
+                mailer,
+                store.clone(),
+                hub.clock().clone(),
+            )),
             config.notify_settings_at(listener.local_addr()?),
             stop_rx.clone(),
         );

@@ -87,14 +87,37 @@ impl SendError {
 #[derive(Debug)]
 pub struct Channels {
     pub webhook: webhook::WebhookSender,
+    pub web_push: webpush::WebPushSender,
+    /// `None` when the operator configured no SMTP relay (`SMTP_URL`).
+    pub email: Option<email::EmailSender>,
 }
 
 impl Channels {
-    pub fn from_config(config: &crate::Config) -> Channels {
+    /// The senders of a server: `key` signs Web Push requests (`vapid.rs`), `mailer` is the SMTP relay if any.
+    pub fn new(
+        config: &crate::Config,
+        key: std::sync::Arc<vapid::VapidKey>,
+        mailer: Option<email::Mailer>,
+        store: crate::store::Store,
+        clock: crate::clock::SharedClock,
+    ) -> Channels {
         Channels {
             webhook: webhook::WebhookSender {
                 allow_private: config.notify_allow_private,
             },
+            web_push: webpush::WebPushSender {
+                key,
+                post: http_post::PostSettings {
+                    allow_private: config.notify_allow_private,
+                    ..webpush::DEFAULT_POST
+                },
+                clock: clock.clone(),
+            },
+            email: mailer.map(|mailer| email::EmailSender {
+                mailer,
+                store,
+                clock,
+            }),
         }
     }
 }
@@ -107,12 +130,13 @@ pub async fn send(
 ) -> Result<(), SendError> {
     match endpoint {
         Endpoint::Webhook { .. } => channels.webhook.send(endpoint, notification).await,
-        Endpoint::WebPush { .. } => Err(SendError::Permanent(
-            "Web Push is not configured on this server".into(),
-        )),
-        Endpoint::Email { .. } => Err(SendError::Permanent(
-            "email is not configured on this server".into(),
-        )),
+        Endpoint::WebPush { .. } => channels.web_push.send(endpoint, notification).await,
+        Endpoint::Email { .. } => match &channels.email {
+            Some(email) => email.send(endpoint, notification).await,
+            None => Err(SendError::Permanent(
+                "email is not configured on this server".into(),
+            )),
+        },
     }
 }
 

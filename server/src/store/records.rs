@@ -241,6 +241,8 @@ pub fn parse_to_decide(text: Option<&str>) -> Option<Vec<Seat>> {
     serde_json::from_str::<Vec<u8>>(text?)
         .ok()
         .map(|s| s.into_iter().map(Seat).collect())
+}
+
 /// A lobby's pace as stored: `None` (NULL) for live, the JSON otherwise.
 pub(crate) fn pace_text(pace: &protocol::Pace) -> Option<String> {
     (!pace.is_live()).then(|| serde_json::to_string(pace).expect("a pace serialises"))
