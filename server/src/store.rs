@@ -14,7 +14,8 @@
 //!
 //! Layout: `records` (the rows as Rust values), `rows` (the row shapes and their generated INSERTs), `batches`
 //! (the group commit's writes), `queries` (reads and single writes), `admin` and `friends` (the admin API's and
-//! the lobby chat's queries), `allowance` (cluster mode's count of lobby creations per address).
+//! the lobby chat's queries), `allowance` (cluster mode's count of lobby creations per address), `clocks`
+//! (correspondence clocks, vacations, timed-out matches).
 
 use std::{
     future::Future,
