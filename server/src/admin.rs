@@ -274,7 +274,15 @@ pub(crate) async fn list(
             "bad query parameters",
         );
     };
-    const STATUSES: &[&str] = &["open", "closed", "playing", "finished", "aborted", "abandoned"];
+    const STATUSES: &[&str] = &[
+        "open",
+        "closed",
+        "playing",
+        "finished",
+        "aborted",
+        "abandoned",
+        "timed_out",
+    ];
     if let Some(s) = &q.status
         && !STATUSES.contains(&s.as_str())
     {

@@ -14,7 +14,9 @@
 //!
 //! Layout: `records` (the rows as Rust values), `rows` (the row shapes and their generated INSERTs), `batches`
 //! (the group commit's writes), `queries` (reads and single writes), `admin` and `friends` (the admin API's and
-//! the lobby chat's queries), `inbox` (a player's list of tables, issue 47), `allowance` (cluster mode's count of lobby creations per address).
+//! the lobby chat's queries), `inbox` (a player's list of tables), `allowance` (cluster mode's count of lobby
+//! creations per address), `clocks` (correspondence clocks, vacations, timed-out matches), `downtime` (the heartbeat
+//! and the tables' outages), `notify` (endpoints and the outbox), `channels` (the VAPID key, unsubscribe tokens).
 
 use std::{
     future::Future,

@@ -31,7 +31,8 @@ pub struct AuditEntry {
 #[derive(Clone, Debug, Default)]
 pub struct TableFilter {
     pub game: Option<String>,
-    /// `open`, `closed` (lobbies without a match) or `playing`, `finished`, `aborted`, `abandoned` (their match).
+    /// `open`, `closed` (lobbies without a match) or `playing`, `finished`, `aborted`, `abandoned`, `timed_out` (their
+    /// match).
     pub status: Option<String>,
     /// A case-insensitive part of a seated player's name.
     pub player: Option<String>,
@@ -72,7 +73,7 @@ pub struct TableSummary {
 pub struct MatchStatus {
     pub match_id: String,
     pub lobby_code: String,
-    /// `playing`, `finished`, `aborted` or `abandoned`.
+    /// `playing`, `finished`, `aborted`, `abandoned` or `timed_out`.
     pub status: String,
     pub started_at: Millis,
     pub finished_at: Option<Millis>,
