@@ -41,6 +41,7 @@ async fn seed_match(url: &str) -> String {
         absent_grace_ms: 0,
         rules_version: None,
         rematch_of: None,
+        pace: Default::default(),
     };
     let human = server::store::SeatRecord {
         seat: 0,
