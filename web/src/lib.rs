@@ -44,6 +44,7 @@ assets! {
     "js/help.js",
     "js/info_tip.js",
     "js/away.js",
+    "js/inbox.js",
     "js/lang/en.js",
     "js/lang/ro.js",
     "js/lang/pl.js",

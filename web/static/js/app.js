@@ -24,6 +24,7 @@ import { watchTips } from "./info_tip.js";
 import { screenFor, screenContext } from "./games/index.js";
 import { initFriends, onChatHistory, onChatMessage, resetChat, chatPanel, presenceTag, reportPresence } from "./friends.js";
 import { standing, thenNowWords } from "./away.js";
+import { watchInbox, badgedTitle } from "./inbox.js";
 
 const LOG_LIMIT = 200;
 
@@ -327,6 +328,9 @@ function resyncUnlessUpdated(version) {
 
 // ---- connection ----------------------------------------------------------------------------------------------
 
+/** Asks for the player's tables (inbox.js), once the connection is ready and every minute. */
+let refreshTables = () => {};
+
 async function onReady(welcome) {
   if (typeof welcome.server_time === "number") clock.offset = welcome.server_time - Date.now();
   clearNoticeIfConnection();
@@ -361,6 +365,7 @@ async function onReady(welcome) {
     showError(e);
   }
   render();
+  refreshTables();
 }
 
 /**
@@ -845,7 +850,8 @@ export function render() {
       const main = document.getElementById("main");
       main.replaceChildren(currentScreen());
       // A shared link's open lobby names itself in the tab: who invites to which game.
-      document.title = pageTitle(app) || t("common.page_title");
+      // With a badge of the other tables waiting on the player ("(2) Tabletop").
+      document.title = badgedTitle(pageTitle(app) || t("common.page_title"), app.session?.code);
       applyConnection();
     },
     { decide },
@@ -1438,6 +1444,7 @@ export async function start() {
     render();
   });
   app.conn = new Connection({ onReady, onStatus, onPush, onOrphanError: showError });
+  refreshTables = watchInbox(() => app.conn, () => render());
   initLobby({
     createLobby,
     joinLobby,
@@ -1449,6 +1456,7 @@ export async function start() {
     normaliseCode,
     gameInfo,
     gameTitle,
+    render: () => render(),
     rulesButton: (game, key) => rulesButton(game, describeGame, key),
     gamePicture: (game) => screenFor(game).picture?.() || null,
   });
