@@ -45,6 +45,7 @@ assets! {
     "js/info_tip.js",
     "js/away.js",
     "js/notify.js",
+    "js/inbox.js",
     "js/lang/en.js",
     "js/lang/ro.js",
     "js/lang/pl.js",

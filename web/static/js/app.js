@@ -25,6 +25,7 @@ import { screenFor, screenContext } from "./games/index.js";
 import { notifyPanel } from "./notify.js";
 import { initFriends, onChatHistory, onChatMessage, resetChat, chatPanel, presenceTag, reportPresence } from "./friends.js";
 import { standing, thenNowWords } from "./away.js";
+import { watchInbox, badgedTitle } from "./inbox.js";
 
 const LOG_LIMIT = 200;
 
@@ -338,6 +339,9 @@ function resyncUnlessUpdated(version) {
 
 // ---- connection ----------------------------------------------------------------------------------------------
 
+/** Asks for the player's tables (inbox.js), once the connection is ready and every minute. */
+let refreshTables = () => {};
+
 async function onReady(welcome) {
   if (typeof welcome.server_time === "number") clock.offset = welcome.server_time - Date.now();
   clearNoticeIfConnection();
@@ -372,6 +376,7 @@ async function onReady(welcome) {
     showError(e);
   }
   render();
+  refreshTables();
 }
 
 /**
@@ -859,7 +864,8 @@ export function render() {
       const main = document.getElementById("main");
       main.replaceChildren(currentScreen());
       // A shared link's open lobby names itself in the tab: who invites to which game.
-      document.title = pageTitle(app) || t("common.page_title");
+      // With a badge of the other tables waiting on the player ("(2) Tabletop").
+      document.title = badgedTitle(pageTitle(app) || t("common.page_title"), app.session?.code);
       applyConnection();
     },
     { decide },
@@ -1453,6 +1459,7 @@ export async function start() {
     render();
   });
   app.conn = new Connection({ onReady, onStatus, onPush, onOrphanError: showError });
+  refreshTables = watchInbox(() => app.conn, () => render());
   initLobby({
     createLobby,
     joinLobby,
@@ -1464,6 +1471,7 @@ export async function start() {
     normaliseCode,
     gameInfo,
     gameTitle,
+    render: () => render(),
     rulesButton: (game, key) => rulesButton(game, describeGame, key),
     gamePicture: (game) => screenFor(game).picture?.() || null,
   });

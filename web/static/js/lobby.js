@@ -3,6 +3,7 @@
 
 import { h, seatLabel, seatMarker } from "./ui.js";
 import * as store from "./store.js";
+import { renderMyTables } from "./inbox.js";
 import { words } from "./words.js";
 import { t, tParts, hasKey, listOf } from "./i18n.js";
 import { chatPanel, presenceTag, hostPanel, seatHostButtons, openGames } from "./friends.js";
@@ -551,6 +552,7 @@ export function renderHome(app) {
   return h(
     "div",
     { class: "home" },
+    renderMyTables(hooks.gameTitle, () => hooks.render()),
     h(
       "section",
       { class: "panel games-panel", "aria-labelledby": "games-h" },

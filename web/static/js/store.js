@@ -35,6 +35,11 @@ export function seatFor(code) {
   return (load().seats || {})[code];
 }
 
+/** Every seat this browser holds: { code: { token, seat, lastVersion } } (for "my tables", inbox.js). */
+export function allSeats() {
+  return { ...(load().seats || {}) };
+}
+
 export function rememberSeat(code, seat, token) {
   const data = load();
   data.seats = data.seats || {};

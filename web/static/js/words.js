@@ -40,6 +40,7 @@ const ERROR_CODES = new Set([
   "store_unavailable",
   "moved",
   "forward_unavailable",
+  "too_many_tables",
   "not_over",
 ]);
 
