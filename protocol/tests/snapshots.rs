@@ -14,8 +14,8 @@ use rules::testkit::Parsed;
 use std::path::PathBuf;
 
 use protocol::{
-    ClientMessage, ErrorBody, NotifyEndpoint, NotifyLanguage, NotifyTarget, Push, RawJson, Reply,
-    ReplyMessage, Request, RequestId, Seat, ServerMessage, StateUpdate, Status,
+    ClientMessage, ErrorBody, NotifyEndpoint, NotifyLanguage, Push, RawJson, Reply, ReplyMessage, Request,
+    RequestId, Seat, ServerMessage, StateUpdate, Status,
 };
 use rules::{Actor, AnyGame, Viewer};
 use serde_json::{Value, json};
@@ -24,34 +24,20 @@ fn reply(re: RequestId, reply: Reply) -> ServerMessage {
     ServerMessage::Reply(ReplyMessage { re: Some(re), reply })
 }
 
-/// The `action` request: seat 0 plays one of its legal actions of `push.state_turn.json` on its version; and the
-/// notification requests (issue 47).
+/// The `action` request: seat 0 plays one of its legal actions of `push.state_turn.json` on its version.
 fn requests() -> Vec<ClientMessage> {
     let turn = turn_example();
     let with_id = |id, request| ClientMessage {
         id: Some(RequestId::Number(id)),
         request,
     };
-    vec![
-        with_id(
-            9,
-            Request::Action {
-                action: RawJson::of(&turn.legal_actions.to_value()[1]),
-                version: Some(turn.version),
-            },
-        ),
-        with_id(
-            10,
-            Request::NotifySubscribe {
-                target: NotifyTarget::Webhook {
-                    url: "https://chat.example.org/hooks/friday-group".into(),
-                },
-                language: NotifyLanguage::Es,
-            },
-        ),
-        with_id(11, Request::NotifyUnsubscribe { endpoint: 3 }),
-        with_id(12, Request::NotifyList {}),
-    ]
+    vec![with_id(
+        9,
+        Request::Action {
+            action: RawJson::of(&turn.legal_actions.to_value()[1]),
+            version: Some(turn.version),
+        },
+    )]
 }
 
 /// A seat's notification endpoints: its webhook, and an address switched off after failing.
@@ -90,18 +76,6 @@ fn replies() -> Vec<(&'static str, ServerMessage)> {
             ),
         ),
         ("error", reply(n, Reply::Error(out_of_turn_error()))),
-        (
-            "notify_endpoints",
-            reply(
-                RequestId::Number(10),
-                Reply::NotifyEndpoints {
-                    code: "K7QM2X".into(),
-                    seat: Seat(1),
-                    endpoints: endpoints()[..1].to_vec(),
-                    secret: Some("5f0c8e2a9b7d4e1f6a3c0b9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f".into()),
-                },
-            ),
-        ),
     ]
 }
 

@@ -216,9 +216,9 @@ macro_rules! on_pool {
 mod admin;
 mod allowance;
 mod batches;
-mod downtime;
-mod clocks;
 mod channels;
+mod clocks;
+mod downtime;
 mod friends;
 mod idle;
 mod inbox;
@@ -230,13 +230,13 @@ mod rows;
 mod tests;
 
 pub use admin::{AuditEntry, MatchStatus, SeatSummary, TableFilter, TableSummary};
-pub use downtime::{Outage, ServerRun};
-pub use clocks::{StoredClocks, StoredVacation};
 pub use channels::Unsubscribed;
+pub use clocks::{StoredClocks, StoredVacation};
+pub use downtime::{Outage, ServerRun};
 pub use idle::{StoredIdleness, UNLOADED_FOR_GOOD};
 pub use inbox::{InboxLobby, InboxMatch};
-pub(crate) use records::pace_text;
 pub use notify::{Notice, OutboxRow, StoredEndpoint};
+pub(crate) use records::pace_text;
 pub use records::{
     Append, LobbyRecord, LogEntry, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, Setup, Snapshot,
     StartedRematch, StoredAbsence, StoredLobby, StoredMatch, parse_to_decide, to_decide_text,

@@ -39,6 +39,7 @@ const ENGINE_MADE: &[&str] = &[
     "push.state_turn",
     "push.state_simultaneous",
     "push.state_over_spectator",
+    "push.notify_changed",
 ];
 
 /// The fixed values that stand in for the run's random ones, in the order the kept examples show them: the first
@@ -356,6 +357,18 @@ async fn run() -> BTreeMap<String, Value> {
         ("ABCD-EFGH-JKMN-PQRS", bob_token.as_str()),
     ];
     run.ask(&mut bob, req::my_tables(&tables), Some("my_tables"))
+        .await;
+    // He asks to be told by email when it is his turn, looks at his endpoints, and takes the address back.
+    let subscribe = Request::NotifySubscribe {
+        target: protocol::NotifyTarget::Email {
+            address: "bob@example.org".into(),
+        },
+        language: protocol::NotifyLanguage::En,
+    };
+    let endpoints = run.ask(&mut bob, subscribe, Some("notify_endpoints")).await;
+    run.ask(&mut bob, Request::NotifyList {}, Some("")).await;
+    let endpoint = endpoints["endpoints"][0]["id"].as_u64().unwrap();
+    run.ask(&mut bob, Request::NotifyUnsubscribe { endpoint }, Some(""))
         .await;
     run.ask(&mut ann, req::rematch(true), None).await;
     run.push(&mut bob, "rematch", "rematch", |_| true).await;

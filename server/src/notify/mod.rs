@@ -113,11 +113,7 @@ impl Channels {
                 },
                 clock: clock.clone(),
             },
-            email: mailer.map(|mailer| email::EmailSender {
-                mailer,
-                store,
-                clock,
-            }),
+            email: mailer.map(|mailer| email::EmailSender { mailer, store, clock }),
         }
     }
 }
