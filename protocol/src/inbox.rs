@@ -76,8 +76,9 @@ pub struct TableSummary {
     /// When the turn timer plays for the seats that must decide, in Unix milliseconds; `null` without a turn
     /// timer or when no human seat must decide.
     pub deadline: Option<u64>,
-    /// The time left on this seat's clock, in milliseconds: the turn timer's, when this seat must decide;
-    /// `null` when nothing times this seat now.
+    /// The time left on this seat's clock, in milliseconds: in a live match the turn timer's, when this seat must
+    /// decide (`null` when nothing times it now); in a playing correspondence match its bank (an estimate from the
+    /// stored clocks; the `state` push has them exactly).
     pub clock_left_ms: Option<u64>,
     /// When the last action was played, or the match started before the first one, in Unix milliseconds;
     /// `null` while the lobby is open.

@@ -399,6 +399,50 @@ async fn metrics_listener(config: &Config, addr: SocketAddr) -> std::io::Result<
     Ok(Some(metrics_listener))
 }
 
+/// The notification channels (the VAPID key, kept for `/api/push/key`; the SMTP relay if configured) and, unless
+/// this node is told not to, the worker that sends the outbox (`notify/worker.rs`).
+async fn start_notifications(
+    config: &Config,
+    store: &Store,
+    hub: &Hub,
+    addr: std::net::SocketAddr,
+    stop_rx: &watch::Receiver<bool>,
+) -> Result<Arc<crate::notify::vapid::VapidKey>, RunError> {
+    let (push_key, mailer) = notify_channels(config, store, hub.clock().now()).await?;
+    if config.notify_worker {
+        crate::notify::worker::spawn(
+            store.clone(),
+            hub.clock().clone(),
+            hub.clone(),
+            Arc::new(crate::notify::Channels::new(
+                config,
+                push_key.clone(),
+                mailer,
+                store.clone(),
+                hub.clock().clone(),
+            )),
+            config.notify_settings_at(addr),
+            stop_rx.clone(),
+        );
+    }
+    Ok(push_key)
+}
+
+/// Says so when the caps on connections add up to more sockets than the open-file limit allows.
+fn warn_if_over_fd_limit(config: &Config, limits: &HttpLimits, fd_limit: Option<u64>) {
+    if let Some(fd_limit) = fd_limit
+        && (config.max_connections + limits.max_connections) as u64 + 64 > fd_limit
+    {
+        warn!(
+            fd_limit,
+            max_connections = config.max_connections,
+            max_http_connections = limits.max_connections,
+            "the connection caps add up to more sockets than the open-file limit allows: raise the hard \
+             limit (ulimit -Hn, LimitNOFILE=) or lower --max-connections"
+        );
+    }
+}
+
 /// Serves on `listener` until `shutdown` completes. Restores every open or playing table from `store` first
 /// (deadlines re-armed). On shutdown every client is told `shutting_down`, and this returns once every
 /// connection and table task has finished.
@@ -449,23 +493,7 @@ pub async fn run(
         hub.set_downtime(downtime);
     }
     hub.restore_all().await?;
-    let (push_key, mailer) = notify_channels(&config, &store, hub.clock().now()).await?;
-    if config.notify_worker {
-        crate::notify::worker::spawn(
-            store.clone(),
-            hub.clock().clone(),
-            hub.clone(),
-            Arc::new(crate::notify::Channels::new(
-                &config,
-                push_key.clone(),
-                mailer,
-                store.clone(),
-                hub.clock().clone(),
-            )),
-            config.notify_settings_at(listener.local_addr()?),
-            stop_rx.clone(),
-        );
-    }
+    let push_key = start_notifications(&config, &store, &hub, listener.local_addr()?, &stop_rx).await?;
     let shared = Arc::new(Shared::new(hub, metrics, config.limits(), stop_rx.clone()));
     // Cluster mode: lobbies per address are counted in the database, for the cluster as a whole.
     if let (Some(_), Some(secret)) = (&cluster, &config.cluster_secret) {
@@ -499,17 +527,7 @@ pub async fn run(
         header_timeout_secs = limits.header_timeout.as_secs(),
         "serving"
     );
-    if let Some(fd_limit) = fd_limit
-        && (config.max_connections + limits.max_connections) as u64 + 64 > fd_limit
-    {
-        warn!(
-            fd_limit,
-            max_connections = config.max_connections,
-            max_http_connections = limits.max_connections,
-            "the connection caps add up to more sockets than the open-file limit allows: raise the hard \
-             limit (ulimit -Hn, LimitNOFILE=) or lower --max-connections"
-        );
-    }
+    warn_if_over_fd_limit(&config, &limits, fd_limit);
     let metrics_listener = metrics_listener(&config, addr).await?;
     tokio::spawn(async move {
         shutdown.await;

@@ -89,6 +89,45 @@ async fn look_up(store: &Store, table: &TableRef) -> Result<Option<(InboxLobby, 
     Ok(found.map(|seat| (lobby, seat)))
 }
 
+/// One seat's bank as an action row stores it (`table/clocks.rs` `Bank`): `left` ms as of `since`, from when it
+/// runs.
+#[derive(serde::Deserialize)]
+struct StoredBank {
+    left: Millis,
+    #[serde(default)]
+    since: Option<Millis>,
+}
+
+/// The time left on `seat`'s correspondence clock at `now`, from the clocks its match's last action stored (before
+/// the first action: every seat's `move_ms`, running from the start for the seats deciding). An estimate from the
+/// database alone: an outage since the last action and a vacation begun since are not known here (the table's own
+/// `state` push has the exact clocks).
+fn correspondence_left(
+    play: &crate::store::InboxMatch,
+    seat: Seat,
+    move_ms: Millis,
+    now: Millis,
+) -> Option<Millis> {
+    let bank = match &play.clocks {
+        Some(text) => serde_json::from_str::<Vec<StoredBank>>(text)
+            .ok()?
+            .into_iter()
+            .nth(seat.index())?,
+        None => StoredBank {
+            left: move_ms,
+            since: play
+                .to_decide
+                .as_deref()
+                .is_some_and(|d| d.contains(&seat))
+                .then_some(play.last_at),
+        },
+    };
+    Some(match bank.since {
+        Some(since) => bank.left.saturating_sub(now.saturating_sub(since)),
+        None => bank.left,
+    })
+}
+
 /// What the list says of `lobby`, for the player at `seat`.
 fn summary(
     code: &str,
@@ -142,7 +181,13 @@ fn summary(
         to_decide,
         your_turn,
         deadline,
-        clock_left_ms: deadline.filter(|_| your_turn).map(|at| at.saturating_sub(now)),
+        clock_left_ms: match lobby.pace {
+            protocol::Pace::Live => deadline.filter(|_| your_turn).map(|at| at.saturating_sub(now)),
+            protocol::Pace::Correspondence { move_ms, .. } if phase == TablePhase::Playing => {
+                play.and_then(|p| correspondence_left(p, seat, move_ms, now))
+            }
+            protocol::Pace::Correspondence { .. } => None,
+        },
         last_move_at: play.map(|p| p.last_at),
         version: play.map_or(0, |p| p.version),
         result: play.and_then(|p| p.outcome.clone()),

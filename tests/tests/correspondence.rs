@@ -575,3 +575,52 @@ async fn bad_pace_options_are_refused_in_words() {
     server.stop().await;
     db.drop_db().await;
 }
+
+/// `my_tables` shows each seat's correspondence bank from the stored clocks: before the first action (every seat
+/// `move_ms`, the one on turn running since the start) and after moves, the same as the table's `state` push.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn my_tables_shows_the_correspondence_clock() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let server = TestServer::start(&db, test_config()).await;
+        let (code, mut players) = start_paced(
+            &server,
+            "hickory_dickory",
+            2,
+            2,
+            pace(2 * HOUR, 5 * HOUR, StallPolicy::Bot),
+        )
+        .await;
+        // The banks as this test counts them: each action charges its seat the time since its turn began and
+        // gives it `move_ms`, up to the cap.
+        let mut banks = [2 * HOUR, 2 * HOUR];
+        let mut running_for = 0;
+        for (step, minutes) in [10, 25, 5].into_iter().enumerate() {
+            server.clock.advance(minutes * MINUTE);
+            running_for += minutes * MINUTE;
+            let state = players[0].client.state.clone().unwrap();
+            let seat = state["status"]["seat"].as_u64().unwrap() as usize;
+            let tables: Vec<(&str, &str)> = players
+                .iter()
+                .map(|p| (code.as_str(), p.token.as_str()))
+                .collect();
+            let mut c = server.client().await;
+            let reply = c.request(req::my_tables(&tables)).await;
+            assert_eq!(reply["type"], "my_tables", "{reply}");
+            let listed: Vec<u64> = reply["tables"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["clock_left_ms"].as_u64().unwrap())
+                .collect();
+            let mut expected = banks.to_vec();
+            expected[seat] -= running_for;
+            assert_eq!(listed, expected, "step {step}: {reply}");
+            act(&mut players, seat).await;
+            banks[seat] = (banks[seat] - running_for + 2 * HOUR).min(5 * HOUR);
+            running_for = 0;
+        }
+        server.stop().await;
+        db.drop_db().await;
+    }
+}

@@ -14,6 +14,8 @@ pub struct InboxLobby {
     pub phase: Phase,
     pub seat_count: u8,
     pub turn_timer_ms: Option<u64>,
+    /// The lobby's pace (`lobbies.pace`; live when NULL).
+    pub pace: protocol::Pace,
     /// The taken seats, in order (token hashes included, for the caller's check).
     pub seats: Vec<SeatRecord>,
     /// Its match, once started.
@@ -31,6 +33,9 @@ pub struct InboxMatch {
     pub last_at: Millis,
     /// The seats that must decide now; `None` when not recorded (stored before migration 0016).
     pub to_decide: Option<Vec<rules::Seat>>,
+    /// A correspondence match's clocks after its last action (`actions.clocks`); `None` before the first action
+    /// and in a live match.
+    pub clocks: Option<String>,
     pub outcome: Option<Outcome>,
 }
 
@@ -41,7 +46,7 @@ impl Store {
     pub async fn inbox_lobby(&self, code: &str) -> Result<Option<InboxLobby>, StoreError> {
         on_pool!(self, pool => {
             let Some(row) = sqlx::query(
-                "SELECT l.game, l.phase, l.seat_count, l.turn_timer_ms, m.id, m.status, m.started_at, m.to_decide, \
+                "SELECT l.game, l.phase, l.seat_count, l.turn_timer_ms, l.pace, m.id, m.status, m.started_at, m.to_decide, \
                  r.outcome FROM lobbies l LEFT JOIN matches m ON m.lobby_code = l.code \
                  LEFT JOIN results r ON r.match_id = m.id WHERE l.code = $1",
             )
@@ -74,22 +79,24 @@ impl Store {
                 None => None,
                 Some(id) => {
                     let last = sqlx::query(
-                        "SELECT seq, at, to_decide FROM actions WHERE match_id = $1 ORDER BY seq DESC LIMIT 1",
+                        "SELECT seq, at, to_decide, clocks FROM actions WHERE match_id = $1 ORDER BY seq DESC LIMIT 1",
                     )
                     .bind(&id)
                     .fetch_optional(pool)
                     .await
                     .map_err(classify)?;
-                    let (version, last_at, to_decide) = match last {
+                    let (version, last_at, to_decide, clocks) = match last {
                         Some(last) => (
                             last.try_get::<i64, _>("seq")? as u64,
                             last.try_get::<i64, _>("at")? as u64,
                             last.try_get::<Option<String>, _>("to_decide")?,
+                            last.try_get::<Option<String>, _>("clocks")?,
                         ),
                         None => (
                             0,
                             row.try_get::<Option<i64>, _>("started_at")?.unwrap_or(0) as u64,
                             row.try_get::<Option<String>, _>("to_decide")?,
+                            None,
                         ),
                     };
                     let outcome = match row.try_get::<Option<String>, _>("outcome")? {
@@ -101,6 +108,7 @@ impl Store {
                         version,
                         last_at,
                         to_decide: parse_to_decide(to_decide.as_deref()),
+                        clocks,
                         outcome,
                     })
                 }
@@ -108,6 +116,7 @@ impl Store {
             Ok(Some(InboxLobby {
                 game: row.try_get("game")?,
                 phase,
+                pace: super::records::parse_pace(row.try_get::<Option<String>, _>("pace")?.as_deref())?,
                 seat_count: small(row.try_get("seat_count")?, "seat count")?,
                 turn_timer_ms: row.try_get::<Option<i64>, _>("turn_timer_ms")?.map(|v| v as u64),
                 seats,
