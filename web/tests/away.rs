@@ -151,8 +151,41 @@ async fn the_away_report_lists_the_seats_own_actions_newest_first_in_every_game(
                 "{game}: from the version the page last saw"
             );
 
-            // The seat's own actions in the log, newest first.
+            // The catch-up before the board: every action after the version the page last saw, oldest first
+            // (every seat's and the clock's), one line each in words.
             let log = admin_log(&bo, &match_id).await;
+            let span: Vec<u64> = log
+                .iter()
+                .map(|e| e["seq"].as_u64().unwrap())
+                .filter(|seq| *seq > since && *seq <= version)
+                .collect::<std::collections::BTreeSet<u64>>()
+                .into_iter()
+                .collect();
+            // At most the last 200 (`CATCH_UP_MAX`).
+            let span = &span[span.len().saturating_sub(200)..];
+            let caught = bo
+                .js("return [...document.querySelectorAll('[data-key=catch-up-list] li')]\
+                     .map(li => ({ seq: Number(li.dataset.seq), text: li.innerText }))")
+                .await;
+            let caught = caught.as_array().unwrap();
+            let seqs: Vec<u64> = caught.iter().map(|l| l["seq"].as_u64().unwrap()).collect();
+            assert_eq!(seqs, span, "{game}: the catch-up lists every move since {since}: {caught:?}");
+            for line in caught {
+                let text = line["text"].as_str().unwrap();
+                assert!(
+                    text.starts_with(&format!("Move {}, ", line["seq"])) && !text.contains("undefined"),
+                    "{game}: a sentence per move: {text}"
+                );
+            }
+            assert_eq!(
+                bo.js("const c = document.querySelector('[data-key=catch-up]'), b = document.querySelector('.board-area');\
+                       return !!c && !!b && !!(c.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING)")
+                    .await,
+                json!(true),
+                "{game}: the catch-up comes before the board"
+            );
+
+            // The seat's own actions in the log, newest first.
             let mut own: Vec<&Value> = log
                 .iter()
                 .filter(|e| e["seat"] == 1)

@@ -71,6 +71,8 @@ export const app = {
   /** What was played for this seat while the player was away, until dismissed: { game, seat, since, version,
    * actions: [{ seq, by, action, events }] oldest first, then, now } (see `onAway`). */
   awayReport: null,
+  /** What happened since this seat's last look (the `away` push's `moves`), shown above the board until dismissed. */
+  catchUp: null,
   /** Whether the player asked to see every line of a long away report. */
   awayOpen: false,
   /** A shared link's lobby looked at before the join form: { code, phase, game, host } or { code, missing }. */
@@ -288,6 +290,7 @@ function resetSession() {
   app.standIn = null;
   app.awayReport = null;
   app.awayOpen = false;
+  app.catchUp = null;
   app.notifyPanel = null;
   resetChat();
 }
@@ -574,6 +577,9 @@ function onAway(report) {
   }
   const game = app.state?.game || app.lobby?.game;
   const now = app.state && app.state.match_id === report.match_id ? app.state.view : null;
+  if (Array.isArray(report.moves) && report.moves.length) {
+    app.catchUp = { game, since: report.since, version: report.version, moves: report.moves, leftOut: report.moves_left_out || 0 };
+  }
   reportAway({
     game,
     seat: report.seat,
@@ -1012,6 +1018,7 @@ function renderGame() {
     ),
   );
   const parts = [header];
+  if (app.catchUp && app.catchUp.game === state.game) parts.push(renderCatchUp());
   if (app.awayReport) parts.push(renderAwayReport());
   if (state.outcome) parts.push(renderOutcome(state, ctx));
   parts.push(h("p", { class: "headline", id: "headline", tabindex: "-1" }, yourWords(screen.headline ? screen.headline(ctx) : headline(ctx))));
@@ -1183,6 +1190,46 @@ const AWAY_SHOWN = 8;
 
 /** What was played for this seat while its player was away, until they dismiss it: who played how many moves, the
  * standing then and now, and one line per move, newest first like the log. */
+/** "Since your last look": every move after the version this seat last saw, oldest first, in the words its
+ * events give this seat (another seat's action itself is never shown: the server sends only what this seat may
+ * know). Shown before the board until dismissed. */
+function renderCatchUp() {
+  const report = app.catchUp;
+  const ctx = context();
+  const screen = screenFor(report.game);
+  const who = (m) =>
+    m.seat === null || m.seat === undefined ? t("state.catch_up.clock") : m.seat === ctx.me ? t("common.you") : ctx.names[m.seat] || t("common.seat", { n: m.seat + 1 });
+  const line = (m) => {
+    const words = (m.events || []).map((e) => yourWords(screen.describe(e, ctx))).filter(Boolean);
+    return h(
+      "li",
+      { "data-seq": m.seq, "data-seat": m.seat ?? "" },
+      t("state.catch_up.line", { n: m.seq, who: who(m), what: words.length ? words.join(" ") : t("state.away.some_move") }),
+    );
+  };
+  return h(
+    "section",
+    { class: "away-report catch-up", role: "status", "aria-labelledby": "catch-up-h", "data-key": "catch-up" },
+    h("h2", { id: "catch-up-h" }, t("state.catch_up.title", { n: report.moves.length + report.leftOut })),
+    report.leftOut ? h("p", { class: "hint" }, t("state.catch_up.left_out", { n: report.leftOut })) : null,
+    h("ol", { "data-key": "catch-up-list" }, report.moves.map(line)),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "quiet",
+        "data-key": "catch-up-ok",
+        "data-stays-online": "",
+        onclick: () => {
+          app.catchUp = null;
+          render();
+        },
+      },
+      t("state.away.dismiss"),
+    ),
+  );
+}
+
 function renderAwayReport() {
   const report = app.awayReport;
   const ctx = context();

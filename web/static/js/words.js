@@ -41,6 +41,9 @@ const ERROR_CODES = new Set([
   "moved",
   "forward_unavailable",
   "too_many_tables",
+  "bad_endpoint",
+  "too_many_endpoints",
+  "unknown_endpoint",
   "not_over",
 ]);
 

@@ -250,6 +250,10 @@ export default {
     other: "While you were away, {n} moves were played for you:",
   },
   "state.away.dismiss": "Got it",
+  "state.catch_up.title": {"one": "Since your last look: {n} move", "other": "Since your last look: {n} moves"},
+  "state.catch_up.line": "Move {n}, {who}: {what}",
+  "state.catch_up.clock": "the clock",
+  "state.catch_up.left_out": {"one": "{n} earlier move is not listed.", "other": "{n} earlier moves are not listed."},
   "state.away.title": "While you were away",
   "state.away.logged": {
     one: "While you were away, 1 move was played for you.",
@@ -352,6 +356,9 @@ export default {
   "errors.store_unavailable": "The server cannot save moves right now; nothing was changed. Try again in a moment.",
   "errors.forward_unavailable": "The server you are connected to cannot reach the server of this game right now; nothing was changed. Try again in a moment.",
   "errors.too_many_tables": "Too many tables to look up at once; nothing was looked up.",
+  "errors.bad_endpoint": "That address, URL or subscription cannot be used for notifications.",
+  "errors.too_many_endpoints": "This seat already has as many notification endpoints as it may; remove one first.",
+  "errors.unknown_endpoint": "That notification endpoint is gone; the list is up to date now.",
   "errors.other": "The server refused that.",
   // ---- end errors ----
 

@@ -251,6 +251,10 @@ export default {
     other: "Mientras no estabas, se jugaron {n} movimientos por ti:",
   },
   "state.away.dismiss": "Entendido",
+  "state.catch_up.title": {"one": "Desde tu última visita: {n} jugada", "other": "Desde tu última visita: {n} jugadas"},
+  "state.catch_up.line": "Jugada {n}, {who}: {what}",
+  "state.catch_up.clock": "el reloj",
+  "state.catch_up.left_out": {"one": "No se muestra {n} jugada anterior.", "other": "No se muestran {n} jugadas anteriores."},
   "state.away.title": "Mientras no estabas",
   "state.away.logged": {
     one: "Mientras no estabas, se jugó 1 movimiento por ti.",
@@ -365,6 +369,9 @@ export default {
   "errors.store_unavailable": "El servidor no puede guardar jugadas ahora mismo; no se ha cambiado nada. Inténtalo en un momento.",
   "errors.forward_unavailable": "El servidor al que estás conectado no puede contactar ahora con el servidor de esta partida; no se ha cambiado nada. Inténtalo en un momento.",
   "errors.too_many_tables": "Demasiadas mesas para consultar a la vez; no se ha consultado nada.",
+  "errors.bad_endpoint": "Esa dirección, URL o suscripción no sirve para avisos.",
+  "errors.too_many_endpoints": "Este asiento ya tiene todos los avisos que puede tener; quita uno primero.",
+  "errors.unknown_endpoint": "Ese aviso ya no existe; la lista está al día.",
   "errors.other": "El servidor lo ha rechazado.",
   // ---- end errors ----
 

@@ -251,6 +251,10 @@ export default {
     other: "Mentre eri via, sono state giocate {n} mosse per te:",
   },
   "state.away.dismiss": "Ho capito",
+  "state.catch_up.title": {"one": "Dalla tua ultima visita: {n} mossa", "other": "Dalla tua ultima visita: {n} mosse"},
+  "state.catch_up.line": "Mossa {n}, {who}: {what}",
+  "state.catch_up.clock": "l'orologio",
+  "state.catch_up.left_out": {"one": "{n} mossa precedente non è elencata.", "other": "{n} mosse precedenti non sono elencate."},
   "state.away.title": "Mentre eri via",
   "state.away.logged": {
     one: "Mentre eri via, è stata giocata 1 mossa per te.",
@@ -365,6 +369,9 @@ export default {
   "errors.store_unavailable": "Il server ora non può salvare le mosse; non è cambiato nulla. Riprova tra un momento.",
   "errors.forward_unavailable": "Il server a cui sei connesso ora non raggiunge il server di questa partita; non è cambiato nulla. Riprova tra un momento.",
   "errors.too_many_tables": "Troppi tavoli da cercare in una volta; non è stato cercato nulla.",
+  "errors.bad_endpoint": "Questo indirizzo, URL o iscrizione non può ricevere avvisi.",
+  "errors.too_many_endpoints": "Questo posto ha già tutti gli avvisi possibili; rimuovine uno prima.",
+  "errors.unknown_endpoint": "Quell'avviso non esiste più; l'elenco è aggiornato.",
   "errors.other": "Il server ha rifiutato.",
   // ---- end errors ----
 

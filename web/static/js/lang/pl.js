@@ -252,6 +252,10 @@ export default {
     other: "Podczas twojej nieobecności wykonano za ciebie {n} ruchu:",
   },
   "state.away.dismiss": "Rozumiem",
+  "state.catch_up.title": {"one": "Od twojej ostatniej wizyty: {n} ruch", "few": "Od twojej ostatniej wizyty: {n} ruchy", "many": "Od twojej ostatniej wizyty: {n} ruchów", "other": "Od twojej ostatniej wizyty: {n} ruchu"},
+  "state.catch_up.line": "Ruch {n}, {who}: {what}",
+  "state.catch_up.clock": "zegar",
+  "state.catch_up.left_out": {"one": "{n} wcześniejszy ruch nie jest pokazany.", "few": "{n} wcześniejsze ruchy nie są pokazane.", "many": "{n} wcześniejszych ruchów nie jest pokazanych.", "other": "{n} wcześniejszego ruchu nie pokazano."},
   "state.away.title": "Podczas twojej nieobecności",
   "state.away.logged": {
     one: "Podczas twojej nieobecności wykonano za ciebie 1 ruch.",
@@ -382,6 +386,9 @@ export default {
   "errors.store_unavailable": "Serwer nie może teraz zapisywać ruchów; nic nie zostało zmienione. Spróbuj za chwilę.",
   "errors.forward_unavailable": "Serwer, z którym jesteś połączony, nie może teraz połączyć się z serwerem tej gry; nic nie zostało zmienione. Spróbuj za chwilę.",
   "errors.too_many_tables": "Za dużo stołów naraz; niczego nie sprawdzono.",
+  "errors.bad_endpoint": "Tego adresu, URL-a ani subskrypcji nie można użyć do powiadomień.",
+  "errors.too_many_endpoints": "To miejsce ma już tyle powiadomień, ile może; najpierw usuń jedno.",
+  "errors.unknown_endpoint": "Tego powiadomienia już nie ma; lista jest aktualna.",
   "errors.other": "Serwer odmówił.",
   // ---- end errors ----
 

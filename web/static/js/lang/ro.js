@@ -251,6 +251,10 @@ export default {
     other: "Cât ai lipsit, s-au jucat {n} de mutări pentru tine:",
   },
   "state.away.dismiss": "Am înțeles",
+  "state.catch_up.title": {"one": "De la ultima ta vizită: {n} mutare", "few": "De la ultima ta vizită: {n} mutări", "other": "De la ultima ta vizită: {n} de mutări"},
+  "state.catch_up.line": "Mutarea {n}, {who}: {what}",
+  "state.catch_up.clock": "ceasul",
+  "state.catch_up.left_out": {"one": "{n} mutare anterioară nu este afișată.", "few": "{n} mutări anterioare nu sunt afișate.", "other": "{n} de mutări anterioare nu sunt afișate."},
   "state.away.title": "Cât ai lipsit",
   "state.away.logged": {
     one: "Cât ai lipsit, s-a jucat o mutare pentru tine.",
@@ -369,6 +373,9 @@ export default {
   "errors.store_unavailable": "Serverul nu poate salva mutări acum; nu s-a schimbat nimic. Încearcă din nou peste puțin timp.",
   "errors.forward_unavailable": "Serverul la care ești conectat nu poate ajunge acum la serverul acestui joc; nu s-a schimbat nimic. Încearcă din nou peste puțin timp.",
   "errors.too_many_tables": "Prea multe mese de căutat deodată; nu s-a căutat nimic.",
+  "errors.bad_endpoint": "Această adresă, URL sau abonare nu poate primi notificări.",
+  "errors.too_many_endpoints": "Acest loc are deja câte notificări poate avea; elimină una mai întâi.",
+  "errors.unknown_endpoint": "Notificarea aceea nu mai există; lista e la zi.",
   "errors.other": "Serverul a refuzat.",
   // ---- end errors ----
 
