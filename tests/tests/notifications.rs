@@ -411,3 +411,88 @@ async fn a_notification_committed_before_a_kill_is_delivered_once_after_the_rest
         db.drop_db().await;
     }
 }
+
+/// A correspondence seat whose clock passes 80 % of the bank its decision began with hears it once (`clock_low`),
+/// not before; after a restart a reminder written again carries the same id, for the receiver to drop.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_correspondence_clock_at_80_percent_is_told_once() {
+    const HOUR: u64 = 3_600_000;
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let server = TestServer::start(&db, config()).await;
+        let mut hook = Receiver::start().await;
+        let pace = protocol::Pace::Correspondence {
+            move_ms: 2 * HOUR,
+            bank_cap_ms: 5 * HOUR,
+            stall: protocol::StallPolicy::Bot,
+        };
+        let mut ann = server.client().await;
+        let created = ann.request(req::create_lobby(GAME, 2, "Ann").pace(pace)).await;
+        assert_eq!(created["type"], "seated", "{created}");
+        let code = created["code"].as_str().unwrap().to_string();
+        let mut bob = server.client().await;
+        let joined = bob.request(req::join(&code, "Bob")).await;
+        assert_eq!(joined["type"], "seated", "{joined}");
+        assert_eq!(ann.request(req::start()).await["type"], "ok");
+        let state = bob.wait_version(0).await;
+        let bob_seat = joined["seat"].as_u64().unwrap();
+        let bob_token = joined["seat_token"].as_str().unwrap().to_string();
+        subscribe(&mut bob, &hook.url).await;
+        assert_eq!(bob.request(req::presence(true)).await["type"], "ok");
+        let mut players = vec![
+            Player {
+                client: ann,
+                seat: 0,
+                token: created["seat_token"].as_str().unwrap().to_string(),
+            },
+            Player {
+                client: bob,
+                seat: bob_seat as u8,
+                token: bob_token.clone(),
+            },
+        ];
+        players.sort_by_key(|p| p.seat);
+        for p in &mut players {
+            p.client.wait_version(0).await;
+        }
+        if state["status"]["seat"] != bob_seat {
+            play_until_turn_of(&mut players, bob_seat as u8).await;
+            let turn = hook.next().await;
+            assert_eq!(turn.body["kind"], "your_turn", "{:?}", turn.body);
+        }
+        // Bob's decision began with a bank of 2 h: 80 % is 96 minutes.
+        server.clock.advance(95 * 60_000);
+        assert!(
+            tokio::time::timeout(Duration::from_millis(500), hook.got.recv())
+                .await
+                .is_err(),
+            "nothing before 80 %"
+        );
+        server.clock.advance(2 * 60_000);
+        let low = hook.next().await;
+        assert_eq!(low.body["kind"], "clock_low", "{:?}", low.body);
+        assert_eq!(low.body["table"], code.as_str());
+        server.clock.advance(10 * 60_000);
+        assert!(
+            tokio::time::timeout(Duration::from_millis(500), hook.got.recv())
+                .await
+                .is_err(),
+            "once per decision"
+        );
+
+        // After a restart the reminder may be written again: with the same id.
+        let clock = server.clock.clone();
+        drop(players);
+        server.stop().await;
+        let server = TestServer::start_with_clock(&db, config(), clock).await;
+        let mut back = server.client().await;
+        let r = back.request(req::resume(&code, &bob_token)).await;
+        assert_eq!(r["type"], "resumed", "{r}");
+        if let Ok(Some(again)) = tokio::time::timeout(Duration::from_secs(1), hook.got.recv()).await {
+            assert_eq!(again.body["kind"], "clock_low", "{:?}", again.body);
+            assert_eq!(again.body["id"], low.body["id"], "the same id");
+        }
+        server.stop().await;
+        db.drop_db().await;
+    }
+}

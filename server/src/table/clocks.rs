@@ -30,7 +30,20 @@ pub(crate) struct Bank {
     pub(crate) left: Millis,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) since: Option<Millis>,
+    /// While the seat must decide: the version from which it has, and its bank then (the 80 % reminder's base).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) turn: Option<Turn>,
 }
+
+/// The start of a seat's current decision: the match's version then and the bank it had.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Turn {
+    pub(crate) from: u64,
+    pub(crate) left: Millis,
+}
+
+/// The reminder comes when this share of the bank a decision began with is used (issue 47: "passes 80 %").
+const REMIND_AT_PERCENT: Millis = 80;
 
 /// The clocks after a vacation, with the version they follow (`matches.clocks`).
 #[derive(Debug, Serialize, Deserialize)]
@@ -50,6 +63,8 @@ pub(crate) struct Clocks {
     pub(crate) timed_out: Option<Seat>,
     /// No clock stalls the table before this (after a failed write).
     retry_at: Millis,
+    /// Per seat: the decision (its `Turn::from`) whose 80 % reminder this process has written.
+    reminded: Vec<Option<u64>>,
 }
 
 impl Clocks {
@@ -159,12 +174,18 @@ impl Table {
         let deciding = Self::seats_deciding(game);
         let seats = self.seats.len();
         self.clocks.vacations.resize(seats, None);
+        let version = self.version();
         self.clocks.banks = (0..seats)
-            .map(|s| Bank {
-                left: move_ms,
-                since: deciding
-                    .contains(&Seat(s as u8))
-                    .then(|| self.clocks.run_from(s, at)),
+            .map(|s| {
+                let decides = deciding.contains(&Seat(s as u8));
+                Bank {
+                    left: move_ms,
+                    since: decides.then(|| self.clocks.run_from(s, at)),
+                    turn: decides.then_some(Turn {
+                        from: version,
+                        left: move_ms,
+                    }),
+                }
             })
             .collect();
     }
@@ -200,6 +221,15 @@ impl Table {
                 }
                 if bank.since.is_none() && decides {
                     bank.since = Some(self.clocks.run_from(s, now));
+                }
+                // A decision begins when the seat starts deciding, or decides again after its own action.
+                if !decides {
+                    bank.turn = None;
+                } else if acted || bank.turn.is_none() {
+                    bank.turn = Some(Turn {
+                        from: self.version() + 1,
+                        left: bank.left,
+                    });
                 }
                 bank
             })
@@ -257,6 +287,51 @@ impl Table {
                 })
                 .collect(),
         )
+    }
+
+    /// When a human seat's running clock passes 80 % of the bank its decision began with, and whose (once per
+    /// decision and process; `on_clock_low`).
+    pub(super) fn clock_low_at(&self) -> Option<(Millis, Seat)> {
+        if self.phase != Phase::Playing || self.clocks.correspondence().is_none() {
+            return None;
+        }
+        self.clocks
+            .banks
+            .iter()
+            .enumerate()
+            .filter(|(s, _)| matches!(self.seats.get(*s), Some(Occupant::Human { .. })))
+            .filter_map(|(s, b)| {
+                let (since, turn) = (b.since?, b.turn?);
+                if self.clocks.reminded.get(s).copied().flatten() == Some(turn.from) {
+                    return None;
+                }
+                // What is left when 80 % of the decision's bank is used.
+                let rest = turn.left * (100 - REMIND_AT_PERCENT) / 100;
+                let at = self.served_until(since, b.left.saturating_sub(rest));
+                Some((at, Seat(s as u8)))
+            })
+            .min()
+    }
+
+    /// A seat's clock passed 80 % of its decision's bank: one `clock_low` notification for it (if it has an
+    /// endpoint). Its id is derived from the table, the seat and the decision, so that a reminder written again
+    /// after a restart carries the same id and receivers drop it. Returns whether one was due.
+    pub(super) async fn on_clock_low(&mut self, now: Millis) -> bool {
+        let Some((_, seat)) = self.clock_low_at().filter(|(at, _)| *at <= now) else {
+            return false;
+        };
+        let Some(turn) = self.clocks.banks.get(seat.index()).and_then(|b| b.turn) else {
+            return false;
+        };
+        self.clocks.reminded.resize(self.seats.len(), None);
+        self.clocks.reminded[seat.index()] = Some(turn.from);
+        if let Err(e) = self.notify_clock_low(seat.0, turn.from).await {
+            // Not written: try again a second later.
+            warn!(%seat, error = %e, "the clock reminder could not be written");
+            self.clocks.reminded[seat.index()] = None;
+            self.not_before = now + RETRY_AFTER_MS;
+        }
+        true
     }
 
     /// A seat's clock ran out: the lobby's stall policy. Returns whether it was due.

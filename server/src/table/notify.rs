@@ -161,13 +161,25 @@ impl Table {
         })
     }
 
-    /// Writes one `clock_low` notice for `seat` alone (the correspondence clocks' 80 % reminder), if the seat has
-    /// an endpoint. Returns once it is committed.
-    pub async fn notify_clock_low(&self, seat: u8) -> Result<(), crate::store::StoreError> {
+    /// Writes one `clock_low` notice for `seat` alone (the correspondence clocks' 80 % reminder of the decision
+    /// that began at version `turn_from`), if the seat has an endpoint. Its id is derived from the table, the seat
+    /// and the decision (the same if it is written again after a restart). Returns once it is committed.
+    pub async fn notify_clock_low(
+        &mut self,
+        seat: u8,
+        turn_from: u64,
+    ) -> Result<(), crate::store::StoreError> {
         if !self.is_notified(Seat(seat)) {
             return Ok(());
         }
-        let notice = new_notice(&self.code, "clock_low", seat, self.clock.now());
+        let mut notice = new_notice(&self.code, "clock_low", seat, self.clock.now());
+        let digest = ring::digest::digest(
+            &ring::digest::SHA256,
+            format!("clock_low\n{}\n{seat}\n{turn_from}", self.code).as_bytes(),
+        );
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(&digest.as_ref()[..16]);
+        notice.id = uuid::Builder::from_random_bytes(bytes).into_uuid().to_string();
         self.store.insert_notices(std::slice::from_ref(&notice)).await
     }
 

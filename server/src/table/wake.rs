@@ -90,6 +90,7 @@ impl Table {
             self.turn_deadline(running),
             self.stand_in_wake(running),
             self.clock_out_at().map(|(at, _)| at),
+            self.clock_low_at().map(|(at, _)| at),
         ]
         .into_iter()
         .flatten()
@@ -130,7 +131,7 @@ impl Table {
             return;
         }
         // A correspondence clock that ran out: the lobby's stall policy (`table/clocks.rs`).
-        if self.on_clock_out(now).await {
+        if self.on_clock_out(now).await || self.on_clock_low(now).await {
             return;
         }
         let Some(running) = &self.running else { return };
