@@ -3,7 +3,7 @@
 
 import { Connection, ServerError } from "./net.js";
 import * as store from "./store.js";
-import { h, keepFocus, focusDecision, focusLost, isTyping, announce, clock, countdown, seatLabel } from "./ui.js";
+import { h, keepFocus, focusDecision, focusLost, isTyping, announce, clock, countdown, seatLabel, serverNow } from "./ui.js";
 import { errorWords, listWords } from "./words.js";
 import { t, tParts, ordinal as ordinalWords, lang, setLang, onLangChange, LANGUAGES, hasKey, listOf } from "./i18n.js";
 import {
@@ -18,6 +18,7 @@ import {
   gameFacts,
   watchersText,
   pageTitle,
+  longDuration,
 } from "./lobby.js";
 import { rulesButton } from "./help.js";
 import { watchTips } from "./info_tip.js";
@@ -187,7 +188,7 @@ function clearNotice() {
 
 // ---- requests ------------------------------------------------------------------------------------------------
 
-export async function createLobby({ game, options, seats, name, turnTimerMs, absent }) {
+export async function createLobby({ game, options, seats, name, turnTimerMs, absent, pace }) {
   store.rememberName(name);
   const reply = await app.conn.request("create_lobby", {
     game,
@@ -196,6 +197,7 @@ export async function createLobby({ game, options, seats, name, turnTimerMs, abs
     name,
     turn_timer_ms: turnTimerMs || null,
     absent: absent || { policy: "wait", grace_ms: 0 },
+    pace: pace || { kind: "live" },
   });
   seated(reply);
 }
@@ -654,6 +656,8 @@ function onState(update) {
   const previous = app.state;
   if (previous && previous.match_id === update.match_id && update.version < previous.version) return;
   if (typeof update.server_time === "number") clock.offset = update.server_time - Date.now();
+  // A correspondence clock's `left_ms` is as of this push: kept with the time it came, for the countdown.
+  update.clocksAt = serverNow();
   app.state = update;
   // A resume from an older version is followed by the server's `away` report (`onAway`): the version kept for a
   // reload stays the one the player last saw until the report has come, so that a reload meanwhile (or a page
@@ -1163,6 +1167,7 @@ function renderPlayers(ctx, screen) {
           presenceTag(o),
           standInTag(s),
           doing ? h("span", { class: "doing" }, doing) : null,
+          seatClock(s.seat, ctx),
           extra ? h("div", { class: "player-extra" }, extra) : null,
         );
       }),
@@ -1170,6 +1175,40 @@ function renderPlayers(ctx, screen) {
     watchers ? h("p", { class: "hint watchers", "data-key": "watchers" }, watchers) : null,
   );
 }
+
+/** A correspondence seat's clock in the players panel: the time left (counting down while it runs), a vacation,
+ * and for the player's own seat the button that pauses or resumes their clock. */
+function seatClock(seat, ctx) {
+  const clocks = app.state?.clocks;
+  const c = Array.isArray(clocks) ? clocks.find((x) => x.seat === seat) : null;
+  if (!c) return null;
+  const deadline = c.running ? (app.state.clocksAt || serverNow()) + c.left_ms : null;
+  const left = deadline ? deadline - serverNow() : c.left_ms;
+  const parts = [
+    h(
+      "span",
+      { class: "seat-clock", "data-key": `clock-${seat}`, "data-clock-deadline": deadline ?? null, "data-running": String(c.running) },
+      t(c.running ? "state.clock.running" : "state.clock.left", { time: longDuration(left) }),
+    ),
+  ];
+  if (c.vacation_until) parts.push(" ", h("span", { class: "tag" }, t("state.clock.vacation", { until: new Date(c.vacation_until).toLocaleString(lang()) })));
+  if (seat === ctx.me && !ctx.spectator && !app.state.outcome) {
+    parts.push(
+      " ",
+      c.vacation_until
+        ? h("button", { type: "button", class: "quiet", "data-key": "end-vacation", onclick: () => request("end_vacation", {}) }, t("state.vacation.end"))
+        : h("button", { type: "button", class: "quiet", "data-key": "vacation", onclick: () => request("vacation", { days: 1 }) }, t("state.vacation.take")),
+    );
+  }
+  return h("div", { class: "seat-clock-line" }, parts);
+}
+
+// Running correspondence clocks count down between pushes (to the minute).
+setInterval(() => {
+  for (const el of document.querySelectorAll("[data-clock-deadline]")) {
+    el.textContent = t("state.clock.running", { time: longDuration(Number(el.dataset.clockDeadline) - serverNow()) });
+  }
+}, 15_000);
 
 function renderLog() {
   const ctx = context();

@@ -35,6 +35,55 @@ function turnTimers() {
   return TURN_TIMERS.map((v) => [v, v ? duration(Number(v)) : t("lobby.timer.none")]);
 }
 
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** A long time in words: "2 days 3 hours", "5 hours", "40 minutes" (correspondence clocks). */
+export function longDuration(ms) {
+  const minutes = Math.max(0, Math.floor(ms / 60_000));
+  const days = Math.floor(minutes / 1440);
+  const hours = Math.floor((minutes % 1440) / 60);
+  if (days) return hours ? `${t("common.days", { n: days })} ${t("common.hours", { n: hours })}` : t("common.days", { n: days });
+  if (hours) return minutes % 60 ? `${t("common.hours", { n: hours })} ${t("common.minutes", { n: minutes % 60 })}` : t("common.hours", { n: hours });
+  return t("common.minutes", { n: minutes });
+}
+
+/** The correspondence paces the page offers: the time each move adds (1 hour to 14 days, docs/protocol.md). */
+const MOVE_TIMES = [HOUR_MS, 6 * HOUR_MS, 12 * HOUR_MS, DAY_MS, 2 * DAY_MS, 3 * DAY_MS, 7 * DAY_MS, 14 * DAY_MS];
+
+/** A correspondence bank's cap for a time per move: three moves' worth, within the server's 30 days. */
+function bankCap(moveMs) {
+  return Math.min(Math.max(3 * moveMs, moveMs), 30 * DAY_MS);
+}
+
+/** The pace choices: live, or a time per move by correspondence. */
+function paceChoices() {
+  return [
+    h("option", { value: "" }, t("lobby.pace.live")),
+    ...MOVE_TIMES.map((ms) => h("option", { value: String(ms) }, t("lobby.pace.per_move", { time: longDuration(ms) }))),
+  ];
+}
+
+/** What happens when a correspondence clock runs out: the stall policies a game allows. */
+function stallChoices(info) {
+  return ["bot", "skip", "end"]
+    .filter((policy) => policy !== "skip" || info.can_skip)
+    .map((policy) => h("option", { value: policy }, t(`lobby.stall.${policy}`)));
+}
+
+/** The form's pace: `{ kind: "live" }` or a correspondence pace. */
+function readPace(form) {
+  const move = Number(form.elements.namedItem("pace")?.value) || 0;
+  if (!move) return { kind: "live" };
+  return { kind: "correspondence", move_ms: move, bank_cap_ms: bankCap(move), stall: form.elements.namedItem("stall")?.value || "bot" };
+}
+
+/** A lobby's pace in words, for its settings line ("Correspondence: 1 day a move, up to 3 days"). */
+export function paceWords(pace) {
+  if (!pace || pace.kind !== "correspondence") return null;
+  return t("lobby.pace.line", { time: longDuration(pace.move_ms), cap: longDuration(pace.bank_cap_ms), stall: t(`lobby.stall.${pace.stall}`) });
+}
+
 /** What happens to a player who is away: the lobby's absence policy (see docs/protocol.md, "Absent players"). */
 const ABSENCE = [
   ["wait", 0],
@@ -350,6 +399,20 @@ function buildCreateForm(app) {
   const about = h("p", { class: "game-about", id: "create-about" });
   const facts = h("p", { class: "game-facts hint", id: "create-facts" });
   const absenceSelect = h("select", { id: "create-absent", name: "absent", "data-key": "create-absent" });
+  const stallSelect = h("select", { id: "create-stall", name: "stall", "data-key": "create-stall" });
+  const timerSelect = h(
+    "select",
+    { id: "create-timer", name: "timer" },
+    turnTimers().map(([v, label]) => h("option", { value: v }, label)),
+  );
+  // A correspondence table has no turn timer and waits for an absent player until their clock runs out.
+  const paceChanged = () => {
+    const correspondence = Boolean(Number(paceSelect.value));
+    stallSelect.closest(".field").hidden = !correspondence;
+    timerSelect.closest(".field").hidden = correspondence;
+    absenceSelect.closest(".field").hidden = correspondence;
+  };
+  const paceSelect = h("select", { id: "create-pace", name: "pace", "data-key": "create-pace", onchange: paceChanged }, paceChoices());
   const fillOptions = () => {
     const info = hooks.gameInfo(selected);
     optionsBox.replaceChildren(
@@ -366,6 +429,7 @@ function buildCreateForm(app) {
     seatsInput.value = Math.min(Math.max(2, info.min_players), info.max_players);
     seatsHint.textContent = ` ${info.min_players}–${info.max_players}`;
     absenceSelect.replaceChildren(...absenceChoices(info));
+    stallSelect.replaceChildren(...stallChoices(info));
     showApplicable(optionsBox, info.options, Number(seatsInput.value));
   };
   // An option that changes nothing at the chosen table size is hidden (and shown again when the size changes).
@@ -406,16 +470,9 @@ function buildCreateForm(app) {
       "div",
       { class: "create-settings" },
       optionsBox,
-      h(
-        "div",
-        { class: "field" },
-        h("label", { for: "create-timer" }, t("lobby.turn_timer")),
-        h(
-          "select",
-          { id: "create-timer", name: "timer" },
-          turnTimers().map(([v, label]) => h("option", { value: v }, label)),
-        ),
-      ),
+      h("div", { class: "field" }, h("label", { for: "create-pace" }, t("lobby.pace")), paceSelect),
+      h("div", { class: "field", hidden: true }, h("label", { for: "create-stall" }, t("lobby.stall")), stallSelect),
+      h("div", { class: "field" }, h("label", { for: "create-timer" }, t("lobby.turn_timer")), timerSelect),
       h("div", { class: "field" }, h("label", { for: "create-absent" }, t("lobby.away")), absenceSelect),
       h("p", { class: "hint" }, t("lobby.settings_later")),
     ),
@@ -429,8 +486,10 @@ function buildCreateForm(app) {
         options: readOptions(form, info.options),
         seats: Number(seatsInput.value),
         name: form.elements.namedItem("name").value.trim(),
-        turnTimerMs: Number(form.elements.namedItem("timer").value) || null,
-        absent: readAbsence(form),
+        ...(readPace(form).kind === "live"
+          ? { turnTimerMs: Number(form.elements.namedItem("timer").value) || null, absent: readAbsence(form) }
+          : { turnTimerMs: null, absent: null }),
+        pace: readPace(form),
       }),
     );
   });
@@ -707,6 +766,8 @@ export function renderLobby(app) {
   const info = hooks.gameInfo(lobby.game);
   const optionText = optionLines(info, lobby.options, lobby.seats.length);
   if (lobby.turn_timer_ms) optionText.push(t("lobby.timer_line", { time: duration(lobby.turn_timer_ms) }));
+  const pace = paceWords(lobby.pace);
+  if (pace) optionText.push(pace);
   const away = absenceWords(lobby.absent);
   if (away) optionText.push(away);
 
