@@ -176,6 +176,32 @@ pub fn end_vacation() -> Request {
     Request::EndVacation {}
 }
 
+/// `notify_subscribe`: an email endpoint for the seat, with words in `language`.
+pub fn notify_email(address: &str, language: protocol::NotifyLanguage) -> Request {
+    Request::NotifySubscribe {
+        target: protocol::NotifyTarget::Email {
+            address: address.to_string(),
+        },
+        language,
+    }
+}
+
+/// `notify_subscribe`: a webhook endpoint for the seat (words in English).
+pub fn notify_webhook(url: &str) -> Request {
+    Request::NotifySubscribe {
+        target: protocol::NotifyTarget::Webhook { url: url.to_string() },
+        language: protocol::NotifyLanguage::En,
+    }
+}
+
+pub fn notify_list() -> Request {
+    Request::NotifyList {}
+}
+
+pub fn notify_unsubscribe(endpoint: u64) -> Request {
+    Request::NotifyUnsubscribe { endpoint }
+}
+
 /// The absence policy `wait` (the default).
 pub fn wait() -> AbsencePolicy {
     AbsencePolicy::default()

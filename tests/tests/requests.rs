@@ -56,6 +56,25 @@ fn every_request_type_has_a_helper_that_writes_its_wire_json() {
         (req::vacation(3), json!({"type": "vacation", "days": 3})),
         (req::end_vacation(), json!({"type": "end_vacation"})),
         (
+            req::my_tables(&[("ABCDEF", "00ff")]),
+            json!({"type": "my_tables", "tables": [{"code": "ABCDEF", "token": "00ff"}]}),
+        ),
+        (
+            req::notify_email("bo@example.org", protocol::NotifyLanguage::Pl),
+            json!({"type": "notify_subscribe", "target": {"channel": "email", "address": "bo@example.org"},
+                   "language": "pl"}),
+        ),
+        (
+            req::notify_webhook("https://hooks.example.org/x"),
+            json!({"type": "notify_subscribe", "target": {"channel": "webhook", "url": "https://hooks.example.org/x"},
+                   "language": "en"}),
+        ),
+        (req::notify_list(), json!({"type": "notify_list"})),
+        (
+            req::notify_unsubscribe(3),
+            json!({"type": "notify_unsubscribe", "endpoint": 3}),
+        ),
+        (
             req::spectate_with("ABCDEF", "00ff"),
             json!({"type": "spectate", "code": "ABCDEF", "watch": "00ff"}),
         ),
