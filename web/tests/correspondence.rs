@@ -1,7 +1,7 @@
 //! Browser test of the correspondence pace (issue 47, point 1): Ann creates a Quacks table "by correspondence, 1 day
 //! a move" from the start page's form, adds a bot and starts; the lobby line says the pace, the players panel shows
 //! her clock (a day, running while she must decide), and she pauses it for a day with the vacation button and ends
-//! the vacation again.
+//! the vacation again; she adds an email notification in the table's panel and removes it.
 //!
 //! Needs `chromium` and `chromedriver` on PATH; without them the test says so and passes, unless `CI` is set.
 
@@ -60,18 +60,39 @@ async fn a_correspondence_table_is_created_from_the_form_and_shows_each_clock() 
             text.as_str().unwrap().starts_with("Clock: 1 day") || text.as_str().unwrap().starts_with("Clock: 23 hours"),
             "{text}"
         );
-        ann.click("[data-key=vacation]").await;
+        ann.js("document.querySelector('[data-key=vacation]').click(); return true;").await;
         ann.wait_for(
             "the vacation shown",
             "window.tabletop.state.clocks[0].vacation_until && document.querySelector('[data-key=end-vacation]')",
         )
         .await;
-        ann.click("[data-key=end-vacation]").await;
+        ann.js("document.querySelector('[data-key=end-vacation]').click(); return true;").await;
         ann.wait_for(
             "the vacation ended",
             "!window.tabletop.state.clocks[0].vacation_until && document.querySelector('[data-key=vacation]')",
         )
         .await;
+        // She asks to be told by email when it is her turn: the panel lists the address (its name hidden), on,
+        // and removes it again.
+        ann.js("document.querySelector('details[data-key=notify]').open = true; return true;").await;
+        ann.wait_for("the notification panel", "document.querySelector('[data-key=notify-email]')").await;
+        ann.js("document.querySelector('[data-key=notify-email]').value = 'ann@example.org'; return true;")
+            .await;
+        ann.js("document.querySelector('[data-key=notify-add-email]').click(); return true;").await;
+        let line = ann
+            .wait_for(
+                "the email endpoint",
+                "(document.querySelector('[data-key=notify-endpoint][data-channel=email]') || {}).innerText",
+            )
+            .await;
+        let line = line.as_str().unwrap();
+        assert!(line.contains("example.org") && !line.contains("ann@"), "{line}");
+        assert_eq!(
+            ann.js("return document.querySelector('[data-key=notify-endpoint]').dataset.active").await,
+            json!("true")
+        );
+        ann.js("document.querySelector('[data-key=notify-remove]').click(); return true;").await;
+        ann.wait_for("no endpoint", "document.querySelector('[data-key=notify-none]')").await;
         ann.close().await;
     })
     .await;
