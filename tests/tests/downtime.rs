@@ -290,3 +290,56 @@ async fn a_store_outage_moves_the_turn_timer() {
     drop(proxy);
     db.drop_db().await;
 }
+
+/// A correspondence table (Quacks, every seat brewing at once, each its own clock): the server is down for 10
+/// minutes; after the restart every running clock has what it had before the outage, less only the served time,
+/// and runs on from there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_outage_costs_no_correspondence_clock_anything() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let config = test_config();
+        let server = TestServer::start(&db, config.clone()).await;
+        let mut host = Client::hello(server.addr).await;
+        let pace = protocol::Pace::Correspondence {
+            move_ms: 2 * HOUR,
+            bank_cap_ms: 5 * HOUR,
+            stall: protocol::StallPolicy::Bot,
+        };
+        let created = host.request(req::create_lobby(GAME, 2, "Alice").pace(pace)).await;
+        assert_eq!(created["type"], "seated", "{created}");
+        let code = created["code"].as_str().unwrap().to_string();
+        let mut guest = Client::hello(server.addr).await;
+        let joined = guest.request(req::join(&code, "Bob")).await;
+        assert_eq!(joined["type"], "seated", "{joined}");
+        assert_eq!(host.request(req::start()).await["type"], "ok");
+        host.wait_version(0).await;
+        let mut alice = Player {
+            client: host,
+            seat: 0,
+            token: created["seat_token"].as_str().unwrap().to_string(),
+        };
+        let mut bob = Player {
+            client: guest,
+            seat: 1,
+            token: joined["seat_token"].as_str().unwrap().to_string(),
+        };
+        bob.client.wait_version(0).await;
+        server.clock.advance(30 * 60_000);
+        let server = restart_after(server, &db, config, OUTAGE).await;
+        let states = resume(server.addr, &code, &mut [&mut alice, &mut bob]).await;
+        for state in &states {
+            let clocks = state["clocks"].as_array().expect("clocks");
+            for c in clocks {
+                if c["running"] == true {
+                    // 2 h less the 30 served minutes: the 10 minutes down cost nothing.
+                    assert_eq!(c["left_ms"], 2 * HOUR - 30 * 60_000, "{state}");
+                }
+            }
+            assert!(clocks.iter().any(|c| c["running"] == true), "{state}");
+            assert_eq!(state["version"], 0, "nothing was played: {state}");
+        }
+        server.stop().await;
+        db.drop_db().await;
+    }
+}
