@@ -496,3 +496,52 @@ async fn a_correspondence_clock_at_80_percent_is_told_once() {
         db.drop_db().await;
     }
 }
+
+/// Two cluster nodes share the outbox (PostgreSQL): both workers run, and each notification reaches the receiver
+/// once (rows are claimed with `FOR UPDATE SKIP LOCKED`); every id is delivered exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_a_cluster_each_notification_is_sent_by_one_node_once() {
+    let Some(cl) = integration_tests::cluster::TestCluster::new().await else {
+        return;
+    };
+    let node = |name: &str| {
+        let mut c = integration_tests::cluster::node_config(&cl.id(name), 60_000);
+        c.notify_allow_private = true;
+        c.idle_after_ms = 365 * 86_400_000;
+        c
+    };
+    let a = cl.start(node("a")).await;
+    let b = cl.start(node("b")).await;
+    let mut hook = Receiver::start().await;
+    let (_code, mut players) = start_match(a.addr, GAME, json!({}), 2, 2).await;
+    subscribe(&mut players[1].client, &hook.url).await;
+    let r = players[1].client.request(req::presence(true)).await;
+    assert_eq!(r["type"], "ok");
+    let turns = 6;
+    for _ in 0..turns {
+        play_until_turn_of(&mut players, 0).await;
+        play_until_turn_of(&mut players, 1).await;
+    }
+    let mut ids = std::collections::BTreeSet::new();
+    for _ in 0..turns {
+        let d = hook.next().await;
+        assert_eq!(d.body["kind"], "your_turn", "{:?}", d.body);
+        assert!(
+            ids.insert(d.body["id"].as_str().unwrap().to_string()),
+            "a repeat: {:?}",
+            d.body
+        );
+    }
+    let store = cl.db.store().await;
+    wait_until_delivered(&store).await;
+    store.close().await;
+    assert!(
+        tokio::time::timeout(Duration::from_secs(1), hook.got.recv())
+            .await
+            .is_err(),
+        "nothing more: each notification once"
+    );
+    a.stop().await;
+    b.stop().await;
+    cl.finish().await;
+}
