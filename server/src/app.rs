@@ -52,6 +52,16 @@ pub(crate) struct AppState {
     pub(crate) push_key: Arc<crate::notify::vapid::VapidKey>,
 }
 
+impl FromRef<Arc<AppState>> for crate::notify::RouteState {
+    fn from_ref(state: &Arc<AppState>) -> crate::notify::RouteState {
+        crate::notify::RouteState {
+            store: state.shared.hub.store().clone(),
+            clock: state.shared.hub.clock().clone(),
+            push_key: state.push_key.clone(),
+        }
+    }
+}
+
 impl FromRef<Arc<AppState>> for admin::AdminState {
     fn from_ref(state: &Arc<AppState>) -> admin::AdminState {
         state.admin.clone()

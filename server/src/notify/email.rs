@@ -15,7 +15,7 @@ use lettre::{
 };
 use rules::Millis;
 
-use super::{Endpoint, Notification, SendError, unsubscribe, webpush::origin};
+use super::{Endpoint, Notification, SendError, unsubscribe, webpush::origin, words::escape_html};
 use crate::{clock::SharedClock, secrets, store::Store};
 
 /// How long one SMTP exchange may take (each command's answer).
@@ -213,19 +213,4 @@ impl Words {
         };
         Words { open, why, stop }
     }
-}
-
-pub(crate) fn escape_html(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }

@@ -118,6 +118,15 @@ impl Channels {
     }
 }
 
+/// What the notification routes need (`/api/push/key`, the unsubscribe pages), taken from the app's state
+/// (`app.rs` implements `FromRef`, so this module does not name the app).
+#[derive(Clone)]
+pub(crate) struct RouteState {
+    pub(crate) store: crate::store::Store,
+    pub(crate) clock: crate::clock::SharedClock,
+    pub(crate) push_key: std::sync::Arc<vapid::VapidKey>,
+}
+
 /// Sends one notification to one endpoint through its channel.
 pub async fn send(
     channels: &Channels,

@@ -6,8 +6,6 @@
 //! `email::address_key`). Only the first use of any of an endpoint's links does; later ones say it is already done. The
 //! pages never show the address.
 
-use std::sync::Arc;
-
 use axum::{
     extract::{Path, State},
     http::{StatusCode, header},
@@ -15,9 +13,9 @@ use axum::{
 };
 use rules::Millis;
 
-use super::email::escape_html;
+use super::RouteState;
+use super::words::escape_html;
 use crate::{
-    app::AppState,
     secrets,
     store::{Store, StoreError, Unsubscribed},
 };
@@ -54,12 +52,10 @@ fn is_token_shaped(token: &str) -> bool {
 }
 
 /// `GET /notify/unsubscribe/{token}`: the page with the button, or that it is done already.
-pub(crate) async fn page(State(state): State<Arc<AppState>>, Path(token): Path<String>) -> Response {
+pub(crate) async fn page(State(state): State<RouteState>, Path(token): Path<String>) -> Response {
     let peeked = if is_token_shaped(&token) {
         state
-            .shared
-            .hub
-            .store()
+            .store
             .peek_unsubscribe_token(&secrets::token_hash(&token))
             .await
     } else {
@@ -81,9 +77,8 @@ pub(crate) async fn page(State(state): State<Arc<AppState>>, Path(token): Path<S
 }
 
 /// `POST /notify/unsubscribe/{token}`: switches the email endpoint off, once.
-pub(crate) async fn confirm(State(state): State<Arc<AppState>>, Path(token): Path<String>) -> Response {
-    let hub = &state.shared.hub;
-    match unsubscribe(hub.store(), &token, hub.clock().now()).await {
+pub(crate) async fn confirm(State(state): State<RouteState>, Path(token): Path<String>) -> Response {
+    match unsubscribe(&state.store, &token, state.clock.now()).await {
         Ok(Unsubscribed::Now { language, .. }) => {
             html(StatusCode::OK, &language, Words::of(&language).done, "")
         }

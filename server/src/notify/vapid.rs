@@ -156,7 +156,7 @@ impl VapidKey {
 
 /// `GET /api/push/key`: `{"publicKey": "<base64url>"}`, the page's `applicationServerKey`.
 pub(crate) async fn public_key(
-    axum::extract::State(state): axum::extract::State<std::sync::Arc<crate::app::AppState>>,
+    axum::extract::State(state): axum::extract::State<super::RouteState>,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
     axum::Json(serde_json::json!({ "publicKey": state.push_key.public_key() })).into_response()

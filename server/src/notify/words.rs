@@ -64,6 +64,22 @@ pub fn link(public_url: &str, code: &str) -> String {
     format!("{}/#join={code}", public_url.trim_end_matches('/'))
 }
 
+/// Text made safe inside HTML (an email's HTML part, the unsubscribe pages).
+pub(crate) fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
