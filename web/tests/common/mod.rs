@@ -92,11 +92,12 @@ pub fn test_dir(name: &str) -> PathBuf {
 }
 
 /// Starts chromedriver, runs `test` with its URL, then ends chromedriver and every browser it started (also
-/// when `test` panics, whose panic is then passed on).
-pub async fn with_chromedriver<F, Fut>(test: F)
+/// when `test` panics, whose panic is then passed on); returns what `test` returned.
+pub async fn with_chromedriver<F, Fut, T>(test: F) -> T
 where
     F: FnOnce(String) -> Fut,
-    Fut: Future<Output = ()> + Send + 'static,
+    Fut: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
 {
     let port = free_port();
     let mut driver = Command::new("chromedriver")
@@ -120,8 +121,9 @@ where
         .args(["-TERM", "--", &format!("-{driver_group}")])
         .status();
     let _ = driver.kill().await;
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic.into_panic());
+    match outcome {
+        Ok(value) => value,
+        Err(panic) => std::panic::resume_unwind(panic.into_panic()),
     }
 }
 
