@@ -111,7 +111,7 @@ async fn run_on(backend: &str) {
     .await;
     let stored = assert_stored(&server, backend, &code).await;
     assert_eq!(
-        serde_json::to_value(&stored.lobby.pace).unwrap(),
+        serde_json::to_value(stored.lobby.pace).unwrap(),
         json!({"kind": "correspondence", "move_ms": 86_400_000, "bank_cap_ms": 259_200_000, "stall": "bot"}),
         "{backend}"
     );

@@ -190,7 +190,7 @@ async fn run_on(backend: &str) {
     // The table and Bob's three endpoints are in the backend's own database.
     let stored = assert_stored(&server, backend, &code).await;
     assert_eq!(
-        serde_json::to_value(&stored.lobby.pace).unwrap()["kind"],
+        serde_json::to_value(stored.lobby.pace).unwrap()["kind"],
         "correspondence"
     );
     let endpoints = server
