@@ -1,23 +1,34 @@
 //! Browser test of the correspondence pace (issue 47, point 1): Ann creates a Quacks table "by correspondence, 1 day
 //! a move" from the start page's form, adds a bot and starts; the lobby line says the pace, the players panel shows
 //! her clock (a day, running while she must decide), and she pauses it for a day with the vacation button and ends
-//! the vacation again; she adds an email notification in the table's panel and removes it.
+//! the vacation again; she adds an email notification in the table's panel and removes it. On SQLite and on
+//! PostgreSQL (`common::backends`), each run checking that the table and its pace are in that backend's database.
 //!
 //! Needs `chromium` and `chromedriver` on PATH; without them the test says so and passes, unless `CI` is set.
 
 mod common;
 
-use common::{Browser, TestServer, browsers_available, with_chromedriver};
+use common::{Browser, TestServer, assert_stored, browsers_available, with_chromedriver};
+use integration_tests::TestDb;
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_correspondence_table_is_created_from_the_form_and_shows_each_clock() {
-    if !browsers_available("correspondence test") {
+    let test = "correspondence test";
+    if !browsers_available(test) {
         return;
     }
-    let server = TestServer::start_in(common::test_dir("correspondence"), |_| {}).await;
+    for backend in common::backends(test) {
+        eprintln!("{test}: on {backend}");
+        run_on(backend).await;
+    }
+}
+
+/// The run on a server whose database is a fresh one of `backend`.
+async fn run_on(backend: &str) {
+    let server = TestServer::start_on(TestDb::new(backend).await, |_| {}).await;
     let base = server.base_url();
-    with_chromedriver(|webdriver| async move {
+    let code = with_chromedriver(|webdriver| async move {
         let ann = Browser::open(&webdriver, "ann", 1100, 900, false).await;
         ann.goto(&format!("{base}/")).await;
         ann.wait_for("the create form", "document.querySelector('#create-pace')").await;
@@ -93,8 +104,16 @@ async fn a_correspondence_table_is_created_from_the_form_and_shows_each_clock() 
         );
         ann.js("document.querySelector('[data-key=notify-remove]').click(); return true;").await;
         ann.wait_for("no endpoint", "document.querySelector('[data-key=notify-none]')").await;
+        let code = ann.js("return window.tabletop.session.code").await;
         ann.close().await;
+        code.as_str().expect("Ann's table's code").to_string()
     })
     .await;
+    let stored = assert_stored(&server, backend, &code).await;
+    assert_eq!(
+        serde_json::to_value(stored.lobby.pace).unwrap(),
+        json!({"kind": "correspondence", "move_ms": 86_400_000, "bank_cap_ms": 259_200_000, "stall": "bot"}),
+        "{backend}"
+    );
     server.finish().await;
 }

@@ -4,7 +4,8 @@
 //! loopback, gets exactly one "your turn" within 2 s: the webhook's POST, the push (checked for its VAPID
 //! signature and decrypted with the subscription's keys, as a push service and browser would), and the email at
 //! an SMTP sink. Then Bob opens the start page in Chromium: the table is listed first, his turn, and opening it
-//! shows the catch-up of Alice's moves before the board.
+//! shows the catch-up of Alice's moves before the board. On SQLite and on PostgreSQL (`common::backends`), each
+//! run checking that the table is in that backend's database.
 //!
 //! Needs `chromium` and `chromedriver` on PATH; without them the test says so and passes, unless `CI` is set.
 
@@ -12,8 +13,8 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Browser, TestServer, browsers_available, with_chromedriver};
-use integration_tests::{Client, http_get, push_receiver::PushReceiver, req, smtp_sink::SmtpSink};
+use common::{Browser, TestServer, assert_stored, browsers_available, with_chromedriver};
+use integration_tests::{Client, TestDb, http_get, push_receiver::PushReceiver, req, smtp_sink::SmtpSink};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
@@ -81,12 +82,21 @@ async fn alice_until_bobs_turn(alice: &mut Client, bob: u64) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bob_away_from_the_page_hears_of_his_turn_once_on_each_channel_and_catches_up() {
-    if !browsers_available("correspondence notification test") {
+    let test = "correspondence notification test";
+    if !browsers_available(test) {
         return;
     }
+    for backend in common::backends(test) {
+        eprintln!("{test}: on {backend}");
+        run_on(backend).await;
+    }
+}
+
+/// The acceptance run on a server whose database is a fresh one of `backend`.
+async fn run_on(backend: &str) {
     let mut sink = SmtpSink::start().await;
     let smtp = sink.url();
-    let server = TestServer::start_in(common::test_dir("correspondence-notify"), move |config| {
+    let server = TestServer::start_on(TestDb::new(backend).await, move |config| {
         config.notify_allow_private = true;
         config.smtp_url = Some(server::config::Redacted(smtp));
         config.smtp_from = Some("Tabletop <games@example.org>".into());
@@ -177,7 +187,49 @@ async fn bob_away_from_the_page_hears_of_his_turn_once_on_each_channel_and_catch
     );
     assert!(push.next(Duration::from_millis(200)).await.is_none(), "one push");
     assert!(sink.next(Duration::from_millis(200)).await.is_none(), "one email");
+    // The table and Bob's three endpoints are in the backend's own database.
+    let stored = assert_stored(&server, backend, &code).await;
+    assert_eq!(
+        serde_json::to_value(stored.lobby.pace).unwrap()["kind"],
+        "correspondence"
+    );
+    let endpoints = server
+        .store()
+        .await
+        .endpoints(&code, bob_seat as u8)
+        .await
+        .unwrap();
+    assert_eq!(endpoints.len(), 3, "{backend}: {endpoints:?}");
 
+    let seat = Seat {
+        code,
+        number: bob_seat,
+        token: bob_token,
+        last_seen,
+    };
+    bob_catches_up_in_chromium(&base, seat, played).await;
+    server.finish().await;
+}
+
+/// Bob's seat as his browser keeps it.
+struct Seat {
+    code: String,
+    number: u64,
+    token: String,
+    /// The version he last saw.
+    last_seen: u64,
+}
+
+/// Bob opens the start page in Chromium: the table is listed first, waiting on him, with the title's badge; opening
+/// it shows the catch-up of Alice's `played` moves since he last looked.
+async fn bob_catches_up_in_chromium(base: &str, seat: Seat, played: u64) {
+    let base = base.to_string();
+    let Seat {
+        code,
+        number: bob_seat,
+        token: bob_token,
+        last_seen,
+    } = seat;
     with_chromedriver(|webdriver| async move {
         let page = Browser::open(&webdriver, "bob", 1100, 900, false).await;
         page.goto(&format!("{base}/")).await;
@@ -205,5 +257,4 @@ async fn bob_away_from_the_page_hears_of_his_turn_once_on_each_channel_and_catch
         page.close().await;
     })
     .await;
-    server.finish().await;
 }

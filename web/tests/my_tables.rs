@@ -1,13 +1,14 @@
 //! Browser test of "my tables" (issue 47, point 3): Bo holds seats of two tables, one waiting on him and one on Ann,
 //! and opens the start page in Chromium with the seat tokens his browser keeps. The page lists the table waiting on
-//! him first, says it is his turn, links to it, and the tab's title carries the badge "(1) ".
+//! him first, says it is his turn, links to it, and the tab's title carries the badge "(1) ". On SQLite and on
+//! PostgreSQL (`common::backends`), each run checking that both tables are in that backend's database.
 //!
 //! Needs `chromium` and `chromedriver` on PATH; without them the test says so and passes, unless `CI` is set.
 
 mod common;
 
-use common::{Browser, TestServer, browsers_available, with_chromedriver};
-use integration_tests::{Client, Player, Time, play_until, req};
+use common::{Browser, TestServer, assert_stored, browsers_available, with_chromedriver};
+use integration_tests::{Client, Player, TestDb, Time, play_until, req};
 use serde_json::{Value, json};
 
 /// Whether `seat` must decide in a `state` push.
@@ -61,15 +62,27 @@ async fn table(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_start_page_lists_the_table_waiting_on_the_player_first_with_a_badge() {
-    if !browsers_available("my tables test") {
+    let test = "my tables test";
+    if !browsers_available(test) {
         return;
     }
-    let server = TestServer::start_in(common::test_dir("my-tables"), |_| {}).await;
+    for backend in common::backends(test) {
+        eprintln!("{test}: on {backend}");
+        run_on(backend).await;
+    }
+}
+
+/// The run on a server whose database is a fresh one of `backend`.
+async fn run_on(backend: &str) {
+    let server = TestServer::start_on(TestDb::new(backend).await, |_| {}).await;
     let addr = server.addr;
     let base = server.base_url();
     // Ann's turn at one table (the older), Bo's at the other.
     let (theirs, theirs_token) = table(addr, "hickory_dickory", 1, |s| decides(s, 0) && !decides(s, 1)).await;
     let (mine, mine_token) = table(addr, "hickory_dickory", 2, |s| decides(s, 1)).await;
+    for code in [&theirs, &mine] {
+        assert_stored(&server, backend, code).await;
+    }
     with_chromedriver(|webdriver| async move {
         let bo = Browser::open(&webdriver, "bo", 1100, 900, false).await;
         bo.goto(&format!("{base}/")).await;

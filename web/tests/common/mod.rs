@@ -1,6 +1,7 @@
 //! What every Chromium test shares: finding the browser, starting chromedriver, a browser session with small
-//! helpers (`js`, `wait_for`, `click`, `fill`, screenshots), and a real server in this process with its SQLite
-//! database in a folder of its own, which can be stopped and started again on the same port.
+//! helpers (`js`, `wait_for`, `click`, `fill`, screenshots), and a real server in this process with a database of
+//! its own (SQLite in a folder, or a fresh PostgreSQL database: [`backends`]), which can be stopped and started
+//! again on the same port.
 //!
 //! Each test file is its own crate and uses only part of this module.
 #![allow(dead_code)]
@@ -16,6 +17,7 @@ use std::{
 };
 
 use fantoccini::{Client, ClientBuilder, Locator};
+use integration_tests::TestDb;
 use serde_json::{Value, json};
 use tokio::{net::TcpListener, process::Command, sync::oneshot};
 
@@ -90,11 +92,12 @@ pub fn test_dir(name: &str) -> PathBuf {
 }
 
 /// Starts chromedriver, runs `test` with its URL, then ends chromedriver and every browser it started (also
-/// when `test` panics, whose panic is then passed on).
-pub async fn with_chromedriver<F, Fut>(test: F)
+/// when `test` panics, whose panic is then passed on); returns what `test` returned.
+pub async fn with_chromedriver<F, Fut, T>(test: F) -> T
 where
     F: FnOnce(String) -> Fut,
-    Fut: Future<Output = ()> + Send + 'static,
+    Fut: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
 {
     let port = free_port();
     let mut driver = Command::new("chromedriver")
@@ -118,32 +121,59 @@ where
         .args(["-TERM", "--", &format!("-{driver_group}")])
         .status();
     let _ = driver.kill().await;
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic.into_panic());
+    match outcome {
+        Ok(value) => value,
+        Err(panic) => std::panic::resume_unwind(panic.into_panic()),
     }
 }
 
-/// The server under test, in this process with the system clock, on a fixed port once bound, with its SQLite
-/// database in a folder of its own so that it can be stopped and started again (as after a deployment).
+/// The backends a test of the stored data runs on: SQLite always, PostgreSQL when `TEST_DATABASE_URL` is set
+/// (`integration_tests::backends`). Without it PostgreSQL is skipped with a word, unless `CI` is set, where its
+/// absence fails the test.
+pub fn backends(test: &str) -> Vec<&'static str> {
+    let backends = integration_tests::backends();
+    if !backends.contains(&"postgres") {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{test}: set TEST_DATABASE_URL in CI (the test runs on PostgreSQL too)"
+        );
+        eprintln!("{test}: TEST_DATABASE_URL is not set: PostgreSQL skipped");
+    }
+    backends
+}
+
+/// The server under test, in this process with the system clock, on a fixed port once bound, with a database of
+/// its own (a SQLite file in a folder, or a fresh PostgreSQL database) so that it can be stopped and started again
+/// on the same data (as after a deployment).
 #[derive(Debug)]
 pub struct TestServer {
     pub addr: SocketAddr,
-    pub dir: PathBuf,
+    db: TestDb,
+    /// The backend of the store the server last started on, as the store says.
+    backend: &'static str,
     config: server::Config,
     stop: Option<oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl TestServer {
-    /// Starts a server with the default configuration changed by `configure`, on a new database in `dir`
-    /// (which a test may have filled beforehand through [`TestServer::db_url`]).
+    /// Starts a server with the default configuration changed by `configure`, on a new SQLite database in `dir`
+    /// (which a test may have filled beforehand through [`TestServer::db_url_in`]).
     pub async fn start_in(dir: PathBuf, configure: impl FnOnce(&mut server::Config)) -> TestServer {
+        let url = Self::db_url_in(&dir);
+        TestServer::start_on(TestDb::Sqlite { dir, url }, configure).await
+    }
+
+    /// Starts a server as [`TestServer::start_in`] does, on `db` (e.g. `TestDb::new(backend)`), which
+    /// [`TestServer::finish`] removes.
+    pub async fn start_on(db: TestDb, configure: impl FnOnce(&mut server::Config)) -> TestServer {
         let mut config = server::Config::defaults();
         configure(&mut config);
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let mut server = TestServer {
             addr: listener.local_addr().unwrap(),
-            dir,
+            db,
+            backend: "",
             config,
             stop: None,
             task: None,
@@ -160,8 +190,23 @@ impl TestServer {
         format!("http://{}", self.addr)
     }
 
+    /// `sqlite` or `postgres`: the backend of the store the server runs on.
+    pub fn backend(&self) -> &'static str {
+        self.backend
+    }
+
+    /// The server's database, opened directly (to look at what the server stored).
+    pub async fn store(&self) -> server::Store {
+        self.db.store().await
+    }
+
     async fn serve(&mut self, listener: TcpListener) {
-        let store = server::Store::connect(&Self::db_url_in(&self.dir)).await.unwrap();
+        // The tests' pool settings (a 10 s deadline): browsers, chromedriver and other tests share the machine
+        // and PostgreSQL, and these tests are not about the store's deadline.
+        let store = server::Store::connect_with(self.db.url(), integration_tests::test_pool())
+            .await
+            .unwrap();
+        self.backend = store.backend();
         let config = self.config.clone();
         let (stop, stopped) = oneshot::channel::<()>();
         self.stop = Some(stop);
@@ -202,11 +247,27 @@ impl TestServer {
         self.serve(listener).await;
     }
 
-    /// Stops the server and removes its folder.
+    /// Stops the server and removes its database (the SQLite folder, or the PostgreSQL database).
     pub async fn finish(mut self) {
         self.stop().await;
-        let _ = std::fs::remove_dir_all(&self.dir);
+        self.db.drop_db().await;
     }
+}
+
+/// Checks that `server` keeps its data on `backend`: it runs on a store of that backend, and table `code` is in
+/// its database, opened directly, with a match started. Returns what is stored of the table.
+pub async fn assert_stored(server: &TestServer, backend: &str, code: &str) -> server::store::StoredLobby {
+    assert_eq!(server.backend(), backend, "the server's store");
+    let store = server.store().await;
+    assert_eq!(store.backend(), backend, "the server's database");
+    let stored = store
+        .load_lobby(code)
+        .await
+        .unwrap()
+        .unwrap_or_else(|| panic!("{backend}: table {code} is in the server's database"));
+    assert!(stored.game.is_some(), "{backend}: table {code} has a match");
+    store.close().await;
+    stored
 }
 
 /// A plain HTTP/1.0 GET, for a check before any browser starts.
