@@ -92,7 +92,7 @@ impl Store {
             let Some((endpoint_id, language)) = switched.into_iter().next() else {
                 return Ok(None);
             };
-            // Email endpoints made before migration 0027 get their address's key first.
+            // Email endpoints made before migration 0020 get their address's key first.
             let unkeyed: Vec<(i64, String)> = sqlx::query_as(
                 "SELECT id, target FROM notify_endpoints WHERE channel = 'email' AND address_key IS NULL",
             )

@@ -4,7 +4,7 @@
 //! group commit: [`Store::write_batch_with`]) or alone ([`Store::insert_notices`]), and deleted once delivered. A
 //! worker claims due rows: on PostgreSQL with `FOR UPDATE SKIP LOCKED` and a claim that expires, so that in a
 //! cluster exactly one node sends a row and a dead node's claims are taken over; SQLite is single-node. The rate
-//! limits count deliveries in `notify_sent` (migration 0027), for every node at once.
+//! limits count deliveries in `notify_sent` (migration 0020), for every node at once.
 
 use sqlx::Row;
 
