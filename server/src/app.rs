@@ -50,6 +50,8 @@ pub(crate) struct AppState {
     trusted_proxies: TrustedProxies,
     /// The VAPID key that signs Web Push requests; its public half is served at `/api/push/key`.
     pub(crate) push_key: Arc<crate::notify::vapid::VapidKey>,
+    /// Tells seats of changes to their notification endpoints, wherever their tables are served.
+    pub(crate) tell: crate::notify::tell::Teller,
 }
 
 impl FromRef<Arc<AppState>> for crate::notify::RouteState {
@@ -58,6 +60,7 @@ impl FromRef<Arc<AppState>> for crate::notify::RouteState {
             store: state.shared.hub.store().clone(),
             clock: state.shared.hub.clock().clone(),
             push_key: state.push_key.clone(),
+            tell: state.tell.clone(),
         }
     }
 }
@@ -409,21 +412,25 @@ async fn metrics_listener(config: &Config, addr: SocketAddr) -> std::io::Result<
     Ok(Some(metrics_listener))
 }
 
-/// The notification channels (the VAPID key, kept for `/api/push/key`; the SMTP relay if configured) and, unless
-/// this node is told not to, the worker that sends the outbox (`notify/worker.rs`).
+/// The notification channels (the VAPID key, kept for `/api/push/key`; the SMTP relay if configured), the teller
+/// of changed endpoints (in cluster mode hearing the other nodes' news) and, unless this node is told not to, the
+/// worker that sends the outbox (`notify/worker.rs`).
 async fn start_notifications(
     config: &Config,
     store: &Store,
     hub: &Hub,
+    forwarder: Option<Arc<Forwarder>>,
     addr: std::net::SocketAddr,
     stop_rx: &watch::Receiver<bool>,
-) -> Result<Arc<crate::notify::vapid::VapidKey>, RunError> {
+) -> Result<(Arc<crate::notify::vapid::VapidKey>, crate::notify::tell::Teller), RunError> {
     let (push_key, mailer) = notify_channels(config, store, hub.clock().now()).await?;
+    let tell = crate::notify::tell::Teller::new(hub.clone(), forwarder);
+    tell.listen(stop_rx.clone());
     if config.notify_worker {
         crate::notify::worker::spawn(
             store.clone(),
             hub.clock().clone(),
-            hub.clone(),
+            tell.clone(),
             Arc::new(crate::notify::Channels::new(
                 config,
                 push_key.clone(),
@@ -435,7 +442,7 @@ async fn start_notifications(
             stop_rx.clone(),
         );
     }
-    Ok(push_key)
+    Ok((push_key, tell))
 }
 
 /// Says so when the caps on connections add up to more sockets than the open-file limit allows.
@@ -503,7 +510,15 @@ pub async fn run(
         hub.set_downtime(downtime);
     }
     hub.restore_all().await?;
-    let push_key = start_notifications(&config, &store, &hub, listener.local_addr()?, &stop_rx).await?;
+    let (push_key, tell) = start_notifications(
+        &config,
+        &store,
+        &hub,
+        forwarder.clone(),
+        listener.local_addr()?,
+        &stop_rx,
+    )
+    .await?;
     let shared = Arc::new(Shared::new(hub, metrics, config.limits(), stop_rx.clone()));
     // Cluster mode: lobbies per address are counted in the database, for the cluster as a whole.
     if let (Some(_), Some(secret)) = (&cluster, &config.cluster_secret) {
@@ -524,6 +539,7 @@ pub async fn run(
         done: done_tx,
         trusted_proxies: config.trusted_proxies.clone(),
         push_key,
+        tell,
     });
     let addr = listener.local_addr()?;
     let fd_limit = crate::http::open_file_limit();

@@ -244,6 +244,18 @@ pub struct Config {
     #[arg(long, env = "NOTIFY_SWITCH_OFF_AFTER", default_value_t = 5)]
     pub notify_switch_off_after: u32,
 
+    /// Notifications: deliveries to one endpoint within `NOTIFY_RATE_WINDOW_MS`, for the whole cluster; more wait.
+    #[arg(long, env = "NOTIFY_PER_ENDPOINT", default_value_t = 10)]
+    pub notify_per_endpoint: usize,
+
+    /// Notifications: deliveries to one seat (all its endpoints) within `NOTIFY_RATE_WINDOW_MS`; more wait.
+    #[arg(long, env = "NOTIFY_PER_SEAT", default_value_t = 20)]
+    pub notify_per_seat: usize,
+
+    /// Notifications: the window of the rate limits (ms).
+    #[arg(long, env = "NOTIFY_RATE_WINDOW_MS", default_value_t = 60_000)]
+    pub notify_rate_window_ms: u64,
+
     /// This node's id in cluster mode (1-64 characters of [A-Za-z0-9._-]); a random `node-XXXXXXXX` when unset. A
     /// second live node with the same id is refused at start.
     #[arg(long, env = "NODE_ID")]
@@ -407,6 +419,11 @@ impl Config {
             retry_base_ms: self.notify_retry_base_ms.max(1),
             retry_max_ms: self.notify_retry_max_ms.max(1),
             switch_off_after: self.notify_switch_off_after.max(1),
+            limits: crate::store::RateLimits {
+                per_endpoint: self.notify_per_endpoint.max(1),
+                per_seat: self.notify_per_seat.max(1),
+                window_ms: self.notify_rate_window_ms.max(1),
+            },
             poll: Duration::from_millis(200),
         }
     }

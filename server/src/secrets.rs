@@ -50,6 +50,12 @@ pub fn token_hash(token: &str) -> String {
     hex(&Sha256::digest(token.as_bytes()))
 }
 
+/// The key under which an email address's unsubscribe tokens and endpoints are found: `email:` and the hex SHA-256
+/// of the address, trimmed and in lower case, so that no table holds the address for it.
+pub fn email_address_key(address: &str) -> String {
+    format!("email:{}", token_hash(&address.trim().to_lowercase()))
+}
+
 /// Whether `token` hashes to `stored_hash`, compared in constant time: `subtle::ConstantTimeEq` (crate `subtle`,
 /// https://docs.rs/subtle) compares every byte without branching on the data. Only the lengths may differ in
 /// time, and both sides are always 64-digit SHA-256 hashes, so they never do.

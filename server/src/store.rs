@@ -235,7 +235,7 @@ pub use clocks::{StoredClocks, StoredVacation};
 pub use downtime::{Outage, ServerRun};
 pub use idle::{StoredIdleness, UNLOADED_FOR_GOOD};
 pub use inbox::{InboxLobby, InboxMatch};
-pub use notify::{Notice, OutboxRow, StoredEndpoint};
+pub use notify::{Notice, OutboxRow, RateLimits, StoredEndpoint};
 pub(crate) use records::pace_text;
 pub use records::{
     Append, LobbyRecord, LogEntry, MatchRecord, Phase, RematchRecord, SeatKind, SeatRecord, Setup, Snapshot,

@@ -4,7 +4,7 @@
 //! committed before a kill -9 is delivered once after the restart. On every backend.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU16, Ordering::SeqCst};
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::SeqCst};
 use std::time::Duration;
 
 use hmac::{KeyInit, Mac};
@@ -34,10 +34,12 @@ impl Delivery {
     }
 }
 
-/// A webhook receiver: a real HTTP server on loopback that answers every POST with `status` (200 unless changed).
+/// A webhook receiver: a real HTTP server on loopback that answers every POST with `status` (200 unless changed),
+/// `hold_ms` after reading it (0 unless changed).
 struct Receiver {
     url: String,
     status: Arc<AtomicU16>,
+    hold_ms: Arc<AtomicU64>,
     got: mpsc::UnboundedReceiver<Delivery>,
 }
 
@@ -46,12 +48,13 @@ impl Receiver {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/hook?group=7", listener.local_addr().unwrap());
         let status = Arc::new(AtomicU16::new(200));
+        let hold_ms = Arc::new(AtomicU64::new(0));
         let (tx, got) = mpsc::unbounded_channel();
-        let answer = status.clone();
+        let (answer, hold) = (status.clone(), hold_ms.clone());
         tokio::spawn(async move {
             while let Ok((mut socket, _)) = listener.accept().await {
                 let tx = tx.clone();
-                let answer = answer.clone();
+                let (answer, hold) = (answer.clone(), hold.clone());
                 tokio::spawn(async move {
                     let mut buf = Vec::new();
                     let mut chunk = [0u8; 4096];
@@ -85,6 +88,7 @@ impl Receiver {
                     }
                     let raw = buf[head_end..head_end + len].to_vec();
                     assert!(head.starts_with("POST /hook?group=7 HTTP/1.1"), "{head}");
+                    tokio::time::sleep(Duration::from_millis(hold.load(SeqCst))).await;
                     let status = answer.load(SeqCst);
                     let reply =
                         format!("HTTP/1.1 {status} X\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok");
@@ -94,7 +98,12 @@ impl Receiver {
                 });
             }
         });
-        Receiver { url, status, got }
+        Receiver {
+            url,
+            status,
+            hold_ms,
+            got,
+        }
     }
 
     /// The next delivery, within [`DELIVERY`].
@@ -103,6 +112,11 @@ impl Receiver {
             .await
             .expect("a delivery within 2 s")
             .expect("the receiver runs")
+    }
+
+    /// Every delivery that has arrived, without waiting.
+    fn arrived(&mut self) -> Vec<Delivery> {
+        std::iter::from_fn(|| self.got.try_recv().ok()).collect()
     }
 
     /// The next delivery, moving the manual clock on by `step` until it comes (a retry waits for its backoff).
@@ -504,23 +518,16 @@ async fn in_a_cluster_each_notification_is_sent_by_one_node_once() {
     let Some(cl) = integration_tests::cluster::TestCluster::new().await else {
         return;
     };
-    let node = |name: &str| {
-        let mut c = integration_tests::cluster::node_config(&cl.id(name), 60_000);
-        c.notify_allow_private = true;
-        c.idle_after_ms = 365 * 86_400_000;
-        c
-    };
-    let a = cl.start(node("a")).await;
-    let b = cl.start(node("b")).await;
+    let a = cl.start(notify_node(&cl, "a")).await;
+    let b = cl.start(notify_node(&cl, "b")).await;
     let mut hook = Receiver::start().await;
     let (_code, mut players) = start_match(a.addr, GAME, json!({}), 2, 2).await;
     subscribe(&mut players[1].client, &hook.url).await;
-    let r = players[1].client.request(req::presence(true)).await;
-    assert_eq!(r["type"], "ok");
+    to_alices_turn_then_hide_bob(&mut players).await;
     let turns = 6;
     for _ in 0..turns {
-        play_until_turn_of(&mut players, 0).await;
         play_until_turn_of(&mut players, 1).await;
+        play_until_turn_of(&mut players, 0).await;
     }
     let mut ids = std::collections::BTreeSet::new();
     for _ in 0..turns {
@@ -544,4 +551,186 @@ async fn in_a_cluster_each_notification_is_sent_by_one_node_once() {
     a.stop().await;
     b.stop().await;
     cl.finish().await;
+}
+
+/// Plays until it is Alice's turn (seat 0), then hides Bob's page: from there each turn of Bob's is told once,
+/// whoever began.
+async fn to_alices_turn_then_hide_bob(players: &mut [Player]) {
+    play_until_turn_of(players, 0).await;
+    let r = players[1].client.request(req::presence(true)).await;
+    assert_eq!(r["type"], "ok");
+}
+
+/// A cluster node of these tests: webhooks on loopback allowed, presence never idle.
+fn notify_node(cl: &integration_tests::cluster::TestCluster, name: &str) -> server::Config {
+    let mut c = integration_tests::cluster::node_config(&cl.id(name), 60_000);
+    c.notify_allow_private = true;
+    c.idle_after_ms = 365 * 86_400_000;
+    c
+}
+
+/// Two cluster nodes with both workers running, one seat with two webhooks: within a rate window the deliveries
+/// keep to the per-endpoint and per-seat limits for the cluster as a whole (counted in the database, not per
+/// node), and the postponed ones arrive once the window has passed, each once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_a_cluster_the_rate_limits_hold_for_all_nodes_together() {
+    const WINDOW: u64 = 10_000;
+    let Some(cl) = integration_tests::cluster::TestCluster::new().await else {
+        return;
+    };
+    let node = |name: &str| {
+        let mut c = notify_node(&cl, name);
+        c.notify_per_endpoint = 2;
+        c.notify_per_seat = 3;
+        c.notify_rate_window_ms = WINDOW;
+        c
+    };
+    let a = cl.start(node("a")).await;
+    let b = cl.start(node("b")).await;
+    let mut hooks = [Receiver::start().await, Receiver::start().await];
+    let (_code, mut players) = start_match(a.addr, GAME, json!({}), 2, 2).await;
+    for hook in &hooks {
+        // A worker that sends is busy for a while, so the other node's worker claims what comes meanwhile.
+        hook.hold_ms.store(500, SeqCst);
+        subscribe(&mut players[1].client, &hook.url).await;
+    }
+    to_alices_turn_then_hide_bob(&mut players).await;
+    // Three turns of Bob's, each claimed before the next is written: six rows, three per endpoint.
+    for _ in 0..3 {
+        play_until_turn_of(&mut players, 1).await;
+        play_until_turn_of(&mut players, 0).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    // All that the limits let through has arrived (each held 0.5 s; the nodes' clocks stand still).
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let mut got: Vec<Vec<Delivery>> = hooks.iter_mut().map(|h| h.arrived()).collect();
+    let first: Vec<usize> = got.iter().map(Vec::len).collect();
+    assert!(
+        first.iter().all(|n| *n <= 2),
+        "at most 2 a window per endpoint, for both nodes together: {first:?}"
+    );
+    assert_eq!(
+        first.iter().sum::<usize>(),
+        3,
+        "3 a window per seat, for both nodes together: {first:?}"
+    );
+    // Window after window on both nodes' clocks, the postponed ones come: each notification once per endpoint.
+    let store = cl.db.store().await;
+    for _ in 0..4 {
+        a.clock.advance(WINDOW);
+        b.clock.advance(WINDOW);
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        if store.outbox_len().await.unwrap() == 0 {
+            break;
+        }
+    }
+    wait_until_delivered(&store).await;
+    store.close().await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let mut ids = Vec::new();
+    for (hook, got) in hooks.iter_mut().zip(&mut got) {
+        got.extend(hook.arrived());
+        let mut each: Vec<String> = got
+            .iter()
+            .map(|d| d.body["id"].as_str().unwrap().to_owned())
+            .collect();
+        each.sort();
+        let n = each.len();
+        each.dedup();
+        assert_eq!(each.len(), n, "no repeat");
+        assert_eq!(n, 3, "every turn told");
+        ids.push(each);
+    }
+    assert_eq!(ids[0], ids[1], "every notification reaches both endpoints");
+    a.stop().await;
+    b.stop().await;
+    cl.finish().await;
+}
+
+/// An endpoint switched off by the worker of a node that does not serve the table: the seat, connected to the
+/// table's owner, is told (over NATS) all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_a_cluster_the_seat_is_told_on_the_tables_node_when_another_node_switches_its_endpoint_off() {
+    let Some(cl) = integration_tests::cluster::TestCluster::forwarding().await else {
+        return;
+    };
+    // The owner only writes the outbox; the other node's worker sends.
+    let mut owner = notify_node(&cl, "owner");
+    owner.notify_worker = false;
+    let a = cl.start(owner).await;
+    let b = cl.start(notify_node(&cl, "sender")).await;
+    let mut hook = Receiver::start().await;
+    hook.status.store(410, SeqCst);
+    let (code, mut players) = start_match(a.addr, GAME, json!({}), 2, 2).await;
+    assert_eq!(cl.lease(&code).await.0, cl.id("owner"));
+    subscribe(&mut players[1].client, &hook.url).await;
+    let r = players[1].client.request(req::presence(true)).await;
+    assert_eq!(r["type"], "ok");
+    play_until_turn_of(&mut players, 1).await;
+    assert_eq!(hook.next().await.body["kind"], "your_turn");
+    let told = tokio::time::timeout(
+        DELIVERY,
+        players[1]
+            .client
+            .wait_push("notify_changed", |p| p["endpoints"][0]["active"] == false),
+    )
+    .await
+    .expect("the seat told within 2 s by the table's node");
+    assert!(
+        told["endpoints"][0]["last_error"]
+            .as_str()
+            .unwrap()
+            .contains("410"),
+        "{told}"
+    );
+    assert!(hook.arrived().is_empty(), "nothing more once it is off");
+    a.stop().await;
+    b.stop().await;
+    cl.finish().await;
+}
+
+/// The one-click unsubscribe link switches off at once every email endpoint of its address, on every seat: the
+/// seats' lists show it off right away and a seat whose page is open is told. On every backend.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unsubscribe_link_switches_the_address_off_at_once_and_tells_the_seats() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let mut sink = integration_tests::smtp_sink::SmtpSink::start().await;
+        let mut with_mail = config();
+        with_mail.smtp_url = Some(server::config::Redacted(sink.url()));
+        with_mail.smtp_from = Some("Tabletop <games@example.org>".into());
+        let server = TestServer::start(&db, with_mail).await;
+        let (_code, mut players) = start_match(server.addr, GAME, json!({}), 2, 2).await;
+        // Bob's address, on his seat and (written otherwise) on Alice's.
+        for (p, address) in [(1, "bob@example.org"), (0, " Bob@Example.ORG")] {
+            let r = players[p]
+                .client
+                .request(
+                    json!({"type": "notify_subscribe", "target": {"channel": "email", "address": address}}),
+                )
+                .await;
+            assert_eq!(r["endpoints"][0]["active"], true, "{r}");
+        }
+        let r = players[1].client.request(req::presence(true)).await;
+        assert_eq!(r["type"], "ok");
+        play_until_turn_of(&mut players, 1).await;
+        let mail = sink.next(DELIVERY).await.expect("Bob's email");
+        let link = mail.header("List-Unsubscribe").expect("List-Unsubscribe");
+        let path = &link[link.find("/notify/unsubscribe/").expect("the route")..link.len() - 1];
+        let (status, _, page) = http_request(server.addr, "POST", path, &[], None).await;
+        assert_eq!(status, 200, "{page}");
+
+        // At once: both seats list it off, and Bob, whose page is open, is told.
+        for p in [1, 0] {
+            let listed = players[p].client.request(json!({"type": "notify_list"})).await;
+            assert_eq!(listed["endpoints"][0]["active"], false, "{backend}: {listed}");
+            assert_eq!(listed["endpoints"][0]["last_error"], "unsubscribed", "{listed}");
+        }
+        let told = tokio::time::timeout(DELIVERY, players[1].client.wait_push("notify_changed", |_| true))
+            .await
+            .expect("Bob told");
+        assert_eq!(told["endpoints"][0]["active"], false, "{told}");
+        server.stop().await;
+        db.drop_db().await;
+    }
 }

@@ -27,6 +27,8 @@
 //!   nothing from its peer for the lease length ends the same way (on the owner, like a dropped socket). Each link
 //!   also asks its peer node four times a second whether it still listens ([`Forwarder::watch_peer`]): when NATS
 //!   says nobody does (the node was killed or stopped), every session with it ends at once.
+//! - **News.** Besides sessions, a node may say something to every node on a subject they all hear, signed with
+//!   the secret: today only that a seat's notification endpoints changed ([`Forwarder::publish_endpoints_changed`]).
 //! - **NATS down.** Local tables need no NATS. A request that would be relayed while this node's NATS connection
 //!   is down is refused with `forward_unavailable` (nothing relayed); the client reconnects automatically
 //!   (async-nats retries for ever), and new sessions work again once it is back.
@@ -413,6 +415,10 @@ fn unavailable(message: impl Into<String>) -> ErrorBody {
     ErrorBody::new(ErrorCode::ForwardUnavailable, message)
 }
 
+/// The subject every node hears for [`Forwarder::publish_endpoints_changed`], and its signature's label.
+const ENDPOINTS_CHANGED_SUBJECT: &str = "tt.notify.changed";
+const ENDPOINTS_CHANGED_LABEL: &[u8] = b"tabletop endpoints changed v1";
+
 /// A signed blob: 32 bytes of HMAC-SHA256 under `secret` over `label` and `body`, then `body`.
 fn sign_blob(secret: &ClusterSecret, label: &[u8], body: &[u8]) -> Bytes {
     let mut mac = secret.mac();
@@ -728,6 +734,55 @@ impl Forwarder {
                         ),
                     }
                 }
+            }
+        }
+        let _ = subscription.unsubscribe().await;
+    }
+
+    /// Says to every node that the notification endpoints of seat `seat` of table `code` changed (committed
+    /// already), for the node that serves the table to tell the seat (`notify/tell.rs`). Signed with the cluster
+    /// secret; lost if NATS is down (logged).
+    pub async fn publish_endpoints_changed(&self, code: &str, seat: u8) {
+        let blob = sign_blob(
+            &self.secret,
+            ENDPOINTS_CHANGED_LABEL,
+            format!("{seat}\n{code}").as_bytes(),
+        );
+        if let Err(e) = self.client.publish(ENDPOINTS_CHANGED_SUBJECT, blob).await {
+            warn!(error = %e, "could not tell the other nodes that a seat's notification endpoints changed");
+        }
+    }
+
+    /// Hears [`Forwarder::publish_endpoints_changed`] of every node until `stop`, and calls `heard` with each
+    /// table code and seat whose signature holds (a message under another secret, from another cluster on the
+    /// same NATS, is ignored).
+    pub async fn listen_endpoints_changed(
+        self: Arc<Self>,
+        heard: impl Fn(&str, u8) + Send + 'static,
+        mut stop: watch::Receiver<bool>,
+    ) {
+        let mut subscription = match self.client.subscribe(ENDPOINTS_CHANGED_SUBJECT).await {
+            Ok(s) => s,
+            Err(e) => {
+                warn!(error = %e, "cannot subscribe to NATS; seats here will not hear of endpoints other nodes switch off");
+                return;
+            }
+        };
+        while !*stop.borrow() {
+            let message = tokio::select! {
+                m = subscription.next() => match m {
+                    Some(m) => m,
+                    None => break,
+                },
+                _ = stop.changed() => continue,
+            };
+            let news = open_blob(&self.secret, ENDPOINTS_CHANGED_LABEL, &message.payload)
+                .and_then(|body| std::str::from_utf8(body).ok())
+                .and_then(|body| body.split_once('\n'))
+                .and_then(|(seat, code)| Some((code, seat.parse::<u8>().ok()?)));
+            match news {
+                Some((code, seat)) => heard(code, seat),
+                None => debug!("a notice of changed endpoints that is not this cluster's"),
             }
         }
         let _ = subscription.unsubscribe().await;

@@ -79,7 +79,7 @@ impl EmailSender {
 /// The id under which an address's unsubscribe tokens are kept: the SHA-256 (hex) of the address, trimmed and
 /// in lower case, so the table never holds the address.
 pub fn address_key(address: &str) -> String {
-    format!("email:{}", secrets::token_hash(&address.trim().to_lowercase()))
+    secrets::email_address_key(address)
 }
 
 /// Sends `n` to `address`, the email endpoint `endpoint_id`. An endpoint switched off by one of its unsubscribe

@@ -125,6 +125,8 @@ pub(crate) struct RouteState {
     pub(crate) store: crate::store::Store,
     pub(crate) clock: crate::clock::SharedClock,
     pub(crate) push_key: std::sync::Arc<vapid::VapidKey>,
+    /// Tells a seat whose email endpoint an unsubscribe link switched off.
+    pub(crate) tell: tell::Teller,
 }
 
 /// Sends one notification to one endpoint through its channel.
@@ -146,6 +148,7 @@ pub async fn send(
 }
 
 pub mod check;
+pub mod tell;
 pub mod webhook;
 pub mod words;
 pub mod worker;

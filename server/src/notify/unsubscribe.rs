@@ -3,8 +3,9 @@
 //! endpoint's id, `email_unsubscribes`). `GET` shows a page with one button (mail scanners open links, so a `GET`
 //! changes nothing); `POST` (the button, or the mail client's one-click `List-Unsubscribe-Post`) switches the
 //! endpoint off (the address, for every seat:
-//! `email::address_key`). Only the first use of any of an endpoint's links does; later ones say it is already done. The
-//! pages never show the address.
+//! `email::address_key`): at once, every email endpoint of that address is switched off and its seat told
+//! (`tell.rs`), wherever its table is served. Only the first use of any of an endpoint's links does; later ones
+//! say it is already done. The pages never show the address.
 
 use axum::{
     extract::{Path, State},
@@ -37,7 +38,8 @@ pub async fn mint(
     Ok(token)
 }
 
-/// What a use of a link did, for the endpoint's owner (the outbox) to switch the endpoint off.
+/// What a use of a link did: on its first use, the address's email endpoints are switched off (see
+/// `Store::use_unsubscribe_token`).
 pub async fn unsubscribe(store: &Store, token: &str, now: Millis) -> Result<Unsubscribed, StoreError> {
     if !is_token_shaped(token) {
         return Ok(Unsubscribed::Unknown);
@@ -79,7 +81,10 @@ pub(crate) async fn page(State(state): State<RouteState>, Path(token): Path<Stri
 /// `POST /notify/unsubscribe/{token}`: switches the email endpoint off, once.
 pub(crate) async fn confirm(State(state): State<RouteState>, Path(token): Path<String>) -> Response {
     match unsubscribe(&state.store, &token, state.clock.now()).await {
-        Ok(Unsubscribed::Now { language, .. }) => {
+        Ok(Unsubscribed::Now { language, seats, .. }) => {
+            for (code, seat) in seats {
+                state.tell.endpoints_changed(&code, seat).await;
+            }
             html(StatusCode::OK, &language, Words::of(&language).done, "")
         }
         Ok(Unsubscribed::Already { language }) => {

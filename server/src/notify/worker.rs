@@ -1,38 +1,31 @@
 //! The worker: claims the outbox's due rows, sends each through its channel with the notification's id, and
 //! deletes it once delivered. A failed delivery is tried again after an exponential backoff (capped); an
 //! endpoint that fails [`WorkerSettings::switch_off_after`] times in a row, or for good (410 Gone), is switched
-//! off for its seat, and the seat is told if its table is served here. Rate limits per seat and per endpoint
-//! postpone a delivery, never drop it.
+//! off for its seat, and the seat is told wherever its table is served (`tell.rs`). Rate limits per seat and per
+//! endpoint postpone a delivery, never drop it; they are counted in the store (`Store::reserve_delivery`), so
+//! they hold for the cluster as a whole, whichever node's worker sends.
 //!
 //! At least once: a row stays until its delivery succeeded, so a crash between the commit and the send (or
 //! between the send and the delete) sends it after the restart; receivers drop a repeat by its id. In cluster
 //! mode each node runs a worker and a row is claimed by one of them at a time (`Store::claim_outbox`); a claim
 //! expires, so the rows of a node that died are sent by another.
 
-use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
 use protocol::{NotifyKind, NotifyLanguage};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
 use tracing::{debug, warn};
 
+use super::tell::Teller;
 use super::{Channels, Endpoint, Notification, SendError, send, words};
 use crate::clock::SharedClock;
-use crate::hub::Hub;
-use crate::store::{OutboxRow, Store, StoredEndpoint};
-use crate::table::{Command, NotifyOp};
+use crate::store::{OutboxRow, RateLimits, Store, StoredEndpoint};
 
 /// Rows claimed at once.
 const CLAIM_BATCH: usize = 32;
 /// How long a claim keeps other nodes off a row (longer than a delivery's timeout).
 const CLAIM_MS: u64 = 30_000;
-/// Deliveries per endpoint within [`RATE_WINDOW_MS`].
-pub const PER_ENDPOINT_LIMIT: usize = 10;
-/// Deliveries per seat (all its endpoints) within [`RATE_WINDOW_MS`].
-pub const PER_SEAT_LIMIT: usize = 20;
-/// The window of the rate limits: one minute.
-pub const RATE_WINDOW_MS: u64 = 60_000;
 
 /// The worker's settings (`Config`).
 #[derive(Clone, Debug)]
@@ -41,6 +34,8 @@ pub struct WorkerSettings {
     pub retry_base_ms: u64,
     pub retry_max_ms: u64,
     pub switch_off_after: u32,
+    /// Deliveries per endpoint, and per seat (all its endpoints), within a window.
+    pub limits: RateLimits,
     /// How often the outbox is looked at.
     pub poll: Duration,
 }
@@ -49,7 +44,7 @@ pub struct WorkerSettings {
 pub fn spawn(
     store: Store,
     clock: SharedClock,
-    hub: Hub,
+    tell: Teller,
     channels: Arc<Channels>,
     settings: WorkerSettings,
     stop: watch::Receiver<bool>,
@@ -57,10 +52,10 @@ pub fn spawn(
     let mut worker = Worker {
         store,
         clock,
-        hub,
+        tell,
         channels,
         settings,
-        sent: HashMap::new(),
+        pruned_at: 0,
     };
     tokio::spawn(async move { worker.run(stop).await });
 }
@@ -68,11 +63,11 @@ pub fn spawn(
 struct Worker {
     store: Store,
     clock: SharedClock,
-    hub: Hub,
+    tell: Teller,
     channels: Arc<Channels>,
     settings: WorkerSettings,
-    /// Recent deliveries per rate-limit key (`e<endpoint id>`, `s<code>/<seat>`), for the limits.
-    sent: HashMap<String, VecDeque<u64>>,
+    /// When this worker last forgot the deliveries older than the rate window.
+    pruned_at: u64,
 }
 
 impl Worker {
@@ -82,6 +77,7 @@ impl Worker {
                 return;
             }
             let now = self.clock.now();
+            self.prune(now).await;
             let rows = match self.store.claim_outbox(now, now + CLAIM_MS, CLAIM_BATCH).await {
                 Ok(rows) => rows,
                 Err(e) => {
@@ -102,34 +98,36 @@ impl Worker {
         }
     }
 
-    /// Whether a delivery to `key` is within its limit now; if so it is counted.
-    fn within_limit(&mut self, keys: &[(String, usize)], now: u64) -> Option<u64> {
-        let mut wait = None;
-        for (key, limit) in keys {
-            let times = self.sent.entry(key.clone()).or_default();
-            while times.front().is_some_and(|t| t + RATE_WINDOW_MS <= now) {
-                times.pop_front();
-            }
-            if times.len() >= *limit {
-                let free_at = times.front().map_or(now, |t| t + RATE_WINDOW_MS);
-                wait = Some(wait.map_or(free_at, |w: u64| w.max(free_at)));
-            }
+    /// Forgets the deliveries that left the rate window, once per window.
+    async fn prune(&mut self, now: u64) {
+        let window = self.settings.limits.window_ms;
+        if now < self.pruned_at.saturating_add(window) {
+            return;
         }
-        if wait.is_none() {
-            for (key, _) in keys {
-                self.sent.entry(key.clone()).or_default().push_back(now);
-            }
+        self.pruned_at = now;
+        if let Err(e) = self.store.prune_sent(now.saturating_sub(window)).await {
+            warn!(error = %e, "the notifications' delivery counts could not be pruned");
         }
-        wait
     }
 
     async fn deliver(&mut self, row: OutboxRow) {
         let now = self.clock.now();
-        let keys = [
-            (format!("e{}", row.endpoint.id), PER_ENDPOINT_LIMIT),
-            (format!("s{}/{}", row.lobby_code, row.seat), PER_SEAT_LIMIT),
-        ];
-        if let Some(free_at) = self.within_limit(&keys, now) {
+        let reserved = self
+            .store
+            .reserve_delivery(
+                row.endpoint.id,
+                &row.lobby_code,
+                row.seat,
+                now,
+                &self.settings.limits,
+            )
+            .await
+            // Not counted: tried again after the claim (a store that fails now sends nothing now).
+            .unwrap_or_else(|e| {
+                warn!(error = %e, "a notification's rate limits could not be checked");
+                Some(now + CLAIM_MS)
+            });
+        if let Some(free_at) = reserved {
             debug!(outbox = row.id, "notification postponed by its rate limit");
             if let Err(e) = self.store.outbox_postponed(row.id, free_at).await {
                 warn!(error = %e, "a notification could not be postponed");
@@ -170,22 +168,10 @@ impl Worker {
                     endpoint = row.endpoint.id,
                     "a notification endpoint kept failing and was switched off"
                 );
-                self.tell_seat(&row.lobby_code, row.seat);
+                self.tell.endpoints_changed(&row.lobby_code, row.seat).await;
             }
             Ok(false) => {}
             Err(e) => warn!(error = %e, "a notification's delivery could not be recorded"),
-        }
-    }
-
-    /// Tells the seat's table, if this node serves it now, that an endpoint was switched off.
-    fn tell_seat(&self, code: &str, seat: u8) {
-        if let Some(table) = self.hub.loaded(code) {
-            let (reply, _) = oneshot::channel();
-            let _ = table.tx.try_send(Command::Notify {
-                conn_id: 0,
-                op: NotifyOp::Changed(seat),
-                reply,
-            });
         }
     }
 }
@@ -251,6 +237,11 @@ mod tests {
             retry_base_ms: 1_000,
             retry_max_ms: 10_000,
             switch_off_after: 5,
+            limits: RateLimits {
+                per_endpoint: 10,
+                per_seat: 20,
+                window_ms: 60_000,
+            },
             poll: Duration::from_millis(100),
         };
         let waits: Vec<u64> = (0..6).map(|a| backoff(&settings, a)).collect();

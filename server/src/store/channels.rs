@@ -8,13 +8,21 @@ use super::{Db, Store, StoreError, classify, to_i64};
 /// What using an unsubscribe token did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unsubscribed {
-    /// The endpoint is switched off now.
-    Now { endpoint_id: String, language: String },
+    /// The address is switched off now: `seats` are those (lobby code, seat) whose email endpoints to it were
+    /// switched off by this use, to be told.
+    Now {
+        endpoint_id: String,
+        language: String,
+        seats: Vec<(String, u8)>,
+    },
     /// It was already (by this token or another one of its emails).
     Already { language: String },
     /// No such token.
     Unknown,
 }
+
+/// The `last_error` of an email endpoint switched off by an unsubscribe link, as its seat sees it.
+pub const UNSUBSCRIBED: &str = "unsubscribed";
 
 impl Store {
     /// The stored VAPID key (PKCS#8, base64url), `pkcs8` stored first if there is none yet.
@@ -60,30 +68,71 @@ impl Store {
         })
     }
 
-    /// Uses the token of this hash: its endpoint's every token is marked used. Only the first use of any of
-    /// them answers [`Unsubscribed::Now`] (one statement decides, so two uses at once cannot both).
+    /// Uses the token of this hash: its address's every token is marked used and, in the same transaction, every
+    /// active email endpoint of that address (any seat) is switched off with [`UNSUBSCRIBED`] and its undelivered
+    /// rows deleted. Only the first use of any of the tokens answers [`Unsubscribed::Now`] (one statement decides,
+    /// so two uses at once cannot both).
     pub async fn use_unsubscribe_token(
         &self,
         token_hash: &str,
         now: Millis,
     ) -> Result<Unsubscribed, StoreError> {
-        let switched: Vec<(String, String)> = on_pool!(self, pool => {
-            sqlx::query_as(
+        let used: Option<Unsubscribed> = on_pool!(self, pool => {
+            let mut tx = pool.begin().await.map_err(classify)?;
+            let switched: Vec<(String, String)> = sqlx::query_as(
                 "UPDATE email_unsubscribes SET used_at = $2 WHERE used_at IS NULL AND endpoint_id = \
                  (SELECT endpoint_id FROM email_unsubscribes WHERE token_hash = $1) \
                  RETURNING endpoint_id, language",
             )
             .bind(token_hash)
             .bind(to_i64(now))
-            .fetch_all(pool)
+            .fetch_all(&mut *tx)
             .await
-            .map_err(classify)
+            .map_err(classify)?;
+            let Some((endpoint_id, language)) = switched.into_iter().next() else {
+                return Ok(None);
+            };
+            // Email endpoints made before migration 0020 get their address's key first.
+            let unkeyed: Vec<(i64, String)> = sqlx::query_as(
+                "SELECT id, target FROM notify_endpoints WHERE channel = 'email' AND address_key IS NULL",
+            )
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(classify)?;
+            for (id, target) in unkeyed {
+                sqlx::query("UPDATE notify_endpoints SET address_key = $2 WHERE id = $1")
+                    .bind(id)
+                    .bind(crate::secrets::email_address_key(&target))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(classify)?;
+            }
+            let off: Vec<(i64, String, i64)> = sqlx::query_as(
+                "UPDATE notify_endpoints SET active = 0, last_error = $2 \
+                 WHERE channel = 'email' AND address_key = $1 AND active = 1 RETURNING id, lobby_code, seat",
+            )
+            .bind(&endpoint_id)
+            .bind(UNSUBSCRIBED)
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(classify)?;
+            let mut seats = Vec::new();
+            for (id, code, seat) in off {
+                sqlx::query("DELETE FROM notify_outbox WHERE endpoint_id = $1")
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(classify)?;
+                let seat = (code, super::small(seat, "notified seat")?);
+                if !seats.contains(&seat) {
+                    seats.push(seat);
+                }
+            }
+            tx.commit().await.map_err(classify)?;
+            Ok(Some(Unsubscribed::Now { endpoint_id, language, seats }))
         })?;
-        if let Some((endpoint_id, language)) = switched.into_iter().next() {
-            return Ok(Unsubscribed::Now {
-                endpoint_id,
-                language,
-            });
+        if let Some(now) = used {
+            return Ok(now);
         }
         Ok(match self.peek_unsubscribe_token(token_hash).await? {
             Some((_, language)) => Unsubscribed::Already { language },

@@ -3,7 +3,8 @@
 //! A notification is one outbox row per active endpoint of its seat, written in the transaction of its cause (the
 //! group commit: [`Store::write_batch_with`]) or alone ([`Store::insert_notices`]), and deleted once delivered. A
 //! worker claims due rows: on PostgreSQL with `FOR UPDATE SKIP LOCKED` and a claim that expires, so that in a
-//! cluster exactly one node sends a row and a dead node's claims are taken over; SQLite is single-node.
+//! cluster exactly one node sends a row and a dead node's claims are taken over; SQLite is single-node. The rate
+//! limits count deliveries in `notify_sent` (migration 0020), for every node at once.
 
 use sqlx::Row;
 
@@ -179,6 +180,25 @@ pub(super) fn bind_notice(b: &mut super::rows::SqliteBatch, notice: &Notice) {
     b.sql(NOTICE_INSERT);
 }
 
+/// The rate limits of deliveries ([`Store::reserve_delivery`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateLimits {
+    pub per_endpoint: usize,
+    pub per_seat: usize,
+    pub window_ms: u64,
+}
+
+/// When one more delivery fits under `limit` within a window of `window_ms`, given the sorted times of the
+/// deliveries in the current window: `None` if it fits now, else when enough of them have left the window.
+pub fn free_at(times: &[u64], limit: usize, window_ms: u64) -> Option<u64> {
+    let limit = limit.max(1);
+    if times.len() < limit {
+        return None;
+    }
+    // The oldest `times.len() - limit + 1` must leave the window for one place to be free.
+    Some(times[times.len() - limit] + window_ms)
+}
+
 impl Store {
     /// Adds an endpoint to a seat unless the seat has `max` already; its id, or `None` at the cap.
     #[allow(clippy::too_many_arguments)]
@@ -197,10 +217,12 @@ impl Store {
         // One statement: the count and the insert cannot be split by another insert (only the seat's table
         // writes its endpoints anyway).
         let sql = "INSERT INTO notify_endpoints \
-             (lobby_code, seat, channel, target, secret, auth, language, active, failures, created_at) \
-             SELECT $1, $2, $3, $4, $5, $6, $7, 1, 0, $8 \
+             (lobby_code, seat, channel, target, secret, auth, language, active, failures, created_at, address_key) \
+             SELECT $1, $2, $3, $4, $5, $6, $7, 1, 0, $8, $10 \
              WHERE (SELECT COUNT(*) FROM notify_endpoints WHERE lobby_code = $1 AND seat = $2) < $9 \
              RETURNING id";
+        // An email endpoint is found by its address's key when one of its unsubscribe links is used.
+        let address_key = (channel == "email").then(|| crate::secrets::email_address_key(target));
         on_pool!(self, pool => {
             let row = sqlx::query(sql)
                 .bind(code)
@@ -212,6 +234,7 @@ impl Store {
                 .bind(language)
                 .bind(to_i64(now))
                 .bind(max as i64)
+                .bind(address_key.as_deref())
                 .fetch_optional(pool)
                 .await
                 .map_err(classify)?;
@@ -418,6 +441,86 @@ impl Store {
         })
     }
 
+    /// Counts a delivery to `endpoint` of seat `seat` of `code` at `now` against the rate limits, if it is within
+    /// them: at most `limits.per_endpoint` deliveries to the endpoint and `limits.per_seat` to the seat's endpoints
+    /// since `now - limits.window_ms` (exclusive), counted in `notify_sent` for every node at once. `None` when it
+    /// was counted (send it now), else when the first limit it hits frees a place.
+    /// On PostgreSQL one seat's counts are serialised by a transaction-scoped advisory lock on the seat, so two
+    /// nodes cannot both take the last place; SQLite serves one node, whose one worker delivers one row at a time.
+    pub async fn reserve_delivery(
+        &self,
+        endpoint: i64,
+        code: &str,
+        seat: u8,
+        now: u64,
+        limits: &RateLimits,
+    ) -> Result<Option<u64>, StoreError> {
+        let since = to_i64(now.saturating_sub(limits.window_ms));
+        let select = "SELECT endpoint_id, sent_at FROM notify_sent \
+             WHERE lobby_code = $1 AND seat = $2 AND sent_at > $3 ORDER BY sent_at";
+        let insert =
+            "INSERT INTO notify_sent (endpoint_id, lobby_code, seat, sent_at) VALUES ($1, $2, $3, $4)";
+        on_pool!(self, pool => {
+            let mut tx = pool.begin().await.map_err(classify)?;
+            if self.backend() == "postgres" {
+                sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+                    .bind(format!("notify_sent\n{code}\n{seat}"))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(classify)?;
+            }
+            let sent: Vec<(i64, i64)> = sqlx::query_as(select)
+                .bind(code)
+                .bind(i64::from(seat))
+                .bind(since)
+                .fetch_all(&mut *tx)
+                .await
+                .map_err(classify)?;
+            let seat_times: Vec<u64> = sent.iter().map(|(_, t)| *t as u64).collect();
+            let endpoint_times: Vec<u64> =
+                sent.iter().filter(|(e, _)| *e == endpoint).map(|(_, t)| *t as u64).collect();
+            let wait = [
+                free_at(&endpoint_times, limits.per_endpoint, limits.window_ms),
+                free_at(&seat_times, limits.per_seat, limits.window_ms),
+            ]
+            .into_iter()
+            .flatten()
+            .max();
+            if wait.is_none() {
+                sqlx::query(insert)
+                    .bind(endpoint)
+                    .bind(code)
+                    .bind(i64::from(seat))
+                    .bind(to_i64(now))
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(classify)?;
+            }
+            tx.commit().await.map_err(classify)?;
+            Ok(wait)
+        })
+    }
+
+    /// Forgets the deliveries at or before `until` (older than every rate window). On PostgreSQL rows another
+    /// node is deleting are skipped, not waited for.
+    pub async fn prune_sent(&self, until: u64) -> Result<(), StoreError> {
+        let sql = match &self.db {
+            Db::Postgres(_) => {
+                "DELETE FROM notify_sent WHERE id IN \
+                 (SELECT id FROM notify_sent WHERE sent_at <= $1 FOR UPDATE SKIP LOCKED)"
+            }
+            Db::Sqlite(_) => "DELETE FROM notify_sent WHERE sent_at <= $1",
+        };
+        on_pool!(self, pool => {
+            sqlx::query(sql)
+                .bind(to_i64(until))
+                .execute(pool)
+                .await
+                .map(drop)
+                .map_err(classify)
+        })
+    }
+
     /// The outbox's rows not yet delivered (for tests and the admin's view).
     pub async fn outbox_len(&self) -> Result<u64, StoreError> {
         on_pool!(self, pool => {
@@ -427,5 +530,21 @@ impl Store {
                 .map_err(classify)?;
             Ok(row.try_get::<i64, _>(0)? as u64)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::free_at;
+
+    #[test]
+    fn a_delivery_waits_until_enough_earlier_ones_have_left_the_window() {
+        assert_eq!(free_at(&[], 2, 1_000), None);
+        assert_eq!(free_at(&[100], 2, 1_000), None);
+        // Full: the oldest leaving frees a place.
+        assert_eq!(free_at(&[100, 400], 2, 1_000), Some(1_100));
+        // Over the limit (it was lowered): the oldest two must leave.
+        assert_eq!(free_at(&[100, 400, 700], 2, 1_000), Some(1_400));
+        assert_eq!(free_at(&[100], 0, 1_000), Some(1_100), "a limit of 0 counts as 1");
     }
 }
