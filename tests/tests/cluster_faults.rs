@@ -619,31 +619,6 @@ async fn a_killed_node_s_tables_play_on_long_before_their_leases_expire() {
     cl.finish().await;
 }
 
-/// A quacks match for two created on `addr` with `create` (both seats there); returns the code, the players and
-/// the first state.
-async fn quacks_for_two(addr: SocketAddr, create: protocol::Request) -> (String, Vec<Player>, Value) {
-    let mut host = Client::hello(addr).await;
-    let created = host.request(create).await;
-    assert_eq!(created["type"], "seated", "{created}");
-    let code = created["code"].as_str().unwrap().to_string();
-    let mut guest = Client::hello(addr).await;
-    let joined = guest.request(req::join(&code, "Bob")).await;
-    assert_eq!(joined["type"], "seated", "{joined}");
-    assert_eq!(host.request(req::start()).await["type"], "ok");
-    let first = host.wait_version(0).await;
-    guest.wait_version(0).await;
-    let players = [(host, created), (guest, joined)]
-        .into_iter()
-        .enumerate()
-        .map(|(seat, (client, r))| Player {
-            client,
-            seat: seat as u8,
-            token: r["seat_token"].as_str().unwrap().to_string(),
-        })
-        .collect();
-    (code, players, first)
-}
-
 /// The tables' clock (Unix ms) at which the owner of `code`'s lease last recorded serving it.
 async fn served_ms(cl: &TestCluster, code: &str) -> Option<i64> {
     sqlx::query_scalar("SELECT served_ms FROM table_leases WHERE code = $1")
@@ -699,11 +674,11 @@ async fn a_killed_node_s_tables_are_not_charged_the_time_nobody_served_them() {
     };
     let before_start = Instant::now();
     let create = req::create_lobby("quacks", 2, "Ann");
-    let (slow, slow_players, _) = quacks_for_two(owner.addr, create.clone().pace(pace)).await;
+    let (slow, slow_players, _) = start_for_two(owner.addr, create.clone().pace(pace)).await;
     // A renewal recorded after the start: the owner served the table at least from then to its last renewal.
     let at_start = served_ms(&cl, &slow).await;
     let first_served = served_anew(&cl, &slow, at_start).await;
-    let (live, live_players, first) = quacks_for_two(owner.addr, create.turn_timer_ms(20_000)).await;
+    let (live, live_players, first) = start_for_two(owner.addr, create.turn_timer_ms(20_000)).await;
     let deadline = first["turn_deadline"].as_u64().expect("a turn timer runs");
     tokio::time::sleep(Duration::from_millis(2500)).await;
     let last_served = served_anew(&cl, &slow, Some(first_served)).await;

@@ -23,7 +23,8 @@
 //! - On graceful shutdown, once every table task has stopped, the node releases its leases (expires them now),
 //!   so another node claims them at once instead of after the lease length.
 //! - Time nobody served a table is charged to nobody (issue 47, point 2): each renewal, and the graceful release,
-//!   writes the tables' clock into the lease (`served_ms`); a claim returns it ([`Claim::Held`]), and the table is
+//!   writes the tables' clock into the lease (`served_ms`, with the epoch it was written at: a build that does not
+//!   write it cannot leave an older owner's behind); a claim returns it ([`Claim::Held`]), and the table is
 //!   credited with the time from then to its load as an outage (`table/downtime.rs`). A lease released because its
 //!   table left memory forgets it: the cluster serves such a table (any node loads it when due).
 //!
@@ -351,7 +352,7 @@ impl Cluster {
                  incarnation = EXCLUDED.incarnation, expires_at = EXCLUDED.expires_at, \
                  epoch = CASE WHEN l.incarnation = EXCLUDED.incarnation THEN l.epoch ELSE l.epoch + 1 END \
              WHERE l.expires_at <= now() OR l.incarnation = EXCLUDED.incarnation \
-             RETURNING epoch, served_ms",
+             RETURNING epoch, served_ms, served_epoch",
         )
         .bind(code)
         .bind(&self.node_id)
@@ -363,6 +364,10 @@ impl Cluster {
         if let Some(row) = row {
             let epoch = row.try_get::<i64, _>(0).map_err(classify)?;
             let served = row.try_get::<Option<i64>, _>(1).map_err(classify)?;
+            // Written by the owner before this claim (or by this node, re-claiming): not one of an owner before
+            // that, which a build that writes no `served_ms` would have left behind.
+            let served_epoch = row.try_get::<Option<i64>, _>(2).map_err(classify)?;
+            let served = served.filter(|_| served_epoch.is_some_and(|e| e >= epoch - 1));
             self.hold(code, epoch);
             self.metrics.claims.fetch_add(1, Relaxed);
             if epoch > 1 {
@@ -500,7 +505,8 @@ impl Cluster {
         let released = self.store.guarded(async {
             sqlx::query(
                 "UPDATE table_leases SET expires_at = now(), \
-                     served_ms = CASE WHEN $3 THEN NULL ELSE served_ms END \
+                     served_ms = CASE WHEN $3 THEN NULL ELSE served_ms END, \
+                     served_epoch = CASE WHEN $3 THEN NULL ELSE served_epoch END \
                  WHERE code = $1 AND incarnation = $2",
             )
             .bind(code)
@@ -527,7 +533,7 @@ impl Cluster {
             .collect();
         let released = sqlx::query(
             "WITH gone AS (UPDATE nodes SET heartbeat_at = '-infinity' WHERE id = $1 AND incarnation = $2) \
-             UPDATE table_leases SET expires_at = now(), served_ms = $3 \
+             UPDATE table_leases SET expires_at = now(), served_ms = $3, served_epoch = epoch \
              WHERE incarnation = $2 AND expires_at > now()",
         )
         .bind(&self.node_id)
@@ -566,7 +572,8 @@ impl Cluster {
         // holds this node id now, and then no lease is renewed either.
         let renewed = sqlx::query(
             "WITH beat AS (UPDATE nodes SET heartbeat_at = now() WHERE id = $1 AND incarnation = $2 RETURNING id), \
-             renewed AS (UPDATE table_leases SET expires_at = now() + $3 * interval '1 millisecond', served_ms = $5 \
+             renewed AS (UPDATE table_leases SET expires_at = now() + $3 * interval '1 millisecond', \
+                 served_ms = $5, served_epoch = epoch \
                  WHERE incarnation = $2 AND code = ANY($4) AND EXISTS (SELECT 1 FROM beat) RETURNING code, epoch) \
              SELECT code, epoch FROM renewed UNION ALL SELECT NULL::text, NULL::bigint FROM beat",
         )
