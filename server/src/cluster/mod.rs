@@ -552,8 +552,9 @@ impl Cluster {
     }
 
     /// Renews every lease this node holds, with its heartbeat, in ONE statement, recording the tables' clock as
-    /// the moment each table was last served; revokes the leases it did not return. Returns whether the statement ran within the renewal period (a database that never answers is
-    /// one that cannot be reached: after a lease length of such renewals every table stops).
+    /// the moment each table was last served; revokes the leases it did not return. Returns whether the statement
+    /// ran within the renewal period (a database that never answers is one that cannot be reached: after a lease
+    /// length of such renewals every table stops).
     pub async fn renew(&self) -> bool {
         self.renew_or_replaced().await == Renewal::Renewed
     }
