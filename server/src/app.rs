@@ -349,12 +349,13 @@ async fn join_cluster(
     config: &Config,
     given: &Store,
     metrics: &Arc<Metrics>,
+    clock: &SharedClock,
 ) -> Result<(Store, Option<(Arc<Cluster>, Arc<Forwarder>)>), RunError> {
     let Some(settings) = config.cluster_settings() else {
         return Ok((given.clone(), None));
     };
     let forward = config.forward_settings()?;
-    let (fenced, cluster) = Cluster::join(given, &settings, &forward.secret).await?;
+    let (fenced, cluster) = Cluster::join(given, &settings, &forward.secret, clock.clone()).await?;
     // Forwarding over NATS: a node starts, and serves its own tables, while NATS is down.
     let forwarder = Forwarder::connect(cluster.node_id(), &forward, metrics.clone()).await?;
     Ok((fenced, Some((cluster, forwarder))))
@@ -474,7 +475,7 @@ pub async fn run(
     let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
     let metrics = Arc::new(Metrics::default());
     let given = store;
-    let (store, cluster) = join_cluster(&config, &given, &metrics).await?;
+    let (store, cluster) = join_cluster(&config, &given, &metrics, &clock).await?;
     let (cluster, forwarder) = cluster.unzip();
     let hub = Hub::new(
         store.clone(),

@@ -8,7 +8,7 @@ use std::{
 };
 
 use protocol::{AbsencePolicy, ErrorBody, ErrorCode};
-use rules::{AnyGame, Seat};
+use rules::{AnyGame, Millis, Seat};
 use serde_json::Value;
 use std::sync::atomic::Ordering::Relaxed;
 use tokio::sync::{Notify, mpsc, watch};
@@ -21,7 +21,7 @@ use crate::{
     downtime::Downtime,
     metrics::Metrics,
     secrets,
-    store::{LobbyRecord, Phase, SeatKind, SeatRecord, Store, StoreError},
+    store::{LobbyRecord, Outage, Phase, SeatKind, SeatRecord, Store, StoreError},
     table::{
         Conn, MAX_TURN_TIMER_MS, MIN_TURN_TIMER_MS, RecoverError, Seated, Table, TableDeps, TableHandle,
         TableSettings, check_absence, check_rules_version, setup_error, store_unavailable,
@@ -338,23 +338,33 @@ impl Hub {
         }
         // Cluster mode: the lease first (compare-and-set), then the table is read: every write of an earlier
         // owner has committed by then, or will be refused by the fence.
+        let mut unserved_since = None;
         if let Some(cluster) = self.cluster.get() {
             match cluster.claim(code).await? {
-                Claim::Held(_) => {}
+                Claim::Held {
+                    unserved_since: since,
+                    ..
+                } => unserved_since = since,
                 Claim::Elsewhere { node, epoch, format } => {
                     return Err(LoadError::Elsewhere { node, epoch, format });
                 }
                 Claim::NoTable => return Ok(None),
             }
         }
-        let loaded = Box::pin(self.load_claimed(code)).await;
+        let loaded = Box::pin(self.load_claimed(code, unserved_since)).await;
         if let (Some(cluster), Ok(None) | Err(_)) = (self.cluster.get(), &loaded) {
             cluster.release(code).await;
         }
         loaded
     }
 
-    async fn load_claimed(&self, code: &str) -> Result<Option<TableHandle>, LoadError> {
+    /// Loads a table this node may serve; `unserved_since`: since when nobody has served it (cluster mode: the
+    /// last moment its earlier owner is known to have served it).
+    async fn load_claimed(
+        &self,
+        code: &str,
+        unserved_since: Option<Millis>,
+    ) -> Result<Option<TableHandle>, LoadError> {
         let Some(stored) = self.store.load_lobby(code).await? else {
             return Ok(None);
         };
@@ -371,9 +381,11 @@ impl Hub {
             }
             table = table.with_stored_idleness(idleness);
         }
-        if let Some(downtime) = self.downtime.get() {
-            table.credit_downtime(downtime).await?;
-        }
+        // The time nobody served the table: the single node's gaps between its runs, a cluster node's since the
+        // table's earlier owner last served it.
+        let mut unserved: Vec<Outage> = self.downtime.get().map(|d| d.gaps().to_vec()).unwrap_or_default();
+        unserved.extend(unserved_since.map(|since| (since, self.clock.now())));
+        table.credit_downtime(&unserved).await?;
         if let Some(clocks) = table.clocks_to_load() {
             let (code, match_id) = clocks;
             table = table.with_stored_clocks(self.store.load_clocks(&code, &match_id).await?);
@@ -548,7 +560,7 @@ impl Hub {
         // Cluster mode: the fence took the new lobby's lease in the statement that inserted it; hold it.
         if let Some(cluster) = self.cluster.get() {
             match cluster.claim(&lobby.code).await {
-                Ok(Claim::Held(_)) => {}
+                Ok(Claim::Held { .. }) => {}
                 Err(e) if e.is_unavailable() => {
                     warn!(code = %lobby.code, error = %e, "a new lobby's lease could not be read");
                     return Err(store_unavailable());

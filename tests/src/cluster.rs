@@ -289,6 +289,31 @@ impl TestCluster {
     }
 }
 
+/// A match for two created on `addr` with `create` (a `create_lobby` of two seats; both seats there) and started;
+/// returns the code, the players and the host's first state.
+pub async fn start_for_two(addr: SocketAddr, create: protocol::Request) -> (String, Vec<Player>, Value) {
+    let mut host = Client::hello(addr).await;
+    let created = host.request(create).await;
+    assert_eq!(created["type"], "seated", "{created}");
+    let code = created["code"].as_str().unwrap().to_string();
+    let mut guest = Client::hello(addr).await;
+    let joined = guest.request(req::join(&code, "Bob")).await;
+    assert_eq!(joined["type"], "seated", "{joined}");
+    assert_eq!(host.request(req::start()).await["type"], "ok");
+    let first = host.wait_version(0).await;
+    guest.wait_version(0).await;
+    let players = [(host, created), (guest, joined)]
+        .into_iter()
+        .enumerate()
+        .map(|(seat, (client, r))| Player {
+            client,
+            seat: seat as u8,
+            token: r["seat_token"].as_str().unwrap().to_string(),
+        })
+        .collect();
+    (code, players, first)
+}
+
 /// The admin API's `owner` of the table `code` (its lease), as node `addr` lists it.
 pub async fn admin_owner(addr: SocketAddr, code: &str) -> Value {
     let auth = format!("Bearer {ADMIN_TOKEN}");

@@ -527,3 +527,62 @@ async fn a_killed_nodes_tables_are_owned_again_within_5_s_of_their_leases_expiri
     assert!(c.terminate().await);
     cl.finish().await;
 }
+
+/// Paused time: a table taken over is credited the time since its earlier owner last served it, as the lease
+/// says (`served_ms`, written at every renewal and at a graceful stop), only if that owner wrote it: a lease whose
+/// `served_ms` is older than the last change of owner (an owner of a build that does not write it came between)
+/// credits nothing. Node A starts a correspondence match and stops gracefully; node B, 10 minutes later on its
+/// own clock, takes the table over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_takeover_credits_the_time_since_the_last_owner_served_the_table_and_no_older_owner_s() {
+    const HOUR: u64 = 3_600_000;
+    const DOWN: u64 = 10 * 60_000;
+    for stale in [false, true] {
+        let Some(cl) = TestCluster::new().await else {
+            return;
+        };
+        let a = cl.node("node-a", 60_000).await;
+        let b = cl.node("node-b", 60_000).await;
+        let pace = protocol::Pace::Correspondence {
+            move_ms: 2 * HOUR,
+            bank_cap_ms: 5 * HOUR,
+            stall: protocol::StallPolicy::Bot,
+        };
+        let (code, players, _) =
+            start_for_two(a.addr, req::create_lobby("quacks", 2, "Ann").pace(pace)).await;
+        a.stop().await;
+        let (served, epoch): (Option<i64>, i64) =
+            sqlx::query_as("SELECT served_ms, epoch FROM table_leases WHERE code = $1")
+                .bind(&code)
+                .fetch_one(&cl.sql)
+                .await
+                .unwrap();
+        assert_eq!(served, Some(CLOCK_START as i64), "A's clock at its graceful stop");
+        if stale {
+            // As if an owner that wrote nothing had held the lease since A.
+            sqlx::query("UPDATE table_leases SET epoch = epoch + 1 WHERE code = $1")
+                .bind(&code)
+                .execute(&cl.sql)
+                .await
+                .unwrap();
+        }
+        b.clock.advance(DOWN);
+        let mut c = b.client().await;
+        let r = c.request(req::resume(&code, &players[0].token)).await;
+        assert_eq!(r["type"], "resumed", "{r}");
+        let state = c.wait_push("state", |_| true).await;
+        assert_eq!(
+            cl.lease(&code).await,
+            (cl.id("node-b"), epoch + 1 + i64::from(stale))
+        );
+        let clocks = state["clocks"].as_array().expect("clocks");
+        assert!(clocks.iter().any(|c| c["running"] == true), "{state}");
+        for clock in clocks.iter().filter(|c| c["running"] == true) {
+            // Credited: A served the table no time at all (its clock never moved). Stale: nothing credited.
+            let charged = if stale { DOWN } else { 0 };
+            assert_eq!(clock["left_ms"], 2 * HOUR - charged, "stale: {stale}: {state}");
+        }
+        b.stop().await;
+        cl.finish().await;
+    }
+}

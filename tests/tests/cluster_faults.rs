@@ -12,13 +12,19 @@
 //!   clients are told to reconnect and it exits with a failure status.
 //! - A node killed with SIGKILL hands its tables on before their leases expire: its relayed seats are told to
 //!   reconnect at once, and the first survivor asked for one of its tables takes it over.
+//! - The time between a killed node's last renewal and a survivor taking its tables over is charged to nobody: no
+//!   correspondence clock loses it and no turn timer fires early.
 //! - No refusal at start-up prints a secret (a short `CLUSTER_SECRET` or `ADMIN_TOKEN`, a database or NATS URL's
 //!   password).
 //!
 //! They need `TEST_DATABASE_URL` and NATS (`TEST_NATS_URL`); without them they say so and pass, unless `CI` is
 //! set (then they fail).
 
-use std::{net::SocketAddr, path::PathBuf, time::Duration};
+use std::{
+    net::SocketAddr,
+    path::PathBuf,
+    time::{Duration, Instant},
+};
 
 use futures_util::StreamExt;
 use integration_tests::{cluster::*, *};
@@ -610,5 +616,123 @@ async fn a_killed_node_s_tables_play_on_long_before_their_leases_expire() {
         1.0
     );
     survivor.kill().await;
+    cl.finish().await;
+}
+
+/// The tables' clock (Unix ms) at which the owner of `code`'s lease last recorded serving it.
+async fn served_ms(cl: &TestCluster, code: &str) -> Option<i64> {
+    sqlx::query_scalar("SELECT served_ms FROM table_leases WHERE code = $1")
+        .bind(code)
+        .fetch_one(&cl.sql)
+        .await
+        .unwrap()
+}
+
+/// [`served_ms`], once the owner has recorded it anew since it was `seen`.
+async fn served_anew(cl: &TestCluster, code: &str, seen: Option<i64>) -> i64 {
+    loop {
+        match served_ms(cl, code).await {
+            Some(served) if Some(served) != seen => return served,
+            _ => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+}
+
+/// What each running correspondence clock of `state` has been charged, of a bank of `bank` ms.
+fn charged(state: &Value, bank: u64) -> Vec<u64> {
+    let clocks = state["clocks"].as_array().expect("clocks");
+    let running: Vec<u64> = clocks
+        .iter()
+        .filter(|c| c["running"] == true)
+        .map(|c| bank - c["left_ms"].as_u64().unwrap())
+        .collect();
+    assert!(!running.is_empty(), "a clock runs: {state}");
+    running
+}
+
+/// Time nobody served a table is charged to nobody in cluster mode either (issue 47, point 2). The owner of a
+/// correspondence table (Quacks, both seats brewing on their own clocks) and of a live one (a 20 s turn timer) is
+/// killed with SIGKILL, and nobody asks for either table for 4 s; then a survivor takes both over. The running
+/// clocks are charged the time the owner served (from the start to its last renewal before the kill, at most a
+/// renewal period before it) and no more: not the 4 s nobody served them; the turn timer's deadline moved by at
+/// least those 4 s, so it does not fire early. The survivor is killed in turn before anyone moves, and a third
+/// node that takes the table over 4 s later keeps the first credit (stored with the table) and adds the second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_node_s_tables_are_not_charged_the_time_nobody_served_them() {
+    const HOUR: u64 = 3_600_000;
+    const UNSERVED: Duration = Duration::from_secs(4);
+    let Some(cl) = TestCluster::forwarding().await else {
+        return;
+    };
+    let owner = cl.process(SERVER_BINARY, "owner", Some(60_000)).await;
+    let survivor = cl.process(SERVER_BINARY, "survivor", Some(60_000)).await;
+    let third = cl.process(SERVER_BINARY, "third", Some(60_000)).await;
+    let pace = protocol::Pace::Correspondence {
+        move_ms: 2 * HOUR,
+        bank_cap_ms: 5 * HOUR,
+        stall: protocol::StallPolicy::Bot,
+    };
+    let before_start = Instant::now();
+    let create = req::create_lobby("quacks", 2, "Ann");
+    let (slow, slow_players, _) = start_for_two(owner.addr, create.clone().pace(pace)).await;
+    // A renewal recorded after the start: the owner served the table at least from then to its last renewal.
+    let at_start = served_ms(&cl, &slow).await;
+    let first_served = served_anew(&cl, &slow, at_start).await;
+    let (live, live_players, first) = start_for_two(owner.addr, create.turn_timer_ms(20_000)).await;
+    let deadline = first["turn_deadline"].as_u64().expect("a turn timer runs");
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let last_served = served_anew(&cl, &slow, Some(first_served)).await;
+    served_anew(&cl, &live, None).await;
+
+    let killed = Instant::now();
+    owner.kill().await;
+    tokio::time::sleep(UNSERVED).await;
+
+    // The correspondence table: each running clock is charged the time the owner served it, not the 4 s after.
+    let taken = Instant::now();
+    let mut c = resume_when_taken_over(survivor.addr, &slow, &slow_players[0].token).await;
+    let state = c.wait_push("state", |_| true).await;
+    assert_eq!(state["version"], 0, "nothing was played: {state}");
+    let served = (killed - before_start).as_millis() as u64;
+    for charged in charged(&state, 2 * HOUR) {
+        assert!(
+            charged <= served + 1000,
+            "charged {charged} ms, but the owner served the table {served} ms and nobody the {UNSERVED:?} after: \
+             {state}"
+        );
+        assert!(
+            charged as i64 + 200 >= last_served - first_served,
+            "charged {charged} ms, less than the owner served ({first_served} to {last_served}): {state}"
+        );
+    }
+
+    // The live table: the turn timer's deadline moved by at least the time nobody served the table.
+    let mut c = resume_when_taken_over(survivor.addr, &live, &live_players[0].token).await;
+    let state = c.wait_push("state", |_| true).await;
+    assert_eq!(state["version"], 0, "nothing was played: {state}");
+    let moved = state["turn_deadline"].as_u64().expect("a turn timer runs");
+    assert!(
+        moved >= deadline + UNSERVED.as_millis() as u64,
+        "the deadline {deadline} moved only to {moved}: {state}"
+    );
+
+    // A second takeover before anyone moved: the survivor (once it has renewed) is killed, and 4 s later the third
+    // node takes the correspondence table over. Neither gap is charged.
+    served_anew(&cl, &slow, Some(last_served)).await;
+    let killed_again = Instant::now();
+    survivor.kill().await;
+    tokio::time::sleep(UNSERVED).await;
+    let mut c = resume_when_taken_over(third.addr, &slow, &slow_players[1].token).await;
+    let state = c.wait_push("state", |_| true).await;
+    assert_eq!(state["version"], 0, "nothing was played: {state}");
+    let served = served + (killed_again - taken).as_millis() as u64;
+    for charged in charged(&state, 2 * HOUR) {
+        assert!(
+            charged <= served + 1000,
+            "charged {charged} ms, but the two owners served the table {served} ms and nobody the {UNSERVED:?} \
+             after each: {state}"
+        );
+    }
+    third.kill().await;
     cl.finish().await;
 }

@@ -22,6 +22,11 @@
 //! - A refused write ([`Cluster::lost`]) stops the table the same way.
 //! - On graceful shutdown, once every table task has stopped, the node releases its leases (expires them now),
 //!   so another node claims them at once instead of after the lease length.
+//! - Time nobody served a table is charged to nobody (issue 47, point 2): each renewal, and the graceful release,
+//!   writes the tables' clock into the lease (`served_ms`, with the epoch it was written at: a build that does not
+//!   write it cannot leave an older owner's behind); a claim returns it ([`Claim::Held`]), and the table is
+//!   credited with the time from then to its load as an outage (`table/downtime.rs`). A lease released because its
+//!   table left memory forgets it: the cluster serves such a table (any node loads it when due).
 //!
 //! - A client may connect to any node: a node asked for a table another live node owns relays the connection
 //!   to it over NATS ([`forward`]).
@@ -37,11 +42,13 @@ use std::{
     time::{Duration, Instant},
 };
 
+use rules::Millis;
 use sqlx::{PgPool, Row, postgres::PgPoolOptions};
 use tokio::sync::watch;
 use tracing::{error, info, warn};
 
 use crate::{
+    clock::SharedClock,
     cluster::forward::ClusterSecret,
     store::{Db, Store, StoreError, classify},
 };
@@ -89,8 +96,13 @@ pub enum ClusterError {
 /// Whether this node may take a table.
 #[derive(Debug)]
 pub enum Claim {
-    /// This node holds the lease now, at this epoch.
-    Held(i64),
+    /// This node holds the lease now, at `epoch`. `unserved_since`: the tables' clock when an earlier holder last
+    /// served the table (its last renewal, or its graceful release), if one may have stopped serving it without
+    /// handing it on; the table was not served from then until it is loaded here.
+    Held {
+        epoch: i64,
+        unserved_since: Option<Millis>,
+    },
     /// Another live node holds it; `format` is the newest node-to-node format that node speaks.
     Elsewhere { node: String, epoch: i64, format: i32 },
     /// No lobby has this code.
@@ -155,6 +167,13 @@ pub struct Cluster {
     pub metrics: ClusterMetrics,
     /// Another process took this node's id (see [`Cluster::run_heartbeat`]).
     replaced: AtomicBool,
+    /// The tables' clock, written into the leases as the moment they were last served.
+    clock: SharedClock,
+}
+
+/// A time of the tables' clock as the database stores it.
+fn clock_ms(at: Millis) -> i64 {
+    i64::try_from(at).unwrap_or(i64::MAX)
 }
 
 /// A random hex string of `bytes` random bytes.
@@ -222,6 +241,7 @@ impl Cluster {
         store: &Store,
         settings: &ClusterSettings,
         secret: &ClusterSecret,
+        clock: SharedClock,
     ) -> Result<(Store, Arc<Cluster>), ClusterError> {
         let Db::Postgres(pool) = store.db() else {
             return Err(ClusterError::NeedsPostgres);
@@ -281,6 +301,7 @@ impl Cluster {
             held: Mutex::default(),
             metrics: ClusterMetrics::default(),
             replaced: AtomicBool::new(false),
+            clock,
         });
         Ok((fenced_store, cluster))
     }
@@ -331,7 +352,7 @@ impl Cluster {
                  incarnation = EXCLUDED.incarnation, expires_at = EXCLUDED.expires_at, \
                  epoch = CASE WHEN l.incarnation = EXCLUDED.incarnation THEN l.epoch ELSE l.epoch + 1 END \
              WHERE l.expires_at <= now() OR l.incarnation = EXCLUDED.incarnation \
-             RETURNING epoch",
+             RETURNING epoch, served_ms, served_epoch",
         )
         .bind(code)
         .bind(&self.node_id)
@@ -342,13 +363,21 @@ impl Cluster {
         .map_err(classify)?;
         if let Some(row) = row {
             let epoch = row.try_get::<i64, _>(0).map_err(classify)?;
+            let served = row.try_get::<Option<i64>, _>(1).map_err(classify)?;
+            // Written by the owner before this claim (or by this node, re-claiming): not one of an owner before
+            // that, which a build that writes no `served_ms` would have left behind.
+            let served_epoch = row.try_get::<Option<i64>, _>(2).map_err(classify)?;
+            let served = served.filter(|_| served_epoch.is_some_and(|e| e >= epoch - 1));
             self.hold(code, epoch);
             self.metrics.claims.fetch_add(1, Relaxed);
             if epoch > 1 {
                 self.metrics.takeovers.fetch_add(1, Relaxed);
                 info!(%code, epoch, "took the table over");
             }
-            return Ok(Claim::Held(epoch));
+            return Ok(Claim::Held {
+                epoch,
+                unserved_since: served.map(|ms| ms.max(0) as Millis),
+            });
         }
         // With the owner's newest node-to-node format (1 when its row is gone, or from a build before formats).
         let row = sqlx::query(
@@ -447,8 +476,9 @@ impl Cluster {
         self.lost(code);
     }
 
-    /// Gives up the lease of `code` held for the task that watched `watched` (that task has ended), unless the
-    /// node has taken the lease again since for a new task.
+    /// Gives up the lease of `code` held for the task that watched `watched` (that task has ended: the table left
+    /// memory, or has nothing left to do), unless the node has taken the lease again since for a new task. The
+    /// lease forgets when it was last served: nobody owes the table the time until it is loaded again.
     pub async fn release_task(&self, code: &str, watched: &watch::Receiver<bool>) {
         let same = self
             .held
@@ -457,24 +487,34 @@ impl Cluster {
             .get(code)
             .is_some_and(|h| h.revoke.subscribe().same_channel(watched));
         if same {
-            self.release(code).await;
+            self.release_and_forget(code, true).await;
         }
     }
 
-    /// Gives up the lease of `code` (no task of this node serves it): expired now, so any node may claim it at
-    /// once.
+    /// Gives up the lease of `code` (no task of this node serves it; it could not be loaded): expired now, so any
+    /// node may claim it at once. The lease keeps when the table was last served, for the next owner to credit.
     pub async fn release(&self, code: &str) {
+        self.release_and_forget(code, false).await;
+    }
+
+    async fn release_and_forget(&self, code: &str, forget_served: bool) {
         let held = self.held.lock().expect("lease map lock").remove(code);
         if held.is_none() {
             return;
         }
         let released = self.store.guarded(async {
-            sqlx::query("UPDATE table_leases SET expires_at = now() WHERE code = $1 AND incarnation = $2")
-                .bind(code)
-                .bind(&self.incarnation)
-                .execute(&self.pool)
-                .await
-                .map_err(classify)
+            sqlx::query(
+                "UPDATE table_leases SET expires_at = now(), \
+                     served_ms = CASE WHEN $3 THEN NULL ELSE served_ms END, \
+                     served_epoch = CASE WHEN $3 THEN NULL ELSE served_epoch END \
+                 WHERE code = $1 AND incarnation = $2",
+            )
+            .bind(code)
+            .bind(&self.incarnation)
+            .bind(forget_served)
+            .execute(&self.pool)
+            .await
+            .map_err(classify)
         });
         if let Err(e) = released.await {
             warn!(%code, error = %e, "releasing a lease failed; it expires by itself");
@@ -482,7 +522,7 @@ impl Cluster {
     }
 
     /// Gives up every lease of this incarnation and marks the node gone (graceful shutdown, after every table
-    /// task has stopped).
+    /// task has stopped). Each lease records the tables' clock now as its table's last served moment.
     pub async fn leave(&self) {
         let codes: Vec<String> = self
             .held
@@ -493,10 +533,12 @@ impl Cluster {
             .collect();
         let released = sqlx::query(
             "WITH gone AS (UPDATE nodes SET heartbeat_at = '-infinity' WHERE id = $1 AND incarnation = $2) \
-             UPDATE table_leases SET expires_at = now() WHERE incarnation = $2 AND expires_at > now()",
+             UPDATE table_leases SET expires_at = now(), served_ms = $3, served_epoch = epoch \
+             WHERE incarnation = $2 AND expires_at > now()",
         )
         .bind(&self.node_id)
         .bind(&self.incarnation)
+        .bind(clock_ms(self.clock.now()))
         .execute(&self.pool)
         .await;
         match released {
@@ -509,9 +551,10 @@ impl Cluster {
         }
     }
 
-    /// Renews every lease this node holds, with its heartbeat, in ONE statement; revokes the leases it did not
-    /// return. Returns whether the statement ran within the renewal period (a database that never answers is
-    /// one that cannot be reached: after a lease length of such renewals every table stops).
+    /// Renews every lease this node holds, with its heartbeat, in ONE statement, recording the tables' clock as
+    /// the moment each table was last served; revokes the leases it did not return. Returns whether the statement
+    /// ran within the renewal period (a database that never answers is one that cannot be reached: after a lease
+    /// length of such renewals every table stops).
     pub async fn renew(&self) -> bool {
         self.renew_or_replaced().await == Renewal::Renewed
     }
@@ -530,7 +573,8 @@ impl Cluster {
         // holds this node id now, and then no lease is renewed either.
         let renewed = sqlx::query(
             "WITH beat AS (UPDATE nodes SET heartbeat_at = now() WHERE id = $1 AND incarnation = $2 RETURNING id), \
-             renewed AS (UPDATE table_leases SET expires_at = now() + $3 * interval '1 millisecond' \
+             renewed AS (UPDATE table_leases SET expires_at = now() + $3 * interval '1 millisecond', \
+                 served_ms = $5, served_epoch = epoch \
                  WHERE incarnation = $2 AND code = ANY($4) AND EXISTS (SELECT 1 FROM beat) RETURNING code, epoch) \
              SELECT code, epoch FROM renewed UNION ALL SELECT NULL::text, NULL::bigint FROM beat",
         )
@@ -538,6 +582,7 @@ impl Cluster {
         .bind(&self.incarnation)
         .bind(self.lease_ms)
         .bind(&codes)
+        .bind(clock_ms(self.clock.now()))
         .fetch_all(&self.pool);
         let within = renewal_period(self.lease_ms);
         let rows = match tokio::time::timeout(within, renewed).await {

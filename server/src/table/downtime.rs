@@ -1,21 +1,20 @@
 //! Time a table was not served is charged to nobody (issue 47, point 2). A table keeps the outages since its last
-//! action: the server's gaps (`crate::downtime`), credited when the table is loaded, and the spans in which its
-//! writes failed (from the first failure to the next successful write). Every wake-up that counts from the last
+//! action: the server's gaps (`crate::downtime`) or, in cluster mode, the time since its earlier owner last served
+//! it (`crate::cluster`), credited when the table is loaded, and the spans in which its writes failed (from the
+//! first failure to the next successful write). Every wake-up that counts from the last
 //! action (the turn timer, the bots' delay, the engine's deadline, a bot's reaction in a race) counts served time
 //! only, through [`Table::charged_ms`] and its inverse [`Table::served_until`]; a stand-in time still ahead when an
 //! outage began moves by the outage's length (`absence.rs`, `shift_stand_ins`).
 //!
-//! The outages are stored (`table_outages`), so a second restart before anyone moves keeps the first credit; a
-//! server gap is stored with the stand-in times it moved in one transaction, so none is moved twice.
+//! The outages are stored (`table_outages`), so a second restart or takeover before anyone moves keeps the first
+//! credit; an outage credited at load is stored with the stand-in times it moved in one transaction, and only its
+//! part not credited before is new, so no time is credited or moves a stand-in twice.
 
 use rules::Millis;
 use tracing::{info, warn};
 
 use super::{Phase, RETRY_AFTER_MS, Table};
-use crate::{
-    downtime::Downtime,
-    store::{Outage, StoreError},
-};
+use crate::store::{Outage, StoreError};
 
 /// A table's outages since its last action.
 #[derive(Debug, Default)]
@@ -112,10 +111,11 @@ impl Table {
         }
     }
 
-    /// At load: credits a playing table with the server's gaps since its last action that it was not credited
-    /// with yet, and moves the stand-in times the database holds by them, in one write; restores the outages
-    /// credited before. An error leaves the table unloaded (nothing was moved).
-    pub(crate) async fn credit_downtime(&mut self, downtime: &Downtime) -> Result<(), StoreError> {
+    /// At load: credits a playing table with the parts of `unserved` (spans nobody served it in: the server's
+    /// gaps, the time since its earlier owner last served it) after its last action that it was not credited with
+    /// yet, and moves the stand-in times the database holds by them, in one write; restores the outages credited
+    /// before. An error leaves the table unloaded (nothing was moved).
+    pub(crate) async fn credit_downtime(&mut self, unserved: &[Outage]) -> Result<(), StoreError> {
         let Some(running) = &self.running else {
             return Ok(());
         };
@@ -130,11 +130,15 @@ impl Table {
             .into_iter()
             .filter(|(_, to)| *to > base)
             .collect();
-        let new: Vec<Outage> = downtime
-            .gaps_after(base)
-            .map(|(from, to)| (from.max(base), to))
-            .filter(|(from, to)| from < to && !credited.iter().any(|(f, _)| f == from))
-            .collect();
+        let mut covered = credited.clone();
+        let mut new: Vec<Outage> = Vec::new();
+        for &(from, to) in unserved {
+            for part in uncovered((from.max(base), to), &covered) {
+                covered.push(part);
+                new.push(part);
+            }
+        }
+        new.sort_unstable();
         if !new.is_empty() {
             let moved = self.absence.shift_stand_ins(&new, true);
             self.store.credit_outages(&self.code, &new, base, &moved).await?;
@@ -219,5 +223,47 @@ impl Table {
                 self.outages.retry_at = now.saturating_add(RETRY_AFTER_MS);
             }
         }
+    }
+}
+
+/// The parts of `span` that none of `covered` (any order, may overlap) covers, oldest first; none if `span` is
+/// empty.
+fn uncovered(span: Outage, covered: &[Outage]) -> Vec<Outage> {
+    let mut covered: Vec<Outage> = covered
+        .iter()
+        .copied()
+        .filter(|(a, b)| a < b && *b > span.0 && *a < span.1)
+        .collect();
+    covered.sort_unstable();
+    let (mut at, mut parts) = (span.0, Vec::new());
+    for (a, b) in covered {
+        if a > at {
+            parts.push((at, a));
+        }
+        at = at.max(b);
+    }
+    if span.1 > at {
+        parts.push((at, span.1));
+    }
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::uncovered;
+
+    /// A span less what was credited before: nothing twice, the rest in pieces.
+    #[test]
+    fn only_the_part_not_credited_yet_is_new() {
+        assert_eq!(uncovered((10, 20), &[]), vec![(10, 20)]);
+        assert_eq!(uncovered((10, 10), &[]), vec![]);
+        assert_eq!(uncovered((20, 10), &[]), vec![]);
+        assert_eq!(uncovered((10, 20), &[(10, 20)]), vec![]);
+        assert_eq!(uncovered((10, 20), &[(10, 14)]), vec![(14, 20)]);
+        assert_eq!(uncovered((10, 20), &[(15, 30), (0, 12)]), vec![(12, 15)]);
+        assert_eq!(
+            uncovered((10, 20), &[(12, 13), (16, 17), (0, 5)]),
+            vec![(10, 12), (13, 16), (17, 20)]
+        );
     }
 }
