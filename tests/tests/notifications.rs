@@ -3,119 +3,15 @@
 //! retried and then switched off and the seat told; bad endpoints are refused with clear codes; a notification
 //! committed before a kill -9 is delivered once after the restart. On every backend.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU16, Ordering::SeqCst};
+use std::sync::atomic::Ordering::SeqCst;
 use std::time::Duration;
 
 use hmac::{KeyInit, Mac};
+use integration_tests::webhook_receiver::{Delivery, Receiver};
 use integration_tests::*;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::sync::mpsc;
 
 const GAME: &str = "hickory_dickory";
-/// "Within 2 s" (issue 47).
-const DELIVERY: Duration = Duration::from_secs(2);
-
-/// One POST a receiver got.
-#[derive(Debug)]
-struct Delivery {
-    headers: Vec<(String, String)>,
-    body: Value,
-    raw: Vec<u8>,
-}
-
-impl Delivery {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-/// A webhook receiver: a real HTTP server on loopback that answers every POST with `status` (200 unless changed).
-struct Receiver {
-    url: String,
-    status: Arc<AtomicU16>,
-    got: mpsc::UnboundedReceiver<Delivery>,
-}
-
-impl Receiver {
-    async fn start() -> Receiver {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}/hook?group=7", listener.local_addr().unwrap());
-        let status = Arc::new(AtomicU16::new(200));
-        let (tx, got) = mpsc::unbounded_channel();
-        let answer = status.clone();
-        tokio::spawn(async move {
-            while let Ok((mut socket, _)) = listener.accept().await {
-                let tx = tx.clone();
-                let answer = answer.clone();
-                tokio::spawn(async move {
-                    let mut buf = Vec::new();
-                    let mut chunk = [0u8; 4096];
-                    let head_end = loop {
-                        let n = socket.read(&mut chunk).await.unwrap_or(0);
-                        if n == 0 {
-                            return;
-                        }
-                        buf.extend_from_slice(&chunk[..n]);
-                        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            break i + 4;
-                        }
-                    };
-                    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-                    let headers: Vec<(String, String)> = head
-                        .lines()
-                        .skip(1)
-                        .filter_map(|l| l.split_once(':'))
-                        .map(|(n, v)| (n.trim().to_lowercase(), v.trim().to_string()))
-                        .collect();
-                    let len: usize = headers
-                        .iter()
-                        .find(|(n, _)| n == "content-length")
-                        .map_or(0, |(_, v)| v.parse().unwrap());
-                    while buf.len() < head_end + len {
-                        let n = socket.read(&mut chunk).await.unwrap_or(0);
-                        if n == 0 {
-                            return;
-                        }
-                        buf.extend_from_slice(&chunk[..n]);
-                    }
-                    let raw = buf[head_end..head_end + len].to_vec();
-                    assert!(head.starts_with("POST /hook?group=7 HTTP/1.1"), "{head}");
-                    let status = answer.load(SeqCst);
-                    let reply =
-                        format!("HTTP/1.1 {status} X\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok");
-                    let _ = socket.write_all(reply.as_bytes()).await;
-                    let body = serde_json::from_slice(&raw).unwrap();
-                    let _ = tx.send(Delivery { headers, body, raw });
-                });
-            }
-        });
-        Receiver { url, status, got }
-    }
-
-    /// The next delivery, within [`DELIVERY`].
-    async fn next(&mut self) -> Delivery {
-        tokio::time::timeout(DELIVERY, self.got.recv())
-            .await
-            .expect("a delivery within 2 s")
-            .expect("the receiver runs")
-    }
-
-    /// The next delivery, moving the manual clock on by `step` until it comes (a retry waits for its backoff).
-    async fn next_moving(&mut self, clock: &server::ManualClock, step: u64) -> Delivery {
-        for _ in 0..50 {
-            clock.advance(step);
-            if let Ok(got) = tokio::time::timeout(Duration::from_millis(200), self.got.recv()).await {
-                return got.expect("the receiver runs");
-            }
-        }
-        panic!("no retry came");
-    }
-}
 
 /// Checks a delivery's signature as a receiver would: HMAC-SHA256 of `"<t>.<body>"` under the secret.
 fn assert_signed(d: &Delivery, secret: &str) {
@@ -400,9 +296,7 @@ async fn a_notification_committed_before_a_kill_is_delivered_once_after_the_rest
         wait_until_delivered(&store).await;
         // Exactly one: nothing else arrives while the worker keeps looking at the (empty) outbox.
         assert!(
-            tokio::time::timeout(Duration::from_millis(800), hook.got.recv())
-                .await
-                .is_err(),
+            hook.within(Duration::from_millis(800)).await.is_none(),
             "a second delivery"
         );
         store.close().await;
@@ -463,9 +357,7 @@ async fn a_correspondence_clock_at_80_percent_is_told_once() {
         // Bob's decision began with a bank of 2 h: 80 % is 96 minutes.
         server.clock.advance(95 * 60_000);
         assert!(
-            tokio::time::timeout(Duration::from_millis(500), hook.got.recv())
-                .await
-                .is_err(),
+            hook.within(Duration::from_millis(500)).await.is_none(),
             "nothing before 80 %"
         );
         server.clock.advance(2 * 60_000);
@@ -474,9 +366,7 @@ async fn a_correspondence_clock_at_80_percent_is_told_once() {
         assert_eq!(low.body["table"], code.as_str());
         server.clock.advance(10 * 60_000);
         assert!(
-            tokio::time::timeout(Duration::from_millis(500), hook.got.recv())
-                .await
-                .is_err(),
+            hook.within(Duration::from_millis(500)).await.is_none(),
             "once per decision"
         );
 
@@ -488,7 +378,7 @@ async fn a_correspondence_clock_at_80_percent_is_told_once() {
         let mut back = server.client().await;
         let r = back.request(req::resume(&code, &bob_token)).await;
         assert_eq!(r["type"], "resumed", "{r}");
-        if let Ok(Some(again)) = tokio::time::timeout(Duration::from_secs(1), hook.got.recv()).await {
+        if let Some(again) = hook.within(Duration::from_secs(1)).await {
             assert_eq!(again.body["kind"], "clock_low", "{:?}", again.body);
             assert_eq!(again.body["id"], low.body["id"], "the same id");
         }
@@ -536,9 +426,7 @@ async fn in_a_cluster_each_notification_is_sent_by_one_node_once() {
     wait_until_delivered(&store).await;
     store.close().await;
     assert!(
-        tokio::time::timeout(Duration::from_secs(1), hook.got.recv())
-            .await
-            .is_err(),
+        hook.within(Duration::from_secs(1)).await.is_none(),
         "nothing more: each notification once"
     );
     a.stop().await;
