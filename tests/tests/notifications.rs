@@ -407,8 +407,14 @@ async fn in_a_cluster_each_notification_is_sent_by_one_node_once() {
     subscribe(&mut players[1].client, &hook.url).await;
     let r = players[1].client.request(req::presence(true)).await;
     assert_eq!(r["type"], "ok");
-    let turns = 6;
-    for _ in 0..turns {
+    let rounds = 6;
+    let mut turns = rounds;
+    if players[0].client.state.as_ref().unwrap()["status"]["seat"] == 0 {
+        // Seat 0 starts: its first move calls seat 1 once more.
+        play_until_turn_of(&mut players, 1).await;
+        turns += 1;
+    }
+    for _ in 0..rounds {
         play_until_turn_of(&mut players, 0).await;
         play_until_turn_of(&mut players, 1).await;
     }
@@ -425,10 +431,9 @@ async fn in_a_cluster_each_notification_is_sent_by_one_node_once() {
     let store = cl.db.store().await;
     wait_until_delivered(&store).await;
     store.close().await;
-    assert!(
-        hook.within(Duration::from_secs(1)).await.is_none(),
-        "nothing more: each notification once"
-    );
+    if let Some(more) = hook.within(Duration::from_secs(1)).await {
+        panic!("nothing more: each notification once, but {:?}", more.body);
+    }
     a.stop().await;
     b.stop().await;
     cl.finish().await;
