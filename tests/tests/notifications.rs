@@ -387,6 +387,68 @@ async fn a_correspondence_clock_at_80_percent_is_told_once() {
     }
 }
 
+/// A decision lasts across the seat's own actions, and so does the bank its 80 % reminder counts from: a Quacks
+/// brewer with 2 h that draws a chip 50 minutes in (its brew goes on, nothing gained) hears at 96 minutes, as if it
+/// had not drawn (with a new decision per action it would hear at 202 minutes, of a bank grown to 3 h 10).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clock_reminder_counts_from_the_start_of_a_decision_across_its_own_actions() {
+    const MINUTE: u64 = 60_000;
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let server = TestServer::start(&db, config()).await;
+        let mut hook = Receiver::start().await;
+        let pace = req::correspondence(120 * MINUTE, 300 * MINUTE, protocol::StallPolicy::Bot);
+        let mut ann = server.client().await;
+        let created = ann
+            .request(req::create_lobby("quacks", 2, "Ann").pace(pace))
+            .await;
+        assert_eq!(created["type"], "seated", "{created}");
+        let code = created["code"].as_str().unwrap().to_string();
+        let mut bob = server.client().await;
+        let joined = bob.request(req::join(&code, "Bob")).await;
+        assert_eq!(joined["type"], "seated", "{joined}");
+        assert_eq!(ann.request(req::start()).await["type"], "ok");
+        bob.wait_version(0).await;
+        subscribe(&mut bob, &hook.url).await;
+        server.clock.advance(50 * MINUTE);
+        // Bob draws a chip (answering the card's choice first if he has one).
+        let draw = json!({"type": "draw"});
+        loop {
+            let state = bob.state.clone().unwrap();
+            let version = state["version"].as_u64().unwrap();
+            let legal = state["legal_actions"].as_array().unwrap();
+            let action = if legal.contains(&draw) {
+                draw.clone()
+            } else {
+                legal[0].clone()
+            };
+            let r = bob.request(req::action(&action, version)).await;
+            assert_eq!(r["type"], "accepted", "{r}");
+            let state = bob.wait_version(version + 1).await;
+            assert!(
+                state["status"]["seats"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&joined["seat"]),
+                "{state}"
+            );
+            if action == draw {
+                break;
+            }
+        }
+        server.clock.advance(45 * MINUTE);
+        assert!(
+            hook.within(Duration::from_millis(500)).await.is_none(),
+            "nothing before 80 %"
+        );
+        server.clock.advance(2 * MINUTE);
+        let low = hook.next().await;
+        assert_eq!(low.body["kind"], "clock_low", "{:?}", low.body);
+        server.stop().await;
+        db.drop_db().await;
+    }
+}
+
 /// Two cluster nodes share the outbox (PostgreSQL): both workers run, and each notification reaches the receiver
 /// once (rows are claimed with `FOR UPDATE SKIP LOCKED`); every id is delivered exactly once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
