@@ -1,7 +1,8 @@
 //! Issue 47's acceptance, end to end: a whole match of The Quacks of Quedlinburg played by correspondence (a day a
 //! move), each player away from the table between turns and called back by its own webhook. A player comes to the
 //! table (`resume` with its seat token) only when its webhook says `your_turn`, plays every decision it has, and
-//! leaves (its page hidden, then closed) once it has none. Checked: the match ends with every action made that
+//! leaves (its page hidden, then closed) once it has none (at the start, when all are at the table, the first to
+//! play stays until the others have). Checked: the match ends with every action made that
 //! way; every time a seat began to decide while away exactly one `your_turn` reached it, for that moment, with an
 //! id of its own, and none while it was at the table; each player hears of the match's end once. On every backend.
 
@@ -61,6 +62,8 @@ struct Match {
     state: Value,
     /// Seats told (or about to be told) of their turn, in order, with the clock's time of the action that did it.
     called: VecDeque<(usize, u64)>,
+    /// How many times a seat started deciding while at the table (not called).
+    at_the_table: u32,
     actions: u64,
 }
 
@@ -116,6 +119,8 @@ impl Match {
                 let s = *s as usize;
                 if self.players[s].client.is_none() {
                     self.called.push_back((s, clock.now()));
+                } else {
+                    self.at_the_table += 1;
                 }
             }
             self.state = next;
@@ -180,6 +185,7 @@ async fn start(server: &TestServer, seats: u8) -> Match {
         players,
         state,
         called: VecDeque::new(),
+        at_the_table: 0,
         actions: 0,
     }
 }
@@ -191,11 +197,18 @@ async fn a_whole_quacks_match_by_correspondence_each_player_called_back_by_its_w
         let server = TestServer::start(&db, config()).await;
         let mut m = start(&server, 3).await;
         assert_eq!(m.state["status"]["kind"], "simultaneous", "{}", m.state);
-        // At the start everyone is at the table: each plays what it has, then leaves.
+        // At the start everyone is at the table: each plays what it has, then leaves; seat 0 stays (its page
+        // showing) until the others have played, so the buying that the last brewer's stop opens finds it at the
+        // table: it is not called, and plays there before it leaves.
         for seat in 0..m.players.len() {
             m.play_all(seat, &server.clock).await;
-            m.leave(seat).await;
+            if seat > 0 {
+                m.leave(seat).await;
+            }
         }
+        assert!(m.at_the_table > 0, "seat 0 started deciding at the table");
+        m.play_all(0, &server.clock).await;
+        m.leave(0).await;
         let mut ids = BTreeSet::new();
         let mut sessions = 0;
         while m.state["status"]["kind"] != "over" {
