@@ -209,8 +209,13 @@ impl Table {
             return None;
         }
         let deciding = Self::seats_deciding(next);
-        let was_deciding = |s: usize| self.clocks.banks[s].since.is_some();
-        let step_began = deciding.iter().any(|seat| !was_deciding(seat.index()));
+        // A seat that was not deciding (its bank not running) starts to.
+        let step_began = deciding.iter().any(|seat| {
+            self.clocks
+                .banks
+                .get(seat.index())
+                .is_some_and(|b| b.since.is_none())
+        });
         let banks: Vec<Bank> = (0..self.clocks.banks.len())
             .map(|s| {
                 let mut bank = self.clocks.banks[s];
