@@ -97,8 +97,8 @@ pub enum Pace {
     #[default]
     Live,
     Correspondence {
-        /// The time each of a seat's actions adds to its bank, and its starting bank: from 1 hour (3600000) to
-        /// 14 days (1209600000).
+        /// The time a seat's bank gains once per turn (when the seat's action ends its decision), and its
+        /// starting bank: from 1 hour (3600000) to 14 days (1209600000).
         #[schemars(range(min = 3_600_000, max = 1_209_600_000))]
         move_ms: u64,
         /// The most a bank may hold: at least `move_ms`, at most 30 days (2592000000).

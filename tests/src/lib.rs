@@ -40,6 +40,7 @@ pub mod cluster;
 pub mod push_receiver;
 pub mod req;
 pub mod smtp_sink;
+pub mod webhook_receiver;
 pub use req::{Body, LobbySettings};
 
 static UNIQUE: AtomicU64 = AtomicU64::new(0);

@@ -1,5 +1,5 @@
 //! Correspondence tables (issue 47, point 1): a lobby's pace, each seat's clock (a bank that loses the time the
-//! seat used and gains `move_ms` per action, capped), the stall policies when a bank runs out, vacations, and
+//! seat used and gains `move_ms` once per turn, when its action ends its decision, capped), the stall policies when a bank runs out, vacations, and
 //! clocks that survive a restart. Time is a manual clock: hours and days pass at once.
 
 use integration_tests::req::LobbySettings;
@@ -108,17 +108,21 @@ impl Model {
         }
     }
 
-    /// `actor` acted at `now`, leading to `state`.
+    /// `actor` acted at `now`, leading to `state`. Every seat that stops deciding is charged its time; the actor
+    /// gains `move_ms` once per decision, when its action ends it: it no longer decides, or a new step began (a
+    /// seat starts deciding).
     fn acted(&mut self, actor: usize, now: u64, state: &Value) {
         let d = deciding(state);
+        let step_began = d.iter().any(|s| self.banks[*s as usize].1.is_none());
         for (s, (left, since)) in self.banks.iter_mut().enumerate() {
             let decides = d.contains(&(s as u64));
+            let ended = s == actor && (!decides || step_began);
             if let Some(t) = *since
-                && (s == actor || !decides)
+                && (ended || !decides)
             {
                 *left = left.saturating_sub(now - t);
                 *since = None;
-                if s == actor {
+                if ended {
                     *left = (*left + self.move_ms).min(self.cap);
                 }
             }
@@ -138,9 +142,24 @@ impl Model {
 
 /// Plays seat `seat`'s first legal action now; returns the state every player then sees.
 async fn act(players: &mut [Player], seat: usize) -> Value {
+    act_with(players, seat, |legal| legal[0].clone()).await
+}
+
+/// Seat `seat` makes every decision it has now (first legal actions); returns the state after the last.
+async fn play_turn(players: &mut [Player], seat: usize) -> Value {
+    loop {
+        let state = act(players, seat).await;
+        if !deciding(&state).contains(&(seat as u64)) {
+            return state;
+        }
+    }
+}
+
+/// Plays the action `pick` chooses among seat `seat`'s legal actions now; returns the state every player then sees.
+async fn act_with(players: &mut [Player], seat: usize, pick: impl Fn(&[Value]) -> Value) -> Value {
     let state = players[seat].client.state.clone().unwrap();
     let version = state["version"].as_u64().unwrap();
-    let action = state["legal_actions"][0].clone();
+    let action = pick(state["legal_actions"].as_array().unwrap());
     let r = players[seat].client.request(req::action(&action, version)).await;
     assert_eq!(r["type"], "accepted", "{r}");
     let mut last = Value::Null;
@@ -186,14 +205,18 @@ async fn a_bank_loses_the_time_used_and_gains_move_ms_up_to_its_cap() {
         let mut model = Model::new(HOUR, 3 * HOUR, &state, server.clock.now());
         assert_eq!(clocks(&state), model.shown_at(server.clock.now()));
         let mut capped = false;
-        for step in 0..8u64 {
+        // A bank gains `move_ms` once per turn (a Hickory Dickory turn may be several decisions).
+        for step in 0..60u64 {
             let seat = state["status"]["seat"].as_u64().expect("a turn") as usize;
-            server.clock.advance((step % 3) * 10 * MINUTE);
+            server.clock.advance((step % 3) * 5 * MINUTE);
             let now = server.clock.now();
             state = act(&mut players, seat).await;
             model.acted(seat, now, &state);
             assert_eq!(clocks(&state), model.shown_at(now), "after step {step}:\n{state}");
             capped |= model.banks[seat].0 == 3 * HOUR;
+            if capped && step >= 8 {
+                break;
+            }
         }
         assert!(capped, "a bank reached its cap");
         // The bank on turn counts down between pushes (seen on a resume).
@@ -210,6 +233,31 @@ async fn a_bank_loses_the_time_used_and_gains_move_ms_up_to_its_cap() {
     }
 }
 
+/// `stop` when it is listed, otherwise the first legal action (a fortune card's choice comes before brewing).
+fn stop_or_first(legal: &[Value]) -> Value {
+    let stop = json!({"type": "stop"});
+    if legal.contains(&stop) {
+        stop
+    } else {
+        legal[0].clone()
+    }
+}
+
+/// Seat `seat` stops brewing now (answering a card's choice first if it has one); returns the state after it.
+async fn stop_brewing(players: &mut [Player], seat: usize) -> Value {
+    let stop = json!({"type": "stop"});
+    loop {
+        let stops = players[seat].client.state.as_ref().unwrap()["legal_actions"]
+            .as_array()
+            .unwrap()
+            .contains(&stop);
+        let state = act_with(players, seat, stop_or_first).await;
+        if stops || !deciding(&state).contains(&(seat as u64)) {
+            return state;
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_simultaneous_step_charges_each_seat_only_its_own_time() {
     for backend in backends() {
@@ -223,32 +271,88 @@ async fn a_simultaneous_step_charges_each_seat_only_its_own_time() {
         assert_eq!(deciding(&state), vec![0, 1, 2], "{state}");
         let mut model = Model::new(HOUR, cap, &state, start);
         server.clock.advance(10 * MINUTE);
-        let state = act(&mut players, 0).await;
+        let state = stop_brewing(&mut players, 0).await;
         model.acted(0, start + 10 * MINUTE, &state);
         assert_eq!(clocks(&state), model.shown_at(start + 10 * MINUTE));
         server.clock.advance(20 * MINUTE);
-        let state = act(&mut players, 1).await;
+        let state = stop_brewing(&mut players, 1).await;
         model.acted(1, start + 30 * MINUTE, &state);
         let shown = clocks(&state);
         assert_eq!(shown, model.shown_at(start + 30 * MINUTE));
-        // Seat 2 has not acted: charged its own 30 minutes only, still running. Seats 0 and 1 were charged 10 and
-        // 30 minutes and each gained an hour.
+        // Seat 2 is still brewing: charged its own 30 minutes only, still running. Seats 0 and 1 stopped after 10
+        // and 30 minutes: each was charged its own time and gained an hour.
         assert_eq!(shown[2], (HOUR - 30 * MINUTE, true));
-        assert_eq!(model.banks[0].0, 2 * HOUR - 10 * MINUTE);
-        assert_eq!(model.banks[1].0, 2 * HOUR - 30 * MINUTE);
+        assert_eq!(shown[0], (2 * HOUR - 10 * MINUTE, false));
+        assert_eq!(shown[1], (2 * HOUR - 30 * MINUTE, false));
         server.stop().await;
         db.drop_db().await;
     }
 }
 
-/// Alice (seat 0) moves at once until Bob (seat 1) must decide: her bank grows to two hours, Bob's hour runs from
-/// the start.
-async fn bobs_turn(players: &mut [Player]) {
-    if deciding(players[0].client.state.as_ref().unwrap()).contains(&0) {
-        act(players, 0).await;
+/// A decision of several actions gains `move_ms` once, when it ends (once per turn, not per action): a Quacks
+/// brew of three draws and a stop gains one hour, not four; the last brewer's stop opens the buying, a new decision,
+/// and gains its hour too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_brew_of_several_draws_gains_move_ms_once_when_it_ends() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let server = TestServer::start(&db, test_config()).await;
+        let cap = 30 * DAY;
+        let (_code, mut players) =
+            start_paced(&server, "quacks", 2, 2, pace(HOUR, cap, StallPolicy::Bot)).await;
+        let start = server.clock.now();
+        let mut state = players[0].client.state.clone().unwrap();
+        let mut model = Model::new(HOUR, cap, &state, start);
+        let draw = json!({"type": "draw"});
+        let mut draws = 0;
+        while deciding(&state).contains(&0) {
+            server.clock.advance(10 * MINUTE);
+            let now = server.clock.now();
+            let legal = players[0].client.state.as_ref().unwrap()["legal_actions"].clone();
+            let legal = legal.as_array().unwrap();
+            let action = if draws < 3 && legal.contains(&draw) {
+                draws += 1;
+                draw.clone()
+            } else {
+                stop_or_first(legal)
+            };
+            state = act_with(&mut players, 0, |_| action.clone()).await;
+            model.acted(0, now, &state);
+            assert_eq!(clocks(&state), model.shown_at(now), "{state}");
+            if deciding(&state).contains(&0) {
+                // Still brewing: charged, nothing gained.
+                assert_eq!(clocks(&state)[0], (HOUR - (now - start), true), "{state}");
+            }
+        }
+        let used = server.clock.now() - start;
+        assert!(
+            draws >= 1 && used >= 20 * MINUTE,
+            "seat 0 drew before its brew ended"
+        );
+        assert_eq!(
+            clocks(&state)[0],
+            (2 * HOUR - used, false),
+            "one hour gained: {state}"
+        );
+
+        // Seat 1, the last one brewing, stops: its clock gains an hour and runs on into the buying.
+        server.clock.advance(5 * MINUTE);
+        let now = server.clock.now();
+        let state = stop_brewing(&mut players, 1).await;
+        model.acted(1, now, &state);
+        assert_eq!(clocks(&state), model.shown_at(now), "{state}");
+        assert_eq!(deciding(&state), vec![0, 1], "the buying: {state}");
+        assert_eq!(clocks(&state)[1], (2 * HOUR - (now - start), true), "{state}");
+        server.stop().await;
+        db.drop_db().await;
     }
-    while !deciding(players[0].client.state.as_ref().unwrap()).contains(&1) {
-        act(players, 0).await;
+}
+
+/// Alice (seat 0) moves at once until only Bob (seat 1) must decide (in Quacks she stops brewing): her bank grows
+/// to two hours, Bob's hour runs from the start.
+async fn bobs_turn(players: &mut [Player]) {
+    while deciding(players[0].client.state.as_ref().unwrap()) != vec![1] {
+        act_with(players, 0, stop_or_first).await;
     }
 }
 
@@ -294,10 +398,13 @@ async fn a_bank_run_out_plays_the_bot_or_skips_by_the_stall_policy() {
             assert_eq!(played.actor, rules::Actor::Seat(rules::Seat(1)), "{played:?}");
             assert_eq!(played.by, by, "{game}");
             assert_eq!(played.at, since + HOUR, "played when the bank ran out");
-            let state = players[0].client.wait_version(played.seq).await;
-            // The seat got `move_ms` for its next move.
-            let shown = clocks(&state);
-            assert!(shown[1].0 >= HOUR - 1, "{state}");
+            // Once its decision is made (the bot plays it out: the bank stays empty until then), the seat gets
+            // `move_ms` for its next one.
+            let refilled =
+                |s: &Value| s["version"].as_u64().unwrap() >= played.seq && clocks(s)[1].0 >= HOUR - 1;
+            if !refilled(players[0].client.state.as_ref().unwrap()) {
+                players[0].client.wait_push("state", refilled).await;
+            }
             server.stop().await;
             db.drop_db().await;
         }
@@ -488,9 +595,9 @@ async fn a_vacation_stops_the_clock_and_is_refused_past_the_monthly_allowance() 
         let r = look.request(req::end_vacation()).await;
         assert_eq!(r["code"], "bad_options", "not on vacation: {r}");
         server.clock.advance(5 * MINUTE);
-        // Its move is charged 15 minutes in all.
+        // Its turn is charged 15 minutes in all, and gains an hour when it ends.
         players[seat].client = look;
-        let state = act(&mut players, seat).await;
+        let state = play_turn(&mut players, seat).await;
         assert_eq!(state["clocks"][seat]["left_ms"], 2 * HOUR - 15 * MINUTE);
         // A live match has no vacation.
         let (_c, mut live) = start_match(server.addr, "hickory_dickory", Value::Null, 2, 2).await;
@@ -591,8 +698,8 @@ async fn my_tables_shows_the_correspondence_clock() {
             pace(2 * HOUR, 5 * HOUR, StallPolicy::Bot),
         )
         .await;
-        // The banks as this test counts them: each action charges its seat the time since its turn began and
-        // gives it `move_ms`, up to the cap.
+        // The banks as this test counts them: each turn (its decisions made at once) charges its seat the time
+        // since the turn began and gives it `move_ms`, up to the cap.
         let mut banks = [2 * HOUR, 2 * HOUR];
         let mut running_for = 0;
         for (step, minutes) in [10, 25, 5].into_iter().enumerate() {
@@ -616,7 +723,7 @@ async fn my_tables_shows_the_correspondence_clock() {
             let mut expected = banks.to_vec();
             expected[seat] -= running_for;
             assert_eq!(listed, expected, "step {step}: {reply}");
-            act(&mut players, seat).await;
+            play_turn(&mut players, seat).await;
             banks[seat] = (banks[seat] - running_for + 2 * HOUR).min(5 * HOUR);
             running_for = 0;
         }

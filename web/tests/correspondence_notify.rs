@@ -14,53 +14,9 @@ mod common;
 use std::time::Duration;
 
 use common::{Browser, TestServer, assert_stored, browsers_available, with_chromedriver};
+use integration_tests::webhook_receiver::{DELIVERY, Receiver};
 use integration_tests::{Client, TestDb, http_get, push_receiver::PushReceiver, req, smtp_sink::SmtpSink};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::sync::mpsc;
-
-/// "Within 2 s" (issue 47).
-const DELIVERY: Duration = Duration::from_secs(2);
-
-/// A webhook receiver on loopback: answers every POST 200 and hands over its JSON body.
-async fn webhook_receiver() -> (String, mpsc::UnboundedReceiver<Value>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/hook", listener.local_addr().unwrap());
-    let (tx, rx) = mpsc::unbounded_channel();
-    tokio::spawn(async move {
-        while let Ok((mut socket, _)) = listener.accept().await {
-            let tx = tx.clone();
-            tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
-                loop {
-                    let n = socket.read(&mut chunk).await.unwrap_or(0);
-                    if n == 0 {
-                        return;
-                    }
-                    buf.extend_from_slice(&chunk[..n]);
-                    let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
-                        continue;
-                    };
-                    let head = String::from_utf8_lossy(&buf[..end]).to_lowercase();
-                    let len: usize = head
-                        .lines()
-                        .find_map(|l| l.strip_prefix("content-length:"))
-                        .map_or(0, |v| v.trim().parse().unwrap());
-                    if buf.len() < end + 4 + len {
-                        continue;
-                    }
-                    let _ = socket
-                        .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
-                        .await;
-                    let _ = tx.send(serde_json::from_slice(&buf[end + 4..end + 4 + len]).unwrap());
-                    return;
-                }
-            });
-        }
-    });
-    (url, rx)
-}
 
 /// Alice plays her first legal action until it is seat `bob`'s turn; returns how many she played.
 async fn alice_until_bobs_turn(alice: &mut Client, bob: u64) -> u64 {
@@ -107,7 +63,7 @@ async fn run_on(backend: &str) {
     assert_eq!(status, 200, "{key}");
     let key: Value = serde_json::from_str(&key).unwrap();
     let mut push = PushReceiver::start(key["publicKey"].as_str().unwrap()).await;
-    let (hook_url, mut hook) = webhook_receiver().await;
+    let mut hook = Receiver::start().await;
 
     // Alice creates a correspondence table of Hickory Dickory, a day a move; Bob joins; the match starts.
     let mut alice = Client::hello(addr).await;
@@ -131,7 +87,7 @@ async fn run_on(backend: &str) {
     // Bob's three endpoints, as his page sends them.
     let subscription = push.subscribe("bob");
     for target in [
-        json!({"channel": "webhook", "url": hook_url}),
+        json!({"channel": "webhook", "url": hook.url}),
         json!({"channel": "web_push", "endpoint": subscription.endpoint, "p256dh": subscription.p256dh, "auth": subscription.auth}),
         json!({"channel": "email", "address": "bob@example.org"}),
     ] {
@@ -162,10 +118,7 @@ async fn run_on(backend: &str) {
     let played = alice_until_bobs_turn(&mut alice, bob_seat).await;
     assert!(played > 0);
 
-    let told = tokio::time::timeout(DELIVERY, hook.recv())
-        .await
-        .expect("the webhook within 2 s")
-        .unwrap();
+    let told = hook.next().await.body;
     assert_eq!(told["kind"], "your_turn", "{told}");
     assert_eq!(told["table"], code.as_str());
     let pushed = push
@@ -180,9 +133,7 @@ async fn run_on(backend: &str) {
     // Exactly one each, and the same notification.
     assert_eq!(pushed.payload["id"], told["id"]);
     assert!(
-        tokio::time::timeout(Duration::from_millis(800), hook.recv())
-            .await
-            .is_err(),
+        hook.within(Duration::from_millis(800)).await.is_none(),
         "one webhook call"
     );
     assert!(push.next(Duration::from_millis(200)).await.is_none(), "one push");

@@ -1,10 +1,13 @@
 //! Correspondence clocks (issue 47, point 1). A correspondence lobby's match gives every seat a bank of time that
 //! runs while that seat must decide (`Table::seats_deciding`: its turn, or its part of a simultaneous step, each
-//! seat its own clock; a race is the engine's own deadline and charges nobody). When a seat's action commits, its
-//! bank loses the time it used ([`Table::charged_ms`], the one place time used is measured) and gains the pace's
-//! `move_ms`, up to `bank_cap_ms`. When a running bank reaches zero, the table's wake-up applies the lobby's stall
-//! policy: the bot plays that move (logged as `turn_timer`), the seat's decision is skipped (`skip`), or the match
-//! ends as timed out (`end`: match status `timed_out`, lobby `timed_out` naming the seat).
+//! seat its own clock; a race is the engine's own deadline and charges nobody). When an action commits, every
+//! running bank loses the time it used ([`Table::charged_ms`], the one place time used is measured), and the
+//! acting seat gains the pace's `move_ms`, up to `bank_cap_ms`, if the action ends its decision: once per turn, as
+//! on BGA and Rally the Troops, not once per action (a Quacks brew of many draws is one decision). When a running
+//! bank reaches zero, the table's wake-up applies the lobby's stall policy: the bot plays for the seat (logged as
+//! `turn_timer`; with the bank empty until the decision ends, it plays the decision out), the seat's decision is
+//! skipped (`skip`), or the match ends as timed out (`end`: match status `timed_out`, lobby `timed_out` naming the
+//! seat).
 //!
 //! A seat's player may pause their own clock for a few days a month (`vacation`): the time before the vacation is
 //! charged at once and the bank runs again from its end (its `since` is then in the future).
@@ -191,8 +194,10 @@ impl Table {
     }
 
     /// The banks after `actor`'s action at `now` leads to `next`, as the text its row stores; `None` in a live
-    /// match. The acting seat is charged the time it used and gains `move_ms` (capped); a seat that stops deciding
-    /// without acting is charged only; a seat that starts deciding starts running.
+    /// match. Every running clock is charged the time it used. The acting seat gains `move_ms` (capped) once per
+    /// decision, when its action ends it: after it the seat no longer decides, or a new step began (a seat that
+    /// was not deciding starts to, as when the last brewer's stop opens the buying). A seat's actions within one
+    /// decision (Quacks' draws) gain nothing. A seat that starts deciding starts running and a new decision.
     pub(super) fn clocks_after(
         &self,
         next: &AnyGame,
@@ -204,28 +209,36 @@ impl Table {
             return None;
         }
         let deciding = Self::seats_deciding(next);
+        // A seat that was not deciding (its bank not running) starts to.
+        let step_began = deciding.iter().any(|seat| {
+            self.clocks
+                .banks
+                .get(seat.index())
+                .is_some_and(|b| b.since.is_none())
+        });
         let banks: Vec<Bank> = (0..self.clocks.banks.len())
             .map(|s| {
                 let mut bank = self.clocks.banks[s];
                 let seat = Seat(s as u8);
-                let acted = actor == Actor::Seat(seat);
                 let decides = deciding.contains(&seat);
+                // The acting seat's decision ends here, and (if it decides again) a new one begins.
+                let ended = actor == Actor::Seat(seat) && (!decides || step_began);
                 // Every running clock is settled at every action (and a seat still deciding runs on from now):
                 // the table keeps its outages only since its last action (`table/downtime.rs`).
                 if let Some(since) = bank.since {
                     bank.left = bank.left.saturating_sub(self.charged_ms(since, now));
                     bank.since = None;
-                    if acted {
+                    if ended {
                         bank.left = bank.left.saturating_add(move_ms).min(cap);
                     }
                 }
                 if bank.since.is_none() && decides {
                     bank.since = Some(self.clocks.run_from(s, now));
                 }
-                // A decision begins when the seat starts deciding, or decides again after its own action.
+                // A decision lasts from when the seat starts deciding until it stops (or its action ends it).
                 if !decides {
                     bank.turn = None;
-                } else if acted || bank.turn.is_none() {
+                } else if ended || bank.turn.is_none() {
                     bank.turn = Some(Turn {
                         from: self.version() + 1,
                         left: bank.left,
