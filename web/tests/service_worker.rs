@@ -12,7 +12,9 @@
 //! payload as the server writes it, and the notifications read back with `registration.getNotifications()`: a
 //! "clock low" for Bob's table is shown with its title, body, tag and link; a newer one of the same table
 //! replaces it; a push without a tag is shown too; a "your turn" for the table Bob's visible window shows is not
-//! shown, while one for another table is; once another tab hides Bob's table, its "your turn" is shown.
+//! shown, while one for another table is (the page answers the worker's question which table it shows); once
+//! another tab hides Bob's table, its "your turn" is shown. DevTools now and then loses the first push it
+//! delivers, so that one is delivered again until it shows.
 //!
 //! Needs `chromium` and `chromedriver` on PATH; without them the test says so and passes, unless `CI` is set.
 
