@@ -19,10 +19,28 @@ function readPayload(event) {
   }
 }
 
-/** Whether a visible window already shows the table the notification is about (the page then tells itself). */
-async function tableShown(link) {
+/**
+ * The code of the table a window's page shows, as the page answers (`notify.js`, `answerServiceWorker`), or null
+ * without an answer within a second. A window's `url` cannot tell: it stays the address the page was loaded at,
+ * while the page moves between tables by its address's `#` part.
+ */
+function shownTable(client) {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    const timer = setTimeout(() => resolve(null), 1000);
+    channel.port1.onmessage = (event) => {
+      clearTimeout(timer);
+      resolve(event.data && typeof event.data.table === "string" ? event.data.table : null);
+    };
+    client.postMessage({ type: "shown_table" }, [channel.port2]);
+  });
+}
+
+/** Whether a visible window already shows table `code` (the page then tells itself). */
+async function tableShown(code) {
   const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
-  return windows.some((client) => client.visibilityState === "visible" && client.url === link);
+  const visible = windows.filter((client) => client.visibilityState === "visible");
+  return (await Promise.all(visible.map(shownTable))).includes(code);
 }
 
 self.addEventListener("push", (event) => {
@@ -30,12 +48,15 @@ self.addEventListener("push", (event) => {
   if (!data || typeof data.title !== "string") return;
   event.waitUntil(
     (async () => {
-      if (data.kind === "your_turn" && typeof data.link === "string" && (await tableShown(data.link))) return;
+      // `tag` is the table's code.
+      if (data.kind === "your_turn" && typeof data.tag === "string" && (await tableShown(data.tag))) return;
+      const tagged = typeof data.tag === "string" && data.tag !== "";
       await self.registration.showNotification(data.title, {
         body: typeof data.body === "string" ? data.body : "",
-        // One notification per table: a newer one replaces the older.
-        tag: typeof data.tag === "string" ? data.tag : undefined,
-        renotify: true,
+        // One notification per table: a newer one replaces the older, and alerts again (`renotify` needs a tag:
+        // without one the browser refuses the notification).
+        tag: tagged ? data.tag : undefined,
+        renotify: tagged,
         icon: "/favicon.svg",
         data: { link: typeof data.link === "string" ? data.link : "/", id: data.id },
       });

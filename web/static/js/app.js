@@ -23,7 +23,7 @@ import {
 import { rulesButton } from "./help.js";
 import { watchTips } from "./info_tip.js";
 import { screenFor, screenContext } from "./games/index.js";
-import { notifyPanel } from "./notify.js";
+import { answerServiceWorker, notifyPanel } from "./notify.js";
 import { initFriends, onChatHistory, onChatMessage, resetChat, chatPanel, presenceTag, reportPresence } from "./friends.js";
 import { standing, thenNowWords } from "./away.js";
 import { watchInbox, badgedTitle } from "./inbox.js";
@@ -1566,6 +1566,7 @@ export async function start() {
     send: (type, fields) => app.conn.request(type, fields),
     inLobby: () => !!app.session && app.conn.ready,
   });
+  answerServiceWorker(() => app.session?.code ?? null);
   render();
   await loadCatalogue();
   render();

@@ -34,6 +34,19 @@ export function pushSupported() {
   return window.isSecureContext && "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
 }
 
+/**
+ * How long the page waits for the browser's push service to answer a subscription: without one it can reach
+ * (offline, or a browser that has none, as headless Chromium) `subscribe` may never settle.
+ */
+const SUBSCRIBE_WAIT_MS = 15_000;
+
+/** `promise`'s value, or null when it has not settled after `ms`. */
+function within(ms, promise) {
+  let timer;
+  const late = new Promise((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** Asks the browser for a push subscription to this server's key: the `web_push` target, or an error key. */
 async function subscribeThisBrowser() {
   if (!pushSupported()) return { error: "notify.push.unsupported" };
@@ -45,7 +58,11 @@ async function subscribeThisBrowser() {
   await navigator.serviceWorker.ready;
   const subscription =
     (await registration.pushManager.getSubscription()) ||
-    (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: base64UrlToBytes(key) }));
+    (await within(
+      SUBSCRIBE_WAIT_MS,
+      registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: base64UrlToBytes(key) }),
+    ));
+  if (!subscription) return { error: "notify.push.no_answer" };
   return {
     target: {
       channel: "web_push",
@@ -57,12 +74,24 @@ async function subscribeThisBrowser() {
 }
 
 /**
+ * Answers the service worker's question which table this page shows (`sw.js` then skips a "your turn" for it):
+ * `table()` gives the code of the table shown, or null.
+ */
+export function answerServiceWorker(table) {
+  if (!("serviceWorker" in navigator)) return;
+  navigator.serviceWorker.addEventListener("message", (event) => {
+    if (event.data?.type === "shown_table" && event.ports[0]) event.ports[0].postMessage({ table: table() });
+  });
+  navigator.serviceWorker.startMessages();
+}
+
+/**
  * The panel of one seat's notifications. `request(type, fields)` sends a request and resolves to its reply (or
  * null when refused; the caller shows the refusal). Returns `{ element, update(endpoints) }`: `update` is called
  * with the `endpoints` of a `notify_changed` push.
  */
 export function notifyPanel(request) {
-  const state = { endpoints: [], secret: null, message: null, loaded: false };
+  const state = { endpoints: [], secret: null, message: null, loaded: false, asking: false };
   const body = h("div", { class: "notify-body" });
   const panel = h(
     "details",
@@ -96,7 +125,12 @@ export function notifyPanel(request) {
   }
 
   async function addThisBrowser() {
+    state.asking = true;
+    state.message = t("notify.push.asking");
+    render();
     const result = await subscribeThisBrowser().catch(() => ({ error: "notify.push.failed" }));
+    state.asking = false;
+    state.message = null;
     if (result.error) {
       state.message = t(result.error);
       render();
@@ -163,12 +197,18 @@ export function notifyPanel(request) {
         ),
       );
     }
-    if (state.message) parts.push(h("p", { class: "hint", role: "status" }, state.message));
+    if (state.message) {
+      parts.push(h("p", { class: "hint", role: "status", "data-key": "notify-message" }, state.message));
+    }
     parts.push(
       h(
         "p",
         {},
-        h("button", { type: "button", "data-key": "notify-add-push", onclick: addThisBrowser }, t("notify.push.add")),
+        h(
+          "button",
+          { type: "button", "data-key": "notify-add-push", disabled: state.asking, onclick: addThisBrowser },
+          t("notify.push.add"),
+        ),
       ),
       textForm("email", "email", "email", "address"),
       textForm("webhook", "url", "webhook", "url"),

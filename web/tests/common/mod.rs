@@ -293,7 +293,33 @@ pub struct Browser {
 impl Browser {
     /// A desktop window, or with `phone` a phone's viewport and touch (Chromium's mobile emulation).
     pub async fn open(webdriver: &str, name: &'static str, width: u32, height: u32, phone: bool) -> Browser {
-        let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|s| s.to_string()).collect();
+        Browser::start(webdriver, name, width, height, phone, &[]).await
+    }
+
+    /// A desktop window whose Chromium gets `flags` besides [`CHROMIUM_FLAGS`].
+    pub async fn open_with(
+        webdriver: &str,
+        name: &'static str,
+        width: u32,
+        height: u32,
+        flags: &[&str],
+    ) -> Browser {
+        Browser::start(webdriver, name, width, height, false, flags).await
+    }
+
+    async fn start(
+        webdriver: &str,
+        name: &'static str,
+        width: u32,
+        height: u32,
+        phone: bool,
+        flags: &[&str],
+    ) -> Browser {
+        let mut args: Vec<String> = CHROMIUM_FLAGS
+            .iter()
+            .chain(flags)
+            .map(|s| s.to_string())
+            .collect();
         args.push(format!("--window-size={width},{height}"));
         let mut chrome = json!({ "args": args });
         if phone {

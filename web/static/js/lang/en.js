@@ -1365,6 +1365,8 @@ export default {
   "notify.push.off": "This server does not send browser notifications.",
   "notify.push.denied": "The browser did not allow notifications.",
   "notify.push.failed": "The browser could not subscribe to notifications.",
+  "notify.push.asking": "Asking this browser for a subscription…",
+  "notify.push.no_answer": "The browser's push service did not answer. Try again later.",
   "notify.email.label": "Email address",
   "notify.webhook.label": "Webhook URL",
   "notify.webhook.secret": "The webhook's signing secret (shown once; the receiver checks each request with it):",

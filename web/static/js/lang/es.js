@@ -1378,6 +1378,8 @@ export default {
   "notify.push.off": "Este servidor no envía avisos al navegador.",
   "notify.push.denied": "El navegador no permitió los avisos.",
   "notify.push.failed": "El navegador no pudo suscribirse a los avisos.",
+  "notify.push.asking": "Pidiendo la suscripción a este navegador…",
+  "notify.push.no_answer": "El servicio de avisos del navegador no respondió. Inténtalo más tarde.",
   "notify.email.label": "Dirección de correo",
   "notify.webhook.label": "URL del webhook",
   "notify.webhook.secret": "La clave de firma del webhook (se muestra una sola vez; el receptor comprueba cada petición con ella):",

@@ -1378,6 +1378,8 @@ export default {
   "notify.push.off": "Questo server non invia avvisi al browser.",
   "notify.push.denied": "Il browser non ha permesso gli avvisi.",
   "notify.push.failed": "Il browser non è riuscito a iscriversi agli avvisi.",
+  "notify.push.asking": "Chiedo l'iscrizione a questo browser…",
+  "notify.push.no_answer": "Il servizio di notifiche del browser non ha risposto. Riprova più tardi.",
   "notify.email.label": "Indirizzo email",
   "notify.webhook.label": "URL del webhook",
   "notify.webhook.secret": "La chiave di firma del webhook (mostrata una sola volta; il ricevente verifica ogni richiesta con essa):",

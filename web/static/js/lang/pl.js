@@ -1395,6 +1395,8 @@ export default {
   "notify.push.off": "Ten serwer nie wysyła powiadomień do przeglądarki.",
   "notify.push.denied": "Przeglądarka nie zezwoliła na powiadomienia.",
   "notify.push.failed": "Przeglądarka nie mogła zapisać się na powiadomienia.",
+  "notify.push.asking": "Proszę przeglądarkę o subskrypcję…",
+  "notify.push.no_answer": "Usługa powiadomień przeglądarki nie odpowiedziała. Spróbuj później.",
   "notify.email.label": "Adres e-mail",
   "notify.webhook.label": "Adres URL webhooka",
   "notify.webhook.secret": "Klucz podpisu webhooka (pokazany tylko raz; odbiorca sprawdza nim każde żądanie):",

@@ -1382,6 +1382,8 @@ export default {
   "notify.push.off": "Acest server nu trimite notificări în browser.",
   "notify.push.denied": "Browserul nu a permis notificările.",
   "notify.push.failed": "Browserul nu s-a putut abona la notificări.",
+  "notify.push.asking": "Se cere browserului un abonament…",
+  "notify.push.no_answer": "Serviciul de notificări al browserului nu a răspuns. Încearcă mai târziu.",
   "notify.email.label": "Adresă de e-mail",
   "notify.webhook.label": "URL-ul webhookului",
   "notify.webhook.secret": "Cheia de semnare a webhookului (afișată o singură dată; destinatarul verifică fiecare cerere cu ea):",
