@@ -213,12 +213,32 @@ macro_rules! on_pool {
     }};
 }
 
+/// The INSERT of an admin action's audit entry, for a pool or a transaction.
+macro_rules! insert_audit {
+    ($entry:expr) => {{
+        let e: &$crate::store::AuditEntry = $entry;
+        sqlx::query(
+            "INSERT INTO admin_audit (at, admin, action, lobby_code, match_id, seat, reason, detail) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .bind($crate::store::to_i64(e.at))
+        .bind(&e.admin)
+        .bind(&e.action)
+        .bind(&e.lobby_code)
+        .bind(&e.match_id)
+        .bind(e.seat.map(i64::from))
+        .bind(&e.reason)
+        .bind(e.detail.to_string())
+    }};
+}
+
 mod admin;
 mod allowance;
 mod batches;
 mod channels;
 mod clocks;
 mod downtime;
+mod ending;
 mod friends;
 mod idle;
 mod inbox;
@@ -233,6 +253,7 @@ pub use admin::{AuditEntry, MatchStatus, SeatSummary, TableFilter, TableSummary}
 pub use channels::Unsubscribed;
 pub use clocks::{StoredClocks, StoredVacation};
 pub use downtime::{Outage, ServerRun};
+pub use ending::Unfinished;
 pub use idle::{StoredIdleness, UNLOADED_FOR_GOOD};
 pub use inbox::{InboxLobby, InboxMatch};
 pub use notify::{Notice, OutboxRow, RateLimits, StoredEndpoint};

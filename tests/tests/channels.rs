@@ -121,7 +121,7 @@ async fn gone_is_permanent_and_busy_is_temporary() {
     let mut receiver = PushReceiver::start(key.public_key()).await;
     let bob = receiver.subscribe("bob");
     let n = notification(NotifyKind::MatchOver, NotifyLanguage::En);
-    let send = |key| {
+    let send_with = |key, settings| {
         webpush::send(
             key,
             &bob.endpoint,
@@ -129,9 +129,10 @@ async fn gone_is_permanent_and_busy_is_temporary() {
             &bob.auth,
             &n,
             now_secs(),
-            LOOPBACK,
+            settings,
         )
     };
+    let send = |key| send_with(key, LOOPBACK);
     for (status, permanent) in [(410, true), (404, true), (429, false), (503, false)] {
         receiver.answer_with(status);
         match send(&key).await {
@@ -158,6 +159,18 @@ async fn gone_is_permanent_and_busy_is_temporary() {
     // A subscription whose keys are not a P-256 point is permanent, before any request.
     let bad = webpush::send(&key, &bob.endpoint, "AAAA", &bob.auth, &n, now_secs(), LOOPBACK).await;
     assert!(matches!(bad, Err(SendError::Permanent(_))));
+    // Without NOTIFY_ALLOW_PRIVATE a push endpoint must be https: the receiver's plain http one is refused for
+    // good, before any request.
+    let strict = PostSettings {
+        allow_private: false,
+        ..LOOPBACK
+    };
+    let plain = send_with(&key, strict).await;
+    assert_eq!(
+        plain,
+        Err(SendError::Permanent("refused URL: not an https URL".into()))
+    );
+    assert!(receiver.next(Duration::from_millis(200)).await.is_none());
     store.close().await;
     other_store.close().await;
     db.drop_db().await;

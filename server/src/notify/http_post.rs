@@ -1,77 +1,94 @@
-//! One HTTPS POST to a URL a client gave (a push service's endpoint): HTTP/1.1 with hyper over tokio-rustls (the
-//! system's roots), no redirect followed, a whole-request timeout, the answer's body never read. Unless allowed
-//! (`allow_private`, for tests on loopback), a host that resolves to a loopback, private, link-local, multicast
-//! or otherwise non-public address is refused, and so is plain `http`.
+//! One POST to a URL a client gave (a webhook, a push service's endpoint), the one way notifications leave the
+//! server over HTTP: HTTP/1.1 with hyper over tokio-rustls (the system's roots) for `https`, plain for `http`.
+//!
+//! The host is resolved and checked at every send (`check::resolve`: public addresses only unless
+//! `allow_private`), and the connection goes to a checked address (no second look-up that could answer
+//! differently); no redirect is followed; the whole exchange has a timeout, and the answer's body is read up to
+//! [`RESPONSE_CAP`] (the rest is dropped). Which schemes a channel accepts, and what a status means, is the
+//! channel's.
 
 use std::{
-    net::{IpAddr, SocketAddr},
     sync::{Arc, OnceLock},
     time::Duration,
 };
 
-use axum::http::{Request, Uri, header};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::{Request, header};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 use tokio_rustls::rustls;
 
+use super::check;
+
+/// The most of an answer's body that is read.
+pub const RESPONSE_CAP: usize = 16 * 1024;
+
 /// How a POST is made.
 #[derive(Clone, Copy, Debug)]
 pub struct PostSettings {
-    /// For the whole request: resolving, connecting, TLS, sending and the answer's head.
+    /// For the whole request: resolving, connecting, TLS, sending and the answer (its body up to the cap).
     pub timeout: Duration,
-    /// Allows `http://` and non-public addresses (tests' receivers on loopback).
+    /// Allows non-public addresses (tests' receivers on loopback).
     pub allow_private: bool,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum PostError {
-    /// The URL cannot be used at all (not https, no host, a non-public address): permanent.
+    /// The URL cannot be used at all (not an http(s) URL, no host, not a TLS name): permanent.
     #[error("refused URL: {0}")]
     Refused(&'static str),
-    /// The host could not be reached or answered badly: worth another try.
+    /// The host could not be resolved to allowed addresses, reached, or answered badly: worth another try. Its
+    /// words never name the URL or an address (they are shown to the seat).
     #[error("{0}")]
     Failed(String),
-    #[error("no answer within the timeout")]
-    TimedOut,
+    #[error("no answer within {} s", .0.as_secs())]
+    TimedOut(Duration),
 }
 
-/// POSTs `body` with `headers` and returns the answer's status code.
+/// POSTs `body` with `headers` (besides `host` and `content-length`) and returns the answer's status code.
 pub async fn post(
     url: &str,
     headers: &[(&str, String)],
     body: Vec<u8>,
     settings: PostSettings,
 ) -> Result<u16, PostError> {
-    let uri: Uri = url.parse().map_err(|_| PostError::Refused("not a URL"))?;
-    let tls = match uri.scheme_str() {
-        Some("https") => true,
-        Some("http") if settings.allow_private => false,
-        _ => return Err(PostError::Refused("not an https URL")),
+    let url = url::Url::parse(url).map_err(|_| PostError::Refused("not a URL"))?;
+    let tls = match url.scheme() {
+        "https" => true,
+        "http" => false,
+        _ => return Err(PostError::Refused("not an http(s) URL")),
     };
-    let host = uri.host().ok_or(PostError::Refused("no host"))?;
-    let host = host.trim_start_matches('[').trim_end_matches(']').to_owned();
-    let port = uri.port_u16().unwrap_or(if tls { 443 } else { 80 });
-    let mut request = Request::post(uri.path_and_query().map_or("/", |p| p.as_str()).to_owned())
-        .header(header::HOST, authority(&uri))
+    let host = url.host_str().ok_or(PostError::Refused("no host"))?.to_owned();
+    let host_header = match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.clone(),
+    };
+    let path = match url.query() {
+        Some(q) => format!("{}?{q}", url.path()),
+        None => url.path().to_owned(),
+    };
+    let mut request = Request::post(path)
+        .header(header::HOST, host_header)
         .header(header::CONTENT_LENGTH, body.len());
     for (name, value) in headers {
         request = request.header(*name, value);
     }
     let request = request
-        .body(axum::body::Body::from(body))
+        .body(Full::new(Bytes::from(body)))
         .map_err(|_| PostError::Refused("a header value is not valid"))?;
     let exchange = async {
-        let addr = resolve(&host, port, settings.allow_private).await?;
-        let tcp = TcpStream::connect(addr)
-            .await
-            .map_err(|e| PostError::Failed(format!("connect: {}", e.kind())))?;
+        let tcp = connect(&url, settings.allow_private).await?;
         if tls {
-            let name = rustls_pki_types::ServerName::try_from(host.clone())
-                .map_err(|_| PostError::Refused("not a host name"))?;
+            let name = rustls::pki_types::ServerName::try_from(
+                host.trim_start_matches('[').trim_end_matches(']').to_owned(),
+            )
+            .map_err(|_| PostError::Refused("not a TLS host name"))?;
             let stream = tokio_rustls::TlsConnector::from(tls_config())
                 .connect(name, tcp)
                 .await
-                .map_err(|e| PostError::Failed(format!("TLS: {e}")))?;
+                // Not its details: they may name the host, and the message is shown to the seat.
+                .map_err(|_| PostError::Failed("the TLS handshake failed".into()))?;
             send(stream, request).await
         } else {
             send(tcp, request).await
@@ -79,74 +96,43 @@ pub async fn post(
     };
     tokio::time::timeout(settings.timeout, exchange)
         .await
-        .map_err(|_| PostError::TimedOut)?
+        .map_err(|_| PostError::TimedOut(settings.timeout))?
 }
 
-fn authority(uri: &Uri) -> String {
-    uri.authority()
-        .map_or_else(String::new, |a| a.as_str().to_owned())
+/// A connection to the first of the URL's checked addresses that accepts one.
+async fn connect(url: &url::Url, allow_private: bool) -> Result<TcpStream, PostError> {
+    let addrs = check::resolve(url, allow_private)
+        .await
+        .map_err(|e| PostError::Failed(e.message))?;
+    for addr in addrs {
+        if let Ok(stream) = TcpStream::connect(addr).await {
+            return Ok(stream);
+        }
+    }
+    Err(PostError::Failed("the server refused the connection".into()))
 }
 
-async fn send<S>(stream: S, request: Request<axum::body::Body>) -> Result<u16, PostError>
+/// One request on a new HTTP/1 connection: the answer's status, once its body (up to the cap) is read.
+async fn send<S>(stream: S, request: Request<Full<Bytes>>) -> Result<u16, PostError>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
         .await
         .map_err(|e| PostError::Failed(format!("HTTP: {e}")))?;
-    // The connection is driven until the answer's head is in; dropped with this future otherwise.
     let driver = tokio::spawn(connection);
     let answer = sender.send_request(request).await;
+    let status = match answer {
+        Ok(answer) => {
+            let status = answer.status().as_u16();
+            // Read (to the cap) so that the exchange completes; what it says is not used.
+            let _ = Limited::new(answer.into_body(), RESPONSE_CAP).collect().await;
+            Ok(status)
+        }
+        Err(e) => Err(PostError::Failed(format!("HTTP: {e}"))),
+    };
     driver.abort();
-    let answer = answer.map_err(|e| PostError::Failed(format!("HTTP: {e}")))?;
-    Ok(answer.status().as_u16())
-}
-
-/// The host's first address, refused when any of its addresses is not public (unless allowed).
-async fn resolve(host: &str, port: u16, allow_private: bool) -> Result<SocketAddr, PostError> {
-    let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host, port))
-        .await
-        .map_err(|_| PostError::Failed("the host name does not resolve".into()))?
-        .collect();
-    if !allow_private && addrs.iter().any(|a| !is_public(a.ip())) {
-        return Err(PostError::Refused("the host has a non-public address"));
-    }
-    addrs
-        .first()
-        .copied()
-        .ok_or_else(|| PostError::Failed("the host name has no address".into()))
-}
-
-/// Whether an address is on the public Internet (not loopback, private, link-local, multicast, shared, reserved
-/// or documentation space).
-pub fn is_public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            let [a, b, ..] = v4.octets();
-            !(v4.is_unspecified()
-                || v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_multicast()
-                || v4.is_broadcast()
-                || v4.is_documentation()
-                || a == 0
-                || (a == 100 && (64..128).contains(&b))
-                || a >= 240)
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_public(IpAddr::V4(v4));
-            }
-            let first = v6.segments()[0];
-            !(v6.is_unspecified()
-                || v6.is_loopback()
-                || v6.is_multicast()
-                || (first & 0xfe00) == 0xfc00
-                || (first & 0xffc0) == 0xfe80
-                || first == 0x2001 && v6.segments()[1] == 0x0db8)
-        }
-    }
+    status
 }
 
 fn tls_config() -> Arc<rustls::ClientConfig> {
@@ -173,47 +159,61 @@ fn tls_config() -> Arc<rustls::ClientConfig> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn only_public_addresses_are_public() {
-        for ip in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "172.16.0.1",
-            "192.168.1.1",
-            "169.254.169.254",
-            "100.64.0.1",
-            "0.0.0.0",
-            "224.0.0.1",
-            "::1",
-            "fe80::1",
-            "fd00::1",
-            "::ffff:127.0.0.1",
-            "ff02::1",
-        ] {
-            assert!(!is_public(ip.parse().unwrap()), "{ip}");
-        }
-        for ip in ["8.8.8.8", "2a00:1450::1", "::ffff:8.8.8.8"] {
-            assert!(is_public(ip.parse().unwrap()), "{ip}");
-        }
-    }
-
     #[tokio::test]
-    async fn plain_http_and_loopback_are_refused_unless_allowed() {
+    async fn other_schemes_and_loopback_are_refused_unless_allowed() {
         let strict = PostSettings {
             timeout: Duration::from_secs(2),
             allow_private: false,
         };
         assert_eq!(
-            post("http://example.org/x", &[], Vec::new(), strict).await,
-            Err(PostError::Refused("not an https URL"))
-        );
-        assert_eq!(
-            post("https://127.0.0.1:9/x", &[], Vec::new(), strict).await,
-            Err(PostError::Refused("the host has a non-public address"))
-        );
-        assert_eq!(
             post("ftp://example.org/x", &[], Vec::new(), strict).await,
-            Err(PostError::Refused("not an https URL"))
+            Err(PostError::Refused("not an http(s) URL"))
         );
+        assert_eq!(
+            post("not a url", &[], Vec::new(), strict).await,
+            Err(PostError::Refused("not a URL"))
+        );
+        let loopback = post("https://127.0.0.1:9/x", &[], Vec::new(), strict).await;
+        assert!(
+            matches!(&loopback, Err(PostError::Failed(m)) if m.contains("loopback")),
+            "{loopback:?}"
+        );
+        let allowed = PostSettings {
+            allow_private: true,
+            ..strict
+        };
+        // Allowed, it is tried: nothing listens on port 9.
+        assert_eq!(
+            post("http://127.0.0.1:9/x", &[], Vec::new(), allowed).await,
+            Err(PostError::Failed("the server refused the connection".into()))
+        );
+    }
+
+    #[tokio::test]
+    async fn the_answer_is_read_up_to_the_cap_and_redirects_are_not_followed() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut head = vec![0u8; 4096];
+            let _ = socket.read(&mut head).await.unwrap();
+            // A redirect whose body runs to the connection's end (no length), far over the cap, and the
+            // connection stays open: only the cap ends the read before the timeout.
+            let answer = format!(
+                "HTTP/1.1 302 Found\r\nlocation: http://{addr}/elsewhere\r\n\r\n{}",
+                "x".repeat(RESPONSE_CAP * 4)
+            );
+            let _ = socket.write_all(answer.as_bytes()).await;
+            tokio::time::sleep(Duration::from_secs(30)).await;
+        });
+        let settings = PostSettings {
+            timeout: Duration::from_secs(5),
+            allow_private: true,
+        };
+        let url = format!("http://{addr}/hook?x=1");
+        let status = post(&url, &[("x-test", "1".into())], b"{}".to_vec(), settings).await;
+        assert_eq!(status, Ok(302));
+        server.abort();
     }
 }

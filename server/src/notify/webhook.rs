@@ -1,28 +1,21 @@
 //! The webhook channel: a JSON POST to a URL the player pasted, signed with HMAC-SHA256 under the endpoint's
 //! secret (`docs/protocol.md`, "Webhooks").
 //!
-//! The URL's host is resolved and checked again at every send, and the connection goes to a checked address (no
-//! second look-up that could answer differently); redirects are not followed; the whole exchange has a timeout
-//! and the answer's body is read up to a cap. 2xx is delivered, 410 Gone switches the endpoint off, anything
-//! else is tried again later.
+//! Sent by `http_post.rs` (addresses checked at every send, no redirect, a timeout, the answer read up to a cap).
+//! 2xx is delivered, 410 Gone switches the endpoint off, anything else is tried again later.
 
-use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use bytes::Bytes;
 use hmac::{KeyInit, Mac};
-use http_body_util::{BodyExt, Full, Limited};
-use hyper_util::rt::TokioIo;
 use serde::Serialize;
-use tokio::net::TcpStream;
-use tokio_rustls::rustls;
 
-use super::{Endpoint, Notification, SendError, check};
+use super::{
+    Endpoint, Notification, SendError,
+    http_post::{self, PostError, PostSettings},
+};
 
 /// The longest a delivery may take, connection and answer included.
 pub const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(5);
-/// The most of an answer's body that is read (the rest is dropped).
-pub const WEBHOOK_RESPONSE_CAP: usize = 16 * 1024;
 
 /// The header with the notification's id.
 pub const ID_HEADER: &str = "x-tabletop-id";
@@ -74,119 +67,50 @@ pub fn body_of(notification: &Notification) -> Vec<u8> {
     .expect("a webhook body serialises")
 }
 
-fn tls() -> Arc<rustls::ClientConfig> {
-    static CONFIG: OnceLock<Arc<rustls::ClientConfig>> = OnceLock::new();
-    CONFIG
-        .get_or_init(|| {
-            let mut roots = rustls::RootCertStore::empty();
-            for cert in rustls_native_certs::load_native_certs().certs {
-                let _ = roots.add(cert);
-            }
-            let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-                rustls::crypto::ring::default_provider(),
-            ))
-            .with_safe_default_protocol_versions()
-            .expect("ring supports the default TLS versions")
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-            Arc::new(config)
-        })
-        .clone()
-}
-
 impl WebhookSender {
     pub async fn send(&self, endpoint: &Endpoint, notification: &Notification) -> Result<(), SendError> {
         let Endpoint::Webhook { url, secret } = endpoint else {
             return Err(SendError::Permanent("not a webhook".into()));
         };
-        match tokio::time::timeout(WEBHOOK_TIMEOUT, self.post(url, secret, notification)).await {
-            Ok(result) => result,
-            Err(_) => Err(SendError::Temporary(format!(
+        let body = body_of(notification);
+        let t = (notification.at_ms / 1000).max(1);
+        let headers = [
+            ("content-type", "application/json".to_owned()),
+            ("user-agent", "tabletop-notify/1".to_owned()),
+            (ID_HEADER, notification.id.to_string()),
+            (
+                SIGNATURE_HEADER,
+                format!("t={t},v1={}", signature(secret, t, &body)),
+            ),
+        ];
+        let settings = PostSettings {
+            timeout: WEBHOOK_TIMEOUT,
+            allow_private: self.allow_private,
+        };
+        match http_post::post(url, &headers, body, settings).await {
+            Ok(status) => classify(status),
+            Err(PostError::Refused(why)) => {
+                Err(SendError::Permanent(format!("the URL is not valid ({why})")))
+            }
+            Err(PostError::TimedOut(_)) => Err(SendError::Temporary(format!(
                 "the webhook did not answer within {} s",
                 WEBHOOK_TIMEOUT.as_secs()
             ))),
-        }
-    }
-
-    async fn post(&self, url: &str, secret: &str, notification: &Notification) -> Result<(), SendError> {
-        let url = url::Url::parse(url).map_err(|_| SendError::Permanent("the URL is not valid".into()))?;
-        let addrs = check::resolve(&url, self.allow_private)
-            .await
-            .map_err(|e| SendError::Temporary(e.message))?;
-        let mut stream = None;
-        for addr in addrs {
-            if let Ok(s) = TcpStream::connect(addr).await {
-                stream = Some(s);
-                break;
-            }
-        }
-        let stream = stream
-            .ok_or_else(|| SendError::Temporary("the webhook's server refused the connection".into()))?;
-        let host = url.host_str().unwrap_or_default().to_owned();
-        let body = body_of(notification);
-        let t = notification.at_ms / 1000;
-        let t = t.max(1);
-        let path = match url.query() {
-            Some(q) => format!("{}?{q}", url.path()),
-            None => url.path().to_owned(),
-        };
-        let host_header = match url.port() {
-            Some(port) => format!("{host}:{port}"),
-            None => host.clone(),
-        };
-        let request = hyper::Request::post(path)
-            .header(hyper::header::HOST, host_header)
-            .header(hyper::header::CONTENT_TYPE, "application/json")
-            .header(hyper::header::USER_AGENT, "tabletop-notify/1")
-            .header(ID_HEADER, notification.id.to_string())
-            .header(
-                SIGNATURE_HEADER,
-                format!("t={t},v1={}", signature(secret, t, &body)),
-            )
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|_| SendError::Permanent("the URL is not valid".into()))?;
-        let status = if url.scheme() == "https" {
-            let name = rustls::pki_types::ServerName::try_from(host)
-                .map_err(|_| SendError::Permanent("the URL's host is not a valid TLS name".into()))?;
-            let tls = tokio_rustls::TlsConnector::from(tls())
-                .connect(name, stream)
-                .await
-                .map_err(|_| SendError::Temporary("the TLS handshake with the webhook failed".into()))?;
-            exchange(TokioIo::new(tls), request).await?
-        } else {
-            exchange(TokioIo::new(stream), request).await?
-        };
-        match status {
-            s if (200..300).contains(&s) => Ok(()),
-            410 => Err(SendError::Permanent("the webhook answered 410 Gone".into())),
-            s if (300..400).contains(&s) => Err(SendError::Temporary(format!(
-                "the webhook answered with a redirect ({s}), which is not followed"
-            ))),
-            s => Err(SendError::Temporary(format!("the webhook answered {s}"))),
+            Err(PostError::Failed(why)) => Err(SendError::Temporary(why)),
         }
     }
 }
 
-/// One request on a new HTTP/1 connection: the answer's status, once its body (up to the cap) is read.
-async fn exchange<I>(io: I, request: hyper::Request<Full<Bytes>>) -> Result<u16, SendError>
-where
-    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
-{
-    let unreachable = |_| SendError::Temporary("the webhook's server closed the connection".into());
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(io)
-        .await
-        .map_err(unreachable)?;
-    let driver = tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    let answer = sender.send_request(request).await.map_err(unreachable)?;
-    let status = answer.status().as_u16();
-    // The body is read (to the cap) so that the exchange completes; what it says is not used.
-    let _ = Limited::new(answer.into_body(), WEBHOOK_RESPONSE_CAP)
-        .collect()
-        .await;
-    driver.abort();
-    Ok(status)
+/// The webhook's answer as a delivery outcome.
+fn classify(status: u16) -> Result<(), SendError> {
+    match status {
+        s if (200..300).contains(&s) => Ok(()),
+        410 => Err(SendError::Permanent("the webhook answered 410 Gone".into())),
+        s if (300..400).contains(&s) => Err(SendError::Temporary(format!(
+            "the webhook answered with a redirect ({s}), which is not followed"
+        ))),
+        s => Err(SendError::Temporary(format!("the webhook answered {s}"))),
+    }
 }
 
 #[cfg(test)]

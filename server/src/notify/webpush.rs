@@ -90,6 +90,9 @@ pub async fn send(
     let body = ece::encrypt(&ua_public, &auth, &payload(n), &ring::rand::SystemRandom::new())
         .map_err(|e| SendError::Permanent(e.to_string()))?;
     let origin = origin(endpoint).ok_or_else(|| SendError::Permanent("the endpoint is not a URL".into()))?;
+    if !origin.starts_with("https://") && !settings.allow_private {
+        return Err(SendError::Permanent("refused URL: not an https URL".into()));
+    }
     let urgency = match n.kind {
         NotifyKind::YourTurn | NotifyKind::ClockLow => "high",
         NotifyKind::MatchOver => "normal",

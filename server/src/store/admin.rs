@@ -7,8 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 use sqlx::Row;
 
-use super::queries::lobby_phase_query;
-use super::{Db, Phase, SeatRecord, Store, StoreError, classify, corrupt, parse_json, small, to_i64};
+use super::{Db, SeatRecord, Store, StoreError, classify, corrupt, parse_json, small, to_i64};
 
 /// One admin action, as recorded: who, what, when, why, on which match and seat, and what it did.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -101,59 +100,11 @@ fn kind_name(kind: &str) -> Result<&'static str, StoreError> {
     }
 }
 
-macro_rules! insert_audit {
-    ($entry:expr) => {{
-        let e: &AuditEntry = $entry;
-        sqlx::query(
-            "INSERT INTO admin_audit (at, admin, action, lobby_code, match_id, seat, reason, detail) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        )
-        .bind(to_i64(e.at))
-        .bind(&e.admin)
-        .bind(&e.action)
-        .bind(&e.lobby_code)
-        .bind(&e.match_id)
-        .bind(e.seat.map(i64::from))
-        .bind(&e.reason)
-        .bind(e.detail.to_string())
-    }};
-}
-
 impl Store {
     /// Records an admin action whose own change was written separately (firing a deadline appends an action).
     pub async fn insert_audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
         on_pool!(self, pool => {
             insert_audit!(entry).execute(pool).await.map(|_| ()).map_err(classify)
-        })
-    }
-
-    /// Aborts a playing match: its status becomes `aborted` with the reason, its lobby `finished`, and the audit
-    /// entry is written in the same transaction.
-    pub async fn abort_match(
-        &self,
-        match_id: &str,
-        lobby_code: &str,
-        audit: &AuditEntry,
-    ) -> Result<(), StoreError> {
-        on_pool!(self, pool => {
-            let mut tx = pool.begin().await?;
-            let done = sqlx::query(
-                "UPDATE matches SET status = $1, finished_at = $2, abort_reason = $3 WHERE id = $4 AND status = $5",
-            )
-            .bind("aborted")
-            .bind(to_i64(audit.at))
-            .bind(&audit.reason)
-            .bind(match_id)
-            .bind("playing")
-            .execute(&mut *tx)
-            .await
-            .map_err(classify)?;
-            if done.rows_affected() != 1 {
-                return Err(StoreError::Conflict);
-            }
-            lobby_phase_query(lobby_code, Phase::Finished).execute(&mut *tx).await.map_err(classify)?;
-            insert_audit!(audit).execute(&mut *tx).await.map_err(classify)?;
-            tx.commit().await.map_err(classify)
         })
     }
 

@@ -1,11 +1,11 @@
 //! Correspondence clocks (`0015_correspondence.sql`): a lobby's pace changed by its host, the clocks after the
-//! last action (written with each action by the group commit) or after a vacation, each seat's vacation, and a
-//! match that ends because a seat's clock ran out.
+//! last action (written with each action by the group commit) or after a vacation, and each seat's vacation. A
+//! match whose seat's clock ran out ends by `ending.rs`.
 
 use rules::Millis;
 use sqlx::Row;
 
-use super::{Db, Phase, Store, StoreError, classify, small, to_i64};
+use super::{Db, Store, StoreError, classify, small, to_i64};
 
 /// One seat's vacation as stored.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -123,41 +123,6 @@ impl Store {
             sqlx::query("UPDATE matches SET clocks = $1 WHERE id = $2")
                 .bind(clocks)
                 .bind(match_id)
-                .execute(&mut *tx)
-                .await
-                .map_err(classify)?;
-            tx.commit().await.map_err(classify)
-        })
-    }
-
-    /// Ends a playing match as timed out at `at` by `seat` (its clock ran out, stall policy `end`): its status
-    /// becomes `timed_out` (no result), its lobby `finished`. [`StoreError::Conflict`] if it was not playing.
-    pub async fn time_out_match(
-        &self,
-        match_id: &str,
-        lobby_code: &str,
-        seat: u8,
-        at: Millis,
-    ) -> Result<(), StoreError> {
-        on_pool!(self, pool => {
-            let mut tx = pool.begin().await?;
-            let done = sqlx::query(
-                "UPDATE matches SET status = $1, finished_at = $2, timed_out_seat = $3 WHERE id = $4 AND status = $5",
-            )
-            .bind("timed_out")
-            .bind(to_i64(at))
-            .bind(i64::from(seat))
-            .bind(match_id)
-            .bind("playing")
-            .execute(&mut *tx)
-            .await
-            .map_err(classify)?;
-            if done.rows_affected() != 1 {
-                return Err(StoreError::Conflict);
-            }
-            sqlx::query("UPDATE lobbies SET phase = $1, unloaded_until = NULL WHERE code = $2")
-                .bind(Phase::Finished.as_str())
-                .bind(lobby_code)
                 .execute(&mut *tx)
                 .await
                 .map_err(classify)?;

@@ -1,5 +1,5 @@
 //! Idle tables (issue 42, point 7): since when nobody has been connected to a table, whether it is out of memory
-//! and by when it must be loaded again by itself, and matches that end as abandoned.
+//! and by when it must be loaded again by itself. An abandoned match ends by `ending.rs`.
 
 use rules::Millis;
 use sqlx::Row;
@@ -95,37 +95,6 @@ impl Store {
             .await
             .map_err(classify)?;
             Ok(row.try_get::<Option<i64>, _>("due")?.map(|v| v as Millis))
-        })
-    }
-
-    /// Ends a playing match as abandoned at `at`: its status becomes `abandoned` (no result is recorded), its
-    /// lobby `finished`. [`StoreError::Conflict`] if it was not playing.
-    pub async fn abandon_match(
-        &self,
-        match_id: &str,
-        lobby_code: &str,
-        at: Millis,
-    ) -> Result<(), StoreError> {
-        on_pool!(self, pool => {
-            let mut tx = pool.begin().await?;
-            let done = sqlx::query("UPDATE matches SET status = $1, finished_at = $2 WHERE id = $3 AND status = $4")
-                .bind("abandoned")
-                .bind(to_i64(at))
-                .bind(match_id)
-                .bind("playing")
-                .execute(&mut *tx)
-                .await
-                .map_err(classify)?;
-            if done.rows_affected() != 1 {
-                return Err(StoreError::Conflict);
-            }
-            sqlx::query("UPDATE lobbies SET phase = $1, unloaded_until = NULL WHERE code = $2")
-                .bind(Phase::Finished.as_str())
-                .bind(lobby_code)
-                .execute(&mut *tx)
-                .await
-                .map_err(classify)?;
-            tx.commit().await.map_err(classify)
         })
     }
 }

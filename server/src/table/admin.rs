@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use tracing::{info, warn};
 
 use super::{Occupant, Table, err, internal};
-use crate::store::{AuditEntry, Phase, SeatKind, SeatRecord, StoreError};
+use crate::store::{AuditEntry, Phase, SeatKind, SeatRecord, StoreError, Unfinished};
 
 /// What an admin asks of a table.
 #[derive(Debug)]
@@ -147,7 +147,11 @@ impl Table {
         let version = self.require_playing()?;
         let audit = self.audit(by, "abort", None, reason, json!({"version": version}));
         let match_id = audit.match_id.clone().expect("running");
-        match self.store.abort_match(&match_id, &self.code, &audit).await {
+        match self
+            .store
+            .end_unfinished(&match_id, &self.code, Unfinished::Aborted(&audit), audit.at)
+            .await
+        {
             Ok(()) => {}
             Err(StoreError::Conflict) => return Err(err(ErrorCode::GameOver, "the match is over")),
             Err(e) => return Err(internal(e)),

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use tracing::{debug, error, info, warn};
 
 use super::{Occupant, Phase, RETRY_AFTER_MS, Table, err, internal};
-use crate::store::{StoreError, StoredClocks, StoredVacation};
+use crate::store::{StoreError, StoredClocks, StoredVacation, Unfinished};
 
 const DAY_MS: Millis = 24 * 60 * 60 * 1_000;
 
@@ -400,7 +400,7 @@ impl Table {
         let match_id = running.match_id.clone();
         match self
             .store
-            .time_out_match(&match_id, &self.code, seat.0, now)
+            .end_unfinished(&match_id, &self.code, Unfinished::TimedOut { seat: seat.0 }, now)
             .await
         {
             Ok(()) => {}

@@ -18,7 +18,7 @@ use rules::Millis;
 use tracing::{error, info, warn};
 
 use super::{Phase, RETRY_AFTER_MS, Table};
-use crate::store::{StoreError, StoredIdleness, UNLOADED_FOR_GOOD};
+use crate::store::{StoreError, StoredIdleness, UNLOADED_FOR_GOOD, Unfinished};
 
 /// Since when nobody has been connected, and what the database holds of it.
 #[derive(Debug, Default)]
@@ -154,7 +154,11 @@ impl Table {
         let Some(running) = &self.running else { return };
         let match_id = running.match_id.clone();
         let version = running.version;
-        match self.store.abandon_match(&match_id, &self.code, now).await {
+        match self
+            .store
+            .end_unfinished(&match_id, &self.code, Unfinished::Abandoned, now)
+            .await
+        {
             Ok(()) => {}
             Err(StoreError::Conflict) => {
                 // The database does not hold it as playing: leave it be (another abandonment time from now).
