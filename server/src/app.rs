@@ -498,18 +498,17 @@ pub async fn run(
             },
         ));
     }
-    // A single node records that it serves; its tables get back the time no run of it did (`downtime.rs`).
-    if cluster.is_none() {
-        let downtime = crate::downtime::start(
-            store.clone(),
-            clock,
-            config.heartbeat_ms,
-            stop_rx.clone(),
-            done_tx.clone(),
-        )
-        .await?;
-        hub.set_downtime(downtime);
-    }
+    // Every process records that it serves; tables get back the time no process did (`downtime.rs`).
+    let downtime = crate::downtime::start(
+        store.clone(),
+        clock,
+        config.heartbeat_ms,
+        cluster.is_some(),
+        stop_rx.clone(),
+        done_tx.clone(),
+    )
+    .await?;
+    hub.set_downtime(downtime);
     hub.restore_all().await?;
     let (push_key, tell) = start_notifications(
         &config,

@@ -1,12 +1,15 @@
-//! Downtime is not charged to anyone (issue 47, point 2). A single-node server records that it is serving: a row
-//! of `server_runs` per start, whose `beat_at` it renews every `HEARTBEAT_MS` on the tables' clock and once more
-//! when it stops gracefully. The time between the last beat of every earlier run and the start of the next one is
-//! a gap in which no table was served; every playing table is credited with the gaps after its last action when it
-//! is loaded (`table/downtime.rs`), and its wake-ups count only served time.
+//! Downtime is not charged to anyone (issue 47, point 2). Every server process (a single node, or each node of a
+//! cluster) records that it is serving: a row of `server_runs` per start, whose `beat_at` it renews every
+//! `HEARTBEAT_MS` on the tables' clock and once more when it stops gracefully. The time between the last beat of
+//! every earlier run and the start of the next one is a gap in which no process served anything; every playing
+//! table is credited with the gaps after its last action when it is loaded (`table/downtime.rs`), and its wake-ups
+//! count only served time.
 //!
 //! A crash loses at most one heartbeat interval of served time, which is then credited too (in the players'
-//! favour). Cluster mode has no server-wide gap (another node may serve while one is down) and records no runs:
-//! there a table's lease says when its owner last served it (`crate::cluster`), credited the same way.
+//! favour). In a cluster the runs of all nodes overlap while any node serves, so only a whole cluster's outage
+//! leaves a gap; a node joining a cluster that is up sees one of at most a heartbeat interval (the live nodes' last
+//! beats), so there gaps shorter than two intervals are no gaps. A loaded table whose node died is credited from its
+//! lease instead (`crate::cluster`: the time since its owner last served it).
 
 use std::sync::Arc;
 
@@ -38,8 +41,8 @@ impl Downtime {
 }
 
 /// The gaps between `runs` (any order) and a run starting at `now`: a run's start later than every earlier run's
-/// last beat leaves the time between them unserved.
-pub fn gaps(runs: &[ServerRun], now: Millis) -> Vec<Outage> {
+/// last beat leaves the time between them unserved, if that is at least `min_gap`.
+pub fn gaps(runs: &[ServerRun], now: Millis, min_gap: Millis) -> Vec<Outage> {
     let mut runs = runs.to_vec();
     runs.sort_by_key(|r| r.started_at);
     let mut gaps = Vec::new();
@@ -48,6 +51,7 @@ pub fn gaps(runs: &[ServerRun], now: Millis) -> Vec<Outage> {
     for (started_at, beat_at) in starts.chain([(now, None)]) {
         if let Some(until) = served_until
             && started_at > until
+            && started_at - until >= min_gap
         {
             gaps.push((until, started_at));
         }
@@ -66,18 +70,21 @@ fn run_id() -> String {
 }
 
 /// Records this run as started, reads the gaps of the earlier ones and starts the heartbeat, which beats every
-/// `every_ms` until `shutdown` and once more then (holding `done` until it has).
+/// `every_ms` until `shutdown` and once more then (holding `done` until it has). A cluster node (`cluster`) counts
+/// no gap shorter than two heartbeat intervals (see the module's comment).
 pub async fn start(
     store: Store,
     clock: SharedClock,
     every_ms: Millis,
+    cluster: bool,
     shutdown: watch::Receiver<bool>,
     done: mpsc::Sender<()>,
 ) -> Result<Arc<Downtime>, StoreError> {
     let id = run_id();
     let now = clock.now();
     let runs = store.start_run(&id, now).await?;
-    let gaps = gaps(&runs, now);
+    let min_gap = if cluster { every_ms.saturating_mul(2) } else { 0 };
+    let gaps = gaps(&runs, now, min_gap);
     if let Some((from, to)) = gaps.last().filter(|(_, to)| *to == now) {
         info!(
             down_ms = to - from,
@@ -127,14 +134,26 @@ mod tests {
     /// that overlap (or a clock set back) leave none.
     #[test]
     fn gaps_lie_between_the_last_beat_and_the_next_start() {
-        assert_eq!(gaps(&[], 100), vec![]);
-        assert_eq!(gaps(&[run(0, 50)], 50), vec![]);
-        assert_eq!(gaps(&[run(0, 50)], 80), vec![(50, 80)]);
+        assert_eq!(gaps(&[], 100, 0), vec![]);
+        assert_eq!(gaps(&[run(0, 50)], 50, 0), vec![]);
+        assert_eq!(gaps(&[run(0, 50)], 80, 0), vec![(50, 80)]);
         assert_eq!(
-            gaps(&[run(100, 150), run(0, 50), run(60, 90)], 200),
+            gaps(&[run(100, 150), run(0, 50), run(60, 90)], 200, 0),
             vec![(50, 60), (90, 100), (150, 200)]
         );
-        assert_eq!(gaps(&[run(0, 500), run(100, 150)], 400), vec![]);
-        assert_eq!(gaps(&[run(1_000, 2_000)], 10), vec![]);
+        assert_eq!(gaps(&[run(0, 500), run(100, 150)], 400, 0), vec![]);
+        assert_eq!(gaps(&[run(1_000, 2_000)], 10, 0), vec![]);
+    }
+
+    /// A cluster node counts no gap shorter than `min_gap`: the one a node joining a live cluster sees between the
+    /// others' last beats and its start.
+    #[test]
+    fn gaps_shorter_than_the_minimum_are_none() {
+        assert_eq!(gaps(&[run(0, 50)], 59, 10), vec![]);
+        assert_eq!(gaps(&[run(0, 50)], 60, 10), vec![(50, 60)]);
+        assert_eq!(
+            gaps(&[run(0, 50), run(55, 100), run(500, 600)], 605, 10),
+            vec![(100, 500)]
+        );
     }
 }

@@ -381,8 +381,8 @@ impl Hub {
             }
             table = table.with_stored_idleness(idleness);
         }
-        // The time nobody served the table: the single node's gaps between its runs, a cluster node's since the
-        // table's earlier owner last served it.
+        // The time nobody served the table: the gaps between the server's runs (of every node in a cluster), and
+        // after a takeover the time since the table's earlier owner last served it.
         let mut unserved: Vec<Outage> = self.downtime.get().map(|d| d.gaps().to_vec()).unwrap_or_default();
         unserved.extend(unserved_since.map(|since| (since, self.clock.now())));
         table.credit_downtime(&unserved).await?;

@@ -12,6 +12,8 @@ use std::{
 use serde_json::{Value, json};
 use sqlx::{PgPool, Row};
 
+use server::ManualClock;
+
 use crate::{
     Client, Played, Player, ServerProcess, TestDb, TestServer, Time, backends, http_request, play, req,
     test_config,
@@ -117,10 +119,16 @@ impl TestCluster {
 
     /// An in-process node (manual clock) on port 0 with `config` (see [`node_config`]), serving once this returns.
     pub async fn start(&self, config: server::Config) -> TestServer {
+        self.start_with_clock(config, ManualClock::new(crate::CLOCK_START))
+            .await
+    }
+
+    /// [`TestCluster::start`] with a clock that continues from `clock` (a node started later).
+    pub async fn start_with_clock(&self, config: server::Config, clock: ManualClock) -> TestServer {
         let store = server::Store::connect_with(self.db.url(), crate::test_pool())
             .await
             .expect("database");
-        let server = TestServer::start_with_store(store, config).await;
+        let server = TestServer::start_with_store_and_clock(store, config, clock).await;
         let (status, _) = crate::http_get(server.addr, "/readyz").await;
         assert_eq!(status, 200);
         server

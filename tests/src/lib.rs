@@ -957,7 +957,11 @@ pub async fn dump_tables(db: &TestDb) -> Vec<String> {
 impl TestServer {
     /// Starts a server on a store the test opened itself (e.g. through a proxy it controls).
     pub async fn start_with_store(store: Store, config: Config) -> TestServer {
-        let clock = ManualClock::new(CLOCK_START);
+        TestServer::start_with_store_and_clock(store, config, ManualClock::new(CLOCK_START)).await
+    }
+
+    /// [`TestServer::start_with_store`] with a clock that continues from `clock` (as after a restart).
+    pub async fn start_with_store_and_clock(store: Store, config: Config, clock: ManualClock) -> TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();

@@ -586,3 +586,73 @@ async fn a_takeover_credits_the_time_since_the_last_owner_served_the_table_and_n
         cl.finish().await;
     }
 }
+
+/// A whole cluster down: a correspondence table nobody was at (so it had left memory and its lease named no
+/// server) is credited the time no node served, from the nodes' runs (`server_runs`): Ann's and Bob's brewing
+/// clocks are charged the 30 minutes node A served, not the 10 minutes before node B started.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_whole_cluster_s_outage_costs_a_table_out_of_memory_nothing() {
+    const HOUR: u64 = 3_600_000;
+    const SERVED: u64 = 30 * 60_000;
+    const DOWN: u64 = 10 * 60_000;
+    let Some(cl) = TestCluster::new().await else {
+        return;
+    };
+    let mut config = node_config(&cl.id("node-a"), 60_000);
+    config.idle_unload_secs = 60;
+    let a = cl.start(config).await;
+    let pace = protocol::Pace::Correspondence {
+        move_ms: 2 * HOUR,
+        bank_cap_ms: 5 * HOUR,
+        stall: protocol::StallPolicy::Bot,
+    };
+    let (code, players, _) = start_for_two(a.addr, req::create_lobby("quacks", 2, "Ann").pace(pace)).await;
+    let tokens: Vec<String> = players.iter().map(|p| p.token.clone()).collect();
+    for player in players {
+        player.client.close().await;
+    }
+    // `query`'s column of the lobby's row becomes set within 10 s.
+    let set = |query: &'static str| {
+        let (sql, code) = (cl.sql.clone(), code.clone());
+        async move {
+            for _ in 0..400 {
+                let at: Option<i64> = sqlx::query_scalar(query)
+                    .bind(&code)
+                    .fetch_one(&sql)
+                    .await
+                    .unwrap();
+                if at.is_some() {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(25)).await;
+            }
+            panic!("never set: {query}");
+        }
+    };
+    set("SELECT idle_since FROM lobbies WHERE code = $1").await;
+    a.clock.advance(SERVED);
+    // Nobody is at the table: it leaves memory, and its lease no longer says when it was served.
+    set("SELECT unloaded_until FROM lobbies WHERE code = $1").await;
+    let clock = a.clock.clone();
+    a.stop().await;
+    clock.advance(DOWN);
+    let b = cl
+        .start_with_clock(node_config(&cl.id("node-b"), 60_000), clock)
+        .await;
+    let mut c = b.client().await;
+    let r = c.request(req::resume(&code, &tokens[0])).await;
+    assert_eq!(r["type"], "resumed", "{r}");
+    let state = c.wait_push("state", |_| true).await;
+    let clocks = state["clocks"].as_array().expect("clocks");
+    let running: Vec<&Value> = clocks.iter().filter(|c| c["running"] == true).collect();
+    assert_eq!(running.len(), 2, "both brew: {state}");
+    for clock in running {
+        assert_eq!(
+            clock["left_ms"],
+            2 * HOUR - SERVED,
+            "only the served time is charged: {state}"
+        );
+    }
+    b.stop().await;
+    cl.finish().await;
+}
