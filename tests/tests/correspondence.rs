@@ -2,6 +2,8 @@
 //! seat used and gains `move_ms` once per turn, when its action ends its decision, capped), the stall policies when a bank runs out, vacations, and
 //! clocks that survive a restart. Time is a manual clock: hours and days pass at once.
 
+use std::time::Duration;
+
 use integration_tests::req::LobbySettings;
 use integration_tests::*;
 use protocol::{ActedBy, Pace, StallPolicy};
@@ -461,6 +463,80 @@ async fn a_bank_run_out_ends_the_match_as_timed_out_under_end() {
         let lobby = back.wait_push("lobby", |_| true).await;
         assert_eq!(lobby["phase"], "finished", "{lobby}");
         assert_eq!(lobby["timed_out"], 1, "{lobby}");
+        server.stop().await;
+        db.drop_db().await;
+    }
+}
+
+/// Abandonment (nobody at a playing match for `ABANDON_AFTER_SECS`) never cuts a correspondence clock that still
+/// has time: with abandonment after 2 days and banks grown to their cap of 3 days, the match nobody is at still
+/// plays 2 days and an hour later, and ends by its stall policy (`end`) when the waiting seat's bank runs out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn abandonment_waits_for_a_correspondence_clock_with_time_left() {
+    for backend in backends() {
+        let db = TestDb::new(backend).await;
+        let mut config = test_config();
+        config.abandon_after_secs = 2 * 24 * 3600;
+        let server = TestServer::start(&db, config).await;
+        let (code, mut players) = start_paced(
+            &server,
+            "hickory_dickory",
+            2,
+            2,
+            pace(DAY, 3 * DAY, StallPolicy::End),
+        )
+        .await;
+        // Four quick turns: each gains a day, so both banks reach their cap.
+        let mut state = players[0].client.state.clone().unwrap();
+        for _ in 0..4 {
+            let seat = deciding(&state)[0] as usize;
+            state = play_turn(&mut players, seat).await;
+        }
+        let waiting = deciding(&state)[0] as usize;
+        assert_eq!(clocks(&state)[waiting], (3 * DAY, true), "{state}");
+        let match_id = state["match_id"].as_str().unwrap().to_string();
+        for player in players {
+            player.client.close().await;
+        }
+        let store = db.store().await;
+        let mut idle = false;
+        for _ in 0..400 {
+            idle = store
+                .load_idleness(&code)
+                .await
+                .unwrap()
+                .unwrap()
+                .idle_since
+                .is_some();
+            if idle {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        assert!(idle, "the table stored that nobody is at it");
+        let status = async || store.match_status(&match_id).await.unwrap().unwrap().status;
+        let since = server.clock.now();
+        server.clock.set(since + 2 * DAY + HOUR);
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(
+            status().await,
+            "playing",
+            "not abandoned while the clock has a day left"
+        );
+        server.clock.set(since + 3 * DAY);
+        let mut ended = String::new();
+        for _ in 0..400 {
+            ended = status().await;
+            if ended != "playing" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        assert_eq!(
+            ended, "timed_out",
+            "the stall policy ends it when the bank runs out"
+        );
+        store.close().await;
         server.stop().await;
         db.drop_db().await;
     }

@@ -24,7 +24,7 @@ use tracing::{debug, error, info, warn};
 use super::{Occupant, Phase, RETRY_AFTER_MS, Table, err, internal};
 use crate::store::{StoreError, StoredClocks, StoredVacation, Unfinished};
 
-const DAY_MS: Millis = 24 * 60 * 60 * 1_000;
+pub(super) const DAY_MS: Millis = 24 * 60 * 60 * 1_000;
 
 /// One seat's bank: `left` ms as of `since`, from when it runs (`None`: it does not run; a `since` in the future:
 /// it runs from then, the end of a vacation).
@@ -79,7 +79,7 @@ impl Clocks {
     }
 
     /// `(move_ms, bank_cap_ms, stall)` of a correspondence pace.
-    fn correspondence(&self) -> Option<(Millis, Millis, StallPolicy)> {
+    pub(super) fn correspondence(&self) -> Option<(Millis, Millis, StallPolicy)> {
         match self.pace {
             Pace::Live => None,
             Pace::Correspondence {

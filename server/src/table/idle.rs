@@ -10,7 +10,8 @@
 //! clears the mark. Nothing of the match is in memory only: every action was committed before anyone heard of
 //! it, the stand-in times are stored, and the history of events is only a convenience for reconnections.
 //!
-//! A playing match nobody has been connected to for `abandon_after_ms` ends as abandoned: its match's status
+//! A playing match nobody has been connected to for `abandon_after_ms` (a correspondence match: at least what its
+//! clocks may take, [`Table::abandon_after_ms`]) ends as abandoned: its match's status
 //! becomes `abandoned` (no result), its lobby finished, and a seat that comes back sees `"abandoned": true` in
 //! the lobby. "Nobody connected since" is stored when it changes, so a restart keeps counting from it.
 
@@ -64,11 +65,22 @@ impl Table {
         if self.phase != Phase::Playing || self.running.is_none() {
             return None;
         }
-        let at = self
-            .idleness
-            .since?
-            .saturating_add(self.settings.abandon_after_ms);
+        let at = self.idleness.since?.saturating_add(self.abandon_after_ms());
         Some(at.max(self.idleness.retry_at))
+    }
+
+    /// How long nobody may be at a playing match before it ends as abandoned: `abandon_after_ms`, and in a
+    /// correspondence match at least the time every seat's clock could take in turn (its bank's cap and two
+    /// months' vacations each), so that abandonment never cuts a clock that still has time: a match of absent
+    /// players ends by its stall policy first.
+    fn abandon_after_ms(&self) -> Millis {
+        let after = self.settings.abandon_after_ms;
+        let Some((_, cap, _)) = self.clocks.correspondence() else {
+            return after;
+        };
+        let vacations = 2 * Millis::from(self.settings.vacation_days_per_month) * super::clocks::DAY_MS;
+        let seats = self.seats.len() as Millis;
+        after.max(seats.saturating_mul(cap.saturating_add(vacations)))
     }
 
     /// The next time the table must act by itself: its wake-ups and its abandonment.
