@@ -1,5 +1,5 @@
 //! Browser test of the correspondence pace (issue 47, point 1): Ann creates a Quacks table "by correspondence, 1 day
-//! a move" from the start page's form, adds a bot and starts; the lobby line says the pace, the players panel shows
+//! a turn" from the start page's form, adds a bot and starts; the lobby line says the pace, the players panel shows
 //! her clock (a day, running while she must decide), and she pauses it for a day with the vacation button and ends
 //! the vacation again; she adds an email notification in the table's panel and removes it. On SQLite and on
 //! PostgreSQL (`common::backends`), each run checking that the table and its pace are in that backend's database.
@@ -56,7 +56,7 @@ async fn run_on(backend: &str) {
         );
         ann.wait_for(
             "the pace in the lobby's settings",
-            "document.body.innerText.includes('By correspondence: 1 day a move, up to 3 days')",
+            "document.body.innerText.includes('By correspondence: 1 day a turn, up to 3 days')",
         )
         .await;
         ann.wait_for("the add-bot button", "document.querySelector('[data-key=add-bot]')").await;

@@ -65,7 +65,7 @@ async fn run_on(backend: &str) {
     let mut push = PushReceiver::start(key["publicKey"].as_str().unwrap()).await;
     let mut hook = Receiver::start().await;
 
-    // Alice creates a correspondence table of Hickory Dickory, a day a move; Bob joins; the match starts.
+    // Alice creates a correspondence table of Hickory Dickory, a day a turn; Bob joins; the match starts.
     let mut alice = Client::hello(addr).await;
     let created = alice
         .request(json!({"type": "create_lobby", "game": "hickory_dickory", "seats": 2, "name": "Alice",

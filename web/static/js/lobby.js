@@ -78,7 +78,7 @@ function readPace(form) {
   return { kind: "correspondence", move_ms: move, bank_cap_ms: bankCap(move), stall: form.elements.namedItem("stall")?.value || "bot" };
 }
 
-/** A lobby's pace in words, for its settings line ("Correspondence: 1 day a move, up to 3 days"). */
+/** A lobby's pace in words, for its settings line ("Correspondence: 1 day a turn, up to 3 days"). */
 export function paceWords(pace) {
   if (!pace || pace.kind !== "correspondence") return null;
   return t("lobby.pace.line", { time: longDuration(pace.move_ms), cap: longDuration(pace.bank_cap_ms), stall: t(`lobby.stall.${pace.stall}`) });
