@@ -3,7 +3,8 @@
 //! `HEARTBEAT_MS` on the tables' clock and once more when it stops gracefully. The time between the last beat of
 //! every earlier run and the start of the next one is a gap in which no process served anything; every playing
 //! table is credited with the gaps after its last action when it is loaded (`table/downtime.rs`), and its wake-ups
-//! count only served time.
+//! count only served time. The runs that can no longer give a gap to any table are deleted at each start
+//! (`Store::start_run`).
 //!
 //! A crash loses at most one heartbeat interval of served time, which is then credited too (in the players'
 //! favour). In a cluster the runs of all nodes overlap while any node serves, so only a whole cluster's outage

@@ -17,10 +17,27 @@ pub struct ServerRun {
 pub type Outage = (Millis, Millis);
 
 impl Store {
-    /// Every earlier run of the server, then records this one (`id`) as started and serving at `now`.
+    /// Every earlier run of the server that can still matter, then records this one (`id`) as started and serving
+    /// at `now`. The others are deleted: a table is credited the gaps after its last action, which is after the
+    /// lobby's creation, so only the gaps that end after the oldest unfinished lobby's creation matter, and for
+    /// those the runs before it are needed only for their latest beat (one run keeps it).
     pub async fn start_run(&self, id: &str, now: Millis) -> Result<Vec<ServerRun>, StoreError> {
         on_pool!(self, pool => {
             let mut tx = pool.begin().await.map_err(classify)?;
+            let oldest: Option<i64> =
+                sqlx::query_scalar("SELECT MIN(created_at) FROM lobbies WHERE phase = 'open' OR phase = 'playing'")
+                    .fetch_one(&mut *tx)
+                    .await
+                    .map_err(classify)?;
+            let keep_from = oldest.unwrap_or(to_i64(now));
+            sqlx::query(
+                "DELETE FROM server_runs WHERE beat_at < $1 AND id <> \
+                 (SELECT id FROM server_runs WHERE beat_at < $1 ORDER BY beat_at DESC, id LIMIT 1)",
+            )
+            .bind(keep_from)
+            .execute(&mut *tx)
+            .await
+            .map_err(classify)?;
             let rows = sqlx::query("SELECT started_at, beat_at FROM server_runs ORDER BY started_at")
                 .fetch_all(&mut *tx)
                 .await

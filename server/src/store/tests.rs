@@ -389,3 +389,51 @@ async fn a_locked_sqlite_database_counts_as_unreachable() {
     other.close().await;
     let _ = std::fs::remove_file(&path);
 }
+
+/// The runs kept are those that can still give a table a gap: every run beating after the oldest unfinished
+/// lobby's creation, and of the others the one with the latest beat; so the gaps after that creation are the same
+/// as with every run kept.
+#[tokio::test]
+async fn only_the_runs_that_can_still_give_a_gap_are_kept() {
+    let store = Store::connect("sqlite::memory:").await.unwrap();
+    let gaps = |runs: &[ServerRun], now| -> Vec<Outage> {
+        crate::downtime::gaps(runs, now, 0)
+            .into_iter()
+            .filter(|(_, to)| *to > 1_000)
+            .collect()
+    };
+    // Runs from 0 to 900 with gaps between, then a lobby created at 1 000 (still open), then more runs.
+    for (id, start, beat) in [
+        ("r1", 0, 100),
+        ("r2", 200, 700),
+        ("r3", 300, 400),
+        ("r4", 800, 900),
+    ] {
+        store.start_run(id, start).await.unwrap();
+        store.beat_run(id, beat).await.unwrap();
+    }
+    let mut open = lobby("CCCCCC");
+    open.created_at = 1_000;
+    store
+        .create_lobby(&open, &seat(0, SeatKind::Human))
+        .await
+        .unwrap();
+    store.start_run("r5", 1_200).await.unwrap();
+    store.beat_run("r5", 1_300).await.unwrap();
+    let all = store.start_run("r6", 1_500).await.unwrap();
+    let kept: Vec<rules::Millis> = all.iter().map(|r| r.started_at).collect();
+    assert_eq!(
+        kept,
+        vec![800, 1_200],
+        "r4 keeps the latest beat before the lobby; r1-r3 are gone"
+    );
+    let every = [(0, 100), (200, 700), (300, 400), (800, 900), (1_200, 1_300)]
+        .map(|(started_at, beat_at)| ServerRun { started_at, beat_at });
+    assert_eq!(gaps(&all, 1_500), gaps(&every, 1_500));
+    assert_eq!(gaps(&all, 1_500), vec![(900, 1_200), (1_300, 1_500)]);
+    // With no unfinished lobby, only the latest beat is kept.
+    store.free_seat("CCCCCC", 0, None).await.unwrap();
+    let all = store.start_run("r7", 1_600).await.unwrap();
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all[0].beat_at, 1_500);
+}
