@@ -76,6 +76,22 @@ pub enum TestDb {
     },
 }
 
+/// The seats a `state` push waits for: the turn's seat, or the seats still expected in a simultaneous step; nobody
+/// in a race or once over (as `my_tables` reports them).
+pub fn deciding(state: &Value) -> Vec<u64> {
+    let status = &state["status"];
+    match status["kind"].as_str() {
+        Some("turn") => vec![status["seat"].as_u64().expect("a turn's seat")],
+        Some("simultaneous") => status["seats"]
+            .as_array()
+            .expect("a simultaneous step's seats")
+            .iter()
+            .map(|s| s.as_u64().expect("a seat"))
+            .collect(),
+        _ => vec![],
+    }
+}
+
 /// The backends every persistence test runs on: SQLite always, PostgreSQL when `TEST_DATABASE_URL` is set.
 pub fn backends() -> Vec<&'static str> {
     let mut b = vec!["sqlite"];

@@ -75,21 +75,6 @@ fn clocks(state: &Value) -> Vec<(u64, bool)> {
         .collect()
 }
 
-/// The seats a state waits for (a turn's seat, or those still expected in a simultaneous step).
-fn deciding(state: &Value) -> Vec<u64> {
-    let status = &state["status"];
-    match status["kind"].as_str().unwrap() {
-        "turn" => vec![status["seat"].as_u64().unwrap()],
-        "simultaneous" => status["seats"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s.as_u64().unwrap())
-            .collect(),
-        _ => vec![],
-    }
-}
-
 /// The test's own account of the clocks: each seat's bank and since when it runs.
 struct Model {
     move_ms: u64,

@@ -30,21 +30,6 @@ fn config() -> server::Config {
     config
 }
 
-/// The seats a state waits for.
-fn deciding(state: &Value) -> BTreeSet<u64> {
-    let status = &state["status"];
-    match status["kind"].as_str().unwrap() {
-        "turn" => [status["seat"].as_u64().unwrap()].into(),
-        "simultaneous" => status["seats"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s.as_u64().unwrap())
-            .collect(),
-        _ => BTreeSet::new(),
-    }
-}
-
 /// One player: its seat token, its webhook, its connection while it is at the table.
 struct Player {
     token: String,
@@ -114,8 +99,9 @@ impl Match {
             assert_eq!(r["version"], version + 1, "only the players act");
             let next = client.wait_version(version + 1).await;
             self.actions += 1;
-            let before = deciding(&self.state);
-            for s in deciding(&next).difference(&before) {
+            let before: BTreeSet<u64> = deciding(&self.state).into_iter().collect();
+            let after: BTreeSet<u64> = deciding(&next).into_iter().collect();
+            for s in after.difference(&before) {
                 let s = *s as usize;
                 if self.players[s].client.is_none() {
                     self.called.push_back((s, clock.now()));

@@ -10,17 +10,6 @@ use server::clock::Clock;
 
 const TIMER_MS: u64 = 3_600_000;
 
-/// The seats that must decide in a `state` push, as `my_tables` reports them: the turn's seat or the seats of a
-/// simultaneous step; nobody in a race or once over.
-fn deciding(state: &Value) -> Value {
-    let status = &state["status"];
-    match status["kind"].as_str().unwrap() {
-        "turn" => json!([status["seat"]]),
-        "simultaneous" => status["seats"].clone(),
-        _ => json!([]),
-    }
-}
-
 /// Two human seats (host seat 0, guest seat 1) of `game` with a turn timer, started; both have seen version 0.
 async fn two_humans(addr: std::net::SocketAddr, game: &str, options: Value) -> (String, Vec<Player>) {
     let mut host = Client::hello(addr).await;
@@ -77,7 +66,7 @@ fn check_entry(entry: &Value, code: &str, game: &str, seat: u64, state: &Value, 
     assert_eq!(entry["seat"], seat);
     assert_eq!(entry["phase"], "playing", "{entry}");
     assert_eq!(entry["version"], state["version"], "{entry}");
-    let to_decide = deciding(state);
+    let to_decide = json!(deciding(state));
     assert_eq!(
         entry["to_decide"], to_decide,
         "{game} at {}: {entry}",
